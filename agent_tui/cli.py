@@ -1,0 +1,94 @@
+"""Entry points: the TUI, ``run``, ``serve``, ``sessions``, ``log``, ``db``.
+
+Only argparse and the version are imported here; every subcommand imports its
+own implementation lazily so ``agent-tui --version`` stays fast and
+``sessions``/``log`` never import LiteLLM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from agent_tui import __version__
+
+
+def _add_model_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", help="model name as LiteLLM knows it, e.g. openai/gpt-4o")
+    parser.add_argument("--api-base", help="provider base URL")
+    parser.add_argument("--api-key", help="provider API key")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agent-tui", description="A terminal coding agent."
+    )
+    parser.add_argument("--version", action="version", version=f"agent-tui {__version__}")
+    parser.add_argument(
+        "-c", "--continue", dest="continue_", action="store_true",
+        help="open the most recent session of this directory",
+    )
+    parser.add_argument(
+        "-r", "--resume", nargs="?", const="", default=None, metavar="ID",
+        help="open the session picker, or the session ID",
+    )
+    _add_model_flags(parser)
+    sub = parser.add_subparsers(dest="command")
+
+    run = sub.add_parser("run", help="run one prompt headless")
+    target = run.add_mutually_exclusive_group()
+    target.add_argument("--session", help="continue this session")
+    target.add_argument("--continue", dest="continue_", action="store_true",
+                        help="continue the most recent session of this directory")
+    _add_model_flags(run)
+    run.add_argument("--delivery", choices=["steer", "queue"], default="steer")
+    run.add_argument("--format", choices=["text", "json"], default="text")
+    run.add_argument("--permission", choices=["allow", "deny"], default="deny",
+                     help="how to answer permission asks (default: deny)")
+    run.add_argument("prompt", help="the prompt; - reads standard input")
+
+    serve = sub.add_parser("serve", help="serve the local HTTP API")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=4096)
+
+    sessions = sub.add_parser("sessions", help="list sessions")
+    sessions_sub = sessions.add_subparsers(dest="sessions_command", required=True)
+    listing = sessions_sub.add_parser("list", help="list sessions, newest first")
+    listing.add_argument("--all", action="store_true", help="every location, not only this one")
+    listing.add_argument("--json", action="store_true", help="one JSON object per line")
+    listing.add_argument("--search", help="full-text search over titles and messages")
+    listing.add_argument("--limit", type=int, default=50)
+
+    log = sub.add_parser("log", help="print a session's durable events as JSON lines")
+    log.add_argument("session_id")
+    log.add_argument("--after", type=int, default=None, help="only events after this seq")
+    log.add_argument("--follow", action="store_true", help="keep printing new events")
+
+    db = sub.add_parser("db", help="database maintenance")
+    db_sub = db.add_subparsers(dest="db_command", required=True)
+    db_sub.add_parser("rebuild", help="rebuild every projection from the event table")
+    return parser
+
+
+_COMMANDS = {
+    None: "agent_tui.commands.tui_cmd",
+    "run": "agent_tui.commands.run_cmd",
+    "serve": "agent_tui.commands.serve_cmd",
+    "sessions": "agent_tui.commands.sessions_cmd",
+    "log": "agent_tui.commands.log_cmd",
+    "db": "agent_tui.commands.db_cmd",
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        module = importlib.import_module(_COMMANDS[args.command])
+    except ModuleNotFoundError as error:
+        if error.name != _COMMANDS[args.command]:
+            raise
+        print(f"agent-tui: '{args.command or 'tui'}' is not available in this build", file=sys.stderr)
+        return 2
+    return int(module.main(args) or 0)

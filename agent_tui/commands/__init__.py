@@ -1,0 +1,1 @@
+"""Implementations of CLI subcommands, imported lazily by ``agent_tui.cli``."""

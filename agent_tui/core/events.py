@@ -1,0 +1,509 @@
+"""Event schema: durable session events and live-only deltas.
+
+Durable events are stored as ``(session_id, seq, type, created_ms, data_json)``;
+``type`` carries a version suffix (``session.step.started.1``). Each durable type
+is one pydantic model whose ``TYPE`` names it. Reads ignore unknown fields
+(forward compatibility) and keep unknown types as :class:`UnknownEvent`, which
+projectors skip.
+
+Live-only deltas travel on the in-process bus and are never stored; the
+matching ``.ended``/settlement event carries the full value.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from typing import Annotated, Any, ClassVar, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+# --------------------------------------------------------------------------
+# Shared value types
+
+
+class ErrorInfo(_Model):
+    """``{type, message}``; ``type`` is an :class:`ErrorType` value or a new kind."""
+
+    type: str
+    message: str
+    retry_after_ms: int | None = None
+
+
+class ErrorType(StrEnum):
+    RATE_LIMIT = "provider.rate-limit"
+    INTERNAL = "provider.internal"
+    TRANSPORT = "provider.transport"
+    CONTEXT_OVERFLOW = "provider.context-overflow"
+    CONTENT_FILTER = "provider.content-filter"
+    AUTH = "provider.auth"
+    INVALID_REQUEST = "provider.invalid-request"
+    UNKNOWN = "provider.unknown"
+    ABORTED = "aborted"
+    TOOL_STALE = "tool.stale"
+    TOOL_EXECUTION = "tool.execution"
+    TOOL_INPUT = "tool.input"
+    TOOL_UNKNOWN = "tool.unknown"
+    PERMISSION_REJECTED = "permission.rejected"
+    STEP_LIMIT = "step.limit"
+    INSTRUCTIONS_UNAVAILABLE = "instructions.unavailable"
+
+
+TOOL_INTERRUPTED = "Tool execution interrupted"
+
+
+class Usage(_Model):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+
+class Delivery(StrEnum):
+    STEER = "steer"
+    QUEUE = "queue"
+
+
+class TextPart(_Model):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class FilePart(_Model):
+    """A file reference; resolved into model-visible content at lowering time."""
+
+    type: Literal["file"] = "file"
+    path: str
+    mime: str | None = None
+
+
+class ImagePart(_Model):
+    type: Literal["image"] = "image"
+    path: str
+    mime: str
+
+
+PromptPart = Annotated[Union[TextPart, FilePart, ImagePart], Field(discriminator="type")]
+Prompt = list[PromptPart]
+
+
+def text_prompt(text: str) -> list[TextPart]:
+    return [TextPart(text=text)]
+
+
+def prompt_text(prompt: list[Any]) -> str:
+    """The plain text of a prompt (file and image parts by path)."""
+    out: list[str] = []
+    for part in prompt:
+        match part:
+            case TextPart(text=text):
+                out.append(text)
+            case FilePart(path=path) | ImagePart(path=path):
+                out.append(f"@{path}")
+    return "\n".join(out)
+
+
+class InterruptReason(StrEnum):
+    USER = "user"
+    SHUTDOWN = "shutdown"
+    SUPERSEDED = "superseded"
+
+
+class CompactionReason(StrEnum):
+    AUTO = "auto"
+    MANUAL = "manual"
+    OVERFLOW = "overflow"
+
+
+class PermissionReply(StrEnum):
+    ONCE = "once"
+    ALWAYS = "always"
+    REJECT = "reject"
+
+
+# --------------------------------------------------------------------------
+# Durable events
+
+
+class DurableEvent(_Model):
+    TYPE: ClassVar[str] = ""
+
+
+class SessionCreated(DurableEvent):
+    TYPE: ClassVar[str] = "session.created.1"
+    location: str
+    project_root: str
+    title: str | None = None
+    agent: str = "build"
+    model: str | None = None
+    parent_id: str | None = None
+
+
+class SessionRenamed(DurableEvent):
+    TYPE: ClassVar[str] = "session.renamed.1"
+    title: str
+
+
+class AgentSelected(DurableEvent):
+    TYPE: ClassVar[str] = "session.agent.selected.1"
+    agent: str
+
+
+class ModelSelected(DurableEvent):
+    TYPE: ClassVar[str] = "session.model.selected.1"
+    model: str
+
+
+class SessionMoved(DurableEvent):
+    TYPE: ClassVar[str] = "session.moved.1"
+    location: str
+    project_root: str
+
+
+class SessionForked(DurableEvent):
+    TYPE: ClassVar[str] = "session.forked.1"
+    parent_id: str
+    parent_seq: int
+
+
+class PromptAdmitted(DurableEvent):
+    TYPE: ClassVar[str] = "session.prompt.admitted.1"
+    input_id: str
+    prompt: list[PromptPart]
+    delivery: Delivery = Delivery.STEER
+
+
+class PromptPromoted(DurableEvent):
+    TYPE: ClassVar[str] = "session.prompt.promoted.1"
+    input_id: str
+
+
+class PromptWithdrawn(DurableEvent):
+    TYPE: ClassVar[str] = "session.prompt.withdrawn.1"
+    input_id: str
+
+
+class ContextPut(DurableEvent):
+    TYPE: ClassVar[str] = "session.context.put.1"
+    key: str
+    value: Any
+
+
+class ContextDeleted(DurableEvent):
+    TYPE: ClassVar[str] = "session.context.deleted.1"
+    key: str
+
+
+class InstructionsBaselined(DurableEvent):
+    TYPE: ClassVar[str] = "session.instructions.baselined.1"
+    baseline: str
+    applied: dict[str, Any] = Field(default_factory=dict)
+
+
+class InstructionsReset(DurableEvent):
+    TYPE: ClassVar[str] = "session.instructions.reset.1"
+
+
+class InstructionsUpdated(DurableEvent):
+    """A chronological system message; advances ``applied`` atomically."""
+
+    TYPE: ClassVar[str] = "session.instructions.updated.1"
+    message_id: str
+    text: str
+    applied: dict[str, Any] = Field(default_factory=dict)
+
+
+class PermissionAsked(DurableEvent):
+    TYPE: ClassVar[str] = "session.permission.asked.1"
+    request_id: str
+    assistant_message_id: str | None = None
+    call_id: str | None = None
+    action: str
+    resources: list[str] = Field(default_factory=list)
+    save: list[str] = Field(default_factory=list)
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+
+class PermissionReplied(DurableEvent):
+    TYPE: ClassVar[str] = "session.permission.replied.1"
+    request_id: str
+    reply: PermissionReply
+    message: str | None = None
+
+
+class CompactionAdmitted(DurableEvent):
+    TYPE: ClassVar[str] = "session.compaction.admitted.1"
+    input_id: str
+
+
+class CompactionStarted(DurableEvent):
+    TYPE: ClassVar[str] = "session.compaction.started.1"
+    message_id: str
+    reason: CompactionReason
+    input_id: str | None = None
+
+
+class CompactionEnded(DurableEvent):
+    TYPE: ClassVar[str] = "session.compaction.ended.1"
+    message_id: str
+    reason: CompactionReason
+    summary: str
+    recent: str
+    input_id: str | None = None
+
+
+class CompactionFailed(DurableEvent):
+    TYPE: ClassVar[str] = "session.compaction.failed.1"
+    message_id: str | None = None
+    reason: CompactionReason
+    error: ErrorInfo
+    input_id: str | None = None
+
+
+class StepStarted(DurableEvent):
+    TYPE: ClassVar[str] = "session.step.started.1"
+    assistant_message_id: str
+    agent: str
+    model: str
+    attempt: int = 1
+
+
+class TextStarted(DurableEvent):
+    TYPE: ClassVar[str] = "session.text.started.1"
+    assistant_message_id: str
+    ordinal: int
+
+
+class TextEnded(DurableEvent):
+    TYPE: ClassVar[str] = "session.text.ended.1"
+    assistant_message_id: str
+    ordinal: int
+    text: str
+
+
+class ReasoningStarted(DurableEvent):
+    TYPE: ClassVar[str] = "session.reasoning.started.1"
+    assistant_message_id: str
+    ordinal: int
+
+
+class ReasoningEnded(DurableEvent):
+    TYPE: ClassVar[str] = "session.reasoning.ended.1"
+    assistant_message_id: str
+    ordinal: int
+    text: str
+    provider_meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolCalled(DurableEvent):
+    TYPE: ClassVar[str] = "session.tool.called.1"
+    assistant_message_id: str
+    call_id: str
+    name: str
+    input: dict[str, Any] = Field(default_factory=dict)
+    hosted: bool = False
+    call_meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolOutput(_Model):
+    """What the model sees (``text``) plus structured data for the UI."""
+
+    text: str
+    data: dict[str, Any] = Field(default_factory=dict)
+    images: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class ToolSucceeded(DurableEvent):
+    TYPE: ClassVar[str] = "session.tool.success.1"
+    assistant_message_id: str
+    call_id: str
+    output: ToolOutput
+    result_meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolFailed(DurableEvent):
+    TYPE: ClassVar[str] = "session.tool.failed.1"
+    assistant_message_id: str
+    call_id: str
+    error: ErrorInfo
+    result_meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class StepEnded(DurableEvent):
+    TYPE: ClassVar[str] = "session.step.ended.1"
+    assistant_message_id: str
+    finish: str
+    usage: Usage = Field(default_factory=Usage)
+    cost: float | None = None
+
+
+class StepFailed(DurableEvent):
+    TYPE: ClassVar[str] = "session.step.failed.1"
+    assistant_message_id: str
+    error: ErrorInfo
+    usage: Usage | None = None
+
+
+class RetryScheduled(DurableEvent):
+    TYPE: ClassVar[str] = "session.retry.scheduled.1"
+    assistant_message_id: str
+    attempt: int
+    at_ms: int
+    error: ErrorInfo
+
+
+class ExecutionStarted(DurableEvent):
+    TYPE: ClassVar[str] = "session.execution.started.1"
+
+
+class ExecutionSucceeded(DurableEvent):
+    TYPE: ClassVar[str] = "session.execution.succeeded.1"
+
+
+class ExecutionFailed(DurableEvent):
+    TYPE: ClassVar[str] = "session.execution.failed.1"
+    error: ErrorInfo
+
+
+class ExecutionInterrupted(DurableEvent):
+    TYPE: ClassVar[str] = "session.execution.interrupted.1"
+    reason: InterruptReason = InterruptReason.USER
+
+
+class UnknownEvent(DurableEvent):
+    """A stored event of a type this build does not know: kept, skipped."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+    TYPE: ClassVar[str] = ""
+
+
+DURABLE_EVENTS: tuple[type[DurableEvent], ...] = (
+    SessionCreated, SessionRenamed, AgentSelected, ModelSelected, SessionMoved,
+    SessionForked, PromptAdmitted, PromptPromoted, PromptWithdrawn, ContextPut,
+    ContextDeleted, InstructionsBaselined, InstructionsReset, InstructionsUpdated,
+    PermissionAsked, PermissionReplied, CompactionAdmitted, CompactionStarted,
+    CompactionEnded, CompactionFailed, StepStarted, TextStarted, TextEnded,
+    ReasoningStarted, ReasoningEnded, ToolCalled, ToolSucceeded, ToolFailed,
+    StepEnded, StepFailed, RetryScheduled, ExecutionStarted, ExecutionSucceeded,
+    ExecutionFailed, ExecutionInterrupted,
+)  # fmt: skip
+
+EVENT_TYPES: dict[str, type[DurableEvent]] = {cls.TYPE: cls for cls in DURABLE_EVENTS}
+
+
+class MalformedEvent(ValueError):
+    """A payload that does not fit its known event type."""
+
+
+def encode(event: DurableEvent) -> tuple[str, str]:
+    """``(type, data_json)`` for storage."""
+    if isinstance(event, UnknownEvent):
+        raise MalformedEvent("cannot publish an event of unknown type")
+    return event.TYPE, event.model_dump_json(exclude_none=False)
+
+
+def decode(type_: str, data: str | bytes | dict[str, Any]) -> DurableEvent:
+    """Parse a stored event. Unknown types become :class:`UnknownEvent`."""
+    payload = json.loads(data) if isinstance(data, (str, bytes)) else data
+    cls = EVENT_TYPES.get(type_)
+    if cls is None:
+        return UnknownEvent.model_validate(payload if isinstance(payload, dict) else {})
+    try:
+        return cls.model_validate(payload)
+    except ValidationError as error:
+        first = error.errors()[0]
+        key = ".".join(str(part) for part in first["loc"]) or "(payload)"
+        raise MalformedEvent(f"malformed {type_} event: {key}: {first['msg']}") from None
+
+
+class StoredEvent(_Model):
+    """One row of the log, as ``agent-tui log`` prints it."""
+
+    session_id: str
+    seq: int
+    type: str
+    created: int
+    event: DurableEvent
+
+    def to_json_line(self) -> str:
+        data = self.event.model_dump(mode="json")
+        if isinstance(self.event, UnknownEvent):
+            data = dict(self.event.model_extra or {})
+        return json.dumps(
+            {"seq": self.seq, "type": self.type, "created": self.created, "data": data},
+            ensure_ascii=False,
+        )
+
+
+# --------------------------------------------------------------------------
+# Live-only events (the in-process bus; never stored)
+
+
+class LiveEvent(_Model):
+    session_id: str
+
+
+class TextDelta(LiveEvent):
+    kind: Literal["text.delta"] = "text.delta"
+    assistant_message_id: str
+    ordinal: int
+    delta: str
+
+
+class ReasoningDelta(LiveEvent):
+    kind: Literal["reasoning.delta"] = "reasoning.delta"
+    assistant_message_id: str
+    ordinal: int
+    delta: str
+
+
+class ToolInputStarted(LiveEvent):
+    """The model began writing a tool call; ``index`` orders calls in the step."""
+
+    kind: Literal["tool.input.started"] = "tool.input.started"
+    assistant_message_id: str
+    index: int
+    call_id: str | None = None
+    name: str | None = None
+
+
+class ToolInputDelta(LiveEvent):
+    kind: Literal["tool.input.delta"] = "tool.input.delta"
+    assistant_message_id: str
+    index: int
+    call_id: str | None = None
+    delta: str
+
+
+class ToolOutputDelta(LiveEvent):
+    """Live output of a running tool (bash stdout/stderr)."""
+
+    kind: Literal["tool.output.delta"] = "tool.output.delta"
+    assistant_message_id: str
+    call_id: str
+    delta: str
+
+
+class CompactionDelta(LiveEvent):
+    kind: Literal["compaction.delta"] = "compaction.delta"
+    message_id: str
+    delta: str
+
+
+class HeadAdvanced(LiveEvent):
+    """Post-commit notification: re-read the store up to ``head_seq``."""
+
+    kind: Literal["head"] = "head"
+    head_seq: int
+
+
+Delta = Union[TextDelta, ReasoningDelta, ToolInputStarted, ToolInputDelta, ToolOutputDelta, CompactionDelta]
+LIVE_ADAPTER: TypeAdapter[Any] = TypeAdapter(
+    Annotated[Union[Delta, HeadAdvanced], Field(discriminator="kind")]
+)

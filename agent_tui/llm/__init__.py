@@ -1,0 +1,1 @@
+"""LiteLLM adapter. Importing this package must not import LiteLLM."""

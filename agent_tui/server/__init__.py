@@ -1,0 +1,1 @@
+"""Local HTTP API over the Sessions facade."""

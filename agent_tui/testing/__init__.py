@@ -1,0 +1,1 @@
+"""Test doubles shipped with the package (the fake provider server)."""

@@ -1,0 +1,1 @@
+"""Local tools (read, bash, apply_patch), their registry and permissions."""
