@@ -1,0 +1,140 @@
+"""Coordinator semantics with a scripted drainer (the runner has its own tests)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from agent_tui.core import events as ev
+from agent_tui.core import lease
+from agent_tui.core.coordinator import Coordinator
+
+
+class ScriptedDrainer:
+    """Each drain waits for a release and returns a scripted result."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, bool]] = []
+        self.started = asyncio.Event()
+        self.release = asyncio.Event()
+        self.results: list[ev.ErrorInfo | None] = []
+        self.cancelled = 0
+
+    async def drain(self, session_id: str, force: bool) -> ev.ErrorInfo | None:
+        self.calls.append((session_id, force))
+        self.started.set()
+        try:
+            await self.release.wait()
+        except asyncio.CancelledError:
+            self.cancelled += 1
+            raise
+        return self.results.pop(0) if self.results else None
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str]] = []
+
+    async def __call__(self, session_id: str, event: ev.DurableEvent) -> None:
+        self.events.append((session_id, event.TYPE))
+
+    def types(self, session_id: str = "ses_a") -> list[str]:
+        return [t.removeprefix("session.execution.").removesuffix(".1") for s, t in self.events if s == session_id]
+
+
+@pytest.fixture
+def parts() -> tuple[ScriptedDrainer, Recorder, Coordinator]:
+    drainer, recorder = ScriptedDrainer(), Recorder()
+    return drainer, recorder, Coordinator(drainer, recorder)
+
+
+async def test_concurrent_resumes_join_one_drain(parts) -> None:
+    drainer, recorder, coordinator = parts
+    first = asyncio.create_task(coordinator.run("ses_a"))
+    second = asyncio.create_task(coordinator.run("ses_a"))
+    await drainer.started.wait()
+    assert coordinator.active() == {"ses_a": {"type": "running"}}
+    drainer.release.set()
+    assert await asyncio.gather(first, second) == [None, None]
+    assert drainer.calls == [("ses_a", True)]
+    assert recorder.types() == ["started", "succeeded"]
+    assert coordinator.active() == {}
+
+
+async def test_wake_while_idle_starts_an_unforced_drain(parts) -> None:
+    drainer, recorder, coordinator = parts
+    drainer.release.set()
+    assert await coordinator.wake("ses_a") is True
+    await coordinator.run("ses_a")  # joins or re-runs; either way the first drain was unforced
+    assert drainer.calls[0] == ("ses_a", False)
+
+
+async def test_wakes_coalesce_into_one_follow_up(parts) -> None:
+    drainer, recorder, coordinator = parts
+    await coordinator.wake("ses_a")
+    await drainer.started.wait()
+    for _ in range(5):
+        await coordinator.wake("ses_a")
+    drainer.release.set()
+    await coordinator.run("ses_a")
+    while coordinator.active():
+        await asyncio.sleep(0)
+    assert drainer.calls == [("ses_a", False), ("ses_a", False)]
+    assert recorder.types() == ["started", "succeeded"]
+
+
+async def test_interrupt_when_idle_is_a_noop(parts) -> None:
+    _, recorder, coordinator = parts
+    await coordinator.interrupt("ses_missing")
+    assert recorder.events == []
+
+
+async def test_interrupt_cancels_clears_follow_up_and_waits_for_terminal_event(parts) -> None:
+    drainer, recorder, coordinator = parts
+    await coordinator.wake("ses_a")
+    await drainer.started.wait()
+    await coordinator.wake("ses_a")  # a follow-up that the interrupt must clear
+    await coordinator.interrupt("ses_a")
+    assert recorder.types() == ["started", "interrupted"]
+    assert drainer.cancelled == 1
+    assert coordinator.active() == {}
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert len(drainer.calls) == 1
+
+
+async def test_failed_drain_is_one_failed_execution(parts) -> None:
+    drainer, recorder, coordinator = parts
+    error = ev.ErrorInfo(type="provider.auth", message="bad key")
+    drainer.results = [error]
+    drainer.release.set()
+    assert await coordinator.run("ses_a") == error
+    assert recorder.types() == ["started", "failed"]
+
+
+async def test_different_sessions_drain_concurrently(parts) -> None:
+    drainer, recorder, coordinator = parts
+    await coordinator.wake("ses_a")
+    await coordinator.wake("ses_b")
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert set(coordinator.active()) == {"ses_a", "ses_b"}
+    drainer.release.set()
+    await asyncio.gather(coordinator.run("ses_a"), coordinator.run("ses_b"))
+    assert {s for s, _ in drainer.calls} == {"ses_a", "ses_b"}
+
+
+async def test_a_session_owned_elsewhere_is_not_drained(parts) -> None:
+    drainer, recorder, _ = parts
+    held = await lease.acquire("ses_a")  # another open file description = another owner
+    try:
+        coordinator = Coordinator(drainer, recorder)
+        with pytest.raises(lease.SessionOwnedElsewhere, match="ses_a"):
+            await coordinator.run("ses_a")
+        assert await coordinator.wake("ses_a") is False
+        assert drainer.calls == [] and recorder.events == []
+        assert lease.current_owner("ses_a")["pid"] > 0
+    finally:
+        held.release()
+    assert lease.current_owner("ses_a") is None
