@@ -1,0 +1,151 @@
+"""Block view-models: what the transcript shows, independent of Textual.
+
+Each block has a stable ``key`` (its identity across reloads), the ``seq`` of the
+durable event that created it (ordering), and a ``version`` the transcript bumps
+on every change so a widget repaints only when its block changed. ``live`` is set
+by the transcript from the coordinator's ``active()``: the log alone never makes a
+spinner spin.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class ToolState(StrEnum):
+    INPUT = "input"  # the model is still writing the call
+    RUNNING = "running"
+    OK = "ok"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"
+
+
+class CompactionState(StrEnum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"
+
+
+@dataclass(eq=False)
+class Block:
+    key: str
+    seq: int
+    version: int = 0
+    live: bool = False
+
+    def touch(self) -> None:
+        self.version += 1
+
+
+@dataclass(eq=False)
+class UserBlock(Block):
+    text: str = ""
+
+
+@dataclass(eq=False)
+class TextBlock(Block):
+    """One assistant text fragment (``reasoning`` for a reasoning fragment)."""
+
+    text: str = ""
+    open: bool = True
+    reasoning: bool = False
+
+
+@dataclass(eq=False)
+class ToolBlock(Block):
+    call_id: str | None = None
+    name: str = ""
+    input: dict = field(default_factory=dict)
+    input_text: str = ""  # raw streamed arguments before the call is complete
+    state: ToolState = ToolState.INPUT
+    started_ms: int | None = None
+    ended_ms: int | None = None
+    output: str = ""
+    live_output: str = ""
+    error: str | None = None
+
+    @property
+    def shown_state(self) -> ToolState:
+        if self.state in (ToolState.INPUT, ToolState.RUNNING) and not self.live:
+            return ToolState.INTERRUPTED
+        return self.state
+
+    @property
+    def duration_ms(self) -> int | None:
+        if self.started_ms is None or self.ended_ms is None:
+            return None
+        return max(0, self.ended_ms - self.started_ms)
+
+    @property
+    def summary(self) -> str:
+        return summarize_args(self.name, self.input, self.input_text)
+
+    @property
+    def patch(self) -> str | None:
+        if self.name != "apply_patch":
+            return None
+        patch = self.input.get("patch")
+        return patch if isinstance(patch, str) else None
+
+
+@dataclass(eq=False)
+class InstructionBlock(Block):
+    text: str = ""
+
+
+@dataclass(eq=False)
+class CompactionBlock(Block):
+    message_id: str | None = None
+    input_id: str | None = None
+    reason: str = "manual"
+    state: CompactionState = CompactionState.QUEUED
+    summary: str = ""
+    error: str | None = None
+
+    @property
+    def shown_state(self) -> CompactionState:
+        if self.state is CompactionState.RUNNING and not self.live:
+            return CompactionState.INTERRUPTED
+        return self.state
+
+
+@dataclass(eq=False)
+class ErrorBlock(Block):
+    error_type: str = ""
+    message: str = ""
+
+
+@dataclass(eq=False)
+class RetryBlock(Block):
+    attempt: int = 1
+    at_ms: int = 0
+    error_type: str = ""
+    message: str = ""
+
+
+def _one_line(text: str, limit: int = 80) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def summarize_args(name: str, args: dict, raw: str = "") -> str:
+    """A one-line argument summary: the command, the path, the patched files."""
+    match name, args:
+        case "bash", {"command": str(command)}:
+            return _one_line(command)
+        case "read", {"path": str(path)}:
+            return path
+        case "apply_patch", {"patch": str(patch)}:
+            files = [
+                line.split(":", 1)[1].strip()
+                for line in patch.splitlines()
+                if line.startswith(("*** Update File:", "*** Add File:", "*** Delete File:"))
+            ]
+            return _one_line(", ".join(files) or "patch")
+        case _, dict() if args:
+            return _one_line(json.dumps(args, ensure_ascii=False))
+    return _one_line(raw)

@@ -1,0 +1,43 @@
+"""Reload theme files when they change, without blocking the event loop.
+
+``watchfiles.awatch`` waits in a Rust thread; each changed ``*.toml`` is re-read
+in a worker thread and handed to a callback as a ``Theme`` or an error line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Callable
+
+from textual.theme import Theme
+
+from agent_tui.tui.themes import ThemeError, load_theme_file
+
+
+async def watch_theme_files(
+    dirs: list[Path],
+    on_theme: Callable[[Theme], None],
+    on_error: Callable[[str], None],
+    stop: asyncio.Event | None = None,
+    debounce_ms: int = 150,
+) -> None:
+    """Run until ``stop`` is set (or the task is cancelled)."""
+    import watchfiles
+
+    existing = [str(d) for d in dirs if d.is_dir()]
+    if not existing:
+        return
+    async for changes in watchfiles.awatch(
+        *existing, stop_event=stop, debounce=debounce_ms, step=50, recursive=False
+    ):
+        changed = sorted(
+            {Path(p) for kind, p in changes if kind != watchfiles.Change.deleted and p.endswith(".toml")}
+        )
+        for path in changed:
+            try:
+                theme = await asyncio.to_thread(load_theme_file, path)
+            except ThemeError as error:
+                on_error(str(error))
+                continue
+            on_theme(theme)

@@ -1,0 +1,370 @@
+"""Fold a session's durable log plus live deltas into an ordered list of blocks.
+
+Pure Python (no Textual) so it is tested with hand-built event lists. Durable
+events decide *what* blocks exist and their final values; live deltas only fill
+in text while a fragment, tool or compaction is open, and the matching durable
+``ended``/settled event replaces what they filled. So reopening a session (a
+fold of the log alone) shows exactly the blocks that were on screen.
+
+Whether anything is running comes only from :meth:`Transcript.set_active` (the
+coordinator's ``active()``); an open step, running tool or scheduled retry in a
+log that is not active is shown as interrupted history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agent_tui.core import events as ev
+from agent_tui.tui.blocks import (
+    Block,
+    CompactionBlock,
+    CompactionState,
+    ErrorBlock,
+    InstructionBlock,
+    RetryBlock,
+    TextBlock,
+    ToolBlock,
+    ToolState,
+    UserBlock,
+)
+
+
+@dataclass
+class PendingInput:
+    input_id: str
+    text: str
+    delivery: ev.Delivery
+    seq: int
+
+
+@dataclass
+class PermissionAsk:
+    request_id: str
+    action: str
+    resources: list[str]
+    call_id: str | None
+    detail: dict
+    seq: int
+
+
+@dataclass
+class SessionFacts:
+    """What the status bar needs, derived from the log."""
+
+    title: str | None = None
+    location: str | None = None
+    agent: str | None = None
+    model: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    last_input_tokens: int = 0
+    cost: float = 0.0
+    retry_at_ms: int | None = None
+    compacting: bool = False
+    step_open: bool = False
+
+
+@dataclass
+class Transcript:
+    blocks: list[Block] = field(default_factory=list)
+    pending: dict[str, PendingInput] = field(default_factory=dict)
+    asks: dict[str, PermissionAsk] = field(default_factory=dict)
+    facts: SessionFacts = field(default_factory=SessionFacts)
+    head_seq: int = 0
+    is_active: bool = False
+    version: int = 0  # bumped on any change: cheap "anything new?" check
+
+    def __post_init__(self) -> None:
+        self._by_key: dict[str, Block] = {b.key: b for b in self.blocks}
+        self._admitted: dict[str, PendingInput] = {}
+        self._open: set[str] = set()  # keys of blocks whose liveness depends on is_active
+        self._drafts: dict[str, list[ToolBlock]] = {}  # amid -> calls still being written
+        self._compactions: dict[str, CompactionBlock] = {}  # message_id -> divider
+        self.removed: list[str] = []  # keys removed since the view last looked
+
+    # ------------------------------------------------------------------ basics
+
+    def get(self, key: str) -> Block | None:
+        return self._by_key.get(key)
+
+    def _add(self, block: Block) -> Block:
+        block.live = self.is_active
+        self.blocks.append(block)
+        self._by_key[block.key] = block
+        return block
+
+    def _remove(self, key: str) -> None:
+        block = self._by_key.pop(key, None)
+        if block is not None:
+            self.blocks.remove(block)
+            self._open.discard(key)
+            self.removed.append(key)
+
+    def _changed(self, block: Block) -> None:
+        block.touch()
+        self.version += 1
+
+    def _set_open(self, block: Block, is_open: bool) -> None:
+        (self._open.add if is_open else self._open.discard)(block.key)
+
+    def set_active(self, active: bool) -> None:
+        """Liveness from the coordinator: flips open blocks between live and interrupted."""
+        if active == self.is_active:
+            return
+        self.is_active = active
+        for key in self._open:
+            block = self._by_key[key]
+            block.live = active
+            self._changed(block)
+        self.version += 1
+
+    # ------------------------------------------------------------------ durable
+
+    def apply(self, stored: ev.StoredEvent) -> None:
+        """Fold one durable event (events at or below ``head_seq`` are ignored)."""
+        if stored.seq <= self.head_seq:
+            return
+        self.head_seq = stored.seq
+        self.version += 1
+        self._fold(stored.event, stored.seq, stored.created)
+
+    def _fold(self, event: ev.DurableEvent, seq: int, created: int) -> None:
+        facts = self.facts
+        match event:
+            case ev.SessionCreated(location=location, title=title, agent=agent, model=model):
+                facts.location, facts.title, facts.agent, facts.model = location, title, agent, model
+            case ev.SessionRenamed(title=title):
+                facts.title = title
+            case ev.AgentSelected(agent=agent):
+                facts.agent = agent
+            case ev.ModelSelected(model=model):
+                facts.model = model
+            case ev.SessionMoved(location=location):
+                facts.location = location
+            case ev.PromptAdmitted(input_id=input_id, prompt=prompt, delivery=delivery):
+                item = PendingInput(input_id, ev.prompt_text(prompt), delivery, seq)
+                self._admitted[input_id] = item
+                self.pending[input_id] = item
+            case ev.PromptPromoted(input_id=input_id):
+                item = self._admitted.pop(input_id, None)
+                self.pending.pop(input_id, None)
+                text = item.text if item else ""
+                if facts.title is None and text:
+                    facts.title = text.strip().splitlines()[0][:60] if text.strip() else None
+                if input_id not in self._by_key:
+                    self._add(UserBlock(key=input_id, seq=seq, text=text))
+            case ev.PromptWithdrawn(input_id=input_id):
+                self._admitted.pop(input_id, None)
+                self.pending.pop(input_id, None)
+            case ev.InstructionsUpdated(message_id=message_id, text=text):
+                self._add(InstructionBlock(key=message_id, seq=seq, text=text))
+            case ev.PermissionAsked():
+                self.asks[event.request_id] = PermissionAsk(
+                    event.request_id, event.action, list(event.resources),
+                    event.call_id, dict(event.detail), seq,
+                )  # fmt: skip
+            case ev.PermissionReplied(request_id=request_id):
+                self.asks.pop(request_id, None)
+            case ev.CompactionAdmitted(input_id=input_id):
+                self._add(CompactionBlock(key=input_id, seq=seq, input_id=input_id))
+            case ev.CompactionStarted(message_id=message_id, reason=reason, input_id=input_id):
+                block = self._compaction(message_id, input_id, seq)
+                block.message_id, block.reason = message_id, reason.value
+                block.state, block.summary, block.error = CompactionState.RUNNING, "", None
+                facts.compacting = True
+                self._set_open(block, True)
+                self._changed(block)
+            case ev.CompactionEnded(message_id=message_id, summary=summary, input_id=input_id):
+                block = self._compaction(message_id, input_id, seq)
+                block.state, block.summary = CompactionState.DONE, summary
+                facts.compacting = False
+                self._set_open(block, False)
+                self._changed(block)
+            case ev.CompactionFailed(message_id=message_id, error=error, input_id=input_id):
+                block = self._compaction(message_id, input_id, seq)
+                block.state, block.error = CompactionState.FAILED, error.message
+                facts.compacting = False
+                self._set_open(block, False)
+                self._changed(block)
+            case ev.StepStarted(assistant_message_id=amid, agent=agent, model=model):
+                facts.agent, facts.model, facts.step_open = agent, model, True
+                facts.retry_at_ms = None
+                self._remove(f"{amid}:retry")
+            case ev.TextStarted(assistant_message_id=amid, ordinal=ordinal):
+                self._fragment(amid, ordinal, False, seq)
+            case ev.ReasoningStarted(assistant_message_id=amid, ordinal=ordinal):
+                self._fragment(amid, ordinal, True, seq)
+            case ev.TextEnded(assistant_message_id=amid, ordinal=ordinal, text=text):
+                self._end_fragment(self._fragment(amid, ordinal, False, seq), text)
+            case ev.ReasoningEnded(assistant_message_id=amid, ordinal=ordinal, text=text):
+                self._end_fragment(self._fragment(amid, ordinal, True, seq), text)
+            case ev.ToolCalled(assistant_message_id=amid, call_id=call_id, name=name, input=args):
+                block = self._tool(amid, call_id, seq)
+                block.name, block.input, block.state = name, dict(args), ToolState.RUNNING
+                block.started_ms = created
+                self._set_open(block, True)
+                self._changed(block)
+            case ev.ToolSucceeded(assistant_message_id=amid, call_id=call_id, output=output):
+                block = self._tool(amid, call_id, seq)
+                block.state, block.output, block.ended_ms = ToolState.OK, output.text, created
+                self._settle_tool(block)
+            case ev.ToolFailed(assistant_message_id=amid, call_id=call_id, error=error):
+                block = self._tool(amid, call_id, seq)
+                interrupted = error.type in (ev.ErrorType.TOOL_STALE, ev.ErrorType.ABORTED)
+                block.state = ToolState.INTERRUPTED if interrupted else ToolState.FAILED
+                block.error, block.ended_ms = error.message, created
+                self._settle_tool(block)
+            case ev.StepEnded(usage=usage, cost=cost):
+                facts.step_open = False
+                facts.input_tokens += usage.input_tokens
+                facts.output_tokens += usage.output_tokens
+                facts.last_input_tokens = usage.input_tokens + usage.output_tokens
+                facts.cost += cost or 0.0
+                self._close_step()
+            case ev.StepFailed(assistant_message_id=amid, error=error):
+                facts.step_open = False
+                self._close_step()
+                self._add(ErrorBlock(key=f"{amid}:error", seq=seq, error_type=error.type, message=error.message))
+            case ev.RetryScheduled(assistant_message_id=amid, attempt=attempt, at_ms=at_ms, error=error):
+                facts.retry_at_ms = at_ms
+                self._remove(f"{amid}:retry")
+                block = self._add(RetryBlock(
+                    key=f"{amid}:retry", seq=seq, attempt=attempt, at_ms=at_ms,
+                    error_type=error.type, message=error.message,
+                ))  # fmt: skip
+                self._set_open(block, True)
+            case ev.ExecutionFailed(error=error):
+                self._add(ErrorBlock(key=f"exec:{seq}", seq=seq, error_type=error.type, message=error.message))
+            case ev.ExecutionSucceeded() | ev.ExecutionInterrupted():
+                facts.retry_at_ms = None
+                facts.step_open = False
+                for key in [k for k in self._open if isinstance(self._by_key[k], RetryBlock)]:
+                    block = self._by_key[key]
+                    block.live = False  # the wait it announced will never end: history now
+                    self._set_open(block, False)
+                    self._changed(block)
+            case _:
+                pass
+
+    # ------------------------------------------------------------------ helpers
+
+    def _fragment(self, amid: str, ordinal: int, reasoning: bool, seq: int) -> TextBlock:
+        key = f"{amid}:{'reasoning' if reasoning else 'text'}:{ordinal}"
+        block = self._by_key.get(key)
+        if not isinstance(block, TextBlock):
+            block = self._add(TextBlock(key=key, seq=seq, reasoning=reasoning))
+            self._set_open(block, True)
+        return block
+
+    def _end_fragment(self, block: TextBlock, text: str) -> None:
+        block.text, block.open = text, False
+        self._set_open(block, False)
+        self._changed(block)
+
+    def _tool(self, amid: str, call_id: str, seq: int) -> ToolBlock:
+        key = f"{amid}:tool:{call_id}"
+        block = self._by_key.get(key)
+        if isinstance(block, ToolBlock):
+            return block
+        # A call the model was still writing becomes this tool (matched by id, else index order).
+        drafts = self._drafts.get(amid, [])
+        draft = next((b for b in drafts if b.call_id == call_id), drafts[0] if drafts else None)
+        if draft is not None:
+            drafts.remove(draft)
+            del self._by_key[draft.key]
+            self._open.discard(draft.key)
+            self.removed.append(draft.key)
+            draft.key, draft.call_id = key, call_id
+            self._by_key[key] = draft
+            return draft
+        return self._add(ToolBlock(key=key, seq=seq, call_id=call_id))  # type: ignore[return-value]
+
+    def _settle_tool(self, block: ToolBlock) -> None:
+        block.live_output = ""
+        self._set_open(block, False)
+        self._changed(block)
+
+    def _compaction(self, message_id: str | None, input_id: str | None, seq: int) -> CompactionBlock:
+        found = self._compactions.get(message_id or "")
+        for key in (input_id, message_id):
+            block = self._by_key.get(key) if key else None
+            found = found or (block if isinstance(block, CompactionBlock) else None)
+        if found is None:
+            key = message_id or input_id or f"compaction:{seq}"
+            found = self._add(CompactionBlock(key=key, seq=seq, message_id=message_id, input_id=input_id))  # type: ignore[assignment]
+        if message_id:
+            self._compactions[message_id] = found  # type: ignore[assignment]
+        return found  # type: ignore[return-value]
+
+    def _close_step(self) -> None:
+        """A settled step leaves no open fragment or unstarted tool draft behind."""
+        for key in list(self._open):
+            block = self._by_key[key]
+            if isinstance(block, TextBlock):
+                block.open = False
+                self._set_open(block, False)
+                self._changed(block)
+            elif isinstance(block, ToolBlock) and block.state is ToolState.INPUT:
+                self._remove(key)
+        self._drafts.clear()
+
+    # ------------------------------------------------------------------ live
+
+    def apply_delta(self, delta: ev.LiveEvent) -> Block | None:
+        """Fold one live delta; returns the block it changed (None when stale)."""
+        match delta:
+            case ev.TextDelta(assistant_message_id=amid, ordinal=ordinal, delta=text) | ev.ReasoningDelta(
+                assistant_message_id=amid, ordinal=ordinal, delta=text
+            ):
+                reasoning = isinstance(delta, ev.ReasoningDelta)
+                key = f"{amid}:{'reasoning' if reasoning else 'text'}:{ordinal}"
+                block = self._by_key.get(key)
+                if block is None:
+                    block = self._fragment(amid, ordinal, reasoning, self.head_seq)
+                if not isinstance(block, TextBlock) or not block.open:
+                    return None
+                block.text += text
+            case ev.ToolInputStarted(assistant_message_id=amid, index=index, call_id=call_id, name=name):
+                key = f"{amid}:input:{index}"
+                if key in self._by_key or (call_id and f"{amid}:tool:{call_id}" in self._by_key):
+                    return None
+                block = self._add(ToolBlock(key=key, seq=self.head_seq, call_id=call_id, name=name or ""))
+                self._drafts.setdefault(amid, []).append(block)  # type: ignore[arg-type]
+                self._set_open(block, True)
+            case ev.ToolInputDelta(assistant_message_id=amid, index=index, delta=text):
+                block = self._by_key.get(f"{amid}:input:{index}")
+                if not isinstance(block, ToolBlock):
+                    return None
+                block.input_text += text
+            case ev.ToolOutputDelta(assistant_message_id=amid, call_id=call_id, delta=text):
+                block = self._by_key.get(f"{amid}:tool:{call_id}")
+                if not isinstance(block, ToolBlock) or block.state is not ToolState.RUNNING:
+                    return None
+                block.live_output += text
+            case ev.CompactionDelta(message_id=message_id, delta=text):
+                block = self._compactions.get(message_id)
+                if block is None or block.state is not CompactionState.RUNNING:
+                    return None
+                block.summary += text
+            case _:
+                return None
+        self._changed(block)
+        return block
+
+    # ------------------------------------------------------------------ views
+
+    @property
+    def pending_inputs(self) -> list[PendingInput]:
+        return sorted(self.pending.values(), key=lambda item: item.seq)
+
+    def last_queued(self) -> PendingInput | None:
+        queued = [p for p in self.pending_inputs if p.delivery is ev.Delivery.QUEUE]
+        return queued[-1] if queued else None
+
+
+def fold(events: list[ev.StoredEvent], is_active: bool = False) -> Transcript:
+    transcript = Transcript(is_active=is_active)
+    for stored in events:
+        transcript.apply(stored)
+    return transcript

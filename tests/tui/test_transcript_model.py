@@ -1,0 +1,259 @@
+"""The pure transcript fold: durable log + live deltas -> ordered blocks."""
+
+from __future__ import annotations
+
+from agent_tui.core import events as ev
+from agent_tui.tui.blocks import (
+    CompactionBlock,
+    CompactionState,
+    ErrorBlock,
+    InstructionBlock,
+    RetryBlock,
+    TextBlock,
+    ToolBlock,
+    ToolState,
+    UserBlock,
+)
+from agent_tui.tui.transcript_model import Transcript, fold
+
+from .logbuilder import LogBuilder
+
+
+def shape(t: Transcript) -> list[tuple]:
+    """A comparable picture of what is on screen."""
+    out = []
+    for b in t.blocks:
+        match b:
+            case UserBlock(text=text):
+                out.append(("user", text))
+            case TextBlock(text=text, reasoning=reasoning):
+                out.append(("reasoning" if reasoning else "text", text))
+            case ToolBlock():
+                out.append(("tool", b.name, b.summary, b.shown_state.value, b.output, b.error))
+            case InstructionBlock(text=text):
+                out.append(("instructions", text))
+            case CompactionBlock():
+                out.append(("compaction", b.shown_state.value, b.summary, b.error))
+            case ErrorBlock(error_type=kind, message=message):
+                out.append(("error", kind, message))
+            case RetryBlock(attempt=attempt, at_ms=at_ms):
+                out.append(("retry", attempt, at_ms, b.live))
+    return out
+
+
+def test_a_simple_exchange_folds_to_user_then_text() -> None:
+    log = LogBuilder().created()
+    log.turn("hello there", "Hi! How can I help?")
+    t = fold(log.events)
+    assert shape(t) == [("user", "hello there"), ("text", "Hi! How can I help?")]
+    assert t.facts.title == "hello there"
+    assert t.facts.input_tokens == 100 and t.facts.output_tokens == 20
+    assert t.pending == {}
+
+
+def test_tools_reasoning_and_failures_in_order() -> None:
+    log = LogBuilder().created()
+    log.add(ev.ExecutionStarted())
+    log.prompt("fix it")
+    amid = log.step("msg_a1")
+    log.text(amid, "thinking hard", reasoning=True)
+    log.text(amid, "Let me look.")
+    log.tool(amid, "c1", "bash", {"command": "ls -la\n  src"}, output="a\nb", ms=1500)
+    log.tool(amid, "c2", "read", {"path": "missing.py"}, error="no such file")
+    log.end_step(amid)
+    t = fold(log.events)
+    assert shape(t) == [
+        ("user", "fix it"),
+        ("reasoning", "thinking hard"),
+        ("text", "Let me look."),
+        ("tool", "bash", "ls -la src", "ok", "a\nb", None),
+        ("tool", "read", "missing.py", "failed", "", "no such file"),
+    ]
+    bash = t.get("msg_a1:tool:c1")
+    assert isinstance(bash, ToolBlock) and bash.duration_ms == 1500
+
+
+def test_apply_patch_summary_names_files_and_keeps_patch() -> None:
+    patch = "*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** Add File: b.py\n+z\n*** End Patch"
+    log = LogBuilder().created()
+    amid = log.step("msg_a1")
+    log.tool(amid, "c1", "apply_patch", {"patch": patch})
+    block = fold(log.events).get("msg_a1:tool:c1")
+    assert isinstance(block, ToolBlock)
+    assert block.summary == "a.py, b.py" and block.patch == patch
+
+
+def test_open_step_and_running_tool_after_crash_are_interrupted_history() -> None:
+    log = LogBuilder().created()
+    log.add(ev.ExecutionStarted())
+    log.prompt("run tests")
+    amid = log.step("msg_a1")
+    log.add(ev.TextStarted(assistant_message_id=amid, ordinal=0))
+    log.tool(amid, "c1", "bash", {"command": "pytest"}, output=None)
+    t = fold(log.events, is_active=False)
+    tool = t.get("msg_a1:tool:c1")
+    assert isinstance(tool, ToolBlock)
+    assert tool.state is ToolState.RUNNING and tool.shown_state is ToolState.INTERRUPTED
+    # The same log while the coordinator says it runs: live.
+    live = fold(log.events, is_active=True)
+    assert live.get("msg_a1:tool:c1").shown_state is ToolState.RUNNING  # type: ignore[union-attr]
+    live.set_active(False)
+    assert live.get("msg_a1:tool:c1").shown_state is ToolState.INTERRUPTED  # type: ignore[union-attr]
+
+
+def test_stale_sweep_shows_interrupted_not_failed() -> None:
+    log = LogBuilder().created()
+    amid = log.step("msg_a1")
+    log.tool(amid, "c1", "bash", {"command": "sleep 100"}, error=ev.TOOL_INTERRUPTED, error_type="tool.stale")
+    log.add(ev.StepFailed(assistant_message_id=amid, error=ev.ErrorInfo(type="aborted", message="interrupted")))
+    t = fold(log.events, is_active=True)
+    assert shape(t)[0][3] == "interrupted"
+    assert shape(t)[1] == ("error", "aborted", "interrupted")
+
+
+def test_retry_countdown_is_cleared_by_the_next_step() -> None:
+    log = LogBuilder().created()
+    log.add(ev.ExecutionStarted())
+    amid = log.step("msg_a1")
+    err = ev.ErrorInfo(type="provider.rate-limit", message="slow down")
+    log.add(ev.RetryScheduled(assistant_message_id=amid, attempt=1, at_ms=1_700_000_002_000, error=err))
+    t = fold(log.events, is_active=True)
+    assert shape(t) == [("retry", 1, 1_700_000_002_000, True)]
+    assert t.facts.retry_at_ms == 1_700_000_002_000
+    t.apply(log.add(ev.StepStarted(assistant_message_id=amid, agent="build", model="m", attempt=2)))
+    assert shape(t) == [] and "msg_a1:retry" in t.removed and t.facts.retry_at_ms is None
+
+
+def test_scheduled_retry_in_a_dead_log_is_not_a_countdown() -> None:
+    log = LogBuilder().created()
+    amid = log.step("msg_a1")
+    err = ev.ErrorInfo(type="provider.internal", message="500")
+    log.add(ev.RetryScheduled(assistant_message_id=amid, attempt=2, at_ms=5, error=err))
+    assert shape(fold(log.events, is_active=False)) == [("retry", 2, 5, False)]
+    log.add(ev.ExecutionInterrupted(reason=ev.InterruptReason.SHUTDOWN))
+    t = fold(log.events, is_active=True)  # even a live session: that wait ended
+    assert shape(t) == [("retry", 2, 5, False)]
+
+
+def test_compaction_divider_lifecycle() -> None:
+    log = LogBuilder().created()
+    log.add(ev.CompactionAdmitted(input_id="inp_c1"))
+    t = fold(log.events, is_active=True)
+    assert shape(t) == [("compaction", "queued", "", None)]
+    t.apply(log.add(ev.CompactionStarted(message_id="msg_c1", reason=ev.CompactionReason.MANUAL, input_id="inp_c1")))
+    assert shape(t) == [("compaction", "running", "", None)] and t.facts.compacting
+    t.apply_delta(ev.CompactionDelta(session_id="ses_test", message_id="msg_c1", delta="## Objective\n"))
+    assert shape(t) == [("compaction", "running", "## Objective\n", None)]
+    t.apply(log.add(ev.CompactionEnded(
+        message_id="msg_c1", reason=ev.CompactionReason.MANUAL, summary="## Objective\nall", recent="",
+        input_id="inp_c1",
+    )))  # fmt: skip
+    assert shape(t) == [("compaction", "done", "## Objective\nall", None)] and not t.facts.compacting
+    assert shape(t) == shape(fold(log.events))
+
+
+def test_auto_compaction_failure_and_dead_running_compaction() -> None:
+    log = LogBuilder().created()
+    log.add(ev.CompactionStarted(message_id="msg_c1", reason=ev.CompactionReason.AUTO))
+    assert shape(fold(log.events)) == [("compaction", "interrupted", "", None)]
+    err = ev.ErrorInfo(type="provider.internal", message="boom")
+    log.add(ev.CompactionFailed(message_id="msg_c1", reason=ev.CompactionReason.AUTO, error=err))
+    assert shape(fold(log.events)) == [("compaction", "failed", "", "boom")]
+
+
+def test_pending_inputs_in_admission_order_until_promoted_or_withdrawn() -> None:
+    log = LogBuilder().created()
+    a = log.prompt("first queued", delivery="queue", promote=False)
+    b = log.prompt("a steer", delivery="steer", promote=False)
+    c = log.prompt("second queued", delivery="queue", promote=False)
+    t = fold(log.events)
+    assert [(p.text, p.delivery.value) for p in t.pending_inputs] == [
+        ("first queued", "queue"), ("a steer", "steer"), ("second queued", "queue"),
+    ]  # fmt: skip
+    assert t.last_queued().input_id == c  # type: ignore[union-attr]
+    t.apply(log.add(ev.PromptPromoted(input_id=b)))
+    t.apply(log.add(ev.PromptWithdrawn(input_id=a)))
+    assert [p.input_id for p in t.pending_inputs] == [c]
+    assert shape(t) == [("user", "a steer")]
+
+
+def test_instruction_update_and_execution_failure() -> None:
+    log = LogBuilder().created()
+    log.add(ev.InstructionsUpdated(message_id="msg_i1", text="AGENTS.md changed"))
+    log.add(ev.ExecutionFailed(error=ev.ErrorInfo(type="provider.auth", message="bad key")))
+    assert shape(fold(log.events)) == [("instructions", "AGENTS.md changed"), ("error", "provider.auth", "bad key")]
+
+
+def test_permission_asks_open_until_replied() -> None:
+    log = LogBuilder().created()
+    log.add(ev.PermissionAsked(request_id="perm_1", call_id="c1", action="bash", resources=["rm -rf build"]))
+    t = fold(log.events)
+    assert list(t.asks) == ["perm_1"] and t.asks["perm_1"].resources == ["rm -rf build"]
+    t.apply(log.add(ev.PermissionReplied(request_id="perm_1", reply=ev.PermissionReply.ONCE)))
+    assert t.asks == {}
+
+
+def test_live_deltas_then_durable_events_equal_the_log_alone() -> None:
+    """Closing and reopening a session shows exactly the same blocks."""
+    sid = "ses_test"
+    log = LogBuilder(session_id=sid).created()
+    live = fold(log.events, is_active=True)
+
+    def durable(event: ev.DurableEvent) -> None:
+        live.apply(log.add(event))
+
+    durable(ev.ExecutionStarted())
+    log.prompt("go")
+    for stored in log.events[-2:]:
+        live.apply(stored)
+    durable(ev.StepStarted(assistant_message_id="m1", agent="build", model="x"))
+    durable(ev.ReasoningStarted(assistant_message_id="m1", ordinal=0))
+    live.apply_delta(ev.ReasoningDelta(session_id=sid, assistant_message_id="m1", ordinal=0, delta="hm"))
+    durable(ev.ReasoningEnded(assistant_message_id="m1", ordinal=0, text="hmm."))
+    # A delta can arrive before its durable start: the block appears, then is confirmed.
+    live.apply_delta(ev.TextDelta(session_id=sid, assistant_message_id="m1", ordinal=0, delta="Hel"))
+    durable(ev.TextStarted(assistant_message_id="m1", ordinal=0))
+    live.apply_delta(ev.TextDelta(session_id=sid, assistant_message_id="m1", ordinal=0, delta="lo"))
+    assert live.get("m1:text:0").text == "Hello"  # type: ignore[union-attr]
+    durable(ev.TextEnded(assistant_message_id="m1", ordinal=0, text="Hello."))
+    live.apply_delta(ev.ToolInputStarted(session_id=sid, assistant_message_id="m1", index=0, name="bash"))
+    live.apply_delta(ev.ToolInputDelta(session_id=sid, assistant_message_id="m1", index=0, delta='{"comm'))
+    assert live.get("m1:input:0").summary == '{"comm'  # type: ignore[union-attr]
+    durable(ev.ToolCalled(assistant_message_id="m1", call_id="c1", name="bash", input={"command": "echo hi"}))
+    assert live.get("m1:input:0") is None and "m1:input:0" in live.removed
+    live.apply_delta(ev.ToolOutputDelta(session_id=sid, assistant_message_id="m1", call_id="c1", delta="h"))
+    assert live.get("m1:tool:c1").live_output == "h"  # type: ignore[union-attr]
+    durable(ev.ToolSucceeded(assistant_message_id="m1", call_id="c1", output=ev.ToolOutput(text="hi")))
+    # A late delta for a settled fragment changes nothing.
+    assert live.apply_delta(ev.TextDelta(session_id=sid, assistant_message_id="m1", ordinal=0, delta="x")) is None
+    durable(ev.StepEnded(assistant_message_id="m1", finish="stop"))
+    durable(ev.ExecutionSucceeded())
+    live.set_active(False)
+    assert shape(live) == shape(fold(log.events)) == [
+        ("user", "go"), ("reasoning", "hmm."), ("text", "Hello."),
+        ("tool", "bash", "echo hi", "ok", "hi", None),
+    ]  # fmt: skip
+
+
+def test_unfinished_tool_draft_disappears_when_the_step_closes() -> None:
+    sid = "ses_test"
+    log = LogBuilder(session_id=sid).created()
+    t = fold(log.events, is_active=True)
+    t.apply(log.add(ev.StepStarted(assistant_message_id="m1", agent="build", model="x")))
+    t.apply_delta(ev.ToolInputStarted(session_id=sid, assistant_message_id="m1", index=0, name="bash"))
+    t.apply(log.add(ev.StepFailed(assistant_message_id="m1", error=ev.ErrorInfo(type="aborted", message="stop"))))
+    assert shape(t) == [("error", "aborted", "stop")] == shape(fold(log.events))
+
+
+def test_events_at_or_below_head_are_ignored_and_versions_move() -> None:
+    log = LogBuilder().created()
+    log.turn("a", "b")
+    t = fold(log.events)
+    version = t.version
+    for stored in log.events:
+        t.apply(stored)
+    assert t.version == version and len(t.blocks) == 2
+    block = t.blocks[1]
+    before = block.version
+    t.set_active(True)
+    assert block.version == before  # a settled block does not repaint on liveness changes
