@@ -1,0 +1,57 @@
+"""The per-call context a tool runs with.
+
+The runner builds one per tool call. Cancellation is plain asyncio task
+cancellation: tools clean up (bash kills its process group) on
+``CancelledError``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from agent_tui.tools.asks import CallOrigin, PermissionChecker
+
+
+def _ignore(_: str) -> None:
+    return None
+
+
+@dataclass
+class ToolContext:
+    location: Path
+    """The session's working directory; relative tool paths resolve against it."""
+    project_root: Path
+    gate: PermissionChecker
+    spill_dir: Path
+    """Where bash spills full output (the runner passes ``core.paths.spill_dir()``)."""
+    session_id: str = ""
+    assistant_message_id: str = ""
+    call_id: str = ""
+    on_output: Callable[[str], None] = _ignore
+    """Live output (bash); the runner publishes it as ``tool.output.delta``."""
+    supports_vision: bool = False
+    kill_grace_s: float = 3.0
+    """Seconds between SIGTERM and SIGKILL of a bash process group."""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.location = Path(self.location).resolve()
+        self.project_root = Path(self.project_root).resolve()
+
+    async def ask(
+        self,
+        action: str,
+        resources: list[str],
+        *,
+        detail: dict[str, Any] | None = None,
+        save_patterns: list[str] | None = None,
+    ) -> None:
+        """Pass the permission gate or raise ``PermissionRejected``/``PermissionDenied``."""
+        origin = CallOrigin(
+            session_id=self.session_id,
+            assistant_message_id=self.assistant_message_id or None,
+            call_id=self.call_id or None,
+        )
+        await self.gate.check(action, resources, detail=detail, save_patterns=save_patterns, origin=origin)

@@ -1,0 +1,49 @@
+"""Typed failures a tool raises; the registry turns them into ``ErrorInfo``."""
+
+from __future__ import annotations
+
+from agent_tui.core.events import ErrorType
+
+PERMISSION_DENIED = "permission.denied"
+"""A configured rule denies the action (the run continues; the model is told)."""
+
+
+class ToolError(Exception):
+    """A failure the model should read: one clear line, with its error type."""
+
+    def __init__(self, message: str, type: str = ErrorType.TOOL_EXECUTION) -> None:
+        super().__init__(message)
+        self.message = message
+        self.type = str(type)
+
+
+class PermissionRejected(ToolError):
+    """The user (or the headless policy) said no.
+
+    ``stop_run`` is true for a plain reject: the tool fails with
+    ``permission.rejected`` and the runner stops the run. A reject that
+    carries a message only fails the tool: the message goes to the model and
+    the run continues.
+    """
+
+    def __init__(self, message: str | None = None, *, action: str = "", detail: str = "") -> None:
+        self.user_message = message
+        self.stop_run = message is None
+        if message is None:
+            text = f"The user rejected permission for {action} {detail}".rstrip() + "."
+        else:
+            text = f"The user rejected permission for {action} {detail}".rstrip() + f" and said: {message}"
+        super().__init__(text, ErrorType.PERMISSION_REJECTED)
+
+
+class PermissionDenied(ToolError):
+    """A rule with effect ``deny`` matched; final, never asked about."""
+
+    def __init__(self, action: str, resource: str, pattern: str) -> None:
+        super().__init__(
+            f"Permission denied: {action} {resource!r} is denied by the rule "
+            f"{{action = {action!r}, pattern = {pattern!r}, effect = 'deny'}}.",
+            PERMISSION_DENIED,
+        )
+        self.action = action
+        self.resource = resource

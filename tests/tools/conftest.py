@@ -1,0 +1,51 @@
+"""Fixtures for tool tests: a context over a real directory with a chosen gate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from agent_tui.core.config import PermissionRule
+from agent_tui.tools.asks import NoApprovals, PermissionDecision, PermissionRequest
+from agent_tui.tools.context import ToolContext
+from agent_tui.tools.permissions import AllowAll, PermissionGate
+
+
+class RecordingAsker:
+    """Answers every ask with a fixed decision and keeps the requests."""
+
+    def __init__(self, decision: PermissionDecision) -> None:
+        self.decision = decision
+        self.requests: list[PermissionRequest] = []
+
+    async def __call__(self, request: PermissionRequest) -> PermissionDecision:
+        self.requests.append(request)
+        return self.decision
+
+
+@pytest.fixture
+def make_ctx(workdir: Path, agent_home: Path) -> Callable[..., ToolContext]:
+    def make(gate: Any = None, **kwargs: Any) -> ToolContext:
+        return ToolContext(
+            location=kwargs.pop("location", workdir),
+            project_root=workdir,
+            gate=gate or AllowAll(),
+            spill_dir=agent_home / "spill",
+            session_id="ses_test",
+            assistant_message_id="msg_test",
+            call_id="call_1",
+            **kwargs,
+        )
+
+    return make
+
+
+@pytest.fixture
+def ctx(make_ctx: Callable[..., ToolContext]) -> ToolContext:
+    return make_ctx()
+
+
+def gate_for(workdir: Path, asker: Any, rules: list[PermissionRule] | None = None, approvals: Any = None) -> PermissionGate:
+    return PermissionGate(rules or [], approvals or NoApprovals(), asker, workdir, workdir)

@@ -1,0 +1,116 @@
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel, Field
+
+from agent_tui.core.config import Effect, PermissionRule
+from agent_tui.core.events import ToolOutput
+from agent_tui.tools.context import ToolContext
+from agent_tui.tools.errors import ToolError
+from agent_tui.tools.read import READ
+from agent_tui.tools.registry import Tool, ToolRegistry, ToolResult
+
+
+class EchoInput(BaseModel):
+    text: str = Field(description="What to echo.")
+    times: int = 1
+
+
+async def _echo(ctx: ToolContext, params: EchoInput) -> ToolResult:
+    if params.text == "boom":
+        raise RuntimeError("exploded")
+    if params.text == "typed":
+        raise ToolError("a clear reason", "tool.custom")
+    if params.text == "bad":
+        return "not a result"  # type: ignore[return-value]
+    if params.text == "sleep":
+        await asyncio.sleep(30)
+    return ToolResult(ToolOutput(text=params.text * params.times), {"n": params.times})
+
+
+ECHO = Tool(name="echo", description="Echo text.", input_model=EchoInput, run=_echo, action="echo")
+BASH_LIKE = Tool(name="bash", description="b", input_model=EchoInput, run=_echo, action="bash")
+EDIT_LIKE = Tool(name="apply_patch", description="e", input_model=EchoInput, run=_echo, action="edit")
+
+
+@pytest.fixture
+def registry(workdir: Path) -> ToolRegistry:
+    reg = ToolRegistry(workdir)
+    reg.register(ECHO)
+    return reg
+
+
+async def test_invoke_decodes_input_and_returns_output(registry: ToolRegistry, ctx: ToolContext) -> None:
+    outcome = await registry.invoke("echo", {"text": "ab", "times": 2}, ctx)
+    assert outcome.ok and outcome.output is not None
+    assert outcome.output.text == "abab"
+    assert outcome.result_meta == {"n": 2}
+
+
+async def test_bad_input_names_the_field(registry: ToolRegistry, ctx: ToolContext) -> None:
+    outcome = await registry.invoke("echo", {"text": "a", "times": "many"}, ctx)
+    assert outcome.error is not None
+    assert outcome.error.type == "tool.input"
+    assert "times" in outcome.error.message and "'many'" in outcome.error.message
+    missing = await registry.invoke("echo", {}, ctx)
+    assert missing.error is not None and "text: Field required" in missing.error.message
+    not_object = await registry.invoke("echo", ["x"], ctx)
+    assert not_object.error is not None and "expected a JSON object" in not_object.error.message
+
+
+async def test_unknown_tool(registry: ToolRegistry, ctx: ToolContext) -> None:
+    outcome = await registry.invoke("nope", {}, ctx)
+    assert outcome.error is not None
+    assert outcome.error.type == "tool.unknown"
+    assert "Available tools: echo" in outcome.error.message
+
+
+async def test_exceptions_become_typed_errors(registry: ToolRegistry, ctx: ToolContext) -> None:
+    crashed = await registry.invoke("echo", {"text": "boom"}, ctx)
+    assert crashed.error is not None and crashed.error.type == "tool.execution"
+    assert "RuntimeError: exploded" in crashed.error.message
+    typed = await registry.invoke("echo", {"text": "typed"}, ctx)
+    assert typed.error is not None and (typed.error.type, typed.error.message) == ("tool.custom", "a clear reason")
+    invalid = await registry.invoke("echo", {"text": "bad"}, ctx)
+    assert invalid.error is not None and "invalid output" in invalid.error.message
+
+
+async def test_cancellation_propagates(registry: ToolRegistry, ctx: ToolContext) -> None:
+    task = asyncio.create_task(registry.invoke("echo", {"text": "sleep"}, ctx))
+    await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+def test_definitions_hide_tools_denied_outright(workdir: Path) -> None:
+    reg = ToolRegistry(workdir)
+    for tool in (READ, BASH_LIKE, EDIT_LIKE):
+        reg.register(tool)
+    names = [d["name"] for d in reg.definitions([])]
+    assert names == ["read", "bash", "apply_patch"]
+    spec = reg.definitions([])[0]
+    assert spec["parameters"]["required"] == ["path"]
+    assert "offset" in spec["parameters"]["properties"]
+    deny_bash = [PermissionRule(action="bash", pattern="*", effect=Effect.DENY)]
+    assert [d["name"] for d in reg.definitions(deny_bash)] == ["read", "apply_patch"]
+    # A later rule that allows some commands keeps the tool advertised.
+    partly = [*deny_bash, PermissionRule(action="bash", pattern="git *", effect=Effect.ALLOW)]
+    assert "bash" in [d["name"] for d in reg.definitions(partly)]
+    # A deny of only some paths does not hide the tool.
+    some = [PermissionRule(action="edit", pattern="secrets/*", effect=Effect.DENY)]
+    assert "apply_patch" in [d["name"] for d in reg.definitions(some)]
+    everything = [PermissionRule(action="*", pattern="*", effect=Effect.DENY)]
+    assert reg.definitions(everything) == []
+
+
+def test_register_twice_and_unregister(workdir: Path) -> None:
+    reg = ToolRegistry(workdir)
+    close = reg.register(ECHO)
+    with pytest.raises(ValueError):
+        reg.register(ECHO)
+    close()
+    assert reg.names() == []
