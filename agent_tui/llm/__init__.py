@@ -1,1 +1,48 @@
-"""LiteLLM adapter. Importing this package must not import LiteLLM."""
+"""LiteLLM adapter: ``stream``, ``warm``, ``model_info``, credentials, error kinds.
+
+Importing this package is cheap and never imports LiteLLM (nor pydantic):
+names are resolved lazily from their submodules on first access.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "stream": "agent_tui.llm.streaming",
+    "warm": "agent_tui.llm.lazy",
+    "model_info": "agent_tui.llm.models",
+    "resolve_credentials": "agent_tui.llm.credentials",
+    "check_credentials": "agent_tui.llm.credentials",
+    "CredentialsError": "agent_tui.llm.credentials",
+    "LLMError": "agent_tui.llm.errors",
+    "ErrorKind": "agent_tui.llm.errors",
+    "classify": "agent_tui.llm.errors",
+}
+_TYPES = (
+    "Request", "UserTurn", "AssistantTurn", "SystemReminder", "HistoryMessage", "TextPart", "FilePart",
+    "ImagePart", "TextBlock", "ReasoningBlock", "ToolUse", "ToolResult", "ToolSpec", "LLMEvent",
+    "TextStart", "TextDelta", "TextEnd", "ReasoningStart", "ReasoningDelta", "ReasoningEnd",
+    "ToolInputStart", "ToolInputDelta", "ToolCall", "Finish", "FinishReason", "Usage", "ModelInfo",
+)
+_EXPORTS.update({name: "agent_tui.llm.types" for name in _TYPES})
+
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:
+    from agent_tui.llm.credentials import CredentialsError, check_credentials, resolve_credentials
+    from agent_tui.llm.errors import ErrorKind, LLMError, classify
+    from agent_tui.llm.lazy import warm
+    from agent_tui.llm.models import model_info
+    from agent_tui.llm.streaming import stream
+    from agent_tui.llm.types import *  # noqa: F403
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agent_tui.llm' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,104 @@
+"""Which model and key a session uses, and one clear sentence when the key is missing.
+
+Model selection itself (``--model`` > ``AGENT_TUI_MODEL`` > config) is resolved by
+the settings layers; this module checks that the chosen provider can
+authenticate: an explicit key (``--api-key`` / ``AGENT_TUI_API_KEY`` / config)
+or the provider's own variable (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ...)
+that LiteLLM reads itself.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Mapping
+
+from pydantic import BaseModel, ConfigDict
+
+# Providers whose key variable we know without importing LiteLLM.
+PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
+    "openai": ("OPENAI_API_KEY",),
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "mistral": ("MISTRAL_API_KEY",),
+    "groq": ("GROQ_API_KEY",),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+    "openrouter": ("OPENROUTER_API_KEY",),
+    "xai": ("XAI_API_KEY",),
+    "together_ai": ("TOGETHERAI_API_KEY", "TOGETHER_API_KEY"),
+    "fireworks_ai": ("FIREWORKS_AI_API_KEY", "FIREWORKS_API_KEY"),
+    "cohere": ("COHERE_API_KEY",),
+    "azure": ("AZURE_API_KEY",),
+}
+KEYLESS = frozenset({"ollama", "ollama_chat", "lm_studio", "vllm", "hosted_vllm", "llamafile", "bedrock", "vertex_ai", "sagemaker"})
+
+
+class CredentialsError(Exception):
+    """No model chosen or no key for its provider; the message says what to set."""
+
+
+class Credentials(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    model: str
+    provider: str
+    api_base: str | None = None
+    api_key: str | None = None  # None: LiteLLM reads the provider's variable itself
+
+
+def provider_name(model: str) -> str:
+    if "/" in model:
+        return model.split("/", 1)[0]
+    from agent_tui.llm import lazy
+
+    try:
+        return lazy.load().get_llm_provider(model)[1]
+    except Exception:  # noqa: BLE001 - unknown bare model name
+        return ""
+
+
+def _missing_from_litellm(model: str) -> list[str]:
+    from agent_tui.llm import lazy
+
+    try:
+        report = lazy.load().validate_environment(model=model)
+    except Exception:  # noqa: BLE001 - unknown provider: let the call report it
+        return []
+    return list(report.get("missing_keys") or [])
+
+
+def check_credentials(
+    model: str,
+    *,
+    api_key: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> str:
+    """Return the provider name, or raise :class:`CredentialsError` naming the variable to set."""
+    environ = os.environ if environ is None else environ
+    provider = provider_name(model)
+    if api_key or provider in KEYLESS:
+        return provider
+    names = PROVIDER_KEYS.get(provider)
+    if names is None:
+        names = tuple(_missing_from_litellm(model)) if environ is os.environ else ()
+        if not names:
+            return provider
+    if any(environ.get(name) for name in names):
+        return provider
+    raise CredentialsError(
+        f"No API key for {model}: set {names[0]} (or pass --api-key, or set AGENT_TUI_API_KEY)."
+    )
+
+
+def resolve_credentials(
+    model: str | None,
+    *,
+    api_base: str | None = None,
+    api_key: str | None = None,
+    model_api_base: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Credentials:
+    """Check a chosen model can be called; ``model_api_base`` is ``[models."<m>"] api_base``."""
+    if not model:
+        raise CredentialsError("No model selected: pass --model, set AGENT_TUI_MODEL, or set model in config.toml.")
+    provider = check_credentials(model, api_key=api_key, environ=environ)
+    return Credentials(model=model, provider=provider, api_base=model_api_base or api_base, api_key=api_key or None)

@@ -1,0 +1,165 @@
+"""Projected history (:class:`Request`) -> LiteLLM's OpenAI-shaped messages.
+
+Rules (DESIGN §6, §5.8):
+- only ``request.system`` is system-role; :class:`SystemReminder` s become
+  user-role ``<system-reminder>`` text at their place (LiteLLM hoists every
+  system message of an Anthropic request to the top);
+- every tool use is answered by exactly one tool message right after its
+  assistant message (an unsettled one as an interrupted error), images from
+  tool results follow as one user message;
+- reasoning goes back natively (``thinking_blocks``) only when the turn's model
+  is the request's model and the step did not fail; otherwise it becomes plain
+  assistant text and provider metadata is dropped;
+- Anthropic prompt caching: ``cache_control`` on the last system block and on
+  the last message, i.e. the stable prefix of the next request.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent_tui.llm.types import (
+    AssistantTurn,
+    FilePart,
+    ImagePart,
+    ReasoningBlock,
+    Request,
+    SystemReminder,
+    TextBlock,
+    TextPart,
+    ToolUse,
+    UserTurn,
+)
+
+INTERRUPTED = "Tool execution interrupted"
+_CACHE = {"type": "ephemeral"}
+
+
+def reminder_text(text: str) -> str:
+    return f"<system-reminder>\n{text}\n</system-reminder>"
+
+
+def _image(part: ImagePart) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": f"data:{part.mime};base64,{part.data}"}}
+
+
+def _user_content(turn: UserTurn) -> list[dict[str, Any]]:
+    content: list[dict[str, Any]] = []
+    for part in turn.parts:
+        match part:
+            case TextPart(text=text) if text:
+                content.append({"type": "text", "text": text})
+            case FilePart(path=path, mime=mime, text=text):
+                body = f'<file path="{path}">\n{text}\n</file>' if text is not None else f"[attached file: {path} ({mime})]"
+                content.append({"type": "text", "text": body})
+            case ImagePart():
+                content.append(_image(part))
+    return content
+
+
+def _native(turn: AssistantTurn, model: str) -> bool:
+    return turn.model == model and not turn.failed
+
+
+def _assistant(turn: AssistantTurn, model: str) -> list[dict[str, Any]]:
+    native = _native(turn, model)
+    texts: list[str] = []
+    thinking: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] = []
+    images: list[dict[str, Any]] = []
+    for part in turn.parts:
+        match part:
+            case TextBlock(text=text) if text:
+                texts.append(text)
+            case ReasoningBlock(text=text, provider_meta=meta):
+                blocks = meta.get("thinking_blocks") if native else None
+                if blocks:
+                    thinking.extend(blocks)
+                elif not native and text:
+                    texts.append(text)
+            case ToolUse(call_id=call_id, name=name, input=value, result=result):
+                calls.append({"id": call_id, "type": "function",
+                              "function": {"name": name, "arguments": json.dumps(value, ensure_ascii=False)}})
+                if result is None:
+                    ok, text = False, INTERRUPTED
+                else:
+                    ok, text = result.ok, result.text
+                    images.extend(_image(image) for image in result.images)
+                text = text if ok else (text if text.lower().startswith("error") else f"Error: {text}")
+                results.append({"role": "tool", "tool_call_id": call_id, "content": text or "(no output)"})
+    if not texts and not calls:
+        return []
+    message: dict[str, Any] = {"role": "assistant", "content": "\n\n".join(texts) if texts else None}
+    if calls:
+        message["tool_calls"] = calls
+    if thinking:
+        message["thinking_blocks"] = thinking
+    out = [message, *results]
+    if images:
+        out.append({"role": "user", "content": [{"type": "text", "text": "Images returned by the tools above:"}, *images]})
+    return out
+
+
+def lower_messages(request: Request) -> list[dict[str, Any]]:
+    """System prompt(s) first, then history in order."""
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": [{"type": "text", "text": text}]} for text in request.system if text
+    ]
+    for item in request.messages:
+        match item:
+            case UserTurn():
+                content = _user_content(item)
+                if content:
+                    messages.append({"role": "user", "content": content})
+            case SystemReminder(text=text):
+                messages.append({"role": "user", "content": [{"type": "text", "text": reminder_text(text)}]})
+            case AssistantTurn():
+                messages.extend(_assistant(item, request.model))
+    return messages
+
+
+def _mark(message: dict[str, Any]) -> None:
+    content = message.get("content")
+    if isinstance(content, str) and content:
+        message["content"] = [{"type": "text", "text": content, "cache_control": _CACHE}]
+    elif isinstance(content, list) and content:
+        last = dict(content[-1])
+        last["cache_control"] = _CACHE
+        message["content"] = [*content[:-1], last]
+
+
+def add_cache_control(messages: list[dict[str, Any]]) -> None:
+    """Two breakpoints (of Anthropic's four): end of the system prompt, end of the history."""
+    systems = [m for m in messages if m["role"] == "system"]
+    if systems:
+        _mark(systems[-1])
+    if messages and messages[-1]["role"] != "system":
+        _mark(messages[-1])
+
+
+def lower_tools(request: Request) -> list[dict[str, Any]]:
+    return [
+        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+        for t in request.tools
+    ]
+
+
+def completion_kwargs(request: Request, provider: str) -> dict[str, Any]:
+    """Everything for ``litellm.acompletion`` except the streaming switches."""
+    messages = lower_messages(request)
+    if request.prompt_cache and provider == "anthropic":
+        add_cache_control(messages)
+    kwargs: dict[str, Any] = {"model": request.model, "messages": messages}
+    tools = lower_tools(request)
+    if tools:
+        kwargs["tools"] = tools
+    if request.api_base:
+        kwargs["api_base"] = request.api_base
+    if request.api_key:
+        kwargs["api_key"] = request.api_key
+    if request.max_tokens:
+        kwargs["max_tokens"] = request.max_tokens
+    kwargs.update(request.extra)
+    return kwargs

@@ -1,0 +1,87 @@
+"""``stream(request)``: one model call as an async iterator of :data:`LLMEvent` s.
+
+Retries are the runner's (``num_retries=0``, ``max_retries=0``). Any failure,
+at the call or mid-stream, is raised as :class:`LLMError` with
+``output_started`` telling whether content events were already yielded.
+Closing or cancelling the iterator closes the HTTP stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, AsyncIterator
+
+from agent_tui.llm import lazy
+from agent_tui.llm.errors import ErrorKind, LLMError, classify
+from agent_tui.llm.lowering import completion_kwargs
+from agent_tui.llm.normalize import Normalizer
+from agent_tui.llm.types import LLMEvent, Request, Usage
+
+
+def provider_of(model: str) -> str:
+    """``anthropic/claude-x`` -> ``anthropic``; bare names are asked of LiteLLM."""
+    if "/" in model:
+        return model.split("/", 1)[0]
+    try:
+        return lazy.load().get_llm_provider(model)[1]
+    except Exception:  # noqa: BLE001 - unknown model: LiteLLM will say so at the call
+        return ""
+
+
+def _cost(model: str, usage: Usage) -> float | None:
+    if not usage.input_tokens and not usage.output_tokens:
+        return None
+    try:
+        prompt, completion = lazy.load().cost_per_token(
+            model=model,
+            prompt_tokens=usage.input_tokens,
+            completion_tokens=usage.output_tokens,
+            cache_read_input_tokens=usage.cache_read_tokens,
+            cache_creation_input_tokens=usage.cache_write_tokens,
+        )
+    except Exception:  # noqa: BLE001 - models without a price have no cost
+        return None
+    return float(prompt + completion)
+
+
+async def _close(response: Any) -> None:
+    close = getattr(response, "aclose", None)
+    if close is None:
+        return
+    try:
+        await asyncio.shield(close())
+    except Exception:  # noqa: BLE001 - closing a broken stream must not mask the real error
+        pass
+
+
+async def stream(request: Request) -> AsyncIterator[LLMEvent]:
+    """Stream one completion; raises :class:`LLMError`."""
+    litellm = lazy.load()
+    kwargs = completion_kwargs(request, provider_of(request.model))
+    normalizer = Normalizer()
+    try:
+        response = await litellm.acompletion(
+            **kwargs,
+            stream=True,
+            stream_options={"include_usage": True},
+            num_retries=0,
+            max_retries=0,
+            drop_params=True,
+        )
+    except Exception as error:
+        raise classify(error) from error
+    try:
+        try:
+            async for chunk in response:
+                for event in normalizer.feed(chunk):
+                    yield event
+        except Exception as error:
+            raise classify(error, output_started=normalizer.emitted) from error
+        if not normalizer.finished:
+            raise LLMError(ErrorKind.TRANSPORT, "the stream ended without a finish reason",
+                           output_started=normalizer.emitted)
+        usage = normalizer.usage or Usage()
+        for event in normalizer.finish(_cost(request.model, usage)):
+            yield event
+    finally:
+        await _close(response)
