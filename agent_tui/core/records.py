@@ -1,0 +1,114 @@
+"""Read models: what the store returns from its projections.
+
+These are the shapes the runner, the TUI and the server read; they are built
+from projection rows, never written directly.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MessageKind = Literal["user", "assistant", "system", "compaction", "synthetic"]
+ToolState = Literal["running", "success", "failed"]
+InputKind = Literal["prompt", "compaction"]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class SessionRecord(_Record):
+    id: str
+    title: str | None
+    location: str
+    project_root: str
+    agent: str
+    model: str | None
+    parent_id: str | None
+    created: int
+    updated: int
+    message_count: int
+    last_message: str | None
+    input_tokens: int
+    output_tokens: int
+    cost: float
+    head_seq: int
+
+
+class SessionSummary(SessionRecord):
+    """One picker / ``sessions list`` row (same fields as the record today)."""
+
+
+class MessageRecord(_Record):
+    id: str
+    session_id: str
+    seq: int
+    kind: MessageKind
+    data: dict[str, Any]
+    created: int
+    updated: int
+
+
+class ToolCallRecord(_Record):
+    session_id: str
+    assistant_message_id: str
+    call_id: str
+    seq: int
+    name: str
+    input: dict[str, Any]
+    state: ToolState
+    output: dict[str, Any] | None
+    error: dict[str, Any] | None
+    call_meta: dict[str, Any]
+    result_meta: dict[str, Any] | None
+    hosted: bool
+
+
+class InboxRecord(_Record):
+    """A durable inbox row: an admitted prompt or a manual compaction barrier."""
+
+    id: str
+    session_id: str
+    kind: InputKind
+    delivery: str | None
+    prompt: list[dict[str, Any]] | None
+    fingerprint: str
+    admitted_seq: int
+    promoted_seq: int | None
+    settled_seq: int | None
+    withdrawn: bool
+    created: int
+
+
+class CheckpointRecord(_Record):
+    session_id: str
+    baseline: str
+    baseline_seq: int
+    applied: dict[str, Any]
+
+
+class ApprovalRecord(_Record):
+    project_root: str
+    action: str
+    pattern: str
+    created: int
+
+
+class PermissionRecord(_Record):
+    """A ``permission.asked`` and its reply, if any."""
+
+    request_id: str
+    session_id: str
+    seq: int
+    assistant_message_id: str | None
+    call_id: str | None
+    action: str
+    resources: list[str]
+    save: list[str]
+    detail: dict[str, Any] = Field(default_factory=dict)
+    reply: str | None
+    message: str | None
+    replied_seq: int | None
+    created: int

@@ -1,0 +1,118 @@
+"""Store fixtures and a scripted session that exercises every durable event type."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from agent_tui.core import events as ev
+from agent_tui.core.schema import PROJECTION_TABLES
+from agent_tui.core.store import Store
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[Store]:
+    opened = await Store.open(tmp_path / "store.db")
+    try:
+        yield opened
+    finally:
+        await opened.close()
+
+
+def every_event_script(location: str, root: str) -> dict[str, list[ev.DurableEvent]]:
+    """Two sessions whose events together cover ``events.DURABLE_EVENTS``."""
+    rate = ev.ErrorInfo(type=ev.ErrorType.RATE_LIMIT, message="slow down", retry_after_ms=10)
+    usage = ev.Usage(input_tokens=120, output_tokens=30)
+    main = [
+        ev.SessionCreated(location=location, project_root=root),
+        ev.PromptAdmitted(input_id="msg_u1", prompt=ev.text_prompt("Fix the parser bug\nin detail")),
+        ev.InstructionsBaselined(baseline="You are helpful.", applied={"core/date": "2026-01-01"}),
+        ev.ContextPut(key="api/ticket", value={"id": 7, "tags": ["a"]}),
+        ev.PromptPromoted(input_id="msg_u1"),
+        ev.ExecutionStarted(),
+        ev.StepStarted(assistant_message_id="msg_a1", agent="build", model="m1"),
+        ev.RetryScheduled(assistant_message_id="msg_a1", attempt=2, at_ms=5_000, error=rate),
+        ev.StepStarted(assistant_message_id="msg_a1", agent="build", model="m1", attempt=2),
+        ev.ReasoningStarted(assistant_message_id="msg_a1", ordinal=0),
+        ev.ReasoningEnded(assistant_message_id="msg_a1", ordinal=0, text="think", provider_meta={"sig": "s"}),
+        ev.TextStarted(assistant_message_id="msg_a1", ordinal=0),
+        ev.TextEnded(assistant_message_id="msg_a1", ordinal=0, text="Looking at the parser"),
+        ev.ToolCalled(assistant_message_id="msg_a1", call_id="call_1", name="bash", input={"command": "ls"}),
+        ev.PermissionAsked(request_id="perm_1", assistant_message_id="msg_a1", call_id="call_1",
+                           action="bash", resources=["ls"], save=["ls*"]),
+        ev.PermissionReplied(request_id="perm_1", reply=ev.PermissionReply.ALWAYS),
+        ev.ToolSucceeded(assistant_message_id="msg_a1", call_id="call_1", output=ev.ToolOutput(text="a.py")),
+        ev.ToolCalled(assistant_message_id="msg_a1", call_id="call_2", name="read", input={"path": "x"},
+                      hosted=True, call_meta={"provider": {"id": "h1"}}),
+        ev.ToolFailed(assistant_message_id="msg_a1", call_id="call_2",
+                      error=ev.ErrorInfo(type=ev.ErrorType.TOOL_EXECUTION, message="no such file"),
+                      result_meta={"provider": {"id": "h2"}}),
+        ev.StepEnded(assistant_message_id="msg_a1", finish="tool_calls", usage=usage, cost=0.25),
+        ev.StepStarted(assistant_message_id="msg_a2", agent="build", model="m1"),
+        ev.StepFailed(assistant_message_id="msg_a2", error=ev.ErrorInfo(type="aborted", message="stop"), usage=usage),
+        ev.ExecutionFailed(error=ev.ErrorInfo(type="aborted", message="stop")),
+        ev.PromptAdmitted(input_id="msg_u2", prompt=ev.text_prompt("never mind"), delivery=ev.Delivery.QUEUE),
+        ev.PromptWithdrawn(input_id="msg_u2"),
+        ev.CompactionAdmitted(input_id="msg_c1"),
+        ev.CompactionStarted(message_id="msg_c1", reason=ev.CompactionReason.MANUAL, input_id="msg_c1"),
+        ev.CompactionEnded(message_id="msg_c1", reason=ev.CompactionReason.MANUAL, input_id="msg_c1",
+                           summary="## Objective\nparser", recent="user: fix"),
+        ev.CompactionStarted(message_id="msg_c2", reason=ev.CompactionReason.AUTO),
+        ev.CompactionFailed(message_id="msg_c2", reason=ev.CompactionReason.AUTO,
+                            error=ev.ErrorInfo(type="provider.internal", message="boom")),
+        ev.InstructionsUpdated(message_id="msg_s1", text="AGENTS.md changed", applied={"core/date": "2026-01-02"}),
+        ev.ContextDeleted(key="api/ticket"),
+        ev.InstructionsReset(),
+        ev.SessionRenamed(title="Parser bug hunt"),
+        ev.AgentSelected(agent="plan"),
+        ev.ModelSelected(model="m2"),
+        ev.ExecutionStarted(),
+        ev.ExecutionSucceeded(),
+        ev.ExecutionStarted(),
+        ev.ExecutionInterrupted(reason=ev.InterruptReason.USER),
+        ev.SessionMoved(location=location + "/sub", project_root=root),
+        ev.InstructionsBaselined(baseline="Moved.", applied={"core/environment": "sub"}),
+        ev.ContextPut(key="api/owner", value="me"),
+    ]  # fmt: skip
+    child = [
+        ev.SessionCreated(location=location, project_root=root, title="Child", parent_id="ses_main"),
+        ev.SessionForked(parent_id="ses_main", parent_seq=5),
+    ]
+    return {"ses_main": main, "ses_child": child}
+
+
+@pytest.fixture
+def publish_every_event() -> Callable[[Store, str], Awaitable[dict[str, list[ev.DurableEvent]]]]:
+    async def publish(store: Store, location: str) -> dict[str, list[ev.DurableEvent]]:
+        script = every_event_script(location, location)
+        for session_id, script_events in script.items():
+            for event in script_events:
+                await store.publish(session_id, event)
+        return script
+
+    return publish
+
+
+def snapshot(path: Path) -> dict[str, list[tuple[object, ...]]]:
+    """Every projection, in a stable order (search rows by their owner, not rowid)."""
+    conn = sqlite3.connect(path)
+    try:
+        tables: dict[str, list[tuple[object, ...]]] = {}
+        for table in PROJECTION_TABLES:
+            if table in {"search", "search_doc"}:
+                continue
+            tables[table] = sorted(conn.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
+        tables["search"] = sorted(conn.execute(
+            "SELECT d.session_id, d.message_id, s.text FROM search s JOIN search_doc d ON d.id = s.rowid"
+        ).fetchall())  # fmt: skip
+        return tables
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def projection_snapshot() -> Callable[[Path], dict[str, list[tuple[object, ...]]]]:
+    return snapshot
