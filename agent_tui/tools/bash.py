@@ -1,0 +1,140 @@
+"""The ``bash`` tool: one command line, its own process group, bounded output."""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import os
+import time
+import uuid
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent_tui.core.events import ToolOutput
+from agent_tui.tools.context import ToolContext
+from agent_tui.tools.errors import ToolError
+from agent_tui.tools.output_keeper import OutputKeeper
+from agent_tui.tools.paths import is_inside
+from agent_tui.tools.process_group import become_subreaper, reap_orphans, shell_exited, stop_group
+from agent_tui.tools.registry import Tool, ToolResult
+
+DEFAULT_TIMEOUT_MS = 120_000
+MAX_TIMEOUT_MS = 600_000
+READ_SIZE = 64 * 1024
+LIVE_MAX_BYTES = 1024 * 1024
+"""Live output sent to the UI per call; the rest is summarised (it stays in the spill file)."""
+EXIT_DRAIN_S = 0.5
+"""After the shell exits, how long background children may keep the output pipe open."""
+
+DESCRIPTION = """Run a bash command line and return its output (stdout and stderr together), exit code and duration.
+
+- Runs `bash -c` in the working directory (or `workdir`) without profile or rc files; stdin is closed, so interactive programs get EOF. Pagers are disabled (PAGER=cat).
+- Output over 2000 lines or 50 KiB is cut to its head and tail; the full output is saved to a file whose path is given, which you can `read`.
+- Default timeout 120000 ms, at most 600000 ms (`timeout_ms`). On timeout the whole process group is stopped.
+- Prefer the read and apply_patch tools for reading and editing files."""
+
+
+class BashInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    command: str = Field(min_length=1, description="The bash command line to run.")
+    workdir: str | None = Field(default=None, description="Directory to run in; relative to the working directory. Default: the working directory.")
+    timeout_ms: int | None = Field(default=None, ge=1, le=MAX_TIMEOUT_MS, description="Timeout in milliseconds (default 120000, max 600000).")
+    description: str | None = Field(default=None, description="Five to ten words saying what the command does, shown to the user.")
+
+
+def _resolve_workdir(location: Path, workdir: str | None) -> Path:
+    if not workdir:
+        return location
+    path = Path(os.path.realpath(location / Path(workdir).expanduser()))
+    if not path.is_dir():
+        raise ToolError(f"workdir {workdir!r} is not an existing directory.")
+    return path
+
+
+async def _pump(stream: asyncio.StreamReader, keeper: OutputKeeper, ctx: ToolContext) -> None:
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    live = 0
+    while chunk := await stream.read(READ_SIZE):
+        await keeper.feed(chunk)
+        if live < LIVE_MAX_BYTES:
+            live += len(chunk)
+            text = decoder.decode(chunk)
+            if live >= LIVE_MAX_BYTES:
+                text += "\n… [live output paused; the result shows the head and tail] …\n"
+            if text:
+                ctx.on_output(text)
+
+
+async def run_bash(ctx: ToolContext, params: BashInput) -> ToolResult:
+    workdir = await asyncio.to_thread(_resolve_workdir, ctx.location, params.workdir)
+    if not is_inside(workdir, ctx.location):
+        await ctx.ask("external_directory", [workdir.as_posix()], detail={"path": workdir.as_posix(), "command": params.command})
+    await ctx.ask("bash", [params.command], detail={"command": params.command, "workdir": workdir.as_posix()})
+    timeout_s = (params.timeout_ms or DEFAULT_TIMEOUT_MS) / 1000
+    spill = ctx.spill_dir / f"bash-{ctx.call_id or 'call'}-{uuid.uuid4().hex[:8]}.log"
+    keeper = OutputKeeper(spill)
+    env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"}
+    become_subreaper()
+    started = time.monotonic()
+    proc = await asyncio.create_subprocess_exec(
+        "bash", "--noprofile", "--norc", "-c", params.command,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        cwd=workdir, env=env, start_new_session=True,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    pump = asyncio.ensure_future(_pump(proc.stdout, keeper, ctx))
+    stopped_by: str | None = None
+    try:
+        try:
+            async with asyncio.timeout(timeout_s):
+                await shell_exited(proc)
+                drained, _ = await asyncio.wait({pump}, timeout=EXIT_DRAIN_S)
+                if not drained:
+                    stopped_by = "background"
+        except TimeoutError:
+            stopped_by = "timeout"
+        if stopped_by is not None:
+            signal_used = await stop_group(proc.pid, proc.pid, ctx.kill_grace_s)
+        await proc.wait()
+        done, _ = await asyncio.wait({pump}, timeout=5.0)
+        if not done:  # something that left the group still holds the pipe
+            pump.cancel()
+    except BaseException:
+        pump.cancel()
+        await asyncio.shield(_stop_after_cancel(proc, ctx.kill_grace_s))
+        await keeper.close()
+        raise
+    reap_orphans(proc.pid, proc.pid)
+    await keeper.close()
+    duration = time.monotonic() - started
+    notes = []
+    if stopped_by == "timeout":
+        notes.append(f"Command timed out after {timeout_s:g} s; its process group was stopped with {signal_used}.")
+    elif stopped_by == "background":
+        notes.append(f"Background processes still writing output after the shell exited were stopped with {signal_used}.")
+    code = proc.returncode
+    status = f"Exit code {code}" if code is not None and code >= 0 else f"Killed by signal {-(code or 0)}"
+    output = keeper.text()
+    text = "\n".join([output.rstrip("\n") if output else "(no output)", *notes, f"{status} · {duration:.2f} s"])
+    data = {
+        "command": params.command,
+        "workdir": workdir.as_posix(),
+        "exit_code": code,
+        "duration_ms": round(duration * 1000),
+        "timed_out": stopped_by == "timeout",
+        "truncated": keeper.overflowed,
+        "spill_path": str(spill) if keeper.overflowed else None,
+        "total_bytes": keeper.total_bytes,
+        "total_lines": keeper.total_lines,
+    }
+    return ToolResult(ToolOutput(text=text, data=data))
+
+
+async def _stop_after_cancel(proc: asyncio.subprocess.Process, grace_s: float) -> None:
+    await stop_group(proc.pid, proc.pid, grace_s)
+    await proc.wait()
+
+
+BASH = Tool(name="bash", description=DESCRIPTION, input_model=BashInput, run=run_bash, action="bash")

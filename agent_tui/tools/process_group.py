@@ -1,0 +1,128 @@
+"""Stopping a command's whole process group, and leaving nothing behind.
+
+Commands run as leaders of their own process group. Stopping sends SIGTERM
+to the group, then SIGKILL after a grace period, and waits until the group is
+really gone. Orphaned members are re-parented to this process (Linux child
+subreaper) and reaped here, so they do not linger as zombies where the
+system's init does not reap (containers, micro-VMs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from typing import Literal
+
+POLL_S = 0.02
+KILL_WAIT_S = 5.0
+_PR_SET_CHILD_SUBREAPER = 36
+_subreaper_set = False
+
+
+def become_subreaper() -> None:
+    """Adopt orphaned descendants so their exit can be reaped (Linux only; idempotent)."""
+    global _subreaper_set
+    if _subreaper_set or not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    _subreaper_set = True
+
+
+async def shell_exited(proc: asyncio.subprocess.Process) -> None:
+    """Return when the process itself has exited, even while its children keep
+    the output pipes open (``Process.wait`` also waits for the pipes)."""
+    if proc.returncode is not None:
+        return
+    try:
+        fd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        while proc.returncode is None:
+            await asyncio.sleep(0.05)
+        return
+    loop = asyncio.get_running_loop()
+    exited: asyncio.Future[None] = loop.create_future()
+    loop.add_reader(fd, lambda: exited.done() or exited.set_result(None))
+    try:
+        await exited
+    finally:
+        loop.remove_reader(fd)
+        os.close(fd)
+
+
+def _members(pgid: int) -> list[tuple[int, int, str]]:
+    """``(pid, ppid, state)`` of every process in the group (via /proc)."""
+    found = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                stat = handle.read().decode("ascii", errors="replace")
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 2 and int(fields[2]) == pgid:
+            found.append((int(name), int(fields[1]), fields[0]))
+    return found
+
+
+def reap_orphans(pgid: int, leader: int) -> None:
+    """Reap exited members of ``pgid`` that were re-parented to us (never the leader:
+    asyncio's child watcher owns it)."""
+    me = os.getpid()
+    for pid, ppid, state in _members(pgid):
+        if pid != leader and ppid == me and state == "Z":
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+
+
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+async def _wait_gone(pgid: int, leader: int, seconds: float) -> bool:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while True:
+        reap_orphans(pgid, leader)
+        if not group_alive(pgid):
+            return True
+        if loop.time() >= deadline:
+            return False
+        await asyncio.sleep(POLL_S)
+
+
+async def stop_group(pgid: int, leader: int, grace_s: float) -> Literal["gone", "SIGTERM", "SIGKILL"]:
+    """SIGTERM the group, SIGKILL it after ``grace_s``; return the signal that ended it."""
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except ProcessLookupError:
+        return "gone"
+    if await _wait_gone(pgid, leader, grace_s):
+        return "SIGTERM"
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        return "SIGTERM"
+    await _wait_gone(pgid, leader, KILL_WAIT_S)
+    return "SIGKILL"
