@@ -1,0 +1,41 @@
+"""What the Sessions facade needs from execution (the runner issue provides it).
+
+Until a real coordinator is installed, :class:`IdleExecutor` gives the
+documented behaviour for idle sessions: ``run``/``wake``/``interrupt`` do
+nothing and ``active()`` is empty — liveness is process-local and comes only
+from here, never from the log.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+
+class Executor(Protocol):
+    async def run(self, session_id: str) -> None:
+        """Join or start a forced drain."""
+
+    async def wake(self, session_id: str) -> None:
+        """Start a drain when idle, else register one coalesced follow-up."""
+
+    async def interrupt(self, session_id: str, reason: str = "user") -> None:
+        """Cancel the drain and return after its terminal event; no-op when idle."""
+
+    def active(self) -> dict[str, dict[str, Any]]:
+        """``{session_id: {"type": "running"}}`` for drains owned by this process."""
+
+
+class IdleExecutor:
+    """No execution: every session is idle."""
+
+    async def run(self, session_id: str) -> None:
+        return None
+
+    async def wake(self, session_id: str) -> None:
+        return None
+
+    async def interrupt(self, session_id: str, reason: str = "user") -> None:
+        return None
+
+    def active(self) -> dict[str, dict[str, Any]]:
+        return {}

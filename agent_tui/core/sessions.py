@@ -1,0 +1,267 @@
+"""The Sessions facade: the only door into core (DESIGN.md §4).
+
+The TUI, the server and the CLI call these methods and nothing below them.
+Every state change is a durable event published through the store; reads
+come from projections; execution is delegated to an :class:`Executor`
+(the runner's coordinator, or the idle default).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from agent_tui.core import events as ev
+from agent_tui.core import ids, paths, tail
+from agent_tui.core.admission import Receipt, admit_compaction, admit_prompt
+from agent_tui.core.bus import Bus, Subscription
+from agent_tui.core.config import Settings
+from agent_tui.core.db import StoreError, UnknownSession
+from agent_tui.core.executor import Executor, IdleExecutor
+from agent_tui.core.records import InboxRecord, MessageRecord, PermissionRecord, SessionRecord, SessionSummary
+from agent_tui.core.store import Store
+from agent_tui.core.writer import Tx
+
+HISTORY_DEFAULT = 50
+HISTORY_MAX = 100
+_API_KEY = re.compile(r"^api/[A-Za-z0-9_.\-][A-Za-z0-9_.\-/]*$")
+
+
+class InvalidRequest(StoreError):
+    """A caller error the facade refuses before anything is written."""
+
+
+class UnknownPermission(StoreError):
+    def __init__(self, request_id: str) -> None:
+        super().__init__(f"unknown permission request: {request_id}")
+
+
+class History(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    data: list[ev.StoredEvent]
+    has_more: bool
+
+
+def _prompt_parts(prompt: str | Sequence[Any]) -> list[ev.PromptPart]:
+    raw = ev.text_prompt(prompt) if isinstance(prompt, str) else list(prompt)
+    try:
+        parts = ev.PromptAdmitted(input_id="msg_check", prompt=raw).prompt
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"][1:]) or "prompt"
+        raise InvalidRequest(f"invalid prompt part {where}: {first['msg']}") from None
+    if not parts or not ev.prompt_text(parts).strip():
+        raise InvalidRequest("the prompt is empty")
+    return parts
+
+
+def check_context_key(key: str) -> None:
+    if key.startswith("core/"):
+        raise InvalidRequest(f"context key {key} is reserved for built-in sources; use api/<name>")
+    if not _API_KEY.match(key):
+        raise InvalidRequest(f"context key {key!r} must look like api/<name>")
+
+
+class Sessions:
+    def __init__(
+        self, store: Store, bus: Bus | None = None, settings: Settings | None = None,
+        executor: Executor | None = None,
+    ) -> None:  # fmt: skip
+        if bus is not None and bus is not store.bus:
+            raise ValueError("the bus must be the store's bus (Store.open(..., bus=bus))")
+        self.store = store
+        self.bus = store.bus
+        self.settings = settings or Settings()
+        self.executor: Executor = executor or IdleExecutor()
+
+    def set_executor(self, executor: Executor) -> None:
+        """Install the runner's coordinator (it is built after the facade)."""
+        self.executor = executor
+
+    async def close(self) -> None:
+        await self.store.close()
+
+    # -- sessions ---------------------------------------------------------------
+    async def get(self, session_id: str) -> SessionRecord:
+        record = await self.store.session(session_id)
+        if record is None:
+            raise UnknownSession(session_id)
+        return record
+
+    async def create(
+        self, id: str | None = None, *, location: str | Path, title: str | None = None,
+        agent: str | None = None, model: str | None = None,
+    ) -> SessionRecord:  # fmt: skip
+        """Absent id creates; a reused id returns the existing session as it is."""
+        session_id = id or ids.session_id()
+        where = await asyncio.to_thread(lambda: Path(location).resolve())
+        root = await asyncio.to_thread(paths.project_root, where)
+        event = ev.SessionCreated(location=str(where), project_root=str(root), title=title,
+                                  agent=agent or self.settings.agent, model=model or self.settings.model)  # fmt: skip
+
+        def job(tx: Tx) -> None:
+            if tx.head(session_id) is None:
+                tx.append(session_id, event)
+
+        await self.store.transact(job)
+        return await self.get(session_id)
+
+    async def rename(self, session_id: str, title: str) -> None:
+        await self.store.publish(session_id, ev.SessionRenamed(title=title))
+
+    async def select_model(self, session_id: str, model: str) -> None:
+        """Applies from the next step; the current step keeps its model."""
+        await self.store.publish(session_id, ev.ModelSelected(model=model))
+
+    async def select_agent(self, session_id: str, agent: str) -> None:
+        await self.store.publish(session_id, ev.AgentSelected(agent=agent))
+
+    async def list(
+        self, location: str | Path | None = None, search: str | None = None, limit: int = 50, offset: int = 0
+    ) -> list[SessionSummary]:
+        return await self.store.list_sessions(location, search, limit, offset)
+
+    # -- input --------------------------------------------------------------------
+    async def prompt(
+        self, session_id: str, prompt: str | Sequence[Any], id: str | None = None,
+        delivery: ev.Delivery | str = ev.Delivery.STEER, resume: bool = True,
+    ) -> Receipt:  # fmt: skip
+        """Admit a prompt (idempotent by id), then wake the session unless ``resume`` is False."""
+        parts = _prompt_parts(prompt)
+        try:
+            mode = ev.Delivery(delivery)
+        except ValueError:
+            raise InvalidRequest(f"delivery must be steer or queue, not {delivery!r}") from None
+        input_id = id or ids.message_id()
+        receipt, _ = await self.store.transact(lambda tx: admit_prompt(tx, session_id, input_id, parts, mode))
+        if resume:
+            await self.executor.wake(session_id)
+        return receipt
+
+    async def withdraw(self, session_id: str, input_id: str) -> None:
+        """Take back an unpromoted input; refused once it is promoted."""
+        await self.store.publish(session_id, ev.PromptWithdrawn(input_id=input_id))
+
+    async def pending(self, session_id: str) -> list[InboxRecord]:
+        await self.get(session_id)
+        return await self.store.pending_inputs(session_id)
+
+    async def compact(self, session_id: str, resume: bool = True) -> Receipt:
+        """Admit one manual compaction barrier, or return the one already pending."""
+        input_id = ids.message_id()
+        receipt, _ = await self.store.transact(lambda tx: admit_compaction(tx, session_id, input_id))
+        if resume:
+            await self.executor.wake(session_id)
+        return receipt
+
+    # -- execution (delegated) ------------------------------------------------------
+    async def interrupt(self, session_id: str, reason: str = "user") -> None:
+        await self.executor.interrupt(session_id, reason)
+
+    async def run(self, session_id: str) -> None:
+        await self.get(session_id)
+        await self.executor.run(session_id)
+
+    async def wake(self, session_id: str) -> None:
+        await self.executor.wake(session_id)
+
+    def active(self) -> dict[str, dict[str, Any]]:
+        return self.executor.active()
+
+    # -- reading ---------------------------------------------------------------------
+    async def messages(
+        self, session_id: str, after: int | None = None, before: int | None = None, limit: int | None = None
+    ) -> list[MessageRecord]:
+        await self.get(session_id)
+        return await self.store.messages(session_id, after=after, before=before, limit=limit)
+
+    async def history(self, session_id: str, after: int | None = None, limit: int = HISTORY_DEFAULT) -> History:
+        """A finite page of durable events after ``after`` (exclusive)."""
+        if not 1 <= limit <= HISTORY_MAX:
+            raise InvalidRequest(f"history limit must be between 1 and {HISTORY_MAX}, not {limit}")
+        await self.get(session_id)
+        rows = await self.store.events(session_id, after=after, limit=limit + 1)
+        return History(data=rows[:limit], has_more=len(rows) > limit)
+
+    def log(
+        self, session_id: str, after: int | None = None, follow: bool = False
+    ) -> AsyncIterator[ev.StoredEvent | tail.Synced]:
+        """Replay, one ``Synced`` marker, then (with ``follow``) the live tail."""
+        return tail.log(self.store, session_id, after=after, follow=follow)
+
+    def subscribe(self, session_id: str | None = None, *, deltas: bool = True) -> Subscription:
+        """Live deltas plus ``HeadAdvanced`` wakes for one session (or all)."""
+        return self.bus.subscribe(session_id, deltas=deltas)
+
+    # -- context entries ---------------------------------------------------------------
+    async def context_put(self, session_id: str, key: str, value: Any) -> None:
+        check_context_key(key)
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError) as error:
+            raise InvalidRequest(f"context value for {key} is not JSON: {error}") from None
+        await self.store.publish(session_id, ev.ContextPut(key=key, value=value))
+
+    async def context_delete(self, session_id: str, key: str) -> None:
+        """Delete an entry; deleting an absent key writes nothing."""
+        check_context_key(key)
+
+        def job(tx: Tx) -> None:
+            if tx.conn.execute(
+                "SELECT 1 FROM context_entry WHERE session_id = ? AND key = ?", (session_id, key)
+            ).fetchone():
+                tx.append(session_id, ev.ContextDeleted(key=key))
+            elif tx.head(session_id) is None:
+                raise UnknownSession(session_id)
+
+        await self.store.transact(job)
+
+    async def context(self, session_id: str) -> dict[str, Any]:
+        await self.get(session_id)
+        return await self.store.context_entries(session_id)
+
+    # -- permissions ------------------------------------------------------------------
+    async def permissions(self, session_id: str) -> list[PermissionRecord]:
+        await self.get(session_id)
+        return await self.store.pending_permissions(session_id)
+
+    async def reply_permission(
+        self, request_id: str, reply: ev.PermissionReply | str, message: str | None = None
+    ) -> None:
+        asked = await self.store.permission(request_id)
+        if asked is None:
+            raise UnknownPermission(request_id)
+        try:
+            answer = ev.PermissionReply(reply)
+        except ValueError:
+            raise InvalidRequest(f"reply must be once, always or reject, not {reply!r}") from None
+        await self.store.publish(
+            asked.session_id, ev.PermissionReplied(request_id=request_id, reply=answer, message=message)
+        )
+
+    async def wait_permission_reply(self, request_id: str) -> PermissionRecord:
+        """Resolve once ``permission.replied`` for the request is durable (any process)."""
+        asked = await self.store.permission(request_id)
+        if asked is None:
+            raise UnknownPermission(request_id)
+        with self.bus.subscribe(asked.session_id, deltas=False) as wakes:
+            while True:
+                record = await self.store.permission(request_id)
+                if record is not None and record.reply is not None:
+                    return record
+                await wakes.get()
+
+
+async def open_sessions(
+    settings: Settings | None = None, executor: Executor | None = None, *, path: Path | None = None
+) -> Sessions:
+    """Open the store at the configured path and wrap it in the facade."""
+    settings = settings or Settings()
+    store = await Store.open(path or paths.database_path(), settings.storage)
+    return Sessions(store, settings=settings, executor=executor)
