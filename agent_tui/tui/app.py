@@ -1,0 +1,240 @@
+"""The Textual app: a thin composition root.
+
+It wires themes, the session view, the picker and commands together; what a
+session looks like lives in ``widgets/``, how it is folded in
+``transcript_model``, and everything else goes through the Sessions facade.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, TextArea
+from textual.theme import Theme
+
+from agent_tui.tui.commands import Command
+from agent_tui.tui.context import TuiContext
+from agent_tui.tui.port import call
+from agent_tui.tui.screens.help import HelpScreen
+from agent_tui.tui.screens.picker import NEW_SESSION, SessionPicker
+from agent_tui.tui.theme_watch import watch_theme_files
+from agent_tui.tui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, theme_dirs
+from agent_tui.tui.widgets.prompt import PromptInput
+from agent_tui.tui.widgets.session_view import SessionView
+from agent_tui.tui.widgets.transcript import TranscriptView
+
+
+@dataclass(frozen=True)
+class StartMode:
+    """How the app opens: a new session, the latest here, the picker, or one id."""
+
+    continue_latest: bool = False
+    picker: bool = False
+    session_id: str | None = None
+
+
+class AgentApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "agent-tui"
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS = [
+        Binding("ctrl+c", "ctrl_c", "copy / clear / quit", priority=True, show=False),
+        Binding("escape", "interrupt", "interrupt"),
+        Binding("ctrl+r", "resume", "sessions"),
+        Binding("ctrl+n", "new_session", "new"),
+        Binding("alt+w", "withdraw", "withdraw pending", show=False),
+        Binding("end", "follow", "follow", show=False),
+        Binding("f1", "help", "help"),
+    ]
+
+    def __init__(
+        self,
+        ctx: TuiContext,
+        start: StartMode = StartMode(),
+        theme: str = DEFAULT_THEME,
+        theme_dirs_: list[Path] | None = None,
+        watch_themes: bool = True,
+        warm: Callable[[], object] | None = None,
+    ) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.start = start
+        self._theme_dirs = theme_dirs() if theme_dirs_ is None else theme_dirs_
+        self._watch_themes = watch_themes
+        self._warm = warm
+        self._last_ctrl_c: int | None = None
+        self._stop_watch = asyncio.Event()
+        themes, self._theme_errors = load_themes(self._theme_dirs)
+        for item in themes.values():
+            self.register_theme(item)
+        self._wanted_theme = theme
+
+    # ------------------------------------------------------------------ setup
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return dict(APP_VARIABLE_DEFAULTS)
+
+    def compose(self) -> ComposeResult:
+        yield SessionView(self.ctx, None)
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        self.set_theme(self._wanted_theme)
+        for error in self._theme_errors:
+            self.notify(error, severity="warning")
+        if self._watch_themes:
+            self.run_worker(
+                watch_theme_files(self._theme_dirs, self.theme_reloaded, self._theme_error, self._stop_watch),
+                group="themes",
+            )
+        if self._warm is not None:  # after the first frame: the prompt takes keys meanwhile
+            self.call_after_refresh(lambda: self.run_worker(self._warm, thread=True, group="warm"))
+        await self._open_start()
+
+    async def _open_start(self) -> None:
+        start = self.start
+        if start.session_id:
+            await self.open_session(start.session_id)
+        elif start.continue_latest:
+            rows = list(await call(self.ctx.sessions.list(location=self.ctx.location, limit=1)))
+            if rows:
+                await self.open_session(rows[0].id)
+            else:
+                self.notify("no session in this directory yet: starting a new one")
+        elif start.picker:
+            self.action_resume()
+
+    def on_unmount(self) -> None:
+        self._stop_watch.set()
+
+    # ------------------------------------------------------------------ themes
+
+    def set_theme(self, name: str) -> bool:
+        if name not in self.available_themes:
+            known = ", ".join(sorted(self.available_themes))
+            self.notify(f"no theme {name!r} (available: {known})", severity="error")
+            if self.theme not in self.available_themes or self.theme == "textual-dark":
+                self.theme = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
+            return False
+        self.theme = name
+        return True
+
+    def theme_reloaded(self, theme: Theme) -> None:
+        self.register_theme(theme)
+        if theme.name == self.theme:
+            self.refresh_css(animate=False)
+
+    def _theme_error(self, message: str) -> None:
+        self.notify(message, severity="error")
+
+    # ------------------------------------------------------------------ sessions
+
+    @property
+    def view(self) -> SessionView:
+        return self.query_one(SessionView)
+
+    async def open_session(self, session_id: str | None) -> None:
+        """Show another session (None: a new one); the old one keeps running in the background."""
+        old = self.view
+        await old.remove()
+        await self.mount(SessionView(self.ctx, session_id), before=self.query_one(Footer))
+
+    def action_resume(self) -> None:
+        def opened(result: str | None) -> None:
+            if result is not None:
+                self.run_worker(self.open_session(result or None), group="open")
+
+        self.push_screen(SessionPicker(self.ctx, self.view.session_id), opened)
+
+    async def action_new_session(self) -> None:
+        await self.open_session(None)
+
+    async def action_interrupt(self) -> None:
+        if not await self.view.interrupt():
+            self.view.query_one(PromptInput).focus()
+
+    async def action_withdraw(self) -> None:
+        await self.view.withdraw_last()
+
+    def action_follow(self) -> None:
+        self.view.query_one(TranscriptView).jump_to_bottom()
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    async def action_ctrl_c(self) -> None:
+        """Copy a selection; else clear the prompt; a second press within the window quits."""
+        focused = self.focused
+        selected = focused.selected_text if isinstance(focused, TextArea) else None
+        selected = selected or self.screen.get_selected_text()
+        if selected:
+            self.copy_to_clipboard(selected)
+            self.screen.clear_selection()
+            self.notify("copied", timeout=1.5)
+            return
+        now = self.ctx.clock.now_ms()
+        if self._last_ctrl_c is not None and now - self._last_ctrl_c <= self.ctx.timings.quit_window_s * 1000:
+            await self.shutdown()
+            return
+        self._last_ctrl_c = now
+        if isinstance(self.screen, Screen) and self.screen is self.screen_stack[0]:
+            self.view.query_one(PromptInput).clear()
+        self.notify("press Ctrl+C again to quit", timeout=self.ctx.timings.quit_window_s)
+
+    async def shutdown(self) -> None:
+        sessions = self.ctx.sessions
+        running = list(sessions.active())
+        if running:
+            await asyncio.wait(
+                [asyncio.ensure_future(call(sessions.interrupt(sid, "shutdown"))) for sid in running], timeout=5
+            )
+        self.exit()
+
+    # ------------------------------------------------------------------ commands
+
+    async def on_session_view_command_entered(self, message: SessionView.CommandEntered) -> None:
+        await self.run_command(message.command)
+
+    async def run_command(self, command: Command) -> None:
+        view = self.view
+        match command.name:
+            case "new":
+                await self.open_session(None)
+            case "resume":
+                self.action_resume()
+            case "compact":
+                if view.session_id is None:
+                    self.notify("nothing to compact yet")
+                else:
+                    await call(self.ctx.sessions.compact(view.session_id))
+            case "model":
+                self.ctx.model = command.arg
+                if view.session_id is not None:
+                    await call(self.ctx.sessions.select_model(view.session_id, command.arg))
+                self.notify(f"model: {command.arg} (from the next step)")
+                view.notice = None
+                await view.flush()
+            case "theme":
+                self.set_theme(command.arg)
+            case "help":
+                self.action_help()
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield SystemCommand("New session", "start a new session here", self.action_new_session)
+        yield SystemCommand("Resume session", "pick a session to open", self.action_resume)
+        yield SystemCommand("Compact", "summarise older history", lambda: self.run_worker(self.run_command(Command("compact"))))
+        yield SystemCommand("Help", "keys and commands", self.action_help)
+        for name in sorted(self.available_themes):
+            yield SystemCommand(f"Theme: {name}", "switch the colour theme", lambda n=name: self.set_theme(n))
+        for model in sorted({m for m in (self.ctx.model, *self.ctx.known_models) if m}):
+            yield SystemCommand(
+                f"Model: {model}", "use this model from the next step",
+                lambda m=model: self.run_worker(self.run_command(Command("model", m))),
+            )  # fmt: skip
+        yield SystemCommand("Quit", "quit agent-tui", lambda: self.run_worker(self.shutdown()))

@@ -1,0 +1,43 @@
+"""UI time as a dependency: grace periods, double-press windows, countdowns, debounce.
+
+Tests and snapshots pass a :class:`ManualClock` so nothing waits for real time
+and relative times render the same on every run.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Protocol
+
+
+class Clock(Protocol):
+    def now_ms(self) -> int: ...
+
+
+class SystemClock:
+    def now_ms(self) -> int:
+        return int(time.time() * 1000)
+
+
+@dataclass
+class ManualClock:
+    """A clock that moves only when told to."""
+
+    now: int = 1_700_000_000_000
+
+    def now_ms(self) -> int:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += int(seconds * 1000)
+
+
+@dataclass(frozen=True)
+class Timings:
+    """Every UI delay in one place, so tests can shrink them to zero."""
+
+    permission_grace_s: float = 0.4  # keys meant for the prompt do not answer a fresh ask
+    quit_window_s: float = 2.0  # second Ctrl+C within this quits
+    search_debounce_s: float = 0.08  # picker search waits for a pause in typing
+    flush_interval_s: float = 1 / 30  # transcript repaints at most this often while streaming

@@ -1,0 +1,49 @@
+"""What the TUI needs from core: the Sessions facade, as a Protocol.
+
+The TUI never touches the store or runner directly; anything implementing this
+(the real facade, or a test double) can drive it. Methods may be sync or async:
+callers go through :func:`call`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, AsyncIterator, Protocol, TypeVar
+
+T = TypeVar("T")
+
+
+class SessionsPort(Protocol):
+    def create(self, id: str | None = None, *, location: str, title: str | None = None,
+               agent: str | None = None, model: str | None = None) -> Any: ...  # fmt: skip
+
+    def prompt(self, session_id: str, prompt: list[Any], id: str | None = None,
+               delivery: str = "steer", resume: bool = True) -> Any: ...  # fmt: skip
+
+    def withdraw(self, session_id: str, input_id: str) -> Any: ...
+
+    def select_model(self, session_id: str, model: str) -> Any: ...
+
+    def compact(self, session_id: str) -> Any: ...
+
+    def interrupt(self, session_id: str, reason: str = "user") -> Any: ...
+
+    def active(self) -> dict[str, dict[str, str]]: ...
+
+    def list(self, location: str | None = None, search: str | None = None,
+             limit: int = 50, offset: int = 0) -> Any: ...  # fmt: skip
+
+    def log(self, session_id: str, after: int | None = None, follow: bool = False) -> AsyncIterator[Any]: ...
+
+    def subscribe(self, session_id: str) -> AsyncIterator[Any]: ...
+
+    def permissions(self, session_id: str) -> Any: ...
+
+    def reply_permission(self, request_id: str, reply: str, message: str | None = None) -> Any: ...
+
+
+async def call(value: T | Any) -> Any:
+    """Await ``value`` if the facade returned an awaitable."""
+    if inspect.isawaitable(value):
+        return await value
+    return value

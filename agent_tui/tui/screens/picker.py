@@ -1,0 +1,158 @@
+"""The session picker: search, a paged list, Enter opens, Esc closes, Ctrl+N starts anew.
+
+Rows are fetched from the store a page at a time (``list(limit, offset)``), the
+search goes to the store's full-text index, and typing is debounced, so the
+picker stays fast however many sessions there are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from agent_tui.tui.context import TuiContext
+from agent_tui.tui.port import call
+from agent_tui.tui.widgets.status import short_path
+
+PAGE = 50
+NEW_SESSION = ""  # dismiss value for Ctrl+N
+
+
+def relative_time(ms: int, now_ms: int) -> str:
+    seconds = max(0, (now_ms - ms) // 1000)
+    for unit, size in (("d", 86_400), ("h", 3_600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit} ago"
+    return "just now"
+
+
+def row_text(summary: Any, now_ms: int, running: bool, asking: bool, show_location: bool) -> Text:
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append("⚑ " if asking else "● " if running else "  ", style="bold")
+    title = summary.title or summary.last_message or "(untitled)"
+    text.append(" ".join(title.split())[:70])
+    text.append(f"  {relative_time(summary.updated, now_ms)} · {summary.message_count} msgs", style="dim")
+    if show_location:
+        text.append(f" · {short_path(summary.location)}", style="dim")
+    return text
+
+
+class SessionPicker(ModalScreen[str | None]):
+    BINDINGS = [
+        Binding("escape", "dismiss_picker", "close"),
+        Binding("enter", "open", "open", priority=True),
+        Binding("tab", "toggle_scope", "all locations", priority=True),
+        Binding("ctrl+n", "new", "new session", priority=True),
+        Binding("down", "move(1)", show=False, priority=True),
+        Binding("up", "move(-1)", show=False, priority=True),
+        Binding("pagedown", "move(10)", show=False, priority=True),
+        Binding("pageup", "move(-10)", show=False, priority=True),
+    ]
+
+    def __init__(self, ctx: TuiContext, current: str | None = None) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.current = current
+        self.all_locations = False
+        self.rows: list[Any] = []
+        self.has_more = False
+        self._debounce: Timer | None = None
+        self._generation = 0
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="picker"):
+            yield Static(id="picker-scope")
+            yield Input(placeholder="search titles and messages", id="picker-search")
+            yield OptionList(id="picker-list")
+            yield Static("enter open · esc close · tab all locations · ctrl+n new", id="picker-keys")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+        self._paint_scope()
+        self.reload()
+
+    def _paint_scope(self) -> None:
+        where = "all locations" if self.all_locations else short_path(self.ctx.location)
+        self.query_one("#picker-scope", Static).update(Text(f"Sessions · {where}", style="bold"))
+
+    @property
+    def query_text(self) -> str:
+        return self.query_one(Input).value.strip()
+
+    @on(Input.Changed, "#picker-search")
+    def _typed(self) -> None:
+        if self._debounce is not None:
+            self._debounce.stop()
+        delay = self.ctx.timings.search_debounce_s
+        if delay <= 0:
+            self.reload()
+        else:
+            self._debounce = self.set_timer(delay, self.reload)
+
+    def reload(self) -> None:
+        self._generation += 1
+        self.run_worker(self._load(self._generation, 0), exclusive=True, group="picker-query")
+
+    async def _load(self, generation: int, offset: int) -> None:
+        location = None if self.all_locations else self.ctx.location
+        rows = await call(self.ctx.sessions.list(location=location, search=self.query_text or None, limit=PAGE + 1, offset=offset))
+        rows = list(rows)
+        if generation != self._generation:
+            return
+        self.has_more = len(rows) > PAGE
+        rows = rows[:PAGE]
+        active = self.ctx.sessions.active()
+        asking = {sid for sid in active if await call(self.ctx.sessions.permissions(sid))}
+        now = self.ctx.clock.now_ms()
+        options = [
+            Option(row_text(r, now, r.id in active, r.id in asking, self.all_locations), id=r.id) for r in rows
+        ]
+        option_list = self.query_one(OptionList)
+        if offset == 0:
+            self.rows = rows
+            option_list.clear_options()
+            option_list.add_options(options or [Option(Text("no sessions", style="dim"), disabled=True)])
+            option_list.highlighted = 0 if rows else None
+        else:
+            self.rows.extend(rows)
+            option_list.add_options(options)
+
+    def action_move(self, delta: int) -> None:
+        option_list = self.query_one(OptionList)
+        if not self.rows:
+            return
+        index = (option_list.highlighted or 0) + delta
+        option_list.highlighted = max(0, min(len(self.rows) - 1, index))
+        if self.has_more and option_list.highlighted >= len(self.rows) - 5:
+            self.has_more = False
+            self.run_worker(self._load(self._generation, len(self.rows)), group="picker-page")
+
+    def action_open(self) -> None:
+        index = self.query_one(OptionList).highlighted
+        if index is not None and index < len(self.rows):
+            self.dismiss(self.rows[index].id)
+
+    @on(OptionList.OptionSelected)
+    def _clicked(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id:
+            self.dismiss(event.option.id)
+
+    def action_toggle_scope(self) -> None:
+        self.all_locations = not self.all_locations
+        self._paint_scope()
+        self.reload()
+
+    def action_new(self) -> None:
+        self.dismiss(NEW_SESSION)
+
+    def action_dismiss_picker(self) -> None:
+        self.dismiss(None)

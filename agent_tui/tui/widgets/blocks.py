@@ -1,0 +1,216 @@
+"""One widget per transcript block. Each repaints only when its block's version moves.
+
+``BlockWidget.sync`` is the single update path: the transcript calls it after
+folding new events or deltas, so a widget never reaches into the store.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widget import Widget
+from textual.widgets import Collapsible, Markdown, Static
+
+from agent_tui.tui.blocks import (
+    Block,
+    CompactionBlock,
+    CompactionState,
+    ErrorBlock,
+    InstructionBlock,
+    RetryBlock,
+    TextBlock,
+    UserBlock,
+)
+from agent_tui.tui.clock import Clock
+
+
+def error_label(error_type: str) -> str:
+    """``provider.rate-limit`` -> ``rate limit``; ``aborted`` -> ``interrupted``."""
+    if error_type == "aborted":
+        return "interrupted"
+    return error_type.rsplit(".", 1)[-1].replace("-", " ")
+
+
+class BlockWidget(Widget):
+    """Base: holds its block and the version it last painted."""
+
+    DEFAULT_CSS = "BlockWidget { height: auto; }"
+
+    def __init__(self, block: Block, clock: Clock) -> None:
+        super().__init__(classes="block")
+        self.block = block
+        self.clock = clock
+        self.painted = -1
+
+    async def sync(self) -> None:
+        if self.painted != self.block.version:
+            self.painted = self.block.version
+            await self.paint()
+
+    async def paint(self) -> None:
+        """Show the block's current state; called only when it changed."""
+
+
+class UserMessage(BlockWidget):
+    block: UserBlock
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.block.text, markup=False)
+
+    def on_mount(self) -> None:
+        self.painted = self.block.version
+
+
+class AssistantText(BlockWidget):
+    """Markdown fed by one ``Markdown.get_stream()`` per fragment, stopped at its end."""
+
+    block: TextBlock
+
+    def __init__(self, block: TextBlock, clock: Clock) -> None:
+        super().__init__(block, clock)
+        self._written = "" if block.open else block.text
+        self._stream = None
+
+    def compose(self) -> ComposeResult:
+        yield Markdown(self._written or None)
+
+    def on_mount(self) -> None:
+        self.painted = -1 if self.block.open else self.block.version
+
+    async def paint(self) -> None:
+        markdown = self.query_one(Markdown)
+        text = self.block.text
+        if text.startswith(self._written):
+            if len(text) > len(self._written):
+                if self._stream is None:
+                    self._stream = Markdown.get_stream(markdown)
+                await self._stream.write(text[len(self._written) :])
+        else:  # the durable value differs from what streamed: show the durable one
+            await self._stop()
+            await markdown.update(text)
+        self._written = text
+        if not self.block.open:
+            await self._stop()
+
+    async def _stop(self) -> None:
+        if self._stream is not None:
+            stream, self._stream = self._stream, None
+            await stream.stop()
+
+    async def on_unmount(self) -> None:
+        await self._stop()
+
+
+class ReasoningBlock(BlockWidget):
+    """Dim and collapsed by default; the title says whether it is still thinking."""
+
+    block: TextBlock
+
+    def compose(self) -> ComposeResult:
+        with Collapsible(title=self._title(), collapsed=True):
+            yield Static(self.block.text, markup=False, classes="reasoning-text")
+
+    def _title(self) -> str:
+        return "thinking…" if self.block.open and self.block.live else "thought"
+
+    async def paint(self) -> None:
+        self.query_one(Collapsible).title = self._title()
+        self.query_one(".reasoning-text", Static).update(self.block.text)
+
+
+class InstructionNote(BlockWidget):
+    """A quiet one-liner; the updated text is one click away."""
+
+    block: InstructionBlock
+
+    def compose(self) -> ComposeResult:
+        with Collapsible(title="instructions updated", collapsed=True):
+            yield Static(self.block.text, markup=False)
+
+
+class CompactionDivider(BlockWidget):
+    """queued -> running (summary streams under it) -> done (collapsible) | failed."""
+
+    block: CompactionBlock
+    TITLES = {
+        CompactionState.QUEUED: "compaction queued",
+        CompactionState.RUNNING: "compacting context…",
+        CompactionState.DONE: "context compacted",
+        CompactionState.FAILED: "compaction failed",
+        CompactionState.INTERRUPTED: "compaction interrupted",
+    }
+
+    def compose(self) -> ComposeResult:
+        yield Static(classes="divider-title")
+        with Collapsible(title="summary", collapsed=True):
+            yield Static(markup=False, classes="divider-summary")
+        yield Static(markup=False, classes="divider-live")
+
+    async def paint(self) -> None:
+        block = self.block
+        state = block.shown_state
+        title = f"── {self.TITLES[state]} ({block.reason}) ──"
+        if state is CompactionState.FAILED and block.error:
+            title = f"── {self.TITLES[state]}: {block.error} ──"
+        self.query_one(".divider-title", Static).update(Text(title))
+        self.set_class(state is CompactionState.FAILED, "-failed")
+        done = state is CompactionState.DONE
+        self.query_one(Collapsible).display = done
+        self.query_one(".divider-summary", Static).update(block.summary if done else "")
+        live = self.query_one(".divider-live", Static)
+        live.display = state is CompactionState.RUNNING and bool(block.summary)
+        live.update(block.summary if live.display else "")
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self.sync)
+
+
+class StepError(BlockWidget):
+    block: ErrorBlock
+
+    def render(self) -> Text:
+        return Text(f"✗ {error_label(self.block.error_type)}: {self.block.message}")
+
+    def on_mount(self) -> None:
+        self.set_class(self.block.error_type == "aborted", "-interrupted")
+
+
+class RetryNotice(BlockWidget):
+    """"retrying, attempt N in Ns" counting down while live; history otherwise."""
+
+    block: RetryBlock
+
+    def on_mount(self) -> None:
+        self.set_interval(1.0, self.refresh)
+
+    def render(self) -> Text:
+        block = self.block
+        reason = f"{error_label(block.error_type)}: {block.message}"
+        if not block.live:
+            return Text(f"↻ retry {block.attempt} was scheduled ({reason}), then interrupted")
+        seconds = max(0, -(-(block.at_ms - self.clock.now_ms()) // 1000))
+        return Text(f"↻ {reason} — retrying, attempt {block.attempt} in {seconds}s")
+
+    async def paint(self) -> None:
+        self.refresh()
+
+
+def make_block_widget(block: Block, clock: Clock) -> BlockWidget:
+    from agent_tui.tui.widgets.tool_block import ToolCall
+
+    match block:
+        case UserBlock():
+            return UserMessage(block, clock)
+        case TextBlock(reasoning=True):
+            return ReasoningBlock(block, clock)
+        case TextBlock():
+            return AssistantText(block, clock)
+        case InstructionBlock():
+            return InstructionNote(block, clock)
+        case CompactionBlock():
+            return CompactionDivider(block, clock)
+        case ErrorBlock():
+            return StepError(block, clock)
+        case RetryBlock():
+            return RetryNotice(block, clock)
+    return ToolCall(block, clock)  # type: ignore[arg-type]

@@ -1,0 +1,35 @@
+"""An ``apply_patch`` patch as a coloured diff, coloured by the theme's diff variables."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from rich.style import Style
+from rich.text import Text
+
+MAX_DIFF_LINES = 400
+
+
+def render_patch(patch: str, variables: Mapping[str, str]) -> Text:
+    added = Style(color=variables.get("diff-added"), bgcolor=variables.get("diff-added-background"))
+    removed = Style(color=variables.get("diff-removed"), bgcolor=variables.get("diff-removed-background"))
+    hunk = Style(color=variables.get("diff-hunk"), bold=True)
+    out = Text()
+    lines = patch.splitlines()
+    for line in lines[:MAX_DIFF_LINES]:
+        if line in ("*** Begin Patch", "*** End Patch"):
+            continue
+        if line.startswith("*** "):
+            out.append(line.removeprefix("*** ") + "\n", style="bold")
+        elif line.startswith("@@"):
+            out.append(line + "\n", style=hunk)
+        elif line.startswith("+"):
+            out.append(line + "\n", style=added)
+        elif line.startswith("-"):
+            out.append(line + "\n", style=removed)
+        else:
+            out.append(line + "\n")
+    if len(lines) > MAX_DIFF_LINES:
+        out.append(f"… {len(lines) - MAX_DIFF_LINES} more lines\n", style="dim")
+    out.rstrip()
+    return out

@@ -1,0 +1,102 @@
+"""An inline permission ask above the prompt: the command or diff, and four keys.
+
+It takes focus when it appears, but ignores keys for a short grace period so a
+keystroke the user meant for the prompt does not answer it by accident.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Input, Static
+
+from agent_tui.core.events import PermissionReply
+from agent_tui.tui.clock import Clock
+from agent_tui.tui.transcript_model import PermissionAsk
+from agent_tui.tui.widgets.diff import render_patch
+
+KEYS = {"y": PermissionReply.ONCE, "a": PermissionReply.ALWAYS, "n": PermissionReply.REJECT}
+
+
+class PermissionPanel(Vertical, can_focus=True):
+    class Answered(Message):
+        def __init__(self, request_id: str, reply: PermissionReply, message: str | None = None) -> None:
+            super().__init__()
+            self.request_id = request_id
+            self.reply = reply
+            self.message = message
+
+    def __init__(self, clock: Clock, grace_s: float, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.clock = clock
+        self.grace_ms = int(grace_s * 1000)
+        self.ask: PermissionAsk | None = None
+        self.shown_at = 0
+        self.display = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(classes="permission-title")
+        yield Static(classes="permission-body")
+        yield Static(
+            Text.from_markup("[b]y[/] once  [b]a[/] always for this project  [b]n[/] reject  [b]m[/] reject with message"),
+            classes="permission-keys",
+        )
+        yield Input(placeholder="why not? (Enter sends, Esc cancels)", classes="permission-message")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).display = False
+
+    def show_ask(self, ask: PermissionAsk | None, patch: str | None = None) -> None:
+        """Show ``ask`` (None hides); the same ask again changes nothing."""
+        if ask is not None and self.ask is not None and ask.request_id == self.ask.request_id:
+            return
+        self.ask = ask
+        self.display = ask is not None
+        if ask is None:
+            return
+        self.shown_at = self.clock.now_ms()
+        what = "run a command" if ask.action == "bash" else f"{ask.action}"
+        self.query_one(".permission-title", Static).update(Text(f"⚑ The agent wants to {what}", style="bold"))
+        body = self.query_one(".permission-body", Static)
+        if patch is not None:
+            body.update(render_patch(patch, self.app.theme_variables))
+        else:
+            command = ask.detail.get("command") if isinstance(ask.detail.get("command"), str) else None
+            body.update(Text(command or "\n".join(ask.resources) or ask.action))
+        self.query_one(Input).display = False
+        self.focus()
+
+    @property
+    def in_grace(self) -> bool:
+        return self.clock.now_ms() - self.shown_at < self.grace_ms
+
+    def on_key(self, event: events.Key) -> None:
+        field = self.query_one(Input)
+        if field.display and event.key == "escape":
+            event.stop()
+            field.display, field.value = False, ""
+            self.focus()
+            return
+        if self.ask is None or field.display:
+            return
+        if event.key not in (*KEYS, "m"):
+            return
+        event.stop()
+        event.prevent_default()
+        if self.in_grace:
+            self.app.bell()
+            return
+        if event.key == "m":
+            field = self.query_one(Input)
+            field.display = True
+            field.focus()
+            return
+        self.post_message(self.Answered(self.ask.request_id, KEYS[event.key]))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self.ask is not None:
+            self.post_message(self.Answered(self.ask.request_id, PermissionReply.REJECT, event.value.strip() or None))

@@ -1,0 +1,95 @@
+"""The status bar: model, agent, context left, tokens, cost, state, location, title."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.widgets import Static
+
+from agent_tui.tui.clock import Clock
+from agent_tui.tui.transcript_model import Transcript
+
+
+@dataclass
+class StatusInputs:
+    """Everything the bar shows that is not in the transcript."""
+
+    location: str
+    model: str | None = None
+    context_window: int | None = None
+    interrupting: bool = False
+    background_asks: int = 0  # permission asks waiting in other sessions
+    notice: str | None = None  # one line, e.g. what to configure
+
+
+def session_state(transcript: Transcript | None, interrupting: bool, now_ms: int) -> str:
+    """idle / running / retrying in Ns / compacting / waiting for permission / interrupting…"""
+    if transcript is None or not transcript.is_active:
+        return "idle"
+    if interrupting:
+        return "interrupting…"
+    if transcript.asks:
+        return "waiting for permission"
+    facts = transcript.facts
+    if facts.compacting:
+        return "compacting"
+    if facts.retry_at_ms is not None:
+        return f"retrying in {max(0, -(-(facts.retry_at_ms - now_ms) // 1000))}s"
+    return "running"
+
+
+def human_tokens(n: int) -> str:
+    if n < 1000:
+        return str(n)
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+def short_path(path: str) -> str:
+    home = os.path.expanduser("~")
+    return "~" + path[len(home) :] if home != "/" and path.startswith(home) else path
+
+
+class StatusBar(Static):
+    def __init__(self, clock: Clock, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.clock = clock
+        self.transcript: Transcript | None = None
+        self.inputs = StatusInputs(location=os.getcwd())
+
+    def on_mount(self) -> None:
+        self.set_interval(1.0, self.refresh_status)  # countdowns
+
+    def show(self, transcript: Transcript | None, inputs: StatusInputs) -> None:
+        self.transcript, self.inputs = transcript, inputs
+        self.refresh_status()
+
+    def refresh_status(self) -> None:
+        self.update(self.line())
+
+    def line(self) -> Text:
+        t, inputs = self.transcript, self.inputs
+        facts = t.facts if t is not None else None
+        state = session_state(t, inputs.interrupting, self.clock.now_ms())
+        model = (facts.model if facts and facts.model else None) or inputs.model or "no model"
+        agent = (facts.agent if facts else None) or "build"
+        out = Text(no_wrap=True, overflow="ellipsis")
+        out.append(f" {state} ", style="bold reverse" if state != "idle" else "bold")
+        out.append(f" {model} · {agent}")
+        if facts is not None and inputs.context_window and facts.last_input_tokens:
+            left = max(0, 100 - round(100 * facts.last_input_tokens / inputs.context_window))
+            out.append(f" · {left}% context left")
+        if facts is not None and (facts.input_tokens or facts.output_tokens):
+            out.append(f" · ↑{human_tokens(facts.input_tokens)} ↓{human_tokens(facts.output_tokens)}")
+            out.append(f" · ${facts.cost:.4f}" if facts.cost < 1 else f" · ${facts.cost:.2f}")
+        if inputs.background_asks:
+            out.append(f" · ⚑ {inputs.background_asks} waiting elsewhere", style="bold")
+        out.append(f" · {short_path((facts.location if facts else None) or inputs.location)}")
+        if facts is not None and facts.title:
+            out.append(f" · {facts.title}", style="italic")
+        if inputs.notice:
+            out.append(f"\n {inputs.notice}", style="bold")
+        return out

@@ -1,0 +1,104 @@
+"""A tool call: spinner/✓/✗ header, live bash output, collapsible output, patch diff."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import Collapsible, Static
+
+from agent_tui.tui.blocks import ToolBlock, ToolState
+from agent_tui.tui.widgets.blocks import BlockWidget
+from agent_tui.tui.widgets.diff import render_patch
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+LIVE_TAIL_LINES = 12
+OUTPUT_PREVIEW_CHARS = 20_000
+ICONS = {ToolState.OK: "✓", ToolState.FAILED: "✗", ToolState.INTERRUPTED: "⊘"}
+
+
+def format_duration(ms: int | None) -> str:
+    if ms is None:
+        return ""
+    if ms < 1000:
+        return f"{ms}ms"
+    if ms < 60_000:
+        return f"{ms / 1000:.1f}s"
+    return f"{ms // 60_000}m{(ms % 60_000) // 1000:02d}s"
+
+
+def tail(text: str, lines: int) -> str:
+    parts = text.rstrip("\n").split("\n")
+    return "\n".join(parts[-lines:])
+
+
+class ToolCall(BlockWidget):
+    block: ToolBlock
+
+    def compose(self) -> ComposeResult:
+        yield Static(classes="tool-header")
+        yield Static(classes="tool-diff")
+        yield Static(markup=False, classes="tool-live")
+        with Collapsible(title="output", collapsed=True):
+            yield Static(markup=False, classes="tool-output")
+        yield Static(markup=False, classes="tool-error")
+
+    def on_mount(self) -> None:
+        self._frame = 0
+        self._spinner = self.set_interval(0.1, self._spin, pause=True)
+        self.call_after_refresh(self.sync)
+
+    def _spin(self) -> None:
+        self._frame += 1
+        self.query_one(".tool-header", Static).update(self._header())
+
+    def _header(self) -> Text:
+        block = self.block
+        state = block.shown_state
+        icon = ICONS.get(state) or SPINNER[self._frame % len(SPINNER)]
+        header = Text()
+        header.append(f"{icon} ", style="bold")
+        header.append(block.name or "tool", style="bold")
+        if block.summary:
+            header.append(f"  {block.summary}")
+        if state is ToolState.INTERRUPTED:
+            header.append("  interrupted")
+        elif block.duration_ms is not None:
+            header.append(f"  {format_duration(block.duration_ms)}")
+        return header
+
+    async def paint(self) -> None:
+        block = self.block
+        state = block.shown_state
+        running = state in (ToolState.INPUT, ToolState.RUNNING)
+        self._spinner.resume() if running else self._spinner.pause()
+        for name in ("-ok", "-failed", "-interrupted", "-running"):
+            self.remove_class(name)
+        self.add_class(f"-{'running' if running else state.value}")
+        self.query_one(".tool-header", Static).update(self._header())
+
+        diff = self.query_one(".tool-diff", Static)
+        patch = block.patch
+        diff.display = patch is not None
+        if patch is not None:
+            diff.update(render_patch(patch, self.app.theme_variables))
+
+        live = self.query_one(".tool-live", Static)
+        live.display = running and bool(block.live_output)
+        if live.display:
+            live.update(tail(block.live_output, LIVE_TAIL_LINES))
+
+        output = self.query_one(Collapsible)
+        output.display = bool(block.output) and not running
+        if output.display:
+            text = block.output
+            lines = text.count("\n") + 1
+            output.title = f"output ({lines} line{'s' if lines != 1 else ''})"
+            self.query_one(".tool-output", Static).update(text[:OUTPUT_PREVIEW_CHARS])
+
+        error = self.query_one(".tool-error", Static)
+        error.display = bool(block.error) and state is not ToolState.INTERRUPTED
+        if error.display:
+            error.update(block.error or "")
+
+    def on_unmount(self) -> None:
+        self._spinner.stop()

@@ -1,0 +1,140 @@
+"""The transcript: a stream-layout scroll view over a window of the newest blocks.
+
+Only the newest blocks are mounted; scrolling to the top back-fills older ones
+a page at a time, and while following the bottom the oldest mounted widgets are
+pruned, so a 10 000-message session opens at once and an hour of streaming keeps
+memory bounded. The view stays anchored to the bottom unless the user scrolled
+up; then new output shows a "new output below" hint instead of moving the view.
+"""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import Static
+
+from agent_tui.tui.blocks import Block
+from agent_tui.tui.clock import Clock
+from agent_tui.tui.transcript_model import Transcript
+from agent_tui.tui.widgets.blocks import BlockWidget, make_block_widget
+
+INITIAL_BLOCKS = 40  # mounted when a session opens
+PAGE_BLOCKS = 40  # back-filled per scroll to the top
+MAX_MOUNTED = 240  # pruned down to MAX_MOUNTED - PAGE_BLOCKS while following
+
+
+class NewOutputHint(Static):
+    """Shown over the bottom edge when output arrives while the user reads older text."""
+
+
+class TranscriptView(VerticalScroll, can_focus=True):
+    class Scrolled(Message):
+        """The user scrolled: the screen shows or hides the hint."""
+
+    def __init__(self, clock: Clock, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.clock = clock
+        self.transcript: Transcript | None = None
+        self._widgets: dict[int, BlockWidget] = {}  # id(block) -> mounted widget
+        self._seen: set[int] = set()  # every block already handled (mounted or left older)
+        self.unseen_output = False
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    @property
+    def following(self) -> bool:
+        return not self._anchor_released or self.scroll_y >= self.max_scroll_y
+
+    @property
+    def mounted_blocks(self) -> list[Block]:
+        return [w.block for w in self.query_children(BlockWidget)]
+
+    async def show(self, transcript: Transcript) -> None:
+        """Replace everything with ``transcript``, mounting only its newest blocks."""
+        await self.remove_children()
+        self._widgets.clear()
+        self._seen = {id(b) for b in transcript.blocks}
+        self.transcript = transcript
+        transcript.removed.clear()
+        newest = transcript.blocks[-INITIAL_BLOCKS:]
+        widgets = [self._make(b) for b in newest]
+        if widgets:
+            await self.mount_all(widgets)
+        self.anchor()
+
+    def _make(self, block: Block) -> BlockWidget:
+        widget = make_block_widget(block, self.clock)
+        self._widgets[id(block)] = widget
+        return widget
+
+    async def sync(self) -> None:
+        """Bring the mounted window up to date with the transcript."""
+        transcript = self.transcript
+        if transcript is None:
+            return
+        if transcript.removed:
+            transcript.removed.clear()
+            for key, widget in list(self._widgets.items()):
+                if transcript.get(widget.block.key) is not widget.block:
+                    del self._widgets[key]
+                    await widget.remove()
+        new: list[Block] = []
+        for block in reversed(transcript.blocks):
+            if id(block) in self._seen:
+                break
+            new.append(block)
+        new.reverse()
+        following = self.following
+        with self.app.batch_update():
+            for widget in list(self._widgets.values()):
+                await widget.sync()
+            if new:
+                self._seen.update(id(b) for b in new)
+                await self.mount_all([self._make(b) for b in new])
+                if not following:
+                    self.unseen_output = True
+                    self.post_message(self.Scrolled())
+            if following and len(self._widgets) > MAX_MOUNTED:
+                await self._prune(len(self._widgets) - (MAX_MOUNTED - PAGE_BLOCKS))
+
+    async def _prune(self, count: int) -> None:
+        oldest = list(self.query_children(BlockWidget))[:count]
+        for widget in oldest:
+            self._widgets.pop(id(widget.block), None)
+        await self.remove_children(oldest)
+
+    async def load_older(self) -> int:
+        """Mount the page of blocks just above the oldest mounted one."""
+        transcript = self.transcript
+        children = list(self.query_children(BlockWidget))
+        if transcript is None or not children:
+            return 0
+        try:
+            start = transcript.blocks.index(children[0].block)
+        except ValueError:
+            return 0
+        older = transcript.blocks[max(0, start - PAGE_BLOCKS) : start]
+        if not older:
+            return 0
+        widgets = [self._make(b) for b in older]
+        height_before = self.virtual_size.height
+        await self.mount_all(widgets, before=children[0])
+        self.call_after_refresh(self._keep_position, height_before)
+        return len(widgets)
+
+    def _keep_position(self, height_before: int) -> None:
+        self.scroll_to(y=self.scroll_y + self.virtual_size.height - height_before, animate=False, immediate=True)
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        if new <= 0 and old > 0:
+            self.run_worker(self.load_older(), exclusive=True, group="backfill")
+        if self.unseen_output and new >= self.max_scroll_y:
+            self.unseen_output = False
+            self.post_message(self.Scrolled())
+
+    def jump_to_bottom(self) -> None:
+        self.unseen_output = False
+        self.anchor()
+        self.post_message(self.Scrolled())

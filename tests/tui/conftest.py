@@ -1,0 +1,36 @@
+"""Pilot fixtures: the app over FakeSessions with a manual clock and zero delays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_tui.tui.app import AgentApp, StartMode
+from agent_tui.tui.clock import ManualClock, Timings
+from agent_tui.tui.context import TuiContext
+
+from .fakes import FakeSessions
+
+LOCATION = "/tmp/project"
+FAST = Timings(permission_grace_s=0.5, quit_window_s=2.0, search_debounce_s=0.0, flush_interval_s=0.0)
+
+
+@pytest.fixture
+def fake() -> FakeSessions:
+    return FakeSessions()
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def make_app(fake: FakeSessions, clock: ManualClock):
+    def make(start: StartMode = StartMode(), theme: str = "agent-dark", theme_dirs: list[Path] | None = None,
+             **ctx_args) -> AgentApp:  # fmt: skip
+        ctx = TuiContext(sessions=fake, location=LOCATION, model="openai/fake", clock=clock, timings=FAST, **ctx_args)
+        return AgentApp(ctx, start=start, theme=theme, theme_dirs_=theme_dirs, watch_themes=theme_dirs is not None)
+
+    return make

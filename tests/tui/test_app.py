@@ -1,0 +1,320 @@
+"""Pilot tests: the real app over a stored-log facade, the test playing the runner."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from textual.widgets import Markdown
+
+from agent_tui.core import events as ev
+from agent_tui.tui.app import AgentApp, StartMode
+from agent_tui.tui.widgets.blocks import AssistantText, CompactionDivider, RetryNotice, StepError, UserMessage
+from agent_tui.tui.widgets.pending import PendingInputStrip
+from agent_tui.tui.widgets.prompt import PromptInput
+from agent_tui.tui.widgets.status import StatusBar
+from agent_tui.tui.widgets.tool_block import ToolCall
+from agent_tui.tui.widgets.transcript import TranscriptView
+
+from .conftest import LOCATION
+from .fakes import FakeSessions
+from .logbuilder import LogBuilder
+
+SID = "ses_a"
+
+
+async def until(pilot, condition: Callable[[], object], timeout: float = 5.0) -> None:
+    """Wait for an observable condition (never for a fixed time)."""
+    loops = int(timeout / 0.01)
+    for _ in range(loops):
+        if condition():
+            return
+        await pilot.pause(0.01)
+    assert condition(), "condition not reached"
+
+
+def stored(fake: FakeSessions, turns: int = 1) -> LogBuilder:
+    log = LogBuilder(session_id=SID).created(location=LOCATION)
+    for n in range(turns):
+        log.turn(f"question {n}", f"answer {n}")
+    fake.add_log(log)
+    return log
+
+
+def blocks(app: AgentApp) -> list:
+    return list(app.query_one(TranscriptView).query_children())
+
+
+def status(app: AgentApp) -> str:
+    return app.query_one(StatusBar).line().plain
+
+
+async def test_resume_by_id_shows_the_stored_transcript(fake, make_app) -> None:
+    stored(fake, turns=2)
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: len(blocks(app)) == 4)
+        kinds = [type(w).__name__ for w in blocks(app)]
+        assert kinds == ["UserMessage", "AssistantText"] * 2
+        assert app.query(AssistantText).last().query_one(Markdown).source == "answer 1"
+        assert "idle" in status(app) and "question 0" in status(app)
+
+
+async def test_a_new_session_is_created_on_the_first_prompt_not_at_launch(fake, make_app) -> None:
+    app = make_app()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert fake.logs == {}
+        await pilot.press(*"hi there")
+        await pilot.press("enter")
+        await until(pilot, lambda: any(c[0] == "prompt" for c in fake.calls))
+        assert fake.calls[0] == ("create", "ses_new1", LOCATION, "openai/fake")
+        assert fake.calls[1] == ("prompt", "ses_new1", "hi there", "steer")
+        assert app.query_one(PromptInput).text == ""
+        # The runner promotes it: it moves from the pending strip into the transcript.
+        await until(pilot, lambda: app.query_one(PendingInputStrip).display)
+        fake.publish("ses_new1", ev.PromptPromoted(input_id="msg_in2"))
+        await until(pilot, lambda: [type(w) for w in blocks(app)] == [UserMessage])
+        assert not app.query_one(PendingInputStrip).display
+
+
+async def test_streaming_text_appears_incrementally_then_settles(fake, make_app) -> None:
+    stored(fake)
+    fake.running.add(SID)
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: len(blocks(app)) == 2)
+        fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
+        fake.publish(SID, ev.TextStarted(assistant_message_id="m2", ordinal=0))
+        await until(pilot, lambda: len(blocks(app)) == 3)
+        widget = blocks(app)[-1]
+        seen = []
+        for chunk in ["Hello", " wor", "ld"]:
+            fake.delta(ev.TextDelta(session_id=SID, assistant_message_id="m2", ordinal=0, delta=chunk))
+            await until(pilot, lambda: widget._written.endswith(chunk))
+            seen.append(widget._written)
+        assert seen == ["Hello", "Hello wor", "Hello world"]
+        assert widget._stream is not None and "running" in status(app)
+        fake.publish(SID, ev.TextEnded(assistant_message_id="m2", ordinal=0, text="Hello world!"))
+        await until(pilot, lambda: widget._stream is None)
+        await until(pilot, lambda: widget.query_one(Markdown).source == "Hello world!")
+
+
+async def test_tool_block_runs_with_live_output_then_settles(fake, make_app) -> None:
+    stored(fake)
+    fake.running.add(SID)
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: len(blocks(app)) == 2)
+        fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
+        fake.publish(SID, ev.ToolCalled(assistant_message_id="m2", call_id="c1", name="bash", input={"command": "make"}))
+        await until(pilot, lambda: app.query(ToolCall))
+        tool = app.query_one(ToolCall)
+        await until(pilot, lambda: tool.has_class("-running"))
+        fake.delta(ev.ToolOutputDelta(session_id=SID, assistant_message_id="m2", call_id="c1", delta="building…\n"))
+        await until(pilot, lambda: "building" in str(tool.query_one(".tool-live").render()))
+        fake.publish(SID, ev.ToolSucceeded(assistant_message_id="m2", call_id="c1", output=ev.ToolOutput(text="done")))
+        await until(pilot, lambda: tool.has_class("-ok"))
+        assert not tool.query_one(".tool-live").display
+        assert str(tool.query_one(".tool-header").render()).startswith("✓ bash  make")
+
+
+async def test_enter_steers_and_tab_queues_while_running(fake, make_app) -> None:
+    stored(fake)
+    fake.running.add(SID)
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: len(blocks(app)) == 2)
+        await pilot.press(*"now", "enter")
+        await pilot.press(*"later", "tab")
+        await until(pilot, lambda: len([c for c in fake.calls if c[0] == "prompt"]) == 2)
+        assert [c for c in fake.calls if c[0] == "prompt"] == [
+            ("prompt", SID, "now", "steer"), ("prompt", SID, "later", "queue"),
+        ]  # fmt: skip
+        strip = app.query_one(PendingInputStrip)
+        await until(pilot, lambda: len(strip.items) == 2)
+        assert "steer" in str(strip.render()) and "queued" in str(strip.render())
+
+
+async def test_tab_sends_when_idle(fake, make_app) -> None:
+    stored(fake)
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: len(blocks(app)) == 2)
+        await pilot.press(*"go", "tab")
+        await until(pilot, lambda: ("prompt", SID, "go", "steer") in fake.calls)
+
+
+async def test_esc_interrupts_and_pending_input_stays(fake, make_app) -> None:
+    log = stored(fake)
+    log.prompt("queued one", delivery="queue", promote=False)
+    fake.running.add(SID)
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: len(app.query_one(PendingInputStrip).items) == 1)
+        await pilot.press("escape")
+        await until(pilot, lambda: ("interrupt", SID, "user") in fake.calls)
+        await until(pilot, lambda: "idle" in status(app))
+        assert [p.text for p in app.query_one(PendingInputStrip).items] == ["queued one"]
+
+
+async def test_alt_up_edits_the_last_queued_input(fake, make_app) -> None:
+    log = stored(fake)
+    log.prompt("first", delivery="queue", promote=False)
+    log.prompt("second", delivery="queue", promote=False)
+    fake.running.add(SID)
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test() as pilot:
+        strip = app.query_one(PendingInputStrip)
+        await until(pilot, lambda: len(strip.items) == 2)
+        await pilot.press("alt+up")
+        await until(pilot, lambda: app.query_one(PromptInput).text == "second")
+        assert fake.calls[-1] == ("withdraw", SID, "msg_user3")
+        await until(pilot, lambda: [p.text for p in strip.items] == ["first"])
+        await pilot.press("end", *" again", "tab")
+        await until(pilot, lambda: ("prompt", SID, "second again", "queue") in fake.calls)
+
+
+async def test_up_and_down_recall_sent_prompts(fake, make_app) -> None:
+    app = make_app()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(PromptInput)
+        for text in ("one", "two"):
+            await pilot.press(*text, "enter")
+        await pilot.press(*"draft")
+        await pilot.press("up")
+        assert prompt.text == "two"
+        await pilot.press("up")
+        assert prompt.text == "one"
+        await pilot.press("down", "down")
+        assert prompt.text == "draft"
+
+
+async def test_shift_enter_and_ctrl_j_insert_newlines(fake, make_app) -> None:
+    app = make_app()
+    async with app.run_test() as pilot:
+        await pilot.press("a", "shift+enter", "b", "ctrl+j", "c")
+        assert app.query_one(PromptInput).text == "a\nb\nc"
+        assert fake.calls == []
+
+
+async def test_ctrl_c_clears_then_quits_within_the_window(fake, make_app, clock) -> None:
+    stored(fake)
+    fake.running.add(SID)
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: len(blocks(app)) == 2)
+        await pilot.press(*"draft", "ctrl+c")
+        assert app.query_one(PromptInput).text == "" and app.is_running
+        clock.advance(2.5)  # outside the window: only clears again
+        await pilot.press("ctrl+c")
+        assert app.is_running
+        clock.advance(1.0)
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: not app.is_running)
+    assert ("interrupt", SID, "shutdown") in fake.calls
+
+
+async def test_continue_opens_the_latest_session_here(fake, make_app) -> None:
+    stored(fake)
+    other = LogBuilder(session_id="ses_elsewhere").created(location="/elsewhere")
+    other.now_ms += 10_000_000
+    other.turn("far away", "yes")
+    fake.add_log(other)
+    app = make_app(StartMode(continue_latest=True))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: app.view.session_id == SID and len(blocks(app)) == 2)
+
+
+async def test_retry_countdown_follows_the_clock(fake, make_app, clock) -> None:
+    stored(fake)
+    fake.running.add(SID)
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: len(blocks(app)) == 2)
+        fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
+        error = ev.ErrorInfo(type="provider.rate-limit", message="429")
+        fake.publish(SID, ev.RetryScheduled(assistant_message_id="m2", attempt=1, at_ms=clock.now + 4000, error=error))
+        await until(pilot, lambda: app.query(RetryNotice))
+        notice = app.query_one(RetryNotice)
+        assert "attempt 1 in 4s" in str(notice.render())
+        assert "retrying in 4s" in status(app)
+        clock.advance(3)
+        assert "attempt 1 in 1s" in str(notice.render()) and "retrying in 1s" in status(app)
+        fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x", attempt=2))
+        await until(pilot, lambda: not app.query(RetryNotice))
+
+
+async def test_step_error_shows_kind_and_message(fake, make_app) -> None:
+    log = stored(fake)
+    amid = log.step("m9")
+    log.add(ev.StepFailed(assistant_message_id=amid, error=ev.ErrorInfo(type="provider.auth", message="bad key")))
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: app.query(StepError))
+        assert str(app.query_one(StepError).render()) == "✗ auth: bad key"
+
+
+async def test_compaction_divider_lifecycle(fake, make_app) -> None:
+    stored(fake)
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: len(blocks(app)) == 2)
+        await pilot.press(*"/compact", "enter")
+        await until(pilot, lambda: app.query(CompactionDivider))
+        divider = app.query_one(CompactionDivider)
+        title = lambda: str(divider.query_one(".divider-title").render())  # noqa: E731
+        await until(pilot, lambda: "compaction queued" in title())
+        fake.running.add(SID)
+        input_id = next(c for c in fake.calls if c[0] == "compact") and fake.logs[SID].events[-1].event.input_id
+        fake.publish(SID, ev.CompactionStarted(message_id="mc", reason=ev.CompactionReason.MANUAL, input_id=input_id))
+        await until(pilot, lambda: "compacting context" in title())
+        assert "compacting" in status(app)
+        fake.delta(ev.CompactionDelta(session_id=SID, message_id="mc", delta="## Objective\nship it"))
+        await until(pilot, lambda: "ship it" in str(divider.query_one(".divider-live").render()))
+        fake.publish(SID, ev.CompactionEnded(
+            message_id="mc", reason=ev.CompactionReason.MANUAL, summary="## Objective\nship it", recent="",
+            input_id=input_id,
+        ))  # fmt: skip
+        await until(pilot, lambda: "context compacted" in title())
+        assert not divider.query_one(".divider-live").display
+
+
+async def test_theme_command_switches_live_and_rejects_unknown(fake, make_app) -> None:
+    app = make_app()
+    async with app.run_test() as pilot:
+        assert app.theme == "agent-dark"
+        await pilot.press(*"/theme agent-light", "enter")
+        await until(pilot, lambda: app.theme == "agent-light")
+        assert app.theme_variables["diff-added"] == "#1a7f37"
+        await pilot.press(*"/theme nope", "enter")
+        await pilot.pause()
+        assert app.theme == "agent-light"
+        assert any("no theme 'nope'" in str(n.message) for n in app._notifications)
+
+
+async def test_unknown_command_is_one_line_and_keeps_the_text(fake, make_app) -> None:
+    app = make_app()
+    async with app.run_test() as pilot:
+        await pilot.press(*"/frobnicate", "enter")
+        await pilot.pause()
+        assert app.query_one(PromptInput).text == "/frobnicate"
+        assert any("unknown command /frobnicate" in str(n.message) for n in app._notifications)
+        assert fake.calls == []
+
+
+async def test_model_command_selects_for_the_session(fake, make_app) -> None:
+    stored(fake)
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: len(blocks(app)) == 2)
+        await pilot.press(*"/model openai/other", "enter")
+        await until(pilot, lambda: ("select_model", SID, "openai/other") in fake.calls)
+        await until(pilot, lambda: "openai/other" in status(app))
+
+
+async def test_setup_hint_is_shown_in_one_line(fake, make_app) -> None:
+    app = make_app(setup_hint="no model configured: set AGENT_TUI_MODEL or pass --model")
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        lines = status(app).splitlines()
+        assert lines[1].strip() == "no model configured: set AGENT_TUI_MODEL or pass --model"
