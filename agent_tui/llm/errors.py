@@ -10,6 +10,7 @@ Class names are matched along the MRO so this module never imports LiteLLM.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
 from email.utils import parsedate_to_datetime
@@ -62,8 +63,10 @@ class LLMError(Exception):
         return f"LLMError({self.type!s}, {self.message!r}, status={self.status}, output_started={self.output_started})"
 
 
-# Ordered: the first class name found in an exception's MRO decides.
-_BY_CLASS: tuple[tuple[str, ErrorKind], ...] = (
+# Ordered: the first class name found in an exception's MRO decides. Specific
+# classes first; generic status classes only after the message had its say,
+# because LiteLLM reports e.g. an Anthropic mid-stream rate-limit event as a 500.
+_SPECIFIC: tuple[tuple[str, ErrorKind], ...] = (
     ("ContextWindowExceededError", ErrorKind.CONTEXT_OVERFLOW),
     ("ContentPolicyViolationError", ErrorKind.CONTENT_FILTER),
     ("RateLimitError", ErrorKind.RATE_LIMIT),
@@ -76,15 +79,15 @@ _BY_CLASS: tuple[tuple[str, ErrorKind], ...] = (
     ("ClientError", ErrorKind.TRANSPORT),  # aiohttp
     ("RemoteProtocolError", ErrorKind.TRANSPORT),
     ("IncompleteRead", ErrorKind.TRANSPORT),
-    ("ConnectionError", ErrorKind.TRANSPORT),
-    ("TimeoutError", ErrorKind.TRANSPORT),
+)
+_GENERIC: tuple[tuple[str, ErrorKind], ...] = (
     ("InternalServerError", ErrorKind.INTERNAL),
     ("BadGatewayError", ErrorKind.INTERNAL),
     ("BadRequestError", ErrorKind.INVALID_REQUEST),
     ("NotFoundError", ErrorKind.INVALID_REQUEST),
     ("UnprocessableEntityError", ErrorKind.INVALID_REQUEST),
 )
-# Wrappers whose own class says little once a cause is known.
+# Wrappers whose own class says little once a cause is known (exact class names).
 _WRAPPERS = frozenset({"MidStreamFallbackError", "ServiceUnavailableError", "APIError", "OpenAIError"})
 
 _OVERFLOW = re.compile(
@@ -92,14 +95,16 @@ _OVERFLOW = re.compile(
     r"|input is too long|exceeds the (?:model's )?context|reduce the length",
     re.IGNORECASE,
 )
+_FILTER = re.compile(r"content[_ ](?:filter|management|policy)|blocked by content|safety system", re.IGNORECASE)
 _OVERLOADED = re.compile(r"overloaded|server error|internal error|service unavailable", re.IGNORECASE)
 _RATE = re.compile(r"rate[ _-]?limit|too many requests", re.IGNORECASE)
 _TRANSPORT = re.compile(
     r"connection (?:reset|closed|error|aborted|refused)|incomplete chunked|peer closed|server disconnected"
-    r"|remoteprotocolerror|readerror|timed? ?out",
+    r"|remoteprotocolerror|readerror|timed? ?out|payload is not completed",
     re.IGNORECASE,
 )
 _PREFIX = re.compile(r"^(?:litellm\.)?\w+(?:Error|Exception)\s*[:\-]\s*")
+_JSON = re.compile(r"\{.*\}", re.DOTALL)
 
 
 def _chain(error: BaseException) -> Iterator[BaseException]:
@@ -133,16 +138,21 @@ def _kind_of(error: BaseException) -> ErrorKind:
     text = str(error)
     if _OVERFLOW.search(text):
         return ErrorKind.CONTEXT_OVERFLOW
-    for name, kind in _BY_CLASS:
+    if _FILTER.search(text):
+        return ErrorKind.CONTENT_FILTER
+    for name, kind in _SPECIFIC:
         if name in names:
             return kind
     if isinstance(error, (ConnectionError, asyncio.TimeoutError, TimeoutError, EOFError)):
         return ErrorKind.TRANSPORT
-    status = _status(error)
-    if status is not None and not set(names) & _WRAPPERS:
-        return _kind_of_status(status)
     if _RATE.search(text):
         return ErrorKind.RATE_LIMIT
+    for name, kind in _GENERIC:
+        if name in names:
+            return kind
+    status = _status(error)
+    if status is not None and type(error).__name__ not in _WRAPPERS:
+        return _kind_of_status(status)
     if _TRANSPORT.search(text):
         return ErrorKind.TRANSPORT
     if _OVERLOADED.search(text):
@@ -150,6 +160,38 @@ def _kind_of(error: BaseException) -> ErrorKind:
     if status is not None:
         return _kind_of_status(status)
     return ErrorKind.UNKNOWN
+
+
+_BODY_TYPES = {
+    "rate_limit_exceeded": ErrorKind.RATE_LIMIT,
+    "rate_limit_error": ErrorKind.RATE_LIMIT,
+    "server_error": ErrorKind.INTERNAL,
+    "api_error": ErrorKind.INTERNAL,
+    "overloaded_error": ErrorKind.INTERNAL,
+    "context_length_exceeded": ErrorKind.CONTEXT_OVERFLOW,
+    "content_filter": ErrorKind.CONTENT_FILTER,
+    "content_policy_violation": ErrorKind.CONTENT_FILTER,
+    "authentication_error": ErrorKind.AUTH,
+    "invalid_api_key": ErrorKind.AUTH,
+    "permission_error": ErrorKind.AUTH,
+    "invalid_request_error": ErrorKind.INVALID_REQUEST,
+    "not_found_error": ErrorKind.INVALID_REQUEST,
+}
+
+
+def _kind_of_body(body: Any) -> ErrorKind | None:
+    """An error body's own ``code``/``type`` (the most specific signal there is)."""
+    if not isinstance(body, dict):
+        return None
+    inner = body.get("error") if isinstance(body.get("error"), dict) else body
+    message = str(inner.get("message") or "")
+    if _OVERFLOW.search(message):
+        return ErrorKind.CONTEXT_OVERFLOW
+    for key in ("code", "type"):
+        kind = _BODY_TYPES.get(str(inner.get(key)))
+        if kind is not None:
+            return kind
+    return None
 
 
 def _kind_of_status(status: int) -> ErrorKind:
@@ -222,8 +264,38 @@ def _clean(message: str) -> str:
         if stripped == text:
             break
         text = stripped
+    text = re.sub(r"\.?\s*Handle with `litellm\.\w+`\.?", ".", text)
+    text = re.sub(r"\.\.+$", ".", text)
     text = re.sub(r"\s*(?:LiteLLM Retried|Received Model Group|Available Model Group).*$", "", text)
     return (text[:497] + "...") if len(text) > 500 else text or "provider error"
+
+
+def _body_message(body: Any) -> str | None:
+    if isinstance(body, dict):
+        inner = body.get("error")
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return inner["message"]
+        if isinstance(body.get("message"), str):
+            return body["message"]
+    return None
+
+
+def _message(chain: list[BaseException], chosen: BaseException) -> str:
+    """The provider's own words when a body carries them, else the cleaned exception text."""
+    for error in chain:
+        found = _body_message(getattr(error, "body", None))
+        if found:
+            return _clean(found)
+    text = str(chosen)
+    match = _JSON.search(text)
+    if match:
+        try:
+            found = _body_message(json.loads(match.group(0)))
+        except ValueError:
+            found = None
+        if found:
+            return _clean(found)
+    return _clean(text or type(chosen).__name__)
 
 
 def classify(error: BaseException, *, output_started: bool = False) -> LLMError:
@@ -234,16 +306,17 @@ def classify(error: BaseException, *, output_started: bool = False) -> LLMError:
     kinds = [(_kind_of(e), e) for e in chain]
     # The innermost definite cause wins over wrappers ("mid-stream fallback" -> real reason).
     chosen_kind, chosen = ErrorKind.UNKNOWN, error
-    for kind, candidate in kinds:
+    by_body = next(((k, e) for e in chain if (k := _kind_of_body(getattr(e, "body", None))) is not None), None)
+    for kind, candidate in [by_body] if by_body else kinds:
         if kind is ErrorKind.UNKNOWN:
             continue
         chosen_kind, chosen = kind, candidate
-        if not set(_names(candidate)) & _WRAPPERS:
+        if type(candidate).__name__ not in _WRAPPERS:
             break
     status = next((s for s in (_status(e) for e in chain) if s is not None), None)
     return LLMError(
         chosen_kind,
-        _clean(str(chosen) or type(chosen).__name__),
+        _message(chain, chosen),
         retry_after_ms=_retry_after(chain),
         output_started=output_started,
         status=_status(chosen) or status,
