@@ -1,0 +1,42 @@
+"""``agent-tui sessions list``: sessions newest first, this directory by default."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from agent_tui.commands.errors import fail
+from agent_tui.commands.store_access import run_with_sessions
+from agent_tui.core.records import SessionSummary
+from agent_tui.core.sessions import Sessions
+
+
+def age(updated_ms: int, now_ms: int) -> str:
+    seconds = max(0, (now_ms - updated_ms) // 1000)
+    for unit, size in (("d", 86_400), ("h", 3_600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit} ago"
+    return "just now"
+
+
+def row(summary: SessionSummary, now_ms: int) -> str:
+    title = summary.title or "(untitled)"
+    return f"{summary.id}  {age(summary.updated, now_ms):>9}  {summary.message_count:>4} msgs  {title}  [{summary.location}]"
+
+
+def main(args: argparse.Namespace) -> int:
+    if args.limit < 1:
+        return fail(f"--limit must be at least 1, not {args.limit}", 2)
+    location = None if args.all else str(Path.cwd().resolve())
+
+    async def listing(sessions: Sessions) -> int:
+        found = await sessions.list(location=location, search=args.search, limit=args.limit)
+        now = time.time_ns() // 1_000_000
+        lines = [s.model_dump_json() if args.json else row(s, now) for s in found]
+        if lines:
+            sys.stdout.write("\n".join(lines) + "\n")
+        return 0
+
+    return run_with_sessions(listing)
