@@ -114,3 +114,15 @@ def test_register_twice_and_unregister(workdir: Path) -> None:
         reg.register(ECHO)
     close()
     assert reg.names() == []
+
+
+async def test_default_registry_has_the_builtins(workdir: Path, ctx: ToolContext) -> None:
+    from agent_tui.tools.registry import default_registry
+
+    reg = default_registry(workdir)
+    assert [d["name"] for d in reg.definitions()] == ["read", "bash", "apply_patch"]
+    for spec in reg.definitions():
+        assert spec["description"] and spec["parameters"]["type"] == "object"
+    (workdir / "x.txt").write_text("hello\n")
+    outcome = await reg.invoke("read", {"path": "x.txt"}, ctx)
+    assert outcome.output is not None and "hello" in outcome.output.text

@@ -1,0 +1,1 @@
+"""``apply_patch``: the Codex ``*** Begin Patch`` format, parsed, verified, applied in order."""

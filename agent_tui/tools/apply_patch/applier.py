@@ -1,0 +1,187 @@
+"""Resolve, verify, then apply a parsed patch in order.
+
+Every target is resolved before anything is asked or written. Verification
+replays the operations in order against the files as they would be (so an
+Add followed by an Update of the same file works) and computes every new
+file content. Only verified operations are written, in order. When
+verification stops at operation k, operations before k are still applied
+(upstream Codex semantics, conformance scenario 015) and the report says
+exactly which were applied and which were not.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent_tui.tools.apply_patch.parser import AddFile, DeleteFile, Operation, UpdateFile
+from agent_tui.tools.apply_patch.textfile import ApplyError, TextFile, apply_chunks
+from agent_tui.tools.errors import ToolError
+from agent_tui.tools.paths import is_inside, lexical_rel
+
+
+@dataclass(frozen=True)
+class Target:
+    path: Path
+    """Canonical absolute path."""
+    shown: str
+    """Location-relative POSIX path, or the absolute path when outside the location."""
+    outside: bool
+
+
+def resolve_target(root: Path, raw: str) -> Target:
+    """Relative paths must stay inside (no ``..`` or symlink escapes); absolute
+    paths may point outside and then need ``external_directory`` permission."""
+    if os.path.isabs(raw):
+        path = Path(os.path.realpath(raw))
+    else:
+        path = Path(os.path.realpath(root / lexical_rel(raw)))
+        if not is_inside(path, root):
+            raise ToolError(f"The path {raw!r} goes through a symlink to {path}, which is outside the session location.")
+    if is_inside(path, root):
+        return Target(path, path.relative_to(root).as_posix() if path != root else ".", False)
+    return Target(path, path.as_posix(), True)
+
+
+@dataclass
+class Step:
+    """One verified operation, ready to write."""
+
+    letter: str
+    shown: str
+    describe: str
+    write: Path | None = None
+    content: bytes | None = None
+    remove: Path | None = None
+    added: int = 0
+    removed: int = 0
+
+
+@dataclass
+class Plan:
+    operations: list[Operation]
+    targets: list[tuple[Target, Target | None]]
+    steps: list[Step] = field(default_factory=list)
+    failure: str | None = None
+    """Why operation ``len(steps)`` cannot be applied (verification stopped there)."""
+
+    def edit_resources(self) -> list[str]:
+        shown = [t.shown for pair in self.targets for t in pair if t is not None]
+        return list(dict.fromkeys(shown))
+
+    def outside_directories(self) -> list[str]:
+        dirs = [t.path.parent.as_posix() for pair in self.targets for t in pair if t is not None and t.outside]
+        return list(dict.fromkeys(dirs))
+
+
+def _describe(operation: Operation) -> str:
+    match operation:
+        case AddFile(path=path):
+            return f"Add File {path}"
+        case DeleteFile(path=path):
+            return f"Delete File {path}"
+        case UpdateFile(path=path, move_to=None):
+            return f"Update File {path}"
+        case UpdateFile(path=path, move_to=dest):
+            return f"Update File {path} (move to {dest})"
+    raise AssertionError(operation)
+
+
+def resolve(root: Path, operations: list[Operation]) -> Plan:
+    targets: list[tuple[Target, Target | None]] = []
+    for operation in operations:
+        dest = operation.move_to if isinstance(operation, UpdateFile) else None
+        targets.append((resolve_target(root, operation.path), resolve_target(root, dest) if dest else None))
+    return Plan(operations, targets)
+
+
+class _Overlay:
+    """The files as earlier operations of the patch would leave them."""
+
+    def __init__(self) -> None:
+        self._files: dict[Path, bytes | None] = {}
+
+    def read(self, path: Path, shown: str, verb: str) -> bytes:
+        if path in self._files:
+            data = self._files[path]
+            if data is None:
+                raise ApplyError(f"Failed to {verb} {shown}: an earlier operation of this patch deletes it")
+            return data
+        if path.is_dir():
+            raise ApplyError(f"Failed to {verb} {shown}: it is a directory, not a file")
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            raise ApplyError(f"Failed to {verb} {shown}: no such file") from None
+        except OSError as error:
+            raise ApplyError(f"Failed to {verb} {shown}: {error.strerror}") from None
+
+    def put(self, path: Path, data: bytes | None) -> None:
+        self._files[path] = data
+
+
+def verify(plan: Plan) -> Plan:
+    overlay = _Overlay()
+    for operation, (target, dest) in zip(plan.operations, plan.targets):
+        try:
+            plan.steps.append(_verify_one(operation, target, dest, overlay))
+        except ApplyError as error:
+            plan.failure = str(error)
+            break
+    return plan
+
+
+def _verify_one(operation: Operation, target: Target, dest: Target | None, overlay: _Overlay) -> Step:
+    describe = _describe(operation)
+    match operation:
+        case AddFile(contents=contents):
+            if target.path.is_dir():
+                raise ApplyError(f"Failed to add {target.shown}: it is a directory")
+            data = contents.encode("utf-8")
+            overlay.put(target.path, data)
+            return Step("A", target.shown, describe, write=target.path, content=data, added=contents.count("\n"))
+        case DeleteFile():
+            data = overlay.read(target.path, target.shown, "delete")
+            overlay.put(target.path, None)
+            return Step("D", target.shown, describe, remove=target.path, removed=data.count(b"\n"))
+        case UpdateFile(chunks=chunks):
+            original = TextFile.parse(overlay.read(target.path, target.shown, "update"), target.shown)
+            data = apply_chunks(original, chunks, target.shown).dump()
+            added = sum(c.added for c in chunks)
+            removed = sum(c.removed for c in chunks)
+            if dest is None or dest.path == target.path:
+                overlay.put(target.path, data)
+                return Step("M", target.shown, describe, write=target.path, content=data, added=added, removed=removed)
+            if dest.path.is_dir():
+                raise ApplyError(f"Failed to move {target.shown} to {dest.shown}: the destination is a directory")
+            overlay.put(target.path, None)
+            overlay.put(dest.path, data)
+            return Step("M", dest.shown, describe, write=dest.path, content=data, remove=target.path,
+                        added=added, removed=removed)  # fmt: skip
+    raise AssertionError(operation)
+
+
+def write_step(step: Step) -> None:
+    if step.write is not None and step.content is not None:
+        step.write.parent.mkdir(parents=True, exist_ok=True)
+        step.write.write_bytes(step.content)
+    if step.remove is not None:
+        step.remove.unlink()
+
+
+def apply(plan: Plan) -> tuple[list[Step], str | None]:
+    """Write the verified steps in order; stop at the first failure.
+
+    Returns the steps applied and the failure (verification or write), if any.
+    """
+    applied: list[Step] = []
+    for step in plan.steps:
+        try:
+            write_step(step)
+        except OSError as error:
+            return applied, f"{step.describe}: {error.strerror or error}"
+        applied.append(step)
+    if plan.failure is not None:
+        return applied, f"{_describe(plan.operations[len(plan.steps)])}: {plan.failure}"
+    return applied, None

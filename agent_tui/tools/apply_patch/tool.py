@@ -1,0 +1,80 @@
+"""The ``apply_patch`` tool: parse, resolve, ask once, verify, apply in order."""
+
+from __future__ import annotations
+
+import asyncio
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent_tui.core.events import ToolOutput
+from agent_tui.tools.apply_patch.applier import Plan, Step, apply, resolve, verify
+from agent_tui.tools.apply_patch.parser import PatchError, parse_patch
+from agent_tui.tools.context import ToolContext
+from agent_tui.tools.errors import ToolError
+from agent_tui.tools.registry import Tool, ToolResult
+
+DESCRIPTION = """Edit files with a patch. Use it to add, update, move and delete files.
+
+The patch is text in this format:
+
+*** Begin Patch
+*** Add File: path/new_file.py
++every line of the new file, each starting with +
+*** Update File: path/existing.py
+*** Move to: path/renamed.py        (optional)
+@@ def some_function():            (optional: a line just above the change, to find the place)
+ context line (starts with a space)
+-line to remove
++line to add
+ context line
+*** Delete File: path/obsolete.py
+*** End Patch
+
+Rules:
+- Paths are relative to the working directory.
+- Give about 3 lines of context before and after each change; use `@@ <line>` when the context is not unique.
+- Several `@@` chunks may follow one `*** Update File:`; chunks must be in file order.
+- `*** End of File` after a chunk anchors it at the end of the file.
+- Every operation is checked before anything is written; the result lists each file as A (added), M (modified) or D (deleted)."""
+
+
+class ApplyPatchInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    patch: str = Field(description="The full patch text, from '*** Begin Patch' to '*** End Patch'.")
+
+
+def _report(applied: list[Step]) -> str:
+    return "\n".join(f"{s.letter} {s.shown}" for s in applied)
+
+
+def _prepare(ctx: ToolContext, patch: str) -> Plan:
+    try:
+        operations = parse_patch(patch)
+    except PatchError as error:
+        raise ToolError(f"Invalid patch: {error}") from None
+    return resolve(ctx.location, operations)
+
+
+async def run_apply_patch(ctx: ToolContext, params: ApplyPatchInput) -> ToolResult:
+    plan = await asyncio.to_thread(_prepare, ctx, params.patch)
+    for directory in plan.outside_directories():
+        await ctx.ask("external_directory", [directory], detail={"path": directory, "diff": params.patch})
+    await ctx.ask("edit", plan.edit_resources(), detail={"diff": params.patch})
+    plan = await asyncio.to_thread(verify, plan)
+    applied, failure = await asyncio.to_thread(apply, plan)
+    files = [{"op": s.letter, "path": s.shown, "added": s.added, "removed": s.removed} for s in applied]
+    if failure is not None:
+        if not applied:
+            raise ToolError(f"apply_patch failed: {failure}\nNo files were changed.")
+        not_applied = [op for op in plan.operations[len(applied) + 1 :]]
+        rest = f"\nNot attempted: {len(not_applied)} later operation(s)." if not_applied else ""
+        raise ToolError(
+            f"apply_patch failed: {failure}\n"
+            f"These operations were already applied and were NOT rolled back:\n{_report(applied)}{rest}"
+        )
+    text = "Success. Updated the following files:\n" + _report(applied)
+    return ToolResult(ToolOutput(text=text, data={"files": files}))
+
+
+APPLY_PATCH = Tool(name="apply_patch", description=DESCRIPTION, input_model=ApplyPatchInput, run=run_apply_patch, action="edit")

@@ -1,0 +1,252 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_tui.core.config import Effect, PermissionRule
+from agent_tui.core.events import PermissionReply
+from agent_tui.tools.apply_patch.matcher import seek
+from agent_tui.tools.apply_patch.parser import AddFile, DeleteFile, PatchError, UpdateFile, parse_patch
+from agent_tui.tools.apply_patch.tool import APPLY_PATCH
+from agent_tui.tools.asks import PermissionDecision
+from agent_tui.tools.context import ToolContext
+from agent_tui.tools.registry import ToolOutcome, ToolRegistry
+
+from .conftest import RecordingAsker, gate_for
+
+
+async def patch(ctx: ToolContext, text: str) -> ToolOutcome:
+    registry = ToolRegistry(ctx.location)
+    registry.register(APPLY_PATCH)
+    return await registry.invoke("apply_patch", {"patch": text}, ctx)
+
+
+def wrap(*body: str) -> str:
+    return "\n".join(["*** Begin Patch", *body, "*** End Patch"]) + "\n"
+
+
+def ok(outcome: ToolOutcome) -> str:
+    assert outcome.output is not None, outcome.error
+    return outcome.output.text
+
+
+def failed(outcome: ToolOutcome) -> str:
+    assert outcome.error is not None, outcome.output
+    return outcome.error.message
+
+
+# ---------------------------------------------------------------- parser
+
+
+def test_parses_every_operation() -> None:
+    ops = parse_patch(wrap(
+        "*** Add File: a.txt", "+one", "+two",
+        "*** Delete File: b.txt",
+        "*** Update File: c.txt", "*** Move to: d/c.txt", "@@ def f():", " keep", "-old", "+new", "*** End of File",
+    ))  # fmt: skip
+    assert ops[0] == AddFile("a.txt", "one\ntwo\n")
+    assert ops[1] == DeleteFile("b.txt")
+    assert isinstance(ops[2], UpdateFile) and ops[2].move_to == "d/c.txt"
+    chunk = ops[2].chunks[0]
+    assert (chunk.context, chunk.old, chunk.new, chunk.end_of_file) == ("def f():", ["keep", "old"], ["keep", "new"], True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<<'EOF'\n" + wrap("*** Delete File: x") + "EOF\n",
+        '<<"EOF"\n' + wrap("*** Delete File: x") + "EOF",
+        "apply_patch <<EOF\n" + wrap("*** Delete File: x") + "EOF\n",
+        "  *** Begin Patch  \r\n  *** Delete File: x  \r\n *** End Patch \r\n\n\n",
+    ],
+)
+def test_heredoc_wrapper_and_padding_are_tolerated(text: str) -> None:
+    assert parse_patch(text) == [DeleteFile("x")]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("*** Delete File: x\n*** End Patch", "first line of the patch must be '*** Begin Patch'"),
+        ("*** Begin Patch\n*** Delete File: x\n", "last line of the patch must be '*** End Patch'"),
+        (wrap(), "no file operations"),
+        (wrap("*** Update File: f"), "Update File hunk for 'f' is empty"),
+        (wrap("*** Frobnicate File: foo"), "Line 2: '*** Frobnicate File: foo' is not a valid hunk header"),
+        (wrap("*** Update File: f", "@@", "?bad"), "Line 4: '?bad' in 'f' is not a change line"),
+        (wrap("*** Update File: f", "*** End of File"), "must follow the lines of a change"),
+        (wrap("*** Add File:   "), "the file path is missing"),
+    ],
+)
+def test_invalid_patches(text: str, message: str) -> None:
+    with pytest.raises(PatchError) as raised:
+        parse_patch(text)
+    assert message in str(raised.value)
+
+
+# ---------------------------------------------------------------- matcher
+
+
+def test_fuzzy_levels_in_order() -> None:
+    lines = ["a  ", "  b", "x — “quoted” y", "a"]
+    assert seek(lines, ["a"], 0) == 3  # exact beats the trailing-space match at 0
+    assert seek(lines, ["a", "b"], 0) is None or seek(lines, ["a", "b"], 0) == 0
+    assert seek(lines, ["a", "  b"], 0) == 0  # trailing whitespace ignored
+    assert seek(lines, ["b"], 0) == 1  # surrounding whitespace ignored
+    assert seek(lines, ['x - "quoted" y'], 0) == 2  # unicode punctuation normalised
+    assert seek(lines, ["x\u00a0— “quoted” y"], 0) == 2
+    assert seek(lines, ["zzz"], 0) is None
+    assert seek(["a", "b", "a"], ["a"], 0, end_of_file=True) == 2
+
+
+# ---------------------------------------------------------------- applying
+
+
+async def test_add_update_delete_move_with_summary(workdir: Path, ctx: ToolContext) -> None:
+    (workdir / "mod.py").write_text("def f():\n    return 1\n\ndef g():\n    return 2\n")
+    (workdir / "gone.txt").write_text("bye\n")
+    (workdir / "old.txt").write_text("x\n")
+    text = ok(await patch(ctx, wrap(
+        "*** Add File: pkg/new.py", "+print('hi')",
+        "*** Update File: mod.py", "@@ def g():", "-    return 2", "+    return 3",
+        "*** Delete File: gone.txt",
+        "*** Update File: old.txt", "*** Move to: moved/new.txt", "-x", "+y",
+    )))  # fmt: skip
+    assert text.splitlines() == ["Success. Updated the following files:", "A pkg/new.py", "M mod.py", "D gone.txt", "M moved/new.txt"]
+    assert (workdir / "pkg/new.py").read_text() == "print('hi')\n"
+    assert (workdir / "mod.py").read_text() == "def f():\n    return 1\n\ndef g():\n    return 3\n"
+    assert not (workdir / "gone.txt").exists() and not (workdir / "old.txt").exists()
+    assert (workdir / "moved/new.txt").read_text() == "y\n"
+
+
+async def test_fuzzy_match_applies_and_keeps_other_lines(workdir: Path, ctx: ToolContext) -> None:
+    (workdir / "f.txt").write_text("alpha   \n\tbeta\nsay “hi” — now\n")
+    ok(await patch(ctx, wrap("*** Update File: f.txt", " alpha", "-beta", "+BETA", '-say "hi" - now', "+said")))
+    assert (workdir / "f.txt").read_text() == "alpha   \nBETA\nsaid\n"
+
+
+async def test_line_endings_are_preserved(workdir: Path, ctx: ToolContext) -> None:
+    (workdir / "crlf.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
+    (workdir / "mixed.txt").write_bytes(b"a\r\nb\nc\r\nd\r\n")
+    (workdir / "bom.txt").write_bytes("\ufeffx\r\n".encode())
+    ok(await patch(ctx, wrap(
+        "*** Update File: crlf.txt", " one", "-two", "+TWO", "+two and a half",
+        "*** Update File: mixed.txt", " b", "-c", "+C",
+        "*** Update File: bom.txt", "-x", "+y",
+    )))  # fmt: skip
+    assert (workdir / "crlf.txt").read_bytes() == b"one\r\nTWO\r\ntwo and a half\r\nthree\r\n"
+    assert (workdir / "mixed.txt").read_bytes() == b"a\r\nb\nC\r\nd\r\n"
+    assert (workdir / "bom.txt").read_bytes() == "\ufeffy\r\n".encode()
+
+
+async def test_pure_addition_after_file_without_final_newline(workdir: Path, ctx: ToolContext) -> None:
+    (workdir / "n.txt").write_text("last")
+    ok(await patch(ctx, wrap("*** Update File: n.txt", "@@", "+more")))
+    assert (workdir / "n.txt").read_text() == "last\nmore\n"
+
+
+async def test_add_then_update_same_file_in_one_patch(workdir: Path, ctx: ToolContext) -> None:
+    ok(await patch(ctx, wrap("*** Add File: n.txt", "+a", "*** Update File: n.txt", "-a", "+b")))
+    assert (workdir / "n.txt").read_text() == "b\n"
+
+
+async def test_nothing_is_written_when_the_first_verification_fails(workdir: Path, ctx: ToolContext) -> None:
+    (workdir / "a.txt").write_text("a\n")
+    message = failed(await patch(ctx, wrap("*** Update File: a.txt", "-zzz", "+y", "*** Add File: b.txt", "+b")))
+    assert message.startswith("apply_patch failed: Update File a.txt: Failed to find the expected lines in a.txt:\nzzz")
+    assert message.endswith("No files were changed.")
+    assert (workdir / "a.txt").read_text() == "a\n" and not (workdir / "b.txt").exists()
+
+
+async def test_partial_failure_reports_what_was_applied(workdir: Path, ctx: ToolContext) -> None:
+    (workdir / "a.txt").write_text("a\n")
+    message = failed(await patch(ctx, wrap(
+        "*** Update File: a.txt", "-a", "+A",
+        "*** Delete File: missing.txt",
+        "*** Add File: later.txt", "+x",
+    )))  # fmt: skip
+    assert "Delete File missing.txt: Failed to delete missing.txt: no such file" in message
+    assert "already applied and were NOT rolled back:\nM a.txt" in message
+    assert "Not attempted: 1 later operation(s)." in message
+    assert (workdir / "a.txt").read_text() == "A\n" and not (workdir / "later.txt").exists()
+
+
+async def test_resolution_errors_come_before_any_write(workdir: Path, ctx: ToolContext) -> None:
+    message = failed(await patch(ctx, wrap("*** Add File: created.txt", "+x", "*** Delete File: ../x")))
+    assert "escapes the session location" in message
+    assert not (workdir / "created.txt").exists()
+
+
+async def test_write_failure_midway_is_reported(workdir: Path, ctx: ToolContext) -> None:
+    (workdir / "blocker").write_text("a file where a directory is needed\n")
+    message = failed(await patch(ctx, wrap("*** Add File: first.txt", "+1", "*** Add File: blocker/inner.txt", "+2")))
+    assert "Add File blocker/inner.txt" in message and "NOT rolled back:\nA first.txt" in message
+    assert (workdir / "first.txt").read_text() == "1\n"
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (("*** Delete File: ../outside.txt",), "escapes the session location through '..'"),
+        (("*** Add File: sub/../../x.txt", "+x"), "escapes the session location"),
+        (("*** Delete File: link/outside.txt",), "goes through a symlink"),
+        (("*** Delete File: dir",), "Failed to delete dir: it is a directory"),
+        (("*** Update File: dir", "-a", "+b"), "Failed to update dir: it is a directory"),
+        (("*** Add File: dir", "+b"), "Failed to add dir: it is a directory"),
+        (("*** Delete File: nope.txt",), "Failed to delete nope.txt: no such file"),
+        (("*** Update File: notes.txt", "@@ nowhere", "-a", "+b"), "Failed to find context 'nowhere'"),
+        (("*** Update File: binary.bin", "-a", "+b"), "binary.bin is not UTF-8 text"),
+    ],
+)
+async def test_bad_targets_leave_files_untouched(workdir: Path, ctx: ToolContext, body: tuple[str, ...], message: str) -> None:
+    (workdir.parent / "outside.txt").write_text("keep\n")
+    (workdir / "link").symlink_to(workdir.parent)
+    (workdir / "dir").mkdir()
+    (workdir / "notes.txt").write_text("a\n")
+    (workdir / "binary.bin").write_bytes(b"\xff\xfe\n")
+    before = {p: p.read_bytes() for p in workdir.rglob("*") if p.is_file()}
+    assert message in failed(await patch(ctx, wrap(*body, "*** Add File: created.txt", "+x")))
+    assert {p: p.read_bytes() for p in workdir.rglob("*") if p.is_file()} == before
+    assert (workdir.parent / "outside.txt").read_text() == "keep\n"
+
+
+async def test_one_ask_for_the_batch_plus_external_directories(workdir: Path, make_ctx, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (workdir / "a.txt").write_text("a\n")
+    asker = RecordingAsker(PermissionDecision(reply=PermissionReply.ONCE))
+    ctx = make_ctx(gate=gate_for(workdir, asker))
+    text = wrap(
+        "*** Update File: a.txt", "-a", "+b",
+        "*** Add File: b.txt", "+b",
+        f"*** Add File: {outside}/x.txt", "+x",
+        f"*** Add File: {outside}/y.txt", "+y",
+    )  # fmt: skip
+    ok(await patch(ctx, text))
+    asked = [(r.action, r.resources) for r in asker.requests]
+    out = outside.resolve().as_posix()
+    assert asked == [("external_directory", [out]), ("edit", ["a.txt", "b.txt", f"{out}/x.txt", f"{out}/y.txt"])]
+    assert asker.requests[1].detail["diff"] == text
+    assert (outside / "x.txt").read_text() == "x\n"
+
+
+async def test_rejected_edit_writes_nothing_and_parse_errors_ask_nothing(workdir: Path, make_ctx) -> None:
+    asker = RecordingAsker(PermissionDecision(reply=PermissionReply.REJECT))
+    ctx = make_ctx(gate=gate_for(workdir, asker))
+    rejected = await patch(ctx, wrap("*** Add File: a.txt", "+a"))
+    assert rejected.error is not None and rejected.error.type == "permission.rejected" and rejected.stop_run
+    assert not (workdir / "a.txt").exists()
+    bad = await patch(ctx, wrap("*** Add File: a.txt", "+a", "*** Bogus", "x"))
+    assert bad.error is not None and bad.error.type == "tool.execution" and len(asker.requests) == 1
+
+
+async def test_deny_rule_for_some_paths(workdir: Path, make_ctx) -> None:
+    asker = RecordingAsker(PermissionDecision(reply=PermissionReply.ONCE))
+    rules = [PermissionRule(action="edit", pattern="*", effect=Effect.ALLOW),
+             PermissionRule(action="edit", pattern="secrets/*", effect=Effect.DENY)]  # fmt: skip
+    ctx = make_ctx(gate=gate_for(workdir, asker, rules))
+    denied = await patch(ctx, wrap("*** Add File: ok.txt", "+a", "*** Add File: secrets/key", "+k"))
+    assert denied.error is not None and denied.error.type == "permission.denied" and not denied.stop_run
+    assert not (workdir / "ok.txt").exists()
+    ok(await patch(ctx, wrap("*** Add File: ok.txt", "+a")))
+    assert asker.requests == []

@@ -1,0 +1,69 @@
+"""The Codex apply_patch conformance suite, run as it is.
+
+The suite lives in ``conformance/codex-apply-patch/`` (a byte-for-byte copy of
+``../shared/conformance/codex-apply-patch/`` so CI, which clones this repo
+alone, has it). When the shared folder exists, the copy must be identical.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agent_tui.tools.apply_patch.tool import APPLY_PATCH
+from agent_tui.tools.context import ToolContext
+from agent_tui.tools.permissions import AllowAll
+from agent_tui.tools.registry import ToolRegistry
+
+SUITE = Path(__file__).parent / "conformance" / "codex-apply-patch"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "codex-apply-patch"
+SCENARIOS = sorted(p for p in (SUITE / "scenarios").iterdir() if p.is_dir())
+
+
+def _tree(root: Path) -> dict[str, bytes | None]:
+    """Every file (bytes) and directory (None) below ``root``, by relative path."""
+    if not root.exists():
+        return {}
+    return {p.relative_to(root).as_posix(): (p.read_bytes() if p.is_file() else None) for p in root.rglob("*")}
+
+
+def _rejected() -> set[str]:
+    """Scenario names whose expected outcome in the README table is 'rejected'."""
+    rows = re.findall(r"^\| (\d{3}_\w+) \| .* \| (.*) \|$", (SUITE / "README.md").read_text(), re.M)
+    return {name for name, outcome in rows if outcome.startswith("rejected")}
+
+
+def test_copy_is_identical_to_shared_suite() -> None:
+    assert len(SCENARIOS) == 23
+    if SHARED.exists():
+        assert _tree(SUITE) == _tree(SHARED)
+
+
+def test_readme_names_eight_rejections() -> None:
+    assert sorted(_rejected()) == [
+        "005_rejects_empty_patch", "006_rejects_missing_context", "007_rejects_missing_file_delete",
+        "008_rejects_empty_update_hunk", "009_requires_existing_file_for_update", "012_delete_directory_fails",
+        "013_rejects_invalid_hunk_header", "015_failure_after_partial_success_leaves_changes",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[p.name for p in SCENARIOS])
+async def test_scenario(scenario: Path, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    if (scenario / "input").exists():
+        shutil.copytree(scenario / "input", work)
+    else:
+        work.mkdir()
+    registry = ToolRegistry(work)
+    registry.register(APPLY_PATCH)
+    ctx = ToolContext(location=work, project_root=work, gate=AllowAll(), spill_dir=tmp_path / "spill")
+    outcome = await registry.invoke("apply_patch", {"patch": (scenario / "patch.txt").read_text()}, ctx)
+    if scenario.name in _rejected():
+        assert outcome.error is not None, outcome.output
+        assert outcome.error.type == "tool.execution"
+    else:
+        assert outcome.error is None, outcome.error
+    assert _tree(work) == _tree(scenario / "expected")
