@@ -13,6 +13,16 @@ from typing import Any, AsyncIterator, Protocol, TypeVar
 T = TypeVar("T")
 
 
+class Subscription(Protocol):
+    """Live deltas and head wakes; closed when the view stops following."""
+
+    def __aiter__(self) -> AsyncIterator[Any]: ...
+
+    def __enter__(self) -> Subscription: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
 class SessionsPort(Protocol):
     def create(self, id: str | None = None, *, location: str, title: str | None = None,
                agent: str | None = None, model: str | None = None) -> Any: ...  # fmt: skip
@@ -35,7 +45,7 @@ class SessionsPort(Protocol):
 
     def log(self, session_id: str, after: int | None = None, follow: bool = False) -> AsyncIterator[Any]: ...
 
-    def subscribe(self, session_id: str) -> AsyncIterator[Any]: ...
+    def subscribe(self, session_id: str) -> Subscription: ...
 
     def permissions(self, session_id: str) -> Any: ...
 

@@ -33,6 +33,32 @@ class Summary:
 
 
 @dataclass
+class FakeSubscription:
+    """Like the bus's Subscription: an async iterator and a context manager."""
+
+    queue: asyncio.Queue
+    on_close: Any
+    closed: bool = False
+
+    def __aiter__(self) -> FakeSubscription:
+        return self
+
+    async def __anext__(self) -> Any:
+        return await self.queue.get()
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.on_close()
+
+    def __enter__(self) -> FakeSubscription:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+@dataclass
 class FakeSessions:
     logs: dict[str, LogBuilder] = field(default_factory=dict)
     running: set[str] = field(default_factory=set)
@@ -135,14 +161,10 @@ class FakeSessions:
                 yield stored
             cursor = len(events)
 
-    async def subscribe(self, session_id: str) -> AsyncIterator[Any]:
+    def subscribe(self, session_id: str) -> FakeSubscription:
         queue: asyncio.Queue = asyncio.Queue()
         self._subscribers.setdefault(session_id, []).append(queue)
-        try:
-            while True:
-                yield await queue.get()
-        finally:
-            self._subscribers[session_id].remove(queue)
+        return FakeSubscription(queue, lambda: self._subscribers[session_id].remove(queue))
 
     async def permissions(self, session_id: str) -> list:
         return list(fold(self.logs[session_id].events).asks.values()) if session_id in self.logs else []

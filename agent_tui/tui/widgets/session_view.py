@@ -9,6 +9,8 @@ on its first prompt, so opening the app never leaves an empty session behind.
 
 from __future__ import annotations
 
+from contextlib import aclosing
+
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -88,23 +90,35 @@ class SessionView(Vertical):
 
     async def _follow_log(self, session_id: str) -> None:
         transcript = self.transcript
-        async for item in self.ctx.sessions.log(session_id, follow=True):
-            if isinstance(item, ev.StoredEvent):
-                transcript.apply(item)
-                if self.synced:
-                    self.schedule_flush()
-            elif not self.synced:  # the one Synced marker: history is in, paint it at once
-                self.synced = True
-                transcript.set_active(self.is_active)
-                await self.query_one(TranscriptView).show(transcript)
-                self._paint_chrome()
+        try:
+            async with aclosing(self.ctx.sessions.log(session_id, follow=True)) as log:
+                async for item in log:
+                    if isinstance(item, ev.StoredEvent):
+                        transcript.apply(item)
+                        if self.synced:
+                            self.schedule_flush()
+                    elif not self.synced:  # the one Synced marker: history is in, paint it at once
+                        self.synced = True
+                        transcript.set_active(self.is_active)
+                        await self.query_one(TranscriptView).show(transcript)
+                        self._paint_chrome()
+        except Exception as error:  # unknown id, unreadable store: say so, keep the app usable
+            self.app.notify(f"cannot open session {session_id}: {error}", severity="error")
+            for worker in self.app.workers:
+                if worker.node is self and worker.name == "deltas":
+                    worker.cancel()
+            self.session_id, self.synced = None, True
+            await self.query_one(TranscriptView).show(Transcript())
+            self.transcript = self.query_one(TranscriptView).transcript  # type: ignore[assignment]
+            self._paint_chrome()
 
     async def _follow_deltas(self, session_id: str) -> None:
-        async for delta in self.ctx.sessions.subscribe(session_id):
-            if isinstance(delta, ev.HeadAdvanced):
-                continue
-            if self.transcript.apply_delta(delta) is not None and self.synced:
-                self.schedule_flush()
+        with self.ctx.sessions.subscribe(session_id) as deltas:
+            async for delta in deltas:
+                if isinstance(delta, ev.HeadAdvanced):
+                    continue
+                if self.transcript.apply_delta(delta) is not None and self.synced:
+                    self.schedule_flush()
 
     def schedule_flush(self) -> None:
         if not self._flush_pending:

@@ -1,0 +1,116 @@
+"""``agent-tui`` (no subcommand): open the Textual app.
+
+The start path imports Textual and the store but never LiteLLM: the app paints
+first and warms LiteLLM in a worker thread, then learns the model's context
+window. A missing model or key does not stop the app; it says in one line what
+to set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+from pathlib import Path
+
+from agent_tui.commands.errors import fail
+
+
+class ModelFacts:
+    """Context windows, learned after LiteLLM has warmed (config overrides first)."""
+
+    def __init__(self, settings) -> None:  # noqa: ANN001 - Settings, imported lazily
+        self.settings = settings
+        self.windows: dict[str, int | None] = {}
+
+    def window(self, model: str | None) -> int | None:
+        if not model:
+            return None
+        if model not in self.windows:
+            configured = self.settings.model_settings(model).context_window
+            if configured is not None:
+                self.windows[model] = configured
+        return self.windows.get(model)
+
+    def learn(self, model: str | None) -> None:
+        """Blocking (may import LiteLLM): run in a worker thread."""
+        if not model or self.windows.get(model) is not None:
+            return
+        from agent_tui.llm import lazy, model_info
+
+        lazy.load()
+        self.windows[model] = model_info(model, self.settings.model_settings(model)).context_window
+
+
+def setup_hint(settings) -> str | None:  # noqa: ANN001
+    """One line saying what to configure, or None when a model and key are set."""
+    from agent_tui.llm.credentials import CredentialsError, resolve_credentials
+
+    model = settings.model
+    if model and "/" not in model:
+        return None  # a bare name needs LiteLLM to know its provider: checked when the first step runs
+    try:
+        resolve_credentials(model, api_base=settings.api_base, api_key=settings.api_key)
+    except CredentialsError as error:
+        return str(error)
+    return None
+
+
+def main(args: argparse.Namespace) -> int:
+    from agent_tui.core.config import ConfigError, load_settings
+
+    location = Path.cwd().resolve()
+    cli = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key}
+    try:
+        settings = load_settings(location, cli=cli)
+    except ConfigError as error:
+        return fail(str(error))
+    os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+    try:
+        return asyncio.run(_run(args, settings, location))
+    except KeyboardInterrupt:
+        return 130
+
+
+async def _run(args: argparse.Namespace, settings, location: Path) -> int:  # noqa: ANN001
+    from agent_tui.core.db import StoreError
+    from agent_tui.core.sessions import open_sessions
+    from agent_tui.tui.app import AgentApp, StartMode
+    from agent_tui.tui.context import TuiContext
+
+    try:
+        sessions = await open_sessions(settings)
+    except StoreError as error:
+        return fail(str(error))
+    runtime = await _install_runner(sessions, settings)
+    facts = ModelFacts(settings)
+    ctx = TuiContext(
+        sessions=sessions, location=str(location), model=settings.model, agent=settings.agent,
+        context_window=facts.window, known_models=tuple(settings.models), setup_hint=setup_hint(settings),
+    )  # fmt: skip
+    start = StartMode(
+        continue_latest=bool(args.continue_),
+        picker=args.resume == "",
+        session_id=args.resume or None,
+    )
+
+    def warm() -> None:
+        facts.learn(ctx.model)
+
+    app = AgentApp(ctx, start=start, theme=settings.theme, warm=warm)
+    try:
+        await app.run_async()
+    finally:
+        if runtime is not None:
+            await runtime()
+        await sessions.close()
+    return app.return_code or 0
+
+
+async def _install_runner(sessions, settings):  # noqa: ANN001, ANN202
+    """Attach the runner's coordinator when this build has one; returns its closer."""
+    try:
+        from agent_tui.core.runtime import attach_runner  # type: ignore[import-not-found]
+    except ModuleNotFoundError:
+        return None
+    return await attach_runner(sessions, settings)

@@ -1,0 +1,220 @@
+"""Pilot tests over the real Sessions facade and a real SQLite store.
+
+The test plays the runner: it publishes durable events through the store and
+live deltas on its bus; a tiny executor says which sessions are active.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_tui.core import events as ev
+from agent_tui.core import ids
+from agent_tui.core.sessions import Sessions, open_sessions
+from agent_tui.tui.app import AgentApp, StartMode
+from agent_tui.tui.context import TuiContext
+from agent_tui.tui.screens.picker import SessionPicker
+from agent_tui.tui.widgets.blocks import AssistantText, UserMessage
+from agent_tui.tui.widgets.permission import PermissionPanel
+from agent_tui.tui.widgets.prompt import PromptInput
+from agent_tui.tui.widgets.transcript import TranscriptView
+
+from .conftest import FAST
+from .test_app import until
+
+
+class ActiveExecutor:
+    """Says which sessions run; interrupt publishes the terminal event like the coordinator."""
+
+    def __init__(self) -> None:
+        self.running: set[str] = set()
+        self.sessions: Sessions | None = None
+        self.calls: list[tuple] = []
+
+    async def run(self, session_id: str) -> None:
+        self.calls.append(("run", session_id))
+
+    async def wake(self, session_id: str) -> None:
+        self.calls.append(("wake", session_id))
+
+    async def interrupt(self, session_id: str, reason: str = "user") -> None:
+        self.calls.append(("interrupt", session_id, reason))
+        if session_id in self.running and self.sessions is not None:
+            self.running.discard(session_id)
+            await self.sessions.store.publish(session_id, ev.ExecutionInterrupted(reason=ev.InterruptReason(reason)))
+
+    def active(self) -> dict[str, dict[str, Any]]:
+        return {sid: {"type": "running"} for sid in self.running}
+
+
+@pytest.fixture
+async def real(workdir: Path):
+    executor = ActiveExecutor()
+    sessions = await open_sessions(executor=executor)
+    executor.sessions = sessions
+    yield sessions, executor
+    await sessions.close()
+
+
+def app_for(sessions: Sessions, workdir: Path, clock, start: StartMode = StartMode()) -> AgentApp:
+    ctx = TuiContext(sessions=sessions, location=str(workdir), model="openai/fake", clock=clock, timings=FAST)
+    return AgentApp(ctx, start=start, watch_themes=False)
+
+
+async def exchange(sessions: Sessions, sid: str, prompt: str, answer: str) -> None:
+    receipt = await sessions.prompt(sid, prompt)
+    amid = ids.message_id()
+    await sessions.store.publish_many(sid, [
+        ev.ExecutionStarted(), ev.PromptPromoted(input_id=receipt.input_id),
+        ev.StepStarted(assistant_message_id=amid, agent="build", model="openai/fake"),
+        ev.TextStarted(assistant_message_id=amid, ordinal=0),
+        ev.TextEnded(assistant_message_id=amid, ordinal=0, text=answer),
+        ev.StepEnded(assistant_message_id=amid, finish="stop"), ev.ExecutionSucceeded(),
+    ])  # fmt: skip
+
+
+async def test_first_prompt_creates_the_session_in_the_store(real, workdir, clock) -> None:
+    sessions, executor = real
+    app = app_for(sessions, workdir, clock)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert await sessions.list() == []
+        await pilot.press(*"write a haiku", "enter")
+        await until(pilot, lambda: app.view.session_id is not None)
+        sid = app.view.session_id
+        await until(pilot, lambda: ("wake", sid) in executor.calls)
+        [row] = await sessions.list(location=str(workdir))
+        assert row.id == sid
+        pending = await sessions.pending(sid)
+        assert [p.prompt for p in pending] == [[{"type": "text", "text": "write a haiku"}]]
+
+
+async def test_reopening_shows_the_same_blocks_and_live_events_arrive(real, workdir, clock) -> None:
+    sessions, executor = real
+    sid = (await sessions.create(location=workdir)).id
+    await exchange(sessions, sid, "first question", "first answer")
+    app = app_for(sessions, workdir, clock, StartMode(session_id=sid))
+    async with app.run_test() as pilot:
+        view = app.query_one(TranscriptView)
+        await until(pilot, lambda: len(view.children) == 2)
+        executor.running.add(sid)
+        await exchange(sessions, sid, "second", "streamed")
+        await until(pilot, lambda: len(view.children) == 4)
+        live_shape = [(type(w).__name__, w.block.key) for w in view.query_children()]
+    app2 = app_for(sessions, workdir, clock, StartMode(session_id=sid))
+    async with app2.run_test() as pilot:
+        view = app2.query_one(TranscriptView)
+        await until(pilot, lambda: len(view.children) == 4)
+        assert [(type(w).__name__, w.block.key) for w in view.query_children()] == live_shape
+        assert app2.query(AssistantText).last()._written == "streamed"
+
+
+async def test_live_text_deltas_from_the_bus(real, workdir, clock) -> None:
+    sessions, executor = real
+    sid = (await sessions.create(location=workdir)).id
+    executor.running.add(sid)
+    app = app_for(sessions, workdir, clock, StartMode(session_id=sid))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: app.view.synced)
+        await sessions.store.publish_many(sid, [
+            ev.ExecutionStarted(), ev.StepStarted(assistant_message_id="m1", agent="build", model="x"),
+            ev.TextStarted(assistant_message_id="m1", ordinal=0),
+        ])  # fmt: skip
+        await until(pilot, lambda: app.query(AssistantText))
+        widget = app.query_one(AssistantText)
+        for chunk in ("one ", "two ", "three"):
+            sessions.bus.publish(ev.TextDelta(session_id=sid, assistant_message_id="m1", ordinal=0, delta=chunk))
+            await until(pilot, lambda: widget._written.endswith(chunk))
+        assert widget._written == "one two three"
+
+
+async def test_unknown_session_id_is_one_line_and_the_app_stays_usable(real, workdir, clock) -> None:
+    sessions, _ = real
+    app = app_for(sessions, workdir, clock, StartMode(session_id="ses_nope"))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: any("cannot open session ses_nope" in str(n.message) for n in app._notifications))
+        assert app.view.session_id is None and app.is_running
+        await pilot.press(*"hello", "enter")
+        await until(pilot, lambda: app.view.session_id is not None)
+
+
+async def test_picker_searches_the_store_and_opens_a_session(real, workdir, clock) -> None:
+    sessions, executor = real
+    ids = {}
+    for title in ("refactor the parser", "fix flaky test", "write docs"):
+        sid = (await sessions.create(location=workdir)).id
+        await exchange(sessions, sid, title, f"done: {title}")
+        ids[title] = sid
+    elsewhere = (await sessions.create(location=workdir.parent)).id
+    await exchange(sessions, elsewhere, "elsewhere work", "ok")
+    executor.running.add(ids["fix flaky test"])
+    app = app_for(sessions, workdir, clock)
+    async with app.run_test() as pilot:
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker) and len(app.screen.rows) == 3)
+        picker = app.screen
+        assert {r.id for r in picker.rows} == set(ids.values())
+        from textual.widgets import OptionList
+
+        prompts = [str(o.prompt) for o in picker.query_one(OptionList).options]
+        assert any(p.startswith("● fix flaky test") for p in prompts)
+        await pilot.press("tab")
+        await until(pilot, lambda: len(picker.rows) == 4)
+        await pilot.press("tab", *"parser")
+        await until(pilot, lambda: [r.id for r in picker.rows] == [ids["refactor the parser"]])
+        await pilot.press("enter")
+        await until(pilot, lambda: app.view.session_id == ids["refactor the parser"])
+        await until(pilot, lambda: len(app.query(UserMessage)) == 1)
+
+
+async def test_picker_escape_closes_and_ctrl_n_starts_new(real, workdir, clock) -> None:
+    sessions, _ = real
+    sid = (await sessions.create(location=workdir)).id
+    await exchange(sessions, sid, "old", "thing")
+    app = app_for(sessions, workdir, clock, StartMode(session_id=sid))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: len(app.query(UserMessage)) == 1)
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker))
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, SessionPicker))
+        assert app.view.session_id == sid
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker))
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: app.view.session_id is None and not app.query(UserMessage))
+
+
+@pytest.mark.parametrize(
+    ("keys", "reply", "message"),
+    [(["y"], "once", None), (["a"], "always", None), (["n"], "reject", None),
+     (["m", *"use git instead", "enter"], "reject", "use git instead")],
+)  # fmt: skip
+async def test_permission_panel_keys_after_the_grace_period(real, workdir, clock, keys, reply, message) -> None:
+    sessions, executor = real
+    sid = (await sessions.create(location=workdir)).id
+    executor.running.add(sid)
+    app = app_for(sessions, workdir, clock, StartMode(session_id=sid))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: app.view.synced)
+        await sessions.store.publish_many(sid, [
+            ev.ExecutionStarted(), ev.StepStarted(assistant_message_id="m1", agent="build", model="x"),
+            ev.ToolCalled(assistant_message_id="m1", call_id="c1", name="bash", input={"command": "rm -rf build"}),
+            ev.PermissionAsked(request_id="perm_1", assistant_message_id="m1", call_id="c1", action="bash",
+                               resources=["rm -rf build"]),
+        ])  # fmt: skip
+        panel = app.query_one(PermissionPanel)
+        await until(pilot, lambda: panel.display and panel.has_focus)
+        assert "rm -rf build" in str(panel.query_one(".permission-body").render())
+        assert "waiting for permission" in app.view.query_one("#status").line().plain
+        await pilot.press(keys[0])  # inside the grace period: ignored
+        assert panel.display and (await sessions.permissions(sid))[0].reply is None
+        clock.advance(1)
+        await pilot.press(*keys)
+        await until(pilot, lambda: not panel.display)
+        record = await sessions.store.permission("perm_1")
+        assert (record.reply, record.message) == (reply, message)
+        assert app.focused is app.query_one(PromptInput)
