@@ -12,10 +12,10 @@ from typing import Any, Protocol
 
 
 class Executor(Protocol):
-    async def run(self, session_id: str) -> None:
+    async def run(self, session_id: str) -> Any:
         """Join or start a forced drain."""
 
-    async def wake(self, session_id: str) -> None:
+    async def wake(self, session_id: str) -> Any:
         """Start a drain when idle, else register one coalesced follow-up."""
 
     async def interrupt(self, session_id: str, reason: str = "user") -> None:

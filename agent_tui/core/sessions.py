@@ -164,9 +164,10 @@ class Sessions:
     async def interrupt(self, session_id: str, reason: str = "user") -> None:
         await self.executor.interrupt(session_id, reason)
 
-    async def run(self, session_id: str) -> None:
+    async def run(self, session_id: str) -> Any:
+        """Explicit resume; returns whatever the executor's drain reports."""
         await self.get(session_id)
-        await self.executor.run(session_id)
+        return await self.executor.run(session_id)
 
     async def wake(self, session_id: str) -> None:
         await self.executor.wake(session_id)

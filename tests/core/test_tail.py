@@ -104,3 +104,25 @@ async def test_tail_wakes_on_commits_from_another_process(tmp_path: Path) -> Non
         await stream.aclose()
     finally:
         await store.close()
+
+
+async def test_a_commit_right_after_the_watermark_is_not_missed(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The subscription exists before the watermark is read, so this commit wakes the tail."""
+    await _seed(store, 3)
+    original = store.head_seq
+    calls = 0
+
+    async def head_then_commit(session_id: str) -> int:
+        nonlocal calls
+        head = await original(session_id)
+        calls += 1
+        if calls == 1:  # the watermark read
+            await store.publish(session_id, ev.ModelSelected(model="racing"))
+        return head
+
+    monkeypatch.setattr(store, "head_seq", head_then_commit)
+    stream = log(store, "ses_1", follow=True)
+    items = [await asyncio.wait_for(anext(stream), 5) for _ in range(5)]
+    await stream.aclose()
+    assert [getattr(i, "seq") for i in items] == [1, 2, 3, 3, 4]
+    assert isinstance(items[3], Synced) and items[4].event == ev.ModelSelected(model="racing")  # type: ignore[union-attr]
