@@ -140,8 +140,9 @@ class PermissionGate:
         undecided = list(dict.fromkeys(undecided))
         if not undecided:
             return
-        saved = await self.approvals.approved(str(self.project_root))
-        if self._covered(action, undecided, [*saved, *self._granted]):
+        approvals = [*await self.approvals.approved(str(self.project_root)), *self._granted]
+        undecided = [r for r in undecided if not self._covered(action, [r], approvals)]
+        if not undecided:
             return
         origin = origin or CallOrigin()
         request = PermissionRequest(
