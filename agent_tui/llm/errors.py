@@ -124,8 +124,8 @@ def _names(error: BaseException) -> list[str]:
 
 
 def _status(error: BaseException) -> int | None:
-    for attr in ("status_code", "status"):
-        value = getattr(error, attr, None)
+    for owner, attr in ((error, "status_code"), (error, "status"), (getattr(error, "response", None), "status_code")):
+        value = getattr(owner, attr, None)
         if isinstance(value, int) and 100 <= value < 600:
             return value
         if isinstance(value, str) and value.isdigit():
@@ -266,6 +266,7 @@ def _clean(message: str) -> str:
         text = stripped
     text = re.sub(r"\.?\s*Handle with `litellm\.\w+`\.?", ".", text)
     text = re.sub(r"\.\.+$", ".", text)
+    text = re.sub(r"\s*ssl:<[^>]*>", "", text)
     text = re.sub(r"\s*(?:LiteLLM Retried|Received Model Group|Available Model Group).*$", "", text)
     return (text[:497] + "...") if len(text) > 500 else text or "provider error"
 
@@ -286,16 +287,40 @@ def _message(chain: list[BaseException], chosen: BaseException) -> str:
         found = _body_message(getattr(error, "body", None))
         if found:
             return _clean(found)
-    text = str(chosen)
-    match = _JSON.search(text)
-    if match:
-        try:
-            found = _body_message(json.loads(match.group(0)))
-        except ValueError:
-            found = None
-        if found:
-            return _clean(found)
-    return _clean(text or type(chosen).__name__)
+    for error in chain:
+        match = _JSON.search(str(error))
+        if match:
+            try:
+                found = _body_message(json.loads(match.group(0)))
+            except ValueError:
+                found = None
+            if found:
+                return _clean(found)
+    return _clean(str(chosen) or type(chosen).__name__)
+
+
+_STRONG = ("ContextWindowExceededError", "ContentPolicyViolationError", "RateLimitError",
+           "AuthenticationError", "PermissionDeniedError")
+
+
+def _choose(chain: list[BaseException]) -> tuple[ErrorKind, BaseException]:
+    """Most specific signal first: an error body's own type, then LiteLLM's deliberate
+    mappings, then the deepest cause (LiteLLM's outer class is often a fallback,
+    e.g. a refused connection surfaces as ``InternalServerError``)."""
+    for error in chain:
+        kind = _kind_of_body(getattr(error, "body", None))
+        if kind is not None:
+            return kind, error
+    for error in chain:
+        names = _names(error)
+        for name in _STRONG:
+            if name in names:
+                return _kind_of(error), error
+    for error in reversed(chain):
+        kind = _kind_of(error)
+        if kind is not ErrorKind.UNKNOWN:
+            return kind, error
+    return ErrorKind.UNKNOWN, chain[0]
 
 
 def classify(error: BaseException, *, output_started: bool = False) -> LLMError:
@@ -303,21 +328,12 @@ def classify(error: BaseException, *, output_started: bool = False) -> LLMError:
     if isinstance(error, LLMError):
         return error
     chain = list(_chain(error))
-    kinds = [(_kind_of(e), e) for e in chain]
-    # The innermost definite cause wins over wrappers ("mid-stream fallback" -> real reason).
-    chosen_kind, chosen = ErrorKind.UNKNOWN, error
-    by_body = next(((k, e) for e in chain if (k := _kind_of_body(getattr(e, "body", None))) is not None), None)
-    for kind, candidate in [by_body] if by_body else kinds:
-        if kind is ErrorKind.UNKNOWN:
-            continue
-        chosen_kind, chosen = kind, candidate
-        if type(candidate).__name__ not in _WRAPPERS:
-            break
-    status = next((s for s in (_status(e) for e in chain) if s is not None), None)
+    kind, chosen = _choose(chain)
+    status = next((s for s in (_status(e) for e in reversed(chain)) if s is not None), None)
     return LLMError(
-        chosen_kind,
+        kind,
         _message(chain, chosen),
         retry_after_ms=_retry_after(chain),
         output_started=output_started,
-        status=_status(chosen) or status,
+        status=None if kind is ErrorKind.TRANSPORT else status,
     )
