@@ -74,15 +74,13 @@ def main(args: argparse.Namespace) -> int:
 
 async def _run(args: argparse.Namespace, settings, location: Path) -> int:  # noqa: ANN001
     from agent_tui.core.db import StoreError
-    from agent_tui.core.sessions import open_sessions
     from agent_tui.tui.app import AgentApp, StartMode
     from agent_tui.tui.context import TuiContext
 
     try:
-        sessions = await open_sessions(settings)
+        sessions, close = await _open_core(args)
     except StoreError as error:
         return fail(str(error))
-    runtime = await _install_runner(sessions, settings)
     facts = ModelFacts(settings)
     ctx = TuiContext(
         sessions=sessions, location=str(location), model=settings.model, agent=settings.agent,
@@ -101,16 +99,20 @@ async def _run(args: argparse.Namespace, settings, location: Path) -> int:  # no
     try:
         await app.run_async()
     finally:
-        if runtime is not None:
-            await runtime()
-        await sessions.close()
+        await close()
     return app.return_code or 0
 
 
-async def _install_runner(sessions, settings):  # noqa: ANN001, ANN202
-    """Attach the runner's coordinator when this build has one; returns its closer."""
+async def _open_core(args: argparse.Namespace):  # noqa: ANN202
+    """The runtime (store + facade + runner) when this build has one, else the bare facade."""
+    cli = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key}
     try:
-        from agent_tui.core.runtime import attach_runner  # type: ignore[import-not-found]
-    except ModuleNotFoundError:
-        return None
-    return await attach_runner(sessions, settings)
+        from agent_tui.core.runtime import Runtime
+    except ImportError:
+        from agent_tui.core.config import load_settings
+        from agent_tui.core.sessions import open_sessions
+
+        sessions = await open_sessions(await asyncio.to_thread(load_settings, None, cli))
+        return sessions, sessions.close
+    runtime = await Runtime.open(cli=cli)
+    return runtime.sessions, runtime.close

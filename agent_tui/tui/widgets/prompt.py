@@ -1,13 +1,16 @@
 """The prompt: a multi-line ``TextArea`` where Enter sends and Tab queues.
 
-``TextArea`` inserts a newline in ``_on_key``, so Enter-to-send is a priority
-binding; Shift+Enter and Ctrl+J (which many terminals cannot tell apart) insert
-the newline instead. Up/Down recall history only at the first/last line, so
+``TextArea`` inserts a newline in ``_on_key``, so Enter-to-send is handled there
+too, in the widget's own key queue: a priority binding would run before keys
+typed just ahead of Enter reach the text (a fast paste or a tmux ``send-keys``
+would send half a line). Shift+Enter and Ctrl+J (which many terminals cannot
+tell apart) insert the newline instead. Up/Down recall history only at the first/last line, so
 moving inside a multi-line draft still works.
 """
 
 from __future__ import annotations
 
+from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
@@ -16,10 +19,10 @@ from agent_tui.core.events import Delivery
 
 
 class PromptInput(TextArea):
-    BINDINGS = [
-        Binding("enter", "submit('steer')", "send", priority=True),
-        Binding("tab", "submit('queue')", "queue", priority=True),
-        Binding("shift+enter,ctrl+j", "newline", "newline", show=False, priority=True),
+    BINDINGS = [  # enter/tab/newline are handled in _on_key; listed here for the footer and help
+        Binding("enter", "submit('steer')", "send"),
+        Binding("tab", "submit('queue')", "queue"),
+        Binding("shift+enter,ctrl+j", "newline", "newline", show=False),
         Binding("up", "history(-1)", show=False),
         Binding("down", "history(1)", show=False),
         Binding("alt+up", "edit_queued", "edit queued", show=False),
@@ -35,10 +38,27 @@ class PromptInput(TextArea):
         """Alt+Up: take the last queued input back into the prompt."""
 
     def __init__(self, id: str | None = None) -> None:
-        super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
+        super().__init__(
+            id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
+            placeholder="Ask anything · Enter send · Shift+Enter new line · F1 keys",
+        )  # fmt: skip
         self.sent: list[str] = []
         self._recall: int | None = None  # index into history while browsing
         self._draft = ""
+
+    KEY_ACTIONS = {"enter": "steer", "tab": "queue"}
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key in self.KEY_ACTIONS:
+            event.stop()
+            event.prevent_default()
+            self.action_submit(self.KEY_ACTIONS[event.key])
+        elif event.key in ("shift+enter", "ctrl+j"):
+            event.stop()
+            event.prevent_default()
+            self.action_newline()
+        else:
+            await super()._on_key(event)
 
     def action_submit(self, delivery: str) -> None:
         text = self.text

@@ -84,7 +84,8 @@ class StatusBar(Static):
             out.append(f" · {left}% context left")
         if facts is not None and (facts.input_tokens or facts.output_tokens):
             out.append(f" · ↑{human_tokens(facts.input_tokens)} ↓{human_tokens(facts.output_tokens)}")
-            out.append(f" · ${facts.cost:.4f}" if facts.cost < 1 else f" · ${facts.cost:.2f}")
+            if facts.cost > 0:
+                out.append(f" · ${facts.cost:.4f}" if facts.cost < 1 else f" · ${facts.cost:.2f}")
         if inputs.background_asks:
             out.append(f" · ⚑ {inputs.background_asks} waiting elsewhere", style="bold")
         out.append(f" · {short_path((facts.location if facts else None) or inputs.location)}")
