@@ -16,7 +16,7 @@ from agent_tui.tools.context import ToolContext
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.output_keeper import OutputKeeper
 from agent_tui.tools.paths import is_inside
-from agent_tui.tools.process_group import become_subreaper, reap_orphans, shell_exited, stop_group
+from agent_tui.tools.process_group import become_subreaper, shell_exited, stop_group, sweep, track
 from agent_tui.tools.registry import Tool, ToolResult
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -77,6 +77,7 @@ async def run_bash(ctx: ToolContext, params: BashInput) -> ToolResult:
     keeper = OutputKeeper(spill)
     env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"}
     become_subreaper()
+    sweep()
     started = time.monotonic()
     proc = await asyncio.create_subprocess_exec(
         "bash", "--noprofile", "--norc", "-c", params.command,
@@ -84,6 +85,7 @@ async def run_bash(ctx: ToolContext, params: BashInput) -> ToolResult:
         cwd=workdir, env=env, start_new_session=True,
     )  # fmt: skip
     assert proc.stdout is not None
+    track(proc.pid, proc.pid)
     pump = asyncio.ensure_future(_pump(proc.stdout, keeper, ctx))
     stopped_by: str | None = None
     try:
@@ -106,7 +108,7 @@ async def run_bash(ctx: ToolContext, params: BashInput) -> ToolResult:
         await asyncio.shield(_stop_after_cancel(proc, ctx.kill_grace_s))
         await keeper.close()
         raise
-    reap_orphans(proc.pid, proc.pid)
+    sweep()
     await keeper.close()
     duration = time.monotonic() - started
     notes = []

@@ -19,6 +19,8 @@ POLL_S = 0.02
 KILL_WAIT_S = 5.0
 _PR_SET_CHILD_SUBREAPER = 36
 _subreaper_set = False
+_groups: dict[int, int] = {}
+"""Process groups this process started (pgid -> leader) that may still have members."""
 
 
 def become_subreaper() -> None:
@@ -88,6 +90,18 @@ def reap_orphans(pgid: int, leader: int) -> None:
                 os.waitpid(pid, os.WNOHANG)
             except ChildProcessError:
                 pass
+
+
+def track(pgid: int, leader: int) -> None:
+    _groups[pgid] = leader
+
+
+def sweep() -> None:
+    """Reap exited background members of earlier commands; forget groups that are gone."""
+    for pgid, leader in list(_groups.items()):
+        reap_orphans(pgid, leader)
+        if not group_alive(pgid):
+            del _groups[pgid]
 
 
 def group_alive(pgid: int) -> bool:

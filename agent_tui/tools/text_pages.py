@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -25,27 +26,33 @@ FileKey = tuple[int, int, int, int]
 _CHECKPOINTS: OrderedDict[FileKey, dict[int, int]] = OrderedDict()
 _MAX_FILES = 64
 _MAX_POINTS = 4096
+_LOCK = threading.Lock()
 
 
 def file_key(st: os.stat_result) -> FileKey:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _points(key: FileKey) -> dict[int, int]:
-    points = _CHECKPOINTS.get(key)
-    if points is None:
-        points = _CHECKPOINTS[key] = {1: 0}
-        while len(_CHECKPOINTS) > _MAX_FILES:
-            _CHECKPOINTS.popitem(last=False)
-    else:
+def _nearest(key: FileKey, line: int) -> tuple[int, int]:
+    """The cached line start at or before ``line``: ``(line, byte offset)``."""
+    with _LOCK:
+        points = _CHECKPOINTS.get(key)
+        if points is None:
+            return 1, 0
         _CHECKPOINTS.move_to_end(key)
-    return points
+        best = max(n for n in points if n <= line)
+        return best, points[best]
 
 
 def _remember(key: FileKey, line: int, pos: int) -> None:
-    points = _points(key)
-    if len(points) < _MAX_POINTS:
-        points[line] = pos
+    with _LOCK:
+        points = _CHECKPOINTS.get(key)
+        if points is None:
+            points = _CHECKPOINTS[key] = {1: 0}
+            while len(_CHECKPOINTS) > _MAX_FILES:
+                _CHECKPOINTS.popitem(last=False)
+        if len(points) < _MAX_POINTS:
+            points[line] = pos
 
 
 def _data_from(fd: int, pos: int, size: int) -> int:
@@ -62,9 +69,7 @@ def _data_from(fd: int, pos: int, size: int) -> int:
 
 def line_start(fd: int, size: int, key: FileKey, line: int) -> tuple[int | None, int]:
     """Byte offset where 1-based ``line`` starts, or ``(None, line_count)`` past the end."""
-    points = _points(key)
-    start = max(n for n in points if n <= line)
-    pos, current = points[start], start
+    current, pos = _nearest(key, line)
     while current < line:
         pos = _data_from(fd, pos, size)
         chunk = os.pread(fd, min(SCAN_CHUNK, size - pos), pos) if pos < size else b""
@@ -106,54 +111,58 @@ class LineReader:
     def __init__(self, fd: int, pos: int, size: int) -> None:
         self.fd, self.size = fd, size
         self._buf = b""
+        self._at = 0
         self._end = pos
 
     @property
     def position(self) -> int:
         """File offset of the first byte not yet returned."""
-        return self._end - len(self._buf)
+        return self._end - (len(self._buf) - self._at)
 
     def _fill(self) -> bool:
         chunk = os.pread(self.fd, READ_CHUNK, self._end)
         self._end += len(chunk)
-        self._buf += chunk
+        self._buf = self._buf[self._at :] + chunk
+        self._at = 0
         return bool(chunk)
 
-    def _skip_rest_of_line(self) -> tuple[int, bool]:
-        """Skip to just past the next newline; returns (bytes skipped, found newline)."""
+    def _skip_rest_of_line(self) -> int:
+        """Skip past the next newline (or to EOF) without keeping it; returns bytes skipped."""
         skipped = 0
+        self._buf, self._at = b"", 0
         while True:
             data = _data_from(self.fd, self._end, self.size)
             skipped += data - self._end
             self._end = data
             chunk = os.pread(self.fd, SCAN_CHUNK, self._end) if data < self.size else b""
             if not chunk:
-                return skipped, False
+                return skipped
+            self._end += len(chunk)
             newline = chunk.find(b"\n")
             if newline >= 0:
-                self._end += len(chunk)
                 self._buf = chunk[newline + 1 :]
-                return skipped + newline, True
+                return skipped + newline
             skipped += len(chunk)
-            self._end += len(chunk)
 
     def next_line(self) -> Line | None:
         while True:
-            newline = self._buf.find(b"\n", 0, _MAX_LINE_BYTES + 1)
+            newline = self._buf.find(b"\n", self._at)
             if newline >= 0:
-                raw, self._buf = self._buf[:newline], self._buf[newline + 1 :]
-                return _decode(raw)
-            if len(self._buf) > _MAX_LINE_BYTES:
-                head, extra = self._buf[:_MAX_LINE_BYTES], len(self._buf) - _MAX_LINE_BYTES
-                self._buf = b""
-                skipped, _ = self._skip_rest_of_line()
-                line = _decode(head)
-                line.cut_bytes += extra + skipped
+                raw = self._buf[self._at : newline]
+                self._at = newline + 1
+                line = _decode(raw[:_MAX_LINE_BYTES])
+                line.cut_bytes += max(len(raw) - _MAX_LINE_BYTES, 0)
+                return line
+            pending = len(self._buf) - self._at
+            if pending > _MAX_LINE_BYTES:
+                line = _decode(self._buf[self._at : self._at + _MAX_LINE_BYTES])
+                line.cut_bytes += pending - _MAX_LINE_BYTES + self._skip_rest_of_line()
                 return line
             if not self._fill():
-                if not self._buf:
+                if not pending:
                     return None
-                raw, self._buf = self._buf, b""
+                raw = self._buf[self._at :]
+                self._buf, self._at = b"", 0
                 return _decode(raw)
 
 

@@ -58,6 +58,7 @@ def test_parses_every_operation() -> None:
         "<<'EOF'\n" + wrap("*** Delete File: x") + "EOF\n",
         '<<"EOF"\n' + wrap("*** Delete File: x") + "EOF",
         "apply_patch <<EOF\n" + wrap("*** Delete File: x") + "EOF\n",
+        "```diff\n" + wrap("*** Delete File: x") + "```\n",
         "  *** Begin Patch  \r\n  *** Delete File: x  \r\n *** End Patch \r\n\n\n",
     ],
 )
@@ -169,6 +170,21 @@ async def test_partial_failure_reports_what_was_applied(workdir: Path, ctx: Tool
     assert "already applied and were NOT rolled back:\nM a.txt" in message
     assert "Not attempted: 1 later operation(s)." in message
     assert (workdir / "a.txt").read_text() == "A\n" and not (workdir / "later.txt").exists()
+
+
+async def test_delete_of_a_symlink_removes_the_link(workdir: Path, ctx: ToolContext) -> None:
+    (workdir.parent / "outside.txt").write_text("keep\n")
+    (workdir / "real.txt").write_text("real\n")
+    (workdir / "in-link").symlink_to("real.txt")
+    (workdir / "out-link").symlink_to(workdir.parent / "outside.txt")
+    (workdir / "dangling").symlink_to("nowhere")
+    text = ok(await patch(ctx, wrap("*** Delete File: in-link", "*** Delete File: out-link", "*** Delete File: dangling")))
+    assert text.splitlines()[1:] == ["D in-link", "D out-link", "D dangling"]
+    assert (workdir / "real.txt").read_text() == "real\n" and (workdir.parent / "outside.txt").read_text() == "keep\n"
+    assert not any(p.is_symlink() for p in workdir.iterdir())
+    (workdir / "out-link").symlink_to(workdir.parent / "outside.txt")
+    message = failed(await patch(ctx, wrap("*** Update File: out-link", "-keep", "+changed")))
+    assert "goes through a symlink" in message and (workdir.parent / "outside.txt").read_text() == "keep\n"
 
 
 async def test_resolution_errors_come_before_any_write(workdir: Path, ctx: ToolContext) -> None:

@@ -159,3 +159,13 @@ async def test_workdir_outside_needs_external_directory(workdir: Path, make_ctx,
     assert out.output is not None and out.output.text.startswith(str(outside.resolve()))
     assert [(r.action, r.resources) for r in asker.requests] == [("external_directory", [outside.resolve().as_posix()])]
     assert asker.requests[0].call_id == "call_1" and asker.requests[0].session_id == "ses_test"
+
+
+async def test_detached_background_process_is_reaped_later(ctx: ToolContext) -> None:
+    out = await bash(ctx, command="sleep 0.2 > /dev/null 2>&1 & echo $!")
+    assert out.output is not None
+    pid = int(out.output.text.split()[0])
+    assert Path(f"/proc/{pid}").exists()  # left running: it does not hold the output pipe
+    await asyncio.sleep(0.4)
+    await bash(ctx, command="true")
+    assert not Path(f"/proc/{pid}").exists()  # exited, and reaped rather than left a zombie

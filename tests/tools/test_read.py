@@ -211,3 +211,12 @@ async def test_read_permission_rules_apply(workdir: Path, make_ctx) -> None:
     assert denied.error is not None and denied.error.type == "permission.denied"
     assert text_of(await read(ctx, path="a.txt")).startswith("     1\ta")
     assert asker.requests == []
+
+
+async def test_long_line_followed_by_more_lines_in_one_buffer(workdir: Path, ctx: ToolContext) -> None:
+    (workdir / "mixed.txt").write_text("b" * 10_000 + "\nnext\n" + "c" * 100_000 + "\nlast\n")
+    lines = text_of(await read(ctx, path="mixed.txt")).splitlines()
+    assert lines[0] == "     1\t" + "b" * 2000 + " … [line truncated: 8000 more bytes]"
+    assert lines[1] == "     2\tnext"
+    assert lines[2] == "     3\t" + "c" * 2000 + " … [line truncated: 98000 more bytes]"
+    assert lines[3] == "     4\tlast"

@@ -24,24 +24,31 @@ from agent_tui.tools.paths import is_inside, lexical_rel
 @dataclass(frozen=True)
 class Target:
     path: Path
-    """Canonical absolute path."""
+    """Canonical absolute path (for a deleted symlink: the link itself)."""
     shown: str
     """Location-relative POSIX path, or the absolute path when outside the location."""
     outside: bool
+    is_link: bool = False
 
 
-def resolve_target(root: Path, raw: str) -> Target:
+def resolve_target(root: Path, raw: str, *, deleting: bool = False) -> Target:
     """Relative paths must stay inside (no ``..`` or symlink escapes); absolute
-    paths may point outside and then need ``external_directory`` permission."""
-    if os.path.isabs(raw):
-        path = Path(os.path.realpath(raw))
+    paths may point outside and then need ``external_directory`` permission.
+    Deleting a symlink removes the link, wherever it points."""
+    named = Path(os.path.normpath(raw)) if os.path.isabs(raw) else root / lexical_rel(raw)
+    if deleting and named.is_symlink():
+        parent = Path(os.path.realpath(named.parent))
+        named = parent / named.name
     else:
-        path = Path(os.path.realpath(root / lexical_rel(raw)))
-        if not is_inside(path, root):
-            raise ToolError(f"The path {raw!r} goes through a symlink to {path}, which is outside the session location.")
-    if is_inside(path, root):
-        return Target(path, path.relative_to(root).as_posix() if path != root else ".", False)
-    return Target(path, path.as_posix(), True)
+        named = Path(os.path.realpath(named))
+        if not os.path.isabs(raw) and not is_inside(named, root):
+            raise ToolError(f"The path {raw!r} goes through a symlink to {named}, which is outside the session location.")
+    link = deleting and named.is_symlink()
+    if is_inside(named, root):
+        return Target(named, named.relative_to(root).as_posix() if named != root else ".", False, link)
+    if not os.path.isabs(raw):
+        raise ToolError(f"The path {raw!r} goes through a symlink to {named}, which is outside the session location.")
+    return Target(named, named.as_posix(), True, link)
 
 
 @dataclass
@@ -92,7 +99,8 @@ def resolve(root: Path, operations: list[Operation]) -> Plan:
     targets: list[tuple[Target, Target | None]] = []
     for operation in operations:
         dest = operation.move_to if isinstance(operation, UpdateFile) else None
-        targets.append((resolve_target(root, operation.path), resolve_target(root, dest) if dest else None))
+        deleting = isinstance(operation, DeleteFile)
+        targets.append((resolve_target(root, operation.path, deleting=deleting), resolve_target(root, dest) if dest else None))
     return Plan(operations, targets)
 
 
@@ -141,6 +149,9 @@ def _verify_one(operation: Operation, target: Target, dest: Target | None, overl
             data = contents.encode("utf-8")
             overlay.put(target.path, data)
             return Step("A", target.shown, describe, write=target.path, content=data, added=contents.count("\n"))
+        case DeleteFile() if target.is_link:
+            overlay.put(target.path, None)
+            return Step("D", target.shown, describe, remove=target.path)
         case DeleteFile():
             data = overlay.read(target.path, target.shown, "delete")
             overlay.put(target.path, None)

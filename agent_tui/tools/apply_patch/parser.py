@@ -1,7 +1,7 @@
 """Parsing the ``*** Begin Patch`` format into file operations.
 
 Lenient where models slip harmlessly: a heredoc wrapper
-(``<<'EOF'`` … ``EOF``), whitespace around markers and headers, CRLF patch
+(``<<'EOF'`` … ``EOF``) or a Markdown code fence, whitespace around markers and headers, CRLF patch
 text, a first chunk without ``@@``. Strict everywhere else, with errors that
 name the line.
 """
@@ -67,6 +67,8 @@ def _unwrap(lines: list[str]) -> list[str]:
     if len(lines) >= 2:
         match = _HEREDOC.match(lines[0])
         if match and lines[-1].strip() == match.group(2):
+            return _unwrap(lines[1:-1])
+        if lines[0].strip().startswith("```") and lines[-1].strip() == "```":
             return _unwrap(lines[1:-1])
     return lines
 
