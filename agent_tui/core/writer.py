@@ -15,6 +15,7 @@ commit.
 from __future__ import annotations
 
 import asyncio
+import logging
 import queue
 import sqlite3
 import threading
@@ -27,6 +28,7 @@ from agent_tui.core.db import SessionExists, UnknownSession
 from agent_tui.core.projectors import project
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 Clock = Callable[[], int]
 
 
@@ -106,17 +108,25 @@ class Writer:
                         self._conn.execute("ROLLBACK")
                     raise
             except sqlite3.Error as error:
-                loop.call_soon_threadsafe(_fail, future, self._translate(error))
+                _deliver(loop, _fail, future, self._translate(error))
             except Exception as error:  # noqa: BLE001 - handed to the awaiting caller
-                loop.call_soon_threadsafe(_fail, future, error)
+                _deliver(loop, _fail, future, error)
             else:
-                loop.call_soon_threadsafe(_succeed, future, result, on_commit, tx.heads)
+                _deliver(loop, _succeed, future, result, on_commit, tx.heads)
         self._conn.close()
 
     def close(self) -> None:
         """Finish queued jobs, close the connection, join the thread."""
         self._jobs.put(None)
         self._thread.join()
+
+
+def _deliver(loop: asyncio.AbstractEventLoop, callback: Callable[..., None], *args: Any) -> None:
+    """Hand a result to the caller's loop; a loop that is already gone is not our crash."""
+    try:
+        loop.call_soon_threadsafe(callback, *args)
+    except RuntimeError:  # the loop closed while the job ran: the commit stands
+        log.warning("agent-tui writer: caller's event loop closed before a result was delivered")
 
 
 def _fail(future: asyncio.Future[Any], error: BaseException) -> None:
@@ -128,6 +138,8 @@ def _succeed(future: asyncio.Future[Any], result: Any, on_commit: Done, heads: d
     try:
         if heads:
             on_commit(heads)
+    except Exception:  # a failing subscriber never undoes or hides a commit
+        log.exception("agent-tui: post-commit notification failed")
     finally:
         if not future.done():
             future.set_result(result)

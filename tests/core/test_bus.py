@@ -72,3 +72,13 @@ async def test_store_notifies_only_after_commit(store: Store) -> None:
     await asyncio.sleep(0)
     await store.publish_many("ses_1", [ev.ModelSelected(model="a"), ev.ModelSelected(model="b")])
     assert await asyncio.wait_for(waiter, 5) == ev.HeadAdvanced(session_id="ses_1", head_seq=3)
+
+
+async def test_a_failing_notification_never_undoes_the_commit(store: Store, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    def explode(session_id: str, head_seq: int) -> None:
+        raise RuntimeError("subscriber bug")
+
+    monkeypatch.setattr(store.bus, "notify_head", explode)
+    stored = await store.publish("ses_1", ev.SessionCreated(location="/w", project_root="/w"))
+    assert stored.seq == 1 and await store.head_seq("ses_1") == 1
+    assert (await store.publish("ses_1", ev.ModelSelected(model="m"))).seq == 2
