@@ -40,7 +40,8 @@ def row_text(summary: Any, now_ms: int, running: bool, asking: bool, show_locati
     text.append("⚑ " if asking else "● " if running else "  ", style="bold")
     title = summary.title or summary.last_message or "(untitled)"
     text.append(" ".join(title.split())[:70])
-    text.append(f"  {relative_time(summary.updated, now_ms)} · {summary.message_count} msgs", style="dim")
+    count = summary.message_count
+    text.append(f"  {relative_time(summary.updated, now_ms)} · {count} message{'' if count == 1 else 's'}", style="dim")
     if show_location:
         text.append(f" · {short_path(summary.location)}", style="dim")
     return text

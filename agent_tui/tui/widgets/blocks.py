@@ -169,7 +169,10 @@ class StepError(BlockWidget):
     block: ErrorBlock
 
     def render(self) -> Text:
-        return Text(f"✗ {error_label(self.block.error_type)}: {self.block.message}")
+        label, message = error_label(self.block.error_type), self.block.message
+        if label == "interrupted":
+            return Text("⊘ interrupted" + ("" if message.lower().startswith("interrupt") else f": {message}"))
+        return Text(f"✗ {label}: {message}")
 
     def on_mount(self) -> None:
         self.set_class(self.block.error_type == "aborted", "-interrupted")

@@ -43,18 +43,16 @@ class ToolCall(BlockWidget):
         yield Static(markup=False, classes="tool-error")
 
     def on_mount(self) -> None:
-        self._frame = 0
         self._spinner = self.set_interval(0.1, self._spin, pause=True)
         self.call_after_refresh(self.sync)
 
     def _spin(self) -> None:
-        self._frame += 1
         self.query_one(".tool-header", Static).update(self._header())
 
     def _header(self) -> Text:
         block = self.block
         state = block.shown_state
-        icon = ICONS.get(state) or SPINNER[self._frame % len(SPINNER)]
+        icon = ICONS.get(state) or SPINNER[self.clock.now_ms() // 100 % len(SPINNER)]  # frozen clock: fixed frame
         header = Text()
         header.append(f"{icon} ", style="bold")
         header.append(block.name or "tool", style="bold")
