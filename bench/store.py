@@ -76,10 +76,48 @@ async def publish_rate(path: Path, count: int, step_shaped: bool = False) -> flo
     return len(events) / elapsed
 
 
+async def picker_reads(path: Path, sessions: int) -> dict[str, float]:
+    """Median ms of the picker's queries over ``sessions`` sessions (3 messages each)."""
+    store = await Store.open(path)
+    words = ["parser", "widget", "deploy", "release", "schema", "render", "cache", "token"]
+    for n in range(sessions):
+        sid = f"ses_{n:06d}"
+        location = f"/proj/{n % 20}"
+        text = f"{words[n % 8]} task {n} about {words[(n * 3) % 8]}"
+        await store.transact(lambda tx, sid=sid, location=location, text=text: [
+            tx.append(sid, event) for event in (
+                ev.SessionCreated(location=location, project_root=location),
+                ev.PromptAdmitted(input_id=f"msg_u{sid}", prompt=ev.text_prompt(text)),
+                ev.PromptPromoted(input_id=f"msg_u{sid}"),
+                ev.StepStarted(assistant_message_id=f"msg_a{sid}", agent="build", model="m"),
+                ev.TextStarted(assistant_message_id=f"msg_a{sid}", ordinal=0),
+                ev.TextEnded(assistant_message_id=f"msg_a{sid}", ordinal=0, text=f"Done with {text}."),
+            )
+        ])
+
+    async def median_ms(call) -> float:  # type: ignore[no-untyped-def]
+        times = []
+        for _ in range(15):
+            start = time.perf_counter()
+            await call()
+            times.append((time.perf_counter() - start) * 1000)
+        return round(statistics.median(times), 2)
+
+    figures = {
+        "list_all_first_page_ms": await median_ms(lambda: store.list_sessions(limit=51)),
+        "list_location_first_page_ms": await median_ms(lambda: store.list_sessions("/proj/3", limit=51)),
+        "search_common_prefix_ms": await median_ms(lambda: store.list_sessions(search="par", limit=51)),
+        "search_two_words_ms": await median_ms(lambda: store.list_sessions(search="deploy 77", limit=51)),
+    }
+    await store.close()
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=5_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--sessions", type=int, default=10_000, help="sessions for the picker read figures")
     args = parser.parse_args()
     raw, store, steps = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
@@ -88,6 +126,7 @@ def main() -> None:
             raw.append(raw_rate(Path(tmp) / f"raw{n}.db", args.events))
             store.append(asyncio.run(publish_rate(Path(tmp) / f"store{n}.db", args.events)))
             steps.append(asyncio.run(publish_rate(Path(tmp) / f"steps{n}.db", args.events, step_shaped=True)))
+        picker = asyncio.run(picker_reads(Path(tmp) / "picker.db", args.sessions))
     result = {
         "events_per_round": args.events,
         "rounds": args.rounds,
@@ -99,11 +138,14 @@ def main() -> None:
         "budget_commits_per_s": BUDGET,
     }
     result["within_budget"] = result["publish_commits_per_s"] >= BUDGET
+    result["picker_sessions"] = args.sessions
+    result.update(picker)
     print(f"raw sqlite3 (BEGIN IMMEDIATE/INSERT/COMMIT): {result['raw_sqlite3_commits_per_s']:>7} commits/s")
     print(f"Store.publish (seq + projectors + bus):      {result['publish_commits_per_s']:>7} commits/s")
     print(f"Store.publish, step-shaped event mix:        {result['publish_step_shaped_commits_per_s']:>7} commits/s")
     print(f"publish / raw ratio: {result['publish_to_raw_ratio']:.3f}   budget >= {BUDGET}/s: "
           f"{'ok' if result['within_budget'] else 'MISSED'}")
+    print(f"picker over {args.sessions} sessions (median ms): " + ", ".join(f"{k[:-3]} {v}" for k, v in picker.items()))
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=2) + "\n")
 
