@@ -1,0 +1,32 @@
+"""The default agent prompt and the short reminders the runner adds."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import platform
+from pathlib import Path
+
+BUILD_PROMPT = """You are agent-tui, a coding agent working in the user's project from a terminal.
+Use the tools to inspect and change the project: `read` to look at files and directories,
+`bash` to run commands, `apply_patch` to edit files. Prefer small, verifiable steps; read
+before you edit; run the relevant tests after a change. Be concise: the user reads your
+answer in a terminal. When you are done, say what you changed and how you checked it."""
+
+FINAL_STEP_REMINDER = (
+    "This is the final step allowed for this turn: tools are unavailable. Reply with a "
+    "summary of what you did, what is left, and what the user should do next."
+)
+
+
+def environment_facts(location: Path, project_root: Path, today: _dt.date | None = None) -> str:
+    is_git = (project_root / ".git").exists()
+    today = today or _dt.date.today()
+    return (
+        "<environment>\n"
+        f"Working directory: {location}\n"
+        f"Project root: {project_root}\n"
+        f"Git repository: {'yes' if is_git else 'no'}\n"
+        f"Platform: {platform.system().lower()}\n"
+        f"Today's date: {today.isoformat()}\n"
+        "</environment>"
+    )

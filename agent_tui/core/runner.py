@@ -1,0 +1,162 @@
+"""The runner: drain a session's inbox, one physical step at a time.
+
+Exactly DESIGN.md §5: sweep stale tools, then loop — promote input, check the
+step allowance, run a step, continue while the model asked for tools.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Awaitable, Callable, Protocol
+
+from agent_tui.core import events as ev
+from agent_tui.core import ids, prompts
+from agent_tui.core.clock import Clock, SystemClock
+from agent_tui.core.config import Settings
+from agent_tui.core.promotion import eligible
+from agent_tui.core.publisher import SessionPublisher
+from agent_tui.core.records import MessageRecord, SessionRecord
+from agent_tui.core.request_builder import awaits_answer, history_messages, needs_continuation
+from agent_tui.core.step import StepExecutor, StepPlan, StreamFn, ToolHost
+from agent_tui.core.sweep import sweep_stale
+from agent_tui.llm import types as llm
+
+
+class CompactionHook(Protocol):
+    async def run_barrier(self, session: SessionRecord, input_id: str, publish: SessionPublisher) -> None: ...
+
+
+class NoCompaction:
+    """Until compaction exists, a barrier settles as failed instead of blocking input forever."""
+
+    async def run_barrier(self, session: SessionRecord, input_id: str, publish: SessionPublisher) -> None:
+        await publish(ev.CompactionFailed(
+            reason=ev.CompactionReason.MANUAL, input_id=input_id,
+            error=ev.ErrorInfo(type="compaction.unavailable", message="Compaction is not available in this build."),
+        ))
+
+
+@dataclass
+class LocationServices:
+    settings: Settings
+    tools: ToolHost
+
+
+class Runner:
+    def __init__(
+        self,
+        store: object,
+        publisher_for: Callable[[str], SessionPublisher],
+        services_for: Callable[[SessionRecord], Awaitable[LocationServices]],
+        stream: StreamFn | None = None,
+        clock: Clock | None = None,
+        compaction: CompactionHook | None = None,
+    ) -> None:
+        self._store = store
+        self._publisher_for = publisher_for
+        self._services_for = services_for
+        self._stream = stream or _default_stream
+        self._clock = clock or SystemClock()
+        self._compaction = compaction or NoCompaction()
+
+    async def drain(self, session_id: str, force: bool) -> ev.ErrorInfo | None:
+        store = self._store
+        session = await store.session(session_id)
+        if session is None:
+            return ev.ErrorInfo(type="session.missing", message=f"unknown session {session_id}")
+        publish = self._publisher_for(session_id)
+        await sweep_stale(store, session_id, publish)
+        forced = force
+        while True:
+            session = await store.session(session_id)
+            services = await self._services_for(session)
+            promoted = await self._promote_steers(session_id, publish)
+            history = await store.messages(session_id)
+            if not promoted and not needs_continuation(history):
+                if await self._idle_work(session, publish):
+                    history = await store.messages(session_id)
+                elif not (forced and awaits_answer(history)):
+                    return None
+            forced = False
+            error = await self._step(session, services, history, publish)
+            if error is not None:
+                return error
+
+    async def _promote_steers(self, session_id: str, publish: SessionPublisher) -> bool:
+        ready = eligible(await self._store.pending_inputs(session_id))
+        await publish.many([ev.PromptPromoted(input_id=row.id) for row in ready.steers])
+        return bool(ready.steers)
+
+    async def _idle_work(self, session: SessionRecord, publish: SessionPublisher) -> bool:
+        """The session would go idle: settle a compaction barrier, else promote one queued input."""
+        while True:
+            ready = eligible(await self._store.pending_inputs(session.id))
+            if ready.barrier is not None:
+                await self._compaction.run_barrier(session, ready.barrier.id, publish)
+                if ready.steers:
+                    await publish.many([ev.PromptPromoted(input_id=row.id) for row in ready.steers])
+                    return True
+                continue
+            if ready.next_queued is not None:
+                await publish(ev.PromptPromoted(input_id=ready.next_queued.id))
+                return True
+            return False
+
+    async def _step(self, session: SessionRecord, services: LocationServices, history: list[MessageRecord],
+                    publish: SessionPublisher) -> ev.ErrorInfo | None:
+        settings = services.settings
+        agent = session.agent or settings.agent
+        model = session.model or settings.model
+        if not model:
+            return ev.ErrorInfo(type="config.model", message="No model configured: set AGENT_TUI_MODEL or pass --model.")
+        allowance = settings.agent_settings(agent).steps
+        used = await self._steps_since_promotion(session.id, history)
+        remaining = allowance - used
+        if remaining <= 0:
+            return None
+        final_step = remaining == 1
+        request = await self._request(session, services, history, agent, model, final_step)
+        plan = StepPlan(
+            session_id=session.id, assistant_message_id=ids.message_id(), agent=agent, model=model,
+            request=request, attempts_allowed=remaining, max_retries=settings.retry.max_retries,
+            base_delay_ms=settings.retry.base_delay_ms,
+        )
+        executor = StepExecutor(publish, self._stream, services.tools, self._clock)
+        outcome = await executor.run(plan)
+        return outcome.error
+
+    async def _steps_since_promotion(self, session_id: str, history: list[MessageRecord]) -> int:
+        last_user_seq = max((m.seq for m in history if m.kind == "user"), default=0)
+        count, after = 0, last_user_seq
+        while True:
+            page = await self._store.events(session_id, after=after, limit=500)
+            if not page:
+                return count
+            count += sum(1 for stored in page if stored.type == ev.StepStarted.TYPE)
+            after = page[-1].seq
+
+    async def _request(self, session: SessionRecord, services: LocationServices, history: list[MessageRecord],
+                       agent: str, model: str, final_step: bool) -> llm.Request:
+        settings = services.settings
+        agent_prompt = settings.agent_settings(agent).prompt or prompts.BUILD_PROMPT
+        environment = prompts.environment_facts(Path(session.location), Path(session.project_root))
+        messages = history_messages(history, await self._store.tool_calls(session.id))
+        if final_step:
+            messages.append(llm.SystemReminder(text=prompts.FINAL_STEP_REMINDER))
+        model_settings = settings.model_settings(model)
+        return llm.Request(
+            model=model,
+            system=[agent_prompt, environment],
+            messages=messages,
+            tools=[] if final_step else services.tools.definitions(agent, final_step),
+            api_base=model_settings.api_base or settings.api_base,
+            api_key=settings.api_key,
+            max_tokens=model_settings.max_output_tokens,
+        )
+
+
+def _default_stream(request: llm.Request):  # type: ignore[no-untyped-def]
+    from agent_tui import llm as adapter
+
+    return adapter.stream(request)

@@ -1,0 +1,90 @@
+"""Composition root of the core: store + facade + coordinator + runner.
+
+The TUI, ``agent-tui run`` and ``agent-tui serve`` each open one Runtime and
+talk to ``runtime.sessions`` only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Callable
+
+from agent_tui.core import paths
+from agent_tui.core.clock import Clock
+from agent_tui.core.config import Settings, load_settings
+from agent_tui.core.coordinator import Coordinator
+from agent_tui.core.publisher import SessionPublisher
+from agent_tui.core.records import SessionRecord
+from agent_tui.core.runner import LocationServices, Runner
+from agent_tui.core.sessions import Sessions, open_sessions
+from agent_tui.core.step import StreamFn
+from agent_tui.core.tool_host import RegistryToolHost, build_registry, make_gate
+from agent_tui.tools.registry import ToolRegistry
+
+SettingsLoader = Callable[[Path], Settings]
+
+
+class Runtime:
+    def __init__(self, sessions: Sessions, settings_loader: SettingsLoader, permission_policy: str | None,
+                 stream: StreamFn | None, clock: Clock | None,
+                 registry_factory: Callable[[Path], ToolRegistry] = build_registry) -> None:
+        self.sessions = sessions
+        self._registry_factory = registry_factory
+        self.store = sessions.store
+        self._settings_loader = settings_loader
+        self._policy = permission_policy
+        self._settings: dict[str, Settings] = {}
+        self._hosts: dict[str, RegistryToolHost] = {}
+        self.runner = Runner(self.store, self.publisher, self._services, stream=stream, clock=clock)
+        self.coordinator = Coordinator(self.runner, self.store.publish)
+        sessions.set_executor(self.coordinator)
+
+    @classmethod
+    async def open(
+        cls,
+        settings_loader: SettingsLoader | None = None,
+        *,
+        cli: dict[str, Any] | None = None,
+        permission_policy: str | None = None,
+        stream: StreamFn | None = None,
+        clock: Clock | None = None,
+        db_path: Path | None = None,
+        registry_factory: Callable[[Path], ToolRegistry] = build_registry,
+    ) -> "Runtime":
+        loader = settings_loader or (lambda location: load_settings(location, cli=cli))
+        base = await asyncio.to_thread(loader, Path.cwd())
+        sessions = await open_sessions(base, path=db_path or paths.database_path())
+        return cls(sessions, loader, permission_policy, stream, clock, registry_factory)
+
+    async def close(self) -> None:
+        await self.coordinator.shutdown()
+        await self.sessions.close()
+
+    async def __aenter__(self) -> "Runtime":
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.close()
+
+    def publisher(self, session_id: str) -> SessionPublisher:
+        return SessionPublisher(session_id, self.store.publish, self.store.publish_many, self.store.bus.publish)
+
+    async def settings_for(self, location: str) -> Settings:
+        settings = self._settings.get(location)
+        if settings is None:
+            settings = await asyncio.to_thread(self._settings_loader, Path(location))
+            self._settings[location] = settings
+        return settings
+
+    async def _services(self, session: SessionRecord) -> LocationServices:
+        settings = await self.settings_for(session.location)
+        host = self._hosts.get(session.id)
+        if host is None or host.location != Path(session.location):
+            location, root = Path(session.location), Path(session.project_root)
+            registry = await asyncio.to_thread(self._registry_factory, location)
+            gate = make_gate(settings, session.agent or settings.agent, self.store, self.publisher(session.id),
+                             location, root, self._policy, self.sessions.wait_permission_reply)
+            host = RegistryToolHost(settings, registry, location, root, gate)
+            self._hosts[session.id] = host
+        return LocationServices(settings=settings, tools=host)

@@ -1,0 +1,32 @@
+"""Crash recovery at drain start: fail what a dead process left running.
+
+Only runs under the session's lease, so the owner of those tools is known to
+be gone. Tools are failed (never re-run), attributed to their original
+assistant message; then each orphaned step is closed as aborted.
+"""
+
+from __future__ import annotations
+
+from agent_tui.core import events as ev
+from agent_tui.core.publisher import SessionPublisher
+
+
+async def sweep_stale(store: object, session_id: str, publish: SessionPublisher) -> int:
+    stale = ev.ErrorInfo(type=ev.ErrorType.TOOL_STALE, message=ev.TOOL_INTERRUPTED)
+    events: list[ev.DurableEvent] = []
+    running = await store.tool_calls(session_id, states=["running"])
+    for call in running:
+        events.append(ev.ToolFailed(assistant_message_id=call.assistant_message_id, call_id=call.call_id, error=stale))
+    for message in await store.messages(session_id):
+        if message.kind != "assistant" or message.data.get("state") != "running":
+            continue
+        for part in message.data.get("parts", []):
+            if part.get("type") in ("text", "reasoning") and not part.get("text"):  # started, never ended
+                ended = ev.TextEnded if part["type"] == "text" else ev.ReasoningEnded
+                events.append(ended(assistant_message_id=message.id, ordinal=part["ordinal"], text=part.get("text", "")))
+        events.append(ev.StepFailed(
+            assistant_message_id=message.id,
+            error=ev.ErrorInfo(type=ev.ErrorType.ABORTED, message="The process running this step stopped."),
+        ))
+    await publish.many(events)
+    return len(events)

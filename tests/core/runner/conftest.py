@@ -1,0 +1,88 @@
+"""Runner fixtures: a real store file, the fake provider over HTTP, test tools."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_tui.core import events as ev
+from agent_tui.core.config import Settings, load_settings
+from agent_tui.core.runtime import Runtime
+from agent_tui.testing.fake_provider import FakeProvider
+from agent_tui.testing.test_tools import register as register_test_tools
+from agent_tui.tools.registry import ToolRegistry
+
+
+class FastClock:
+    """Records requested sleeps and returns at once: no test waits for backoff."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000
+        self.sleeps: list[float] = []
+
+    def now_ms(self) -> int:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += int(seconds * 1000)
+        await asyncio.sleep(0)
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeProvider]:
+    async with FakeProvider() as provider:
+        yield provider
+
+
+@pytest.fixture
+def clock() -> FastClock:
+    return FastClock()
+
+
+@pytest.fixture
+def settings_overrides() -> dict[str, Any]:
+    return {}
+
+
+@pytest.fixture
+async def runtime(fake: FakeProvider, clock: FastClock, workdir: Path, settings_overrides: dict[str, Any],
+                  monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Runtime]:
+    cli = {"model": "openai/fake-model", "api_base": fake.openai_base, "api_key": "test-key",
+           "retry": {"base_delay_ms": 2000}, **settings_overrides}
+
+    def loader(location: Path) -> Settings:
+        return load_settings(location, cli=cli)
+
+    def registry(location: Path) -> ToolRegistry:
+        tools = ToolRegistry(location)
+        register_test_tools(tools)
+        return tools
+
+    async with await Runtime.open(loader, permission_policy="allow", clock=clock, registry_factory=registry) as opened:
+        yield opened
+
+
+async def stored(runtime: Runtime, session_id: str) -> list[ev.StoredEvent]:
+    return await runtime.store.events(session_id, limit=None)
+
+
+def kinds(events: list[ev.StoredEvent], *, prefix: str = "session.") -> list[str]:
+    """Event types without the ``session.`` prefix and ``.1`` suffix."""
+    return [e.type.removeprefix(prefix).removesuffix(".1") for e in events]
+
+
+async def settle(runtime: Runtime, session_id: str, timeout: float = 10.0) -> None:
+    """Wait until the session has no active drain in this process."""
+    async def idle() -> None:
+        while runtime.coordinator.is_active(session_id):
+            await asyncio.sleep(0.005)
+    await asyncio.wait_for(idle(), timeout)
+
+
+def of_type(events: list[ev.StoredEvent], cls: type) -> list[Any]:
+    return [e.event for e in events if isinstance(e.event, cls)]

@@ -1,0 +1,67 @@
+"""Runner steps against the fake provider, asserted on the stored event log."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from agent_tui.core import events as ev
+from agent_tui.core.runtime import Runtime
+from agent_tui.testing.fake_provider import FakeProvider
+
+from .conftest import kinds, stored
+
+
+async def _session(runtime: Runtime, workdir) -> str:
+    return (await runtime.sessions.create(location=workdir)).id
+
+
+async def test_text_answer_is_one_step(runtime: Runtime, fake: FakeProvider, workdir) -> None:
+    fake.add({"text": "Hello there, friend.", "chunks": 4})
+    sid = await _session(runtime, workdir)
+    await runtime.sessions.prompt(sid, "hi", resume=False)
+    assert await runtime.coordinator.run(sid) is None
+    log = await stored(runtime, sid)
+    assert kinds(log) == [
+        "created", "prompt.admitted", "execution.started", "prompt.promoted", "step.started",
+        "text.started", "text.ended", "step.ended", "execution.succeeded",
+    ]
+    ended = next(e.event for e in log if isinstance(e.event, ev.TextEnded))
+    assert ended.text == "Hello there, friend."
+    messages = await runtime.store.messages(sid)
+    assert [m.kind for m in messages] == ["user", "assistant"]
+    assert messages[1].data["state"] == "ended"
+
+
+async def test_tool_loop_continues_until_text(runtime: Runtime, fake: FakeProvider, workdir) -> None:
+    fake.add(
+        {"tool_calls": [{"id": "call_1", "name": "echo", "arguments": {"text": "pong"}, "chunks": 3}]},
+        {"text": "done"},
+    )
+    sid = await _session(runtime, workdir)
+    await runtime.sessions.prompt(sid, "ping", resume=False)
+    assert await runtime.coordinator.run(sid) is None
+    log = kinds(await stored(runtime, sid))
+    assert log.count("step.started") == 2
+    assert log.index("tool.called") < log.index("tool.success") < log.index("step.ended")
+    second = fake.accepted[1].body
+    tool_messages = [m for m in second["messages"] if m["role"] == "tool"]
+    assert tool_messages and tool_messages[0]["content"] == "pong"
+
+
+async def test_deltas_are_live_only(runtime: Runtime, fake: FakeProvider, workdir) -> None:
+    fake.add({"text": "abcdefghij", "chunks": 10})
+    sid = await _session(runtime, workdir)
+    seen: list[str] = []
+    with runtime.sessions.subscribe(sid) as sub:
+        await runtime.sessions.prompt(sid, "hi", resume=False)
+        run = asyncio.create_task(runtime.coordinator.run(sid))
+        while not run.done() or sub.get_nowait() is not None:
+            item = sub.get_nowait() or await asyncio.wait_for(sub.get(), 5)
+            if isinstance(item, ev.TextDelta):
+                seen.append(item.delta)
+            if run.done():
+                break
+        await run
+    assert "".join(seen) == "abcdefghij"
+    assert all("delta" not in e.type for e in await stored(runtime, sid))
