@@ -42,11 +42,18 @@ def insert_message(
     )
 
 
-def load_message(conn: sqlite3.Connection, message_id: str, session_id: str) -> dict[str, Any] | None:
+def load_message(
+    conn: sqlite3.Connection, message_id: str, session_id: str, kind: str | None = None
+) -> dict[str, Any] | None:
+    """The row's data, or None; a row of another kind than ``kind`` is refused."""
     row = conn.execute(
-        "SELECT data_json FROM message WHERE id = ? AND session_id = ?", (message_id, session_id)
+        "SELECT data_json, kind FROM message WHERE id = ? AND session_id = ?", (message_id, session_id)
     ).fetchone()
-    return None if row is None else json.loads(row[0])
+    if row is None:
+        return None
+    if kind is not None and row[1] != kind:
+        raise EventRejected(f"message {message_id} is a {row[1]} message, not {kind}")
+    return json.loads(row[0])
 
 
 def save_message(conn: sqlite3.Connection, message_id: str, data: dict[str, Any], updated: int) -> None:

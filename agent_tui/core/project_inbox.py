@@ -140,7 +140,7 @@ def compaction_progress(conn: sqlite3.Connection, sid: str, seq: int, at: int, e
         mid = mid or input_id
     if mid is None:
         return  # an automatic compaction that failed before it had a divider
-    data = load_message(conn, mid, sid)
+    data = load_message(conn, mid, sid, "compaction")
     if data is None:
         data = _divider(reason.value, state)
         insert_message(conn, id=mid, session_id=sid, seq=seq, kind="compaction", data=data, created=at)

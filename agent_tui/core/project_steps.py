@@ -23,7 +23,7 @@ from agent_tui.core.message_rows import (
 
 
 def _assistant(conn: sqlite3.Connection, session_id: str, message_id: str) -> dict[str, Any]:
-    data = load_message(conn, message_id, session_id)
+    data = load_message(conn, message_id, session_id, "assistant")
     if data is None:
         raise EventRejected(f"no step started for assistant message {message_id}")
     return data
@@ -41,7 +41,7 @@ def _assistant_text(data: dict[str, Any]) -> str:
 
 
 def step_started(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.StepStarted) -> None:
-    data = load_message(conn, e.assistant_message_id, sid)
+    data = load_message(conn, e.assistant_message_id, sid, "assistant")
     if data is None:
         data = {"agent": e.agent, "model": e.model, "attempt": e.attempt, "parts": [],
                 "finish": None, "usage": None, "cost": None, "error": None, "retry": None,

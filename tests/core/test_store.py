@@ -211,3 +211,13 @@ async def test_stale_and_foreign_writes_do_not_touch_projections(store: Store) -
         await store.publish("ses_1", ev.ToolFailed(assistant_message_id="msg_x", call_id="c",
                                                    error=ev.ErrorInfo(type="tool.stale", message="x")))  # fmt: skip
     assert await store.head_seq("ses_1") == 1
+
+
+async def test_a_step_cannot_reopen_a_message_of_another_kind(store: Store) -> None:
+    await _create(store)
+    await store.publish_many("ses_1", [
+        ev.PromptAdmitted(input_id="msg_u", prompt=ev.text_prompt("hi")),
+        ev.PromptPromoted(input_id="msg_u"),
+    ])  # fmt: skip
+    with pytest.raises(EventRejected, match="msg_u is a user message, not assistant"):
+        await store.publish("ses_1", ev.StepStarted(assistant_message_id="msg_u", agent="build", model="m"))
