@@ -9,6 +9,7 @@ projection can be rebuilt from the ``event`` table alone.
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
@@ -41,7 +42,10 @@ def wall_clock_ms() -> int:
 def _open_writer(path: Path, settings: StorageSettings) -> sqlite3.Connection:
     """Open (and create or migrate) the file; refuses anything it must not touch."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    fresh = not path.exists()
     conn = connect(path, settings)
+    if fresh:  # transcripts are private; -wal and -shm inherit the file's mode
+        os.chmod(path, 0o600)
     try:
         version = check_version(conn, path)
         if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":

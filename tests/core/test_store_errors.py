@@ -156,3 +156,13 @@ async def test_pragmas_follow_storage_settings(tmp_path: Path) -> None:
         assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
     finally:
         conn.close()
+
+
+async def test_a_new_database_is_private_to_its_user(tmp_path: Path) -> None:
+    store = await Store.open(tmp_path / "new.db")
+    await store.publish("ses_1", ev.SessionCreated(location="/w", project_root="/w"))
+    try:
+        assert (tmp_path / "new.db").stat().st_mode & 0o777 == 0o600
+        assert Path(f"{tmp_path / 'new.db'}-wal").stat().st_mode & 0o077 == 0
+    finally:
+        await store.close()
