@@ -18,6 +18,7 @@ from agent_tui.tools.output_keeper import OutputKeeper
 from agent_tui.tools.paths import is_inside
 from agent_tui.tools.process_group import become_subreaper, shell_exited, stop_group, sweep, track
 from agent_tui.tools.registry import Tool, ToolResult
+from agent_tui.tools.shell_parse import absolute_arguments
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
@@ -122,6 +123,7 @@ async def run_bash(ctx: ToolContext, params: BashInput) -> ToolResult:
     text = "\n".join([output.rstrip("\n") if output else "(no output)", *notes, f"{status} · {duration:.2f} s"])
     data = {
         "command": params.command,
+        "warnings": _outside_warnings(params.command, ctx.location),
         "workdir": workdir.as_posix(),
         "exit_code": code,
         "duration_ms": round(duration * 1000),
@@ -132,6 +134,16 @@ async def run_bash(ctx: ToolContext, params: BashInput) -> ToolResult:
         "total_lines": keeper.total_lines,
     }
     return ToolResult(ToolOutput(text=text, data=data))
+
+
+def _outside_warnings(command: str, location: Path) -> list[str]:
+    """Advisory only (not a boundary, nothing is asked): absolute paths outside the location."""
+    warnings = []
+    for arg in absolute_arguments(command):
+        path = Path(os.path.expanduser(arg))
+        if not is_inside(Path(os.path.normpath(path)), location):
+            warnings.append(f"{arg} is outside the working directory")
+    return warnings
 
 
 async def _stop_after_cancel(proc: asyncio.subprocess.Process, grace_s: float) -> None:

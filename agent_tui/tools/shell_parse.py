@@ -50,6 +50,31 @@ def parse_command(command: str) -> ParsedCommand:
     return ParsedCommand(commands=found, complete=not tree.root_node.has_error)
 
 
+_ARGUMENT_NODES = {"word", "string", "raw_string"}
+_HARMLESS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin")
+
+
+def absolute_arguments(command: str) -> list[str]:
+    """Arguments and redirect targets that are absolute or ``~`` paths (advisory only:
+    variables, globs and ``cd`` make any such scan incomplete)."""
+    from tree_sitter import Parser
+
+    tree = Parser(_language()).parse(command.encode("utf-8"))
+    found: list[str] = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type in _ARGUMENT_NODES and (node.parent is None or node.parent.type != "command_name"):
+            text = node.text.decode("utf-8", errors="replace")
+            if node.type != "word":
+                text = text[1:-1]
+            if text.startswith(("/", "~")) and text not in _HARMLESS:
+                found.append(text)
+            continue
+        stack.extend(reversed(node.children))
+    return list(dict.fromkeys(found))
+
+
 def _text(node: Any) -> str:
     return " ".join(node.text.decode("utf-8", errors="replace").split())
 

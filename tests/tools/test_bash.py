@@ -169,3 +169,9 @@ async def test_detached_background_process_is_reaped_later(ctx: ToolContext) -> 
     await asyncio.sleep(0.4)
     await bash(ctx, command="true")
     assert not Path(f"/proc/{pid}").exists()  # exited, and reaped rather than left a zombie
+
+
+async def test_absolute_paths_outside_give_advisory_warnings(workdir: Path, ctx: ToolContext) -> None:
+    out = await bash(ctx, command=f'ls /tmp "{workdir}/x" ~/y > /dev/null 2>&1; echo ok')
+    assert out.output is not None and out.output.text.startswith("ok")
+    assert out.output.data["warnings"] == ["/tmp is outside the working directory", "~/y is outside the working directory"]
