@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from agent_tui.core.config import StorageSettings
-from agent_tui.core.db import connect, translate
+from agent_tui.core.db import StoreError, connect, translate
 
 T = TypeVar("T")
 READERS = 2
@@ -30,6 +30,7 @@ class ReaderPool:
         self._local = threading.local()
         self._conns: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        self._closed = False
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -53,9 +54,12 @@ class ReaderPool:
 
     async def read(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(conn, *args)`` on a reader thread."""
+        if self._closed:
+            raise StoreError(f"database {self._path} is closed")
         return await asyncio.get_running_loop().run_in_executor(self._pool, self._run, fn, args)
 
     def close(self) -> None:
+        self._closed = True
         self._pool.shutdown(wait=True)
         with self._lock:
             for conn in self._conns:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from agent_tui.core.bus import Bus
 from agent_tui.core.config import StorageSettings
-from agent_tui.core.db import connect
+from agent_tui.core.db import StoreError, connect
 
 POLL_INTERVAL = 0.05
 RECENT_SESSIONS = 50
@@ -61,7 +61,7 @@ class CommitWatcher:
             await self._bus.watching.wait()
             try:
                 heads = await asyncio.to_thread(self._poll, self._bus.watched_sessions())
-            except sqlite3.Error as error:  # a busy or vanished file: try again next tick
+            except (sqlite3.Error, StoreError) as error:  # busy or replaced file: try again next tick
                 log.debug("commit watcher poll failed: %s", error)
                 heads = []
             for session_id, head in heads:

@@ -221,3 +221,15 @@ async def test_a_step_cannot_reopen_a_message_of_another_kind(store: Store) -> N
     ])  # fmt: skip
     with pytest.raises(EventRejected, match="msg_u is a user message, not assistant"):
         await store.publish("ses_1", ev.StepStarted(assistant_message_id="msg_u", agent="build", model="m"))
+
+
+async def test_a_closed_store_refuses_reads_and_writes(tmp_path: Path) -> None:
+    from agent_tui.core.db import StoreError
+
+    closed = await Store.open(tmp_path / "c.db")
+    await closed.close()
+    await closed.close()  # idempotent
+    with pytest.raises(StoreError, match="is closed"):
+        await closed.publish("ses_1", ev.SessionCreated(location="/w", project_root="/w"))
+    with pytest.raises(StoreError, match="is closed"):
+        await closed.session("ses_1")
