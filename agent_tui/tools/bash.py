@@ -78,7 +78,7 @@ async def run_bash(ctx: ToolContext, params: BashInput) -> ToolResult:
     keeper = OutputKeeper(spill)
     env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"}
     become_subreaper()
-    sweep()
+    await asyncio.to_thread(sweep)
     started = time.monotonic()
     proc = await asyncio.create_subprocess_exec(
         "bash", "--noprofile", "--norc", "-c", params.command,
@@ -109,7 +109,7 @@ async def run_bash(ctx: ToolContext, params: BashInput) -> ToolResult:
         await asyncio.shield(_stop_after_cancel(proc, ctx.kill_grace_s))
         await keeper.close()
         raise
-    sweep()
+    await asyncio.to_thread(sweep)
     await keeper.close()
     duration = time.monotonic() - started
     notes = []

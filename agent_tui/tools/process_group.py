@@ -97,11 +97,16 @@ def track(pgid: int, leader: int) -> None:
 
 
 def sweep() -> None:
-    """Reap exited background members of earlier commands; forget groups that are gone."""
+    """Reap exited background members of earlier commands; forget groups that are gone.
+
+    Cheap when every group is gone (one ``kill(0)`` each); scans /proc only
+    for groups that still have members. Call it in a thread.
+    """
     for pgid, leader in list(_groups.items()):
-        reap_orphans(pgid, leader)
+        if group_alive(pgid):
+            reap_orphans(pgid, leader)
         if not group_alive(pgid):
-            del _groups[pgid]
+            _groups.pop(pgid, None)
 
 
 def group_alive(pgid: int) -> bool:
@@ -118,7 +123,7 @@ async def _wait_gone(pgid: int, leader: int, seconds: float) -> bool:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
     while True:
-        reap_orphans(pgid, leader)
+        await asyncio.to_thread(reap_orphans, pgid, leader)
         if not group_alive(pgid):
             return True
         if loop.time() >= deadline:

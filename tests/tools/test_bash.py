@@ -166,8 +166,11 @@ async def test_detached_background_process_is_reaped_later(ctx: ToolContext) -> 
     assert out.output is not None
     pid = int(out.output.text.split()[0])
     assert Path(f"/proc/{pid}").exists()  # left running: it does not hold the output pipe
-    await asyncio.sleep(0.4)
-    await bash(ctx, command="true")
+    for _ in range(100):  # the next command reaps it once it has exited
+        await asyncio.sleep(0.05)
+        await bash(ctx, command="true")
+        if not Path(f"/proc/{pid}").exists():
+            break
     assert not Path(f"/proc/{pid}").exists()  # exited, and reaped rather than left a zombie
 
 
