@@ -7,7 +7,7 @@ cancellation: tools clean up (bash kills its process group) on
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -34,7 +34,6 @@ class ToolContext:
     supports_vision: bool = False
     kill_grace_s: float = 3.0
     """Seconds between SIGTERM and SIGKILL of a bash process group."""
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.location = Path(self.location).resolve()
