@@ -39,7 +39,7 @@ def title_from(prompt: list[Any]) -> str | None:
 
 def _input(conn: sqlite3.Connection, sid: str, input_id: str) -> tuple[Any, ...]:
     row = conn.execute(
-        "SELECT kind, promoted_seq, withdrawn, prompt_json, delivery FROM session_input"
+        "SELECT kind, promoted_seq, withdrawn, prompt_json, delivery, settled_seq FROM session_input"
         " WHERE id = ? AND session_id = ?",
         (input_id, sid),
     ).fetchone()
@@ -69,7 +69,7 @@ def prompt_admitted(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev
 
 
 def prompt_promoted(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.PromptPromoted) -> None:
-    kind, promoted, withdrawn, prompt_json, delivery = _input(conn, sid, e.input_id)
+    kind, promoted, withdrawn, prompt_json, delivery, _ = _input(conn, sid, e.input_id)
     if kind != "prompt" or promoted is not None or withdrawn:
         state = "withdrawn" if withdrawn else "promoted" if promoted is not None else kind
         raise EventRejected(f"cannot promote input {e.input_id}: it is {state}")
@@ -126,14 +126,13 @@ def compaction_progress(conn: sqlite3.Connection, sid: str, seq: int, at: int, e
         case _:  # pragma: no cover
             raise TypeError(event)
     if input_id is not None:
-        kind, promoted, withdrawn, *_ = _input(conn, sid, input_id)
-        if kind != "compaction" or withdrawn:
+        kind, _, withdrawn, _, _, settled = _input(conn, sid, input_id)
+        if kind != "compaction" or withdrawn or settled is not None:
             raise EventRejected(f"input {input_id} is not a pending compaction")
-        column = "promoted_seq" if state == "running" else "settled_seq"
-        conn.execute(
-            f"UPDATE session_input SET {column} = ?, promoted_seq = coalesce(promoted_seq, ?)"
-            " WHERE id = ?",
-            (seq, seq, input_id),
+        conn.execute(  # running takes the barrier out of the queue; ended/failed settle it
+            "UPDATE session_input SET promoted_seq = coalesce(promoted_seq, ?),"
+            " settled_seq = CASE WHEN ? THEN ? END WHERE id = ?",
+            (seq, state != "running", seq, input_id),
         )
         if mid is not None and mid != input_id and load_message(conn, input_id, sid) is not None:
             delete_message(conn, input_id, sid)  # the queued divider becomes the attempt's row

@@ -233,3 +233,22 @@ async def test_a_closed_store_refuses_reads_and_writes(tmp_path: Path) -> None:
         await closed.publish("ses_1", ev.SessionCreated(location="/w", project_root="/w"))
     with pytest.raises(StoreError, match="is closed"):
         await closed.session("ses_1")
+
+
+async def test_a_settled_compaction_barrier_cannot_run_again(store: Store) -> None:
+    await _create(store)
+    manual = ev.CompactionReason.MANUAL
+    await store.publish_many("ses_1", [
+        ev.CompactionAdmitted(input_id="msg_c"),
+        ev.CompactionStarted(message_id="msg_k", reason=manual, input_id="msg_c"),
+    ])  # fmt: skip
+    running = await store.input("msg_c")
+    assert running is not None and (running.promoted_seq, running.settled_seq) == (3, None)
+    assert [(m.id, m.data["state"]) for m in await store.messages("ses_1")] == [("msg_k", "running")]
+    await store.publish("ses_1", ev.CompactionFailed(message_id="msg_k", reason=manual, input_id="msg_c",
+                                                     error=ev.ErrorInfo(type="provider.internal", message="x")))  # fmt: skip
+    settled = await store.input("msg_c")
+    assert settled is not None and (settled.promoted_seq, settled.settled_seq) == (3, 4)
+    with pytest.raises(EventRejected, match="msg_c is not a pending compaction"):
+        await store.publish("ses_1", ev.CompactionStarted(message_id="msg_k2", reason=manual, input_id="msg_c"))
+    assert (await store.session("ses_1")).message_count == 1  # type: ignore[union-attr]
