@@ -193,10 +193,34 @@ async def test_resolution_errors_come_before_any_write(workdir: Path, ctx: ToolC
     assert not (workdir / "created.txt").exists()
 
 
-async def test_write_failure_midway_is_reported(workdir: Path, ctx: ToolContext) -> None:
+async def test_a_file_where_a_directory_is_needed_fails_verification(workdir: Path, ctx: ToolContext) -> None:
     (workdir / "blocker").write_text("a file where a directory is needed\n")
-    message = failed(await patch(ctx, wrap("*** Add File: first.txt", "+1", "*** Add File: blocker/inner.txt", "+2")))
-    assert "Add File blocker/inner.txt" in message and "NOT rolled back:\nA first.txt" in message
+    message = failed(await patch(ctx, wrap("*** Add File: blocker/inner.txt", "+2")))
+    assert message.startswith("apply_patch failed: Add File blocker/inner.txt: Failed to write blocker/inner.txt:")
+    assert "is not a directory" in message and "No files were changed." in message
+
+
+async def test_write_failure_midway_is_reported(workdir: Path, ctx: ToolContext) -> None:
+    (workdir / "locked").mkdir()
+    (workdir / "locked" / "f.txt").write_text("a\n")
+    # The directory becomes read-only between verification and writing: os-level failure midway.
+    from agent_tui.tools.apply_patch import applier
+
+    steps_written: list[str] = []
+    real_write = applier.write_step
+
+    def write_then_break(step: applier.Step) -> None:
+        real_write(step)
+        steps_written.append(step.shown)
+        (workdir / "locked" / "f.txt").unlink()
+
+    applier.write_step = write_then_break  # type: ignore[assignment]
+    try:
+        message = failed(await patch(ctx, wrap("*** Add File: first.txt", "+1", "*** Delete File: locked/f.txt")))
+    finally:
+        applier.write_step = real_write  # type: ignore[assignment]
+    assert steps_written == ["first.txt"]
+    assert "Delete File locked/f.txt" in message and "NOT rolled back:\nA first.txt" in message
     assert (workdir / "first.txt").read_text() == "1\n"
 
 

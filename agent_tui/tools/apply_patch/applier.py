@@ -129,6 +129,15 @@ class _Overlay:
         self._files[path] = data
 
 
+def _check_parents(path: Path, shown: str) -> None:
+    """The nearest existing ancestor must be a directory, or the write would fail."""
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ApplyError(f"Failed to write {shown}: {parent} is not a directory")
+            return
+
+
 def verify(plan: Plan) -> Plan:
     overlay = _Overlay()
     for operation, (target, dest) in zip(plan.operations, plan.targets):
@@ -146,6 +155,7 @@ def _verify_one(operation: Operation, target: Target, dest: Target | None, overl
         case AddFile(contents=contents):
             if target.path.is_dir():
                 raise ApplyError(f"Failed to add {target.shown}: it is a directory")
+            _check_parents(target.path, target.shown)
             data = contents.encode("utf-8")
             overlay.put(target.path, data)
             return Step("A", target.shown, describe, write=target.path, content=data, added=contents.count("\n"))
@@ -166,6 +176,7 @@ def _verify_one(operation: Operation, target: Target, dest: Target | None, overl
                 return Step("M", target.shown, describe, write=target.path, content=data, added=added, removed=removed)
             if dest.path.is_dir():
                 raise ApplyError(f"Failed to move {target.shown} to {dest.shown}: the destination is a directory")
+            _check_parents(dest.path, dest.shown)
             overlay.put(target.path, None)
             overlay.put(dest.path, data)
             return Step("M", dest.shown, describe, write=dest.path, content=data, remove=target.path,
