@@ -30,6 +30,8 @@ def lexical_rel(raw: str) -> str:
     """Refuse absolute and escaping paths; return the normalised relative path."""
     if not raw.strip():
         raise ToolError("The path is empty; give a path relative to the session location.")
+    if "\x00" in raw:
+        raise ToolError(f"The path {raw!r} contains a NUL character.")
     if os.path.isabs(raw) or raw.startswith("~"):
         raise ToolError(
             f"Absolute paths are not allowed: {raw!r}. Use a path relative to the session location."

@@ -145,6 +145,7 @@ async def test_directory_listing_dirs_first_and_paged(workdir: Path, ctx: ToolCo
         ("sub/../../outside.txt", "escapes the session location through '..'"),
         ("missing.txt", "File not found: 'missing.txt'"),
         ("", "The path is empty"),
+        ("a\x00b", "contains a NUL character"),
     ],
 )
 async def test_path_refusals(workdir: Path, ctx: ToolContext, path: str, message: str) -> None:
