@@ -6,6 +6,7 @@ step allowance, run a step, continue while the model asked for tools.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Awaitable, Callable, Protocol
@@ -71,6 +72,9 @@ class Runner:
         while True:
             session = await store.session(session_id)
             services = await self._services_for(session)
+            problem = await _model_problem(session, services.settings)
+            if problem is not None:
+                return problem  # before promotion: the input stays pending for a later run
             promoted = await self._promote_steers(session_id, publish)
             history = await store.messages(session_id)
             if not promoted and not needs_continuation(history):
@@ -107,9 +111,7 @@ class Runner:
                     publish: SessionPublisher) -> ev.ErrorInfo | None:
         settings = services.settings
         agent = session.agent or settings.agent
-        model = session.model or settings.model
-        if not model:
-            return ev.ErrorInfo(type="config.model", message="No model configured: set AGENT_TUI_MODEL or pass --model.")
+        model = session.model or settings.model or ""
         allowance = settings.agent_settings(agent).steps
         used = await self._steps_since_promotion(session.id, history)
         remaining = allowance - used
@@ -154,6 +156,18 @@ class Runner:
             api_key=settings.api_key,
             max_tokens=model_settings.max_output_tokens,
         )
+
+
+async def _model_problem(session: SessionRecord, settings: Settings) -> ev.ErrorInfo | None:
+    """No model, or no key for its provider: one sentence saying what to set."""
+    from agent_tui.llm.credentials import CredentialsError, resolve_credentials
+
+    model = session.model or settings.model
+    try:
+        await asyncio.to_thread(resolve_credentials, model, api_key=settings.api_key)
+    except CredentialsError as error:
+        return ev.ErrorInfo(type="config.credentials", message=str(error))
+    return None
 
 
 def _default_stream(request: llm.Request):  # type: ignore[no-untyped-def]

@@ -1,0 +1,169 @@
+"""``agent-tui run``: one prompt, headless, through the same runner as the TUI.
+
+Exit codes: 0 success; 1 failed execution or bad input; 2 the session is run
+by another live process (the prompt is admitted and waits there); 130 after a
+clean interrupt on SIGINT; 143 after SIGTERM (interrupted with reason
+``shutdown``). The session id goes to stderr so the user can continue it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from agent_tui.commands.errors import fail
+
+EXIT_FAILED, EXIT_OWNED, EXIT_SIGINT, EXIT_SIGTERM = 1, 2, 130, 143
+
+
+def main(args: argparse.Namespace) -> int:
+    return asyncio.run(_main(args))
+
+
+def _read_prompt(value: str) -> str:
+    return sys.stdin.read() if value == "-" else value
+
+
+def _emit(line: str) -> None:
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+async def _main(args: argparse.Namespace) -> int:
+    from agent_tui.core.config import ConfigError, load_settings
+    from agent_tui.core.db import StoreError
+    from agent_tui.llm.credentials import CredentialsError, resolve_credentials
+
+    prompt = await asyncio.to_thread(_read_prompt, args.prompt)
+    if not prompt.strip():
+        return fail("the prompt is empty")
+    cwd = Path.cwd()
+    cli = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key}
+    try:
+        settings = await asyncio.to_thread(load_settings, cwd, cli)
+    except ConfigError as error:
+        return fail(str(error))
+    try:
+        return await _run(args, prompt, cwd, cli, settings)
+    except CredentialsError as error:
+        return fail(str(error))
+    except StoreError as error:
+        return fail(str(error))
+
+
+async def _run(args: argparse.Namespace, prompt: str, cwd: Path, cli: dict[str, Any], settings: Any) -> int:
+    from agent_tui.core import events as ev
+    from agent_tui.core.lease import SessionOwnedElsewhere
+    from agent_tui.core.runtime import Runtime
+    from agent_tui.llm.credentials import resolve_credentials
+
+    async with await Runtime.open(cli=cli, permission_policy=args.permission) as runtime:
+        sessions, store = runtime.sessions, runtime.store
+        if args.session:
+            session = await store.session(args.session)
+            if session is None:
+                return fail(f"unknown session {args.session}")
+        elif args.continue_:
+            session = await store.most_recent_session(cwd.resolve())
+            if session is None:
+                return fail(f"no session to continue in {cwd}")
+        else:
+            session = None
+        model = args.model or (session.model if session else None) or settings.model
+        await asyncio.to_thread(resolve_credentials, model, api_key=settings.api_key)
+        if session is None:
+            session = await sessions.create(location=cwd, model=model)
+        elif args.model and args.model != session.model:
+            await sessions.select_model(session.id, args.model)
+        sid = session.id
+        print(f"session {sid}", file=sys.stderr, flush=True)
+
+        head = await store.head_seq(sid)
+        printer = _JsonPrinter(runtime, sid, head) if args.format == "json" else None
+        receipt = await sessions.prompt(sid, prompt, delivery=args.delivery, resume=False)
+        stop_reason = _install_signals(runtime, sid)
+        try:
+            error = await runtime.coordinator.run(sid)
+        except SessionOwnedElsewhere as owned:
+            return fail(f"{owned}; your prompt {receipt.input_id} is admitted and will run there", EXIT_OWNED)
+        finally:
+            if printer is not None:
+                await printer.close()
+        if stop_reason:
+            return EXIT_SIGINT if stop_reason[0] == ev.InterruptReason.USER else EXIT_SIGTERM
+        if args.format == "text":
+            text = await _final_text(runtime, sid, receipt.input_id)
+            if text:
+                _emit(text)
+        if error is not None:
+            return fail(f"{error.type}: {error.message}", EXIT_FAILED)
+        return 0
+
+
+def _install_signals(runtime: Any, sid: str) -> list[Any]:
+    from agent_tui.core import events as ev
+
+    reasons: list[Any] = []
+    loop = asyncio.get_running_loop()
+
+    def on_signal(reason: Any) -> None:
+        if not reasons:
+            reasons.append(reason)
+            loop.create_task(runtime.coordinator.interrupt(sid, reason))
+
+    loop.add_signal_handler(signal.SIGINT, on_signal, ev.InterruptReason.USER)
+    loop.add_signal_handler(signal.SIGTERM, on_signal, ev.InterruptReason.SHUTDOWN)
+    return reasons
+
+
+async def _final_text(runtime: Any, sid: str, input_id: str) -> str:
+    """The text of the newest assistant message answering this run's prompt."""
+    messages = await runtime.store.messages(sid)
+    start = next((i for i, m in enumerate(messages) if m.id == input_id), None)
+    if start is None:
+        return ""
+    for message in reversed(messages[start + 1:]):
+        if message.kind == "assistant":
+            texts = [p["text"] for p in message.data.get("parts", []) if p.get("type") == "text" and p.get("text")]
+            if texts:
+                return "\n\n".join(texts)
+    return ""
+
+
+class _JsonPrinter:
+    """Durable events (as ``agent-tui log`` prints them) plus live deltas marked ``"live": true``."""
+
+    def __init__(self, runtime: Any, sid: str, after: int) -> None:
+        self._store = runtime.store
+        self._sid = sid
+        self._last = after
+        self._sub = runtime.sessions.subscribe(sid)
+        self._task = asyncio.create_task(self._pump())
+
+    async def _pump(self) -> None:
+        from agent_tui.core import events as ev
+
+        async for item in self._sub:
+            if isinstance(item, ev.HeadAdvanced):
+                await self._flush()
+            else:
+                _emit(json.dumps({"live": True, **item.model_dump(mode="json")}, ensure_ascii=False))
+
+    async def _flush(self) -> None:
+        for row in await self._store.events(self._sid, after=self._last, limit=None):
+            _emit(row.to_json_line())
+            self._last = row.seq
+
+    async def close(self) -> None:
+        self._task.cancel()
+        try:
+            await self._task
+        except asyncio.CancelledError:
+            pass
+        self._sub.close()
+        await self._flush()

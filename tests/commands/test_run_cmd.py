@@ -1,0 +1,181 @@
+"""``agent-tui run`` as a user drives it: the installed entry point in a subprocess,
+the fake provider over real HTTP, assertions on exit codes, output and the stored log."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from agent_tui.testing.fake_provider import FakeProvider
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeProvider]:
+    async with FakeProvider() as provider:
+        yield provider
+
+
+class Cli:
+    def __init__(self, fake: FakeProvider, workdir: Path, home: Path) -> None:
+        self.fake, self.workdir, self.home = fake, workdir, home
+        self.marks = home / "marks.txt"
+
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update({
+            "AGENT_TUI_HOME": str(self.home),
+            "AGENT_TUI_TEST_TOOLS": "agent_tui.testing.test_tools:register",
+            "AGENT_TUI_TEST_MARKS": str(self.marks),
+            "LITELLM_OFFLINE_MODE": "true",
+        })
+        return env
+
+    async def start(self, *args: str) -> asyncio.subprocess.Process:
+        return await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "agent_tui", *args, cwd=self.workdir, env=self.env(),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )
+
+    def model_flags(self) -> list[str]:
+        return ["--model", "openai/fake-model", "--api-base", self.fake.openai_base, "--api-key", "test-key"]
+
+    async def run(self, *args: str, timeout: float = 60) -> tuple[int, str, str]:
+        proc = await self.start("run", *self.model_flags(), *args)
+        out, err = await asyncio.wait_for(proc.communicate(b""), timeout)
+        return proc.returncode or 0, out.decode(), err.decode()
+
+    async def log(self, session_id: str) -> list[dict]:
+        proc = await self.start("log", session_id)
+        out, err = await asyncio.wait_for(proc.communicate(), 30)
+        assert proc.returncode == 0, err.decode()
+        return [json.loads(line) for line in out.decode().splitlines()]
+
+    async def wait_mark(self, needle: str, timeout: float = 30) -> None:
+        async def seen() -> None:
+            while not (self.marks.exists() and needle in self.marks.read_text()):
+                await asyncio.sleep(0.02)
+        await asyncio.wait_for(seen(), timeout)
+
+
+@pytest.fixture
+def cli(fake: FakeProvider, workdir: Path, agent_home: Path) -> Cli:
+    return Cli(fake, workdir, agent_home)
+
+
+def session_of(stderr: str) -> str:
+    return next(line.split()[1] for line in stderr.splitlines() if line.startswith("session "))
+
+
+def types(log: list[dict]) -> list[str]:
+    return [e["type"].removeprefix("session.").removesuffix(".1") for e in log]
+
+
+async def test_prints_the_answer_and_the_session_id(cli: Cli, fake: FakeProvider) -> None:
+    fake.add({"text": "The answer is 42.", "chunks": 3})
+    code, out, err = await cli.run("what is it?")
+    assert code == 0, err
+    assert out.strip() == "The answer is 42."
+    log = await cli.log(session_of(err))
+    assert types(log)[-1] == "execution.succeeded"
+
+
+async def test_json_format_prints_durable_events_and_marked_deltas(cli: Cli, fake: FakeProvider) -> None:
+    fake.add({"text": "streamed words here", "chunks": 3, "delay_ms": 20})
+    code, out, err = await cli.run("--format", "json", "go")
+    assert code == 0, err
+    lines = [json.loads(line) for line in out.splitlines()]
+    durable = [line for line in lines if not line.get("live")]
+    live = [line for line in lines if line.get("live")]
+    assert [d["seq"] for d in durable] == sorted(d["seq"] for d in durable)
+    assert {"seq", "type", "created", "data"} <= set(durable[0])
+    assert types(durable)[-1] == "execution.succeeded"
+    assert "".join(d["delta"] for d in live if d["kind"] == "text.delta") == "streamed words here"
+
+
+async def test_prompt_from_stdin_and_continue_with_a_model_switch(cli: Cli, fake: FakeProvider) -> None:
+    fake.add({"text": "first"}, {"text": "second"})
+    proc = await cli.start("run", *cli.model_flags(), "-")
+    out, err = await proc.communicate(b"hello from stdin\n")
+    assert proc.returncode == 0 and out.decode().strip() == "first"
+    sid = session_of(err.decode())
+    code, out, err = await cli.run("--continue", "--model", "openai/other-model", "and again")
+    assert code == 0 and session_of(err) == sid and out.strip() == "second"
+    assert fake.accepted[1].body["model"] == "other-model"
+    log = await cli.log(sid)
+    assert "model.selected" in types(log)
+    assert fake.accepted[0].body["messages"][-1]["content"] in ("hello from stdin\n", [{"type": "text", "text": "hello from stdin\n"}])
+
+
+async def test_a_failed_execution_exits_1_with_the_error_type(cli: Cli, fake: FakeProvider) -> None:
+    fake.add({"error": {"status": 401, "kind": "auth", "message": "bad key"}})
+    code, out, err = await cli.run("hi")
+    assert code == 1
+    assert "provider.auth" in err
+
+
+async def test_a_missing_key_names_the_variable(cli: Cli, fake: FakeProvider, workdir: Path) -> None:
+    env = {k: v for k, v in cli.env().items() if k != "OPENAI_API_KEY"}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "agent_tui", "run", "--model", "openai/gpt-4o", "hi", cwd=workdir, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await proc.communicate()
+    assert proc.returncode == 1
+    assert "OPENAI_API_KEY" in err.decode() and len(err.decode().strip().splitlines()) == 1
+
+
+async def test_sigint_interrupts_cleanly_and_exits_130(cli: Cli, fake: FakeProvider) -> None:
+    fake.add({"tool_calls": [{"id": "call_1", "name": "block", "arguments": {"label": "sigint"}}]})
+    proc = await cli.start("run", *cli.model_flags(), "block")
+    await cli.wait_mark("block sigint")
+    proc.send_signal(signal.SIGINT)
+    out, err = await asyncio.wait_for(proc.communicate(), 30)
+    assert proc.returncode == 130, err.decode()
+    log = await cli.log(session_of(err.decode()))
+    assert types(log)[-3:] == ["tool.failed", "step.failed", "execution.interrupted"]
+    assert log[-1]["data"]["reason"] == "user"
+
+
+async def test_crash_recovery_fails_the_orphaned_tool_and_never_reruns_it(cli: Cli, fake: FakeProvider) -> None:
+    fake.add({"tool_calls": [{"id": "call_1", "name": "block", "arguments": {"label": "crash"}}]},
+             {"text": "recovered"})
+    proc = await cli.start("run", *cli.model_flags(), "block forever")
+    await cli.wait_mark("block crash")
+    proc.kill()  # SIGKILL: no cleanup runs
+    _, err = await proc.communicate()
+    sid = session_of(err.decode())
+    assert types(await cli.log(sid))[-1] == "tool.called"
+
+    code, out, err = await cli.run("--session", sid, "carry on")
+    assert code == 0, err
+    log = await cli.log(sid)
+    kinds = types(log)
+    stale = next(e for e in log if e["type"] == "session.tool.failed.1")
+    assert stale["data"]["error"] == {"type": "tool.stale", "message": "Tool execution interrupted", "retry_after_ms": None}
+    assert kinds.index("tool.failed") < kinds.index("step.started", kinds.index("tool.failed"))
+    orphan = log[kinds.index("tool.called")]["data"]["assistant_message_id"]
+    assert stale["data"]["assistant_message_id"] == orphan
+    assert cli.marks.read_text().count("block crash") == 1  # never executed again
+    assert out.strip() == "recovered"
+
+
+async def test_a_second_process_neither_sweeps_nor_drains_a_live_session(cli: Cli, fake: FakeProvider) -> None:
+    fake.add({"tool_calls": [{"id": "call_1", "name": "block", "arguments": {"label": "owner"}}]})
+    owner = await cli.start("run", *cli.model_flags(), "hold the session")
+    await cli.wait_mark("block owner")
+    sid = session_of((await owner.stderr.readline()).decode())
+    code, out, err = await cli.run("--session", sid, "me too")
+    assert code == 2
+    assert str(owner.pid) in err
+    log = await cli.log(sid)
+    assert "tool.failed" not in types(log)  # the running tool was not swept
+    assert types(log)[-1] == "prompt.admitted"
+    assert len(fake.requests) == 1  # no second drain called the model
+    owner.kill()
+    await owner.communicate()
