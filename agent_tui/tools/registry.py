@@ -70,10 +70,17 @@ class Tool:
 
 
 def _schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The input model's JSON schema, trimmed for the model: no titles, and an
+    optional ``X | None = None`` field shown as plain ``X`` (None is still accepted)."""
     schema = model.model_json_schema()
     schema.pop("title", None)
-    for prop in schema.get("properties", {}).values():
+    properties = schema.get("properties", {})
+    for name, prop in list(properties.items()):
         prop.pop("title", None)
+        options = prop.get("anyOf")
+        if options and len(options) == 2 and {"type": "null"} in options and prop.get("default", 0) is None:
+            (kept,) = [o for o in options if o != {"type": "null"}]
+            properties[name] = {**kept, **{k: v for k, v in prop.items() if k not in ("anyOf", "default")}}
     return schema
 
 

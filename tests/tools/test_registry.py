@@ -120,9 +120,17 @@ async def test_default_registry_has_the_builtins(workdir: Path, ctx: ToolContext
     from agent_tui.tools.registry import default_registry
 
     reg = default_registry(workdir)
+    (workdir / "x.txt").write_text("hello\n")
     assert [d["name"] for d in reg.definitions()] == ["read", "bash", "apply_patch"]
     for spec in reg.definitions():
         assert spec["description"] and spec["parameters"]["type"] == "object"
+    read_params = reg.definitions()[0]["parameters"]
+    assert read_params["properties"]["offset"] == {
+        "type": "integer", "minimum": 1, "description": "1-based line (or entry) to start from."
+    }
+    assert read_params["required"] == ["path"] and read_params["additionalProperties"] is False
+    explicit_null = await reg.invoke("read", {"path": "x.txt", "offset": None}, ctx)
+    assert explicit_null.output is not None
     (workdir / "x.txt").write_text("hello\n")
     outcome = await reg.invoke("read", {"path": "x.txt"}, ctx)
     assert outcome.output is not None and "hello" in outcome.output.text
