@@ -1,0 +1,89 @@
+"""Permission asks during a run: durable asks, replies from the facade, and what each reply does."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from agent_tui.core import events as ev
+from agent_tui.core.config import Settings, load_settings
+from agent_tui.core.runtime import Runtime
+from agent_tui.testing.fake_provider import FakeProvider
+
+from .conftest import FastClock, kinds, of_type, settle, stored
+
+
+@pytest.fixture
+async def asking_runtime(fake: FakeProvider, clock: FastClock, workdir: Path) -> AsyncIterator[Runtime]:
+    """Real tools (bash asks by default), no headless policy: someone must reply."""
+    cli = {"model": "openai/fake-model", "api_base": fake.openai_base, "api_key": "k"}
+
+    def loader(location: Path) -> Settings:
+        return load_settings(location, cli=cli)
+
+    async with await Runtime.open(loader, clock=clock) as opened:
+        yield opened
+
+
+async def _asked(runtime: Runtime, sid: str) -> list:
+    async def first() -> list:
+        while not (asks := await runtime.sessions.permissions(sid)):
+            await asyncio.sleep(0.01)
+        return asks
+    return await asyncio.wait_for(first(), 20)
+
+
+def _bash(call_id: str, command: str) -> dict:
+    return {"tool_calls": [{"id": call_id, "name": "bash", "arguments": {"command": command}}]}
+
+
+async def test_reject_fails_the_tool_and_stops_the_run(asking_runtime: Runtime, fake: FakeProvider, workdir) -> None:
+    runtime = asking_runtime
+    fake.add(_bash("call_1", "echo hi > created.txt"), {"text": "never"})
+    sid = (await runtime.sessions.create(location=workdir)).id
+    await runtime.sessions.prompt(sid, "make a file")
+    asks = await _asked(runtime, sid)
+    assert asks[0].action == "bash" and asks[0].detail["command"] == "echo hi > created.txt"
+    await runtime.sessions.reply_permission(asks[0].request_id, "reject")
+    await settle(runtime, sid)
+    log = await stored(runtime, sid)
+    assert of_type(log, ev.ToolFailed)[0].error.type == "permission.rejected"
+    assert of_type(log, ev.StepFailed)[0].error.type == "permission.rejected"
+    assert kinds(log)[-1] == "execution.failed"
+    assert not (workdir / "created.txt").exists()
+    assert fake.remaining == 1
+
+
+async def test_reject_with_a_message_goes_back_to_the_model(asking_runtime: Runtime, fake: FakeProvider, workdir) -> None:
+    runtime = asking_runtime
+    fake.add(_bash("call_1", "rm -rf build"), {"text": "ok, I will not"})
+    sid = (await runtime.sessions.create(location=workdir)).id
+    await runtime.sessions.prompt(sid, "clean up")
+    asks = await _asked(runtime, sid)
+    await runtime.sessions.reply_permission(asks[0].request_id, "reject", "keep the build folder")
+    await settle(runtime, sid)
+    log = await stored(runtime, sid)
+    assert kinds(log)[-1] == "execution.succeeded"
+    tool_result = [m for m in fake.accepted[1].body["messages"] if m["role"] == "tool"][0]
+    assert "keep the build folder" in tool_result["content"]
+
+
+async def test_always_saves_an_approval_for_the_project(asking_runtime: Runtime, fake: FakeProvider, workdir) -> None:
+    runtime = asking_runtime
+    (workdir / "marker.txt").write_text("x")
+    fake.add(_bash("call_1", "ls -a"), _bash("call_2", "ls -1"), {"text": "done"})
+    sid = (await runtime.sessions.create(location=workdir)).id
+    await runtime.sessions.prompt(sid, "list twice")
+    asks = await _asked(runtime, sid)
+    await runtime.sessions.reply_permission(asks[0].request_id, "always")
+    await settle(runtime, sid)
+    log = await stored(runtime, sid)
+    assert asks[0].save == ["ls *"]
+    assert len(of_type(log, ev.PermissionAsked)) == 1  # "ls *" covered the second listing
+    assert all("marker.txt" in o.output.text for o in of_type(log, ev.ToolSucceeded))
+    assert len(of_type(log, ev.ToolSucceeded)) == 2
+    approvals = await runtime.store.approvals(str(workdir.resolve()))
+    assert approvals and approvals[0].action == "bash"
