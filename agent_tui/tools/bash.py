@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import logging
 import os
 import time
 import uuid
@@ -54,6 +55,14 @@ def _resolve_workdir(location: Path, workdir: str | None) -> Path:
     return path
 
 
+def _deliver(ctx: ToolContext, text: str) -> None:
+    """Live output is best effort: a failing listener must not break the command."""
+    try:
+        ctx.on_output(text)
+    except Exception:  # noqa: BLE001
+        logging.getLogger(__name__).exception("live output listener failed")
+
+
 async def _pump(stream: asyncio.StreamReader, keeper: OutputKeeper, ctx: ToolContext) -> None:
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     live = 0
@@ -65,7 +74,7 @@ async def _pump(stream: asyncio.StreamReader, keeper: OutputKeeper, ctx: ToolCon
             if live >= LIVE_MAX_BYTES:
                 text += "\n… [live output paused; the result shows the head and tail] …\n"
             if text:
-                ctx.on_output(text)
+                _deliver(ctx, text)
 
 
 async def run_bash(ctx: ToolContext, params: BashInput) -> ToolResult:

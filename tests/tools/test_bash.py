@@ -178,3 +178,11 @@ async def test_absolute_paths_outside_give_advisory_warnings(workdir: Path, ctx:
     out = await bash(ctx, command=f'ls /tmp "{workdir}/x" ~/y > /dev/null 2>&1; echo ok')
     assert out.output is not None and out.output.text.startswith("ok")
     assert out.output.data["warnings"] == ["/tmp is outside the working directory", "~/y is outside the working directory"]
+
+
+async def test_failing_live_output_listener_does_not_break_the_command(make_ctx) -> None:
+    def broken(_: str) -> None:
+        raise RuntimeError("bus closed")
+
+    out = await bash(make_ctx(on_output=broken), command="echo still here")
+    assert out.output is not None and out.output.text.startswith("still here")
