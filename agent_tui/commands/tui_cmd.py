@@ -73,17 +73,12 @@ def main(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace, settings, location: Path) -> int:  # noqa: ANN001
-    from agent_tui.core.db import StoreError
     from agent_tui.tui.app import AgentApp, StartMode
     from agent_tui.tui.context import TuiContext
 
-    try:
-        sessions, close = await _open_core(args)
-    except StoreError as error:
-        return fail(str(error))
     facts = ModelFacts(settings)
     ctx = TuiContext(
-        sessions=sessions, location=str(location), model=settings.model, agent=settings.agent,
+        sessions=None, location=str(location), model=settings.model, agent=settings.agent,
         context_window=facts.window, known_models=tuple(settings.models), setup_hint=setup_hint(settings),
     )  # fmt: skip
     start = StartMode(
@@ -91,24 +86,34 @@ async def _run(args: argparse.Namespace, settings, location: Path) -> int:  # no
         picker=args.resume == "",
         session_id=args.resume or None,
     )
+    closers: list = []
+
+    async def connect():  # noqa: ANN202 - after the first frame: the runtime's imports cost ~150 ms
+        sessions, close = await _open_core(args)
+        closers.append(close)
+        return sessions
 
     def warm() -> None:
         facts.learn(ctx.model)
 
-    app = AgentApp(ctx, start=start, theme=settings.theme, warm=warm)
+    app = AgentApp(ctx, start=start, theme=settings.theme, warm=warm, connect=connect)
     try:
         await app.run_async()
     finally:
-        await close()
+        for close in closers:
+            await close()
     return app.return_code or 0
 
 
 async def _open_core(args: argparse.Namespace):  # noqa: ANN202
     """The runtime (store + facade + runner) when this build has one, else the bare facade."""
+    import importlib
+
     cli = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key}
-    try:
-        from agent_tui.core.runtime import Runtime
-    except ImportError:
+    try:  # imported in a thread so the first frames keep painting
+        runtime_module = await asyncio.to_thread(importlib.import_module, "agent_tui.core.runtime")
+        Runtime = runtime_module.Runtime
+    except (ImportError, AttributeError):
         from agent_tui.core.config import load_settings
         from agent_tui.core.sessions import open_sessions
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Awaitable, Callable, Iterable
 
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -20,7 +20,7 @@ from textual.theme import Theme
 
 from agent_tui.tui.commands import Command
 from agent_tui.tui.context import TuiContext
-from agent_tui.tui.port import call
+from agent_tui.tui.port import SessionsPort, call
 from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.picker import NEW_SESSION, SessionPicker
 from agent_tui.tui.theme_watch import watch_theme_files
@@ -61,6 +61,7 @@ class AgentApp(App[None]):
         theme_dirs_: list[Path] | None = None,
         watch_themes: bool = True,
         warm: Callable[[], object] | None = None,
+        connect: Callable[[], Awaitable[SessionsPort]] | None = None,
     ) -> None:
         super().__init__()
         self.ctx = ctx
@@ -68,6 +69,7 @@ class AgentApp(App[None]):
         self._theme_dirs = theme_dirs() if theme_dirs_ is None else theme_dirs_
         self._watch_themes = watch_themes
         self._warm = warm
+        self._connect = connect
         self._last_ctrl_c: int | None = None
         self._stop_watch = asyncio.Event()
         themes, self._theme_errors = load_themes(self._theme_dirs)
@@ -95,6 +97,19 @@ class AgentApp(App[None]):
             )
         if self._warm is not None:  # after the first frame: the prompt takes keys meanwhile
             self.call_after_refresh(lambda: self.run_worker(self._warm, thread=True, group="warm"))
+        if self._connect is None:
+            await self._open_start()
+        else:  # open the core after the first frame; typing works meanwhile
+            self.call_after_refresh(lambda: self.run_worker(self._connect_core(), group="connect"))
+
+    async def _connect_core(self) -> None:
+        assert self._connect is not None
+        try:
+            self.ctx.connect_to(await self._connect())
+        except Exception as error:  # a bad database or config: one line, and the app says so
+            self.view.notice = f"cannot open the session store: {error}"
+            self.view.paint_chrome()
+            return
         await self._open_start()
 
     async def _open_start(self) -> None:
@@ -102,7 +117,7 @@ class AgentApp(App[None]):
         if start.session_id:
             await self.open_session(start.session_id)
         elif start.continue_latest:
-            rows = list(await call(self.ctx.sessions.list(location=self.ctx.location, limit=1)))
+            rows = list(await call((await self.ctx.ready()).list(location=self.ctx.location, limit=1)))
             if rows:
                 await self.open_session(rows[0].id)
             else:
@@ -141,9 +156,8 @@ class AgentApp(App[None]):
 
     async def open_session(self, session_id: str | None) -> None:
         """Show another session (None: a new one); the old one keeps running in the background."""
-        old = self.view
-        await old.remove()
-        await self.mount(SessionView(self.ctx, session_id), before=self.query_one(Footer))
+        await self.view.switch(session_id)
+        self.view.query_one(PromptInput).focus()
 
     def action_resume(self) -> None:
         def opened(result: str | None) -> None:
@@ -189,7 +203,7 @@ class AgentApp(App[None]):
 
     async def shutdown(self) -> None:
         sessions = self.ctx.sessions
-        running = list(sessions.active())
+        running = list(self.ctx.active())
         if running:
             await asyncio.wait(
                 [asyncio.ensure_future(call(sessions.interrupt(sid, "shutdown"))) for sid in running], timeout=5
@@ -212,11 +226,11 @@ class AgentApp(App[None]):
                 if view.session_id is None:
                     self.notify("nothing to compact yet")
                 else:
-                    await call(self.ctx.sessions.compact(view.session_id))
+                    await call((await self.ctx.ready()).compact(view.session_id))
             case "model":
                 self.ctx.model = command.arg
                 if view.session_id is not None:
-                    await call(self.ctx.sessions.select_model(view.session_id, command.arg))
+                    await call((await self.ctx.ready()).select_model(view.session_id, command.arg))
                 self.notify(f"model: {command.arg} (from the next step)")
                 view.notice = None
                 await view.flush()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -15,7 +16,9 @@ def _unknown_window(model: str | None) -> int | None:
 
 @dataclass
 class TuiContext:
-    sessions: SessionsPort
+    """``sessions`` may arrive after the first frame (see :meth:`connect_to`)."""
+
+    sessions: SessionsPort | None
     location: str
     model: str | None = None
     agent: str | None = None
@@ -24,3 +27,21 @@ class TuiContext:
     context_window: Callable[[str | None], int | None] = _unknown_window
     known_models: tuple[str, ...] = ()  # offered in the palette
     setup_hint: str | None = None  # one line saying what to configure, when something is missing
+
+    def __post_init__(self) -> None:
+        self.connected = asyncio.Event()
+        if self.sessions is not None:
+            self.connected.set()
+
+    def connect_to(self, sessions: SessionsPort) -> None:
+        self.sessions = sessions
+        self.connected.set()
+
+    async def ready(self) -> SessionsPort:
+        """The facade, once the core is open (typing works before that)."""
+        await self.connected.wait()
+        assert self.sessions is not None
+        return self.sessions
+
+    def active(self) -> dict[str, dict[str, str]]:
+        return self.sessions.active() if self.sessions is not None else {}

@@ -68,6 +68,7 @@ class SessionPicker(ModalScreen[str | None]):
         self.has_more = False
         self._debounce: Timer | None = None
         self._generation = 0
+        self.loaded_generation = 0  # the query whose rows are on screen (tests and bench wait on it)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker"):
@@ -105,14 +106,14 @@ class SessionPicker(ModalScreen[str | None]):
 
     async def _load(self, generation: int, offset: int) -> None:
         location = None if self.all_locations else self.ctx.location
-        rows = await call(self.ctx.sessions.list(location=location, search=self.query_text or None, limit=PAGE + 1, offset=offset))
-        rows = list(rows)
+        sessions = await self.ctx.ready()
+        rows = list(await call(sessions.list(location=location, search=self.query_text or None, limit=PAGE + 1, offset=offset)))
         if generation != self._generation:
             return
         self.has_more = len(rows) > PAGE
         rows = rows[:PAGE]
-        active = self.ctx.sessions.active()
-        asking = {sid for sid in active if await call(self.ctx.sessions.permissions(sid))}
+        active = sessions.active()
+        asking = {sid for sid in active if await call(sessions.permissions(sid))}
         now = self.ctx.clock.now_ms()
         options = [
             Option(row_text(r, now, r.id in active, r.id in asking, self.all_locations), id=r.id) for r in rows
@@ -126,6 +127,7 @@ class SessionPicker(ModalScreen[str | None]):
         else:
             self.rows.extend(rows)
             option_list.add_options(options)
+        self.loaded_generation = generation
 
     def action_move(self, delta: int) -> None:
         option_list = self.query_one(OptionList)

@@ -161,8 +161,8 @@ class CompactionDivider(BlockWidget):
         live.display = state is CompactionState.RUNNING and bool(block.summary)
         live.update(block.summary if live.display else "")
 
-    def on_mount(self) -> None:
-        self.call_after_refresh(self.sync)
+    async def on_mount(self) -> None:
+        await self.sync()
 
 
 class StepError(BlockWidget):

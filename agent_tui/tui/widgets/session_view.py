@@ -14,6 +14,7 @@ from contextlib import aclosing
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.css.query import NoMatches
 from textual.message import Message
 
 from agent_tui.core import events as ev
@@ -72,17 +73,24 @@ class SessionView(Vertical):
         self.query_one("#new-output").display = False
         self.query_one(PromptInput).focus()
         self.set_interval(1.0, self._poll)
-        if self.session_id is not None:
-            self._follow(self.session_id)
-        else:
-            await self.query_one(TranscriptView).show(self.transcript)
-        self._paint_chrome()
+        await self.switch(self.session_id)
+
+    async def switch(self, session_id: str | None) -> None:
+        """Show another session (None: a new one) in place; the draft in the prompt stays."""
+        self.workers.cancel_node(self)  # the old feed stops here; its drain goes on in the runner
+        self.session_id, self.transcript = session_id, Transcript()
+        self.synced, self.interrupting = session_id is None, False
+        await self.query_one(TranscriptView).show(self.transcript)
+        self.query_one(PermissionPanel).show_ask(None)
+        if session_id is not None:
+            self._follow(session_id)
+        self.paint_chrome()
 
     # ------------------------------------------------------------------ feed
 
     @property
     def is_active(self) -> bool:
-        return self.session_id is not None and self.session_id in self.ctx.sessions.active()
+        return self.session_id is not None and self.session_id in self.ctx.active()
 
     def _follow(self, session_id: str) -> None:
         self.run_worker(self._follow_log(session_id), group="feed", name="log")
@@ -91,7 +99,7 @@ class SessionView(Vertical):
     async def _follow_log(self, session_id: str) -> None:
         transcript = self.transcript
         try:
-            async with aclosing(self.ctx.sessions.log(session_id, follow=True)) as log:
+            async with aclosing((await self.ctx.ready()).log(session_id, follow=True)) as log:
                 async for item in log:
                     if isinstance(item, ev.StoredEvent):
                         transcript.apply(item)
@@ -101,7 +109,7 @@ class SessionView(Vertical):
                         self.synced = True
                         transcript.set_active(self.is_active)
                         await self.query_one(TranscriptView).show(transcript)
-                        self._paint_chrome()
+                        self.paint_chrome()
         except Exception as error:  # unknown id, unreadable store: say so, keep the app usable
             self.app.notify(f"cannot open session {session_id}: {error}", severity="error")
             for worker in self.app.workers:
@@ -110,10 +118,10 @@ class SessionView(Vertical):
             self.session_id, self.synced = None, True
             await self.query_one(TranscriptView).show(Transcript())
             self.transcript = self.query_one(TranscriptView).transcript  # type: ignore[assignment]
-            self._paint_chrome()
+            self.paint_chrome()
 
     async def _follow_deltas(self, session_id: str) -> None:
-        with self.ctx.sessions.subscribe(session_id) as deltas:
+        with (await self.ctx.ready()).subscribe(session_id) as deltas:
             async for delta in deltas:
                 if isinstance(delta, ev.HeadAdvanced):
                     continue
@@ -135,12 +143,21 @@ class SessionView(Vertical):
         self.transcript.set_active(active)
         if not active:
             self.interrupting = False
-        view = self.query_one(TranscriptView)
-        await view.sync()
-        self.query_one("#new-output").display = view.unseen_output
-        self._paint_chrome()
+        try:
+            view = self.query_one(TranscriptView)
+            await view.sync()
+            self.query_one("#new-output").display = view.unseen_output
+        except NoMatches:  # torn down mid-update
+            return
+        self.paint_chrome()
 
-    def _paint_chrome(self) -> None:
+    def paint_chrome(self) -> None:
+        try:
+            self.paint_chrome_now()
+        except NoMatches:  # torn down mid-update (the app is exiting): nothing left to paint
+            pass
+
+    def paint_chrome_now(self) -> None:
         t = self.transcript
         self.query_one(PendingInputStrip).show_items(t.pending_inputs)
         ask = next(iter(t.asks.values()), None) if t.is_active else None
@@ -166,7 +183,7 @@ class SessionView(Vertical):
         """Liveness and other sessions' asks change without events of this session."""
         sessions = self.ctx.sessions
         count = 0
-        for other in sessions.active():
+        for other in self.ctx.active():
             if other != self.session_id:
                 count += len(await call(sessions.permissions(other)) or [])
         self.background_asks = count
@@ -197,7 +214,7 @@ class SessionView(Vertical):
 
     @work(group="send")
     async def send(self, text: str, delivery: ev.Delivery) -> None:
-        sessions = self.ctx.sessions
+        sessions = await self.ctx.ready()
         try:
             if self.session_id is None:
                 created = await call(sessions.create(location=self.ctx.location, model=self.ctx.model))
@@ -225,7 +242,7 @@ class SessionView(Vertical):
 
     async def _withdraw(self, input_id: str) -> bool:
         try:
-            await call(self.ctx.sessions.withdraw(self.session_id, input_id))
+            await call((await self.ctx.ready()).withdraw(self.session_id, input_id))
         except Exception as error:  # promoted meanwhile: it is in the transcript now
             self.app.notify(f"cannot withdraw: {error}", severity="warning")
             return False
@@ -236,18 +253,18 @@ class SessionView(Vertical):
         if not self.is_active or self.session_id is None:
             return False
         self.interrupting = True
-        self._paint_chrome()
-        self.run_worker(call(self.ctx.sessions.interrupt(self.session_id, reason)), group="interrupt")
+        self.paint_chrome()
+        self.run_worker(call((await self.ctx.ready()).interrupt(self.session_id, reason)), group="interrupt")
         return True
 
     async def on_permission_panel_answered(self, message: PermissionPanel.Answered) -> None:
         panel = self.query_one(PermissionPanel)
         try:
-            await call(self.ctx.sessions.reply_permission(message.request_id, message.reply.value, message.message))
+            await call((await self.ctx.ready()).reply_permission(message.request_id, message.reply.value, message.message))
         except Exception as error:
             self.app.notify(f"reply failed: {error}", severity="error")
             return
         self.transcript.asks.pop(message.request_id, None)
         panel.show_ask(None)
         self.query_one(PromptInput).focus()
-        self._paint_chrome()
+        self.paint_chrome()

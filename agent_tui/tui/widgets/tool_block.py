@@ -42,9 +42,9 @@ class ToolCall(BlockWidget):
             yield Static(markup=False, classes="tool-output")
         yield Static(markup=False, classes="tool-error")
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         self._spinner = self.set_interval(0.1, self._spin, pause=True)
-        self.call_after_refresh(self.sync)
+        await self.sync()
 
     def _spin(self) -> None:
         self.query_one(".tool-header", Static).update(self._header())

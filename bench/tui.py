@@ -1,0 +1,331 @@
+"""TUI benchmarks (DESIGN.md §13), headless ``run_test`` over the real store.
+
+1. event-loop lag while 20 000 text chunks stream through the bus into the transcript;
+2. first paint of a 10 000-message session (app start -> newest block on screen);
+3. picker over 10 000 sessions: open (Ctrl+R -> rows) and search keystroke -> rows;
+4. ``agent-tui --version`` and time to the first frame in a pseudo-terminal, plus
+   keystroke echo while LiteLLM is still warming in the background.
+
+Usage: ``python bench/tui.py [--quick]``; prints medians and writes ``bench/results/tui.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import fcntl
+import json
+import os
+import pty
+import select
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results" / "tui.json"
+BINARY = Path(sys.executable).with_name("agent-tui")
+BUDGETS = {
+    "stream_loop_lag_max_ms": 100, "first_paint_10k_ms": 300, "picker_open_ms": 150,
+    "picker_search_ms": 50, "version_ms": 50, "first_frame_ms": 400, "keystroke_echo_p99_ms": 100,
+}  # fmt: skip
+
+
+class Running:
+    """An executor stand-in: marks sessions active so the UI treats them as live."""
+
+    def __init__(self) -> None:
+        self.running: set[str] = set()
+
+    async def run(self, session_id: str) -> None: ...
+    async def wake(self, session_id: str) -> None: ...
+    async def interrupt(self, session_id: str, reason: str = "user") -> None: ...
+
+    def active(self) -> dict[str, dict[str, Any]]:
+        return {sid: {"type": "running"} for sid in self.running}
+
+
+def turn_events(n: int, text: str, tag: str) -> list:
+    from agent_tui.core import events as ev
+
+    amid, uid = f"msg_{tag}a{n:07d}", f"msg_{tag}u{n:07d}"
+    return [
+        ev.ExecutionStarted(),
+        ev.PromptAdmitted(input_id=uid, prompt=ev.text_prompt(f"question {n}: {text}")),
+        ev.PromptPromoted(input_id=uid),
+        ev.StepStarted(assistant_message_id=amid, agent="build", model="openai/fake"),
+        ev.TextStarted(assistant_message_id=amid, ordinal=0),
+        ev.TextEnded(assistant_message_id=amid, ordinal=0, text=f"answer {n}: some **markdown** text."),
+        ev.StepEnded(assistant_message_id=amid, finish="stop", usage=ev.Usage(input_tokens=100, output_tokens=20)),
+        ev.ExecutionSucceeded(),
+    ]
+
+
+def make_app(sessions, location: str):
+    from agent_tui.tui.app import AgentApp, StartMode
+    from agent_tui.tui.clock import Timings
+    from agent_tui.tui.context import TuiContext
+
+    def build(start: StartMode = StartMode(), debounce: float = 0.0) -> AgentApp:
+        ctx = TuiContext(sessions=sessions, location=location, model="openai/fake",
+                         timings=Timings(search_debounce_s=debounce))  # fmt: skip
+        return AgentApp(ctx, start=start, watch_themes=False)
+
+    return build
+
+
+async def until(pilot, condition, timeout: float = 60.0) -> None:
+    deadline = time.perf_counter() + timeout
+    while not condition():
+        if time.perf_counter() > deadline:
+            raise TimeoutError("condition not reached")
+        await pilot.pause(0.001)
+
+
+async def bench_streaming(sessions, executor: Running, location: str, chunks: int) -> dict:
+    from agent_tui.core import events as ev
+    from agent_tui.tui.app import StartMode
+    from agent_tui.tui.widgets.blocks import AssistantText
+
+    sid = (await sessions.create(location=location)).id
+    await sessions.store.publish_many(sid, turn_events(0, "warm up", "w"))
+    executor.running.add(sid)
+    app = make_app(sessions, location)(StartMode(session_id=sid))
+    lags: list[float] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.view.synced)
+        await sessions.store.publish_many(sid, [
+            ev.ExecutionStarted(), ev.StepStarted(assistant_message_id="msg_stream", agent="build", model="m"),
+            ev.TextStarted(assistant_message_id="msg_stream", ordinal=0),
+        ])  # fmt: skip
+        await until(pilot, lambda: len(app.query(AssistantText)) == 2)
+        widget = app.query(AssistantText).last()
+        stop = asyncio.Event()
+
+        async def ticker() -> None:
+            while not stop.is_set():
+                start = time.perf_counter()
+                await asyncio.sleep(0.005)
+                lags.append((time.perf_counter() - start - 0.005) * 1000)
+
+        tick = asyncio.create_task(ticker())
+        words = ["token ", "stream ", "**bold** ", "`code` ", "word\n\n", "more "]
+        expected = []
+        started = time.perf_counter()
+        for n in range(chunks):
+            piece = words[n % len(words)]
+            expected.append(piece)
+            sessions.bus.publish(ev.TextDelta(session_id=sid, assistant_message_id="msg_stream", ordinal=0, delta=piece))
+            if n % 20 == 19:  # a provider delivers chunks in network reads, not all at once
+                await asyncio.sleep(0.001)
+        published = time.perf_counter() - started
+        full = "".join(expected)
+        await until(pilot, lambda: len(widget._written) >= len(full) or app.view.transcript.get("msg_stream:text:0").text == full)
+        caught_up = time.perf_counter() - started
+        stop.set()
+        await tick
+        await sessions.store.publish(sid, ev.TextEnded(assistant_message_id="msg_stream", ordinal=0, text=full))
+        await until(pilot, lambda: widget._stream is None)
+    lags.sort()
+    return {
+        "chunks": chunks,
+        "stream_loop_lag_max_ms": round(lags[-1], 1),
+        "stream_loop_lag_p99_ms": round(lags[int(len(lags) * 0.99)], 1),
+        "stream_loop_lag_median_ms": round(statistics.median(lags), 2),
+        "stream_publish_s": round(published, 3),
+        "stream_caught_up_s": round(caught_up, 3),
+    }
+
+
+async def bench_first_paint(sessions, location: str, messages: int, rounds: int) -> dict:
+    from agent_tui.tui.app import StartMode
+    from agent_tui.tui.widgets.transcript import TranscriptView
+
+    sid = (await sessions.create(location=location)).id
+    batch: list = []
+    for n in range(messages // 2):
+        batch.extend(turn_events(n, "history", "h"))
+        if len(batch) >= 4000:
+            await sessions.store.publish_many(sid, batch)
+            batch = []
+    if batch:
+        await sessions.store.publish_many(sid, batch)
+    last_key = f"msg_ha{messages // 2 - 1:07d}:text:0"
+    times, opens = [], []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        app = make_app(sessions, location)(StartMode(session_id=sid))
+        async with app.run_test(size=(120, 40)) as pilot:
+            view = app.query_one(TranscriptView)
+            await until(pilot, lambda: any(w.block.key == last_key for w in view.query_children()))
+            await pilot.pause()
+            times.append((time.perf_counter() - started) * 1000)
+            mounted = len(view.children)
+            started = time.perf_counter()
+            await app.open_session(sid)  # reopen inside a running app: the session part alone
+            view = app.query_one(TranscriptView)
+            await until(pilot, lambda: any(w.block.key == last_key for w in view.query_children()))
+            opens.append((time.perf_counter() - started) * 1000)
+    record = await sessions.get(sid)
+    return {
+        "messages": record.message_count,
+        "first_paint_10k_ms": round(statistics.median(times), 1),
+        "reopen_in_running_app_ms": round(statistics.median(opens), 1),
+        "mounted_blocks": mounted,
+    }
+
+
+async def bench_picker(sessions, location: str, count: int, rounds: int) -> dict:
+    from agent_tui.core.writer import Tx
+    from agent_tui.tui.screens.picker import SessionPicker
+    from agent_tui.core import events as ev
+
+    topics = ["parser", "flaky test", "docs", "release", "refactor", "benchmark", "theme", "picker"]
+
+    def job(start: int, stop: int):
+        def run(tx: Tx) -> None:
+            for n in range(start, stop):
+                sid = f"ses_bench{n:07d}"
+                tx.append(sid, ev.SessionCreated(location=location, project_root=location))
+                for event in turn_events(n, topics[n % len(topics)], "p"):
+                    tx.append(sid, event)
+        return run
+
+    for start in range(0, count, 500):
+        await sessions.store.transact(job(start, min(count, start + 500)))
+    opens, searches = [], []
+    for _ in range(rounds):
+        app = make_app(sessions, location)()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            started = time.perf_counter()
+            await pilot.press("ctrl+r")
+            await until(pilot, lambda: isinstance(app.screen, SessionPicker) and app.screen.loaded_generation >= 1)
+            opens.append((time.perf_counter() - started) * 1000)
+            picker = app.screen
+            for char in "pars":
+                generation = picker.loaded_generation
+                started = time.perf_counter()
+                await pilot.press(char)
+                await until(pilot, lambda: picker.loaded_generation > generation)
+                searches.append((time.perf_counter() - started) * 1000)
+            assert picker.rows and all("pars" in (r.title or "") for r in picker.rows), "search found nothing"
+    searches.sort()
+    return {
+        "sessions": count,
+        "picker_open_ms": round(statistics.median(opens), 1),
+        "picker_search_ms": round(statistics.median(searches), 1),
+        "picker_search_p90_ms": round(searches[int(len(searches) * 0.9)], 1),
+    }
+
+
+def bench_version(rounds: int) -> dict:
+    times = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        subprocess.run([str(BINARY), "--version"], check=True, capture_output=True)
+        times.append((time.perf_counter() - started) * 1000)
+    bare = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        bare.append((time.perf_counter() - started) * 1000)
+    return {"version_ms": round(statistics.median(times), 1), "bare_python_ms": round(statistics.median(bare), 1)}
+
+
+def _read_until(fd: int, needle: bytes, timeout: float, seen: bytearray) -> float | None:
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.01)
+        if ready:
+            try:
+                seen += os.read(fd, 65536)
+            except OSError:
+                return None
+            if needle in seen:
+                return time.perf_counter()
+    return None
+
+
+def bench_first_frame(home: str, workdir: str, rounds: int) -> dict:
+    frames, echoes = [], []
+    for _ in range(rounds):
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+        env = {**os.environ, "AGENT_TUI_HOME": home, "TERM": "xterm-256color", "LITELLM_OFFLINE_MODE": "true"}
+        started = time.perf_counter()
+        proc = subprocess.Popen([str(BINARY), "--model", "openai/fake", "--api-key", "sk-bench"], stdin=slave,
+                                stdout=slave, stderr=slave, cwd=workdir, env=env, close_fds=True)  # fmt: skip
+        os.close(slave)
+        seen = bytearray()
+        shown = _read_until(master, b"Ask anything", 20, seen)
+        if shown is None:
+            proc.kill()
+            raise RuntimeError(f"no first frame; output: {bytes(seen[-400:])!r}")
+        frames.append((shown - started) * 1000)
+        for char in "abcdefghij":  # typed while LiteLLM still imports in the background
+            seen.clear()
+            sent = time.perf_counter()
+            os.write(master, char.encode())
+            echoed = _read_until(master, char.encode(), 5, seen)
+            if echoed is not None:
+                echoes.append((echoed - sent) * 1000)
+        os.write(master, b"\x03")
+        os.write(master, b"\x03")
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        os.close(master)
+    echoes.sort()
+    return {
+        "first_frame_ms": round(statistics.median(frames), 1),
+        "keystroke_echo_median_ms": round(statistics.median(echoes), 1) if echoes else None,
+        "keystroke_echo_p99_ms": round(echoes[min(len(echoes) - 1, int(len(echoes) * 0.99))], 1) if echoes else None,
+    }
+
+
+async def run_headless(args: argparse.Namespace, home: str, workdir: str) -> dict:
+    os.environ["AGENT_TUI_HOME"] = home
+    from agent_tui.core.sessions import open_sessions
+
+    executor = Running()
+    result: dict[str, Any] = {}
+    sessions = await open_sessions(executor=executor)
+    try:
+        result.update(await bench_streaming(sessions, executor, workdir, args.chunks))
+        result.update(await bench_first_paint(sessions, workdir + "/big", args.messages, args.rounds))
+        result.update(await bench_picker(sessions, workdir + "/many", args.sessions, args.rounds))
+    finally:
+        await sessions.close()
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, one round")
+    args = parser.parse_args()
+    args.chunks, args.messages, args.sessions, args.rounds = (2_000, 1_000, 1_000, 1) if args.quick else (20_000, 10_000, 10_000, 3)
+    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as workdir:
+        os.makedirs(workdir + "/big")
+        os.makedirs(workdir + "/many")
+        result = asyncio.run(run_headless(args, home, workdir))
+        result.update(bench_version(10 if not args.quick else 3))
+        result.update(bench_first_frame(home, workdir, args.rounds))
+    width = max(map(len, result))
+    for key, value in result.items():
+        budget = BUDGETS.get(key)
+        verdict = "" if budget is None or value is None else ("  ok" if value <= budget else f"  OVER budget {budget}")
+        print(f"{key:<{width}}  {value}{verdict}")
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps({"result": result, "budgets": BUDGETS}, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
