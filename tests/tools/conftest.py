@@ -11,6 +11,7 @@ from agent_tui.core.config import PermissionRule
 from agent_tui.tools.asks import NoApprovals, PermissionDecision, PermissionRequest
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.permissions import AllowAll, PermissionGate
+from agent_tui.tools.registry import Tool, ToolOutcome, ToolRegistry
 
 
 class RecordingAsker:
@@ -49,3 +50,20 @@ def ctx(make_ctx: Callable[..., ToolContext]) -> ToolContext:
 
 def gate_for(workdir: Path, asker: Any, rules: list[PermissionRule] | None = None, approvals: Any = None) -> PermissionGate:
     return PermissionGate(rules or [], approvals or NoApprovals(), asker, workdir, workdir)
+
+
+async def invoke_tool(tool: Tool, ctx: ToolContext, **params: Any) -> ToolOutcome:
+    """Call one tool through a registry, exactly as the runner does."""
+    registry = ToolRegistry(ctx.location)
+    registry.register(tool)
+    return await registry.invoke(tool.name, params, ctx)
+
+
+def output_text(outcome: ToolOutcome) -> str:
+    assert outcome.output is not None, outcome.error
+    return outcome.output.text
+
+
+def error_message(outcome: ToolOutcome) -> str:
+    assert outcome.error is not None, outcome.output
+    return outcome.error.message

@@ -11,29 +11,20 @@ from agent_tui.tools.apply_patch.parser import AddFile, DeleteFile, PatchError, 
 from agent_tui.tools.apply_patch.tool import APPLY_PATCH
 from agent_tui.tools.asks import PermissionDecision
 from agent_tui.tools.context import ToolContext
-from agent_tui.tools.registry import ToolOutcome, ToolRegistry
+from agent_tui.tools.registry import ToolOutcome
 
-from .conftest import RecordingAsker, gate_for
+from .conftest import RecordingAsker, error_message, gate_for, invoke_tool, output_text
 
 
 async def patch(ctx: ToolContext, text: str) -> ToolOutcome:
-    registry = ToolRegistry(ctx.location)
-    registry.register(APPLY_PATCH)
-    return await registry.invoke("apply_patch", {"patch": text}, ctx)
+    return await invoke_tool(APPLY_PATCH, ctx, patch=text)
 
 
 def wrap(*body: str) -> str:
     return "\n".join(["*** Begin Patch", *body, "*** End Patch"]) + "\n"
 
 
-def ok(outcome: ToolOutcome) -> str:
-    assert outcome.output is not None, outcome.error
-    return outcome.output.text
-
-
-def failed(outcome: ToolOutcome) -> str:
-    assert outcome.error is not None, outcome.output
-    return outcome.error.message
+ok, failed = output_text, error_message
 
 
 # ---------------------------------------------------------------- parser

@@ -13,15 +13,13 @@ from agent_tui.tools.asks import PermissionDecision
 from agent_tui.tools.bash import BASH
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.process_group import group_alive
-from agent_tui.tools.registry import ToolOutcome, ToolRegistry
+from agent_tui.tools.registry import ToolOutcome
 
-from .conftest import RecordingAsker, gate_for
+from .conftest import RecordingAsker, gate_for, invoke_tool
 
 
 async def bash(ctx: ToolContext, **params: object) -> ToolOutcome:
-    registry = ToolRegistry(ctx.location)
-    registry.register(BASH)
-    return await registry.invoke("bash", dict(params), ctx)
+    return await invoke_tool(BASH, ctx, **params)
 
 
 async def test_runs_in_location_with_exit_code_and_duration(workdir: Path, ctx: ToolContext) -> None:

@@ -14,27 +14,18 @@ from agent_tui.tools.asks import PermissionDecision
 from agent_tui.core.events import PermissionReply
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.read import READ
-from agent_tui.tools.registry import ToolOutcome, ToolRegistry
+from agent_tui.tools.registry import ToolOutcome
 
-from .conftest import RecordingAsker, gate_for
+from .conftest import RecordingAsker, error_message, gate_for, invoke_tool, output_text
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + b"\x00" * 40
 
 
 async def read(ctx: ToolContext, **params: object) -> ToolOutcome:
-    registry = ToolRegistry(ctx.location)
-    registry.register(READ)
-    return await registry.invoke("read", dict(params), ctx)
+    return await invoke_tool(READ, ctx, **params)
 
 
-def text_of(outcome: ToolOutcome) -> str:
-    assert outcome.output is not None, outcome.error
-    return outcome.output.text
-
-
-def error_of(outcome: ToolOutcome) -> str:
-    assert outcome.error is not None, outcome.output
-    return outcome.error.message
+text_of, error_of = output_text, error_message
 
 
 async def test_small_file_numbered_lines(workdir: Path, ctx: ToolContext) -> None:
