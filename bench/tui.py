@@ -264,7 +264,7 @@ def bench_first_frame(home: str, workdir: str, rounds: int) -> dict:
                                 stdout=slave, stderr=slave, cwd=workdir, env=env, close_fds=True)  # fmt: skip
         os.close(slave)
         seen = bytearray()
-        shown = _read_until(master, b"Ask anything", 20, seen)
+        shown = _read_until(master, b"build", 20, seen)  # the status bar: part of the first full frame
         if shown is None:
             proc.kill()
             raise RuntimeError(f"no first frame; output: {bytes(seen[-400:])!r}")

@@ -82,6 +82,8 @@ class Transcript:
         self._drafts: dict[str, list[ToolBlock]] = {}  # amid -> calls still being written
         self._compactions: dict[str, CompactionBlock] = {}  # message_id -> divider
         self.removed: list[str] = []  # keys removed since the view last looked
+        self.start_seq = 1  # the first seq folded here; older segments are prepended (see prepend)
+        self._counted_seq = 0  # usage at or below this seq is already in the seeded totals
 
     # ------------------------------------------------------------------ basics
 
@@ -217,10 +219,11 @@ class Transcript:
                 self._settle_tool(block)
             case ev.StepEnded(usage=usage, cost=cost):
                 facts.step_open = False
-                facts.input_tokens += usage.input_tokens
-                facts.output_tokens += usage.output_tokens
                 facts.last_input_tokens = usage.input_tokens + usage.output_tokens
-                facts.cost += cost or 0.0
+                if seq > self._counted_seq:
+                    facts.input_tokens += usage.input_tokens
+                    facts.output_tokens += usage.output_tokens
+                    facts.cost += cost or 0.0
                 self._close_step()
             case ev.StepFailed(assistant_message_id=amid, error=error):
                 facts.step_open = False
@@ -291,7 +294,7 @@ class Transcript:
             block = self._by_key.get(key) if key else None
             found = found or (block if isinstance(block, CompactionBlock) else None)
         if found is None:
-            key = message_id or input_id or f"compaction:{seq}"
+            key = input_id or message_id or f"compaction:{seq}"
             found = self._add(CompactionBlock(key=key, seq=seq, message_id=message_id, input_id=input_id))  # type: ignore[assignment]
         if message_id:
             self._compactions[message_id] = found  # type: ignore[assignment]
@@ -351,6 +354,48 @@ class Transcript:
                 return None
         self._changed(block)
         return block
+
+    # ------------------------------------------------------------------ segments
+
+    def seed(self, start_seq: int, facts: SessionFacts, counted_seq: int, inbox: list[PendingInput],
+             compactions: list[tuple[str, int]]) -> None:  # fmt: skip
+        """Start folding at ``start_seq`` (a busy-period boundary) instead of the log's start.
+
+        ``facts`` (counters and names from the session row, which already count
+        everything up to ``counted_seq``) and ``inbox`` (unpromoted inputs, which
+        may be older than ``start_seq``) stand in for the events not folded.
+        """
+        self.start_seq, self.head_seq = start_seq, start_seq - 1
+        self.facts, self._counted_seq = facts, counted_seq
+        for item in inbox:
+            self._admitted[item.input_id] = item
+            self.pending[item.input_id] = item
+        for input_id, seq in compactions:
+            self._add(CompactionBlock(key=input_id, seq=seq, input_id=input_id))
+
+    def prepend(self, older: Transcript) -> list[Block]:
+        """Put an older segment (folded over ``[older.start_seq, self.start_seq)``) in front.
+
+        Returns the blocks that are new on screen, oldest first. A block both
+        segments know (a divider queued before the boundary) keeps the newer
+        state; user messages promoted here but admitted there get their text.
+        """
+        fresh = [b for b in older.blocks if b.key not in self._by_key]
+        for block in fresh:
+            self._by_key[block.key] = block
+            if block.key in older._open:
+                self._open.add(block.key)
+        self.blocks[:0] = fresh
+        for input_id, item in older._admitted.items():
+            user = self._by_key.get(input_id)
+            if isinstance(user, UserBlock) and not user.text:
+                user.text = item.text
+                self._changed(user)
+        self.start_seq = older.start_seq
+        if self.facts.title is None:
+            self.facts.title = older.facts.title
+        self.version += 1
+        return fresh
 
     # ------------------------------------------------------------------ views
 

@@ -24,12 +24,29 @@ class Synced:
 
 @dataclass
 class Summary:
+    """The fields of ``SessionRecord`` / ``SessionSummary`` the TUI reads."""
+
     id: str
     title: str | None
     location: str
     updated: int
     message_count: int
     last_message: str | None = None
+    agent: str = "build"
+    model: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+    head_seq: int = 0
+
+
+@dataclass
+class InboxRow:
+    id: str
+    kind: str
+    delivery: str | None
+    prompt: list[dict] | None
+    admitted_seq: int
 
 
 @dataclass
@@ -141,8 +158,20 @@ class FakeSessions:
     def _summary(self, session_id: str) -> Summary:
         log = self.logs[session_id]
         t = fold(log.events)
+        f = t.facts
         users = [b for b in t.blocks if b.__class__.__name__ == "UserBlock"]
-        return Summary(session_id, t.facts.title, t.facts.location or "", log.now_ms, len(users))
+        return Summary(session_id, f.title, f.location or "", log.now_ms, len(users), None, f.agent or "build",
+                       f.model, f.input_tokens, f.output_tokens, f.cost, len(log.events))  # fmt: skip
+
+    async def get(self, session_id: str) -> Summary:
+        if session_id not in self.logs:
+            raise KeyError(f"no session {session_id}")
+        return self._summary(session_id)
+
+    async def pending(self, session_id: str) -> list[InboxRow]:
+        t = fold(self.logs[session_id].events)
+        return [InboxRow(p.input_id, "prompt", p.delivery.value, [{"type": "text", "text": p.text}], p.seq)
+                for p in t.pending_inputs]  # fmt: skip
 
     async def log(self, session_id: str, after: int | None = None, follow: bool = False) -> AsyncIterator[Any]:
         if session_id not in self.logs:

@@ -72,7 +72,8 @@ async def exchange(sessions: Sessions, sid: str, prompt: str, answer: str) -> No
         ev.StepStarted(assistant_message_id=amid, agent="build", model="openai/fake"),
         ev.TextStarted(assistant_message_id=amid, ordinal=0),
         ev.TextEnded(assistant_message_id=amid, ordinal=0, text=answer),
-        ev.StepEnded(assistant_message_id=amid, finish="stop"), ev.ExecutionSucceeded(),
+        ev.StepEnded(assistant_message_id=amid, finish="stop", usage=ev.Usage(input_tokens=100, output_tokens=20)),
+        ev.ExecutionSucceeded(),
     ])  # fmt: skip
 
 
@@ -218,3 +219,39 @@ async def test_permission_panel_keys_after_the_grace_period(real, workdir, clock
         record = await sessions.store.permission("perm_1")
         assert (record.reply, record.message) == (reply, message)
         assert app.focused is app.query_one(PromptInput)
+
+
+async def test_long_session_opens_at_the_end_and_scrolling_up_loads_older_segments(
+    real, workdir, clock, monkeypatch
+) -> None:
+    from agent_tui.tui import session_loader
+    from agent_tui.tui.widgets import session_view
+    from agent_tui.tui.widgets.transcript import TranscriptView
+
+    monkeypatch.setattr(session_view, "TAIL_EVENTS", 80)
+    monkeypatch.setattr(session_loader, "OLDER_EVENTS", 80)
+    sessions, _ = real
+    sid = (await sessions.create(location=workdir)).id
+    early = await sessions.prompt(sid, "queued before everything", delivery="queue")
+    for n in range(40):
+        await exchange(sessions, sid, f"question {n}", f"answer {n}")
+    app = app_for(sessions, workdir, clock, StartMode(session_id=sid))
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(TranscriptView)
+        await until(pilot, lambda: app.view.synced and view.children)
+        assert app.view.transcript.start_seq > 1  # only the newest segment was folded
+        assert view.mounted_blocks[-1].text == "answer 39"  # type: ignore[attr-defined]
+        assert [p.input_id for p in app.view.transcript.pending_inputs] == [early.input_id]
+        assert "↑4.0k ↓800" in app.view.query_one("#status").line().plain  # totals of all 40 steps, none folded twice
+        transcript = app.view.transcript
+        for _ in range(40):
+            if transcript.start_seq == 1 and view.mounted_blocks[0] is transcript.blocks[0]:
+                break
+            count = len(view.children)
+            view.scroll_to(y=0, animate=False, immediate=True)
+            await until(pilot, lambda: len(view.children) > count or app.view.transcript.start_seq == 1)
+            view.scroll_to(y=5, animate=False, immediate=True)
+            await pilot.pause()
+        texts = [getattr(b, "text", None) for b in view.mounted_blocks]
+        assert texts[:2] == ["question 0", "answer 0"]
+        assert texts.count("queued before everything") == 0  # still pending, not in the transcript

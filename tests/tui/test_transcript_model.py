@@ -257,3 +257,44 @@ def test_events_at_or_below_head_are_ignored_and_versions_move() -> None:
     before = block.version
     t.set_active(True)
     assert block.version == before  # a settled block does not repaint on liveness changes
+
+
+def test_segments_folded_newest_first_then_prepended_equal_the_whole_log() -> None:
+    from agent_tui.tui.transcript_model import PendingInput, SessionFacts
+
+    log = LogBuilder().created()
+    early = log.prompt("queued long ago", delivery="queue", promote=False)
+    for n in range(3):
+        log.turn(f"q{n}", f"a{n}")
+    log.add(ev.CompactionAdmitted(input_id="inp_c"))
+    boundary = len(log.events) + 1
+    log.add(ev.ExecutionStarted())
+    log.add(ev.CompactionStarted(message_id="msg_c", reason=ev.CompactionReason.MANUAL, input_id="inp_c"))
+    log.add(ev.CompactionEnded(message_id="msg_c", reason=ev.CompactionReason.MANUAL, summary="s", recent="",
+                               input_id="inp_c"))  # fmt: skip
+    log.add(ev.PromptPromoted(input_id=early))
+    amid = log.step("msg_last")
+    log.text(amid, "last answer")
+    log.end_step(amid, input_tokens=7, output_tokens=3)
+    log.add(ev.ExecutionSucceeded())
+    whole = fold(log.events)
+
+    newest = Transcript()
+    row = whole.facts
+    facts = SessionFacts(title=row.title, location=row.location, agent=row.agent, model=row.model,
+                         input_tokens=row.input_tokens, output_tokens=row.output_tokens, cost=row.cost)  # fmt: skip
+    newest.seed(boundary, facts, len(log.events), [PendingInput(early, "queued long ago", ev.Delivery.QUEUE, 2)],
+                [("inp_c", boundary - 1)])  # fmt: skip
+    for stored in log.events[boundary - 1 :]:
+        newest.apply(stored)
+    # Before the older segment arrives: the promoted input has its text (from the inbox) and nothing is pending.
+    assert newest.pending == {} and shape(newest)[-2:] == [("user", "queued long ago"), ("text", "last answer")]
+    assert newest.facts.input_tokens == whole.facts.input_tokens  # no double counting
+
+    older = Transcript()
+    older._counted_seq = boundary
+    for stored in log.events[: boundary - 1]:
+        older.apply(stored)
+    fresh = newest.prepend(older)
+    assert [b.key for b in fresh][:2] == ["msg_user2", "msg_asst2:text:0"]
+    assert shape(newest) == shape(whole) and newest.start_seq == 1

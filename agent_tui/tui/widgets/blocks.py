@@ -55,10 +55,13 @@ class UserMessage(BlockWidget):
     block: UserBlock
 
     def compose(self) -> ComposeResult:
-        yield Static(self.block.text, markup=False)
+        yield Static(self.block.text or "…", markup=False)
 
     def on_mount(self) -> None:
         self.painted = self.block.version
+
+    async def paint(self) -> None:  # the text arrives late when its admission was folded later
+        self.query_one(Static).update(self.block.text or "…")
 
 
 class AssistantText(BlockWidget):

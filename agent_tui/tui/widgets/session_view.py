@@ -22,6 +22,7 @@ from agent_tui.tui.blocks import ToolBlock
 from agent_tui.tui.commands import Command, CommandError, parse_command
 from agent_tui.tui.context import TuiContext
 from agent_tui.tui.port import call
+from agent_tui.tui.session_loader import TAIL_EVENTS, fold_older, seed_for, segment_start
 from agent_tui.tui.transcript_model import Transcript
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.permission import PermissionPanel
@@ -80,7 +81,9 @@ class SessionView(Vertical):
         self.workers.cancel_node(self)  # the old feed stops here; its drain goes on in the runner
         self.session_id, self.transcript = session_id, Transcript()
         self.synced, self.interrupting = session_id is None, False
-        await self.query_one(TranscriptView).show(self.transcript)
+        view = self.query_one(TranscriptView)
+        view.fetch_older = None
+        await view.show(self.transcript)
         self.query_one(PermissionPanel).show_ask(None)
         if session_id is not None:
             self._follow(session_id)
@@ -99,17 +102,20 @@ class SessionView(Vertical):
     async def _follow_log(self, session_id: str) -> None:
         transcript = self.transcript
         try:
-            async with aclosing((await self.ctx.ready()).log(session_id, follow=True)) as log:
+            sessions = await self.ctx.ready()
+            record = await call(sessions.get(session_id))
+            after = max(0, record.head_seq - TAIL_EVENTS)  # only the newest busy periods before the first paint
+            replay: list[ev.StoredEvent] = []
+            async with aclosing(sessions.log(session_id, after=after, follow=True)) as log:
                 async for item in log:
-                    if isinstance(item, ev.StoredEvent):
+                    if not isinstance(item, ev.StoredEvent):
+                        if not self.synced:  # the one Synced marker: paint what we have at once
+                            await self._first_paint(sessions, session_id, replay, after == 0)
+                    elif self.synced:
                         transcript.apply(item)
-                        if self.synced:
-                            self.schedule_flush()
-                    elif not self.synced:  # the one Synced marker: history is in, paint it at once
-                        self.synced = True
-                        transcript.set_active(self.is_active)
-                        await self.query_one(TranscriptView).show(transcript)
-                        self.paint_chrome()
+                        self.schedule_flush()
+                    else:
+                        replay.append(item)
         except Exception as error:  # unknown id, unreadable store: say so, keep the app usable
             self.app.notify(f"cannot open session {session_id}: {error}", severity="error")
             for worker in self.app.workers:
@@ -119,6 +125,20 @@ class SessionView(Vertical):
             await self.query_one(TranscriptView).show(Transcript())
             self.transcript = self.query_one(TranscriptView).transcript  # type: ignore[assignment]
             self.paint_chrome()
+
+    async def _first_paint(self, sessions, session_id: str, replay: list[ev.StoredEvent], whole: bool) -> None:  # noqa: ANN001
+        transcript = self.transcript
+        start = segment_start(replay, from_log_start=whole)
+        if not whole:
+            await seed_for(sessions, session_id, transcript, replay[start].seq if replay else transcript.head_seq + 1)
+        for stored in replay[start:]:
+            transcript.apply(stored)
+        self.synced = True
+        transcript.set_active(self.is_active)
+        view = self.query_one(TranscriptView)
+        view.fetch_older = None if whole else (lambda: fold_older(sessions, session_id, transcript))
+        await view.show(transcript)
+        self.paint_chrome()
 
     async def _follow_deltas(self, session_id: str) -> None:
         with (await self.ctx.ready()).subscribe(session_id) as deltas:

@@ -9,6 +9,8 @@ up; then new output shows a "new output below" hint instead of moving the view.
 
 from __future__ import annotations
 
+from typing import Awaitable, Callable
+
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
@@ -38,6 +40,7 @@ class TranscriptView(VerticalScroll, can_focus=True):
         self._widgets: dict[int, BlockWidget] = {}  # id(block) -> mounted widget
         self._seen: set[int] = set()  # every block already handled (mounted or left older)
         self.unseen_output = False
+        self.fetch_older: Callable[[], Awaitable[int]] | None = None  # folds the segment before the first block
 
     def on_mount(self) -> None:
         self.anchor()
@@ -110,18 +113,25 @@ class TranscriptView(VerticalScroll, can_focus=True):
         children = list(self.query_children(BlockWidget))
         if transcript is None or not children:
             return 0
-        try:
-            start = transcript.blocks.index(children[0].block)
-        except ValueError:
-            return 0
+        start = self._index_of(children[0].block)
+        if start == 0 and self.fetch_older is not None and await self.fetch_older():
+            start = self._index_of(children[0].block)
         older = transcript.blocks[max(0, start - PAGE_BLOCKS) : start]
         if not older:
             return 0
+        self._seen.update(id(b) for b in older)
         widgets = [self._make(b) for b in older]
         height_before = self.virtual_size.height
         await self.mount_all(widgets, before=children[0])
         self.call_after_refresh(self._keep_position, height_before)
         return len(widgets)
+
+    def _index_of(self, block: Block) -> int:
+        assert self.transcript is not None
+        try:
+            return self.transcript.blocks.index(block)
+        except ValueError:
+            return 0
 
     def _keep_position(self, height_before: int) -> None:
         self.scroll_to(y=self.scroll_y + self.virtual_size.height - height_before, animate=False, immediate=True)
