@@ -38,6 +38,23 @@ class NoCompaction:
         ))
 
 
+class InstructionsHook(Protocol):
+    """Prepares the instruction checkpoint before promotion (DESIGN §7).
+
+    Returns an error when a first baseline is unavailable: the drain stops and
+    the input stays pending.
+    """
+
+    async def prepare(self, session: SessionRecord, publish: SessionPublisher) -> ev.ErrorInfo | None: ...
+
+
+class NoInstructions:
+    """No instruction sources yet: environment facts travel in the system prompt."""
+
+    async def prepare(self, session: SessionRecord, publish: SessionPublisher) -> ev.ErrorInfo | None:
+        return None
+
+
 @dataclass
 class LocationServices:
     settings: Settings
@@ -53,6 +70,7 @@ class Runner:
         stream: StreamFn | None = None,
         clock: Clock | None = None,
         compaction: CompactionHook | None = None,
+        instructions: InstructionsHook | None = None,
     ) -> None:
         self._store = store
         self._publisher_for = publisher_for
@@ -60,6 +78,7 @@ class Runner:
         self._stream = stream or _default_stream
         self._clock = clock or SystemClock()
         self._compaction = compaction or NoCompaction()
+        self._instructions = instructions or NoInstructions()
 
     async def drain(self, session_id: str, force: bool) -> ev.ErrorInfo | None:
         store = self._store
@@ -73,6 +92,7 @@ class Runner:
             session = await store.session(session_id)
             services = await self._services_for(session)
             problem = await _model_problem(session, services.settings)
+            problem = problem or await self._instructions.prepare(session, publish)
             if problem is not None:
                 return problem  # before promotion: the input stays pending for a later run
             promoted = await self._promote_steers(session_id, publish)

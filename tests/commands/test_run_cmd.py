@@ -130,16 +130,17 @@ async def test_a_missing_key_names_the_variable(cli: Cli, fake: FakeProvider, wo
     assert "OPENAI_API_KEY" in err.decode() and len(err.decode().strip().splitlines()) == 1
 
 
-async def test_sigint_interrupts_cleanly_and_exits_130(cli: Cli, fake: FakeProvider) -> None:
-    fake.add({"tool_calls": [{"id": "call_1", "name": "block", "arguments": {"label": "sigint"}}]})
+@pytest.mark.parametrize(("sig", "code", "reason"), [(signal.SIGINT, 130, "user"), (signal.SIGTERM, 143, "shutdown")])
+async def test_signals_interrupt_cleanly(cli: Cli, fake: FakeProvider, sig: int, code: int, reason: str) -> None:
+    fake.add({"tool_calls": [{"id": "call_1", "name": "block", "arguments": {"label": "signal"}}]})
     proc = await cli.start("run", *cli.model_flags(), "block")
-    await cli.wait_mark("block sigint")
-    proc.send_signal(signal.SIGINT)
+    await cli.wait_mark("block signal")
+    proc.send_signal(sig)
     out, err = await asyncio.wait_for(proc.communicate(), 30)
-    assert proc.returncode == 130, err.decode()
+    assert proc.returncode == code, err.decode()
     log = await cli.log(session_of(err.decode()))
     assert types(log)[-3:] == ["tool.failed", "step.failed", "execution.interrupted"]
-    assert log[-1]["data"]["reason"] == "user"
+    assert log[-1]["data"]["reason"] == reason
 
 
 async def test_crash_recovery_fails_the_orphaned_tool_and_never_reruns_it(cli: Cli, fake: FakeProvider) -> None:

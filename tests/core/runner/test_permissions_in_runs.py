@@ -87,3 +87,24 @@ async def test_always_saves_an_approval_for_the_project(asking_runtime: Runtime,
     assert len(of_type(log, ev.ToolSucceeded)) == 2
     approvals = await runtime.store.approvals(str(workdir.resolve()))
     assert approvals and approvals[0].action == "bash"
+
+
+async def test_interrupt_kills_a_running_bash_process_group(fake: FakeProvider, clock: FastClock, workdir: Path) -> None:
+    import os
+
+    cli = {"model": "openai/fake-model", "api_base": fake.openai_base, "api_key": "k"}
+    pidfile = workdir / "pid.txt"
+    fake.add(_bash("call_1", f"echo $$ > {pidfile}; sleep 300 & sleep 300"))
+    async with await Runtime.open(lambda loc: load_settings(loc, cli=cli), permission_policy="allow", clock=clock) as runtime:
+        sid = (await runtime.sessions.create(location=workdir)).id
+        await runtime.sessions.prompt(sid, "sleep a long time")
+        async def started() -> None:
+            while not (pidfile.exists() and pidfile.read_text().strip()):
+                await asyncio.sleep(0.02)
+        await asyncio.wait_for(started(), 20)
+        pgid = int(pidfile.read_text())
+        await runtime.sessions.interrupt(sid)
+        log = await stored(runtime, sid)
+    assert of_type(log, ev.ToolFailed)[0].error.message == ev.TOOL_INTERRUPTED
+    with pytest.raises(ProcessLookupError):
+        os.killpg(pgid, 0)
