@@ -10,6 +10,7 @@ off the terminal (they still propagate to whatever logging the app set up).
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import os
 import threading
@@ -18,6 +19,32 @@ from types import ModuleType
 _LOCK = threading.Lock()
 _MODULE: ModuleType | None = None
 _LOGGERS = ("LiteLLM", "LiteLLM Proxy", "LiteLLM Router")
+# What LiteLLM 1.110 imports lazily on the first OpenAI / Anthropic call (measured with
+# bench/stream.py: ~240 ms of event-loop stall without this). Missing names are skipped,
+# so another LiteLLM version only loses the head start, never breaks.
+_FIRST_CALL_MODULES = (
+    "agent_tui.llm.streaming",
+    "anyio._backends._asyncio",
+    "tiktoken_ext.openai_public",
+    "litellm.litellm_core_utils.default_encoding",
+    "litellm.litellm_core_utils.logging_callback_manager",
+    "litellm._service_logger",
+    "litellm.proxy._types",
+    "litellm.proxy.spend_tracking.savings",
+    "litellm.integrations.generic_api.generic_api_callback",
+    "litellm.types.litellm_core_utils.streaming_chunk_builder_utils",
+    "litellm.llms.litellm_proxy.chat.transformation",
+    "litellm.llms.github_copilot.authenticator",
+    "litellm.llms.github_copilot.per_user_auth",
+    "litellm.proxy.openai_files_endpoints.common_utils",
+    "litellm.llms.openai_like.dynamic_config",
+    "litellm.llms.openai.chat.gpt_audio_transformation",
+    "litellm.llms.bedrock.chat.invoke_transformations.amazon_ai21_transformation",
+    "litellm.llms.anthropic.chat.handler",
+    "litellm.llms.anthropic.completion.transformation",
+    "litellm.llms.edenai.chat.transformation",
+    "litellm.llms.fal_ai.chat.transformation",
+)
 
 
 def _quiet_loggers() -> None:
@@ -53,7 +80,26 @@ def loaded() -> bool:
     return _MODULE is not None
 
 
+def _preload() -> None:
+    """Import LiteLLM and what its first call would otherwise import on the event loop."""
+    litellm = load()
+    for name in _FIRST_CALL_MODULES:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - a head start only; the call imports what it needs
+            continue
+    try:  # loads the tokenizer LiteLLM's cost logging uses after every stream
+        litellm.token_counter(model="gpt-4o", text="warm")
+    except Exception:  # noqa: BLE001
+        pass
+
+
+_WARMED = False
+
+
 async def warm() -> None:
-    """Import LiteLLM in a worker thread; safe to call many times."""
-    if _MODULE is None:
-        await asyncio.to_thread(load)
+    """Import LiteLLM (and its first-call imports) in a worker thread; safe to call many times."""
+    global _WARMED
+    if not _WARMED:
+        await asyncio.to_thread(_preload)
+        _WARMED = True
