@@ -27,6 +27,11 @@ class Drainer(Protocol):
 
 
 AcquireLease = Callable[[str], Awaitable[leases.Lease]]
+HasPending = Callable[[str], Awaitable[bool]]
+
+
+async def _never_pending(session_id: str) -> bool:
+    return False
 
 
 @dataclass
@@ -39,10 +44,12 @@ class _Busy:
 
 
 class Coordinator:
-    def __init__(self, drainer: Drainer, publish: Publish, acquire_lease: AcquireLease = leases.acquire) -> None:
+    def __init__(self, drainer: Drainer, publish: Publish, acquire_lease: AcquireLease = leases.acquire,
+                 has_pending: HasPending = _never_pending) -> None:
         self._drainer = drainer
         self._publish = publish
         self._acquire_lease = acquire_lease
+        self._has_pending = has_pending
         self._busy: dict[str, _Busy] = {}
 
     def active(self) -> dict[str, dict[str, str]]:
@@ -137,4 +144,15 @@ class Coordinator:
             busy.done.set()
             if follow_up:  # work admitted during a failed period gets its own period
                 asyncio.get_running_loop().create_task(self.wake(session_id))
+            elif busy.result is None and busy.interrupt_reason is None:
+                asyncio.get_running_loop().create_task(self._late_input(session_id))
         return busy.result
+
+    async def _late_input(self, session_id: str) -> None:
+        """Input admitted by another process while this one was finishing (it saw the
+        lease held and left its prompt to us) is drained here, not stranded."""
+        try:
+            if session_id not in self._busy and await self._has_pending(session_id):
+                await self.wake(session_id)
+        except Exception:  # noqa: BLE001 - a closed store at shutdown: nothing to pick up
+            pass

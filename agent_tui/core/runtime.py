@@ -14,6 +14,7 @@ from agent_tui.core import paths
 from agent_tui.core.clock import Clock
 from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.coordinator import Coordinator
+from agent_tui.core.promotion import eligible
 from agent_tui.core.publisher import SessionPublisher
 from agent_tui.core.records import SessionRecord
 from agent_tui.core.runner import LocationServices, Runner
@@ -37,7 +38,7 @@ class Runtime:
         self._settings: dict[str, Settings] = {}
         self._hosts: dict[str, RegistryToolHost] = {}
         self.runner = Runner(self.store, self.publisher, self._services, stream=stream, clock=clock)
-        self.coordinator = Coordinator(self.runner, self.store.publish)
+        self.coordinator = Coordinator(self.runner, self.store.publish, has_pending=self._has_pending)
         sessions.set_executor(self.coordinator)
 
     @classmethod
@@ -66,6 +67,10 @@ class Runtime:
 
     async def __aexit__(self, *_: object) -> None:
         await self.close()
+
+    async def _has_pending(self, session_id: str) -> bool:
+        ready = eligible(await self.store.pending_inputs(session_id))
+        return bool(ready.steers or ready.next_queued or ready.barrier)
 
     def publisher(self, session_id: str) -> SessionPublisher:
         return SessionPublisher(session_id, self.store.publish, self.store.publish_many, self.store.bus.publish)

@@ -138,3 +138,21 @@ async def test_a_session_owned_elsewhere_is_not_drained(parts) -> None:
     finally:
         held.release()
     assert lease.current_owner("ses_a") is None
+
+
+async def test_input_left_by_another_process_while_finishing_is_picked_up() -> None:
+    drainer, recorder = ScriptedDrainer(), Recorder()
+    drainer.release.set()
+    pending = {"ses_a": [True]}
+
+    async def has_pending(session_id: str) -> bool:
+        return bool(pending[session_id] and pending[session_id].pop())
+
+    coordinator = Coordinator(drainer, recorder, has_pending=has_pending)
+    await coordinator.run("ses_a")
+    for _ in range(20):
+        await asyncio.sleep(0)
+    while coordinator.active():
+        await asyncio.sleep(0)
+    assert drainer.calls == [("ses_a", True), ("ses_a", False)]
+    assert recorder.types() == ["started", "succeeded", "started", "succeeded"]
