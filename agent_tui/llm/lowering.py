@@ -146,6 +146,13 @@ def lower_tools(request: Request) -> list[dict[str, Any]]:
     ]
 
 
+def thinking_replayable(messages: list[dict[str, Any]]) -> bool:
+    """Anthropic with thinking on needs the last tool-calling assistant message to start
+    with its signed thinking; after a model switch or a failed step there is none."""
+    last = next((m for m in reversed(messages) if m["role"] == "assistant" and m.get("tool_calls")), None)
+    return last is None or bool(last.get("thinking_blocks"))
+
+
 def completion_kwargs(request: Request, provider: str) -> dict[str, Any]:
     """Everything for ``litellm.acompletion`` except the streaming switches."""
     messages = lower_messages(request)
@@ -162,4 +169,7 @@ def completion_kwargs(request: Request, provider: str) -> dict[str, Any]:
     if request.max_tokens:
         kwargs["max_tokens"] = request.max_tokens
     kwargs.update(request.extra)
+    if provider == "anthropic" and kwargs.get("thinking") and not thinking_replayable(messages):
+        # The real API refuses this request; thinking resumes once the tool loop ends.
+        kwargs.pop("thinking")
     return kwargs

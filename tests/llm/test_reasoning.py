@@ -122,3 +122,22 @@ async def test_thinking_enabled_tool_loop_is_accepted_with_replay(fake: FakeProv
     await collect(request(turn))
     assert fake.requests[0].body["thinking"]["type"] == "enabled"
     assert [r.rejected for r in fake.requests] == [None, None]
+
+
+async def test_thinking_is_paused_when_the_tool_loop_cannot_replay_it(fake: FakeProvider) -> None:
+    # A model switch mid tool loop leaves no signed thinking to replay; the real API would refuse
+    # "thinking enabled" then, so the adapter sends this one request without it.
+    from agent_tui.llm.types import Request
+
+    turn = AssistantTurn(model="anthropic/claude-other", parts=[
+        ReasoningBlock(text=THOUGHT, provider_meta={"thinking_blocks": [
+            {"type": "thinking", "thinking": THOUGHT, "signature": "sig-other"}]}),
+        ToolUse(call_id="call_s", name="read", input={"path": "a"}, result=ToolResult(ok=True, text="data")),
+    ])
+    fake.add(Turn(text="Done."))
+    request = Request(model="anthropic/claude-sonnet-4-5", api_base=fake.base_url, api_key="k", max_tokens=4096,
+                      tools=[READ], messages=[UserTurn(parts=[TextPart(text="read a")]), turn],
+                      extra={"thinking": {"type": "enabled", "budget_tokens": 1024}})
+    await collect(request)
+    assert fake.requests[0].rejected is None
+    assert "thinking" not in fake.requests[0].body

@@ -58,12 +58,7 @@ async def test_cancelling_the_consumer_closes_a_waiting_request(fake: FakeProvid
 
     task = asyncio.create_task(consume())
     await fake.wait_for("held")
-    task.cancel()
-    try:
-        await task
-    except asyncio.CancelledError:
-        pass
-    await fake.wait_for("aborted", timeout=5)
+    await _cancel_and_see_abort(task, fake)
     assert task.cancelled()
 
 
@@ -77,10 +72,15 @@ async def test_cancelling_mid_stream(fake: FakeProvider, make_request) -> None:
 
     task = asyncio.create_task(consume())
     await asyncio.wait_for(started.wait(), 5)
+    await _cancel_and_see_abort(task, fake)
+    assert fake.stats.completed == 0
+
+
+async def _cancel_and_see_abort(task: asyncio.Task, fake: FakeProvider) -> None:
+    """Cancel the consumer, then wait until the server saw its client go away."""
     task.cancel()
     try:
         await task
     except asyncio.CancelledError:
         pass
     await fake.wait_for("aborted", timeout=5)
-    assert fake.stats.completed == 0
