@@ -187,6 +187,8 @@ def _kind_of_body(body: Any) -> ErrorKind | None:
     message = str(inner.get("message") or "")
     if _OVERFLOW.search(message):
         return ErrorKind.CONTEXT_OVERFLOW
+    if _FILTER.search(message):
+        return ErrorKind.CONTENT_FILTER
     for key in ("code", "type"):
         kind = _BODY_TYPES.get(str(inner.get(key)))
         if kind is not None:
@@ -281,19 +283,25 @@ def _body_message(body: Any) -> str | None:
     return None
 
 
+def _bodies(error: BaseException) -> Iterator[Any]:
+    """The error body: the SDK's parsed ``body``, or JSON embedded in the message
+    (LiteLLM's Anthropic errors carry the raw response bytes as text)."""
+    body = getattr(error, "body", None)
+    if body is not None:
+        yield body
+    match = _JSON.search(str(error))
+    if match:
+        try:
+            yield json.loads(match.group(0))
+        except ValueError:
+            pass
+
+
 def _message(chain: list[BaseException], chosen: BaseException) -> str:
     """The provider's own words when a body carries them, else the cleaned exception text."""
     for error in chain:
-        found = _body_message(getattr(error, "body", None))
-        if found:
-            return _clean(found)
-    for error in chain:
-        match = _JSON.search(str(error))
-        if match:
-            try:
-                found = _body_message(json.loads(match.group(0)))
-            except ValueError:
-                found = None
+        for body in _bodies(error):
+            found = _body_message(body)
             if found:
                 return _clean(found)
     return _clean(str(chosen) or type(chosen).__name__)
@@ -308,9 +316,10 @@ def _choose(chain: list[BaseException]) -> tuple[ErrorKind, BaseException]:
     mappings, then the deepest cause (LiteLLM's outer class is often a fallback,
     e.g. a refused connection surfaces as ``InternalServerError``)."""
     for error in chain:
-        kind = _kind_of_body(getattr(error, "body", None))
-        if kind is not None:
-            return kind, error
+        for body in _bodies(error):
+            kind = _kind_of_body(body)
+            if kind is not None:
+                return kind, error
     for error in chain:
         names = _names(error)
         for name in _STRONG:
