@@ -84,7 +84,7 @@ async def _run(args: argparse.Namespace, prompt: str, cwd: Path, cli: dict[str, 
         print(f"session {sid}", file=sys.stderr, flush=True)
 
         head = await store.head_seq(sid)
-        printer = _JsonPrinter(runtime, sid, head) if args.format == "json" else None
+        printer = _Follower(runtime, sid, head, json_lines=args.format == "json", now_ms=_now_ms)
         receipt = await sessions.prompt(sid, prompt, delivery=args.delivery, resume=False)
         stop_reason = _install_signals(runtime, sid)
         try:
@@ -92,8 +92,7 @@ async def _run(args: argparse.Namespace, prompt: str, cwd: Path, cli: dict[str, 
         except SessionOwnedElsewhere as owned:
             return fail(f"{owned}; your prompt {receipt.input_id} is admitted and will run there", EXIT_OWNED)
         finally:
-            if printer is not None:
-                await printer.close()
+            await printer.close()
         if stop_reason:
             return EXIT_SIGINT if stop_reason[0] == ev.InterruptReason.USER else EXIT_SIGTERM
         if args.format == "text":
@@ -135,14 +134,27 @@ async def _final_text(runtime: Any, sid: str, input_id: str) -> str:
     return ""
 
 
-class _JsonPrinter:
-    """Durable events (as ``agent-tui log`` prints them) plus live deltas marked ``"live": true``."""
+def _now_ms() -> int:
+    import time
 
-    def __init__(self, runtime: Any, sid: str, after: int) -> None:
+    return int(time.time() * 1000)
+
+
+class _Follower:
+    """Follows the run as it happens.
+
+    json: every durable event (as ``agent-tui log`` prints it) plus live deltas
+    marked ``"live": true`` on stdout. text: progress a waiting user needs on
+    stderr (retries with their delay), keeping stdout for the answer.
+    """
+
+    def __init__(self, runtime: Any, sid: str, after: int, json_lines: bool, now_ms: Any) -> None:
         self._store = runtime.store
         self._sid = sid
         self._last = after
-        self._sub = runtime.sessions.subscribe(sid)
+        self._json = json_lines
+        self._now_ms = now_ms
+        self._sub = runtime.sessions.subscribe(sid, deltas=json_lines)
         self._task = asyncio.create_task(self._pump())
 
     async def _pump(self) -> None:
@@ -151,13 +163,20 @@ class _JsonPrinter:
         async for item in self._sub:
             if isinstance(item, ev.HeadAdvanced):
                 await self._flush()
-            else:
+            elif self._json:
                 _emit(json.dumps({"live": True, **item.model_dump(mode="json")}, ensure_ascii=False))
 
     async def _flush(self) -> None:
+        from agent_tui.core import events as ev
+
         for row in await self._store.events(self._sid, after=self._last, limit=None):
-            _emit(row.to_json_line())
             self._last = row.seq
+            if self._json:
+                _emit(row.to_json_line())
+            elif isinstance(row.event, ev.RetryScheduled):
+                wait_s = max(0, row.event.at_ms - self._now_ms()) / 1000
+                print(f"agent-tui: {row.event.error.type}: {row.event.error.message} — retrying in "
+                      f"{wait_s:.0f}s (attempt {row.event.attempt})", file=sys.stderr, flush=True)
 
     async def close(self) -> None:
         self._task.cancel()

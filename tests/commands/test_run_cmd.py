@@ -180,3 +180,11 @@ async def test_a_second_process_neither_sweeps_nor_drains_a_live_session(cli: Cl
     assert len(fake.requests) == 1  # no second drain called the model
     owner.kill()
     await owner.communicate()
+
+
+async def test_text_mode_tells_a_waiting_user_about_retries(cli: Cli, fake: FakeProvider, agent_home: Path) -> None:
+    (agent_home / "config.toml").write_text("[retry]\nbase_delay_ms = 10\n")
+    fake.add({"error": {"status": 503, "kind": "overloaded"}}, {"text": "made it"})
+    code, out, err = await cli.run("hi")
+    assert code == 0 and out.strip() == "made it"
+    assert "retrying in" in err and "attempt 2" in err
