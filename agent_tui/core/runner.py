@@ -162,14 +162,16 @@ class Runner:
                        agent: str, model: str, final_step: bool) -> llm.Request:
         settings = services.settings
         agent_prompt = settings.agent_settings(agent).prompt or prompts.BUILD_PROMPT
-        environment = prompts.environment_facts(Path(session.location), Path(session.project_root))
+        checkpoint = await self._store.checkpoint(session.id)
+        baseline = checkpoint.baseline if checkpoint is not None else prompts.environment_facts(
+            Path(session.location), Path(session.project_root))
         messages = history_messages(history, await self._store.tool_calls(session.id))
         if final_step:
             messages.append(llm.SystemReminder(text=prompts.FINAL_STEP_REMINDER))
         model_settings = settings.model_settings(model)
         return llm.Request(
             model=model,
-            system=[agent_prompt, environment],
+            system=[agent_prompt, baseline],
             messages=messages,
             tools=[] if final_step else services.tools.definitions(agent, final_step),
             api_base=model_settings.api_base or settings.api_base,

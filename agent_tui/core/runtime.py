@@ -14,6 +14,7 @@ from agent_tui.core import paths
 from agent_tui.core.clock import Clock
 from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.coordinator import Coordinator
+from agent_tui.core.instructions import Instructions
 from agent_tui.core.promotion import eligible
 from agent_tui.core.publisher import SessionPublisher
 from agent_tui.core.records import SessionRecord
@@ -37,7 +38,8 @@ class Runtime:
         self._policy = permission_policy
         self._settings: dict[str, Settings] = {}
         self._hosts: dict[str, RegistryToolHost] = {}
-        self.runner = Runner(self.store, self.publisher, self._services, stream=stream, clock=clock)
+        self.runner = Runner(self.store, self.publisher, self._services, stream=stream, clock=clock,
+                             instructions=Instructions(self.store))
         self.coordinator = Coordinator(self.runner, self.store.publish, has_pending=self._has_pending)
         sessions.set_executor(self.coordinator)
 

@@ -23,7 +23,7 @@ async def test_text_answer_is_one_step(runtime: Runtime, fake: FakeProvider, wor
     assert await runtime.coordinator.run(sid) is None
     log = await stored(runtime, sid)
     assert kinds(log) == [
-        "created", "prompt.admitted", "execution.started", "prompt.promoted", "step.started",
+        "created", "prompt.admitted", "execution.started", "instructions.baselined", "prompt.promoted", "step.started",
         "text.started", "text.ended", "step.ended", "execution.succeeded",
     ]
     ended = next(e.event for e in log if isinstance(e.event, ev.TextEnded))

@@ -1,0 +1,192 @@
+"""Instruction sources and the checkpoint that records what the model was told.
+
+Sources are observed concurrently and combined in a fixed order, each under a
+namespaced key with its own baseline / update / removal renderers:
+``core/environment``, ``core/date``, ``core/instructions`` (AGENTS.md files),
+then ``api/*`` context entries. The first complete observation becomes the
+immutable baseline (system text); later changes become one chronological
+``instructions.updated`` system message that advances ``applied`` in the same
+event. An unavailable source keeps its last applied value.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import json
+import os
+import platform
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from agent_tui.core import events as ev
+from agent_tui.core import ids, paths
+from agent_tui.core.publisher import SessionPublisher
+from agent_tui.core.records import SessionRecord
+
+DISABLE_PROJECT_ENV = "AGENT_TUI_DISABLE_PROJECT_CONFIG"
+UNAVAILABLE = object()
+
+
+@dataclass(frozen=True)
+class Source:
+    key: str
+    baseline: Callable[[Any], str]
+    update: Callable[[Any], str]
+    removal: Callable[[Any], str]
+
+
+# -- renderers ------------------------------------------------------------------
+
+
+def _environment_text(value: dict[str, Any]) -> str:
+    return (
+        "<environment>\n"
+        f"Working directory: {value['cwd']}\n"
+        f"Project root: {value['project_root']}\n"
+        f"Git repository: {'yes' if value['git'] else 'no'}\n"
+        f"Platform: {value['platform']}\n"
+        "</environment>"
+    )
+
+
+def _agents_text(files: list[dict[str, str]]) -> str:
+    blocks = [f"Instructions from {item['path']}:\n\n{item['text'].strip()}" for item in files]
+    return "\n\n".join(blocks)
+
+
+def _context_text(key: str, value: Any) -> str:
+    return f"Context {key}:\n{json.dumps(value, ensure_ascii=False, indent=2)}"
+
+
+ENVIRONMENT = Source(
+    "core/environment",
+    baseline=_environment_text,
+    update=lambda v: "The environment changed:\n" + _environment_text(v),
+    removal=lambda _: "",
+)
+DATE = Source(
+    "core/date",
+    baseline=lambda v: f"Today's date: {v}",
+    update=lambda v: f"The date is now {v}.",
+    removal=lambda _: "",
+)
+AGENTS = Source(
+    "core/instructions",
+    baseline=lambda files: _agents_text(files) if files else "",
+    update=lambda files: (
+        "The project instructions changed. These replace every earlier AGENTS.md instruction:\n\n"
+        + _agents_text(files)
+    ) if files else "All AGENTS.md instructions were removed; disregard them from now on.",
+    removal=lambda _: "All AGENTS.md instructions were removed; disregard them from now on.",
+)
+
+
+def context_source(key: str) -> Source:
+    return Source(
+        key,
+        baseline=lambda v: _context_text(key, v),
+        update=lambda v: f"Context {key} changed; it is now:\n{json.dumps(v, ensure_ascii=False, indent=2)}",
+        removal=lambda _: f"Context {key} was removed; disregard it.",
+    )
+
+
+# -- observation ------------------------------------------------------------------
+
+
+def _observe_environment(session: SessionRecord) -> dict[str, Any]:
+    root = Path(session.project_root)
+    return {"cwd": session.location, "project_root": session.project_root, "git": (root / ".git").exists(),
+            "platform": platform.system().lower()}
+
+
+def agents_files(location: Path, project_root: Path, environ: dict[str, str] | os._Environ[str] = os.environ) -> list[Path]:
+    """Global AGENTS.md, then every AGENTS.md from the project root down to the location."""
+    found = [paths.config_dir() / "AGENTS.md"]
+    if not environ.get(DISABLE_PROJECT_ENV):
+        location, project_root = location.resolve(), project_root.resolve()
+        chain = [location, *location.parents]
+        if project_root in chain:
+            chain = chain[: chain.index(project_root) + 1]
+        else:
+            chain = [location]
+        found.extend(directory / "AGENTS.md" for directory in reversed(chain))
+    return found
+
+
+def _observe_agents(session: SessionRecord) -> list[dict[str, str]] | object:
+    out = []
+    for path in agents_files(Path(session.location), Path(session.project_root)):
+        try:
+            out.append({"path": str(path), "text": path.read_text(encoding="utf-8")})
+        except FileNotFoundError:
+            continue
+        except (OSError, UnicodeDecodeError):
+            return UNAVAILABLE  # keep the last applied value rather than announcing a removal
+    return out
+
+
+class DuplicateSource(ValueError):
+    pass
+
+
+def combine(observed: list[tuple[Source, Any]]) -> list[tuple[Source, Any]]:
+    seen: set[str] = set()
+    for source, _ in observed:
+        if source.key in seen:
+            raise DuplicateSource(f"duplicate instruction source {source.key}")
+        seen.add(source.key)
+    return observed
+
+
+async def observe(session: SessionRecord, context: dict[str, Any], today: _dt.date | None = None) -> list[tuple[Source, Any]]:
+    environment, agents = await asyncio.gather(
+        asyncio.to_thread(_observe_environment, session), asyncio.to_thread(_observe_agents, session)
+    )
+    day = (today or _dt.date.today()).isoformat()
+    api = [(context_source(key), value) for key, value in sorted(context.items())]
+    return combine([(ENVIRONMENT, environment), (DATE, day), (AGENTS, agents), *api])
+
+
+# -- the checkpoint -----------------------------------------------------------------
+
+
+class Instructions:
+    """The runner's instruction hook: baseline once, then chronological updates."""
+
+    def __init__(self, store: Any, today: Callable[[], _dt.date] | None = None) -> None:
+        self._store = store
+        self._today = today or _dt.date.today
+
+    async def prepare(self, session: SessionRecord, publish: SessionPublisher) -> ev.ErrorInfo | None:
+        context = await self._store.context_entries(session.id)
+        observed = await observe(session, context, self._today())
+        checkpoint = await self._store.checkpoint(session.id)
+        if checkpoint is None or await self._compacted_since(session.id, checkpoint.baseline_seq):
+            if any(value is UNAVAILABLE for _, value in observed) and checkpoint is None:
+                return ev.ErrorInfo(type=ev.ErrorType.INSTRUCTIONS_UNAVAILABLE,
+                                    message="Project instructions (AGENTS.md) could not be read; the prompt stays pending.")
+            previous = checkpoint.applied if checkpoint else {}
+            applied = {s.key: (previous.get(s.key) if v is UNAVAILABLE else v) for s, v in observed}
+            texts = [s.baseline(applied[s.key]) for s, _ in observed if applied.get(s.key) is not None]
+            await publish(ev.InstructionsBaselined(baseline="\n\n".join(t for t in texts if t), applied=applied))
+            return None
+        applied = dict(checkpoint.applied)
+        changes: list[str] = []
+        current = {source.key for source, _ in observed}
+        for source, value in observed:
+            if value is UNAVAILABLE or applied.get(source.key) == value:
+                continue
+            changes.append(source.update(value))
+            applied[source.key] = value
+        for key in [k for k in applied if k.startswith("api/") and k not in current]:
+            changes.append(context_source(key).removal(applied.pop(key)))
+        changes = [text for text in changes if text]
+        if changes:
+            await publish(ev.InstructionsUpdated(message_id=ids.message_id(), text="\n\n".join(changes), applied=applied))
+        return None
+
+    async def _compacted_since(self, session_id: str, baseline_seq: int) -> bool:
+        rows = await self._store.messages(session_id, after=baseline_seq)
+        return any(m.kind == "compaction" and m.data.get("state") == "ended" for m in rows)
