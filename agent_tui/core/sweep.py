@@ -13,7 +13,10 @@ from agent_tui.core.publisher import SessionPublisher
 
 async def sweep_stale(store: object, session_id: str, publish: SessionPublisher) -> int:
     stale = ev.ErrorInfo(type=ev.ErrorType.TOOL_STALE, message=ev.TOOL_INTERRUPTED)
-    events: list[ev.DurableEvent] = []
+    events: list[ev.DurableEvent] = [
+        ev.PermissionReplied(request_id=ask.request_id, reply=ev.PermissionReply.REJECT, message=ev.TOOL_INTERRUPTED)
+        for ask in await store.pending_permissions(session_id)
+    ]  # asks of a dead owner: nobody can act on the answer any more
     running = await store.tool_calls(session_id, states=["running"])
     for call in running:
         events.append(ev.ToolFailed(assistant_message_id=call.assistant_message_id, call_id=call.call_id, error=stale))

@@ -60,10 +60,25 @@ def recording_asker(publish: SessionPublisher, decide: Callable[[PermissionReque
             decision = await decide(request)
             await publish(ev.PermissionReplied(request_id=request.id, reply=decision.reply, message=decision.message))
             return decision
-        record = await wait_reply(request.id)
+        try:
+            record = await wait_reply(request.id)
+        except asyncio.CancelledError:
+            # Abandoned (interrupt, or settled by another reply): close the ask in the
+            # log unless a reply landed meanwhile, so no client keeps offering it.
+            await publish_if_unanswered(publish, request.id, ev.TOOL_INTERRUPTED)
+            raise
         return PermissionDecision(reply=ev.PermissionReply(record.reply), message=record.message)
 
     return ask
+
+
+async def publish_if_unanswered(publish: SessionPublisher, request_id: str, message: str) -> None:
+    from agent_tui.core.db import EventRejected
+
+    try:
+        await publish(ev.PermissionReplied(request_id=request_id, reply=ev.PermissionReply.REJECT, message=message))
+    except EventRejected:
+        pass  # already answered
 
 
 class RegistryToolHost:

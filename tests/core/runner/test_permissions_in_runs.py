@@ -108,3 +108,37 @@ async def test_interrupt_kills_a_running_bash_process_group(fake: FakeProvider, 
     assert of_type(log, ev.ToolFailed)[0].error.message == ev.TOOL_INTERRUPTED
     with pytest.raises(ProcessLookupError):
         os.killpg(pgid, 0)
+
+
+async def test_an_interrupt_closes_an_unanswered_ask(asking_runtime: Runtime, fake: FakeProvider, workdir) -> None:
+    runtime = asking_runtime
+    fake.add(_bash("call_1", "make deploy"))
+    sid = (await runtime.sessions.create(location=workdir)).id
+    await runtime.sessions.prompt(sid, "deploy")
+    await _asked(runtime, sid)
+    await runtime.sessions.interrupt(sid)
+    assert await runtime.sessions.permissions(sid) == []
+    log = await stored(runtime, sid)
+    replied = of_type(log, ev.PermissionReplied)
+    assert replied[0].reply == "reject" and replied[0].message == ev.TOOL_INTERRUPTED
+    assert kinds(log)[-1] == "execution.interrupted"
+
+
+async def test_the_sweep_closes_asks_left_by_a_dead_process(runtime: Runtime, fake: FakeProvider, workdir) -> None:
+    sid = (await runtime.sessions.create(location=workdir)).id
+    amid = "msg_dead_owner_step"
+    await runtime.store.publish_many(sid, [
+        ev.StepStarted(assistant_message_id=amid, agent="build", model="openai/fake-model"),
+        ev.ToolCalled(assistant_message_id=amid, call_id="call_1", name="bash", input={"command": "rm x"}),
+        ev.PermissionAsked(request_id="per_dead", assistant_message_id=amid, call_id="call_1",
+                           action="bash", resources=["rm x"]),
+    ])
+    fake.add({"text": "fresh start"})
+    await runtime.sessions.prompt(sid, "hello again")
+    await settle(runtime, sid)
+    log = await stored(runtime, sid)
+    order = kinds(log)
+    assert order.index("permission.replied") < order.index("tool.failed") < order.index("step.failed")
+    assert order.index("step.failed") < order.index("prompt.promoted")
+    assert of_type(log, ev.ToolFailed)[0].error.type == "tool.stale"
+    assert await runtime.sessions.permissions(sid) == []
