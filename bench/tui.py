@@ -299,9 +299,12 @@ async def run_headless(args: argparse.Namespace, home: str, workdir: str) -> dic
     result: dict[str, Any] = {}
     sessions = await open_sessions(executor=executor)
     try:
-        result.update(await bench_streaming(sessions, executor, workdir, args.chunks))
-        result.update(await bench_first_paint(sessions, workdir + "/big", args.messages, args.rounds))
-        result.update(await bench_picker(sessions, workdir + "/many", args.sessions, args.rounds))
+        if args.only in (None, "stream"):
+            result.update(await bench_streaming(sessions, executor, workdir, args.chunks))
+        if args.only in (None, "paint"):
+            result.update(await bench_first_paint(sessions, workdir + "/big", args.messages, args.rounds))
+        if args.only in (None, "picker"):
+            result.update(await bench_picker(sessions, workdir + "/many", args.sessions, args.rounds))
     finally:
         await sessions.close()
     return result
@@ -310,21 +313,24 @@ async def run_headless(args: argparse.Namespace, home: str, workdir: str) -> dic
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="smaller sizes, one round")
+    parser.add_argument("--only", choices=["stream", "paint", "picker", "process"], help="run one part")
     args = parser.parse_args()
-    args.chunks, args.messages, args.sessions, args.rounds = (2_000, 1_000, 1_000, 1) if args.quick else (20_000, 10_000, 10_000, 3)
+    args.chunks, args.messages, args.sessions, args.rounds = (int(os.environ.get("BENCH_CHUNKS", 2_000)), 1_000, 1_000, 1) if args.quick else (20_000, 10_000, 10_000, 3)
     with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as workdir:
         os.makedirs(workdir + "/big")
         os.makedirs(workdir + "/many")
-        result = asyncio.run(run_headless(args, home, workdir))
-        result.update(bench_version(10 if not args.quick else 3))
-        result.update(bench_first_frame(home, workdir, args.rounds))
+        result = asyncio.run(run_headless(args, home, workdir)) if args.only != "process" else {}
+        if args.only in (None, "process"):
+            result.update(bench_version(10 if not args.quick else 3))
+            result.update(bench_first_frame(home, workdir, args.rounds))
     width = max(map(len, result))
     for key, value in result.items():
         budget = BUDGETS.get(key)
         verdict = "" if budget is None or value is None else ("  ok" if value <= budget else f"  OVER budget {budget}")
         print(f"{key:<{width}}  {value}{verdict}")
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({"result": result, "budgets": BUDGETS}, indent=2) + "\n")
+    if args.only is None and not args.quick:  # only a full run replaces the recorded figures
+        RESULTS.write_text(json.dumps({"result": result, "budgets": BUDGETS}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

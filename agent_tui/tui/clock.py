@@ -40,4 +40,4 @@ class Timings:
     permission_grace_s: float = 0.4  # keys meant for the prompt do not answer a fresh ask
     quit_window_s: float = 2.0  # second Ctrl+C within this quits
     search_debounce_s: float = 0.08  # picker search waits for a pause in typing
-    flush_interval_s: float = 1 / 30  # transcript repaints at most this often while streaming
+    flush_interval_s: float = 1 / 20  # transcript repaints at most this often while streaming

@@ -318,3 +318,31 @@ async def test_setup_hint_is_shown_in_one_line(fake, make_app) -> None:
         await pilot.pause()
         lines = status(app).splitlines()
         assert lines[1].strip() == "no model configured: set AGENT_TUI_MODEL or pass --model"
+
+
+async def test_a_very_long_answer_streams_into_a_chain_of_markdown_widgets(fake, make_app, monkeypatch) -> None:
+    monkeypatch.setattr(AssistantText, "PART_CHARS", 200)
+    stored(fake)
+    fake.running.add(SID)
+    app = make_app(StartMode(session_id=SID))
+    paragraphs = [f"Paragraph {n} " + "words " * 12 for n in range(12)]
+    paragraphs[5] = "```python\n" + "x = 1\n\n" * 40 + "```"  # a fence is never cut in half
+    text = "\n\n".join(paragraphs)
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: len(blocks(app)) == 2)
+        fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
+        fake.publish(SID, ev.TextStarted(assistant_message_id="m2", ordinal=0))
+        await until(pilot, lambda: len(blocks(app)) == 3)
+        widget = blocks(app)[-1]
+        for start in range(0, len(text), 37):
+            chunk = text[start : start + 37]
+            fake.delta(ev.TextDelta(session_id=SID, assistant_message_id="m2", ordinal=0, delta=chunk))
+            await until(pilot, lambda: widget._written == text[: start + len(chunk)])
+        fake.publish(SID, ev.TextEnded(assistant_message_id="m2", ordinal=0, text=text))
+        await until(pilot, lambda: widget._stream is None)
+        from agent_tui.tui.widgets.markdown_parts import FrozenMarkdown
+
+        frozen = list(widget.query_children(FrozenMarkdown))
+        assert len(frozen) > 3 and len(widget.query_children(Markdown)) == 1  # only the tail is live Markdown
+        assert widget.source == text
+        assert all(part.source.count("```") % 2 == 0 for part in frozen)

@@ -22,6 +22,7 @@ from agent_tui.tui.blocks import (
     UserBlock,
 )
 from agent_tui.tui.clock import Clock
+from agent_tui.tui.widgets.markdown_parts import PART_CHARS, FrozenMarkdown, cut_point, split_parts
 
 
 def error_label(error_type: str) -> str:
@@ -65,35 +66,62 @@ class UserMessage(BlockWidget):
 
 
 class AssistantText(BlockWidget):
-    """Markdown fed by one ``Markdown.get_stream()`` per fragment, stopped at its end."""
+    """Markdown fed by ``Markdown.get_stream()``, stopped at the fragment's end.
+
+    A long answer becomes finished :class:`FrozenMarkdown` parts plus one live
+    ``Markdown`` for its tail (see ``markdown_parts``), so each frame costs the
+    same however long the answer grows.
+    """
 
     block: TextBlock
+    PART_CHARS = PART_CHARS
 
     def __init__(self, block: TextBlock, clock: Clock) -> None:
         super().__init__(block, clock)
         self._written = "" if block.open else block.text
+        self._live_start = 0  # where the live (last) Markdown's text starts in ``_written``
         self._stream = None
 
     def compose(self) -> ComposeResult:
-        yield Markdown(self._written or None)
+        parts = split_parts(self._written, self.PART_CHARS)
+        self._live_start = len(self._written) - len(parts[-1])
+        yield from (FrozenMarkdown(part) for part in parts[:-1])
+        yield Markdown(parts[-1] or None)
 
     def on_mount(self) -> None:
         self.painted = -1 if self.block.open else self.block.version
 
+    @property
+    def source(self) -> str:
+        """The text on screen, all parts together."""
+        return "".join(w.source for w in self.query_children() if isinstance(w, (Markdown, FrozenMarkdown)))
+
     async def paint(self) -> None:
-        markdown = self.query_one(Markdown)
         text = self.block.text
-        if text.startswith(self._written):
-            if len(text) > len(self._written):
-                if self._stream is None:
-                    self._stream = Markdown.get_stream(markdown)
-                await self._stream.write(text[len(self._written) :])
-        else:  # the durable value differs from what streamed: show the durable one
+        if not text.startswith(self._written):  # the durable value differs from what streamed
             await self._stop()
-            await markdown.update(text)
-        self._written = text
+            await self.remove_children()
+            self._written = text
+            await self.mount_all(list(self.compose()))
+        elif len(text) > len(self._written):
+            new = text[len(self._written) :]
+            self._written = text
+            live = text[self._live_start :]
+            cut = cut_point(live, self.PART_CHARS)
+            if cut > 0:  # freeze the finished part; the rest continues in a fresh Markdown
+                await self._stop()
+                await self.query_children(Markdown).last().remove()
+                await self.mount_all([FrozenMarkdown(live[:cut]), Markdown(live[cut:] or None)])
+                self._live_start += cut
+            else:
+                await self._write(new)
         if not self.block.open:
             await self._stop()
+
+    async def _write(self, text: str) -> None:
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self.query_children(Markdown).last())
+        await self._stream.write(text)
 
     async def _stop(self) -> None:
         if self._stream is not None:
