@@ -12,20 +12,11 @@ import asyncio
 from typing import Any, AsyncIterator
 
 from agent_tui.llm import lazy
+from agent_tui.llm.credentials import provider_name
 from agent_tui.llm.errors import ErrorKind, LLMError, classify
 from agent_tui.llm.lowering import completion_kwargs
 from agent_tui.llm.normalize import Normalizer
 from agent_tui.llm.types import LLMEvent, Request, Usage
-
-
-def provider_of(model: str) -> str:
-    """``anthropic/claude-x`` -> ``anthropic``; bare names are asked of LiteLLM."""
-    if "/" in model:
-        return model.split("/", 1)[0]
-    try:
-        return lazy.load().get_llm_provider(model)[1]
-    except Exception:  # noqa: BLE001 - unknown model: LiteLLM will say so at the call
-        return ""
 
 
 def _cost(model: str, usage: Usage) -> float | None:
@@ -55,9 +46,10 @@ async def _close(response: Any) -> None:
 
 
 async def stream(request: Request) -> AsyncIterator[LLMEvent]:
-    """Stream one completion; raises :class:`LLMError`."""
+    """Stream one completion; raises :class:`LLMError`. Use ``contextlib.aclosing`` to close early."""
+    await lazy.warm()  # no-op once warm; otherwise the import happens off the event loop
     litellm = lazy.load()
-    kwargs = completion_kwargs(request, provider_of(request.model))
+    kwargs = completion_kwargs(request, provider_name(request.model))
     normalizer = Normalizer()
     try:
         response = await litellm.acompletion(
