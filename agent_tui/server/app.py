@@ -1,0 +1,35 @@
+"""The aiohttp application: middlewares, routes by resource, clean shutdown.
+
+``build_app`` is all a caller needs; ``agent-tui serve`` wraps it with a
+socket, the token file and signal handling (``commands/serve_cmd.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from aiohttp import web
+
+from agent_tui.core.sessions import Sessions
+from agent_tui.server import routes
+from agent_tui.server.auth import bearer_middleware
+from agent_tui.server.errors import error_middleware
+from agent_tui.server.state import STATE, ServerState, SettingsFor
+
+
+def build_app(sessions: Sessions, token: str, *, settings_for: SettingsFor | None = None,
+              keepalive_s: float = 15.0) -> web.Application:  # fmt: skip
+    """An application serving ``sessions``; every request must carry ``token``."""
+    app = web.Application(middlewares=[error_middleware, bearer_middleware(token)])
+    app[STATE] = ServerState(sessions=sessions, settings_for=settings_for, keepalive_s=keepalive_s)
+    routes.register(app)
+    app.on_shutdown.append(_close_streams)
+    return app
+
+
+async def _close_streams(app: web.Application) -> None:
+    """Live SSE tails never end by themselves: stop them so shutdown does not wait."""
+    streams = list(app[STATE].streams)
+    for task in streams:
+        task.cancel()
+    await asyncio.gather(*streams, return_exceptions=True)

@@ -1,0 +1,85 @@
+"""Every failure becomes ``{"error": {"type", "message"}}`` with the right status.
+
+Core raises typed store errors; this middleware is the one place that maps
+them to HTTP, so handlers just call the facade and let errors fly.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from aiohttp import web
+
+from agent_tui.core.admission import AdmissionConflict
+from agent_tui.core.db import DatabaseLocked, EventRejected, SessionExists, StoreError, UnknownSession
+from agent_tui.core.lease import SessionOwnedElsewhere
+from agent_tui.core.sessions import InvalidRequest, UnknownPermission
+from agent_tui.server.models import ErrorBody, ErrorResponse
+
+log = logging.getLogger(__name__)
+
+_HTTP_TYPES = {400: "invalid-request", 401: "unauthorized", 404: "not-found", 405: "method-not-allowed",
+               409: "conflict", 413: "too-large", 503: "unavailable"}  # fmt: skip
+
+
+class ApiError(Exception):
+    """A refusal the server decides itself (bad body, bad token, bad location)."""
+
+    def __init__(self, status: int, message: str, type: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.type = type or _HTTP_TYPES.get(status, "error")
+
+
+def bad_request(message: str) -> ApiError:
+    return ApiError(400, message)
+
+
+def classify(error: BaseException) -> tuple[int, str]:
+    """``(status, type)`` for a facade error."""
+    match error:
+        case ApiError():
+            return error.status, error.type
+        case InvalidRequest():
+            return 400, "invalid-request"
+        case UnknownSession() | UnknownPermission():
+            return 404, "not-found"
+        case AdmissionConflict() | EventRejected() | SessionExists():
+            return 409, "conflict"
+        case SessionOwnedElsewhere():
+            return 409, "owned-elsewhere"
+        case DatabaseLocked():
+            return 503, "unavailable"
+        case StoreError():
+            return 500, "store"
+    return 500, "internal"
+
+
+def error_response(status: int, type: str, message: str, headers: dict[str, str] | None = None) -> web.Response:
+    body = ErrorResponse(error=ErrorBody(type=type, message=message))
+    return web.json_response(body.model_dump(), status=status, headers=headers)
+
+
+@web.middleware
+async def error_middleware(request: web.Request, handler: web.RequestHandler) -> web.StreamResponse:
+    try:
+        return await handler(request)
+    except web.HTTPException as error:
+        if error.status < 400:
+            raise
+        if error.status == 404:
+            message = f"no such endpoint: {request.method} {request.path}"
+        elif error.status == 405:
+            message = f"{request.method} is not allowed on {request.path}"
+        else:
+            message = error.reason
+        return error_response(error.status, _HTTP_TYPES.get(error.status, "error"), message)
+    except (ApiError, StoreError, SessionOwnedElsewhere) as error:
+        status, type_ = classify(error)
+        if status >= 500:
+            log.error("%s %s failed: %s", request.method, request.path, error)
+        headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+        return error_response(status, type_, str(error), headers)
+    except Exception as error:  # a bug: answer 500 and keep serving
+        log.exception("%s %s failed", request.method, request.path)
+        return error_response(500, "internal", f"{type(error).__name__}: {error}")

@@ -1,0 +1,127 @@
+"""Request and response bodies of the HTTP API (pydantic at the boundary).
+
+Query strings are parsed with the same models as JSON bodies: every value
+arrives as a string and pydantic's lax mode turns ``"20"`` into ``20`` and
+``"1"`` into ``True``. Unknown fields are refused, so a typo is a clear 400
+instead of a silently ignored filter.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent_tui.core.admission import Receipt
+from agent_tui.core.records import InboxRecord, MessageRecord, PermissionRecord, SessionRecord, SessionSummary
+
+IdText = Field(default=None, pattern=r"^[A-Za-z0-9_.\-]{1,128}$")
+Name = Field(min_length=1, max_length=200)
+
+T = TypeVar("T")
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# -- requests -------------------------------------------------------------------
+
+
+class CreateSession(_Body):
+    id: str | None = IdText
+    location: str = Field(min_length=1)
+    title: str | None = None
+    agent: str | None = None
+    model: str | None = None
+
+
+class PromptBody(_Body):
+    id: str | None = IdText
+    prompt: str | list[dict[str, Any]]
+    delivery: Literal["steer", "queue"] = "steer"
+    resume: bool = True
+
+
+class ModelBody(_Body):
+    model: str = Name
+
+
+class AgentBody(_Body):
+    agent: str = Name
+
+
+class PermissionReplyBody(_Body):
+    reply: Literal["once", "always", "reject"]
+    message: str | None = None
+
+
+class ListQuery(_Body):
+    location: str | None = None
+    search: str | None = None
+    limit: int = Field(default=50, ge=1, le=500)
+    offset: int = Field(default=0, ge=0)
+
+
+class HistoryQuery(_Body):
+    after: int | None = Field(default=None, ge=0)
+    limit: int = Field(default=50, ge=1, le=100)
+
+
+class MessagesQuery(_Body):
+    after: int | None = Field(default=None, ge=0)
+    before: int | None = Field(default=None, ge=1)
+    limit: int = Field(default=100, ge=1, le=1000)
+
+
+class LogQuery(_Body):
+    after: int | None = Field(default=None, ge=0)
+    follow: bool = False
+    deltas: bool = False
+
+
+# -- responses ------------------------------------------------------------------
+
+
+class Listing(BaseModel, Generic[T]):
+    """A list response; ``has_more`` says whether another page exists."""
+
+    data: list[T]
+    has_more: bool = False
+
+
+class SessionList(Listing[SessionSummary]):
+    pass
+
+
+class MessageList(Listing[MessageRecord]):
+    pass
+
+
+class PendingList(Listing[InboxRecord]):
+    pass
+
+
+class PermissionList(Listing[PermissionRecord]):
+    pass
+
+
+class Interrupted(BaseModel):
+    session_id: str
+    was_running: bool
+
+
+class ErrorBody(BaseModel):
+    type: str
+    message: str
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorBody
+
+
+__all__ = [
+    "AgentBody", "CreateSession", "ErrorBody", "ErrorResponse", "HistoryQuery", "Interrupted", "ListQuery",
+    "Listing", "LogQuery", "MessageList", "MessagesQuery", "ModelBody", "PendingList", "PermissionList",
+    "PermissionReplyBody", "PromptBody", "Receipt", "SessionList", "SessionRecord",
+]  # fmt: skip

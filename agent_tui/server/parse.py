@@ -1,0 +1,54 @@
+"""Turn a request's JSON body or query string into a validated model, or one clear 400."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypeVar
+
+from aiohttp import web
+from pydantic import BaseModel, ValidationError
+
+from agent_tui.server.errors import bad_request
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _describe(error: ValidationError, where: str) -> str:
+    first = error.errors()[0]
+    field = ".".join(str(part) for part in first["loc"]) or where
+    if first["type"] == "extra_forbidden":
+        return f"unknown {where} field {field}"
+    return f"{where} field {field}: {first['msg']}"
+
+
+async def json_value(request: web.Request) -> Any:
+    """The body as JSON (any value); an empty or malformed body is a 400."""
+    raw = await request.read()
+    if not raw.strip():
+        raise bad_request("the request body is empty; send JSON")
+    try:
+        return json.loads(raw)
+    except (UnicodeDecodeError, ValueError) as error:
+        raise bad_request(f"the request body is not valid JSON: {error}") from None
+
+
+async def body(request: web.Request, model: type[M]) -> M:
+    value = await json_value(request)
+    if not isinstance(value, dict):
+        raise bad_request("the request body must be a JSON object")
+    try:
+        return model.model_validate(value)
+    except ValidationError as error:
+        raise bad_request(_describe(error, "body")) from None
+
+
+def query(request: web.Request, model: type[M]) -> M:
+    values: dict[str, str] = {}
+    for key, value in request.query.items():
+        if key in values:
+            raise bad_request(f"query parameter {key} is given twice")
+        values[key] = value
+    try:
+        return model.model_validate(values)
+    except ValidationError as error:
+        raise bad_request(_describe(error, "query")) from None

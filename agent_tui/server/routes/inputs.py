@@ -1,0 +1,48 @@
+"""Input and execution control: prompt, compact, interrupt, pending inbox, withdraw."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from agent_tui.server.models import Interrupted, PendingList, PromptBody
+from agent_tui.server.parse import body
+from agent_tui.server.respond import reply
+from agent_tui.server.state import sessions
+
+routes = web.RouteTableDef()
+
+
+@routes.post("/api/session/{id}/prompt")
+async def prompt(request: web.Request) -> web.Response:
+    """202: admitted (or the same receipt again for an exact retry); running is asynchronous."""
+    spec = await body(request, PromptBody)
+    receipt = await sessions(request).prompt(
+        request.match_info["id"], spec.prompt, id=spec.id, delivery=spec.delivery, resume=spec.resume
+    )
+    return reply(receipt, 202)
+
+
+@routes.post("/api/session/{id}/compact")
+async def compact(request: web.Request) -> web.Response:
+    return reply(await sessions(request).compact(request.match_info["id"]), 202)
+
+
+@routes.post("/api/session/{id}/interrupt")
+async def interrupt(request: web.Request) -> web.Response:
+    """Returns once the interrupted busy period has written its terminal event."""
+    sid = request.match_info["id"]
+    await sessions(request).get(sid)
+    running = sid in sessions(request).active()
+    await sessions(request).interrupt(sid, "user")
+    return reply(Interrupted(session_id=sid, was_running=running))
+
+
+@routes.get("/api/session/{id}/pending")
+async def pending(request: web.Request) -> web.Response:
+    return reply(PendingList(data=await sessions(request).pending(request.match_info["id"])))
+
+
+@routes.delete("/api/session/{id}/pending/{input_id}")
+async def withdraw(request: web.Request) -> web.Response:
+    await sessions(request).withdraw(request.match_info["id"], request.match_info["input_id"])
+    return web.Response(status=204)

@@ -1,0 +1,26 @@
+"""Permission asks waiting for a person, and their replies."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from agent_tui.server.models import PermissionList, PermissionReplyBody
+from agent_tui.server.parse import body
+from agent_tui.server.respond import reply
+from agent_tui.server.state import sessions
+
+routes = web.RouteTableDef()
+
+
+@routes.get("/api/session/{id}/permissions")
+async def pending(request: web.Request) -> web.Response:
+    return reply(PermissionList(data=await sessions(request).permissions(request.match_info["id"])))
+
+
+@routes.post("/api/permission/{request_id}/reply")
+async def answer(request: web.Request) -> web.Response:
+    """Record the reply durably; the waiting tool resumes in whichever process runs it."""
+    request_id = request.match_info["request_id"]
+    spec = await body(request, PermissionReplyBody)
+    await sessions(request).reply_permission(request_id, spec.reply, spec.message)
+    return reply(await sessions(request).wait_permission_reply(request_id))

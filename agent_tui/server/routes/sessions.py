@@ -1,0 +1,86 @@
+"""Sessions: create, list, read one, active, model and agent selection."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from aiohttp import web
+
+from agent_tui.core.db import UnknownSession
+from agent_tui.server.errors import bad_request
+from agent_tui.server.models import AgentBody, CreateSession, ListQuery, ModelBody, SessionList
+from agent_tui.server.parse import body, query
+from agent_tui.server.respond import reply
+from agent_tui.server.state import sessions, state
+
+routes = web.RouteTableDef()
+
+
+def _directory(location: str) -> Path:
+    path = Path(location).expanduser()
+    if not path.is_absolute():
+        raise bad_request(f"location must be an absolute path, not {location!r}")
+    if not path.is_dir():
+        raise bad_request(f"location {location} is not a directory")
+    return path
+
+
+async def _check_agent(request: web.Request, location: str, agent: str) -> None:
+    settings_for = state(request).settings_for
+    if settings_for is None:
+        return
+    known = (await settings_for(location)).agents
+    if agent not in known:
+        raise bad_request(f"unknown agent {agent!r}; configured agents: {', '.join(sorted(known))}")
+
+
+@routes.post("/api/session")
+async def create(request: web.Request) -> web.Response:
+    spec = await body(request, CreateSession)
+    location = await asyncio.to_thread(_directory, spec.location)
+    if spec.agent is not None:
+        await _check_agent(request, str(location), spec.agent)
+    existed = False
+    if spec.id is not None:
+        try:
+            await sessions(request).get(spec.id)
+            existed = True
+        except UnknownSession:
+            pass
+    record = await sessions(request).create(spec.id, location=location, title=spec.title,
+                                            agent=spec.agent, model=spec.model)  # fmt: skip
+    return reply(record, 200 if existed else 201)
+
+
+@routes.get("/api/session")
+async def listing(request: web.Request) -> web.Response:
+    q = query(request, ListQuery)
+    rows = await sessions(request).list(q.location, q.search, q.limit + 1, q.offset)
+    return reply(SessionList(data=rows[: q.limit], has_more=len(rows) > q.limit))
+
+
+@routes.get("/api/session/active")
+async def active(request: web.Request) -> web.Response:
+    return web.json_response(sessions(request).active())
+
+
+@routes.get("/api/session/{id}")
+async def get(request: web.Request) -> web.Response:
+    return reply(await sessions(request).get(request.match_info["id"]))
+
+
+@routes.post("/api/session/{id}/model")
+async def select_model(request: web.Request) -> web.Response:
+    sid, spec = request.match_info["id"], await body(request, ModelBody)
+    await sessions(request).select_model(sid, spec.model)
+    return reply(await sessions(request).get(sid))
+
+
+@routes.post("/api/session/{id}/agent")
+async def select_agent(request: web.Request) -> web.Response:
+    sid, spec = request.match_info["id"], await body(request, AgentBody)
+    record = await sessions(request).get(sid)
+    await _check_agent(request, record.location, spec.agent)
+    await sessions(request).select_agent(sid, spec.agent)
+    return reply(await sessions(request).get(sid))

@@ -1,0 +1,36 @@
+"""What every handler reads from the application: the facade and a few settings."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from aiohttp import web
+
+from agent_tui.core.config import Settings
+from agent_tui.core.sessions import Sessions
+
+SettingsFor = Callable[[str], Awaitable[Settings]]
+
+
+@dataclass
+class ServerState:
+    sessions: Sessions
+    settings_for: SettingsFor | None = None
+    """Per-location settings (the runtime's), used to refuse unknown agent names."""
+    keepalive_s: float = 15.0
+    """An SSE comment is written this often on an idle stream, so a gone client is noticed."""
+    streams: set[asyncio.Task[object]] = field(default_factory=set)
+    """Running SSE handlers, cancelled when the server shuts down."""
+
+
+STATE = web.AppKey("agent_tui_state", ServerState)
+
+
+def state(request: web.Request) -> ServerState:
+    return request.app[STATE]
+
+
+def sessions(request: web.Request) -> Sessions:
+    return request.app[STATE].sessions
