@@ -17,8 +17,8 @@ from agent_tui.core import events as ev
 from agent_tui.tui.port import SessionsPort, call
 from agent_tui.tui.transcript_model import PendingInput, SessionFacts, Transcript
 
-TAIL_EVENTS = 1_500
-OLDER_EVENTS = 1_500
+TAIL_EVENTS = 600
+OLDER_EVENTS = 1_000
 
 
 def segment_start(events: list[ev.StoredEvent], from_log_start: bool) -> int:

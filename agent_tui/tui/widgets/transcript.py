@@ -20,7 +20,7 @@ from agent_tui.tui.clock import Clock
 from agent_tui.tui.transcript_model import Transcript
 from agent_tui.tui.widgets.blocks import BlockWidget, make_block_widget
 
-INITIAL_BLOCKS = 40  # mounted when a session opens
+INITIAL_BLOCKS = 24  # mounted when a session opens (a screenful and then some)
 PAGE_BLOCKS = 40  # back-filled per scroll to the top
 MAX_MOUNTED = 240  # pruned down to MAX_MOUNTED - PAGE_BLOCKS while following
 
