@@ -208,17 +208,13 @@ class Normalizer:
                 self._complete(call, out)
         return out
 
-    @property
-    def finished(self) -> bool:
-        return self._finish is not None
-
     def finish(self, cost: float | None = None) -> list[LLMEvent]:
         out: list[LLMEvent] = []
         self._close(out)
         for call in self._order:
             self._complete(call, out)
         reason = _FINISH.get(self._finish or "", FinishReason.OTHER)
-        if reason is FinishReason.STOP and self.called:
+        if self.called and reason in (FinishReason.STOP, FinishReason.OTHER):
             reason = FinishReason.TOOL_CALLS
         out.append(Finish(reason=reason, usage=self.usage or Usage(), cost=cost))
         return out

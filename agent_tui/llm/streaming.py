@@ -3,7 +3,9 @@
 Retries are the runner's (``num_retries=0``, ``max_retries=0``). Any failure,
 at the call or mid-stream, is raised as :class:`LLMError` with
 ``output_started`` telling whether content events were already yielded.
-Closing or cancelling the iterator closes the HTTP stream.
+Closing or cancelling the iterator closes the HTTP stream. A stream that ends
+cleanly without a finish reason finishes with ``other`` (``tool_calls`` if
+complete calls arrived).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any, AsyncIterator
 
 from agent_tui.llm import lazy
 from agent_tui.llm.credentials import provider_name
-from agent_tui.llm.errors import ErrorKind, LLMError, classify
+from agent_tui.llm.errors import classify
 from agent_tui.llm.lowering import completion_kwargs
 from agent_tui.llm.normalize import Normalizer
 from agent_tui.llm.types import LLMEvent, Request, Usage
@@ -69,9 +71,8 @@ async def stream(request: Request) -> AsyncIterator[LLMEvent]:
                     yield event
         except Exception as error:
             raise classify(error, output_started=normalizer.emitted) from error
-        if not normalizer.finished:
-            raise LLMError(ErrorKind.TRANSPORT, "the stream ended without a finish reason",
-                           output_started=normalizer.emitted)
+        # A clean end without a finish reason (some OpenAI-compatible servers) is
+        # reported as ``other``; a broken connection has already raised above.
         usage = normalizer.usage or Usage()
         for event in normalizer.finish(_cost(request.model, usage)):
             yield event

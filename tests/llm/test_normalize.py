@@ -76,8 +76,13 @@ def test_usage_from_final_chunk_without_choices() -> None:
             finish.usage.cache_read_tokens) == (120, 30, 12, 100)
 
 
-def test_unknown_finish_reason_is_other() -> None:
+def test_unknown_or_missing_finish_reason_is_other() -> None:
     assert run(chunk({"content": "x"}, finish="weird"))[-1].reason is FinishReason.OTHER
+    events = run(chunk({"content": "x"}))  # a server that ends the stream without one
+    assert [e.kind for e in events] == ["text.start", "text.delta", "text.end", "finish"]
+    assert events[-1].reason is FinishReason.OTHER
+    events = run(chunk({"tool_calls": [tool(0, id="c", name="bash", args="{}")]}))
+    assert [e.kind for e in events][-2:] == ["tool_call", "finish"] and events[-1].reason is FinishReason.TOOL_CALLS
 
 
 def test_tool_input_start_carries_name_and_index() -> None:
