@@ -141,3 +141,23 @@ async def test_thinking_is_paused_when_the_tool_loop_cannot_replay_it(fake: Fake
     await collect(request)
     assert fake.requests[0].rejected is None
     assert "thinking" not in fake.requests[0].body
+
+
+async def test_redacted_thinking_round_trips(fake: FakeProvider) -> None:
+    from agent_tui.llm.types import Request
+
+    fake.add(Turn(reasoning=THOUGHT, redacted_thinking="OPAQUE", tool_calls=[{"id": "call_r", "name": "read", "arguments": {}}]),
+             Turn(text="Done."))
+    request = Request(model="anthropic/claude-sonnet-4-5", api_base=fake.base_url, api_key="k", max_tokens=4096, tools=[READ],
+                      messages=[UserTurn(parts=[TextPart(text="go")])], extra={"thinking": {"type": "enabled", "budget_tokens": 1024}})
+    events = await collect(request)
+    end = next(e for e in events if isinstance(e, ReasoningEnd))
+    assert [b["type"] for b in end.provider_meta["thinking_blocks"]] == ["thinking", "redacted_thinking"]
+    turn = AssistantTurn(model=request.model, parts=[
+        ReasoningBlock(text=end.text, provider_meta=end.provider_meta),
+        ToolUse(call_id="call_r", name="read", input={}, result=ToolResult(ok=True, text="data")),
+    ])
+    await collect(request.model_copy(update={"messages": [*request.messages, turn]}))
+    assert fake.requests[1].rejected is None
+    replayed = _assistant_message(fake.requests[1].body)["content"]
+    assert replayed[1] == {"type": "redacted_thinking", "data": "OPAQUE"} and replayed[-1]["type"] == "tool_use"
