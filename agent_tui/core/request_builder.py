@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from agent_tui.core import events as ev
+from agent_tui.core.compaction_text import checkpoint_text
 from agent_tui.core.records import MessageRecord, ToolCallRecord
 from agent_tui.llm import types as llm
 
@@ -86,9 +87,7 @@ def _tool_use(call: ToolCallRecord, call_id: str) -> llm.ToolUse:
 
 
 def _checkpoint_text(data: dict[str, Any]) -> str:
-    summary = data.get("summary") or ""
-    recent = data.get("recent") or ""
-    return f"Summary of the conversation so far:\n\n{summary}\n\nRecent context:\n\n{recent}".strip()
+    return checkpoint_text(data.get("summary") or "", data.get("recent") or "")
 
 
 def needs_continuation(messages: list[MessageRecord]) -> bool:

@@ -7,7 +7,7 @@ step allowance, run a step, continue while the model asked for tools.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Awaitable, Callable, Protocol
 
@@ -25,17 +25,37 @@ from agent_tui.llm import types as llm
 
 
 class CompactionHook(Protocol):
+    """Manual barriers, automatic compaction before a step, one overflow compaction (DESIGN §8).
+
+    ``before_step`` / ``after_overflow`` answer True when a checkpoint was
+    written, False when nothing was done, or the error of a failed compaction.
+    """
+
     async def run_barrier(self, session: SessionRecord, input_id: str, publish: SessionPublisher) -> None: ...
+
+    async def before_step(self, session: SessionRecord, settings: Settings, request: llm.Request,
+                          history: list[MessageRecord], publish: SessionPublisher) -> ev.ErrorInfo | bool: ...
+
+    async def after_overflow(self, session: SessionRecord, settings: Settings,
+                             publish: SessionPublisher) -> ev.ErrorInfo | bool: ...
 
 
 class NoCompaction:
-    """Until compaction exists, a barrier settles as failed instead of blocking input forever."""
+    """Without a compactor a barrier settles as failed instead of blocking input forever."""
 
     async def run_barrier(self, session: SessionRecord, input_id: str, publish: SessionPublisher) -> None:
         await publish(ev.CompactionFailed(
             reason=ev.CompactionReason.MANUAL, input_id=input_id,
             error=ev.ErrorInfo(type="compaction.unavailable", message="Compaction is not available in this build."),
         ))
+
+    async def before_step(self, session: SessionRecord, settings: Settings, request: llm.Request,
+                          history: list[MessageRecord], publish: SessionPublisher) -> ev.ErrorInfo | bool:
+        return False
+
+    async def after_overflow(self, session: SessionRecord, settings: Settings,
+                             publish: SessionPublisher) -> ev.ErrorInfo | bool:
+        return False
 
 
 class InstructionsHook(Protocol):
@@ -139,14 +159,34 @@ class Runner:
             return None
         final_step = remaining == 1
         request = await self._request(session, services, history, agent, model, final_step)
+        compacted = await self._compaction.before_step(session, settings, request, history, publish)
+        if isinstance(compacted, ev.ErrorInfo):
+            return compacted
+        if compacted:
+            request = await self._rebuilt(session, services, agent, model, final_step, publish)
         plan = StepPlan(
             session_id=session.id, assistant_message_id=ids.message_id(), agent=agent, model=model,
             request=request, attempts_allowed=remaining, max_retries=settings.retry.max_retries,
             base_delay_ms=settings.retry.base_delay_ms,
         )
-        executor = StepExecutor(publish, self._stream, services.tools, self._clock)
-        outcome = await executor.run(plan)
+        outcome = await StepExecutor(publish, self._stream, services.tools, self._clock).run(plan)
+        if outcome.error is None or outcome.error.type != ev.ErrorType.CONTEXT_OVERFLOW or outcome.durable_output:
+            return outcome.error
+        # Overflow before any output: one compaction, then the same step with one last attempt.
+        compacted = await self._compaction.after_overflow(session, settings, publish)
+        if compacted is not True:
+            return outcome.error
+        request = await self._rebuilt(session, services, agent, model, final_step, publish)
+        plan = replace(plan, assistant_message_id=ids.message_id(), request=request, attempts_allowed=1, max_retries=0)
+        outcome = await StepExecutor(publish, self._stream, services.tools, self._clock).run(plan)
         return outcome.error
+
+    async def _rebuilt(self, session: SessionRecord, services: LocationServices, agent: str, model: str,
+                       final_step: bool, publish: SessionPublisher) -> llm.Request:
+        """After a checkpoint: re-baseline the instructions, reload history, build the request again."""
+        await self._instructions.prepare(session, publish)
+        history = await self._store.messages(session.id)
+        return await self._request(session, services, history, agent, model, final_step)
 
     async def _steps_since_promotion(self, session_id: str, history: list[MessageRecord]) -> int:
         last_user_seq = max((m.seq for m in history if m.kind == "user"), default=0)

@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from agent_tui.core import paths
 from agent_tui.core.clock import Clock
+from agent_tui.core.compaction import Compactor
 from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.coordinator import Coordinator
 from agent_tui.core.instructions import Instructions
@@ -38,8 +39,9 @@ class Runtime:
         self._policy = permission_policy
         self._settings: dict[str, Settings] = {}
         self._hosts: dict[str, RegistryToolHost] = {}
+        compactor = Compactor(self.store, lambda session: self.settings_for(session.location), stream=stream)
         self.runner = Runner(self.store, self.publisher, self._services, stream=stream, clock=clock,
-                             instructions=Instructions(self.store))
+                             compaction=compactor, instructions=Instructions(self.store))
         self.coordinator = Coordinator(self.runner, self.store.publish, has_pending=self._has_pending)
         sessions.set_executor(self.coordinator)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, Protocol
+from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
 
 from agent_tui.core import events as ev
 from agent_tui.core import retry
@@ -66,6 +66,7 @@ class StepPlan:
 class StepOutcome:
     asked_tools: bool = False
     error: ev.ErrorInfo | None = None
+    durable_output: bool = False  # the failing attempt had written output (overflow recovery needs none)
 
 
 @dataclass
@@ -126,19 +127,7 @@ class StepExecutor:
     # -- one attempt ---------------------------------------------------------
 
     async def _consume(self, plan: StepPlan, state: _Attempt) -> None:
-        stream = self._stream(plan.request)
-        try:
-            while True:
-                try:
-                    item = await anext(stream)
-                except StopAsyncIteration:
-                    break
-                except Exception as error:  # adapter errors arrive typed; others are unknown
-                    raise LLMFailure.from_exception(error) from error
-                await self._on_event(plan, state, item)
-        finally:
-            with contextlib.suppress(Exception):
-                await stream.aclose()  # type: ignore[attr-defined]
+        await consume(self._stream(plan.request), lambda item: self._on_event(plan, state, item))
 
     async def _on_event(self, plan: StepPlan, state: _Attempt, item: Any) -> None:
         amid, sid = plan.assistant_message_id, plan.session_id
@@ -278,7 +267,7 @@ class StepExecutor:
         await self._settle_tools(state)
         state.closed = True
         await self._pub(ev.StepFailed(assistant_message_id=plan.assistant_message_id, error=error))
-        return StepOutcome(error=error)
+        return StepOutcome(error=error, durable_output=state.durable_output)
 
     async def _abort(self, plan: StepPlan, state: _Attempt) -> None:
         """Interrupt: keep partial text, kill running tools, fail what is unsettled."""
@@ -298,6 +287,22 @@ class StepExecutor:
         state.closed = True
         await self._pub(ev.StepFailed(assistant_message_id=amid,
                                       error=ev.ErrorInfo(type=ev.ErrorType.ABORTED, message="Interrupted")))
+
+
+async def consume(stream: AsyncIterator[Any], on_event: Callable[[Any], Awaitable[None]]) -> None:
+    """Feed every stream item to ``on_event``; provider errors become :class:`LLMFailure`; always close."""
+    try:
+        while True:
+            try:
+                item = await anext(stream)
+            except StopAsyncIteration:
+                break
+            except Exception as error:  # adapter errors arrive typed; others are unknown
+                raise LLMFailure.from_exception(error) from error
+            await on_event(item)
+    finally:
+        with contextlib.suppress(Exception):
+            await stream.aclose()  # type: ignore[attr-defined]
 
 
 class LLMFailure(Exception):

@@ -1,0 +1,57 @@
+"""How big the next request is, and how big it may be (DESIGN §8).
+
+The estimate covers the complete request — system, history, tool definitions.
+When a step since the last checkpoint reported its input tokens, that figure
+is the base and only what came after it (that step's own output and tool
+results, later messages, appended reminders) is estimated at ~4 characters
+per token; otherwise the whole request is estimated that way.
+"""
+
+from __future__ import annotations
+
+import json
+
+from agent_tui.core.compaction_text import CHARS_PER_TOKEN, active_history
+from agent_tui.core.records import MessageRecord, ToolCallRecord
+from agent_tui.core.request_builder import history_messages
+from agent_tui.llm import types as llm
+
+
+def tokens_for(chars: int) -> int:
+    return -(-chars // CHARS_PER_TOKEN)
+
+
+def budget(context_window: int, output_allowance: int | None, buffer: int) -> int:
+    """Context window minus the absolute reserve: the larger of the output allowance and the buffer."""
+    return context_window - max(output_allowance or 0, buffer)
+
+
+def estimate(request: llm.Request, history: list[MessageRecord], tool_calls: list[ToolCallRecord]) -> int:
+    """Tokens of ``request``, which was built from ``history``."""
+    _, active = active_history(history)
+    anchor = _last_reported(active)
+    if anchor is None:
+        return tokens_for(request_chars(request))
+    reported = int(active[anchor].data["usage"]["input_tokens"])
+    after = history_messages(active[anchor:], tool_calls)
+    appended = request.messages[len(history_messages(history, tool_calls)):]  # e.g. the final-step reminder
+    return reported + tokens_for(sum(_chars(m) for m in [*after, *appended]))
+
+
+def request_chars(request: llm.Request) -> int:
+    system = sum(len(text) for text in request.system)
+    tools = len(json.dumps([t.model_dump() for t in request.tools], ensure_ascii=False)) if request.tools else 0
+    return system + tools + sum(_chars(m) for m in request.messages)
+
+
+def _chars(message: llm.HistoryMessage) -> int:
+    return len(message.model_dump_json())
+
+
+def _last_reported(active: list[MessageRecord]) -> int | None:
+    for index in range(len(active) - 1, -1, -1):
+        message = active[index]
+        usage = message.data.get("usage") if message.kind == "assistant" else None
+        if usage and usage.get("input_tokens"):
+            return index
+    return None

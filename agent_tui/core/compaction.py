@@ -1,0 +1,189 @@
+"""Compaction: summarise older history into one checkpoint (DESIGN §8, §5.6).
+
+Three triggers share one lifecycle — ``compaction.started``, live
+``CompactionDelta`` s while the model writes the summary, then
+``compaction.ended {summary, recent}`` or ``compaction.failed {error}``:
+
+- manual: the runner settles a ``/compact`` barrier when the session would go idle;
+- auto: before a step whose estimated request exceeds the budget;
+- overflow: once, after the provider refused a request as too long.
+
+The summary comes from the session's model without tools. A failed
+compaction changes nothing the model sees: only an ended row is a checkpoint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Awaitable, Callable
+
+from agent_tui.core import budget
+from agent_tui.core import compaction_text as text
+from agent_tui.core import events as ev
+from agent_tui.core import ids
+from agent_tui.core.config import Settings
+from agent_tui.core.publisher import SessionPublisher
+from agent_tui.core.records import MessageRecord, SessionRecord
+from agent_tui.core.step import LLMFailure, StreamFn, consume
+from agent_tui.llm import types as llm
+
+Reason = ev.CompactionReason
+UNAVAILABLE = "compaction.unavailable"
+EMPTY = "compaction.empty"
+
+
+class Compactor:
+    """The runner's compaction hook."""
+
+    def __init__(self, store: Any, settings_for: Callable[[SessionRecord], Awaitable[Settings]],
+                 stream: StreamFn | None = None) -> None:
+        self._store = store
+        self._settings_for = settings_for
+        self._stream = stream or _default_stream
+        self._info: dict[tuple[str, str], llm.ModelInfo] = {}
+        self._warned: set[tuple[str, str]] = set()
+
+    # -- the three triggers -------------------------------------------------------
+
+    async def run_barrier(self, session: SessionRecord, input_id: str, publish: SessionPublisher) -> None:
+        settings = await self._settings_for(session)
+        await self.compact(session, settings, Reason.MANUAL, publish, input_id=input_id)
+
+    async def before_step(self, session: SessionRecord, settings: Settings, request: llm.Request,
+                          history: list[MessageRecord], publish: SessionPublisher) -> ev.ErrorInfo | bool:
+        """Compact first when the pending request is over budget: True when it did, an error when it failed."""
+        if not settings.compaction.auto:
+            return False
+        calls = await self._store.tool_calls(session.id)
+        size = budget.estimate(request, history, calls)
+        info = await self.model_info(request.model, settings)
+        if info.context_window is None:
+            if size > settings.compaction.buffer:  # only once the session could need it
+                await self._warn_unknown_window(session.id, info, publish)
+            return False
+        limit = budget.budget(info.context_window, request.max_tokens or info.max_output_tokens,
+                              settings.compaction.buffer)
+        if size <= limit or text.plan(history, calls, settings.compaction.keep_tokens) is None:
+            return False
+        error = await self.compact(session, settings, Reason.AUTO, publish, history=history)
+        return error if error is not None else True
+
+    async def after_overflow(self, session: SessionRecord, settings: Settings,
+                             publish: SessionPublisher) -> ev.ErrorInfo | bool:
+        """The one overflow compaction of a step: True when a checkpoint now exists."""
+        error = await self.compact(session, settings, Reason.OVERFLOW, publish)
+        return error if error is not None else True
+
+    # -- one compaction ---------------------------------------------------------------
+
+    async def compact(self, session: SessionRecord, settings: Settings, reason: Reason, publish: SessionPublisher,
+                      *, input_id: str | None = None, history: list[MessageRecord] | None = None) -> ev.ErrorInfo | None:
+        """Run one compaction to its durable end; the error when it did not end."""
+        history = history if history is not None else await self._store.messages(session.id)
+        calls = await self._store.tool_calls(session.id)
+        source = text.plan(history, calls, settings.compaction.keep_tokens)
+        if source is None:
+            error = ev.ErrorInfo(type=EMPTY, message="Nothing to compact yet.")
+            if input_id is not None:  # settle the barrier; auto and overflow never get here with nothing
+                await publish(ev.CompactionFailed(reason=reason, error=error, input_id=input_id))
+            return error
+        model = session.model or settings.model or ""
+        message_id = ids.message_id()
+        await publish(ev.CompactionStarted(message_id=message_id, reason=reason, input_id=input_id))
+        try:
+            request = await self._summary_request(model, settings, source)
+            summary = await self._summarise(session.id, message_id, request, publish)
+        except asyncio.CancelledError:
+            interrupted = ev.ErrorInfo(type=ev.ErrorType.ABORTED, message="Interrupted")
+            await publish(ev.CompactionFailed(message_id=message_id, reason=reason, error=interrupted,
+                                              input_id=input_id))
+            raise
+        except LLMFailure as failure:
+            await publish(ev.CompactionFailed(message_id=message_id, reason=reason, error=failure.error,
+                                              input_id=input_id))
+            return failure.error
+        await publish(ev.CompactionEnded(message_id=message_id, reason=reason, summary=summary,
+                                         recent=source.recent_text, input_id=input_id))
+        return None
+
+    async def _summary_request(self, model: str, settings: Settings, source: text.CompactionInput) -> llm.Request:
+        model_settings = settings.model_settings(model)
+        info = await self.model_info(model, settings)
+        max_chars = None
+        if info.context_window is not None:
+            room = budget.budget(info.context_window, model_settings.max_output_tokens or info.max_output_tokens,
+                                 settings.compaction.buffer)
+            max_chars = max(room, 1_000) * text.CHARS_PER_TOKEN - len(text.SUMMARY_SYSTEM)
+        return llm.Request(
+            model=model,
+            system=[text.SUMMARY_SYSTEM],
+            messages=[llm.UserTurn(parts=[llm.TextPart(text=text.summary_material(source, max_chars))])],
+            api_base=model_settings.api_base or settings.api_base,
+            api_key=settings.api_key,
+            max_tokens=model_settings.max_output_tokens,
+        )
+
+    async def _summarise(self, session_id: str, message_id: str, request: llm.Request,
+                         publish: SessionPublisher) -> str:
+        deltas: list[str] = []
+        ended: list[str] = []
+        finishes: list[llm.Finish] = []
+
+        async def on_event(item: Any) -> None:
+            match item:
+                case llm.TextDelta(text=delta):
+                    deltas.append(delta)
+                    publish.live(ev.CompactionDelta(session_id=session_id, message_id=message_id, delta=delta))
+                case llm.TextEnd(text=full):
+                    ended.append(full)
+                case llm.Finish():
+                    finishes.append(item)
+
+        await consume(self._stream(request), on_event)
+        finish = finishes[-1] if finishes else None
+        if finish is not None and finish.reason == llm.FinishReason.CONTENT_FILTER:
+            raise LLMFailure(ev.ErrorInfo(type=ev.ErrorType.CONTENT_FILTER,
+                                          message="The provider stopped the summary (content filter)."))
+        written = ("\n".join(ended) if ended else "".join(deltas)).strip()
+        if not written:
+            raise LLMFailure(ev.ErrorInfo(type=EMPTY, message="The model returned an empty summary."))
+        return text.enforce_headings(written)
+
+    # -- model limits -------------------------------------------------------------------
+
+    async def model_info(self, model: str, settings: Settings) -> llm.ModelInfo:
+        overrides = settings.models.get(model)
+        key = (model, overrides.model_dump_json() if overrides is not None else "")
+        info = self._info.get(key)
+        if info is None:
+            from agent_tui.llm.models import model_info
+
+            info = await asyncio.to_thread(model_info, model, overrides)
+            self._info[key] = info
+        return info
+
+    async def _warn_unknown_window(self, session_id: str, info: llm.ModelInfo, publish: SessionPublisher) -> None:
+        """One durable notice per session and model: a failed automatic compaction without a divider."""
+        message = info.warning or f"The context window of {info.model} is unknown, so automatic compaction is off."
+        key = (session_id, message)
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        if await self._store.read(_warned_before, session_id, message):
+            return
+        await publish(ev.CompactionFailed(reason=Reason.AUTO, error=ev.ErrorInfo(type=UNAVAILABLE, message=message)))
+
+
+def _warned_before(conn: Any, session_id: str, message: str) -> bool:
+    row = conn.execute(
+        "SELECT 1 FROM event WHERE session_id = ? AND type = ? AND json_extract(data_json, '$.error.type') = ?"
+        " AND json_extract(data_json, '$.error.message') = ? LIMIT 1",
+        (session_id, ev.CompactionFailed.TYPE, UNAVAILABLE, message),
+    ).fetchone()
+    return row is not None
+
+
+def _default_stream(request: llm.Request):  # type: ignore[no-untyped-def]
+    from agent_tui import llm as adapter
+
+    return adapter.stream(request)

@@ -1,0 +1,145 @@
+"""Manual /compact: a barrier that runs when the session would go idle and holds later input."""
+
+from __future__ import annotations
+
+import asyncio
+
+from agent_tui.core import events as ev
+from agent_tui.core.runtime import Runtime
+from agent_tui.testing.fake_provider import FakeProvider
+
+from .conftest import kinds, of_type, settle, stored
+from .helpers import SUMMARY, dumped, echo, is_summary_request, roles, user_texts
+
+
+async def test_barrier_waits_for_the_tool_loop_then_releases_held_input(
+    runtime: Runtime, fake: FakeProvider, workdir
+) -> None:
+    fake.add(echo("call_1", "pong", reasoning="private chain of thought", hold=True), {"text": "loop done"},
+             {"text": SUMMARY, "chunks": 5}, {"text": "after answer"})
+    sid = (await runtime.sessions.create(location=workdir)).id
+    await runtime.sessions.prompt(sid, "first")
+    await fake.wait_for("held")
+    barrier = await runtime.sessions.compact(sid)
+    later = await runtime.sessions.prompt(sid, "after the compaction", delivery="steer")
+    assert [row.id for row in await runtime.sessions.pending(sid)] == [barrier.input_id, later.input_id]
+    fake.release()
+    await settle(runtime, sid)
+
+    log = await stored(runtime, sid)
+    names = kinds(log)
+    started = names.index("compaction.started")
+    step_ends = [i for i, k in enumerate(names) if k == "step.ended"]
+    promoted = [i for i, e in enumerate(log) if isinstance(e.event, ev.PromptPromoted) and e.event.input_id == later.input_id]
+    assert step_ends[1] < started < names.index("compaction.ended") < promoted[0] < step_ends[2]  # never mid loop
+    assert names.count("execution.started") == 1 and names[-1] == "execution.succeeded"
+    begun = of_type(log, ev.CompactionStarted)[0]
+    assert begun.reason == "manual" and begun.input_id == barrier.input_id and begun.message_id != barrier.input_id
+    ended = of_type(log, ev.CompactionEnded)[0]
+    assert ended.input_id == barrier.input_id and ended.message_id == begun.message_id
+    assert ended.summary.startswith("## Objective\nShip the parser fix.\n\n## Important Details\n(none)")
+    assert "## Work State\n(none)" in ended.summary and ended.summary.endswith("## Next Move\nRun the tests.")
+
+    bodies = [r.body for r in fake.accepted]
+    assert user_texts(bodies[1]) == ["first"]  # held back while the barrier was pending
+    assert is_summary_request(bodies[2]) and "pong" in user_texts(bodies[2])[0]
+    after = bodies[3]
+    assert roles(after) == ["system", "system", "user", "user"]
+    checkpoint, prompt = user_texts(after)
+    assert checkpoint.startswith("<system-reminder>") and "Ship the parser fix." in checkpoint
+    assert prompt == "after the compaction"
+    assert "private chain of thought" not in dumped(after) and "tool_calls" not in dumped(after)
+
+    rows = await runtime.store.messages(sid)
+    divider = next(m for m in rows if m.kind == "compaction")
+    assert divider.id == begun.message_id and divider.data["state"] == "ended" and divider.data["summary"] == ended.summary
+    assert [m.kind for m in rows] == ["user", "assistant", "assistant", "compaction", "user", "assistant"]
+    assert await runtime.sessions.pending(sid) == []
+    inbox = await runtime.store.input(barrier.input_id)
+    assert inbox is not None and inbox.settled_seq is not None
+
+
+async def test_summary_streams_live_deltas(runtime: Runtime, fake: FakeProvider, workdir) -> None:
+    fake.add({"text": "one"}, {"text": SUMMARY, "chunks": 4})
+    sid = (await runtime.sessions.create(location=workdir)).id
+    await runtime.sessions.prompt(sid, "hello")
+    await settle(runtime, sid)
+    subscription = runtime.store.bus.subscribe(sid)
+    await runtime.sessions.compact(sid)
+    await settle(runtime, sid)
+    seen: list[ev.CompactionDelta] = []
+    while (item := subscription.get_nowait()) is not None:
+        if isinstance(item, ev.CompactionDelta):
+            seen.append(item)
+    ended = of_type(await stored(runtime, sid), ev.CompactionEnded)[0]
+    assert seen and "".join(d.delta for d in seen) == SUMMARY  # the raw text, as the model wrote it
+    assert {d.message_id for d in seen} == {ended.message_id}
+
+
+async def test_repeated_compaction_updates_the_previous_summary(runtime: Runtime, fake: FakeProvider, workdir) -> None:
+    second = "## Objective\nShip it, then release.\n## Important Details\nv2 tagged"
+    fake.add({"text": "one"}, {"text": SUMMARY}, {"text": "two"}, {"text": second}, {"text": "three"})
+    sid = (await runtime.sessions.create(location=workdir)).id
+    for prompt in ("p1", "p2"):
+        await runtime.sessions.prompt(sid, prompt)
+        await settle(runtime, sid)
+        await runtime.sessions.compact(sid)
+        await settle(runtime, sid)
+    await runtime.sessions.prompt(sid, "p3")
+    await settle(runtime, sid)
+    bodies = [r.body for r in fake.accepted]
+    assert is_summary_request(bodies[1]) and is_summary_request(bodies[3])
+    material = user_texts(bodies[3])[0]
+    assert "<previous-checkpoint>\n## Objective\nShip the parser fix." in material and "User:\np2" in material
+    final = user_texts(bodies[4])
+    assert len(final) == 2 and "Ship it, then release." in final[0] and "Ship the parser fix" not in final[0]
+    assert final[1] == "p3"
+
+
+async def test_nothing_to_compact_settles_the_barrier_as_failed(runtime: Runtime, fake: FakeProvider, workdir) -> None:
+    sid = (await runtime.sessions.create(location=workdir)).id
+    receipt = await runtime.sessions.compact(sid)
+    await settle(runtime, sid)
+    failed = of_type(await stored(runtime, sid), ev.CompactionFailed)
+    assert [(f.error.type, f.input_id) for f in failed] == [("compaction.empty", receipt.input_id)]
+    assert await runtime.sessions.pending(sid) == [] and fake.requests == []
+    [divider] = await runtime.store.messages(sid)
+    assert divider.data["state"] == "failed" and divider.data["error"]["message"] == "Nothing to compact yet."
+
+
+async def test_failed_compaction_leaves_history_unchanged(runtime: Runtime, fake: FakeProvider, workdir) -> None:
+    fake.add(echo("call_1", "pong"), {"text": "answer one"}, {"error": {"status": 500, "kind": "internal"}},
+             {"text": "answer two"})
+    sid = (await runtime.sessions.create(location=workdir)).id
+    await runtime.sessions.prompt(sid, "one")
+    await settle(runtime, sid)
+    before = [r.body for r in fake.accepted][1]
+    receipt = await runtime.sessions.compact(sid)
+    await runtime.sessions.prompt(sid, "two")
+    await settle(runtime, sid)
+    log = await stored(runtime, sid)
+    failed = of_type(log, ev.CompactionFailed)
+    assert len(failed) == 1 and failed[0].error.type == "provider.internal" and failed[0].input_id == receipt.input_id
+    assert not of_type(log, ev.CompactionEnded)
+    after = fake.accepted[3].body
+    assert after["messages"][: len(before["messages"])] == before["messages"]  # the same prefix, native tool messages
+    assert "tool_calls" in dumped(after) and "<system-reminder>" not in dumped(after)
+    assert user_texts(after) == ["one", "two"]
+
+
+async def test_interrupt_during_compaction_fails_it_and_settles_the_barrier(
+    runtime: Runtime, fake: FakeProvider, workdir
+) -> None:
+    fake.add({"text": "one"}, {"text": SUMMARY, "hold": True})
+    sid = (await runtime.sessions.create(location=workdir)).id
+    await runtime.sessions.prompt(sid, "hello")
+    await settle(runtime, sid)
+    receipt = await runtime.sessions.compact(sid)
+    await fake.wait_for("held")
+    await runtime.sessions.interrupt(sid)
+    log = await stored(runtime, sid)
+    failed = of_type(log, ev.CompactionFailed)
+    assert [(f.error.type, f.input_id) for f in failed] == [("aborted", receipt.input_id)]
+    assert kinds(log)[-1] == "execution.interrupted"
+    assert await runtime.sessions.pending(sid) == []
+    await asyncio.sleep(0)
