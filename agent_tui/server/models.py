@@ -43,6 +43,10 @@ class PromptBody(_Body):
     resume: bool = True
 
 
+class CompactBody(_Body):
+    resume: bool = True
+
+
 class ModelBody(_Body):
     model: str = Name
 
@@ -121,7 +125,7 @@ class ErrorResponse(BaseModel):
 
 
 __all__ = [
-    "AgentBody", "CreateSession", "ErrorBody", "ErrorResponse", "HistoryQuery", "Interrupted", "ListQuery",
+    "AgentBody", "CompactBody", "CreateSession", "ErrorBody", "ErrorResponse", "HistoryQuery", "Interrupted", "ListQuery",
     "Listing", "LogQuery", "MessageList", "MessagesQuery", "ModelBody", "PendingList", "PermissionList",
     "PermissionReplyBody", "PromptBody", "Receipt", "SessionList", "SessionRecord",
 ]  # fmt: skip

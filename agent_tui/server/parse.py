@@ -32,7 +32,10 @@ async def json_value(request: web.Request) -> Any:
         raise bad_request(f"the request body is not valid JSON: {error}") from None
 
 
-async def body(request: web.Request, model: type[M]) -> M:
+async def body(request: web.Request, model: type[M], *, optional: bool = False) -> M:
+    """The body validated as ``model``; with ``optional`` an empty body means all defaults."""
+    if optional and not (await request.read()).strip():
+        return model()
     value = await json_value(request)
     if not isinstance(value, dict):
         raise bad_request("the request body must be a JSON object")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from agent_tui.server.models import Interrupted, PendingList, PromptBody
+from agent_tui.server.models import CompactBody, Interrupted, PendingList, PromptBody
 from agent_tui.server.parse import body
 from agent_tui.server.respond import reply
 from agent_tui.server.state import sessions
@@ -24,7 +24,9 @@ async def prompt(request: web.Request) -> web.Response:
 
 @routes.post("/api/session/{id}/compact")
 async def compact(request: web.Request) -> web.Response:
-    return reply(await sessions(request).compact(request.match_info["id"]), 202)
+    """One coalesced manual barrier: while one is pending, the same receipt comes back."""
+    spec = await body(request, CompactBody, optional=True)
+    return reply(await sessions(request).compact(request.match_info["id"], resume=spec.resume), 202)
 
 
 @routes.post("/api/session/{id}/interrupt")
