@@ -89,7 +89,7 @@ async def _run(args: argparse.Namespace, settings, location: Path) -> int:  # no
     closers: list = []
 
     async def connect():  # noqa: ANN202 - after the first frame: the runtime's imports cost ~150 ms
-        sessions, close = await _open_core(args)
+        sessions, close = await _open_core(args, settings, location)
         closers.append(close)
         return sessions
 
@@ -105,19 +105,18 @@ async def _run(args: argparse.Namespace, settings, location: Path) -> int:  # no
     return app.return_code or 0
 
 
-async def _open_core(args: argparse.Namespace):  # noqa: ANN202
-    """The runtime (store + facade + runner) when this build has one, else the bare facade."""
+async def _open_core(args: argparse.Namespace, settings, location: Path):  # noqa: ANN001, ANN202
+    """The core runtime (store + facade + coordinator + runner); returns its facade and closer."""
     import importlib
 
-    cli = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key}
-    try:  # imported in a thread so the first frames keep painting
-        runtime_module = await asyncio.to_thread(importlib.import_module, "agent_tui.core.runtime")
-        Runtime = runtime_module.Runtime
-    except (ImportError, AttributeError):
-        from agent_tui.core.config import load_settings
-        from agent_tui.core.sessions import open_sessions
+    from agent_tui.core.config import load_settings
 
-        sessions = await open_sessions(await asyncio.to_thread(load_settings, None, cli))
-        return sessions, sessions.close
-    runtime = await Runtime.open(cli=cli)
+    cli = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key}
+
+    def settings_for(where: Path):  # noqa: ANN202 - this directory's settings are already loaded
+        return settings if where.resolve() == location else load_settings(where, cli=cli)
+
+    # Imported in a thread so the first frames keep painting meanwhile.
+    runtime_module = await asyncio.to_thread(importlib.import_module, "agent_tui.core.runtime")
+    runtime = await runtime_module.Runtime.open(settings_for, cli=cli)
     return runtime.sessions, runtime.close

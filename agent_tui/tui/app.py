@@ -49,7 +49,7 @@ class AgentApp(App[None]):
         Binding("ctrl+r", "resume", "sessions"),
         Binding("ctrl+n", "new_session", "new"),
         Binding("alt+w", "withdraw", "withdraw pending", show=False),
-        Binding("end", "follow", "follow", show=False),
+        Binding("ctrl+end", "follow", "follow", show=False, priority=True),
         Binding("f1", "help", "help"),
     ]
 

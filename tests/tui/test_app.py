@@ -346,3 +346,96 @@ async def test_a_very_long_answer_streams_into_a_chain_of_markdown_widgets(fake,
         assert len(frozen) > 3 and len(widget.query_children(Markdown)) == 1  # only the tail is live Markdown
         assert widget.source == text
         assert all(part.source.count("```") % 2 == 0 for part in frozen)
+
+
+async def test_scrolled_up_view_stays_put_and_hints_new_output(fake, make_app) -> None:
+    stored(fake, turns=12)
+    fake.running.add(SID)
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(TranscriptView)
+        await until(pilot, lambda: len(blocks(app)) == 24 and view.max_scroll_y > 0)
+        await until(pilot, lambda: view.scroll_y == view.max_scroll_y)
+        hint = app.query_one("#new-output")
+        assert not hint.display
+        view.scroll_to(y=view.max_scroll_y - 10, animate=False, immediate=True)
+        view.release_anchor()
+        await pilot.pause()
+        where = view.scroll_y
+        fake.publish(SID, ev.StepStarted(assistant_message_id="m9", agent="build", model="x"))
+        fake.publish(SID, ev.TextStarted(assistant_message_id="m9", ordinal=0))
+        fake.publish(SID, ev.TextEnded(assistant_message_id="m9", ordinal=0, text="fresh output\n\n" * 5))
+        await until(pilot, lambda: hint.display)
+        assert view.scroll_y == where  # not yanked to the bottom
+        await pilot.press("ctrl+end")
+        await until(pilot, lambda: not hint.display and view.scroll_y == view.max_scroll_y)
+
+
+async def test_interrupting_shows_until_the_session_stops(fake, make_app) -> None:
+    stored(fake)
+    fake.running.add(SID)
+
+    async def slow_interrupt(session_id: str, reason: str = "user") -> None:
+        fake.calls.append(("interrupt", session_id, reason))  # the runner takes its time to stop
+
+    fake.interrupt = slow_interrupt  # type: ignore[method-assign]
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: len(blocks(app)) == 2)
+        await pilot.press("escape")
+        await until(pilot, lambda: "interrupting…" in status(app))
+        fake.running.discard(SID)
+        fake.publish(SID, ev.ExecutionInterrupted(reason=ev.InterruptReason.USER))
+        await until(pilot, lambda: "idle" in status(app))
+
+
+async def test_help_lists_every_key_and_command(fake, make_app) -> None:
+    from agent_tui.tui.commands import COMMANDS
+    from agent_tui.tui.screens.help import KEYS, HelpScreen
+
+    app = make_app()
+    async with app.run_test() as pilot:
+        await pilot.press(*"/help", "enter")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, HelpScreen))
+    shown = {
+        {"esc": "escape"}.get(part.strip().lower(), part.strip().lower())
+        for key, _ in KEYS for part in key.replace(" / ", ",").split(",")
+    }  # fmt: skip
+    bound = {key for cls in (AgentApp, PromptInput) for b in cls.BINDINGS for key in b.key.split(",")}
+    assert bound <= shown, f"bindings missing from help: {bound - shown}"
+    assert {"/" + c.name for c in COMMANDS} == {"/new", "/resume", "/compact", "/model", "/theme", "/help"}
+
+
+async def test_palette_offers_the_same_commands(fake, make_app) -> None:
+    from textual.command import CommandPalette
+
+    app = make_app()
+    async with app.run_test() as pilot:
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"agent-light")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await until(pilot, lambda: app.theme == "agent-light")
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        for wanted in ("New session", "Resume session", "Compact", "Help", "Theme: agent-dark", "Model: openai/fake"):
+            assert wanted in titles
+
+
+async def test_a_theme_file_saved_while_running_reloads(fake, make_app, tmp_path) -> None:
+    from agent_tui.tui.themes import BUNDLED_THEMES_DIR
+
+    user = tmp_path / "themes"
+    user.mkdir()
+    text = (BUNDLED_THEMES_DIR / "agent-dark.toml").read_text()
+    app = make_app(theme_dirs=[BUNDLED_THEMES_DIR, user])
+    async with app.run_test() as pilot:
+        assert app.theme_variables["diff-added"] == "#87d787"
+        await pilot.pause(0.3)  # the OS watch starts in a worker
+        (user / "agent-dark.toml").write_text(text.replace('diff-added = "#87d787"', 'diff-added = "#00ff00"'))
+        await until(pilot, lambda: app.theme_variables.get("diff-added") == "#00ff00", timeout=10)
+        (user / "agent-dark.toml").write_text("name = ")
+        await until(pilot, lambda: any("invalid TOML" in str(n.message) for n in app._notifications), timeout=10)
+        assert app.theme == "agent-dark"

@@ -255,3 +255,67 @@ async def test_long_session_opens_at_the_end_and_scrolling_up_loads_older_segmen
         texts = [getattr(b, "text", None) for b in view.mounted_blocks]
         assert texts[:2] == ["question 0", "answer 0"]
         assert texts.count("queued before everything") == 0  # still pending, not in the transcript
+
+
+async def test_another_session_opens_while_one_runs_and_switching_back_shows_everything(real, workdir, clock) -> None:
+    from textual.widgets import OptionList
+
+    sessions, executor = real
+    a = (await sessions.create(location=workdir)).id
+    await exchange(sessions, a, "long job", "starting")
+    b = (await sessions.create(location=workdir)).id
+    await exchange(sessions, b, "other thing", "done")
+    executor.running.add(a)
+    app = app_for(sessions, workdir, clock, StartMode(session_id=a))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: len(app.query(UserMessage)) == 1)
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker) and len(app.screen.rows) == 2)
+        picker = app.screen
+        rows = {r.id: str(o.prompt) for r, o in zip(picker.rows, picker.query_one(OptionList).options)}
+        assert rows[a].startswith("● ") and not rows[b].startswith("● ")
+        index = [r.id for r in picker.rows].index(b)
+        for _ in range(index):
+            await pilot.press("down")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.view.session_id == b and len(app.query(UserMessage)) == 1)
+        # A keeps running in the background: its events land in the store, not on this screen.
+        await sessions.store.publish_many(a, [
+            ev.StepStarted(assistant_message_id="msg_bg", agent="build", model="x"),
+            ev.TextStarted(assistant_message_id="msg_bg", ordinal=0),
+            ev.TextEnded(assistant_message_id="msg_bg", ordinal=0, text="finished in the background"),
+            ev.StepEnded(assistant_message_id="msg_bg", finish="stop"),
+        ])  # fmt: skip
+        await pilot.pause()
+        assert "finished in the background" not in [w._written for w in app.query(AssistantText)]
+        await app.open_session(a)
+        await until(pilot, lambda: "finished in the background" in [w._written for w in app.query(AssistantText)])
+        assert "running" in app.view.query_one("#status").line().plain
+
+
+async def test_asks_of_a_background_session_show_in_the_status_bar_and_picker(real, workdir, clock) -> None:
+    from textual.widgets import OptionList
+
+    sessions, executor = real
+    here = (await sessions.create(location=workdir)).id
+    await exchange(sessions, here, "foreground", "ok")
+    away = (await sessions.create(location=workdir)).id
+    await exchange(sessions, away, "background", "ok")
+    executor.running.add(away)
+    await sessions.store.publish_many(away, [
+        ev.StepStarted(assistant_message_id="msg_w", agent="build", model="x"),
+        ev.ToolCalled(assistant_message_id="msg_w", call_id="c1", name="bash", input={"command": "make deploy"}),
+        ev.PermissionAsked(request_id="perm_bg", assistant_message_id="msg_w", call_id="c1", action="bash",
+                           resources=["make deploy"]),
+    ])  # fmt: skip
+    app = app_for(sessions, workdir, clock, StartMode(session_id=here))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: len(app.query(UserMessage)) == 1)
+        await app.view._poll()  # the periodic check, without waiting for its timer
+        assert "⚑ 1 waiting elsewhere" in app.view.query_one("#status").line().plain
+        assert not app.view.query_one(PermissionPanel).display  # not this session's ask
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker) and len(app.screen.rows) == 2)
+        picker = app.screen
+        rows = {r.id: str(o.prompt) for r, o in zip(picker.rows, picker.query_one(OptionList).options)}
+        assert rows[away].startswith("⚑ ")

@@ -23,7 +23,8 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("Ctrl+N", "new session"),
     ("Ctrl+P", "command palette"),
     ("Ctrl+C", "copy selection, else clear the prompt; twice quits"),
-    ("End", "follow the newest output"),
+    ("Ctrl+End", "follow the newest output (or click the “new output below” bar)"),
+    ("F1", "this help"),
     ("y / a / n / m", "permission: once / always / reject / reject with message"),
 )
 

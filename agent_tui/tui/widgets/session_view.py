@@ -64,7 +64,7 @@ class SessionView(Vertical):
     def compose(self) -> ComposeResult:
         clock = self.ctx.clock
         yield TranscriptView(clock, id="transcript")
-        yield NewOutputHint("↓ new output below — End to follow", id="new-output")
+        yield NewOutputHint("↓ new output below — Ctrl+End (or click) to follow", id="new-output")
         yield PendingInputStrip(id="pending")
         yield PermissionPanel(clock, self.ctx.timings.permission_grace_s, id="permission")
         yield PromptInput(id="prompt")

@@ -28,6 +28,9 @@ MAX_MOUNTED = 240  # pruned down to MAX_MOUNTED - PAGE_BLOCKS while following
 class NewOutputHint(Static):
     """Shown over the bottom edge when output arrives while the user reads older text."""
 
+    def on_click(self) -> None:
+        self.app.action_follow()  # type: ignore[attr-defined]
+
 
 class TranscriptView(VerticalScroll, can_focus=True):
     class Scrolled(Message):
