@@ -1,0 +1,61 @@
+"""The request estimate: reported input tokens plus ~chars/4 for what came after."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_tui.core import budget
+from agent_tui.core.records import MessageRecord
+from agent_tui.core.request_builder import history_messages
+from agent_tui.llm import types as llm
+
+
+def _msg(mid: str, seq: int, kind: str, data: dict[str, Any]) -> MessageRecord:
+    return MessageRecord(id=mid, session_id="s", seq=seq, kind=kind, data=data, created=0, updated=0)  # type: ignore[arg-type]
+
+
+def _user(mid: str, seq: int, text: str) -> MessageRecord:
+    return _msg(mid, seq, "user", {"prompt": [{"type": "text", "text": text}]})
+
+
+def _answer(mid: str, seq: int, text: str, input_tokens: int | None) -> MessageRecord:
+    usage = {"input_tokens": input_tokens, "output_tokens": 1} if input_tokens is not None else None
+    return _msg(mid, seq, "assistant", {"parts": [{"type": "text", "text": text}], "state": "ended", "model": "m",
+                                        "usage": usage})
+
+
+def _request(history: list[MessageRecord], *, system: str = "S" * 400, extra: list[Any] = ()) -> llm.Request:
+    tools = [llm.ToolSpec(name="read", description="D" * 200)]
+    return llm.Request(model="m", system=[system], messages=[*history_messages(history, []), *extra], tools=tools)
+
+
+def test_budget_reserves_the_larger_of_output_and_buffer() -> None:
+    assert budget.budget(100_000, 8_000, 20_000) == 80_000
+    assert budget.budget(100_000, 32_000, 20_000) == 68_000
+    assert budget.budget(100_000, None, 20_000) == 80_000
+
+
+def test_without_a_reported_request_everything_is_counted_by_characters() -> None:
+    history = [_user("u1", 1, "x" * 4_000)]
+    request = _request(history)
+    estimate = budget.estimate(request, history, [])
+    assert estimate == budget.tokens_for(budget.request_chars(request))
+    assert 1_000 + 100 + 50 < estimate < 1_000 + 100 + 50 + 60  # prompt + system + tool definitions + JSON framing
+
+
+def test_reported_tokens_are_the_base_for_what_came_after() -> None:
+    history = [_user("u1", 1, "x" * 40_000), _answer("a1", 2, "y" * 400, 10_000), _user("u2", 3, "z" * 800)]
+    request = _request(history, extra=[llm.SystemReminder(text="w" * 80)])
+    estimate = budget.estimate(request, history, [])
+    after = 400 + 800 + 80  # the answer, the newer prompt and the appended reminder, not the 40 000 characters
+    assert 10_000 + after // 4 < estimate < 10_000 + after // 4 + 60
+
+
+def test_a_report_from_before_the_checkpoint_is_not_used() -> None:
+    history = [
+        _user("u1", 1, "x" * 400), _answer("a1", 2, "old", 90_000),
+        _msg("c1", 3, "compaction", {"state": "ended", "summary": "## Objective\nX", "recent": ""}),
+        _user("u2", 4, "next"),
+    ]
+    request = _request(history)
+    assert budget.estimate(request, history, []) == budget.tokens_for(budget.request_chars(request)) < 1_000
