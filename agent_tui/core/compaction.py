@@ -74,6 +74,20 @@ class Compactor:
         error = await self.compact(session, settings, Reason.OVERFLOW, publish)
         return error if error is not None else True
 
+    async def sweep(self, session_id: str, publish: SessionPublisher) -> None:
+        """At drain start (under the lease): fail compactions a dead process left running.
+
+        A started manual barrier is settled with it, so input held behind it moves on.
+        """
+        running, barrier = await self._store.read(_running_compactions, session_id)
+        error = ev.ErrorInfo(type=ev.ErrorType.ABORTED, message="The process running this compaction stopped.")
+        events = []
+        for message_id, reason in running:
+            owner = barrier if reason == Reason.MANUAL else None
+            barrier = None if owner else barrier
+            events.append(ev.CompactionFailed(message_id=message_id, reason=reason, error=error, input_id=owner))
+        await publish.many(events)
+
     # -- one compaction ---------------------------------------------------------------
 
     async def compact(self, session: SessionRecord, settings: Settings, reason: Reason, publish: SessionPublisher,
@@ -172,6 +186,20 @@ class Compactor:
         if await self._store.read(_warned_before, session_id, message):
             return
         await publish(ev.CompactionFailed(reason=Reason.AUTO, error=ev.ErrorInfo(type=UNAVAILABLE, message=message)))
+
+
+def _running_compactions(conn: Any, session_id: str) -> tuple[list[tuple[str, str]], str | None]:
+    rows = conn.execute(
+        "SELECT id, json_extract(data_json, '$.reason') FROM message WHERE session_id = ? AND kind = 'compaction'"
+        " AND json_extract(data_json, '$.state') = 'running' ORDER BY seq",
+        (session_id,),
+    ).fetchall()
+    barrier = conn.execute(
+        "SELECT id FROM session_input WHERE session_id = ? AND kind = 'compaction' AND promoted_seq IS NOT NULL"
+        " AND settled_seq IS NULL AND withdrawn = 0",
+        (session_id,),
+    ).fetchone()
+    return [(row[0], row[1]) for row in rows], barrier[0] if barrier else None
 
 
 def _warned_before(conn: Any, session_id: str, message: str) -> bool:

@@ -31,6 +31,8 @@ class CompactionHook(Protocol):
     written, False when nothing was done, or the error of a failed compaction.
     """
 
+    async def sweep(self, session_id: str, publish: SessionPublisher) -> None: ...
+
     async def run_barrier(self, session: SessionRecord, input_id: str, publish: SessionPublisher) -> None: ...
 
     async def before_step(self, session: SessionRecord, settings: Settings, request: llm.Request,
@@ -42,6 +44,9 @@ class CompactionHook(Protocol):
 
 class NoCompaction:
     """Without a compactor a barrier settles as failed instead of blocking input forever."""
+
+    async def sweep(self, session_id: str, publish: SessionPublisher) -> None:
+        return None
 
     async def run_barrier(self, session: SessionRecord, input_id: str, publish: SessionPublisher) -> None:
         await publish(ev.CompactionFailed(
@@ -107,6 +112,7 @@ class Runner:
             return ev.ErrorInfo(type="session.missing", message=f"unknown session {session_id}")
         publish = self._publisher_for(session_id)
         await sweep_stale(store, session_id, publish)
+        await self._compaction.sweep(session_id, publish)
         forced = force
         while True:
             session = await store.session(session_id)

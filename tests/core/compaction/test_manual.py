@@ -143,3 +143,24 @@ async def test_interrupt_during_compaction_fails_it_and_settles_the_barrier(
     assert kinds(log)[-1] == "execution.interrupted"
     assert await runtime.sessions.pending(sid) == []
     await asyncio.sleep(0)
+
+
+async def test_a_compaction_left_running_by_a_dead_process_is_failed_at_drain_start(
+    runtime: Runtime, fake: FakeProvider, workdir
+) -> None:
+    fake.add({"text": "answer"})
+    sid = (await runtime.sessions.create(location=workdir)).id
+    barrier = await runtime.sessions.compact(sid, resume=False)
+    await runtime.store.publish(sid, ev.CompactionStarted(message_id="msg_dead", reason="manual", input_id=barrier.input_id))
+    await runtime.store.publish(sid, ev.CompactionStarted(message_id="msg_dead_auto", reason="auto"))
+    later = await runtime.sessions.prompt(sid, "held behind the barrier", resume=False)
+    await runtime.sessions.run(sid)
+    log = await stored(runtime, sid)
+    failed = of_type(log, ev.CompactionFailed)
+    assert [(f.message_id, f.input_id, f.error.type) for f in failed] == [
+        ("msg_dead", barrier.input_id, "aborted"), ("msg_dead_auto", None, "aborted")]
+    names = kinds(log)
+    promoted = [e.event.input_id for e in log if isinstance(e.event, ev.PromptPromoted)]
+    assert promoted == [later.input_id] and names.index("compaction.failed") < names.index("prompt.promoted")
+    states = {m.id: m.data["state"] for m in await runtime.store.messages(sid) if m.kind == "compaction"}
+    assert states == {"msg_dead": "failed", "msg_dead_auto": "failed"}
