@@ -27,9 +27,14 @@ def build_app(sessions: Sessions, token: str, *, settings_for: SettingsFor | Non
     return app
 
 
-async def _close_streams(app: web.Application) -> None:
-    """Live SSE tails never end by themselves: stop them so shutdown does not wait."""
-    streams = list(app[STATE].streams)
-    for task in streams:
-        task.cancel()
-    await asyncio.gather(*streams, return_exceptions=True)
+async def _close_streams(app: web.Application, grace_s: float = 2.0) -> None:
+    """Live SSE tails never end by themselves: ask them to finish their responses
+    (clients see a clean end of stream), and cancel any that cannot write in time."""
+    server = app[STATE]
+    server.closing.set()
+    streams = list(server.streams)
+    if streams:
+        _, late = await asyncio.wait(streams, timeout=grace_s)
+        for task in late:
+            task.cancel()
+        await asyncio.gather(*late, return_exceptions=True)

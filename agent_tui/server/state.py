@@ -22,7 +22,9 @@ class ServerState:
     keepalive_s: float = 15.0
     """An SSE comment is written this often on an idle stream, so a gone client is noticed."""
     streams: set[asyncio.Task[object]] = field(default_factory=set)
-    """Running SSE handlers, cancelled when the server shuts down."""
+    """Running SSE handlers: at shutdown they end their responses properly."""
+    closing: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set at shutdown: live tails stop and finish their responses."""
 
 
 STATE = web.AppKey("agent_tui_state", ServerState)

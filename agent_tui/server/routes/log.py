@@ -14,12 +14,13 @@ import asyncio
 import contextlib
 import json
 from collections.abc import Awaitable
+from typing import Any
 
 from aiohttp import web
 
 from agent_tui.core import events as ev
 from agent_tui.core.bus import Subscription
-from agent_tui.core.sessions import Sessions
+from agent_tui.core.sessions import HISTORY_MAX, Sessions
 from agent_tui.core.tail import Synced
 from agent_tui.server.errors import bad_request
 from agent_tui.server.models import LogQuery
@@ -57,13 +58,15 @@ async def log(request: web.Request) -> web.StreamResponse:
     deltas = facade.subscribe(sid, deltas=True) if q.follow and q.deltas else None
     try:
         out = await EventStream.open(request)
-        synced = asyncio.Event()
-        jobs: list[Awaitable[None]] = [_replay_and_tail(out, facade, sid, after, q.follow, synced)]
+        synced, cursor = asyncio.Event(), _Cursor(after or 0)
+        jobs: list[Awaitable[Any]] = [_replay_and_tail(out, facade, sid, cursor, q.follow, synced)]
         if q.follow:
-            jobs.append(_keepalive(out, server.keepalive_s))
+            jobs += [_keepalive(out, server.keepalive_s), server.closing.wait()]
         if deltas is not None:
             jobs.append(_deltas(out, deltas, synced))
         await _first_to_end(jobs)
+        if server.closing.is_set() and synced.is_set():
+            await _catch_up(out, facade, sid, cursor)  # e.g. the shutdown's own interrupted events
         return out.response
     finally:
         if deltas is not None:
@@ -71,7 +74,7 @@ async def log(request: web.Request) -> web.StreamResponse:
         server.streams.discard(task)
 
 
-async def _first_to_end(jobs: list[Awaitable[None]]) -> None:
+async def _first_to_end(jobs: list[Awaitable[Any]]) -> None:
     """Run the producers until one ends; a client that went away is a normal end."""
     tasks = [asyncio.ensure_future(job) for job in jobs]
     try:
@@ -86,16 +89,39 @@ async def _first_to_end(jobs: list[Awaitable[None]]) -> None:
             raise error
 
 
-async def _replay_and_tail(out: EventStream, facade: Sessions, sid: str, after: int | None, follow: bool,
+class _Cursor:
+    """The seq of the last durable event sent."""
+
+    def __init__(self, seq: int) -> None:
+        self.seq = seq
+
+
+async def _send_event(out: EventStream, cursor: _Cursor, stored: ev.StoredEvent) -> None:
+    await out.send(stored.to_json_line(), event=stored.type, id=stored.seq)
+    cursor.seq = stored.seq
+
+
+async def _replay_and_tail(out: EventStream, facade: Sessions, sid: str, cursor: _Cursor, follow: bool,
                            synced: asyncio.Event) -> None:  # fmt: skip
-    async with contextlib.aclosing(facade.log(sid, after=after, follow=follow)) as items:
+    async with contextlib.aclosing(facade.log(sid, after=cursor.seq or None, follow=follow)) as items:
         async for item in items:
             match item:
                 case Synced(seq=seq):
                     await out.send(json.dumps({} if seq is None else {"seq": seq}), event="log.synced")
                     synced.set()
                 case ev.StoredEvent():
-                    await out.send(item.to_json_line(), event=item.type, id=item.seq)
+                    await _send_event(out, cursor, item)
+
+
+async def _catch_up(out: EventStream, facade: Sessions, sid: str, cursor: _Cursor) -> None:
+    """Send what was committed but not yet tailed, then end (server shutdown)."""
+    with contextlib.suppress(ConnectionError):
+        while True:
+            page = await facade.history(sid, after=cursor.seq, limit=HISTORY_MAX)
+            for stored in page.data:
+                await _send_event(out, cursor, stored)
+            if not page.has_more:
+                return
 
 
 async def _deltas(out: EventStream, subscription: Subscription, synced: asyncio.Event) -> None:
