@@ -26,8 +26,7 @@ async def test_openai_stream_shape(fake: FakeProvider, http) -> None:
     assert [d["content"] for d in deltas[1:] if "content" in d] == ["ab", "cd"]
     calls = [d["tool_calls"][0] for d in deltas if "tool_calls" in d]
     assert calls[0]["id"] == "c1" and calls[0]["function"]["name"] == "read"
-    assert calls[0]["function"]["arguments"] == ""
-    assert "".join(c["function"]["arguments"] for c in calls) == '{"p": 1}' and len(calls) == 4
+    assert "".join(c["function"]["arguments"] for c in calls) == '{"p": 1}' and len(calls) == 3
     finish = [c["choices"][0]["finish_reason"] for c in chunks if c["choices"] and c["choices"][0]["finish_reason"]]
     assert finish == ["tool_calls"]
     assert chunks[-1]["choices"] == [] and chunks[-1]["usage"]["prompt_tokens"] == 5

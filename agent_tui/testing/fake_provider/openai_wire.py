@@ -66,11 +66,12 @@ def render(turn: Turn, model: str, include_usage: bool) -> Rendered:
             out.content.append(chunks.choice({"content": piece}))
     for position, call in enumerate(turn.tool_calls):
         index = position if call.index is None else call.index
-        # Like the real API: the first chunk names the call with empty arguments.
+        pieces = split(call.argument_text(), call.chunks)
         out.content.append(chunks.choice({"tool_calls": [{
-            "index": index, "id": call.id, "type": "function", "function": {"name": call.name, "arguments": ""},
+            "index": index, "id": call.id, "type": "function",
+            "function": {"name": call.name, "arguments": pieces[0]},
         }]}))
-        for piece in split(call.argument_text(), call.chunks) if call.argument_text() else []:
+        for piece in pieces[1:]:
             out.content.append(chunks.choice({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
     out.epilogue.append(chunks.choice({}, turn.finish_reason()))
     if include_usage:
