@@ -8,7 +8,11 @@ from pathlib import Path
 from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider
 
-from .conftest import Api, SseReader, short
+from aiohttp.test_utils import TestClient, TestServer
+
+from agent_tui.server.app import build_app
+
+from .conftest import TOKEN, Api, SseReader, short
 
 
 async def _models(api: Api, sid: str, count: int) -> None:
@@ -91,7 +95,32 @@ async def test_reconnect_with_last_event_id_resumes_after_it(api: Api, workdir: 
     assert bad.status == 400 and "Last-Event-ID must be an event seq" in (await bad.json())["error"]["message"]
 
 
-async def test_closing_the_client_closes_the_tail(api: Api, runtime: Runtime, workdir: Path) -> None:
+async def test_a_log_opened_mid_run_has_every_event_once(api: Api, fake: FakeProvider, workdir: Path) -> None:
+    fake.add({"text": "slow " * 20, "chunks": 20, "delay_ms": 15})
+    sid = await api.create(workdir)
+    await api.call("POST", f"/api/session/{sid}/prompt", {"prompt": "go slowly"})
+
+    async def streaming() -> None:
+        while not any(short(e["type"]) == "text.started" for e in await api.history(sid)):
+            await asyncio.sleep(0.005)
+    await asyncio.wait_for(streaming(), 20)
+    resp = await api.open_log(sid, follow=1)
+    events = await SseReader(resp).until(lambda e: e.event == "session.execution.succeeded.1")
+    resp.close()
+    markers = [e for e in events if e.event == "log.synced"]
+    durable = [int(e.id) for e in events if e.id is not None]
+    assert len(markers) == 1 and durable == list(range(1, len(durable) + 1))
+    assert 3 <= markers[0].json()["seq"] < durable[-1]  # replay ended mid-run; the rest came live
+
+
+async def test_closing_the_client_closes_the_tail(runtime: Runtime, workdir: Path) -> None:
+    """No keepalive within the test's time: the server notices the closed connection itself."""
+    app = build_app(runtime.sessions, TOKEN, keepalive_s=3600)
+    async with TestClient(TestServer(app)) as client:
+        await _closing_closes(Api(client), runtime, workdir)
+
+
+async def _closing_closes(api: Api, runtime: Runtime, workdir: Path) -> None:
     sid = await api.create(workdir)
     bus = runtime.sessions.bus
     resp = await api.open_log(sid, follow=1, deltas=1)
