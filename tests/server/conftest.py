@@ -77,6 +77,13 @@ class Api:
                 await asyncio.sleep(0.01)
         await asyncio.wait_for(idle(), timeout)
 
+    async def wait_event(self, sid: str, kind: str, timeout: float = 20) -> None:
+        """Until the session's history holds an event of ``kind`` (e.g. ``tool.called``)."""
+        async def seen() -> None:
+            while not any(short(e["type"]) == kind for e in await self.history(sid)):
+                await asyncio.sleep(0.005)
+        await asyncio.wait_for(seen(), timeout)
+
     async def history(self, sid: str) -> list[dict[str, Any]]:
         events: list[dict[str, Any]] = []
         after = 0

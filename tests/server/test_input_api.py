@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from agent_tui.core.runtime import Runtime
@@ -134,11 +133,7 @@ async def test_interrupt_a_running_session(api: Api, runtime: Runtime, fake: Fak
     fake.add({"tool_calls": [{"id": "call_1", "name": "block", "arguments": {}}]})
     sid = await api.create(workdir)
     await api.call("POST", f"/api/session/{sid}/prompt", {"prompt": "block please"})
-
-    async def tool_running() -> None:
-        while not any(short(e["type"]) == "tool.called" for e in await api.history(sid)):
-            await asyncio.sleep(0.01)
-    await asyncio.wait_for(tool_running(), 20)
+    await api.wait_event(sid, "tool.called")
     status, active = await api.call("GET", "/api/session/active")
     assert active == {sid: {"type": "running"}}
     status, result = await api.call("POST", f"/api/session/{sid}/interrupt")

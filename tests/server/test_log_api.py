@@ -99,11 +99,7 @@ async def test_a_log_opened_mid_run_has_every_event_once(api: Api, fake: FakePro
     fake.add({"text": "slow " * 20, "chunks": 20, "delay_ms": 15})
     sid = await api.create(workdir)
     await api.call("POST", f"/api/session/{sid}/prompt", {"prompt": "go slowly"})
-
-    async def streaming() -> None:
-        while not any(short(e["type"]) == "text.started" for e in await api.history(sid)):
-            await asyncio.sleep(0.005)
-    await asyncio.wait_for(streaming(), 20)
+    await api.wait_event(sid, "text.started")
     resp = await api.open_log(sid, follow=1)
     events = await SseReader(resp).until(lambda e: e.event == "session.execution.succeeded.1")
     resp.close()
