@@ -61,40 +61,51 @@ async def _serve(args: argparse.Namespace, runtime: Any) -> int:
     from aiohttp import web
 
     from agent_tui.server.app import build_app
-    from agent_tui.server.auth import TOKEN_ENV, remove_server_file, resolve_token, write_server_file
+    from agent_tui.server.auth import resolve_token
 
     token, from_env = resolve_token()
-    app = build_app(runtime.sessions, token, settings_for=runtime.settings_for)
     try:
         sock = await asyncio.to_thread(_listen, args.host, args.port)
     except OSError as error:
         return fail(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}")
-    runner = web.AppRunner(app, handler_cancellation=True, shutdown_timeout=5, access_log=None)
-    await runner.setup()
-    await web.SockSite(runner, sock).start()
-    port = sock.getsockname()[1]
-    host = f"[{args.host}]" if ":" in args.host else args.host
-    url = f"http://{host}:{port}"
-    path = await asyncio.to_thread(write_server_file, {"url": url, "host": args.host, "port": port,
-                                                       "token": token, "pid": os.getpid()})  # fmt: skip
-    if not is_loopback(args.host):
-        _say(f"WARNING: listening on {args.host}, reachable from other machines; anyone with the token "
-             "can run commands here")
-    _say(f"serving {url} (port {port})")
-    _say(f"token from {TOKEN_ENV}" if from_env else f"token {token}")
-    _say(f"url and token written to {path}")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
+    app = build_app(runtime.sessions, token, settings_for=runtime.settings_for)
+    runner = web.AppRunner(app, handler_cancellation=True, shutdown_timeout=5, access_log=None)
     try:
+        await runner.setup()
+        await web.SockSite(runner, sock).start()
+        return await _announce_and_wait(args.host, sock.getsockname()[1], token, from_env, stop, runtime)
+    finally:
+        await runner.cleanup()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
+
+
+async def _announce_and_wait(host: str, port: int, token: str, from_env: bool, stop: asyncio.Event,
+                             runtime: Any) -> int:  # fmt: skip
+    """Tell the user (and local clients) where we are, serve until a signal, interrupt the runs."""
+    from agent_tui.server.auth import TOKEN_ENV, remove_server_file, write_server_file
+
+    url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
+    info = {"url": url, "host": host, "port": port, "token": token, "pid": os.getpid()}
+    try:
+        path = await asyncio.to_thread(write_server_file, info)
+    except OSError as error:
+        return fail(f"cannot write {error.filename or 'server.json'}: {error.strerror or error}")
+    try:
+        if not is_loopback(host):
+            _say(f"WARNING: listening on {host}, reachable from other machines; anyone with the token "
+                 "can run commands here")
+        _say(f"serving {url} (port {port})")
+        _say(f"token from {TOKEN_ENV}" if from_env else f"token {token}")
+        _say(f"url and token written to {path}")
         await stop.wait()
         _say("shutting down")
         await runtime.coordinator.shutdown()  # interrupt running sessions with reason "shutdown"
-        await runner.cleanup()
     finally:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(signum)
         await asyncio.to_thread(remove_server_file, token, path)
     return 0
 
