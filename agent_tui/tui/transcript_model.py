@@ -108,7 +108,11 @@ class Transcript:
         self.version += 1
 
     def _set_open(self, block: Block, is_open: bool) -> None:
-        (self._open.add if is_open else self._open.discard)(block.key)
+        if is_open:
+            self._open.add(block.key)
+            block.live = self.is_active  # a block queued while idle can start while active
+        else:
+            self._open.discard(block.key)
 
     def set_active(self, active: bool) -> None:
         """Liveness from the coordinator: flips open blocks between live and interrupted."""

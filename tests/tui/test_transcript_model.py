@@ -152,6 +152,15 @@ def test_compaction_divider_lifecycle() -> None:
     assert shape(t) == shape(fold(log.events))
 
 
+def test_a_divider_queued_while_idle_runs_live_once_active() -> None:
+    log = LogBuilder().created()
+    log.add(ev.CompactionAdmitted(input_id="inp_c1"))
+    t = fold(log.events, is_active=False)
+    t.set_active(True)
+    t.apply(log.add(ev.CompactionStarted(message_id="msg_c1", reason=ev.CompactionReason.MANUAL, input_id="inp_c1")))
+    assert shape(t) == [("compaction", "running", "", None)]
+
+
 def test_auto_compaction_failure_and_dead_running_compaction() -> None:
     log = LogBuilder().created()
     log.add(ev.CompactionStarted(message_id="msg_c1", reason=ev.CompactionReason.AUTO))

@@ -58,8 +58,8 @@ class UserMessage(BlockWidget):
     def compose(self) -> ComposeResult:
         yield Static(self.block.text or "…", markup=False)
 
-    def on_mount(self) -> None:
-        self.painted = self.block.version
+    async def on_mount(self) -> None:
+        await self.sync()
 
     async def paint(self) -> None:  # the text arrives late when its admission was folded later
         self.query_one(Static).update(self.block.text or "…")
@@ -88,8 +88,8 @@ class AssistantText(BlockWidget):
         yield from (FrozenMarkdown(part) for part in parts[:-1])
         yield Markdown(parts[-1] or None)
 
-    def on_mount(self) -> None:
-        self.painted = -1 if self.block.open else self.block.version
+    async def on_mount(self) -> None:  # the block may have moved on between creation and mount
+        await self.sync()
 
     @property
     def source(self) -> str:
