@@ -16,8 +16,12 @@ async def test_create_then_get_and_list(api: Api, workdir: Path) -> None:
     status, listing = await api.call("GET", "/api/session", params={"location": str(workdir)})
     assert status == 200 and [s["id"] for s in listing["data"]] == [created["id"]]
     assert listing["has_more"] is False
+    status, same = await api.call("GET", "/api/session", params={"location": f"{workdir}/./"})
+    assert [s["id"] for s in same["data"]] == [created["id"]]
     status, other = await api.call("GET", "/api/session", params={"location": "/elsewhere"})
     assert other == {"data": [], "has_more": False}
+    status, error = await api.call("GET", "/api/session", params={"location": "project"})
+    assert status == 400 and "absolute path" in error["error"]["message"]
 
 
 async def test_reusing_an_id_returns_the_existing_session(api: Api, workdir: Path) -> None:
@@ -96,3 +100,13 @@ async def test_select_model_and_agent(api: Api, workdir: Path) -> None:
     assert status == 400
     types = [e["type"] for e in await api.history(sid)]
     assert types == ["session.created.1", "session.model.selected.1", "session.agent.selected.1"]
+
+
+async def test_search_finds_sessions_by_their_words(api: Api, workdir: Path) -> None:
+    wanted = await api.create(workdir)
+    await api.call("POST", f"/api/session/{wanted}/prompt", {"prompt": "refactor the tokenizer", "resume": False})
+    other = await api.create(workdir)
+    await api.call("POST", f"/api/session/{other}/prompt", {"prompt": "write the changelog", "resume": False})
+    status, found = await api.call("GET", "/api/session", params={"search": "tokenizer"})
+    assert status == 200 and [s["id"] for s in found["data"]] == [wanted]
+    assert found["data"][0]["title"] == "refactor the tokenizer"

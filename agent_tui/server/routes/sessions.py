@@ -26,6 +26,14 @@ def _directory(location: str) -> Path:
     return path
 
 
+def _resolved(location: str) -> str:
+    """Sessions store their resolved location: ``/a/b/``, ``/a/./b`` and symlinks find them too."""
+    path = Path(location).expanduser()
+    if not path.is_absolute():
+        raise bad_request(f"location must be an absolute path, not {location!r}")
+    return str(path.resolve())
+
+
 async def _check_agent(request: web.Request, location: str, agent: str) -> None:
     settings_for = state(request).settings_for
     if settings_for is None:
@@ -56,7 +64,8 @@ async def create(request: web.Request) -> web.Response:
 @routes.get("/api/session")
 async def listing(request: web.Request) -> web.Response:
     q = query(request, ListQuery)
-    rows = await sessions(request).list(q.location, q.search, q.limit + 1, q.offset)
+    location = None if q.location is None else await asyncio.to_thread(_resolved, q.location)
+    rows = await sessions(request).list(location, q.search, q.limit + 1, q.offset)
     return reply(SessionList(data=rows[: q.limit], has_more=len(rows) > q.limit))
 
 
