@@ -11,6 +11,7 @@ import logging
 from aiohttp import web
 
 from agent_tui.core.admission import AdmissionConflict
+from agent_tui.core.config import ConfigError
 from agent_tui.core.db import DatabaseLocked, EventRejected, SessionExists, StoreError, UnknownSession
 from agent_tui.core.lease import SessionOwnedElsewhere
 from agent_tui.core.sessions import InvalidRequest, UnknownPermission
@@ -50,6 +51,8 @@ def classify(error: BaseException) -> tuple[int, str]:
             return 409, "owned-elsewhere"
         case DatabaseLocked():
             return 503, "unavailable"
+        case ConfigError():
+            return 500, "config"
         case StoreError():
             return 500, "store"
     return 500, "internal"
@@ -74,7 +77,7 @@ async def error_middleware(request: web.Request, handler: web.RequestHandler) ->
         else:
             message = error.reason
         return error_response(error.status, _HTTP_TYPES.get(error.status, "error"), message)
-    except (ApiError, StoreError, SessionOwnedElsewhere) as error:
+    except (ApiError, StoreError, SessionOwnedElsewhere, ConfigError) as error:
         status, type_ = classify(error)
         if status >= 500:
             log.error("%s %s failed: %s", request.method, request.path, error)

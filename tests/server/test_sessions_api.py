@@ -110,3 +110,11 @@ async def test_search_finds_sessions_by_their_words(api: Api, workdir: Path) -> 
     status, found = await api.call("GET", "/api/session", params={"search": "tokenizer"})
     assert status == 200 and [s["id"] for s in found["data"]] == [wanted]
     assert found["data"][0]["title"] == "refactor the tokenizer"
+
+
+async def test_a_broken_project_config_is_named_not_a_traceback(api: Api, workdir: Path) -> None:
+    (workdir / ".agent-tui").mkdir()
+    (workdir / ".agent-tui" / "config.toml").write_text("model = [\n")
+    status, error = await api.call("POST", "/api/session", {"location": str(workdir), "agent": "build"})
+    assert status == 500 and error["error"]["type"] == "config"
+    assert "config.toml" in error["error"]["message"] and "invalid TOML" in error["error"]["message"]

@@ -17,10 +17,15 @@ from agent_tui.server.state import sessions, state
 routes = web.RouteTableDef()
 
 
-def _directory(location: str) -> Path:
+def _absolute(location: str) -> Path:
     path = Path(location).expanduser()
     if not path.is_absolute():
         raise bad_request(f"location must be an absolute path, not {location!r}")
+    return path
+
+
+def _directory(location: str) -> Path:
+    path = _absolute(location)
     if not path.is_dir():
         raise bad_request(f"location {location} is not a directory")
     return path
@@ -28,10 +33,7 @@ def _directory(location: str) -> Path:
 
 def _resolved(location: str) -> str:
     """Sessions store their resolved location: ``/a/b/``, ``/a/./b`` and symlinks find them too."""
-    path = Path(location).expanduser()
-    if not path.is_absolute():
-        raise bad_request(f"location must be an absolute path, not {location!r}")
-    return str(path.resolve())
+    return str(_absolute(location).resolve())
 
 
 async def _check_agent(request: web.Request, location: str, agent: str) -> None:
