@@ -1,7 +1,8 @@
 """An inline permission ask above the prompt: the command or diff, and four keys.
 
-It takes focus when it appears, but ignores keys for a short grace period so a
-keystroke the user meant for the prompt does not answer it by accident.
+It takes focus when it appears, but for a short grace period keys go on to the
+prompt, so a keystroke the user meant for the prompt neither answers the ask
+nor gets lost.
 """
 
 from __future__ import annotations
@@ -28,6 +29,13 @@ class PermissionPanel(Vertical, can_focus=True):
             self.request_id = request_id
             self.reply = reply
             self.message = message
+
+    class Typed(Message):
+        """A character typed during the grace period: it belongs to the prompt."""
+
+        def __init__(self, character: str) -> None:
+            super().__init__()
+            self.character = character
 
     def __init__(self, clock: Clock, grace_s: float, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -82,13 +90,15 @@ class PermissionPanel(Vertical, can_focus=True):
             return
         if self.ask is None or field.display:
             return
+        if self.in_grace and event.is_printable and event.character:
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Typed(event.character))
+            return
         if event.key not in (*KEYS, "m"):
             return
         event.stop()
         event.prevent_default()
-        if self.in_grace:
-            self.app.bell()
-            return
         if event.key == "m":
             field = self.query_one(Input)
             field.display = True

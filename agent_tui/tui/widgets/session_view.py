@@ -277,6 +277,9 @@ class SessionView(Vertical):
         self.run_worker(call((await self.ctx.ready()).interrupt(self.session_id, reason)), group="interrupt")
         return True
 
+    def on_permission_panel_typed(self, message: PermissionPanel.Typed) -> None:
+        self.query_one(PromptInput).insert(message.character)
+
     async def on_permission_panel_answered(self, message: PermissionPanel.Answered) -> None:
         panel = self.query_one(PermissionPanel)
         try:
