@@ -28,13 +28,14 @@ def budget(context_window: int, output_allowance: int | None, buffer: int) -> in
 
 def estimate(request: llm.Request, history: list[MessageRecord], tool_calls: list[ToolCallRecord]) -> int:
     """Tokens of ``request``, which was built from ``history``."""
-    _, active = active_history(history)
+    checkpoint, active = active_history(history)
     anchor = _last_reported(active)
     if anchor is None:
         return tokens_for(request_chars(request))
     reported = int(active[anchor].data["usage"]["input_tokens"])
     after = history_messages(active[anchor:], tool_calls)
-    appended = request.messages[len(history_messages(history, tool_calls)):]  # e.g. the final-step reminder
+    lowered = len(history_messages(active, tool_calls)) + (checkpoint is not None)  # the request's history part
+    appended = request.messages[lowered:]  # e.g. the final-step reminder
     return reported + tokens_for(sum(_chars(m) for m in [*after, *appended]))
 
 

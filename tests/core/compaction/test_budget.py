@@ -59,3 +59,15 @@ def test_a_report_from_before_the_checkpoint_is_not_used() -> None:
     ]
     request = _request(history)
     assert budget.estimate(request, history, []) == budget.tokens_for(budget.request_chars(request)) < 1_000
+
+
+def test_after_a_checkpoint_the_newest_report_counts_and_appended_reminders_are_added() -> None:
+    history = [
+        _user("u1", 1, "x" * 400),
+        _msg("c1", 2, "compaction", {"state": "ended", "summary": "## Objective\nX", "recent": ""}),
+        _user("u2", 3, "next"), _answer("a2", 4, "y" * 40, 5_000),
+    ]
+    plain = budget.estimate(_request(history), history, [])
+    reminded = budget.estimate(_request(history, extra=[llm.SystemReminder(text="w" * 400)]), history, [])
+    assert 5_000 < plain < 5_000 + 40
+    assert reminded - plain >= 100  # the 400-character reminder after the history
