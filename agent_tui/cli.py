@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="serve the local HTTP API")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=4096)
+    serve.add_argument("--port", type=int, default=4096, help="port to listen on (0 picks a free one and prints it)")
 
     sessions = sub.add_parser("sessions", help="list sessions")
     sessions_sub = sessions.add_subparsers(dest="sessions_command", required=True)
