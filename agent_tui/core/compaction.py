@@ -65,6 +65,8 @@ class Compactor:
                               settings.compaction.buffer)
         if size <= limit or text.plan(history, calls, settings.compaction.keep_tokens) is None:
             return False
+        if budget.tokens_for(budget.request_chars(request.model_copy(update={"messages": []}))) >= limit:
+            return False  # system prompt and tools alone do not fit: a checkpoint cannot help, overflow decides
         error = await self.compact(session, settings, Reason.AUTO, publish, history=history)
         return error if error is not None else True
 

@@ -123,3 +123,16 @@ async def test_small_sessions_with_an_unknown_window_carry_no_warning(
     await runtime.sessions.prompt(sid, "hi")
     await settle(runtime, sid)
     assert "compaction.failed" not in kinds(await stored(runtime, sid))
+
+
+@pytest.mark.parametrize("settings_overrides", [small_window(300, buffer=10, max_output=10)])
+async def test_no_compaction_when_the_fixed_part_alone_is_over_budget(
+    runtime: Runtime, fake: FakeProvider, workdir
+) -> None:
+    """System prompt and tool definitions exceed 290 tokens: summarising history could not help."""
+    fake.add(echo("call_1", "x" * 2_000), {"text": "done"})
+    sid = (await runtime.sessions.create(location=workdir)).id
+    await runtime.sessions.prompt(sid, "go")
+    await settle(runtime, sid)
+    log = kinds(await stored(runtime, sid))
+    assert "compaction.started" not in log and log.count("step.started") == 2 and log[-1] == "execution.succeeded"
