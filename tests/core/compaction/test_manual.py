@@ -164,3 +164,22 @@ async def test_a_compaction_left_running_by_a_dead_process_is_failed_at_drain_st
     assert promoted == [later.input_id] and names.index("compaction.failed") < names.index("prompt.promoted")
     states = {m.id: m.data["state"] for m in await runtime.store.messages(sid) if m.kind == "compaction"}
     assert states == {"msg_dead": "failed", "msg_dead_auto": "failed"}
+
+
+async def test_projections_rebuilt_from_the_log_equal_the_live_ones(
+    runtime: Runtime, fake: FakeProvider, workdir, projection_snapshot
+) -> None:
+    fake.add(echo("call_1", "pong"), {"text": "one"}, {"text": SUMMARY}, {"text": "two"},
+             {"error": {"status": 500, "kind": "internal"}})
+    sid = (await runtime.sessions.create(location=workdir)).id
+    await runtime.sessions.prompt(sid, "hello")
+    await settle(runtime, sid)
+    await runtime.sessions.compact(sid)
+    await runtime.sessions.prompt(sid, "again")
+    await settle(runtime, sid)
+    await runtime.sessions.compact(sid)  # this one fails
+    await settle(runtime, sid)
+    assert kinds(await stored(runtime, sid)).count("compaction.failed") == 1
+    live = projection_snapshot(runtime.store.path)
+    await runtime.store.rebuild()
+    assert projection_snapshot(runtime.store.path) == live
