@@ -439,3 +439,17 @@ async def test_a_theme_file_saved_while_running_reloads(fake, make_app, tmp_path
         (user / "agent-dark.toml").write_text("name = ")
         await until(pilot, lambda: any("invalid TOML" in str(n.message) for n in app._notifications), timeout=10)
         assert app.theme == "agent-dark"
+
+
+async def test_page_keys_scroll_the_transcript_from_the_prompt(fake, make_app) -> None:
+    stored(fake, turns=12)
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(TranscriptView)
+        await until(pilot, lambda: view.max_scroll_y > 0 and view.scroll_y == view.max_scroll_y)
+        bottom = view.scroll_y
+        await pilot.press("pageup")
+        await until(pilot, lambda: view.scroll_y < bottom)
+        assert app.focused is app.query_one(PromptInput)
+        await pilot.press("pagedown")
+        await until(pilot, lambda: view.scroll_y == bottom)

@@ -16,6 +16,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("Tab", "queue until the turn ends (idle: send)"),
     ("Shift+Enter, Ctrl+J", "new line"),
     ("Up / Down", "previous / next prompt (at the first / last line)"),
+    ("PageUp / PageDown", "scroll the transcript"),
     ("Alt+Up", "edit the last queued input (withdrawn, then re-sent)"),
     ("Alt+W", "withdraw the last pending input"),
     ("Esc", "interrupt the running session (pending input stays)"),

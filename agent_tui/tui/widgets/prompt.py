@@ -26,6 +26,8 @@ class PromptInput(TextArea):
         Binding("up", "history(-1)", show=False),
         Binding("down", "history(1)", show=False),
         Binding("alt+up", "edit_queued", "edit queued", show=False),
+        Binding("pageup", "scroll_transcript(-1)", show=False),  # a prompt is a few lines: scroll the talk
+        Binding("pagedown", "scroll_transcript(1)", show=False),
     ]
 
     class Submitted(Message):
@@ -92,6 +94,14 @@ class PromptInput(TextArea):
         else:
             self.load_text(self.sent[self._recall])
         self.move_cursor(self.document.end if direction > 0 else (0, 0))
+
+    class ScrollTranscript(Message):
+        def __init__(self, pages: int) -> None:
+            super().__init__()
+            self.pages = pages
+
+    def action_scroll_transcript(self, pages: int) -> None:
+        self.post_message(self.ScrollTranscript(pages))
 
     def action_edit_queued(self) -> None:
         self.post_message(self.EditQueued())

@@ -277,6 +277,10 @@ class SessionView(Vertical):
         self.run_worker(call((await self.ctx.ready()).interrupt(self.session_id, reason)), group="interrupt")
         return True
 
+    def on_prompt_input_scroll_transcript(self, message: PromptInput.ScrollTranscript) -> None:
+        view = self.query_one(TranscriptView)
+        view.scroll_page_up() if message.pages < 0 else view.scroll_page_down()
+
     def on_permission_panel_typed(self, message: PermissionPanel.Typed) -> None:
         self.query_one(PromptInput).insert(message.character)
 
