@@ -28,15 +28,13 @@ def budget(context_window: int, output_allowance: int | None, buffer: int) -> in
 
 def estimate(request: llm.Request, history: list[MessageRecord], tool_calls: list[ToolCallRecord]) -> int:
     """Tokens of ``request``, which was built from ``history``."""
-    checkpoint, active = active_history(history)
+    _, active = active_history(history)
     anchor = _last_reported(active)
     if anchor is None:
         return tokens_for(request_chars(request))
     reported = int(active[anchor].data["usage"]["input_tokens"])
     after = history_messages(active[anchor:], tool_calls)
-    lowered = len(history_messages(active, tool_calls)) + (checkpoint is not None)  # the request's history part
-    appended = request.messages[lowered:]  # e.g. the final-step reminder
-    return reported + tokens_for(sum(_chars(m) for m in [*after, *appended]))
+    return reported + tokens_for(sum(_chars(m) for m in [*after, *_appended(request.messages, after)]))
 
 
 def request_chars(request: llm.Request) -> int:
@@ -47,6 +45,24 @@ def request_chars(request: llm.Request) -> int:
 
 def _chars(message: llm.HistoryMessage) -> int:
     return len(message.model_dump_json())
+
+
+def _appended(messages: list[llm.HistoryMessage], after: list[llm.HistoryMessage]) -> list[llm.HistoryMessage]:
+    """What the runner added behind the history (the final-step reminder), found without lowering it all."""
+    if after:
+        last = _key(after[-1])
+        for back in range(min(3, len(messages))):
+            if _key(messages[len(messages) - 1 - back]) == last:
+                return messages[len(messages) - back:]
+    return []
+
+
+def _key(message: llm.HistoryMessage) -> str:
+    """A message without its tool call ids (the full lowering renames repeated ones)."""
+    if isinstance(message, llm.AssistantTurn):
+        parts = [p.model_copy(update={"call_id": ""}) if isinstance(p, llm.ToolUse) else p for p in message.parts]
+        message = message.model_copy(update={"parts": parts})
+    return message.model_dump_json()
 
 
 def _last_reported(active: list[MessageRecord]) -> int | None:

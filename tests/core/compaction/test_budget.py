@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_tui.core import budget
-from agent_tui.core.records import MessageRecord
+from agent_tui.core.records import MessageRecord, ToolCallRecord
 from agent_tui.core.request_builder import history_messages
 from agent_tui.llm import types as llm
 
@@ -24,9 +24,10 @@ def _answer(mid: str, seq: int, text: str, input_tokens: int | None) -> MessageR
                                         "usage": usage})
 
 
-def _request(history: list[MessageRecord], *, system: str = "S" * 400, extra: list[Any] = ()) -> llm.Request:
+def _request(history: list[MessageRecord], *, system: str = "S" * 400, extra: list[Any] = (),
+             calls: list[ToolCallRecord] = ()) -> llm.Request:
     tools = [llm.ToolSpec(name="read", description="D" * 200)]
-    return llm.Request(model="m", system=[system], messages=[*history_messages(history, []), *extra], tools=tools)
+    return llm.Request(model="m", system=[system], messages=[*history_messages(history, calls), *extra], tools=tools)
 
 
 def test_budget_reserves_the_larger_of_output_and_buffer() -> None:
@@ -71,3 +72,20 @@ def test_after_a_checkpoint_the_newest_report_counts_and_appended_reminders_are_
     reminded = budget.estimate(_request(history, extra=[llm.SystemReminder(text="w" * 400)]), history, [])
     assert 5_000 < plain < 5_000 + 40
     assert reminded - plain >= 100  # the 400-character reminder after the history
+
+
+def test_an_appended_reminder_is_found_behind_steps_with_repeated_call_ids() -> None:
+    """Providers may reuse a call id in every step; the full lowering renames the repeats."""
+    history, calls = [], []
+    for i in range(3):
+        mid = f"a{i}"
+        history += [_user(f"u{i}", 2 * i, f"prompt {i}"),
+                    _msg(mid, 2 * i + 1, "assistant", {"parts": [{"type": "tool", "call_id": "call_0"}], "state": "ended",
+                                                       "model": "m", "usage": {"input_tokens": 1_000}})]
+        calls.append(ToolCallRecord(session_id="s", assistant_message_id=mid, call_id="call_0", seq=1, name="read",
+                                    input={"path": "x"}, state="success", output={"text": "out"}, error=None,
+                                    call_meta={}, result_meta={}, hosted=False))
+    plain = budget.estimate(_request(history, calls=calls), history, calls)
+    reminder = [llm.SystemReminder(text="w" * 400)]
+    reminded = budget.estimate(_request(history, extra=reminder, calls=calls), history, calls)
+    assert reminded - plain >= 100
