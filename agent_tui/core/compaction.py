@@ -54,9 +54,11 @@ class Compactor:
         """Compact first when the pending request is over budget: True when it did, an error when it failed."""
         if not settings.compaction.auto:
             return False
+        info = await self.model_info(request.model, settings)
+        if info.context_window is None and (session.id, _notice(info)) in self._warned:
+            return False
         calls = await self._store.tool_calls(session.id)
         size = budget.estimate(request, history, calls)
-        info = await self.model_info(request.model, settings)
         if info.context_window is None:
             if size > settings.compaction.buffer:  # only once the session could need it
                 await self._warn_unknown_window(session.id, info, publish)
@@ -180,7 +182,7 @@ class Compactor:
 
     async def _warn_unknown_window(self, session_id: str, info: llm.ModelInfo, publish: SessionPublisher) -> None:
         """One durable notice per session and model: a failed automatic compaction without a divider."""
-        message = info.warning or f"The context window of {info.model} is unknown, so automatic compaction is off."
+        message = _notice(info)
         key = (session_id, message)
         if key in self._warned:
             return
@@ -188,6 +190,10 @@ class Compactor:
         if await self._store.read(_warned_before, session_id, message):
             return
         await publish(ev.CompactionFailed(reason=Reason.AUTO, error=ev.ErrorInfo(type=UNAVAILABLE, message=message)))
+
+
+def _notice(info: llm.ModelInfo) -> str:
+    return info.warning or f"The context window of {info.model} is unknown, so automatic compaction is off."
 
 
 def _running_compactions(conn: Any, session_id: str) -> tuple[list[tuple[str, str]], str | None]:
