@@ -116,10 +116,11 @@ class Compactor:
             await publish(ev.CompactionFailed(message_id=message_id, reason=reason, error=interrupted,
                                               input_id=input_id))
             raise
-        except LLMFailure as failure:
-            await publish(ev.CompactionFailed(message_id=message_id, reason=reason, error=failure.error,
-                                              input_id=input_id))
-            return failure.error
+        except Exception as problem:  # a provider error, or anything else: the row must not stay running
+            error = problem.error if isinstance(problem, LLMFailure) else ev.ErrorInfo(
+                type="compaction.error", message=f"{type(problem).__name__}: {problem}")
+            await publish(ev.CompactionFailed(message_id=message_id, reason=reason, error=error, input_id=input_id))
+            return error
         await publish(ev.CompactionEnded(message_id=message_id, reason=reason, summary=summary,
                                          recent=source.recent_text, input_id=input_id))
         return None

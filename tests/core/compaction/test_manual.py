@@ -183,3 +183,27 @@ async def test_projections_rebuilt_from_the_log_equal_the_live_ones(
     live = projection_snapshot(runtime.store.path)
     await runtime.store.rebuild()
     assert projection_snapshot(runtime.store.path) == live
+
+
+async def test_an_unexpected_error_fails_the_compaction_instead_of_leaving_it_running(
+    runtime: Runtime, fake: FakeProvider, workdir, monkeypatch
+) -> None:
+    from agent_tui.core import compaction_text
+
+    def broken(*_: object) -> str:
+        raise ValueError("material broke")
+
+    fake.add({"text": "one"}, {"text": "two"})
+    sid = (await runtime.sessions.create(location=workdir)).id
+    await runtime.sessions.prompt(sid, "hello")
+    await settle(runtime, sid)
+    monkeypatch.setattr(compaction_text, "summary_material", broken)
+    receipt = await runtime.sessions.compact(sid)
+    later = await runtime.sessions.prompt(sid, "next")
+    await settle(runtime, sid)
+    log = await stored(runtime, sid)
+    [failed] = of_type(log, ev.CompactionFailed)
+    assert failed.error.type == "compaction.error" and "material broke" in failed.error.message
+    assert failed.input_id == receipt.input_id and failed.message_id is not None
+    assert [e.input_id for e in of_type(log, ev.PromptPromoted)][-1] == later.input_id
+    assert kinds(log)[-1] == "execution.succeeded"
