@@ -34,6 +34,7 @@ BINARY = Path(sys.executable).with_name("agent-tui")
 BUDGETS = {
     "stream_loop_lag_max_ms": 100, "first_paint_10k_ms": 300, "picker_open_ms": 150,
     "picker_search_ms": 50, "version_ms": 50, "first_frame_ms": 400, "keystroke_echo_p99_ms": 100,
+    "idle_rss_mib": 300, "resume_picker_rows_ms": 300,
 }  # fmt: skip
 
 
@@ -270,22 +271,69 @@ def _read_until(fd: int, needle: bytes, timeout: float, seen: bytearray) -> floa
     return None
 
 
+def _spawn(home: str, cwd: str, *args: str) -> tuple[subprocess.Popen, int, float]:
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    env = {**os.environ, "AGENT_TUI_HOME": home, "TERM": "xterm-256color", "LITELLM_OFFLINE_MODE": "true"}
+    started = time.perf_counter()
+    proc = subprocess.Popen([str(BINARY), "--model", "openai/fake", "--api-key", "sk-bench", *args], stdin=slave,
+                            stdout=slave, stderr=slave, cwd=cwd, env=env, close_fds=True)  # fmt: skip
+    os.close(slave)
+    return proc, master, started
+
+
+def _quit(proc: subprocess.Popen, master: int) -> None:
+    os.write(master, b"\x03")
+    os.write(master, b"\x03")
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    os.close(master)
+
+
+def _rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return float("nan")
+
+
+def _wait_shown(proc: subprocess.Popen, master: int, needle: bytes, what: str) -> float:
+    seen = bytearray()
+    shown = _read_until(master, needle, 30, seen)
+    if shown is None:
+        proc.kill()
+        raise RuntimeError(f"no {what}; output: {bytes(seen[-400:])!r}")
+    return shown
+
+
+def bench_resume_picker(home: str, cwd: str, rounds: int) -> dict:
+    """``agent-tui --resume`` in a directory with the picker's 10 000 sessions: launch -> rows drawn."""
+    times = []
+    for _ in range(rounds):
+        proc, master, started = _spawn(home, cwd, "--resume")
+        times.append((_wait_shown(proc, master, b"1 message", "picker rows") - started) * 1000)
+        _quit(proc, master)
+    return {"resume_picker_rows_ms": round(statistics.median(times), 1)}
+
+
+def bench_idle_memory(home: str, workdir: str) -> dict:
+    """Whole-process RSS once LiteLLM has warmed in the background (10 s after the first frame)."""
+    proc, master, _ = _spawn(home, workdir)
+    _wait_shown(proc, master, b"build", "first frame")
+    _read_until(master, b"\x00never", 10, bytearray())  # keep draining output while LiteLLM imports
+    rss = _rss_mib(proc.pid)
+    _quit(proc, master)
+    return {"idle_rss_mib": rss}
+
+
 def bench_first_frame(home: str, workdir: str, rounds: int) -> dict:
     frames, echoes = [], []
     for _ in range(rounds):
-        master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-        env = {**os.environ, "AGENT_TUI_HOME": home, "TERM": "xterm-256color", "LITELLM_OFFLINE_MODE": "true"}
-        started = time.perf_counter()
-        proc = subprocess.Popen([str(BINARY), "--model", "openai/fake", "--api-key", "sk-bench"], stdin=slave,
-                                stdout=slave, stderr=slave, cwd=workdir, env=env, close_fds=True)  # fmt: skip
-        os.close(slave)
+        proc, master, started = _spawn(home, workdir)
+        frames.append((_wait_shown(proc, master, b"build", "first frame") - started) * 1000)  # status bar drawn
         seen = bytearray()
-        shown = _read_until(master, b"build", 20, seen)  # the status bar: part of the first full frame
-        if shown is None:
-            proc.kill()
-            raise RuntimeError(f"no first frame; output: {bytes(seen[-400:])!r}")
-        frames.append((shown - started) * 1000)
         for char in "abcdefghij":  # typed while LiteLLM still imports in the background
             seen.clear()
             sent = time.perf_counter()
@@ -293,13 +341,7 @@ def bench_first_frame(home: str, workdir: str, rounds: int) -> dict:
             echoed = _read_until(master, char.encode(), 5, seen)
             if echoed is not None:
                 echoes.append((echoed - sent) * 1000)
-        os.write(master, b"\x03")
-        os.write(master, b"\x03")
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        os.close(master)
+        _quit(proc, master)
     echoes.sort()
     return {
         "first_frame_ms": round(statistics.median(frames), 1),
@@ -341,6 +383,9 @@ def main() -> None:
         if args.only in (None, "process"):
             result.update(bench_version(10 if not args.quick else 3))
             result.update(bench_first_frame(home, workdir, args.rounds))
+            result.update(bench_idle_memory(home, workdir))
+            if args.only is None:
+                result.update(bench_resume_picker(home, workdir + "/many", args.rounds))
     width = max(map(len, result))
     for key, value in result.items():
         budget = BUDGETS.get(key)

@@ -79,3 +79,20 @@ async def test_watcher_reloads_a_changed_file(tmp_path: Path) -> None:
     assert isinstance(error, str) and "invalid TOML" in error
     stop.set()
     await asyncio.wait_for(task, 5)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[colors]\nprimary = "#fff"', "name: Field required"),
+        ('name = "x"\ndark = "yes"\n[colors]\nprimary = "#fff"', "dark: must be true or false"),
+        ('name = "x"\ncolour = 1\n[colors]\nprimary = "#fff"', "colour: unknown key 'colour'"),
+        ('name = "x"\n[colors]\nprimary = "#fff"\nshade = "#000"', "colors: unknown key 'shade'"),
+        ('name = "x"\n[colors]\nprimary = 3', "colors.primary: must be a colour string"),
+        ('name = "x"\n[colors]\nprimary = "#fff"\n[variables]\ndiff-added = "bogus"', "variables.diff-added: not a colour"),
+    ],
+)
+def test_every_key_is_checked(text: str, message: str) -> None:
+    with pytest.raises(ThemeError) as caught:
+        parse_theme(text, "t.toml")
+    assert message in str(caught.value)
