@@ -173,10 +173,23 @@ class _Follower:
             self._last = row.seq
             if self._json:
                 _emit(row.to_json_line())
-            elif isinstance(row.event, ev.RetryScheduled):
-                wait_s = max(0, row.event.at_ms - self._now_ms()) / 1000
-                print(f"agent-tui: {row.event.error.type}: {row.event.error.message} — retrying in "
-                      f"{wait_s:.0f}s (attempt {row.event.attempt})", file=sys.stderr, flush=True)
+            else:
+                self._progress(row.event)
+
+    def _progress(self, event: Any) -> None:
+        from agent_tui.core import events as ev
+
+        match event:
+            case ev.RetryScheduled(error=error, attempt=attempt, at_ms=at_ms):
+                wait_s = max(0, at_ms - self._now_ms()) / 1000
+                note = f"{error.type}: {error.message} — retrying in {wait_s:.0f}s (attempt {attempt})"
+            case ev.CompactionStarted(reason=reason):
+                note = f"compacting the conversation ({reason})…"
+            case ev.CompactionFailed(error=error):
+                note = f"compaction: {error.message}"
+            case _:
+                return
+        print(f"agent-tui: {note}", file=sys.stderr, flush=True)
 
     async def close(self) -> None:
         self._task.cancel()
