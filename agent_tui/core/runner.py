@@ -142,11 +142,11 @@ class Runner:
         """The session would go idle: settle a compaction barrier, else promote one queued input."""
         while True:
             ready = eligible(await self._store.pending_inputs(session.id))
+            if ready.steers:  # released by a barrier that just settled
+                await publish.many([ev.PromptPromoted(input_id=row.id) for row in ready.steers])
+                return True
             if ready.barrier is not None:
                 await self._compaction.run_barrier(session, ready.barrier.id, publish)
-                if ready.steers:
-                    await publish.many([ev.PromptPromoted(input_id=row.id) for row in ready.steers])
-                    return True
                 continue
             if ready.next_queued is not None:
                 await publish(ev.PromptPromoted(input_id=ready.next_queued.id))
