@@ -68,6 +68,36 @@ def turn_events(n: int, text: str, tag: str) -> list:
     ]
 
 
+SENTENCES = [
+    "The transcript folds durable events and live deltas into blocks.",
+    "Each block repaints only when its version moves, so a burst costs one frame.",
+    "Tool output streams under the call while it runs and folds away when it settles.",
+    "A long answer becomes finished parts and one live tail, so frames stay cheap.",
+    "We measure the loop lag with a ticker that sleeps five milliseconds at a time.",
+]
+
+
+def answer_chunks(count: int) -> list[str]:
+    """An answer shaped like model output, cut into ~4-character token-like chunks.
+
+    Paragraphs of three to six sentences, a bullet list every fifth paragraph and
+    a fenced code block every seventh, with **bold** and `code` spans.
+    """
+    parts: list[str] = []
+    n = 0
+    while sum(map(len, parts)) < count * 4:
+        body = " ".join(SENTENCES[(n + i) % len(SENTENCES)] for i in range(3 + n % 4))
+        parts.append(body.replace("blocks", "**blocks**").replace("frame", "`frame`") + "\n\n")
+        if n % 5 == 4:
+            parts.append("- first point\n- second point\n- third point\n\n")
+        if n % 7 == 6:
+            parts.append(f"```python\ndef step_{n}(x):\n    return x + {n}\n```\n\n")
+        n += 1
+    text = "".join(parts)
+    size = max(1, len(text) // count)
+    return [text[i : i + size] for i in range(0, size * count, size)]
+
+
 def make_app(sessions, location: str):
     from agent_tui.tui.app import AgentApp, StartMode
     from agent_tui.tui.clock import Timings
@@ -131,17 +161,14 @@ async def bench_streaming(sessions, executor: Running, location: str, chunks: in
                 lags.append((time.perf_counter() - start - 0.005) * 1000)
 
         tick = asyncio.create_task(ticker())
-        words = ["token ", "stream ", "**bold** ", "`code` ", "word\n\n", "more "]
-        expected = []
+        pieces = answer_chunks(chunks)
         started = time.perf_counter()
-        for n in range(chunks):
-            piece = words[n % len(words)]
-            expected.append(piece)
+        for n, piece in enumerate(pieces):
             sessions.bus.publish(ev.TextDelta(session_id=sid, assistant_message_id="msg_stream", ordinal=0, delta=piece))
             if n % 20 == 19:  # a provider delivers chunks in network reads, not all at once
                 await asyncio.sleep(0.001)
         published = time.perf_counter() - started
-        full = "".join(expected)
+        full = "".join(pieces)
         await until(pilot, lambda: len(widget._written) >= len(full) or app.view.transcript.get("msg_stream:text:0").text == full)
         caught_up = time.perf_counter() - started
         stop.set()
@@ -151,6 +178,7 @@ async def bench_streaming(sessions, executor: Running, location: str, chunks: in
     lags.sort()
     return {
         "chunks": chunks,
+        "answer_kb": round(len(full) / 1024, 1),
         "stream_loop_lag_max_ms": round(lags[-1], 1),
         "stream_loop_lag_p99_ms": round(lags[int(len(lags) * 0.99)], 1),
         "stream_loop_lag_median_ms": round(statistics.median(lags), 2),
@@ -334,13 +362,16 @@ def bench_first_frame(home: str, workdir: str, rounds: int) -> dict:
         proc, master, started = _spawn(home, workdir)
         frames.append((_wait_shown(proc, master, b"build", "first frame") - started) * 1000)  # status bar drawn
         seen = bytearray()
-        for char in "abcdefghij":  # typed while LiteLLM still imports in the background
+        # Type like a fast typist (every 30 ms) while LiteLLM imports in the background. The
+        # prompt line is redrawn with every key, so key n has echoed once "Q" * n is on screen.
+        for n in range(1, 31):
             seen.clear()
             sent = time.perf_counter()
-            os.write(master, char.encode())
-            echoed = _read_until(master, char.encode(), 5, seen)
+            os.write(master, b"Q")
+            echoed = _read_until(master, b"Q" * n, 5, seen)
             if echoed is not None:
                 echoes.append((echoed - sent) * 1000)
+            time.sleep(max(0.0, 0.03 - (time.perf_counter() - sent)))
         _quit(proc, master)
     echoes.sort()
     return {

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 from pathlib import Path
 
@@ -94,7 +95,18 @@ async def _run(args: argparse.Namespace, settings, location: Path) -> int:  # no
         return sessions
 
     def warm() -> None:
-        facts.learn(ctx.model)
+        """In a worker thread after the first frame: import LiteLLM, learn the context window.
+
+        The import allocates millions of long-lived objects; a full garbage
+        collection over them mid-import stalls typing for 100+ ms, so collection
+        is paused for the import and what it created is frozen afterwards.
+        """
+        gc.disable()
+        try:
+            facts.learn(ctx.model)
+        finally:
+            gc.freeze()
+            gc.enable()
 
     app = AgentApp(ctx, start=start, theme=settings.theme, warm=warm, connect=connect)
     try:

@@ -8,6 +8,8 @@ session looks like lives in ``widgets/``, how it is folded in
 from __future__ import annotations
 
 import asyncio
+import gc
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Awaitable, Callable, Iterable
@@ -28,6 +30,24 @@ from agent_tui.tui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_them
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.session_view import SessionView
 from agent_tui.tui.widgets.transcript import TranscriptView
+
+
+def tune_runtime() -> None:
+    """Keep full garbage collections and GIL hand-offs out of the frame budget.
+
+    A full collection walks every tracked object: with Textual's widget tree and
+    a streaming answer that took 40-300 ms, the longest stalls of the event loop.
+    What exists after the first frame (imports, CSS, the widget skeleton) is
+    frozen out of the collector's reach, and a larger young generation lets the
+    short-lived cycles of each repaint die young instead of piling up in the
+    old generation.
+    """
+    gc.freeze()
+    gc.set_threshold(10_000, 20, 20)
+    # Background imports (the core, LiteLLM) run in threads. Each time the UI thread
+    # releases the GIL (every terminal write) it waits up to one switch interval to get
+    # it back; at the default 5 ms a frame with a dozen writes stalled for ~100 ms.
+    sys.setswitchinterval(0.0005)
 
 
 @dataclass(frozen=True)
@@ -75,7 +95,12 @@ class AgentApp(App[None]):
         themes, self._theme_errors = load_themes(self._theme_dirs)
         for item in themes.values():
             self.register_theme(item)
-        self._wanted_theme = theme
+        # Chosen before start-up: switching themes later re-parses all CSS (~50 ms).
+        if theme not in self.available_themes:
+            known = ", ".join(sorted(self.available_themes))
+            self._theme_errors.append(f"no theme {theme!r} (available: {known}); using {DEFAULT_THEME}")
+            theme = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
+        self.theme = theme
 
     # ------------------------------------------------------------------ setup
 
@@ -87,7 +112,7 @@ class AgentApp(App[None]):
         yield Footer()
 
     async def on_mount(self) -> None:
-        self.set_theme(self._wanted_theme)
+        self.call_after_refresh(tune_runtime)
         for error in self._theme_errors:
             self.notify(error, severity="warning")
         if self._watch_themes:
@@ -95,12 +120,16 @@ class AgentApp(App[None]):
                 watch_theme_files(self._theme_dirs, self.theme_reloaded, self._theme_error, self._stop_watch),
                 group="themes",
             )
-        if self._warm is not None:  # after the first frame: the prompt takes keys meanwhile
-            self.call_after_refresh(lambda: self.run_worker(self._warm, thread=True, group="warm"))
         if self._connect is None:
+            self.call_after_refresh(self._start_warm)
             await self._open_start()
         else:  # open the core after the first frame; typing works meanwhile
             self.call_after_refresh(lambda: self.run_worker(self._connect_core(), group="connect"))
+
+    def _start_warm(self) -> None:
+        """LiteLLM's import runs in a thread; one background import at a time keeps typing smooth."""
+        if self._warm is not None:
+            self.run_worker(self._warm, thread=True, group="warm")
 
     async def _connect_core(self) -> None:
         assert self._connect is not None
@@ -110,6 +139,8 @@ class AgentApp(App[None]):
             self.view.notice = f"cannot open the session store: {error}"
             self.view.paint_chrome()
             return
+        finally:
+            self._start_warm()
         await self._open_start()
 
     async def _open_start(self) -> None:
@@ -134,8 +165,6 @@ class AgentApp(App[None]):
         if name not in self.available_themes:
             known = ", ".join(sorted(self.available_themes))
             self.notify(f"no theme {name!r} (available: {known})", severity="error")
-            if self.theme not in self.available_themes or self.theme == "textual-dark":
-                self.theme = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
             return False
         self.theme = name
         return True

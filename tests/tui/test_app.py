@@ -453,3 +453,11 @@ async def test_page_keys_scroll_the_transcript_from_the_prompt(fake, make_app) -
         assert app.focused is app.query_one(PromptInput)
         await pilot.press("pagedown")
         await until(pilot, lambda: view.scroll_y == bottom)
+
+
+async def test_an_unknown_configured_theme_falls_back_and_says_so(fake, make_app) -> None:
+    app = make_app(theme="no-such-theme")
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert app.theme == "agent-dark"
+        assert any("no theme 'no-such-theme'" in str(n.message) for n in app._notifications)
