@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Awaitable, Callable, Iterable
@@ -33,7 +32,7 @@ from agent_tui.tui.widgets.transcript import TranscriptView
 
 
 def tune_runtime() -> None:
-    """Keep full garbage collections and GIL hand-offs out of the frame budget.
+    """Keep full garbage collections out of the frame budget.
 
     A full collection walks every tracked object: with Textual's widget tree and
     a streaming answer that took 40-300 ms, the longest stalls of the event loop.
@@ -44,10 +43,6 @@ def tune_runtime() -> None:
     """
     gc.freeze()
     gc.set_threshold(10_000, 20, 20)
-    # Background imports (the core, LiteLLM) run in threads. Each time the UI thread
-    # releases the GIL (every terminal write) it waits up to one switch interval to get
-    # it back; at the default 5 ms a frame with a dozen writes stalled for ~100 ms.
-    sys.setswitchinterval(0.0005)
 
 
 @dataclass(frozen=True)
