@@ -8,18 +8,11 @@ import json
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from agent_tui.testing.fake_provider import FakeProvider
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeProvider]:
-    async with FakeProvider() as provider:
-        yield provider
 
 
 class Cli:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Callable
+from typing import Any, Callable
 
 import pytest
 
@@ -26,12 +26,6 @@ WIRES = [Wire("openai", "openai/fake-model"), Wire("anthropic", "anthropic/claud
 @pytest.fixture(params=WIRES, ids=lambda w: w.name)
 def wire(request: pytest.FixtureRequest) -> Wire:
     return request.param
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeProvider]:
-    async with FakeProvider() as provider:
-        yield provider
 
 
 @pytest.fixture

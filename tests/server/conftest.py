@@ -13,38 +13,17 @@ import pytest
 from aiohttp import ClientResponse
 from aiohttp.test_utils import TestClient, TestServer
 
-from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.runtime import Runtime
-from agent_tui.core.tool_host import build_registry
 from agent_tui.server.app import build_app
-from agent_tui.testing.fake_provider import FakeProvider
-from agent_tui.testing.test_tools import register as register_test_tools
-from agent_tui.tools.registry import ToolRegistry
 
 TOKEN = "test-token-0123456789"
 
 
 @pytest.fixture
-async def fake() -> AsyncIterator[FakeProvider]:
-    async with FakeProvider() as provider:
-        yield provider
-
-
-@pytest.fixture
-async def runtime(fake: FakeProvider, workdir: Path) -> AsyncIterator[Runtime]:
+async def runtime(open_runtime: Any) -> AsyncIterator[Runtime]:
     """No headless policy: a tool that asks waits for an HTTP reply. Test tools are allowed."""
-    cli = {"model": "openai/fake-model", "api_base": fake.openai_base, "api_key": "test-key",
-           "permission": [{"action": "test", "pattern": "*", "effect": "allow"}]}  # fmt: skip
-
-    def loader(location: Path) -> Settings:
-        return load_settings(location, cli=cli)
-
-    def registry(location: Path) -> ToolRegistry:
-        tools = build_registry(location)
-        register_test_tools(tools)
-        return tools
-
-    async with await Runtime.open(loader, permission_policy=None, registry_factory=registry) as opened:
+    allow_test_tools = {"permission": [{"action": "test", "pattern": "*", "effect": "allow"}]}
+    async with await open_runtime(cli=allow_test_tools, policy=None, tools="all") as opened:
         yield opened
 
 

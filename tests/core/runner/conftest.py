@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent_tui.core import events as ev
-from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.runtime import Runtime
-from agent_tui.testing.fake_provider import FakeProvider
-from agent_tui.testing.test_tools import register as register_test_tools
-from agent_tui.tools.registry import ToolRegistry
 
 
 class FastClock:
@@ -34,12 +29,6 @@ class FastClock:
 
 
 @pytest.fixture
-async def fake() -> AsyncIterator[FakeProvider]:
-    async with FakeProvider() as provider:
-        yield provider
-
-
-@pytest.fixture
 def clock() -> FastClock:
     return FastClock()
 
@@ -50,20 +39,9 @@ def settings_overrides() -> dict[str, Any]:
 
 
 @pytest.fixture
-async def runtime(fake: FakeProvider, clock: FastClock, workdir: Path, settings_overrides: dict[str, Any],
-                  monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Runtime]:
-    cli = {"model": "openai/fake-model", "api_base": fake.openai_base, "api_key": "test-key",
-           "retry": {"base_delay_ms": 2000}, **settings_overrides}
-
-    def loader(location: Path) -> Settings:
-        return load_settings(location, cli=cli)
-
-    def registry(location: Path) -> ToolRegistry:
-        tools = ToolRegistry(location)
-        register_test_tools(tools)
-        return tools
-
-    async with await Runtime.open(loader, permission_policy="allow", clock=clock, registry_factory=registry) as opened:
+async def runtime(open_runtime: Any, clock: FastClock, settings_overrides: dict[str, Any]) -> AsyncIterator[Runtime]:
+    cli = {"retry": {"base_delay_ms": 2000}, **settings_overrides}
+    async with await open_runtime(cli=cli, policy="allow", clock=clock) as opened:
         yield opened
 
 

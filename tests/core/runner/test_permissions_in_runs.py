@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agent_tui.core import events as ev
-from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider
 
@@ -17,14 +17,9 @@ from .conftest import FastClock, kinds, of_type, settle, stored
 
 
 @pytest.fixture
-async def asking_runtime(fake: FakeProvider, clock: FastClock, workdir: Path) -> AsyncIterator[Runtime]:
+async def asking_runtime(open_runtime: Any, clock: FastClock) -> AsyncIterator[Runtime]:
     """Real tools (bash asks by default), no headless policy: someone must reply."""
-    cli = {"model": "openai/fake-model", "api_base": fake.openai_base, "api_key": "k"}
-
-    def loader(location: Path) -> Settings:
-        return load_settings(location, cli=cli)
-
-    async with await Runtime.open(loader, clock=clock) as opened:
+    async with await open_runtime(tools="all", clock=clock) as opened:
         yield opened
 
 
@@ -89,13 +84,14 @@ async def test_always_saves_an_approval_for_the_project(asking_runtime: Runtime,
     assert approvals and approvals[0].action == "bash"
 
 
-async def test_interrupt_kills_a_running_bash_process_group(fake: FakeProvider, clock: FastClock, workdir: Path) -> None:
+async def test_interrupt_kills_a_running_bash_process_group(
+    open_runtime: Any, fake: FakeProvider, clock: FastClock, workdir: Path
+) -> None:
     import os
 
-    cli = {"model": "openai/fake-model", "api_base": fake.openai_base, "api_key": "k"}
     pidfile = workdir / "pid.txt"
     fake.add(_bash("call_1", f"echo $$ > {pidfile}; sleep 300 & sleep 300"))
-    async with await Runtime.open(lambda loc: load_settings(loc, cli=cli), permission_policy="allow", clock=clock) as runtime:
+    async with await open_runtime(tools="all", policy="allow", clock=clock) as runtime:
         sid = (await runtime.sessions.create(location=workdir)).id
         await runtime.sessions.prompt(sid, "sleep a long time")
         async def started() -> None:
