@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
+import importlib
 import os
 from pathlib import Path
 
@@ -87,48 +89,69 @@ async def _run(args: argparse.Namespace, settings, location: Path) -> int:  # no
         picker=args.resume == "",
         session_id=args.resume or None,
     )
-    closers: list = []
+    core = Core(args, settings, location, ctx, facts)
+    app = AgentApp(ctx, start=start, theme=settings.theme, connect=core.connect)
+    try:
+        await app.run_async()
+    finally:
+        await core.close()
+    return app.return_code or 0
 
-    async def connect():  # noqa: ANN202 - after the first frame: the runtime's imports cost ~150 ms
-        sessions, close = await _open_core(args, settings, location)
-        closers.append(close)
-        return sessions
 
-    def warm() -> None:
-        """In a worker thread after the first frame: import LiteLLM, learn the context window.
+class Core:
+    """Opens the core after the first frame, cheapest part first.
 
-        The import allocates millions of long-lived objects; a full garbage
-        collection over them mid-import stalls typing for 100+ ms, so collection
-        is paused for the import and what it created is frozen afterwards.
-        """
+    1. the Sessions facade (store reads: the picker's rows, a transcript) — its
+       imports run in a thread so frames keep painting;
+    2. the runtime around it (coordinator, runner, tools) — prompts wait for it;
+    3. LiteLLM, warmed in a thread, with garbage collection paused: the import
+       allocates millions of long-lived objects, and a full collection over them
+       mid-import stalled typing for 100+ ms; what it created is then frozen.
+    One background import at a time keeps the prompt responsive.
+    """
+
+    def __init__(self, args: argparse.Namespace, settings, location: Path, ctx, facts: ModelFacts) -> None:  # noqa: ANN001
+        self.cli = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key}
+        self.settings, self.location, self.ctx, self.facts = settings, location, ctx, facts
+        self.sessions = None
+        self.runtime = None
+        self._task: asyncio.Task | None = None
+
+    async def connect(self):  # noqa: ANN201 - SessionsPort
+        module = await asyncio.to_thread(importlib.import_module, "agent_tui.core.sessions")
+        self.sessions = await module.open_sessions(self.settings)
+        self._task = asyncio.create_task(self._start_runtime())
+        return self.sessions
+
+    def _settings_for(self, where: Path):  # noqa: ANN202 - this directory's settings are already loaded
+        from agent_tui.core.config import load_settings
+
+        return self.settings if where.resolve() == self.location else load_settings(where, cli=self.cli)
+
+    async def _start_runtime(self) -> None:
+        try:
+            module = await asyncio.to_thread(importlib.import_module, "agent_tui.core.runtime")
+            self.runtime = module.Runtime(self.sessions, self._settings_for, None, None, None)
+        except Exception as error:  # noqa: BLE001 - the app stays open for reading and says why
+            self.ctx.runner_error = f"the agent cannot run: {error}"
+        finally:
+            self.ctx.runnable.set()
+        await asyncio.to_thread(self._warm)
+
+    def _warm(self) -> None:
         gc.disable()
         try:
-            facts.learn(ctx.model)
+            self.facts.learn(self.ctx.model)
         finally:
             gc.freeze()
             gc.enable()
 
-    app = AgentApp(ctx, start=start, theme=settings.theme, warm=warm, connect=connect)
-    try:
-        await app.run_async()
-    finally:
-        for close in closers:
-            await close()
-    return app.return_code or 0
-
-
-async def _open_core(args: argparse.Namespace, settings, location: Path):  # noqa: ANN001, ANN202
-    """The core runtime (store + facade + coordinator + runner); returns its facade and closer."""
-    import importlib
-
-    from agent_tui.core.config import load_settings
-
-    cli = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key}
-
-    def settings_for(where: Path):  # noqa: ANN202 - this directory's settings are already loaded
-        return settings if where.resolve() == location else load_settings(where, cli=cli)
-
-    # Imported in a thread so the first frames keep painting meanwhile.
-    runtime_module = await asyncio.to_thread(importlib.import_module, "agent_tui.core.runtime")
-    runtime = await runtime_module.Runtime.open(settings_for, cli=cli)
-    return runtime.sessions, runtime.close
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        if self.runtime is not None:
+            await self.runtime.close()
+        elif self.sessions is not None:
+            await self.sessions.close()

@@ -115,6 +115,8 @@ class AgentApp(App[None]):
                 watch_theme_files(self._theme_dirs, self.theme_reloaded, self._theme_error, self._stop_watch),
                 group="themes",
             )
+        if self.start.picker:  # at once: its rows arrive when the store is open
+            self.action_resume()
         if self._connect is None:
             self.call_after_refresh(self._start_warm)
             await self._open_start()
@@ -148,8 +150,6 @@ class AgentApp(App[None]):
                 await self.open_session(rows[0].id)
             else:
                 self.notify("no session in this directory yet: starting a new one")
-        elif start.picker:
-            self.action_resume()
 
     def on_unmount(self) -> None:
         self._stop_watch.set()
@@ -250,7 +250,7 @@ class AgentApp(App[None]):
                 if view.session_id is None:
                     self.notify("nothing to compact yet")
                 else:
-                    await call((await self.ctx.ready()).compact(view.session_id))
+                    await call((await self.ctx.ready_to_run()).compact(view.session_id))
             case "model":
                 self.ctx.model = command.arg
                 if view.session_id is not None:

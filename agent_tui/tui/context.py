@@ -29,9 +29,12 @@ class TuiContext:
     setup_hint: str | None = None  # one line saying what to configure, when something is missing
 
     def __post_init__(self) -> None:
-        self.connected = asyncio.Event()
+        self.connected = asyncio.Event()  # the facade can read
+        self.runnable = asyncio.Event()  # and a runner is attached: prompts can run
+        self.runner_error: str | None = None
         if self.sessions is not None:
             self.connected.set()
+            self.runnable.set()
 
     def connect_to(self, sessions: SessionsPort) -> None:
         self.sessions = sessions
@@ -42,6 +45,12 @@ class TuiContext:
         await self.connected.wait()
         assert self.sessions is not None
         return self.sessions
+
+    async def ready_to_run(self) -> SessionsPort:
+        """The facade once prompts can run (the runner opens after the store)."""
+        sessions = await self.ready()
+        await self.runnable.wait()
+        return sessions
 
     def active(self) -> dict[str, dict[str, str]]:
         return self.sessions.active() if self.sessions is not None else {}

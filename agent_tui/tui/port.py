@@ -30,6 +30,10 @@ class SessionsPort(Protocol):
     def prompt(self, session_id: str, prompt: list[Any], id: str | None = None,
                delivery: str = "steer", resume: bool = True) -> Any: ...  # fmt: skip
 
+    def get(self, session_id: str) -> Any: ...  # the session row: names, counters, head_seq
+
+    def pending(self, session_id: str) -> Any: ...  # unpromoted inbox rows, admission order
+
     def withdraw(self, session_id: str, input_id: str) -> Any: ...
 
     def select_model(self, session_id: str, model: str) -> Any: ...

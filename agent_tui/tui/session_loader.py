@@ -76,8 +76,7 @@ async def fold_older(sessions: SessionsPort, session_id: str, transcript: Transc
         return 0
     start = segment_start(events, from_log_start=after == 0)
     older = Transcript()
-    older.start_seq, older.head_seq = events[start].seq, events[start].seq - 1
-    older._counted_seq = end  # the seeded totals already count these steps
+    older.seed(events[start].seq, SessionFacts(), counted_seq=end, inbox=[], compactions=[])  # totals: counted
     for stored in events[start:]:
         older.apply(stored)
     return len(transcript.prepend(older))

@@ -234,7 +234,9 @@ class SessionView(Vertical):
 
     @work(group="send")
     async def send(self, text: str, delivery: ev.Delivery) -> None:
-        sessions = await self.ctx.ready()
+        sessions = await self.ctx.ready_to_run()
+        if self.ctx.runner_error:
+            self.app.notify(self.ctx.runner_error, severity="error")
         try:
             if self.session_id is None:
                 created = await call(sessions.create(location=self.ctx.location, model=self.ctx.model))
