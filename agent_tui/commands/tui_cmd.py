@@ -117,11 +117,11 @@ class Core:
         self.runtime = None
         self._task: asyncio.Task | None = None
 
-    async def connect(self):  # noqa: ANN201 - SessionsPort
+    async def connect(self) -> None:
         module = await asyncio.to_thread(importlib.import_module, "agent_tui.core.sessions")
         self.sessions = await module.open_sessions(self.settings)
+        self.ctx.connect_to(self.sessions, runnable=False)
         self._task = asyncio.create_task(self._start_runtime())
-        return self.sessions
 
     def _settings_for(self, where: Path):  # noqa: ANN202 - this directory's settings are already loaded
         from agent_tui.core.config import load_settings

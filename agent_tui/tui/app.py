@@ -21,7 +21,7 @@ from textual.theme import Theme
 
 from agent_tui.tui.commands import Command
 from agent_tui.tui.context import TuiContext
-from agent_tui.tui.port import SessionsPort, call
+from agent_tui.tui.port import call
 from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.picker import NEW_SESSION, SessionPicker
 from agent_tui.tui.theme_watch import watch_theme_files
@@ -76,7 +76,7 @@ class AgentApp(App[None]):
         theme_dirs_: list[Path] | None = None,
         watch_themes: bool = True,
         warm: Callable[[], object] | None = None,
-        connect: Callable[[], Awaitable[SessionsPort]] | None = None,
+        connect: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         super().__init__()
         self.ctx = ctx
@@ -131,7 +131,7 @@ class AgentApp(App[None]):
     async def _connect_core(self) -> None:
         assert self._connect is not None
         try:
-            self.ctx.connect_to(await self._connect())
+            await self._connect()  # it calls ctx.connect_to(...)
         except Exception as error:  # a bad database or config: one line, and the app says so
             self.view.notice = f"cannot open the session store: {error}"
             self.view.paint_chrome()

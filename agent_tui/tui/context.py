@@ -36,9 +36,12 @@ class TuiContext:
             self.connected.set()
             self.runnable.set()
 
-    def connect_to(self, sessions: SessionsPort) -> None:
+    def connect_to(self, sessions: SessionsPort, runnable: bool = True) -> None:
+        """The facade is open; ``runnable=False`` when the runner attaches later (set ``runnable`` then)."""
         self.sessions = sessions
         self.connected.set()
+        if runnable:
+            self.runnable.set()
 
     async def ready(self) -> SessionsPort:
         """The facade, once the core is open (typing works before that)."""

@@ -461,3 +461,29 @@ async def test_an_unknown_configured_theme_falls_back_and_says_so(fake, make_app
         await pilot.pause()
         assert app.theme == "agent-dark"
         assert any("no theme 'no-such-theme'" in str(n.message) for n in app._notifications)
+
+
+async def test_typing_works_before_the_core_opens_and_a_prompt_waits_for_the_runner(fake, clock) -> None:
+    import asyncio
+
+    from agent_tui.tui.context import TuiContext
+
+    from .conftest import FAST
+
+    store_open = asyncio.Event()
+    ctx = TuiContext(sessions=None, location=LOCATION, model="openai/fake", clock=clock, timings=FAST)
+
+    async def connect() -> None:
+        await store_open.wait()
+        ctx.connect_to(fake, runnable=False)  # the runner attaches later
+
+    app = AgentApp(ctx, connect=connect, watch_themes=False)
+    async with app.run_test() as pilot:
+        await pilot.press(*"early bird", "enter")  # the store is not even open yet
+        assert app.query_one(PromptInput).text == "" and fake.calls == []
+        store_open.set()
+        await until(pilot, lambda: ctx.connected.is_set())
+        await pilot.pause()
+        assert fake.calls == []  # the facade reads, but no runner yet: the prompt waits
+        ctx.runnable.set()
+        await until(pilot, lambda: ("prompt", "ses_new1", "early bird", "steer") in fake.calls)
