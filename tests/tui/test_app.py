@@ -485,5 +485,10 @@ async def test_typing_works_before_the_core_opens_and_a_prompt_waits_for_the_run
         await until(pilot, lambda: ctx.connected.is_set())
         await pilot.pause()
         assert fake.calls == []  # the facade reads, but no runner yet: the prompt waits
+        await pilot.press(*"second", "enter")  # typed before the first one left: one session, in order
         ctx.runnable.set()
-        await until(pilot, lambda: ("prompt", "ses_new1", "early bird", "steer") in fake.calls)
+        await until(pilot, lambda: len([c for c in fake.calls if c[0] == "prompt"]) == 2)
+        assert [c for c in fake.calls if c[0] in ("create", "prompt")] == [
+            ("create", "ses_new1", LOCATION, "openai/fake"),
+            ("prompt", "ses_new1", "early bird", "steer"), ("prompt", "ses_new1", "second", "steer"),
+        ]  # fmt: skip

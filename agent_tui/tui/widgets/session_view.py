@@ -9,6 +9,7 @@ on its first prompt, so opening the app never leaves an empty session behind.
 
 from __future__ import annotations
 
+import asyncio
 from contextlib import aclosing
 
 from textual import work
@@ -36,13 +37,6 @@ def _session_id(created: object) -> str:
 
 
 class SessionView(Vertical):
-    class Opened(Message):
-        """The view now shows ``session_id`` (created on first prompt, or opened)."""
-
-        def __init__(self, session_id: str) -> None:
-            super().__init__()
-            self.session_id = session_id
-
     class CommandEntered(Message):
         """A slash command typed into the prompt; the app runs it."""
 
@@ -60,6 +54,7 @@ class SessionView(Vertical):
         self.background_asks = 0
         self.notice: str | None = ctx.setup_hint
         self._flush_pending = False
+        self._sending = asyncio.Lock()  # prompts leave in the order typed; the first one creates the session
 
     def compose(self) -> ComposeResult:
         clock = self.ctx.clock
@@ -121,9 +116,8 @@ class SessionView(Vertical):
             for worker in self.app.workers:
                 if worker.node is self and worker.name == "deltas":
                     worker.cancel()
-            self.session_id, self.synced = None, True
-            await self.query_one(TranscriptView).show(Transcript())
-            self.transcript = self.query_one(TranscriptView).transcript  # type: ignore[assignment]
+            self.session_id, self.synced, self.transcript = None, True, Transcript()
+            await self.query_one(TranscriptView).show(self.transcript)
             self.paint_chrome()
 
     async def _first_paint(self, sessions, session_id: str, replay: list[ev.StoredEvent], whole: bool) -> None:  # noqa: ANN001
@@ -234,6 +228,10 @@ class SessionView(Vertical):
 
     @work(group="send")
     async def send(self, text: str, delivery: ev.Delivery) -> None:
+        async with self._sending:
+            await self._send(text, delivery)
+
+    async def _send(self, text: str, delivery: ev.Delivery) -> None:
         sessions = await self.ctx.ready_to_run()
         if self.ctx.runner_error:
             self.app.notify(self.ctx.runner_error, severity="error")
@@ -241,7 +239,6 @@ class SessionView(Vertical):
             if self.session_id is None:
                 created = await call(sessions.create(location=self.ctx.location, model=self.ctx.model))
                 self.session_id = _session_id(created)
-                self.post_message(self.Opened(self.session_id))
                 self._follow(self.session_id)
             await call(sessions.prompt(self.session_id, ev.text_prompt(text), delivery=delivery.value))
         except Exception as error:  # the facade's one-line reason, and the text stays recallable
