@@ -492,3 +492,38 @@ async def test_typing_works_before_the_core_opens_and_a_prompt_waits_for_the_run
             ("create", "ses_new1", LOCATION, "openai/fake"),
             ("prompt", "ses_new1", "early bird", "steer"), ("prompt", "ses_new1", "second", "steer"),
         ]  # fmt: skip
+
+
+async def test_ctrl_c_copies_a_selection_and_keeps_the_text(fake, make_app) -> None:
+    from textual.widgets.text_area import Selection
+
+    app = make_app()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(PromptInput)
+        await pilot.press(*"copy this please")
+        prompt.selection = Selection((0, 0), (0, 9))
+        await pilot.press("ctrl+c")
+        assert app.clipboard == "copy this"
+        assert prompt.text == "copy this please" and app.is_running
+        assert any(str(n.message) == "copied" for n in app._notifications)
+
+
+async def test_picker_pages_through_more_sessions_than_one_query(fake, make_app) -> None:
+    from agent_tui.tui.screens.picker import PAGE, SessionPicker
+
+    for n in range(PAGE + 12):
+        log = LogBuilder(session_id=f"ses_{n:03d}").created(location=LOCATION)
+        log.now_ms += n * 1000
+        log.turn(f"task {n}", "ok")
+        fake.add_log(log)
+    app = make_app(StartMode(picker=True))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker) and len(app.screen.rows) == PAGE)
+        picker = app.screen
+        assert [c for c in fake.calls if c[0] == "list"][-1][3:] == (PAGE + 1, 0)  # one page (+1 to know if more)
+        await pilot.press("pagedown", "pagedown", "pagedown", "pagedown", "pagedown")
+        await until(pilot, lambda: len(picker.rows) == PAGE + 12)
+        assert [c for c in fake.calls if c[0] == "list"][-1][3:] == (PAGE + 1, PAGE)
+        assert picker.rows[0].id == f"ses_{PAGE + 11:03d}"  # newest first
+        await pilot.press("enter")
+        await until(pilot, lambda: app.view.session_id is not None)
