@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from contextlib import asynccontextmanager
+from typing import Any, AsyncIterator, Callable
 
 from textual.widgets import Markdown
 
@@ -38,6 +39,18 @@ def stored(fake: FakeSessions, turns: int = 1) -> LogBuilder:
         log.turn(f"question {n}", f"answer {n}")
     fake.add_log(log)
     return log
+
+
+@asynccontextmanager
+async def opened(fake: FakeSessions, make_app, running: bool = False) -> AsyncIterator[tuple[AgentApp, Any]]:
+    """A one-exchange stored session, open on screen (and running, if asked)."""
+    stored(fake)
+    if running:
+        fake.running.add(SID)
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: len(blocks(app)) == 2)
+        yield app, pilot
 
 
 def blocks(app: AgentApp) -> list:
@@ -78,11 +91,7 @@ async def test_a_new_session_is_created_on_the_first_prompt_not_at_launch(fake, 
 
 
 async def test_streaming_text_appears_incrementally_then_settles(fake, make_app) -> None:
-    stored(fake)
-    fake.running.add(SID)
-    app = make_app(StartMode(session_id=SID))
-    async with app.run_test() as pilot:
-        await until(pilot, lambda: len(blocks(app)) == 2)
+    async with opened(fake, make_app, running=True) as (app, pilot):
         fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
         fake.publish(SID, ev.TextStarted(assistant_message_id="m2", ordinal=0))
         await until(pilot, lambda: len(blocks(app)) == 3)
@@ -100,11 +109,7 @@ async def test_streaming_text_appears_incrementally_then_settles(fake, make_app)
 
 
 async def test_tool_block_runs_with_live_output_then_settles(fake, make_app) -> None:
-    stored(fake)
-    fake.running.add(SID)
-    app = make_app(StartMode(session_id=SID))
-    async with app.run_test() as pilot:
-        await until(pilot, lambda: len(blocks(app)) == 2)
+    async with opened(fake, make_app, running=True) as (app, pilot):
         fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
         fake.publish(SID, ev.ToolCalled(assistant_message_id="m2", call_id="c1", name="bash", input={"command": "make"}))
         await until(pilot, lambda: app.query(ToolCall))
@@ -119,11 +124,7 @@ async def test_tool_block_runs_with_live_output_then_settles(fake, make_app) -> 
 
 
 async def test_enter_steers_and_tab_queues_while_running(fake, make_app) -> None:
-    stored(fake)
-    fake.running.add(SID)
-    app = make_app(StartMode(session_id=SID))
-    async with app.run_test() as pilot:
-        await until(pilot, lambda: len(blocks(app)) == 2)
+    async with opened(fake, make_app, running=True) as (app, pilot):
         await pilot.press(*"now", "enter")
         await pilot.press(*"later", "tab")
         await until(pilot, lambda: len([c for c in fake.calls if c[0] == "prompt"]) == 2)
@@ -136,10 +137,7 @@ async def test_enter_steers_and_tab_queues_while_running(fake, make_app) -> None
 
 
 async def test_tab_sends_when_idle(fake, make_app) -> None:
-    stored(fake)
-    app = make_app(StartMode(session_id=SID))
-    async with app.run_test() as pilot:
-        await until(pilot, lambda: len(blocks(app)) == 2)
+    async with opened(fake, make_app) as (app, pilot):
         await pilot.press(*"go", "tab")
         await until(pilot, lambda: ("prompt", SID, "go", "steer") in fake.calls)
 
@@ -198,11 +196,7 @@ async def test_shift_enter_and_ctrl_j_insert_newlines(fake, make_app) -> None:
 
 
 async def test_ctrl_c_clears_then_quits_within_the_window(fake, make_app, clock) -> None:
-    stored(fake)
-    fake.running.add(SID)
-    app = make_app(StartMode(session_id=SID))
-    async with app.run_test() as pilot:
-        await until(pilot, lambda: len(blocks(app)) == 2)
+    async with opened(fake, make_app, running=True) as (app, pilot):
         await pilot.press(*"draft", "ctrl+c")
         assert app.query_one(PromptInput).text == "" and app.is_running
         clock.advance(2.5)  # outside the window: only clears again
@@ -226,11 +220,7 @@ async def test_continue_opens_the_latest_session_here(fake, make_app) -> None:
 
 
 async def test_retry_countdown_follows_the_clock(fake, make_app, clock) -> None:
-    stored(fake)
-    fake.running.add(SID)
-    app = make_app(StartMode(session_id=SID))
-    async with app.run_test() as pilot:
-        await until(pilot, lambda: len(blocks(app)) == 2)
+    async with opened(fake, make_app, running=True) as (app, pilot):
         fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
         error = ev.ErrorInfo(type="provider.rate-limit", message="429")
         fake.publish(SID, ev.RetryScheduled(assistant_message_id="m2", attempt=1, at_ms=clock.now + 4000, error=error))
@@ -255,10 +245,7 @@ async def test_step_error_shows_kind_and_message(fake, make_app) -> None:
 
 
 async def test_compaction_divider_lifecycle(fake, make_app) -> None:
-    stored(fake)
-    app = make_app(StartMode(session_id=SID))
-    async with app.run_test() as pilot:
-        await until(pilot, lambda: len(blocks(app)) == 2)
+    async with opened(fake, make_app) as (app, pilot):
         await pilot.press(*"/compact", "enter")
         await until(pilot, lambda: app.query(CompactionDivider))
         divider = app.query_one(CompactionDivider)
@@ -303,10 +290,7 @@ async def test_unknown_command_is_one_line_and_keeps_the_text(fake, make_app) ->
 
 
 async def test_model_command_selects_for_the_session(fake, make_app) -> None:
-    stored(fake)
-    app = make_app(StartMode(session_id=SID))
-    async with app.run_test() as pilot:
-        await until(pilot, lambda: len(blocks(app)) == 2)
+    async with opened(fake, make_app) as (app, pilot):
         await pilot.press(*"/model openai/other", "enter")
         await until(pilot, lambda: ("select_model", SID, "openai/other") in fake.calls)
         await until(pilot, lambda: "openai/other" in status(app))

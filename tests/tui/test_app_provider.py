@@ -62,6 +62,13 @@ def request_text(request) -> str:
     return json.dumps(request.body["messages"])
 
 
+async def send_and_hold(pilot, app: AgentApp, provider: FakeProvider, text: str) -> None:
+    """Send ``text`` and wait until its request is held by the provider with the session running."""
+    await pilot.press(*text, "enter")
+    await provider.wait_for("held")
+    await until(pilot, lambda: app.view.is_active)
+
+
 async def idle(pilot, app: AgentApp) -> None:
     await until(pilot, lambda: app.view.session_id is not None and not app.view.is_active, timeout=30)
 
@@ -106,9 +113,7 @@ async def test_steer_with_enter_lands_at_the_next_step(provider, app, workdir) -
         Turn(text="Steered answer."),
     )
     async with app.run_test() as pilot:
-        await pilot.press(*"start", "enter")
-        await provider.wait_for("held")
-        await until(pilot, lambda: app.view.is_active)
+        await send_and_hold(pilot, app, provider, "start")
         await pilot.press(*"also check b", "enter")
         strip = app.query_one(PendingInputStrip)
         await until(pilot, lambda: [(p.text, p.delivery.value) for p in strip.items] == [("also check b", "steer")])
@@ -125,9 +130,7 @@ async def test_steer_with_enter_lands_at_the_next_step(provider, app, workdir) -
 async def test_queue_with_tab_lands_after_the_turn(provider, app) -> None:
     provider.add(Turn(hold=True, text="First answer."), Turn(text="Answer to the queued one."))
     async with app.run_test() as pilot:
-        await pilot.press(*"first", "enter")
-        await provider.wait_for("held")
-        await until(pilot, lambda: app.view.is_active)
+        await send_and_hold(pilot, app, provider, "first")
         await pilot.press(*"afterwards", "tab")
         strip = app.query_one(PendingInputStrip)
         await until(pilot, lambda: [(p.text, p.delivery.value) for p in strip.items] == [("afterwards", "queue")])
@@ -141,9 +144,7 @@ async def test_queue_with_tab_lands_after_the_turn(provider, app) -> None:
 async def test_esc_interrupts_and_keeps_pending_input(provider, app) -> None:
     provider.add(Turn(hold=True, text="never shown"))
     async with app.run_test() as pilot:
-        await pilot.press(*"long task", "enter")
-        await provider.wait_for("held")
-        await until(pilot, lambda: app.view.is_active)
+        await send_and_hold(pilot, app, provider, "long task")
         await pilot.press(*"later", "tab")
         strip = app.query_one(PendingInputStrip)
         await until(pilot, lambda: len(strip.items) == 1)

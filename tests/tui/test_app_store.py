@@ -77,6 +77,19 @@ async def exchange(sessions: Sessions, sid: str, prompt: str, answer: str) -> No
     ])  # fmt: skip
 
 
+async def session_with(sessions: Sessions, workdir: Path, prompt: str, answer: str) -> str:
+    sid = (await sessions.create(location=workdir)).id
+    await exchange(sessions, sid, prompt, answer)
+    return sid
+
+
+def picker_rows(picker: SessionPicker) -> dict[str, str]:
+    """Session id -> the row as shown (marker, title, time, count)."""
+    from textual.widgets import OptionList
+
+    return {r.id: str(o.prompt) for r, o in zip(picker.rows, picker.query_one(OptionList).options)}
+
+
 async def test_first_prompt_creates_the_session_in_the_store(real, workdir, clock) -> None:
     sessions, executor = real
     app = app_for(sessions, workdir, clock)
@@ -158,10 +171,7 @@ async def test_picker_searches_the_store_and_opens_a_session(real, workdir, cloc
         await until(pilot, lambda: isinstance(app.screen, SessionPicker) and len(app.screen.rows) == 3)
         picker = app.screen
         assert {r.id for r in picker.rows} == set(ids.values())
-        from textual.widgets import OptionList
-
-        prompts = [str(o.prompt) for o in picker.query_one(OptionList).options]
-        assert any(p.startswith("● fix flaky test") for p in prompts)
+        assert picker_rows(picker)[ids["fix flaky test"]].startswith("● fix flaky test")
         await pilot.press("tab")
         await until(pilot, lambda: len(picker.rows) == 4)
         await pilot.press("tab", *"parser")
@@ -259,13 +269,9 @@ async def test_long_session_opens_at_the_end_and_scrolling_up_loads_older_segmen
 
 
 async def test_another_session_opens_while_one_runs_and_switching_back_shows_everything(real, workdir, clock) -> None:
-    from textual.widgets import OptionList
-
     sessions, executor = real
-    a = (await sessions.create(location=workdir)).id
-    await exchange(sessions, a, "long job", "starting")
-    b = (await sessions.create(location=workdir)).id
-    await exchange(sessions, b, "other thing", "done")
+    a = await session_with(sessions, workdir, "long job", "starting")
+    b = await session_with(sessions, workdir, "other thing", "done")
     executor.running.add(a)
     app = app_for(sessions, workdir, clock, StartMode(session_id=a))
     async with app.run_test() as pilot:
@@ -273,7 +279,7 @@ async def test_another_session_opens_while_one_runs_and_switching_back_shows_eve
         await pilot.press("ctrl+r")
         await until(pilot, lambda: isinstance(app.screen, SessionPicker) and len(app.screen.rows) == 2)
         picker = app.screen
-        rows = {r.id: str(o.prompt) for r, o in zip(picker.rows, picker.query_one(OptionList).options)}
+        rows = picker_rows(picker)
         assert rows[a].startswith("● ") and not rows[b].startswith("● ")
         index = [r.id for r in picker.rows].index(b)
         for _ in range(index):
@@ -295,13 +301,9 @@ async def test_another_session_opens_while_one_runs_and_switching_back_shows_eve
 
 
 async def test_asks_of_a_background_session_show_in_the_status_bar_and_picker(real, workdir, clock) -> None:
-    from textual.widgets import OptionList
-
     sessions, executor = real
-    here = (await sessions.create(location=workdir)).id
-    await exchange(sessions, here, "foreground", "ok")
-    away = (await sessions.create(location=workdir)).id
-    await exchange(sessions, away, "background", "ok")
+    here = await session_with(sessions, workdir, "foreground", "ok")
+    away = await session_with(sessions, workdir, "background", "ok")
     executor.running.add(away)
     await sessions.store.publish_many(away, [
         ev.StepStarted(assistant_message_id="msg_w", agent="build", model="x"),
@@ -318,5 +320,5 @@ async def test_asks_of_a_background_session_show_in_the_status_bar_and_picker(re
         await pilot.press("ctrl+r")
         await until(pilot, lambda: isinstance(app.screen, SessionPicker) and len(app.screen.rows) == 2)
         picker = app.screen
-        rows = {r.id: str(o.prompt) for r, o in zip(picker.rows, picker.query_one(OptionList).options)}
+        rows = picker_rows(picker)
         assert rows[away].startswith("⚑ ")
