@@ -43,4 +43,5 @@ class HelpScreen(ModalScreen[None]):
         for spec in COMMANDS:
             table.add_row(f"/{spec.name}" + (f" {spec.arg}" if spec.arg else ""), spec.help)
         with VerticalScroll(id="help"):
+            yield Static("Keys and commands  ·  Esc closes", classes="help-title")
             yield Static(table)
