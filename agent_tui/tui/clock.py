@@ -6,18 +6,18 @@ and relative times render the same on every run.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Protocol
 
+from agent_tui.core.clock import SystemClock
+
+__all__ = ["Clock", "ManualClock", "SystemClock", "Timings"]
+
 
 class Clock(Protocol):
+    """The part of ``core.clock.Clock`` the UI needs (it never sleeps on a clock)."""
+
     def now_ms(self) -> int: ...
-
-
-class SystemClock:
-    def now_ms(self) -> int:
-        return int(time.time() * 1000)
 
 
 @dataclass
