@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import ClassVar
 from enum import StrEnum
 
 
@@ -48,11 +49,28 @@ class UserBlock(Block):
 
 @dataclass(eq=False)
 class TextBlock(Block):
-    """One assistant text fragment (``reasoning`` for a reasoning fragment)."""
+    """One assistant text fragment (``reasoning`` for a reasoning fragment).
 
-    text: str = ""
+    Deltas are kept as parts and joined when the text is read (once per repaint),
+    so a long answer costs linear time, not a copy of the whole text per token.
+    """
+
     open: bool = True
     reasoning: bool = False
+    _parts: list[str] = field(default_factory=list, repr=False)
+
+    @property
+    def text(self) -> str:
+        if len(self._parts) > 1:
+            self._parts[:] = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self._parts[:] = [value]
+
+    def append(self, delta: str) -> None:
+        self._parts.append(delta)
 
 
 @dataclass(eq=False)
@@ -65,8 +83,14 @@ class ToolBlock(Block):
     started_ms: int | None = None
     ended_ms: int | None = None
     output: str = ""
-    live_output: str = ""
+    live_output: str = ""  # a bounded tail: the settled output carries the whole result
     error: str | None = None
+
+    LIVE_OUTPUT_CHARS: ClassVar[int] = 16_384
+
+    def append_live_output(self, delta: str) -> None:
+        """Keep only the tail a user can see while a command runs (an hour of output stays small)."""
+        self.live_output = (self.live_output + delta)[-self.LIVE_OUTPUT_CHARS :]
 
     @property
     def shown_state(self) -> ToolState:

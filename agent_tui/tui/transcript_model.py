@@ -331,7 +331,7 @@ class Transcript:
                     block = self._fragment(amid, ordinal, reasoning, self.head_seq)
                 if not isinstance(block, TextBlock) or not block.open:
                     return None
-                block.text += text
+                block.append(text)
             case ev.ToolInputStarted(assistant_message_id=amid, index=index, call_id=call_id, name=name):
                 key = f"{amid}:input:{index}"
                 if key in self._by_key or (call_id and f"{amid}:tool:{call_id}" in self._by_key):
@@ -348,7 +348,7 @@ class Transcript:
                 block = self._by_key.get(f"{amid}:tool:{call_id}")
                 if not isinstance(block, ToolBlock) or block.state is not ToolState.RUNNING:
                     return None
-                block.live_output += text
+                block.append_live_output(text)
             case ev.CompactionDelta(message_id=message_id, delta=text):
                 block = self._compactions.get(message_id)
                 if block is None or block.state is not CompactionState.RUNNING:

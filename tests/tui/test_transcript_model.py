@@ -307,3 +307,18 @@ def test_segments_folded_newest_first_then_prepended_equal_the_whole_log() -> No
     fresh = newest.prepend(older)
     assert [b.key for b in fresh][:2] == ["msg_user2", "msg_asst2:text:0"]
     assert shape(newest) == shape(whole) and newest.start_seq == 1
+
+
+def test_long_streams_keep_every_text_delta_and_a_bounded_live_output() -> None:
+    sid = "ses_test"
+    log = LogBuilder(session_id=sid).created()
+    t = fold(log.events, is_active=True)
+    t.apply(log.add(ev.StepStarted(assistant_message_id="m1", agent="build", model="x")))
+    t.apply(log.add(ev.TextStarted(assistant_message_id="m1", ordinal=0)))
+    t.apply(log.add(ev.ToolCalled(assistant_message_id="m1", call_id="c1", name="bash", input={"command": "yes"})))
+    for _ in range(100_000):  # 400 KB of text and 1.2 MB of command output
+        t.apply_delta(ev.TextDelta(session_id=sid, assistant_message_id="m1", ordinal=0, delta="abcd"))
+        t.apply_delta(ev.ToolOutputDelta(session_id=sid, assistant_message_id="m1", call_id="c1", delta="y\nyy\nyyy\n"[:12]))
+    assert len(t.get("m1:text:0").text) == 400_000  # type: ignore[union-attr]
+    tool = t.get("m1:tool:c1")
+    assert len(tool.live_output) == ToolBlock.LIVE_OUTPUT_CHARS and tool.live_output.endswith("yyy\n")  # type: ignore[union-attr]
