@@ -10,6 +10,7 @@ spinner spin.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import ClassVar
 from enum import StrEnum
@@ -78,7 +79,7 @@ class ToolBlock(Block):
     call_id: str | None = None
     name: str = ""
     input: dict = field(default_factory=dict)
-    input_text: str = ""  # raw streamed arguments before the call is complete
+    _input_parts: list[str] = field(default_factory=list, repr=False)  # arguments as the model writes them
     state: ToolState = ToolState.INPUT
     started_ms: int | None = None
     ended_ms: int | None = None
@@ -105,15 +106,35 @@ class ToolBlock(Block):
         return max(0, self.ended_ms - self.started_ms)
 
     @property
+    def input_text(self) -> str:
+        """The raw arguments streamed so far (JSON, usually incomplete)."""
+        if len(self._input_parts) > 1:
+            self._input_parts[:] = ["".join(self._input_parts)]
+        return self._input_parts[0] if self._input_parts else ""
+
+    def append_input(self, delta: str) -> None:
+        self._input_parts.append(delta)
+
+    @property
     def summary(self) -> str:
-        return summarize_args(self.name, self.input, self.input_text)
+        if self.input:
+            return summarize_args(self.name, self.input)
+        raw = self.input_text
+        for key in ("command", "path", "patch"):  # a call still being written: what it has so far
+            value = partial_json_string(raw, key)
+            if value is not None:
+                return summarize_args(self.name, {key: value})
+        return summarize_args(self.name, {}, raw)
 
     @property
     def patch(self) -> str | None:
+        """The patch of an ``apply_patch`` call; while the model still writes it, what it has so far."""
         if self.name != "apply_patch":
             return None
         patch = self.input.get("patch")
-        return patch if isinstance(patch, str) else None
+        if isinstance(patch, str):
+            return patch
+        return partial_json_string(self.input_text, "patch") if self.state is ToolState.INPUT else None
 
 
 @dataclass(eq=False)
@@ -149,6 +170,34 @@ class RetryBlock(Block):
     at_ms: int = 0
     error_type: str = ""
     message: str = ""
+
+
+_PARTIAL_KEY = re.compile(r'"(?P<key>[A-Za-z_]+)"\s*:\s*"')
+
+
+def partial_json_string(raw: str, key: str) -> str | None:
+    """The (possibly unfinished) string value of ``key`` in streamed JSON arguments."""
+    for match in _PARTIAL_KEY.finditer(raw):
+        if match.group("key") != key:
+            continue
+        body, escaped = [], False
+        for ch in raw[match.end() :]:
+            if escaped:
+                body.append(ch)
+                escaped = False
+            elif ch == "\\":
+                body.append(ch)
+                escaped = True
+            elif ch == '"':
+                break
+            else:
+                body.append(ch)
+        text = "".join(body[:-1] if escaped else body)  # drop a half-written escape
+        try:
+            return json.loads(f'"{text}"')
+        except json.JSONDecodeError:  # a half-written \uXXXX: show what decodes
+            return json.loads(f'"{text[: text.rfind(chr(92))]}"') if "\\" in text else None
+    return None
 
 
 def _one_line(text: str, limit: int = 80) -> str:

@@ -343,7 +343,7 @@ class Transcript:
                 block = self._by_key.get(f"{amid}:input:{index}")
                 if not isinstance(block, ToolBlock):
                     return None
-                block.input_text += text
+                block.append_input(text)
             case ev.ToolOutputDelta(assistant_message_id=amid, call_id=call_id, delta=text):
                 block = self._by_key.get(f"{amid}:tool:{call_id}")
                 if not isinstance(block, ToolBlock) or block.state is not ToolState.RUNNING:

@@ -511,3 +511,16 @@ async def test_picker_pages_through_more_sessions_than_one_query(fake, make_app)
         assert picker.rows[0].id == f"ses_{PAGE + 11:03d}"  # newest first
         await pilot.press("enter")
         await until(pilot, lambda: app.view.session_id is not None)
+
+
+async def test_a_patch_appears_as_a_diff_while_it_is_written(fake, make_app) -> None:
+    async with opened(fake, make_app, running=True) as (app, pilot):
+        fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
+        fake.delta(ev.ToolInputStarted(session_id=SID, assistant_message_id="m2", index=0, name="apply_patch"))
+        fake.delta(ev.ToolInputDelta(session_id=SID, assistant_message_id="m2", index=0,
+                                     delta='{"patch": "*** Begin Patch\\n*** Update File: a.py\\n@@\\n-old\\n+new'))  # fmt: skip
+        await until(pilot, lambda: app.query(ToolCall) and app.query_one(ToolCall).query_one(".tool-diff").display)
+        await pilot.pause()  # the Static re-renders on the next refresh
+        tool = app.query_one(ToolCall)
+        assert "+new" in str(tool.query_one(".tool-diff").render())
+        assert "apply_patch  a.py" in str(tool.query_one(".tool-header").render())

@@ -228,6 +228,8 @@ def test_live_deltas_then_durable_events_equal_the_log_alone() -> None:
     live.apply_delta(ev.ToolInputStarted(session_id=sid, assistant_message_id="m1", index=0, name="bash"))
     live.apply_delta(ev.ToolInputDelta(session_id=sid, assistant_message_id="m1", index=0, delta='{"comm'))
     assert live.get("m1:input:0").summary == '{"comm'  # type: ignore[union-attr]
+    live.apply_delta(ev.ToolInputDelta(session_id=sid, assistant_message_id="m1", index=0, delta='and": "echo h'))
+    assert live.get("m1:input:0").summary == "echo h"  # type: ignore[union-attr]
     durable(ev.ToolCalled(assistant_message_id="m1", call_id="c1", name="bash", input={"command": "echo hi"}))
     assert live.get("m1:input:0") is None and "m1:input:0" in live.removed
     live.apply_delta(ev.ToolOutputDelta(session_id=sid, assistant_message_id="m1", call_id="c1", delta="h"))
@@ -322,3 +324,17 @@ def test_long_streams_keep_every_text_delta_and_a_bounded_live_output() -> None:
     assert len(t.get("m1:text:0").text) == 400_000  # type: ignore[union-attr]
     tool = t.get("m1:tool:c1")
     assert len(tool.live_output) == ToolBlock.LIVE_OUTPUT_CHARS and tool.live_output.endswith("yyy\n")  # type: ignore[union-attr]
+
+
+def test_a_patch_shows_while_the_model_writes_it() -> None:
+    sid = "ses_test"
+    log = LogBuilder(session_id=sid).created()
+    t = fold(log.events, is_active=True)
+    t.apply(log.add(ev.StepStarted(assistant_message_id="m1", agent="build", model="x")))
+    t.apply_delta(ev.ToolInputStarted(session_id=sid, assistant_message_id="m1", index=0, name="apply_patch"))
+    for piece in ['{"patch": "*** Begin Patch\\n*** Upd', 'ate File: src/a.py\\n@@\\n-old\\n+ne', 'w\\n']:
+        t.apply_delta(ev.ToolInputDelta(session_id=sid, assistant_message_id="m1", index=0, delta=piece))
+    draft = t.get("m1:input:0")
+    assert isinstance(draft, ToolBlock) and draft.state is ToolState.INPUT
+    assert draft.patch == "*** Begin Patch\n*** Update File: src/a.py\n@@\n-old\n+new\n"
+    assert draft.summary == "src/a.py"
