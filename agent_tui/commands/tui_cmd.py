@@ -83,6 +83,7 @@ async def _run(args: argparse.Namespace, settings, location: Path) -> int:  # no
     ctx = TuiContext(
         sessions=None, location=str(location), model=settings.model, agent=settings.agent,
         context_window=facts.window, known_models=tuple(settings.models), setup_hint=setup_hint(settings),
+        learn_model=facts.learn,
     )  # fmt: skip
     start = StartMode(
         continue_latest=bool(args.continue_),

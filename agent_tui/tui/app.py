@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import gc
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Awaitable, Callable, Iterable
 
@@ -253,6 +254,8 @@ class AgentApp(App[None]):
                     await call((await self.ctx.ready_to_run()).compact(view.session_id))
             case "model":
                 self.ctx.model = command.arg
+                if self.ctx.learn_model is not None:  # its context window, for "context left"
+                    self.run_worker(partial(self.ctx.learn_model, command.arg), thread=True, group="learn")
                 if view.session_id is not None:
                     await call((await self.ctx.ready()).select_model(view.session_id, command.arg))
                 self.notify(f"model: {command.arg} (from the next step)")

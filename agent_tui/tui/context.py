@@ -26,6 +26,7 @@ class TuiContext:
     timings: Timings = field(default_factory=Timings)
     context_window: Callable[[str | None], int | None] = _unknown_window
     known_models: tuple[str, ...] = ()  # offered in the palette
+    learn_model: Callable[[str], None] | None = None  # blocking (LiteLLM's model map): run in a thread
     setup_hint: str | None = None  # one line saying what to configure, when something is missing
 
     def __post_init__(self) -> None:

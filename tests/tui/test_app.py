@@ -290,10 +290,17 @@ async def test_unknown_command_is_one_line_and_keeps_the_text(fake, make_app) ->
 
 
 async def test_model_command_selects_for_the_session(fake, make_app) -> None:
-    async with opened(fake, make_app) as (app, pilot):
+    stored(fake)
+    learned: list[str] = []
+    windows = {"openai/other": 1000}
+    app = make_app(StartMode(session_id=SID), learn_model=learned.append, context_window=windows.get)
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: len(blocks(app)) == 2)
         await pilot.press(*"/model openai/other", "enter")
         await until(pilot, lambda: ("select_model", SID, "openai/other") in fake.calls)
         await until(pilot, lambda: "openai/other" in status(app))
+        await until(pilot, lambda: learned == ["openai/other"])
+        assert "88% context left" in status(app)  # the last step used 120 of its 1 000 tokens
 
 
 async def test_setup_hint_is_shown_in_one_line(fake, make_app) -> None:
