@@ -76,7 +76,6 @@ class AgentApp(App[None]):
         theme: str = DEFAULT_THEME,
         theme_dirs_: list[Path] | None = None,
         watch_themes: bool = True,
-        warm: Callable[[], object] | None = None,
         connect: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         super().__init__()
@@ -84,7 +83,6 @@ class AgentApp(App[None]):
         self.start = start
         self._theme_dirs = theme_dirs() if theme_dirs_ is None else theme_dirs_
         self._watch_themes = watch_themes
-        self._warm = warm
         self._connect = connect
         self._last_ctrl_c: int | None = None
         self._stop_watch = asyncio.Event()
@@ -119,15 +117,9 @@ class AgentApp(App[None]):
         if self.start.picker:  # at once: its rows arrive when the store is open
             self.action_resume()
         if self._connect is None:
-            self.call_after_refresh(self._start_warm)
             await self._open_start()
         else:  # open the core after the first frame; typing works meanwhile
             self.call_after_refresh(lambda: self.run_worker(self._connect_core(), group="connect"))
-
-    def _start_warm(self) -> None:
-        """LiteLLM's import runs in a thread; one background import at a time keeps typing smooth."""
-        if self._warm is not None:
-            self.run_worker(self._warm, thread=True, group="warm")
 
     async def _connect_core(self) -> None:
         assert self._connect is not None
@@ -137,8 +129,6 @@ class AgentApp(App[None]):
             self.view.notice = f"cannot open the session store: {error}"
             self.view.paint_chrome()
             return
-        finally:
-            self._start_warm()
         await self._open_start()
 
     async def _open_start(self) -> None:

@@ -187,7 +187,7 @@ class SessionView(Vertical):
         self.query_one(StatusBar).show(
             t if self.session_id else None,
             StatusInputs(
-                location=self.ctx.location, model=self.ctx.model,
+                location=self.ctx.location, model=self.ctx.model, agent=self.ctx.agent,
                 context_window=self.ctx.context_window(t.facts.model or self.ctx.model),
                 interrupting=self.interrupting, background_asks=self.background_asks, notice=self.notice,
             ),

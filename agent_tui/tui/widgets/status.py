@@ -18,6 +18,7 @@ class StatusInputs:
 
     location: str
     model: str | None = None
+    agent: str | None = None
     context_window: int | None = None
     interrupting: bool = False
     background_asks: int = 0  # permission asks waiting in other sessions
@@ -75,7 +76,7 @@ class StatusBar(Static):
         facts = t.facts if t is not None else None
         state = session_state(t, inputs.interrupting, self.clock.now_ms())
         model = (facts.model if facts and facts.model else None) or inputs.model or "no model"
-        agent = (facts.agent if facts else None) or "build"
+        agent = (facts.agent if facts else None) or inputs.agent or "build"
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append(f" {state} ", style="bold reverse" if state != "idle" else "bold")
         out.append(f" {model} · {agent}")
