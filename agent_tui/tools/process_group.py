@@ -45,7 +45,11 @@ async def shell_exited(proc: asyncio.subprocess.Process) -> None:
         return
     try:
         fd = os.pidfd_open(proc.pid)
-    except (AttributeError, OSError):
+    except ProcessLookupError:  # already exited and reaped: the return code is moments away
+        while proc.returncode is None:
+            await asyncio.sleep(0.001)
+        return
+    except (AttributeError, OSError):  # no pidfd here: poll
         while proc.returncode is None:
             await asyncio.sleep(0.05)
         return
