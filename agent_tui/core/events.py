@@ -12,6 +12,7 @@ matching ``.ended``/settlement event carries the full value.
 
 from __future__ import annotations
 
+import functools
 import json
 from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Literal, Union
@@ -20,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
 
 # --------------------------------------------------------------------------
@@ -504,6 +505,9 @@ class HeadAdvanced(LiveEvent):
 
 
 Delta = Union[TextDelta, ReasoningDelta, ToolInputStarted, ToolInputDelta, ToolOutputDelta, CompactionDelta]
-LIVE_ADAPTER: TypeAdapter[Any] = TypeAdapter(
-    Annotated[Union[Delta, HeadAdvanced], Field(discriminator="kind")]
-)
+
+
+@functools.cache
+def live_adapter() -> TypeAdapter[Any]:
+    """Validator for live events from outside the process (built on first use: it is not cheap)."""
+    return TypeAdapter(Annotated[Union[Delta, HeadAdvanced], Field(discriminator="kind")])

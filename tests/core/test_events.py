@@ -46,7 +46,7 @@ def test_prompt_parts_leave_room_for_files_and_images() -> None:
 
 
 def test_live_events_are_discriminated() -> None:
-    parsed = ev.LIVE_ADAPTER.validate_python(
+    parsed = ev.live_adapter().validate_python(
         {"kind": "text.delta", "session_id": "s", "assistant_message_id": "m", "ordinal": 0, "delta": "x"}
     )
     assert isinstance(parsed, ev.TextDelta)
