@@ -105,7 +105,8 @@ class Core:
     1. the Sessions facade (store reads: the picker's rows, a transcript) — its
        imports run in a thread so frames keep painting;
     2. the runtime around it (coordinator, runner, tools) — prompts wait for it;
-    3. LiteLLM, warmed in a thread, with garbage collection paused: the import
+    3. the TUI's block widgets (Textual's Markdown), unless a transcript wanted them already;
+    4. LiteLLM, warmed in a thread, with garbage collection paused: the import
        allocates millions of long-lived objects, and a full collection over them
        mid-import stalled typing for 100+ ms; what it created is then frozen.
     One background import at a time keeps the prompt responsive.
@@ -137,6 +138,9 @@ class Core:
             self.ctx.runner_error = f"the agent cannot run: {error}"
         finally:
             self.ctx.runnable.set()
+        from agent_tui.tui.lazy import BLOCK_WIDGETS
+
+        await BLOCK_WIDGETS.load()  # before the first block needs it (the picker and a new session do not)
         await asyncio.to_thread(self._warm)
 
     def _warm(self) -> None:

@@ -17,7 +17,7 @@ from typing import Awaitable, Callable, Iterable
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, TextArea
+from textual.widgets import Footer, Static, TextArea
 from textual.theme import Theme
 
 from agent_tui.tui.commands import Command
@@ -103,23 +103,29 @@ class AgentApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield SessionView(self.ctx, None)
-        yield Footer()
+        yield Static(id="footer-slot")  # keeps the footer's row until it comes (see _mount_footer)
 
     async def on_mount(self) -> None:
+        self.call_after_refresh(self._mount_footer, self.screen)
         self.call_after_refresh(tune_runtime)
         for error in self._theme_errors:
             self.notify(error, severity="warning")
-        if self._watch_themes:
-            self.run_worker(
-                watch_theme_files(self._theme_dirs, self.theme_reloaded, self._theme_error, self._stop_watch),
-                group="themes",
-            )
+        if self._watch_themes:  # after the first frame: it imports watchfiles
+            self.call_after_refresh(self._start_theme_watch)
         if self.start.picker:  # at once: its rows arrive when the store is open
             self.action_resume()
         if self._connect is None:
             await self._open_start()
         else:  # open the core after the first frame; typing works meanwhile
             self.call_after_refresh(lambda: self.run_worker(self._connect_core(), group="connect"))
+
+    async def _mount_footer(self, screen: Screen) -> None:
+        """The footer, a frame late: it recomposes its keys on every focus change, and those
+        recompositions put ~40 ms between launch and the picker's first frame."""
+        slot = screen.query_one("#footer-slot")
+        await screen.mount(Footer(), before=slot)
+        await slot.remove()
+        screen.refresh_bindings()  # it draws its keys when the bindings change
 
     async def _connect_core(self) -> None:
         assert self._connect is not None
@@ -141,6 +147,10 @@ class AgentApp(App[None]):
                 await self.open_session(rows[0].id)
             else:
                 self.notify("no session in this directory yet: starting a new one")
+
+    def _start_theme_watch(self) -> None:
+        watch = watch_theme_files(self._theme_dirs, self.theme_reloaded, self._theme_error, self._stop_watch)
+        self.run_worker(watch, group="themes")
 
     def on_unmount(self) -> None:
         self._stop_watch.set()

@@ -7,6 +7,7 @@ in a worker thread and handed to a callback as a ``Theme`` or an error line.
 from __future__ import annotations
 
 import asyncio
+import importlib
 from pathlib import Path
 from typing import Callable
 
@@ -23,11 +24,10 @@ async def watch_theme_files(
     debounce_ms: int = 150,
 ) -> None:
     """Run until ``stop`` is set (or the task is cancelled)."""
-    import watchfiles
-
     existing = [str(d) for d in dirs if d.is_dir()]
     if not existing:
         return
+    watchfiles = await asyncio.to_thread(importlib.import_module, "watchfiles")  # ~20 ms: not on the loop
     async for changes in watchfiles.awatch(
         *existing, stop_event=stop, debounce=debounce_ms, step=50, recursive=False
     ):

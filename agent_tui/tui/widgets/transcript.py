@@ -9,7 +9,7 @@ up; then new output shows a "new output below" hint instead of moving the view.
 
 from __future__ import annotations
 
-from typing import Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable
 
 from textual.containers import VerticalScroll
 from textual.message import Message
@@ -17,8 +17,11 @@ from textual.widgets import Static
 
 from agent_tui.tui.blocks import Block
 from agent_tui.tui.clock import Clock
+from agent_tui.tui.lazy import BLOCK_WIDGETS
 from agent_tui.tui.transcript_model import Transcript
-from agent_tui.tui.widgets.blocks import BlockWidget, make_block_widget
+
+if TYPE_CHECKING:  # imported when the first block is shown (see ``lazy``)
+    from agent_tui.tui.widgets.blocks import BlockWidget
 
 INITIAL_BLOCKS = 24  # mounted when a session opens (a screenful and then some)
 PAGE_BLOCKS = 40  # back-filled per scroll to the top
@@ -54,10 +57,16 @@ class TranscriptView(VerticalScroll, can_focus=True):
 
     @property
     def mounted_blocks(self) -> list[Block]:
-        return [w.block for w in self.query_children(BlockWidget)]
+        return [w.block for w in self._mounted()]
+
+    def _mounted(self) -> list[BlockWidget]:
+        blocks = BLOCK_WIDGETS.module
+        return [] if blocks is None else list(self.query_children(blocks.BlockWidget))
 
     async def show(self, transcript: Transcript) -> None:
         """Replace everything with ``transcript``, mounting only its newest blocks."""
+        if transcript.blocks:
+            await BLOCK_WIDGETS.load()
         await self.remove_children()
         self._widgets.clear()
         self._seen = {id(b) for b in transcript.blocks}
@@ -70,7 +79,8 @@ class TranscriptView(VerticalScroll, can_focus=True):
         self.anchor()
 
     def _make(self, block: Block) -> BlockWidget:
-        widget = make_block_widget(block, self.clock)
+        assert BLOCK_WIDGETS.module is not None, "load the block widgets before making one"
+        widget = BLOCK_WIDGETS.module.make_block_widget(block, self.clock)
         self._widgets[id(block)] = widget
         return widget
 
@@ -79,6 +89,8 @@ class TranscriptView(VerticalScroll, can_focus=True):
         transcript = self.transcript
         if transcript is None:
             return
+        if transcript.blocks:
+            await BLOCK_WIDGETS.load()
         if transcript.removed:
             transcript.removed.clear()
             for key, widget in list(self._widgets.items()):
@@ -105,7 +117,7 @@ class TranscriptView(VerticalScroll, can_focus=True):
                 await self._prune(len(self._widgets) - (MAX_MOUNTED - PAGE_BLOCKS))
 
     async def _prune(self, count: int) -> None:
-        oldest = list(self.query_children(BlockWidget))[:count]
+        oldest = self._mounted()[:count]
         for widget in oldest:
             self._widgets.pop(id(widget.block), None)
         await self.remove_children(oldest)
@@ -113,7 +125,7 @@ class TranscriptView(VerticalScroll, can_focus=True):
     async def load_older(self) -> int:
         """Mount the page of blocks just above the oldest mounted one."""
         transcript = self.transcript
-        children = list(self.query_children(BlockWidget))
+        children = self._mounted()
         if transcript is None or not children:
             return 0
         start = self._index_of(children[0].block)
