@@ -59,6 +59,10 @@ class EventRejected(StoreError):
     """A projector refused an event (e.g. promoting an unknown input); nothing was written."""
 
 
+class UnknownInput(EventRejected):
+    """An event names an inbox row that this session does not have."""
+
+
 class CorruptEvent(StoreError):
     def __init__(self, session_id: str, seq: int, detail: str) -> None:
         super().__init__(f"stored event {session_id}#{seq} is unreadable: {detail}")

@@ -14,7 +14,7 @@ import sqlite3
 from typing import Any
 
 from agent_tui.core import events as ev
-from agent_tui.core.db import EventRejected
+from agent_tui.core.db import EventRejected, UnknownInput
 from agent_tui.core.message_rows import (
     delete_message, dumps, index_text, insert_message, load_message, save_message, set_last_message,
 )
@@ -44,7 +44,7 @@ def _input(conn: sqlite3.Connection, sid: str, input_id: str) -> tuple[Any, ...]
         (input_id, sid),
     ).fetchone()
     if row is None:
-        raise EventRejected(f"unknown input {input_id} in session {sid}")
+        raise UnknownInput(f"unknown input {input_id} in session {sid}")
     return row
 
 

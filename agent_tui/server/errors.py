@@ -12,7 +12,7 @@ from aiohttp import web
 
 from agent_tui.core.admission import AdmissionConflict
 from agent_tui.core.config import ConfigError
-from agent_tui.core.db import DatabaseLocked, EventRejected, SessionExists, StoreError, UnknownSession
+from agent_tui.core.db import DatabaseLocked, EventRejected, SessionExists, StoreError, UnknownInput, UnknownSession
 from agent_tui.core.lease import SessionOwnedElsewhere
 from agent_tui.core.sessions import InvalidRequest, UnknownPermission
 from agent_tui.server.models import ErrorBody, ErrorResponse
@@ -43,7 +43,7 @@ def classify(error: BaseException) -> tuple[int, str]:
             return error.status, error.type
         case InvalidRequest():
             return 400, "invalid-request"
-        case UnknownSession() | UnknownPermission():
+        case UnknownSession() | UnknownPermission() | UnknownInput():
             return 404, "not-found"
         case AdmissionConflict() | EventRejected() | SessionExists():
             return 409, "conflict"

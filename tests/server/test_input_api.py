@@ -110,6 +110,8 @@ async def test_pending_and_withdraw(api: Api, workdir: Path) -> None:
     assert [p["id"] for p in pending["data"]] == ["msg_b"]
     status, error = await api.call("DELETE", f"/api/session/{sid}/pending/msg_a")
     assert status == 409 and "already withdrawn" in error["error"]["message"]
+    status, error = await api.call("DELETE", f"/api/session/{sid}/pending/msg_nope")
+    assert status == 404 and "unknown input msg_nope" in error["error"]["message"]
 
 
 async def test_compact_is_one_coalesced_barrier(api: Api, workdir: Path) -> None:
