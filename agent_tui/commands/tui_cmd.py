@@ -59,6 +59,18 @@ def setup_hint(settings) -> str | None:  # noqa: ANN001
     return None
 
 
+def peek_sessions(location: str | None, limit: int) -> list:
+    """The picker's first rows read-only from the database file (stdlib ``sqlite3``), for the
+    frames before the facade has opened it. Blocking: run it in a thread."""
+    import sqlite3
+
+    from agent_tui.core import paths, queries
+
+    uri = f"{paths.database_path().as_uri()}?mode=ro"  # never creates the file
+    with contextlib.closing(sqlite3.connect(uri, uri=True)) as conn:
+        return queries.list_sessions(conn, location, None, limit, 0)
+
+
 def main(args: argparse.Namespace) -> int:
     from agent_tui.core.config import ConfigError, load_settings
 
@@ -83,7 +95,7 @@ async def _run(args: argparse.Namespace, settings, location: Path) -> int:  # no
     ctx = TuiContext(
         sessions=None, location=str(location), model=settings.model, agent=settings.agent,
         context_window=facts.window, known_models=tuple(settings.models), setup_hint=setup_hint(settings),
-        learn_model=facts.learn,
+        learn_model=facts.learn, peek_sessions=peek_sessions,
     )  # fmt: skip
     start = StartMode(
         continue_latest=bool(args.continue_),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from agent_tui.tui.clock import Clock, SystemClock, Timings
 from agent_tui.tui.port import SessionsPort
@@ -28,6 +28,8 @@ class TuiContext:
     known_models: tuple[str, ...] = ()  # offered in the palette
     learn_model: Callable[[str], None] | None = None  # blocking (LiteLLM's model map): run in a thread
     setup_hint: str | None = None  # one line saying what to configure, when something is missing
+    # The picker's first rows (location or None for all, limit) read before the facade opens; blocking.
+    peek_sessions: Callable[[str | None, int], list[Any]] | None = None
 
     def __post_init__(self) -> None:
         self.connected = asyncio.Event()  # the facade can read

@@ -2,11 +2,14 @@
 
 Rows are fetched from the store a page at a time (``list(limit, offset)``), the
 search goes to the store's full-text index, and typing is debounced, so the
-picker stays fast however many sessions there are.
+picker stays fast however many sessions there are. Opened at launch
+(``--resume``), it shows a first page peeked from the database file while the
+facade still opens, and the facade's rows replace it.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from rich.text import Text
@@ -68,6 +71,7 @@ class SessionPicker(ModalScreen[str | None]):
         self.has_more = False
         self._debounce: Timer | None = None
         self._generation = 0
+        self._previewed = False  # rows on screen came from ``ctx.peek_sessions``
         self.loaded_generation = 0  # the query whose rows are on screen (tests and bench wait on it)
 
     def compose(self) -> ComposeResult:
@@ -106,28 +110,53 @@ class SessionPicker(ModalScreen[str | None]):
 
     async def _load(self, generation: int, offset: int) -> None:
         location = None if self.all_locations else self.ctx.location
+        if offset == 0 and self.ctx.sessions is None and not self.query_text:
+            await self._preview(generation, location)
         sessions = await self.ctx.ready()
         rows = list(await call(sessions.list(location=location, search=self.query_text or None, limit=PAGE + 1, offset=offset)))
         if generation != self._generation:
             return
-        self.has_more = len(rows) > PAGE
-        rows = rows[:PAGE]
         active = sessions.active()
         asking = {sid for sid in active if await call(sessions.permissions(sid))}
+        self._show(rows, offset, active, asking)
+        self.loaded_generation = generation
+
+    async def _preview(self, generation: int, location: str | None) -> None:
+        """The first page read straight from the database file, while the facade opens."""
+        peek = self.ctx.peek_sessions
+        if peek is None:
+            return
+        try:
+            rows = await asyncio.to_thread(peek, location, PAGE + 1)
+        except Exception:  # noqa: BLE001 - no database yet, an older schema: the facade's load tells
+            return
+        if generation == self._generation and self.ctx.sessions is None:
+            self._show(rows, 0, {}, set())  # nothing runs before the facade opens
+            self._previewed = True
+
+    def _show(self, rows: list[Any], offset: int, active: dict[str, Any], asking: set[str]) -> None:
+        self.has_more = len(rows) > PAGE
+        rows = rows[:PAGE]
         now = self.ctx.clock.now_ms()
         options = [
             Option(row_text(r, now, r.id in active, r.id in asking, self.all_locations), id=r.id) for r in rows
         ]
         option_list = self.query_one(OptionList)
         if offset == 0:
+            kept = self._highlighted_id() if self._previewed else None  # the facade's rows replace a preview
+            self._previewed = False
             self.rows = rows
             option_list.clear_options()
             option_list.add_options(options or [Option(Text("no sessions", style="dim"), disabled=True)])
-            option_list.highlighted = 0 if rows else None
+            ids = [r.id for r in rows]
+            option_list.highlighted = (ids.index(kept) if kept in ids else 0) if rows else None
         else:
             self.rows.extend(rows)
             option_list.add_options(options)
-        self.loaded_generation = generation
+
+    def _highlighted_id(self) -> str | None:
+        index = self.query_one(OptionList).highlighted
+        return self.rows[index].id if index is not None and index < len(self.rows) else None
 
     def action_move(self, delta: int) -> None:
         option_list = self.query_one(OptionList)
@@ -140,9 +169,9 @@ class SessionPicker(ModalScreen[str | None]):
             self.run_worker(self._load(self._generation, len(self.rows)), group="picker-page")
 
     def action_open(self) -> None:
-        index = self.query_one(OptionList).highlighted
-        if index is not None and index < len(self.rows):
-            self.dismiss(self.rows[index].id)
+        session_id = self._highlighted_id()
+        if session_id is not None:
+            self.dismiss(session_id)
 
     @on(OptionList.OptionSelected)
     def _clicked(self, event: OptionList.OptionSelected) -> None:
