@@ -72,6 +72,7 @@ def peek_sessions(location: str | None, limit: int) -> list:
 
 
 def main(args: argparse.Namespace) -> int:
+    gc.disable()  # start-up makes long-lived objects only; the app turns collection on after its first frame
     from agent_tui.core.config import ConfigError, load_settings
 
     location = Path.cwd().resolve()
