@@ -113,8 +113,8 @@ class AgentApp(App[None]):
         self.call_after_refresh(tune_runtime)
         for error in self._theme_errors:
             self.notify(error, severity="warning")
-        if self._watch_themes:  # after the first frame: it imports watchfiles
-            self.call_after_refresh(self._start_theme_watch)
+        if self._watch_themes:
+            self.run_worker(self._watch_theme_files(), group="themes")
         if self.start.picker:  # at once: its rows arrive when the store is open
             self.action_resume()
         if self._connect is None:
@@ -151,9 +151,9 @@ class AgentApp(App[None]):
             else:
                 self.notify("no session in this directory yet: starting a new one")
 
-    def _start_theme_watch(self) -> None:
-        watch = watch_theme_files(self._theme_dirs, self.theme_reloaded, self._theme_error, self._stop_watch)
-        self.run_worker(watch, group="themes")
+    async def _watch_theme_files(self) -> None:
+        await self.ctx.runnable.wait()  # the least urgent start-up work: its import waits until the core is up
+        await watch_theme_files(self._theme_dirs, self.theme_reloaded, self._theme_error, self._stop_watch)
 
     def on_unmount(self) -> None:
         self._stop_watch.set()
