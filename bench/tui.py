@@ -16,6 +16,7 @@ import asyncio
 import fcntl
 import json
 import os
+import re
 import pty
 import select
 import statistics
@@ -285,7 +286,7 @@ def bench_version(rounds: int) -> dict:
     return {"version_ms": round(statistics.median(times), 1), "bare_python_ms": round(statistics.median(bare), 1)}
 
 
-def _read_until(fd: int, needle: bytes, timeout: float, seen: bytearray) -> float | None:
+def _read_until(fd: int, needle: bytes | re.Pattern[bytes], timeout: float, seen: bytearray) -> float | None:
     deadline = time.perf_counter() + timeout
     while time.perf_counter() < deadline:
         ready, _, _ = select.select([fd], [], [], 0.01)
@@ -294,7 +295,7 @@ def _read_until(fd: int, needle: bytes, timeout: float, seen: bytearray) -> floa
                 seen += os.read(fd, 65536)
             except OSError:
                 return None
-            if needle in seen:
+            if (needle.search(seen) if isinstance(needle, re.Pattern) else needle in seen):
                 return time.perf_counter()
     return None
 
@@ -327,7 +328,7 @@ def _rss_mib(pid: int) -> float:
     return float("nan")
 
 
-def _wait_shown(proc: subprocess.Popen, master: int, needle: bytes, what: str) -> float:
+def _wait_shown(proc: subprocess.Popen, master: int, needle: bytes | re.Pattern[bytes], what: str) -> float:
     seen = bytearray()
     shown = _read_until(master, needle, 30, seen)
     if shown is None:
@@ -336,12 +337,17 @@ def _wait_shown(proc: subprocess.Popen, master: int, needle: bytes, what: str) -
     return shown
 
 
+ROW_DRAWN = re.compile(rb"\d+ messages?")
+
+
 def bench_resume_picker(home: str, cwd: str, rounds: int) -> dict:
     """``agent-tui --resume`` in a directory with the picker's 10 000 sessions: launch -> rows drawn."""
     times = []
     for _ in range(rounds):
         proc, master, started = _spawn(home, cwd, "--resume")
-        times.append((_wait_shown(proc, master, b" messages", "picker rows") - started) * 1000)
+        # A drawn row reads "<when> · <n> message(s)"; the search field's placeholder also says
+        # "messages", so wait for the count itself.
+        times.append((_wait_shown(proc, master, ROW_DRAWN, "picker rows") - started) * 1000)
         _quit(proc, master)
     return {"resume_picker_rows_ms": round(statistics.median(times), 1)}
 
