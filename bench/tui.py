@@ -12,6 +12,7 @@ Usage: ``python bench/tui.py [--quick]``; prints medians and writes ``bench/resu
 from __future__ import annotations
 
 import argparse
+import compileall
 import asyncio
 import fcntl
 import json
@@ -428,6 +429,9 @@ def main() -> None:
         result = asyncio.run(run_headless(args, home, workdir)) if args.only != "process" else {}
         report(result)
         if args.only in (None, "process"):
+            # An installed agent-tui runs from bytecode (pip compiles it; a first run writes it
+            # unless PYTHONDONTWRITEBYTECODE is set, as in this sandbox): time launches that way.
+            compileall.compile_dir(str(ROOT / "agent_tui"), quiet=1)
             parts = [lambda: bench_version(10 if not args.quick else 3), lambda: bench_first_frame(home, workdir, args.rounds),
                      lambda: bench_idle_memory(home, workdir)]  # fmt: skip
             if args.only is None:  # needs the picker's sessions
