@@ -7,23 +7,16 @@ import sys
 import time
 from pathlib import Path
 
+from agent_tui.humanize import relative_time
 from agent_tui.commands.errors import fail
 from agent_tui.commands.store_access import run_with_sessions
 from agent_tui.core.records import SessionSummary
 from agent_tui.core.sessions import Sessions
 
 
-def age(updated_ms: int, now_ms: int) -> str:
-    seconds = max(0, (now_ms - updated_ms) // 1000)
-    for unit, size in (("d", 86_400), ("h", 3_600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds // size}{unit} ago"
-    return "just now"
-
-
 def row(summary: SessionSummary, now_ms: int) -> str:
     title = summary.title or "(untitled)"
-    return f"{summary.id}  {age(summary.updated, now_ms):>9}  {summary.message_count:>4} msgs  {title}  [{summary.location}]"
+    return f"{summary.id}  {relative_time(summary.updated, now_ms):>9}  {summary.message_count:>4} msgs  {title}  [{summary.location}]"
 
 
 def main(args: argparse.Namespace) -> int:

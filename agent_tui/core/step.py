@@ -314,6 +314,9 @@ class LLMFailure(Exception):
 
     @classmethod
     def from_exception(cls, error: BaseException) -> "LLMFailure":
+        info = getattr(error, "info", None)
+        if callable(info):  # llm.LLMError already knows its ErrorInfo shape
+            return cls(ev.ErrorInfo(**info()))
         kind = getattr(error, "type", None)
         message = getattr(error, "message", None) or str(error) or type(error).__name__
         if isinstance(kind, str) and kind.startswith("provider."):

@@ -22,20 +22,13 @@ from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from agent_tui.humanize import relative_time
 from agent_tui.tui.context import TuiContext
 from agent_tui.tui.port import call
 from agent_tui.tui.widgets.status import short_path
 
 PAGE = 50
 NEW_SESSION = ""  # dismiss value for Ctrl+N
-
-
-def relative_time(ms: int, now_ms: int) -> str:
-    seconds = max(0, (now_ms - ms) // 1000)
-    for unit, size in (("d", 86_400), ("h", 3_600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds // size}{unit} ago"
-    return "just now"
 
 
 def row_text(summary: Any, now_ms: int, running: bool, asking: bool, show_location: bool) -> Text:
