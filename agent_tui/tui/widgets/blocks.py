@@ -9,7 +9,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.widget import Widget
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Collapsible, Static
 
 from agent_tui.tui.blocks import (
     Block,
@@ -22,6 +22,7 @@ from agent_tui.tui.blocks import (
     UserBlock,
 )
 from agent_tui.tui.clock import Clock
+from agent_tui.tui.widgets.fences import AnswerMarkdown
 from agent_tui.tui.widgets.markdown_parts import PART_CHARS, FrozenMarkdown, cut_point, split_parts
 
 
@@ -86,7 +87,7 @@ class AssistantText(BlockWidget):
         parts = split_parts(self._written, self.PART_CHARS)
         self._live_start = len(self._written) - len(parts[-1])
         yield from (FrozenMarkdown(part) for part in parts[:-1])
-        yield Markdown(parts[-1] or None)
+        yield AnswerMarkdown(parts[-1] or None)
 
     async def on_mount(self) -> None:  # the block may have moved on between creation and mount
         await self.sync()
@@ -94,7 +95,7 @@ class AssistantText(BlockWidget):
     @property
     def source(self) -> str:
         """The text on screen, all parts together."""
-        return "".join(w.source for w in self.query_children() if isinstance(w, (Markdown, FrozenMarkdown)))
+        return "".join(w.source for w in self.query_children() if isinstance(w, (AnswerMarkdown, FrozenMarkdown)))
 
     async def paint(self) -> None:
         text = self.block.text
@@ -110,8 +111,8 @@ class AssistantText(BlockWidget):
             cut = cut_point(live, self.PART_CHARS)
             if cut > 0:  # freeze the finished part; the rest continues in a fresh Markdown
                 await self._stop()
-                await self.query_children(Markdown).last().remove()
-                await self.mount_all([FrozenMarkdown(live[:cut]), Markdown(live[cut:] or None)])
+                await self.query_children(AnswerMarkdown).last().remove()
+                await self.mount_all([FrozenMarkdown(live[:cut]), AnswerMarkdown(live[cut:] or None)])
                 self._live_start += cut
             else:
                 await self._write(new)
@@ -120,7 +121,7 @@ class AssistantText(BlockWidget):
 
     async def _write(self, text: str) -> None:
         if self._stream is None:
-            self._stream = Markdown.get_stream(self.query_children(Markdown).last())
+            self._stream = AnswerMarkdown.get_stream(self.query_children(AnswerMarkdown).last())
         await self._stream.write(text)
 
     async def _stop(self) -> None:

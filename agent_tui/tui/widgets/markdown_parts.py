@@ -16,6 +16,8 @@ from rich.markdown import Markdown as RichMarkdown
 from rich.console import JustifyMethod
 from textual.widgets import Static
 
+from agent_tui.tui.widgets.fences import StatedLanguageCodeBlock
+
 PART_CHARS = 3_000
 
 
@@ -24,7 +26,12 @@ class _LeftHeading(Heading):
 
 
 class _Markdown(RichMarkdown):
-    elements = {**RichMarkdown.elements, "heading_open": _LeftHeading}
+    elements = {
+        **RichMarkdown.elements,
+        "heading_open": _LeftHeading,
+        "fence": StatedLanguageCodeBlock,
+        "code_block": StatedLanguageCodeBlock,
+    }
 
 
 class FrozenMarkdown(Static):
