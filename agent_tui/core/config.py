@@ -3,26 +3,20 @@
 Precedence (highest first): CLI flags > ``AGENT_TUI_*`` environment > project
 ``.agent-tui/config.toml`` > user ``config.toml`` > defaults. Every file layer is
 validated on its own first, so a bad key is reported against the file it is in.
+The sources are read by ``config_layers`` (no pydantic); this module validates them.
 """
 
 from __future__ import annotations
 
-import os
-import tomllib
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agent_tui.core import paths
+from agent_tui.core.config_layers import ENVIRONMENT, ConfigError, Layers, merge, read_layers  # noqa: F401 - ConfigError re-exported
 
-ENV_PREFIX = "AGENT_TUI_"
 DEFAULT_AGENT = "build"
-
-
-class ConfigError(Exception):
-    """A configuration source is unreadable or invalid; the message names it."""
 
 
 class Effect(StrEnum):
@@ -115,65 +109,28 @@ def _validate_layer(data: Mapping[str, Any], source: str) -> None:
         raise ConfigError(f"{source}: {_describe(error)}") from None
 
 
-def read_toml(path: Path) -> dict[str, Any]:
-    """One TOML config file, validated on its own; missing files are empty."""
+_NOT_FROM_ENVIRONMENT = frozenset({"models", "agents", "permission"})
+
+
+def _settable_from_environment(layer: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in layer.items() if key in Settings.model_fields and key not in _NOT_FROM_ENVIRONMENT}
+
+
+def validate(layers: Layers) -> Settings:
+    """``Settings`` from read layers; each layer is checked on its own first, so an error names its source."""
+    merged: dict[str, Any] = {}
+    for source, data in layers.sources:
+        if source == ENVIRONMENT:
+            data = _settable_from_environment(data)
+        _validate_layer(data, source)
+        merged = merge(merged, data)
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return {}
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{path}: invalid TOML: {error}") from None
-    _validate_layer(data, str(path))
-    return data
-
-
-def env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
-    """``AGENT_TUI_MODEL=x`` -> ``model``; ``AGENT_TUI_RETRY__BASE_DELAY_MS`` nests."""
-    reserved = {"HOME", "DISABLE_PROJECT_CONFIG", "TEST_TOOLS"}
-    layer: dict[str, Any] = {}
-    for name, value in environ.items():
-        if not name.startswith(ENV_PREFIX):
-            continue
-        key = name[len(ENV_PREFIX):]
-        if key in reserved or not key:
-            continue
-        parts = key.lower().split("__")
-        if parts[0] not in Settings.model_fields or parts[0] in {"models", "agents", "permission"}:
-            continue
-        target = layer
-        for part in parts[:-1]:
-            target = target.setdefault(part, {})
-        target[parts[-1]] = value
-    _validate_layer(layer, "environment (AGENT_TUI_*)")
-    return layer
-
-
-def merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
-    """Deep-merge tables; lists and scalars from ``over`` replace."""
-    result = dict(base)
-    for key, value in over.items():
-        if isinstance(value, Mapping) and isinstance(result.get(key), Mapping):
-            result[key] = merge(dict(result[key]), value)
-        else:
-            result[key] = value
-    return result
-
-
-def find_project_config(location: Path) -> Path | None:
-    """Nearest ``.agent-tui/config.toml`` from the location up to its project root."""
-    location = location.resolve()
-    root = paths.project_root(location)
-    for directory in (location, *location.parents):
-        candidate = paths.project_config_file(directory)
-        if candidate.is_file():
-            return candidate
-        if directory == root:
-            break
-    return None
+        settings = Settings.model_validate(merged)
+    except ValidationError as error:  # pragma: no cover - layers validated above
+        raise ConfigError(f"configuration: {_describe(error)}") from None
+    if DEFAULT_AGENT not in settings.agents:
+        settings.agents = {DEFAULT_AGENT: AgentSettings(), **settings.agents}
+    return settings
 
 
 def load_settings(
@@ -182,24 +139,4 @@ def load_settings(
     environ: Mapping[str, str] | None = None,
 ) -> Settings:
     """Build the effective settings for a working directory."""
-    environ = os.environ if environ is None else environ
-    location = Path.cwd() if location is None else location
-    layers: list[dict[str, Any]] = [read_toml(paths.user_config_file())]
-    if not environ.get("AGENT_TUI_DISABLE_PROJECT_CONFIG"):
-        project_file = find_project_config(location)
-        if project_file is not None:
-            layers.append(read_toml(project_file))
-    layers.append(env_layer(environ))
-    cli_layer = {key: value for key, value in (cli or {}).items() if value is not None}
-    _validate_layer(cli_layer, "command line")
-    layers.append(cli_layer)
-    merged: dict[str, Any] = {}
-    for layer in layers:
-        merged = merge(merged, layer)
-    try:
-        settings = Settings.model_validate(merged)
-    except ValidationError as error:  # pragma: no cover - layers validated above
-        raise ConfigError(f"configuration: {_describe(error)}") from None
-    if DEFAULT_AGENT not in settings.agents:
-        settings.agents = {DEFAULT_AGENT: AgentSettings(), **settings.agents}
-    return settings
+    return validate(read_layers(location, cli, environ))

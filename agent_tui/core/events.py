@@ -14,10 +14,18 @@ from __future__ import annotations
 
 import functools
 import json
-from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from agent_tui.core.event_values import (  # noqa: F401 - re-exported: events.Delivery etc.
+    TOOL_INTERRUPTED,
+    CompactionReason,
+    Delivery,
+    ErrorType,
+    InterruptReason,
+    PermissionReply,
+)
 
 
 class _Model(BaseModel):
@@ -36,39 +44,12 @@ class ErrorInfo(_Model):
     retry_after_ms: int | None = None
 
 
-class ErrorType(StrEnum):
-    RATE_LIMIT = "provider.rate-limit"
-    INTERNAL = "provider.internal"
-    TRANSPORT = "provider.transport"
-    CONTEXT_OVERFLOW = "provider.context-overflow"
-    CONTENT_FILTER = "provider.content-filter"
-    AUTH = "provider.auth"
-    INVALID_REQUEST = "provider.invalid-request"
-    UNKNOWN = "provider.unknown"
-    ABORTED = "aborted"
-    TOOL_STALE = "tool.stale"
-    TOOL_EXECUTION = "tool.execution"
-    TOOL_INPUT = "tool.input"
-    TOOL_UNKNOWN = "tool.unknown"
-    PERMISSION_REJECTED = "permission.rejected"
-    STEP_LIMIT = "step.limit"
-    INSTRUCTIONS_UNAVAILABLE = "instructions.unavailable"
-
-
-TOOL_INTERRUPTED = "Tool execution interrupted"
-
-
 class Usage(_Model):
     input_tokens: int = 0
     output_tokens: int = 0
     reasoning_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
-
-
-class Delivery(StrEnum):
-    STEER = "steer"
-    QUEUE = "queue"
 
 
 class TextPart(_Model):
@@ -108,24 +89,6 @@ def prompt_text(prompt: list[Any]) -> str:
             case FilePart(path=path) | ImagePart(path=path):
                 out.append(f"@{path}")
     return "\n".join(out)
-
-
-class InterruptReason(StrEnum):
-    USER = "user"
-    SHUTDOWN = "shutdown"
-    SUPERSEDED = "superseded"
-
-
-class CompactionReason(StrEnum):
-    AUTO = "auto"
-    MANUAL = "manual"
-    OVERFLOW = "overflow"
-
-
-class PermissionReply(StrEnum):
-    ONCE = "once"
-    ALWAYS = "always"
-    REJECT = "reject"
 
 
 # --------------------------------------------------------------------------

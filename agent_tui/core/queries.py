@@ -16,12 +16,7 @@ from agent_tui.core.records import (
     ApprovalRecord, CheckpointRecord, InboxRecord, MessageRecord, PermissionRecord,
     SessionRecord, SessionSummary, ToolCallRecord,
 )  # fmt: skip
-
-SESSION_COLUMNS = (
-    "id, title, location, project_root, agent, model, parent_id, created, updated,"
-    " message_count, last_message, input_tokens, output_tokens, cost, head_seq"
-)
-_SESSION_FIELDS = [name.strip() for name in SESSION_COLUMNS.split(",")]
+from agent_tui.core.session_list import SESSION_COLUMNS, SESSION_FIELDS, session_rows
 
 
 def _loads(raw: str | None) -> Any:
@@ -50,7 +45,7 @@ def head_seq(conn: sqlite3.Connection, session_id: str) -> int:
 
 
 def _session(row: tuple[Any, ...], cls: type[SessionRecord] = SessionRecord) -> SessionRecord:
-    return cls(**dict(zip(_SESSION_FIELDS, row)))
+    return cls(**dict(zip(SESSION_FIELDS, row)))
 
 
 def session(conn: sqlite3.Connection, session_id: str) -> SessionRecord | None:
@@ -66,33 +61,10 @@ def most_recent_session(conn: sqlite3.Connection, location: str) -> SessionRecor
     return None if row is None else _session(row)
 
 
-def fts_query(text: str) -> str | None:
-    """User text -> an FTS5 query: every word must match, as a prefix."""
-    words = [w.replace('"', '""') for w in text.split()]
-    return " ".join(f'"{w}"*' for w in words) or None
-
-
 def list_sessions(
     conn: sqlite3.Connection, location: str | None, search: str | None, limit: int, offset: int
 ) -> list[SessionSummary]:
-    where, params = [], []
-    if location is not None:
-        where.append("s.location = ?")
-        params.append(location)
-    query = fts_query(search) if search else None
-    if query is not None:
-        where.append(
-            "s.id IN (SELECT d.session_id FROM search JOIN search_doc d ON d.id = search.rowid"
-            " WHERE search MATCH ?)"
-        )
-        params.append(query)
-    clause = f"WHERE {' AND '.join(where)}" if where else ""
-    columns = ", ".join(f"s.{name}" for name in _SESSION_FIELDS)
-    rows = conn.execute(
-        f"SELECT {columns} FROM session s {clause} ORDER BY s.updated DESC, s.id DESC LIMIT ? OFFSET ?",
-        (*params, limit, offset),
-    ).fetchall()
-    return [_session(row, SessionSummary) for row in rows]  # type: ignore[misc]
+    return [_session(row, SessionSummary) for row in session_rows(conn, location, search, limit, offset)]  # type: ignore[misc]
 
 
 def messages(

@@ -10,9 +10,8 @@ that LiteLLM reads itself.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Mapping
-
-from pydantic import BaseModel, ConfigDict
 
 # Providers whose key variable we know without importing LiteLLM.
 PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
@@ -36,8 +35,9 @@ class CredentialsError(Exception):
     """No model chosen or no key for its provider; the message says what to set."""
 
 
-class Credentials(BaseModel):
-    model_config = ConfigDict(frozen=True)
+@dataclass(frozen=True)
+class Credentials:
+    """An internal value (no input to validate); a dataclass keeps pydantic off the TUI's first frame."""
 
     model: str
     provider: str

@@ -1,0 +1,65 @@
+"""The session list query (picker, ``sessions list``) as plain rows, without pydantic.
+
+``queries.list_sessions`` wraps these rows in ``SessionSummary`` records. The
+TUI's ``--resume`` reads the picker's first page with :func:`session_rows`
+before the facade has opened, and shows it as :class:`SessionRow` tuples: the
+first frame then needs neither pydantic nor the event models.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any, NamedTuple
+
+
+class SessionRow(NamedTuple):
+    """A ``session`` table row; the same fields as ``records.SessionRecord`` (a test keeps them equal)."""
+
+    id: str
+    title: str | None
+    location: str
+    project_root: str
+    agent: str
+    model: str | None
+    parent_id: str | None
+    created: int
+    updated: int
+    message_count: int
+    last_message: str | None
+    input_tokens: int
+    output_tokens: int
+    cost: float
+    head_seq: int
+
+
+SESSION_FIELDS = list(SessionRow._fields)
+SESSION_COLUMNS = ", ".join(SESSION_FIELDS)
+
+
+def fts_query(text: str) -> str | None:
+    """User text -> an FTS5 query: every word must match, as a prefix."""
+    words = [w.replace('"', '""') for w in text.split()]
+    return " ".join(f'"{w}"*' for w in words) or None
+
+
+def session_rows(
+    conn: sqlite3.Connection, location: str | None, search: str | None, limit: int, offset: int
+) -> list[tuple[Any, ...]]:
+    """Sessions newest first, in ``SESSION_FIELDS`` order; ``search`` matches titles and message text."""
+    where, params = [], []
+    if location is not None:
+        where.append("s.location = ?")
+        params.append(location)
+    query = fts_query(search) if search else None
+    if query is not None:
+        where.append(
+            "s.id IN (SELECT d.session_id FROM search JOIN search_doc d ON d.id = search.rowid"
+            " WHERE search MATCH ?)"
+        )
+        params.append(query)
+    clause = f"WHERE {' AND '.join(where)}" if where else ""
+    columns = ", ".join(f"s.{name}" for name in SESSION_FIELDS)
+    return conn.execute(
+        f"SELECT {columns} FROM session s {clause} ORDER BY s.updated DESC, s.id DESC LIMIT ? OFFSET ?",
+        (*params, limit, offset),
+    ).fetchall()
