@@ -20,14 +20,14 @@ from agent_tui.commands.errors import fail
 
 
 class ModelFacts:
-    """Context windows, learned after LiteLLM has warmed (config overrides first)."""
+    """Context windows: config overrides once the settings are validated, then LiteLLM's map."""
 
-    def __init__(self, settings) -> None:  # noqa: ANN001 - Settings, imported lazily
-        self.settings = settings
+    def __init__(self) -> None:
+        self.settings = None  # Settings, set by Core.connect after the first frame
         self.windows: dict[str, int | None] = {}
 
     def window(self, model: str | None) -> int | None:
-        if not model:
+        if not model or self.settings is None:
             return None
         if model not in self.windows:
             configured = self.settings.model_settings(model).context_window
@@ -37,7 +37,7 @@ class ModelFacts:
 
     def learn(self, model: str | None) -> None:
         """Blocking (may import LiteLLM): run in a worker thread."""
-        if not model or self.windows.get(model) is not None:
+        if not model or self.settings is None or self.windows.get(model) is not None:
             return
         from agent_tui.llm import lazy, model_info
 
@@ -45,57 +45,58 @@ class ModelFacts:
         self.windows[model] = model_info(model, self.settings.model_settings(model)).context_window
 
 
-def setup_hint(settings) -> str | None:  # noqa: ANN001
+def setup_hint(model: str | None, api_base: str | None, api_key: str | None) -> str | None:
     """One line saying what to configure, or None when a model and key are set."""
     from agent_tui.llm.credentials import CredentialsError, resolve_credentials
 
-    model = settings.model
     if model and "/" not in model:
         return None  # a bare name needs LiteLLM to know its provider: checked when the first step runs
     try:
-        resolve_credentials(model, api_base=settings.api_base, api_key=settings.api_key)
+        resolve_credentials(model, api_base=api_base, api_key=api_key)
     except CredentialsError as error:
         return str(error)
     return None
 
 
 def peek_sessions(location: str | None, limit: int) -> list:
-    """The picker's first rows read-only from the database file (stdlib ``sqlite3``), for the
-    frames before the facade has opened it. Blocking: run it in a thread."""
+    """The picker's first rows read-only from the database file (stdlib ``sqlite3``, no pydantic),
+    for the frames before the facade has opened it. Blocking: run it in a thread."""
     import sqlite3
 
-    from agent_tui.core import paths, queries
+    from agent_tui.core import paths
+    from agent_tui.core.session_list import SessionRow, session_rows
 
     uri = f"{paths.database_path().as_uri()}?mode=ro"  # never creates the file
     with contextlib.closing(sqlite3.connect(uri, uri=True)) as conn:
-        return queries.list_sessions(conn, location, None, limit, 0)
+        return [SessionRow._make(row) for row in session_rows(conn, location, None, limit, 0)]
 
 
 def main(args: argparse.Namespace) -> int:
     gc.disable()  # start-up makes long-lived objects only; the app turns collection on after its first frame
-    from agent_tui.core.config import ConfigError, load_settings
+    from agent_tui.core.config_layers import ConfigError, read_layers
 
     location = Path.cwd().resolve()
     cli = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key}
-    try:
-        settings = load_settings(location, cli=cli)
+    try:  # read now (a broken file stops us here); validated by Core.connect after the first frame
+        layers = read_layers(location, cli=cli)
     except ConfigError as error:
         return fail(str(error))
     os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
     try:
-        return asyncio.run(_run(args, settings, location))
+        return asyncio.run(_run(args, layers, location))
     except KeyboardInterrupt:
         return 130
 
 
-async def _run(args: argparse.Namespace, settings, location: Path) -> int:  # noqa: ANN001
-    from agent_tui.tui.app import AgentApp, StartMode
+async def _run(args: argparse.Namespace, layers, location: Path) -> int:  # noqa: ANN001 - Layers
+    from agent_tui.tui.app import DEFAULT_THEME, AgentApp, StartMode
     from agent_tui.tui.context import TuiContext
 
-    facts = ModelFacts(settings)
+    facts = ModelFacts()
+    model = layers.text("model")
     ctx = TuiContext(
-        sessions=None, location=str(location), model=settings.model, agent=settings.agent,
-        context_window=facts.window, known_models=tuple(settings.models), setup_hint=setup_hint(settings),
+        sessions=None, location=str(location), model=model, agent=layers.text("agent") or "build",
+        context_window=facts.window, setup_hint=setup_hint(model, layers.text("api_base"), layers.text("api_key")),
         learn_model=facts.learn, peek_sessions=peek_sessions,
     )  # fmt: skip
     start = StartMode(
@@ -103,12 +104,14 @@ async def _run(args: argparse.Namespace, settings, location: Path) -> int:  # no
         picker=args.resume == "",
         session_id=args.resume or None,
     )
-    core = Core(args, settings, location, ctx, facts)
-    app = AgentApp(ctx, start=start, theme=settings.theme, connect=core.connect)
+    core = Core(args, layers, location, ctx, facts)
+    app = AgentApp(ctx, start=start, theme=layers.text("theme") or DEFAULT_THEME, connect=core.connect)
     try:
         await app.run_async()
     finally:
         await core.close()
+    if app.startup_error is not None:
+        return fail(app.startup_error)
     return app.return_code or 0
 
 
@@ -125,18 +128,33 @@ class Core:
     One background import at a time keeps the prompt responsive.
     """
 
-    def __init__(self, args: argparse.Namespace, settings, location: Path, ctx, facts: ModelFacts) -> None:  # noqa: ANN001
+    def __init__(self, args: argparse.Namespace, layers, location: Path, ctx, facts: ModelFacts) -> None:  # noqa: ANN001
         self.cli = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key}
-        self.settings, self.location, self.ctx, self.facts = settings, location, ctx, facts
+        self.layers, self.location, self.ctx, self.facts = layers, location, ctx, facts
+        self.settings = None
         self.sessions = None
         self.runtime = None
         self._task: asyncio.Task | None = None
 
     async def connect(self) -> None:
+        from agent_tui.core.config_layers import ConfigError
+        from agent_tui.tui.context import StartupFailed
+
+        try:  # pydantic's import and the validation run off the loop
+            self.settings = await asyncio.to_thread(self._validate)
+        except ConfigError as error:
+            raise StartupFailed(str(error)) from None
+        self.facts.settings = self.settings
+        self.ctx.known_models = tuple(self.settings.models)
         module = await asyncio.to_thread(importlib.import_module, "agent_tui.core.sessions")
         self.sessions = await module.open_sessions(self.settings)
         self.ctx.connect_to(self.sessions, runnable=False)
         self._task = asyncio.create_task(self._start_runtime())
+
+    def _validate(self):  # noqa: ANN202 - Settings
+        from agent_tui.core.config import validate
+
+        return validate(self.layers)
 
     def _settings_for(self, where: Path):  # noqa: ANN202 - this directory's settings are already loaded
         from agent_tui.core.config import load_settings

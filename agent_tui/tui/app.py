@@ -21,7 +21,7 @@ from textual.widgets import Footer, Static, TextArea
 from textual.theme import Theme
 
 from agent_tui.tui.commands import Command
-from agent_tui.tui.context import TuiContext
+from agent_tui.tui.context import StartupFailed, TuiContext
 from agent_tui.tui.port import call
 from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.picker import NEW_SESSION, SessionPicker
@@ -90,6 +90,7 @@ class AgentApp(App[None]):
         self._theme_dirs = theme_dirs() if theme_dirs_ is None else theme_dirs_
         self._watch_themes = watch_themes
         self._connect = connect
+        self.startup_error: str | None = None  # set when connect raised StartupFailed
         self._last_ctrl_c: int | None = None
         self._stop_watch = asyncio.Event()
         themes, self._theme_errors = load_themes(self._theme_dirs)
@@ -137,6 +138,10 @@ class AgentApp(App[None]):
         assert self._connect is not None
         try:
             await self._connect()  # it calls ctx.connect_to(...)
+        except StartupFailed as error:
+            self.startup_error = str(error)
+            self.exit(return_code=1)
+            return
         except Exception as error:  # a bad database or config: one line, and the app says so
             self.view.notice = f"cannot open the session store: {error}"
             self.view.paint_chrome()

@@ -10,6 +10,11 @@ from agent_tui.tui.clock import Clock, SystemClock, Timings
 from agent_tui.tui.port import SessionsPort
 
 
+class StartupFailed(Exception):
+    """Raised by the app's ``connect`` when it cannot go on (an invalid config): the app exits and
+    the command prints the message."""
+
+
 def _unknown_window(model: str | None) -> int | None:
     return None
 

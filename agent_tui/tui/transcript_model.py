@@ -9,13 +9,18 @@ fold of the log alone) shows exactly the blocks that were on screen.
 Whether anything is running comes only from :meth:`Transcript.set_active` (the
 coordinator's ``active()``); an open step, running tool or scheduled retry in a
 log that is not active is shown as interrupted history.
+
+The event models are imported inside the two folding methods: this module is
+on the path to the first frame (a new, empty transcript), the models' module
+imports pydantic (~60 ms), and nothing is folded before the core is open.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from agent_tui.core import events as ev
+from agent_tui.core.event_values import Delivery, ErrorType
 from agent_tui.tui.blocks import (
     Block,
     CompactionBlock,
@@ -29,12 +34,15 @@ from agent_tui.tui.blocks import (
     UserBlock,
 )
 
+if TYPE_CHECKING:
+    from agent_tui.core import events as ev
+
 
 @dataclass
 class PendingInput:
     input_id: str
     text: str
-    delivery: ev.Delivery
+    delivery: Delivery
     seq: int
 
 
@@ -136,6 +144,8 @@ class Transcript:
         self._fold(stored.event, stored.seq, stored.created)
 
     def _fold(self, event: ev.DurableEvent, seq: int, created: int) -> None:
+        from agent_tui.core import events as ev  # see the module docstring
+
         facts = self.facts
         match event:
             case ev.SessionCreated(location=location, title=title, agent=agent, model=model):
@@ -217,7 +227,7 @@ class Transcript:
                 self._settle_tool(block)
             case ev.ToolFailed(assistant_message_id=amid, call_id=call_id, error=error):
                 block = self._tool(amid, call_id, seq)
-                interrupted = error.type in (ev.ErrorType.TOOL_STALE, ev.ErrorType.ABORTED)
+                interrupted = error.type in (ErrorType.TOOL_STALE, ErrorType.ABORTED)
                 block.state = ToolState.INTERRUPTED if interrupted else ToolState.FAILED
                 block.error, block.ended_ms = error.message, created
                 self._settle_tool(block)
@@ -320,6 +330,8 @@ class Transcript:
 
     def apply_delta(self, delta: ev.LiveEvent) -> Block | None:
         """Fold one live delta; returns the block it changed (None when stale)."""
+        from agent_tui.core import events as ev  # see the module docstring
+
         match delta:
             case ev.TextDelta(assistant_message_id=amid, ordinal=ordinal, delta=text) | ev.ReasoningDelta(
                 assistant_message_id=amid, ordinal=ordinal, delta=text
@@ -408,7 +420,7 @@ class Transcript:
         return sorted(self.pending.values(), key=lambda item: item.seq)
 
     def last_queued(self) -> PendingInput | None:
-        queued = [p for p in self.pending_inputs if p.delivery is ev.Delivery.QUEUE]
+        queued = [p for p in self.pending_inputs if p.delivery is Delivery.QUEUE]
         return queued[-1] if queued else None
 
 

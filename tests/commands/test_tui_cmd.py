@@ -12,17 +12,18 @@ from agent_tui.core.config import Settings
 
 
 @pytest.mark.parametrize(
-    ("settings", "hint"),
+    ("model", "api_key", "hint"),
     [
-        (Settings(), "No model selected: pass --model, set AGENT_TUI_MODEL, or set model in config.toml."),
-        (Settings(model="openai/gpt-4o"), "No API key for openai/gpt-4o: set OPENAI_API_KEY"),
-        (Settings(model="openai/gpt-4o", api_key="sk-x"), None),
-        (Settings(model="ollama/llama3"), None),
+        (None, None, "No model selected: pass --model, set AGENT_TUI_MODEL, or set model in config.toml."),
+        ("openai/gpt-4o", None, "No API key for openai/gpt-4o: set OPENAI_API_KEY"),
+        ("openai/gpt-4o", "sk-x", None),
+        ("ollama/llama3", None, None),
     ],
 )
-def test_setup_hint_says_in_one_line_what_to_set(settings: Settings, hint: str | None, monkeypatch) -> None:
+def test_setup_hint_says_in_one_line_what_to_set(model: str | None, api_key: str | None, hint: str | None,
+                                                 monkeypatch) -> None:  # fmt: skip
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    found = setup_hint(settings)
+    found = setup_hint(model, None, api_key)
     if hint is None:
         assert found is None
     else:
@@ -31,8 +32,8 @@ def test_setup_hint_says_in_one_line_what_to_set(settings: Settings, hint: str |
 
 def test_setup_hint_never_imports_litellm() -> None:
     code = (
-        "import sys\nfrom agent_tui.commands.tui_cmd import setup_hint\nfrom agent_tui.core.config import Settings\n"
-        "for m in (None, 'openai/x', 'gpt-4o'):\n    setup_hint(Settings(model=m))\n"
+        "import sys\nfrom agent_tui.commands.tui_cmd import setup_hint\n"
+        "for m in (None, 'openai/x', 'gpt-4o'):\n    setup_hint(m, None, None)\n"
         "print('litellm' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -40,7 +41,9 @@ def test_setup_hint_never_imports_litellm() -> None:
 
 
 def test_context_window_from_config_before_litellm_warms() -> None:
-    facts = ModelFacts(Settings(models={"openai/fake": {"context_window": 1234}}))
+    facts = ModelFacts()
+    assert facts.window("openai/fake") is None  # settings not validated yet
+    facts.settings = Settings(models={"openai/fake": {"context_window": 1234}})
     assert facts.window("openai/fake") == 1234
     assert facts.window("openai/unknown") is None and facts.window(None) is None
 
@@ -49,3 +52,24 @@ def test_tui_start_path_does_not_import_litellm() -> None:
     code = "import sys\nimport agent_tui.commands.tui_cmd, agent_tui.tui.app\nprint('litellm' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+async def test_first_frame_path_does_without_pydantic(workdir) -> None:
+    """Everything the first frame runs (config layers, setup hint, app modules, the picker's peek):
+    pydantic and the event models import in a thread once it is up (~60 ms saved)."""
+    from agent_tui.core.sessions import open_sessions
+
+    sessions = await open_sessions()
+    await sessions.create(location=str(workdir))
+    await sessions.close()
+    code = (
+        "import sys\nfrom pathlib import Path\n"
+        "from agent_tui.commands.tui_cmd import peek_sessions, setup_hint\n"
+        "from agent_tui.core.config_layers import read_layers\nimport agent_tui.tui.app\n"
+        f"layers = read_layers(Path({str(workdir)!r}))\n"
+        "setup_hint(layers.text('model'), None, None)\n"
+        f"rows = peek_sessions({str(workdir)!r}, 5)\n"
+        "print(len(rows), rows[0].message_count, sorted(m for m in ('pydantic', 'agent_tui.core.events') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "1 0 []"

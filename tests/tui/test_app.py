@@ -485,6 +485,23 @@ async def test_typing_works_before_the_core_opens_and_a_prompt_waits_for_the_run
         ]  # fmt: skip
 
 
+async def test_a_startup_failure_after_the_first_frame_exits_with_its_reason(fake, clock) -> None:
+    from agent_tui.tui.context import StartupFailed, TuiContext
+
+    from .conftest import FAST
+
+    ctx = TuiContext(sessions=None, location=LOCATION, model="openai/fake", clock=clock, timings=FAST)
+
+    async def connect() -> None:
+        raise StartupFailed("/home/u/config.toml: retry.max_retries: Input should be greater than or equal to 0")
+
+    app = AgentApp(ctx, connect=connect, watch_themes=False)
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: not app.is_running)
+    assert app.startup_error is not None and app.startup_error.startswith("/home/u/config.toml: retry.max_retries")
+    assert app.return_code == 1 and fake.calls == []
+
+
 async def test_ctrl_c_copies_a_selection_and_keeps_the_text(fake, make_app) -> None:
     from textual.widgets.text_area import Selection
 

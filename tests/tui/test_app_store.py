@@ -236,10 +236,9 @@ async def test_long_session_opens_at_the_end_and_scrolling_up_loads_older_segmen
     real, workdir, clock, monkeypatch
 ) -> None:
     from agent_tui.tui import session_loader
-    from agent_tui.tui.widgets import session_view
     from agent_tui.tui.widgets.transcript import TranscriptView
 
-    monkeypatch.setattr(session_view, "TAIL_EVENTS", 80)
+    monkeypatch.setattr(session_loader, "TAIL_EVENTS", 80)
     monkeypatch.setattr(session_loader, "OLDER_EVENTS", 80)
     sessions, _ = real
     sid = (await sessions.create(location=workdir)).id

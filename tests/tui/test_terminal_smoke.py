@@ -63,3 +63,22 @@ async def test_installed_agent_tui_streams_an_answer_and_quits(workdir: Path, ag
         finally:
             await tmux("kill-session", "-t", session)
     assert len(fake.requests) == 1
+
+
+async def test_an_invalid_config_is_reported_after_the_app_closes(workdir: Path, agent_home: Path) -> None:
+    """Settings are validated once the first frame is up; an invalid value still ends the app with
+    the file and key named, and exit code 1."""
+    (agent_home / "config.toml").write_text("[retry]\nmax_retries = -1\n")
+    session = f"agent-tui-badconfig-{os.getpid()}"
+    command = " ".join([
+        f"AGENT_TUI_HOME={shlex.quote(str(agent_home))}", "LITELLM_OFFLINE_MODE=true",
+        shlex.quote(str(BINARY)), "--model", "openai/fake", "--api-key", "sk-test",
+        "; echo AGENT_TUI_EXIT=$?; sleep 60",
+    ])  # fmt: skip
+    await tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "30", "-c", str(workdir), command)
+    try:
+        screen = await screen_shows(session, "AGENT_TUI_EXIT=1")
+    finally:
+        await tmux("kill-session", "-t", session)
+    flat = "".join(screen.split())  # the line wraps wherever the path makes it
+    assert "config.toml:retry.max_retries:" in flat and "greaterthanorequalto0" in flat

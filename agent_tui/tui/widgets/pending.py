@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from agent_tui.core.events import Delivery
+from agent_tui.core.event_values import Delivery
 from agent_tui.tui.transcript_model import PendingInput
 
 

@@ -14,7 +14,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from agent_tui.core.events import PermissionReply
+from agent_tui.core.event_values import PermissionReply
 from agent_tui.tui.clock import Clock
 from agent_tui.tui.transcript_model import PermissionAsk
 from agent_tui.tui.widgets.diff import render_patch

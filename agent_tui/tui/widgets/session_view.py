@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import aclosing
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import ComposeResult
@@ -18,18 +19,20 @@ from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.message import Message
 
-from agent_tui.core import events as ev
+from agent_tui.core.event_values import Delivery
 from agent_tui.tui.blocks import ToolBlock
 from agent_tui.tui.commands import Command, CommandError, parse_command
 from agent_tui.tui.context import TuiContext
 from agent_tui.tui.port import call
-from agent_tui.tui.session_loader import TAIL_EVENTS, fold_older, seed_for, segment_start
 from agent_tui.tui.transcript_model import Transcript
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.status import StatusBar, StatusInputs
 from agent_tui.tui.widgets.transcript import NewOutputHint, TranscriptView
+
+if TYPE_CHECKING:
+    from agent_tui.core import events as ev
 
 
 def _session_id(created: object) -> str:
@@ -98,6 +101,11 @@ class SessionView(Vertical):
         transcript = self.transcript
         try:
             sessions = await self.ctx.ready()
+            # Imported here, once the core is open: the event models' module imports pydantic, which
+            # the first frame does without (the core's own start-up has imported them by now).
+            from agent_tui.core import events as ev
+            from agent_tui.tui.session_loader import TAIL_EVENTS
+
             record = await call(sessions.get(session_id))
             after = max(0, record.head_seq - TAIL_EVENTS)  # only the newest busy periods before the first paint
             replay: list[ev.StoredEvent] = []
@@ -121,6 +129,8 @@ class SessionView(Vertical):
             self.paint_chrome()
 
     async def _first_paint(self, sessions, session_id: str, replay: list[ev.StoredEvent], whole: bool) -> None:  # noqa: ANN001
+        from agent_tui.tui.session_loader import fold_older, seed_for, segment_start  # see _follow_log
+
         transcript = self.transcript
         start = segment_start(replay, from_log_start=whole)
         if not whole:
@@ -136,6 +146,8 @@ class SessionView(Vertical):
 
     async def _follow_deltas(self, session_id: str) -> None:
         with (await self.ctx.ready()).subscribe(session_id) as deltas:
+            from agent_tui.core import events as ev  # see _follow_log
+
             async for delta in deltas:
                 if isinstance(delta, ev.HeadAdvanced):
                     continue
@@ -223,16 +235,18 @@ class SessionView(Vertical):
             return
         if text.lstrip().startswith("//"):
             text = text.replace("/", "", 1)
-        delivery = message.delivery if self.is_active else ev.Delivery.STEER
+        delivery = message.delivery if self.is_active else Delivery.STEER
         self.send(text, delivery)
 
     @work(group="send")
-    async def send(self, text: str, delivery: ev.Delivery) -> None:
+    async def send(self, text: str, delivery: Delivery) -> None:
         async with self._sending:
             await self._send(text, delivery)
 
-    async def _send(self, text: str, delivery: ev.Delivery) -> None:
+    async def _send(self, text: str, delivery: Delivery) -> None:
         sessions = await self.ctx.ready_to_run()
+        from agent_tui.core import events as ev  # see _follow_log
+
         if self.ctx.runner_error:
             self.app.notify(self.ctx.runner_error, severity="error")
         try:
