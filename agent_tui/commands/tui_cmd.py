@@ -89,13 +89,14 @@ def main(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace, layers, location: Path) -> int:  # noqa: ANN001 - Layers
+    from agent_tui.core.config_layers import DEFAULT_AGENT
     from agent_tui.tui.app import DEFAULT_THEME, AgentApp, StartMode
     from agent_tui.tui.context import TuiContext
 
     facts = ModelFacts()
     model = layers.text("model")
     ctx = TuiContext(
-        sessions=None, location=str(location), model=model, agent=layers.text("agent") or "build",
+        sessions=None, location=str(location), model=model, agent=layers.text("agent") or DEFAULT_AGENT,
         context_window=facts.window, setup_hint=setup_hint(model, layers.text("api_base"), layers.text("api_key")),
         learn_model=facts.learn, peek_sessions=peek_sessions,
     )  # fmt: skip
@@ -118,6 +119,7 @@ async def _run(args: argparse.Namespace, layers, location: Path) -> int:  # noqa
 class Core:
     """Opens the core after the first frame, cheapest part first.
 
+    0. the settings, validated in a thread (pydantic's import is ~60 ms);
     1. the Sessions facade (store reads: the picker's rows, a transcript) — its
        imports run in a thread so frames keep painting;
     2. the runtime around it (coordinator, runner, tools) — prompts wait for it;

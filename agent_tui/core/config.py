@@ -14,9 +14,14 @@ from typing import Any, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agent_tui.core.config_layers import ENVIRONMENT, ConfigError, Layers, merge, read_layers  # noqa: F401 - ConfigError re-exported
-
-DEFAULT_AGENT = "build"
+from agent_tui.core.config_layers import (  # noqa: F401 - ConfigError re-exported
+    DEFAULT_AGENT,
+    ENVIRONMENT,
+    ConfigError,
+    Layers,
+    merge,
+    read_layers,
+)
 
 
 class Effect(StrEnum):

@@ -18,6 +18,7 @@ from typing import Any, Mapping
 from agent_tui.core import paths
 
 ENV_PREFIX = "AGENT_TUI_"
+DEFAULT_AGENT = "build"
 ENV_RESERVED = frozenset({"HOME", "DISABLE_PROJECT_CONFIG", "TEST_TOOLS"})
 
 
