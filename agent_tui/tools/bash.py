@@ -89,11 +89,7 @@ async def run_bash(ctx: ToolContext, params: BashInput) -> ToolResult:
     become_subreaper()
     await asyncio.to_thread(sweep)
     started = time.monotonic()
-    proc = await asyncio.create_subprocess_exec(
-        "bash", "--noprofile", "--norc", "-c", params.command,
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        cwd=workdir, env=env, start_new_session=True,
-    )  # fmt: skip
+    proc = await _start_shell(params.command, workdir, env, ctx.kill_grace_s)
     assert proc.stdout is not None
     track(proc.pid, proc.pid)
     pump = asyncio.ensure_future(_pump(proc.stdout, keeper, ctx))
@@ -153,6 +149,30 @@ def _outside_warnings(command: str, location: Path) -> list[str]:
         if not is_inside(Path(os.path.normpath(path)), location):
             warnings.append(f"{arg} is outside the working directory")
     return warnings
+
+
+async def _start_shell(command: str, workdir: Path, env: dict[str, str], grace_s: float) -> asyncio.subprocess.Process:
+    """Start ``bash -c`` as leader of its own group.
+
+    The shell runs as soon as it is forked, while asyncio still wires its pipes.
+    A cancel arriving in that window would make asyncio kill the shell alone and
+    orphan what it had started, so the start is shielded: a cancel waits for it
+    to finish, stops the whole group, then propagates."""
+    starting = asyncio.ensure_future(asyncio.create_subprocess_exec(
+        "bash", "--noprofile", "--norc", "-c", command,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        cwd=workdir, env=env, start_new_session=True,
+    ))  # fmt: skip
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        try:
+            proc = await starting
+        except Exception:  # noqa: BLE001 - it never started: nothing to stop, the cancel goes on
+            pass
+        else:
+            await asyncio.shield(_stop_after_cancel(proc, grace_s))
+        raise
 
 
 async def _stop_after_cancel(proc: asyncio.subprocess.Process, grace_s: float) -> None:

@@ -128,6 +128,36 @@ async def test_cancellation_leaves_no_process_of_the_group(make_ctx, tmp_path: P
         os.killpg(pgid, 0)
 
 
+async def test_a_cancel_while_the_shell_is_starting_stops_its_group(make_ctx, tmp_path: Path, monkeypatch) -> None:
+    """The shell runs before asyncio has wired its pipes; a cancel in that window must not orphan
+    what it started (asyncio alone would kill only the shell)."""
+    import agent_tui.tools.bash as bash_module
+
+    real = asyncio.create_subprocess_exec
+    wired = asyncio.Event()
+
+    async def slow_wiring(*args, **kwargs):  # type: ignore[no-untyped-def]
+        proc = await real(*args, **kwargs)
+        await wired.wait()  # the window between fork and the pipes being ready, held open
+        return proc
+
+    monkeypatch.setattr(bash_module.asyncio, "create_subprocess_exec", slow_wiring)
+    pid_file = tmp_path / "pgid"
+    task = asyncio.create_task(bash(make_ctx(kill_grace_s=0.2), command=f"echo $$ > {pid_file}; sleep 60 & sleep 60"))
+    for _ in range(500):
+        if pid_file.exists() and pid_file.read_text().strip():
+            break
+        await asyncio.sleep(0.01)
+    pgid = int(pid_file.read_text())
+    task.cancel()
+    await asyncio.sleep(0)  # the cancel lands while the start is still held open
+    wired.set()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    with pytest.raises(ProcessLookupError):
+        os.killpg(pgid, 0)
+
+
 async def test_background_child_holding_output_does_not_hang(make_ctx) -> None:
     ctx = make_ctx(kill_grace_s=0.2)
     out = await bash(ctx, command="sleep 30 & echo done")
