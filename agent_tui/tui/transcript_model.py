@@ -54,6 +54,7 @@ class PermissionAsk:
     call_id: str | None
     detail: dict
     seq: int
+    assistant_message_id: str | None = None
 
 
 @dataclass
@@ -178,10 +179,13 @@ class Transcript:
             case ev.PermissionAsked():
                 self.asks[event.request_id] = PermissionAsk(
                     event.request_id, event.action, list(event.resources),
-                    event.call_id, dict(event.detail), seq,
+                    event.call_id, dict(event.detail), seq, event.assistant_message_id,
                 )  # fmt: skip
             case ev.PermissionReplied(request_id=request_id):
-                self.asks.pop(request_id, None)
+                ask = self.asks.pop(request_id, None)
+                tool = self._by_key.get(f"{ask.assistant_message_id}:tool:{ask.call_id}") if ask else None
+                if isinstance(tool, ToolBlock) and tool.ended_ms is None:
+                    tool.started_ms = created  # its duration is the run's, not the wait for an answer
             case ev.CompactionAdmitted(input_id=input_id):
                 self._add(CompactionBlock(key=input_id, seq=seq, input_id=input_id))
             case ev.CompactionStarted(message_id=message_id, reason=reason, input_id=input_id):

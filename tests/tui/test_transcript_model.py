@@ -202,6 +202,17 @@ def test_permission_asks_open_until_replied() -> None:
     assert t.asks == {}
 
 
+def test_a_tool_that_waited_for_permission_shows_how_long_it_ran() -> None:
+    log = LogBuilder().created()
+    amid = log.step("msg_a1")
+    log.add(ev.ToolCalled(assistant_message_id=amid, call_id="c1", name="bash", input={"command": "make"}))
+    log.add(ev.PermissionAsked(request_id="perm_1", assistant_message_id=amid, call_id="c1", action="bash"), after_ms=5)
+    log.add(ev.PermissionReplied(request_id="perm_1", reply=ev.PermissionReply.ONCE), after_ms=9_000)  # the person thinks
+    log.add(ev.ToolSucceeded(assistant_message_id=amid, call_id="c1", output=ev.ToolOutput(text="ok")), after_ms=300)
+    tool = fold(log.events).get(f"{amid}:tool:c1")
+    assert isinstance(tool, ToolBlock) and tool.duration_ms == 300
+
+
 def test_live_deltas_then_durable_events_equal_the_log_alone() -> None:
     """Closing and reopening a session shows exactly the same blocks."""
     sid = "ses_test"
