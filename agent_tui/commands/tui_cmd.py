@@ -158,10 +158,10 @@ class Core:
 
         return validate(self.layers)
 
-    def _settings_for(self, where: Path):  # noqa: ANN202 - this directory's settings are already loaded
+    def _settings_for(self, where: Path):  # noqa: ANN202 - Settings; the runtime calls it again after a config edit
         from agent_tui.core.config import load_settings
 
-        return self.settings if where.resolve() == self.location else load_settings(where, cli=self.cli)
+        return load_settings(where, cli=self.cli)
 
     async def _start_runtime(self) -> None:
         try:

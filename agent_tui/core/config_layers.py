@@ -107,6 +107,28 @@ class Layers:
         return value if isinstance(value, str) else None
 
 
+ConfigStamp = tuple[tuple[str, int, int] | None, ...]
+
+
+def _stamp(path: Path | None) -> tuple[str, int, int] | None:
+    if path is None:
+        return None
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return (str(path), stat.st_mtime_ns, stat.st_size)
+
+
+def config_stamp(location: Path, environ: Mapping[str, str] | None = None) -> ConfigStamp:
+    """Which config files apply at ``location`` and their mtime and size: equal stamps mean
+    the settings read there are still current (the environment and CLI do not change in a process).
+    A few ``stat`` calls: cheap enough to check before every step."""
+    environ = os.environ if environ is None else environ
+    project = None if environ.get("AGENT_TUI_DISABLE_PROJECT_CONFIG") else find_project_config(location)
+    return (_stamp(paths.user_config_file()), _stamp(project))
+
+
 def read_layers(
     location: Path | None = None,
     cli: Mapping[str, Any] | None = None,

@@ -14,7 +14,7 @@ from typing import Awaitable, Callable, Protocol
 from agent_tui.core import events as ev
 from agent_tui.core import ids, prompts
 from agent_tui.core.clock import Clock, SystemClock
-from agent_tui.core.config import Settings
+from agent_tui.core.config import ConfigError, Settings
 from agent_tui.core.promotion import eligible
 from agent_tui.core.publisher import SessionPublisher
 from agent_tui.core.records import MessageRecord, SessionRecord
@@ -116,7 +116,10 @@ class Runner:
         forced = force
         while True:
             session = await store.session(session_id)
-            services = await self._services_for(session)
+            try:
+                services = await self._services_for(session)
+            except ConfigError as error:  # a config file edited into an invalid state
+                return ev.ErrorInfo(type="config.invalid", message=str(error))  # the input stays pending
             problem = await _model_problem(session, services.settings)
             problem = problem or await self._instructions.prepare(session, publish)
             if problem is not None:

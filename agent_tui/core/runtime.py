@@ -14,6 +14,7 @@ from agent_tui.core import paths
 from agent_tui.core.clock import Clock
 from agent_tui.core.compaction import Compactor
 from agent_tui.core.config import Settings, load_settings
+from agent_tui.core.config_layers import ConfigStamp, config_stamp
 from agent_tui.core.coordinator import Coordinator
 from agent_tui.core.instructions import Instructions
 from agent_tui.core.promotion import eligible
@@ -37,7 +38,7 @@ class Runtime:
         self.store = sessions.store
         self._settings_loader = settings_loader
         self._policy = permission_policy
-        self._settings: dict[str, Settings] = {}
+        self._settings: dict[str, tuple[ConfigStamp, Settings]] = {}
         self._hosts: dict[str, RegistryToolHost] = {}
         compactor = Compactor(self.store, lambda session: self.settings_for(session.location), stream=stream)
         self.runner = Runner(self.store, self.publisher, self._services, stream=stream, clock=clock,
@@ -80,11 +81,15 @@ class Runtime:
         return SessionPublisher(session_id, self.store.publish, self.store.publish_many, self.store.bus.publish)
 
     async def settings_for(self, location: str) -> Settings:
-        settings = self._settings.get(location)
-        if settings is None:
-            settings = await asyncio.to_thread(self._settings_loader, Path(location))
-            self._settings[location] = settings
-        return settings
+        """The settings at ``location``, read again when a config file there has changed, so an
+        edit (a permission rule, retry or compaction settings) applies from the next step.
+        Raises ``ConfigError`` when the edited file is invalid."""
+        stamp = await asyncio.to_thread(config_stamp, Path(location))
+        cached = self._settings.get(location)
+        if cached is None or cached[0] != stamp:
+            cached = (stamp, await asyncio.to_thread(self._settings_loader, Path(location)))
+            self._settings[location] = cached
+        return cached[1]
 
     async def _services(self, session: SessionRecord) -> LocationServices:
         settings = await self.settings_for(session.location)
@@ -96,4 +101,6 @@ class Runtime:
                              location, root, self._policy, self.sessions.wait_permission_reply)
             host = RegistryToolHost(settings, registry, location, root, gate)
             self._hosts[session.id] = host
+        elif host.settings is not settings:  # the config changed: new rules, same gate (its asks and grants stay)
+            host.use_settings(settings, session.agent or settings.agent)
         return LocationServices(settings=settings, tools=host)

@@ -81,12 +81,17 @@ async def publish_if_unanswered(publish: SessionPublisher, request_id: str, mess
         pass  # already answered
 
 
+def permission_rules(settings: Settings, agent: str) -> list:
+    """Global rules, then the agent's (the last match wins)."""
+    return [*settings.permission, *settings.agent_settings(agent).permission]
+
+
 class RegistryToolHost:
     """One session's tools at one location, behind one permission gate."""
 
     def __init__(self, settings: Settings, registry: ToolRegistry, location: Path, project_root: Path,
                  gate: PermissionGate, supports_vision: bool = False) -> None:
-        self._settings = settings
+        self.settings = settings
         self._registry = registry
         self.location = location
         self._project_root = project_root
@@ -96,8 +101,12 @@ class RegistryToolHost:
     def definitions(self, agent: str, final_step: bool) -> list[llm.ToolSpec]:
         if final_step:
             return []
-        rules = [*self._settings.permission, *self._settings.agent_settings(agent).permission]
-        return [llm.ToolSpec(**spec) for spec in self._registry.definitions(rules)]
+        return [llm.ToolSpec(**spec) for spec in self._registry.definitions(permission_rules(self.settings, agent))]
+
+    def use_settings(self, settings: Settings, agent: str) -> None:
+        """Edited config: its rules apply from now on; pending asks and this run's grants stay."""
+        self.settings = settings
+        self.gate.rules = permission_rules(settings, agent)
 
     async def execute(self, call: ToolInvocation, on_output: Callable[[str], None]) -> ToolSettlement:
         ctx = ToolContext(
@@ -118,7 +127,7 @@ def make_gate(settings: Settings, agent: str, store: Any, publish: SessionPublis
         from agent_tui.tools.asks import policy_asker
 
         decide = policy_asker(policy)
-    rules = [*settings.permission, *settings.agent_settings(agent).permission]
+    rules = permission_rules(settings, agent)
 
     def on_auto_reply(request: PermissionRequest, decision: PermissionDecision) -> None:
         asyncio.get_running_loop().create_task(publish(ev.PermissionReplied(
