@@ -8,7 +8,8 @@ Three triggers share one lifecycle — ``compaction.started``, live
 - auto: before a step whose estimated request exceeds the budget;
 - overflow: once, after the provider refused a request as too long.
 
-The summary comes from the session's model without tools. A failed
+The summary comes from the session's model without tools. Transient provider
+errors before any summary text are retried like a step's. A failed
 compaction changes nothing the model sees: only an ended row is a checkpoint.
 """
 
@@ -20,7 +21,8 @@ from typing import Any, Awaitable, Callable
 from agent_tui.core import budget
 from agent_tui.core import compaction_text as text
 from agent_tui.core import events as ev
-from agent_tui.core import ids
+from agent_tui.core import ids, retry
+from agent_tui.core.clock import Clock, SystemClock
 from agent_tui.core.config import Settings
 from agent_tui.core.publisher import SessionPublisher
 from agent_tui.core.records import MessageRecord, SessionRecord
@@ -36,10 +38,11 @@ class Compactor:
     """The runner's compaction hook."""
 
     def __init__(self, store: Any, settings_for: Callable[[SessionRecord], Awaitable[Settings]],
-                 stream: StreamFn | None = None) -> None:
+                 stream: StreamFn | None = None, clock: Clock | None = None) -> None:
         self._store = store
         self._settings_for = settings_for
         self._stream = stream or _default_stream
+        self._clock = clock or SystemClock()
         self._info: dict[tuple[str, str], llm.ModelInfo] = {}
         self._warned: set[tuple[str, str]] = set()
 
@@ -110,7 +113,7 @@ class Compactor:
         await publish(ev.CompactionStarted(message_id=message_id, reason=reason, input_id=input_id))
         try:
             request = await self._summary_request(model, settings, source)
-            summary = await self._summarise(session.id, message_id, request, publish)
+            summary = await self._summarise_with_retries(session.id, message_id, request, settings, publish)
         except asyncio.CancelledError:
             interrupted = ev.ErrorInfo(type=ev.ErrorType.ABORTED, message="Interrupted")
             await publish(ev.CompactionFailed(message_id=message_id, reason=reason, error=interrupted,
@@ -142,9 +145,25 @@ class Compactor:
             max_tokens=model_settings.max_output_tokens,
         )
 
+    async def _summarise_with_retries(self, session_id: str, message_id: str, request: llm.Request,
+                                      settings: Settings, publish: SessionPublisher) -> str:
+        """A transient provider error (rate limit, 5xx, transport) before any summary text is
+        retried with the steps' ``[retry]`` policy and backoff; once text has streamed under the
+        divider, a failure is final (a fresh attempt would repeat it)."""
+        failures = 0
+        while True:
+            deltas: list[str] = []
+            try:
+                return await self._summarise(session_id, message_id, request, publish, deltas)
+            except LLMFailure as failure:
+                failures += 1
+                error = failure.error
+                if deltas or not retry.is_retryable(error.type) or failures > settings.retry.max_retries:
+                    raise
+                await self._clock.sleep(retry.delay_ms(failures, settings.retry.base_delay_ms, error.retry_after_ms) / 1000)
+
     async def _summarise(self, session_id: str, message_id: str, request: llm.Request,
-                         publish: SessionPublisher) -> str:
-        deltas: list[str] = []
+                         publish: SessionPublisher, deltas: list[str]) -> str:
         ended: list[str] = []
         finishes: list[llm.Finish] = []
 

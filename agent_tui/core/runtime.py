@@ -40,7 +40,8 @@ class Runtime:
         self._policy = permission_policy
         self._settings: dict[str, tuple[ConfigStamp, Settings]] = {}
         self._hosts: dict[str, RegistryToolHost] = {}
-        compactor = Compactor(self.store, lambda session: self.settings_for(session.location), stream=stream)
+        compactor = Compactor(self.store, lambda session: self.settings_for(session.location), stream=stream,
+                              clock=clock)
         self.runner = Runner(self.store, self.publisher, self._services, stream=stream, clock=clock,
                              compaction=compactor, instructions=Instructions(self.store))
         self.coordinator = Coordinator(self.runner, self.store.publish, has_pending=self._has_pending)

@@ -108,7 +108,7 @@ async def test_nothing_to_compact_settles_the_barrier_as_failed(runtime: Runtime
 
 
 async def test_failed_compaction_leaves_history_unchanged(runtime: Runtime, fake: FakeProvider, workdir) -> None:
-    fake.add(echo("call_1", "pong"), {"text": "answer one"}, {"error": {"status": 500, "kind": "internal"}},
+    fake.add(echo("call_1", "pong"), {"text": "answer one"}, {"error": {"status": 400, "kind": "invalid_request"}},
              {"text": "answer two"})
     sid = (await runtime.sessions.create(location=workdir)).id
     await runtime.sessions.prompt(sid, "one")
@@ -119,8 +119,8 @@ async def test_failed_compaction_leaves_history_unchanged(runtime: Runtime, fake
     await settle(runtime, sid)
     log = await stored(runtime, sid)
     failed = of_type(log, ev.CompactionFailed)
-    assert len(failed) == 1 and failed[0].error.type == "provider.internal" and failed[0].input_id == receipt.input_id
-    assert not of_type(log, ev.CompactionEnded)
+    assert len(failed) == 1 and failed[0].error.type == "provider.invalid-request"
+    assert failed[0].input_id == receipt.input_id and not of_type(log, ev.CompactionEnded)
     after = fake.accepted[3].body
     assert after["messages"][: len(before["messages"])] == before["messages"]  # the same prefix, native tool messages
     assert "tool_calls" in dumped(after) and "<system-reminder>" not in dumped(after)

@@ -74,8 +74,8 @@ async def test_a_second_overflow_is_a_terminal_failure(runtime: Runtime, fake: F
 async def test_a_failed_overflow_compaction_is_a_terminal_failure(
     runtime: Runtime, fake: FakeProvider, workdir: Path
 ) -> None:
-    sid = await _exchange_then(runtime, fake, workdir, OVERFLOW, {"error": {"status": 500, "kind": "internal"}},
-                               {"text": "never"})
+    sid = await _exchange_then(runtime, fake, workdir, OVERFLOW, {"error": {"status": 401, "kind": "auth"}},
+                               {"text": "never"})  # not transient: a 5xx would be retried first
     log = await stored(runtime, sid)
     assert _after_second_prompt(log) == [
         "prompt.promoted", "step.started", "step.failed", "compaction.started", "compaction.failed", "execution.failed",
