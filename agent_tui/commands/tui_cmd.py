@@ -71,11 +71,42 @@ def peek_sessions(location: str | None, limit: int) -> list:
         return [SessionRow._make(row) for row in session_rows(conn, location, None, limit, 0)]
 
 
+class EarlyPeek:
+    """``--resume``: the picker's first rows, read in a thread while Textual imports.
+
+    Called like :func:`peek_sessions`; the first call for this location gets the
+    rows read early (waiting for them if need be), later calls read again."""
+
+    ROWS = 64  # at least the picker's first page (50) plus one
+
+    def __init__(self, location: str) -> None:
+        import concurrent.futures
+        import threading
+
+        self.location = location
+        self._rows: concurrent.futures.Future[list] | None = concurrent.futures.Future()
+        threading.Thread(target=self._read, name="early-peek", daemon=True).start()
+
+    def _read(self) -> None:
+        assert self._rows is not None
+        try:
+            self._rows.set_result(peek_sessions(self.location, self.ROWS))
+        except BaseException as error:  # noqa: BLE001 - handed to the caller, as a direct peek would raise it
+            self._rows.set_exception(error)
+
+    def __call__(self, location: str | None, limit: int) -> list:
+        early, self._rows = self._rows, None
+        if early is not None and location == self.location and limit <= self.ROWS:
+            return early.result()[:limit]
+        return peek_sessions(location, limit)
+
+
 def main(args: argparse.Namespace) -> int:
     gc.disable()  # start-up makes long-lived objects only; the app turns collection on after its first frame
+    location = Path.cwd().resolve()
+    peek = EarlyPeek(str(location)) if args.resume == "" else peek_sessions
     from agent_tui.core.config_layers import ConfigError, read_layers
 
-    location = Path.cwd().resolve()
     cli = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key}
     try:  # read now (a broken file stops us here); validated by Core.connect after the first frame
         layers = read_layers(location, cli=cli)
@@ -83,12 +114,12 @@ def main(args: argparse.Namespace) -> int:
         return fail(str(error))
     os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
     try:
-        return asyncio.run(_run(args, layers, location))
+        return asyncio.run(_run(args, layers, location, peek))
     except KeyboardInterrupt:
         return 130
 
 
-async def _run(args: argparse.Namespace, layers, location: Path) -> int:  # noqa: ANN001 - Layers
+async def _run(args: argparse.Namespace, layers, location: Path, peek=peek_sessions) -> int:  # noqa: ANN001 - Layers
     from agent_tui.core.config_layers import DEFAULT_AGENT
     from agent_tui.tui.app import DEFAULT_THEME, AgentApp, StartMode
     from agent_tui.tui.context import TuiContext
@@ -98,7 +129,7 @@ async def _run(args: argparse.Namespace, layers, location: Path) -> int:  # noqa
     ctx = TuiContext(
         sessions=None, location=str(location), model=model, agent=layers.text("agent") or DEFAULT_AGENT,
         context_window=facts.window, setup_hint=setup_hint(model, layers.text("api_base"), layers.text("api_key")),
-        learn_model=facts.learn, peek_sessions=peek_sessions,
+        learn_model=facts.learn, peek_sessions=peek,
     )  # fmt: skip
     start = StartMode(
         continue_latest=bool(args.continue_),

@@ -73,3 +73,37 @@ async def test_first_frame_path_does_without_pydantic(workdir) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "1 0 []"
+
+
+async def test_early_peek_hands_its_rows_to_the_first_call_then_reads_again(workdir, monkeypatch) -> None:
+    from agent_tui.commands import tui_cmd
+    from agent_tui.core.sessions import open_sessions
+
+    sessions = await open_sessions()
+    first = await sessions.create(location=str(workdir))
+    calls: list[tuple[str | None, int]] = []
+    real = tui_cmd.peek_sessions
+
+    def counting(location: str | None, limit: int) -> list:
+        calls.append((location, limit))
+        return real(location, limit)
+
+    monkeypatch.setattr(tui_cmd, "peek_sessions", counting)
+    early = tui_cmd.EarlyPeek(str(workdir))  # reads in its thread at once
+    second = await sessions.create(location=str(workdir / "elsewhere"))
+    await sessions.close()
+    assert [row.id for row in early(str(workdir), 51)] == [first.id]
+    assert calls == [(str(workdir), tui_cmd.EarlyPeek.ROWS)]  # one read, made before it was asked
+    assert {row.id for row in early(None, 51)} == {first.id, second.id}  # any later call reads afresh
+    assert calls[-1] == (None, 51)
+
+
+def test_early_peek_raises_what_the_read_raised(monkeypatch) -> None:
+    from agent_tui.commands import tui_cmd
+
+    def broken(location: str | None, limit: int) -> list:
+        raise OSError("unable to open database file")
+
+    monkeypatch.setattr(tui_cmd, "peek_sessions", broken)
+    with pytest.raises(OSError, match="unable to open"):
+        tui_cmd.EarlyPeek("/nowhere")("/nowhere", 51)
