@@ -2,8 +2,8 @@
 
 Exit codes: 0 success; 1 failed execution or bad input; 2 the session is run
 by another live process (the prompt is admitted and waits there); 130 after a
-clean interrupt on SIGINT; 143 after SIGTERM (interrupted with reason
-``shutdown``). The session id goes to stderr so the user can continue it.
+clean interrupt on SIGINT; 143 after SIGTERM and 129 after SIGHUP (the
+terminal closed), both interrupted with reason ``shutdown``. The session id goes to stderr so the user can continue it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 from agent_tui.commands.errors import fail
 
-EXIT_FAILED, EXIT_OWNED, EXIT_SIGINT, EXIT_SIGTERM = 1, 2, 130, 143
+EXIT_FAILED, EXIT_OWNED = 1, 2
 
 
 def main(args: argparse.Namespace) -> int:
@@ -57,7 +57,6 @@ async def _main(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace, prompt: str, cwd: Path, cli: dict[str, Any], settings: Any) -> int:
-    from agent_tui.core import events as ev
     from agent_tui.core.lease import SessionOwnedElsewhere
     from agent_tui.core.runtime import Runtime
     from agent_tui.llm.credentials import resolve_credentials
@@ -86,15 +85,15 @@ async def _run(args: argparse.Namespace, prompt: str, cwd: Path, cli: dict[str, 
         head = await store.head_seq(sid)
         printer = _Follower(runtime, sid, head, json_lines=args.format == "json", now_ms=_now_ms)
         receipt = await sessions.prompt(sid, prompt, delivery=args.delivery, resume=False)
-        stop_reason = _install_signals(runtime, sid)
+        stopped_by = _install_signals(runtime, sid)
         try:
             error = await runtime.coordinator.run(sid)
         except SessionOwnedElsewhere as owned:
             return fail(f"{owned}; your prompt {receipt.input_id} is admitted and will run there", EXIT_OWNED)
         finally:
             await printer.close()
-        if stop_reason:
-            return EXIT_SIGINT if stop_reason[0] == ev.InterruptReason.USER else EXIT_SIGTERM
+        if stopped_by:
+            return 128 + stopped_by[0]  # 130 SIGINT, 143 SIGTERM, 129 SIGHUP
         if args.format == "text":
             text = await _final_text(runtime, sid, receipt.input_id)
             if text:
@@ -104,20 +103,23 @@ async def _run(args: argparse.Namespace, prompt: str, cwd: Path, cli: dict[str, 
         return 0
 
 
-def _install_signals(runtime: Any, sid: str) -> list[Any]:
+def _install_signals(runtime: Any, sid: str) -> list[int]:
+    """Interrupt the run on SIGINT (``user``), SIGTERM or SIGHUP (``shutdown``); the list gets the
+    first signal. The default actions would end the process and orphan a running tool's processes."""
     from agent_tui.core import events as ev
 
-    reasons: list[Any] = []
+    stopped_by: list[int] = []
     loop = asyncio.get_running_loop()
 
-    def on_signal(reason: Any) -> None:
-        if not reasons:
-            reasons.append(reason)
+    def on_signal(signum: int, reason: Any) -> None:
+        if not stopped_by:
+            stopped_by.append(signum)
             loop.create_task(runtime.coordinator.interrupt(sid, reason))
 
-    loop.add_signal_handler(signal.SIGINT, on_signal, ev.InterruptReason.USER)
-    loop.add_signal_handler(signal.SIGTERM, on_signal, ev.InterruptReason.SHUTDOWN)
-    return reasons
+    loop.add_signal_handler(signal.SIGINT, on_signal, signal.SIGINT, ev.InterruptReason.USER)
+    loop.add_signal_handler(signal.SIGTERM, on_signal, signal.SIGTERM, ev.InterruptReason.SHUTDOWN)
+    loop.add_signal_handler(signal.SIGHUP, on_signal, signal.SIGHUP, ev.InterruptReason.SHUTDOWN)
+    return stopped_by
 
 
 async def _final_text(runtime: Any, sid: str, input_id: str) -> str:

@@ -14,6 +14,7 @@ import contextlib
 import gc
 import importlib
 import os
+import signal
 from pathlib import Path
 
 from agent_tui.commands.errors import fail
@@ -138,12 +139,17 @@ async def _run(args: argparse.Namespace, layers, location: Path, peek=peek_sessi
     )
     core = Core(args, layers, location, ctx, facts)
     app = AgentApp(ctx, start=start, theme=layers.text("theme") or DEFAULT_THEME, connect=core.connect)
+    loop = asyncio.get_running_loop()  # the default actions would orphan running tools' processes
+    loop.add_signal_handler(signal.SIGTERM, app.stop_for_signal, signal.SIGTERM)
+    loop.add_signal_handler(signal.SIGHUP, app.stop_for_signal, signal.SIGHUP)
     try:
         await app.run_async()
     finally:
         await core.close()
     if app.startup_error is not None:
         return fail(app.startup_error)
+    if app.stopped_by is not None:
+        return 128 + app.stopped_by
     return app.return_code or 0
 
 

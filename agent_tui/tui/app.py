@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import signal
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Awaitable, Callable, Iterable
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.widget import MountError
 from textual.widgets import Footer, Static, TextArea
 from textual.theme import Theme
 
@@ -91,6 +93,7 @@ class AgentApp(App[None]):
         self._watch_themes = watch_themes
         self._connect = connect
         self.startup_error: str | None = None  # set when connect raised StartupFailed
+        self.stopped_by: int | None = None  # the signal that stopped the app, if one did
         self._last_ctrl_c: int | None = None
         self._stop_watch = asyncio.Event()
         themes, self._theme_errors = load_themes(self._theme_dirs)
@@ -130,7 +133,10 @@ class AgentApp(App[None]):
         """The footer, a frame late: it recomposes its keys on every focus change, and those
         recompositions put ~40 ms between launch and the picker's first frame."""
         slot = screen.query_one("#footer-slot")
-        await screen.mount(Footer(), before=slot)
+        try:
+            await screen.mount(Footer(), before=slot)
+        except MountError:  # the app is closing before its second frame
+            return
         await slot.remove()
         screen.refresh_bindings()  # it draws its keys when the bindings change
 
@@ -236,6 +242,27 @@ class AgentApp(App[None]):
         if isinstance(self.screen, Screen) and self.screen is self.screen_stack[0]:
             self.view.query_one(PromptInput).clear()
         self.notify("press Ctrl+C again to quit", timeout=self.ctx.timings.quit_window_s)
+
+    def get_driver_class(self):  # noqa: ANN201 - type[Driver]
+        driver = super().get_driver_class()
+        from textual.drivers.linux_driver import LinuxDriver
+
+        if driver is LinuxDriver:  # not when TEXTUAL_DRIVER names another, nor on Windows
+            from agent_tui.tui.terminal import HangupSafeDriver
+
+            return HangupSafeDriver
+        return driver
+
+    def terminal_gone(self) -> None:
+        """The terminal hung up (see ``terminal``): stop as for SIGHUP."""
+        self.stop_for_signal(signal.SIGHUP)
+
+    def stop_for_signal(self, signum: int) -> None:
+        """SIGTERM, or SIGHUP when the terminal goes away: stop like a quit (running sessions are
+        interrupted, which stops their tools' process groups) and exit with ``128 + signum``."""
+        if self.stopped_by is None:
+            self.stopped_by = signum
+            self.run_worker(self.shutdown(), group="shutdown")
 
     async def shutdown(self) -> None:
         sessions = self.ctx.sessions

@@ -123,7 +123,8 @@ async def test_a_missing_key_names_the_variable(cli: Cli, fake: FakeProvider, wo
     assert "OPENAI_API_KEY" in err.decode() and len(err.decode().strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize(("sig", "code", "reason"), [(signal.SIGINT, 130, "user"), (signal.SIGTERM, 143, "shutdown")])
+@pytest.mark.parametrize(("sig", "code", "reason"),
+                         [(signal.SIGINT, 130, "user"), (signal.SIGTERM, 143, "shutdown"), (signal.SIGHUP, 129, "shutdown")])
 async def test_signals_interrupt_cleanly(cli: Cli, fake: FakeProvider, sig: int, code: int, reason: str) -> None:
     fake.add({"tool_calls": [{"id": "call_1", "name": "block", "arguments": {"label": "signal"}}]})
     proc = await cli.start("run", *cli.model_flags(), "block")

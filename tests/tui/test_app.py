@@ -502,6 +502,31 @@ async def test_a_startup_failure_after_the_first_frame_exits_with_its_reason(fak
     assert app.return_code == 1 and fake.calls == []
 
 
+async def test_sigterm_interrupts_running_sessions_and_exits(fake, make_app) -> None:
+    import signal
+
+    stored(fake, turns=1)
+    fake.running.add(SID)
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: app.view.synced)
+        app.stop_for_signal(signal.SIGTERM)
+        app.stop_for_signal(signal.SIGHUP)  # a second signal changes nothing
+        await until(pilot, lambda: not app.is_running)
+    assert app.stopped_by == signal.SIGTERM
+    assert [c for c in fake.calls if c[0] == "interrupt"] == [("interrupt", SID, "shutdown")]
+
+
+async def test_a_terminal_that_went_away_stops_the_app_as_a_hangup(fake, make_app) -> None:
+    import signal
+
+    app = make_app()
+    async with app.run_test() as pilot:
+        app.terminal_gone()
+        await until(pilot, lambda: not app.is_running)
+    assert app.stopped_by == signal.SIGHUP
+
+
 async def test_ctrl_c_copies_a_selection_and_keeps_the_text(fake, make_app) -> None:
     from textual.widgets.text_area import Selection
 

@@ -40,17 +40,22 @@ async def screen_shows(session: str, text: str, timeout: float = 20.0) -> str:
         await asyncio.sleep(0.05)
 
 
+async def start_agent_tui(session: str, workdir: Path, agent_home: Path, *flags: str, width: int = 100) -> None:
+    """The installed agent-tui in a new tmux session; the pane then prints ``AGENT_TUI_EXIT=<code>``."""
+    command = " ".join([
+        f"AGENT_TUI_HOME={shlex.quote(str(agent_home))}", "LITELLM_OFFLINE_MODE=true", shlex.quote(str(BINARY)),
+        *(shlex.quote(flag) for flag in flags), "; echo AGENT_TUI_EXIT=$?; sleep 60",
+    ])  # fmt: skip
+    await tmux("new-session", "-d", "-s", session, "-x", str(width), "-y", "30", "-c", str(workdir), command)
+
+
 async def test_installed_agent_tui_streams_an_answer_and_quits(workdir: Path, agent_home: Path) -> None:
     assert BINARY.exists(), f"{BINARY} is not installed"
     script = Script(turns=[Turn(text="The smoke test **passed**: hello from the fake model.", chunks=12, delay_ms=20)])
     session = f"agent-tui-smoke-{os.getpid()}"
     async with FakeProvider(script) as fake:
-        command = " ".join([
-            f"AGENT_TUI_HOME={shlex.quote(str(agent_home))}", "LITELLM_OFFLINE_MODE=true",
-            shlex.quote(str(BINARY)), "--model", "openai/fake", "--api-base", shlex.quote(fake.openai_base),
-            "--api-key", "sk-test", "; echo AGENT_TUI_EXIT=$?; sleep 60",
-        ])  # fmt: skip
-        await tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "30", "-c", str(workdir), command)
+        await start_agent_tui(session, workdir, agent_home, "--model", "openai/fake", "--api-base", fake.openai_base,
+                              "--api-key", "sk-test")  # fmt: skip
         try:
             await screen_shows(session, "Ask anything")
             await tmux("send-keys", "-t", session, "say hello", "Enter")
@@ -70,15 +75,74 @@ async def test_an_invalid_config_is_reported_after_the_app_closes(workdir: Path,
     the file and key named, and exit code 1."""
     (agent_home / "config.toml").write_text("[retry]\nmax_retries = -1\n")
     session = f"agent-tui-badconfig-{os.getpid()}"
-    command = " ".join([
-        f"AGENT_TUI_HOME={shlex.quote(str(agent_home))}", "LITELLM_OFFLINE_MODE=true",
-        shlex.quote(str(BINARY)), "--model", "openai/fake", "--api-key", "sk-test",
-        "; echo AGENT_TUI_EXIT=$?; sleep 60",
-    ])  # fmt: skip
-    await tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "30", "-c", str(workdir), command)
+    await start_agent_tui(session, workdir, agent_home, "--model", "openai/fake", "--api-key", "sk-test", width=120)
     try:
         screen = await screen_shows(session, "AGENT_TUI_EXIT=1")
     finally:
         await tmux("kill-session", "-t", session)
     flat = "".join(screen.split())  # the line wraps wherever the path makes it
     assert "config.toml:retry.max_retries:" in flat and "greaterthanorequalto0" in flat
+
+
+def _agent_pid(shell_pid: int) -> int:
+    """The agent-tui process: the pane's shell's child."""
+    children = Path(f"/proc/{shell_pid}/task/{shell_pid}/children").read_text().split()
+    assert len(children) == 1, children
+    return int(children[0])
+
+
+async def _gone(pid: int, timeout: float = 20.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while Path(f"/proc/{pid}").exists() and Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z":
+        assert asyncio.get_running_loop().time() < deadline, f"process {pid} is still running"
+        await asyncio.sleep(0.05)
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "terminal closed"])
+async def test_a_stopped_or_hung_up_app_stops_its_running_tool_first(how: str, workdir: Path, agent_home: Path) -> None:
+    """The default action of SIGTERM / SIGHUP would end agent-tui and leave the tool's processes
+    running (they have their own process group); the app interrupts the run first."""
+    import signal
+
+    from agent_tui.core import events as ev
+    from agent_tui.core.sessions import open_sessions
+
+    (workdir / ".agent-tui").mkdir()
+    (workdir / ".agent-tui" / "config.toml").write_text('[[permission]]\naction = "bash"\npattern = "*"\neffect = "allow"\n')
+    pid_file = workdir / "tool.pid"
+    script = Script(turns=[Turn(tool_calls=[{"id": "c1", "name": "bash",
+                                             "arguments": {"command": f"echo $$ > {pid_file}; sleep 300 & sleep 301"}}]),
+                           Turn(text="never")])  # fmt: skip
+    session = f"agent-tui-stop-{os.getpid()}-{how[:4]}"
+    async with FakeProvider(script) as fake:
+        await start_agent_tui(session, workdir, agent_home, "--model", "openai/fake", "--api-base", fake.openai_base,
+                              "--api-key", "sk-test")  # fmt: skip
+        try:
+            await screen_shows(session, "Ask anything")
+            shell = int((await tmux("list-panes", "-t", session, "-F", "#{pane_pid}")).split()[0])
+            agent = _agent_pid(shell)
+            await tmux("send-keys", "-t", session, "run the tool", "Enter")
+            await screen_shows(session, "bash  echo")
+            for _ in range(400):
+                if pid_file.exists() and pid_file.read_text().strip():
+                    break
+                await asyncio.sleep(0.05)
+            group = int(pid_file.read_text())
+            if how == "SIGTERM":
+                os.kill(agent, signal.SIGTERM)
+                await screen_shows(session, "AGENT_TUI_EXIT=143")
+            else:
+                await tmux("kill-session", "-t", session)
+                await _gone(agent)
+        finally:
+            if how == "SIGTERM":
+                await tmux("kill-session", "-t", session)
+    with pytest.raises(ProcessLookupError):
+        os.killpg(group, 0)
+    sessions = await open_sessions()
+    try:
+        (record,) = await sessions.list(location=str(workdir), limit=5)
+        log = await sessions.store.events(record.id, limit=None)
+    finally:
+        await sessions.close()
+    assert log[-1].event == ev.ExecutionInterrupted(reason="shutdown")

@@ -1,0 +1,75 @@
+"""Surviving the terminal going away (window closed, SSH dropped, tmux session killed).
+
+Textual writes the screen from a thread; a write to a hung-up terminal raises
+``EIO``, which ends that thread, and the app then blocks for ever on its full
+queue: a process left behind that never stops its running tools. Here the
+driver's output drops what cannot be written, and the first failed write tells
+the app, which stops as for SIGHUP (running sessions interrupted, their tools'
+process groups stopped, the store closed). That also covers a terminal that
+hangs up without sending SIGHUP (Textual's input thread then reads end-of-file
+in a loop): the cursor's blink writes within a second.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import IO, Callable
+
+from textual.drivers.linux_driver import LinuxDriver
+
+
+class DroppingOutput:
+    """The terminal stream, dropping writes once the terminal is gone; ``on_gone`` runs once."""
+
+    def __init__(self, stream: IO[str], on_gone: Callable[[], None]) -> None:
+        self._stream = stream
+        self._on_gone: Callable[[], None] | None = on_gone
+        self.gone = False
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:
+                return self._stream.write(text)
+            except OSError:
+                self._lost()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self._stream.flush()
+            except OSError:
+                self._lost()
+
+    def _lost(self) -> None:
+        self.gone = True
+        on_gone, self._on_gone = self._on_gone, None
+        if on_gone is not None:
+            on_gone()
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    def __getattr__(self, name: str):  # noqa: ANN204 - encoding, errors...: as the stream has them
+        return getattr(self._stream, name)
+
+
+class HangupSafeDriver(LinuxDriver):
+    """Textual's POSIX driver writing through :class:`DroppingOutput`; calls ``app.terminal_gone()``
+    on the app's loop when the terminal has gone away."""
+
+    def __init__(self, app, **kwargs) -> None:  # noqa: ANN001, ANN003 - as LinuxDriver
+        super().__init__(app, **kwargs)
+        self._gone_loop: asyncio.AbstractEventLoop | None = None
+        self._file = DroppingOutput(self._file, self._tell_app)
+
+    def start_application_mode(self) -> None:
+        self._gone_loop = asyncio.get_running_loop()
+        super().start_application_mode()
+
+    def _tell_app(self) -> None:  # on the writer thread
+        if self._gone_loop is not None:
+            self._gone_loop.call_soon_threadsafe(self._app.terminal_gone)
