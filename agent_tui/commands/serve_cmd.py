@@ -34,8 +34,15 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+# SIGHUP too: a server started in a terminal that closes must not leave its runs' tools behind.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 def _say(line: str) -> None:
-    print(f"agent-tui: {line}", file=sys.stderr, flush=True)
+    try:
+        print(f"agent-tui: {line}", file=sys.stderr, flush=True)
+    except OSError:  # the terminal is gone (SIGHUP): serving and shutting down go on without it
+        pass
 
 
 async def _main(args: argparse.Namespace) -> int:
@@ -70,7 +77,7 @@ async def _serve(args: argparse.Namespace, runtime: Any) -> int:
         return fail(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    for signum in STOP_SIGNALS:
         loop.add_signal_handler(signum, stop.set)
     app = build_app(runtime.sessions, token, settings_for=runtime.settings_for)
     runner = web.AppRunner(app, handler_cancellation=True, shutdown_timeout=5, access_log=None)
@@ -80,7 +87,7 @@ async def _serve(args: argparse.Namespace, runtime: Any) -> int:
         return await _announce_and_wait(args.host, sock.getsockname()[1], token, from_env, stop, runtime)
     finally:
         await runner.cleanup()
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in STOP_SIGNALS:
             loop.remove_signal_handler(signum)
 
 

@@ -100,7 +100,9 @@ async def test_serve_runs_prompts_and_shuts_down_cleanly(workdir: Path, agent_ho
     assert short(events[-1].type) == "execution.interrupted" and events[-1].event.reason == "shutdown"
 
 
-async def test_serve_uses_the_token_from_the_environment(workdir: Path, agent_home: Path, fake: FakeProvider) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGHUP])  # Ctrl+C; its terminal closing
+async def test_serve_uses_the_token_from_the_environment(workdir: Path, agent_home: Path, fake: FakeProvider,
+                                                         stop: int) -> None:  # fmt: skip
     served = await _serve(workdir, agent_home, fake, env={"AGENT_TUI_SERVER_TOKEN": "from-env-token"})
     try:
         assert "agent-tui: token from AGENT_TUI_SERVER_TOKEN" in served.lines
@@ -108,7 +110,7 @@ async def test_serve_uses_the_token_from_the_environment(workdir: Path, agent_ho
         async with aiohttp.ClientSession(served.url) as http:
             async with http.get("/api/session/active", headers={"Authorization": "Bearer from-env-token"}) as resp:
                 assert resp.status == 200 and await resp.json() == {}
-        served.proc.send_signal(signal.SIGINT)
+        served.proc.send_signal(stop)
         assert await asyncio.wait_for(served.proc.wait(), 30) == 0
     finally:
         if served.proc.returncode is None:
