@@ -11,7 +11,7 @@ from typing import Protocol
 
 from agent_tui.core.clock import SystemClock
 
-__all__ = ["Clock", "ManualClock", "SystemClock", "Timings"]
+__all__ = ["COUNTDOWN_SLACK_S", "Clock", "ManualClock", "SystemClock", "Timings", "countdown"]
 
 
 class Clock(Protocol):
@@ -31,6 +31,16 @@ class ManualClock:
 
     def advance(self, seconds: float) -> None:
         self.now += int(seconds * 1000)
+
+
+COUNTDOWN_SLACK_S = 0.01  # a countdown repaints just after its number changed, not just before
+
+
+def countdown(at_ms: int, now_ms: int) -> tuple[int, float]:
+    """Whole seconds left until ``at_ms`` as shown (rounded up), and the seconds until that number
+    changes: widgets that repaint then show the same number at the same moment."""
+    left = max(0, at_ms - now_ms)
+    return -(-left // 1000), (left % 1000 or 1000) / 1000
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from agent_tui.tui.blocks import (
     TextBlock,
     UserBlock,
 )
-from agent_tui.tui.clock import Clock
+from agent_tui.tui.clock import COUNTDOWN_SLACK_S, Clock, countdown
 from agent_tui.tui.widgets.fences import AnswerMarkdown
 from agent_tui.tui.widgets.markdown_parts import PART_CHARS, FrozenMarkdown, cut_point, split_parts
 
@@ -216,14 +216,20 @@ class RetryNotice(BlockWidget):
     block: RetryBlock
 
     def on_mount(self) -> None:
-        self.set_interval(1.0, self.refresh)
+        self._tick()
+
+    def _tick(self) -> None:
+        """Repaint when the shown number changes (as the status bar does), while the retry is live."""
+        self.refresh()
+        if self.block.live:
+            self.set_timer(countdown(self.block.at_ms, self.clock.now_ms())[1] + COUNTDOWN_SLACK_S, self._tick)
 
     def render(self) -> Text:
         block = self.block
         reason = f"{error_label(block.error_type)}: {block.message}"
         if not block.live:
             return Text(f"↻ retry {block.attempt} was scheduled ({reason}), then interrupted")
-        seconds = max(0, -(-(block.at_ms - self.clock.now_ms()) // 1000))
+        seconds, _ = countdown(block.at_ms, self.clock.now_ms())
         return Text(f"↻ {reason} — retrying, attempt {block.attempt} in {seconds}s")
 
     async def paint(self) -> None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets import Static
 
-from agent_tui.tui.clock import Clock
+from agent_tui.tui.clock import COUNTDOWN_SLACK_S, Clock, countdown
 from agent_tui.tui.transcript_model import Transcript
 
 
@@ -37,7 +37,7 @@ def session_state(transcript: Transcript | None, interrupting: bool, now_ms: int
     if facts.compacting:
         return "compacting"
     if facts.retry_at_ms is not None:
-        return f"retrying in {max(0, -(-(facts.retry_at_ms - now_ms) // 1000))}s"
+        return f"retrying in {countdown(facts.retry_at_ms, now_ms)[0]}s"
     return "running"
 
 
@@ -62,7 +62,15 @@ class StatusBar(Static):
         self.inputs = StatusInputs(location=os.getcwd())
 
     def on_mount(self) -> None:
-        self.set_interval(1.0, self.refresh_status)  # countdowns
+        self._tick()
+
+    def _tick(self) -> None:
+        """Every second; during a retry, when its countdown's number changes (as the notice does)."""
+        self.refresh_status()
+        facts = self.transcript.facts if self.transcript is not None else None
+        at_ms = facts.retry_at_ms if facts is not None else None
+        delay = countdown(at_ms, self.clock.now_ms())[1] + COUNTDOWN_SLACK_S if at_ms is not None else 1.0
+        self.set_timer(delay, self._tick)
 
     def show(self, transcript: Transcript | None, inputs: StatusInputs) -> None:
         self.transcript, self.inputs = transcript, inputs
