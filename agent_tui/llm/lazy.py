@@ -10,10 +10,13 @@ off the terminal (they still propagate to whatever logging the app set up).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import importlib
 import logging
 import os
 import threading
+from collections.abc import Iterator
 from types import ModuleType
 
 _LOCK = threading.Lock()
@@ -58,6 +61,25 @@ def _quiet_loggers() -> None:
         logger.setLevel(logging.WARNING)
 
 
+@contextlib.contextmanager
+def _collection_paused() -> Iterator[None]:
+    """Garbage collection off while LiteLLM imports, then what exists is frozen.
+
+    The import allocates millions of long-lived objects; collections during it
+    took ~0.9 s of a ~2.4 s import here, and collecting them again at exit
+    cost another second (``python -c "import litellm"``: 3.5 s; paused and
+    frozen: 1.6 s). Frozen objects are skipped by every later collection too.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
 def load() -> ModuleType:
     """Return the configured ``litellm`` module, importing it on first call."""
     global _MODULE
@@ -67,7 +89,8 @@ def load() -> ModuleType:
         if _MODULE is None:
             os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
             os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "true")
-            import litellm
+            with _collection_paused():
+                import litellm
 
             litellm.suppress_debug_info = True
             litellm.set_verbose = False
@@ -83,11 +106,12 @@ def loaded() -> bool:
 def _preload() -> None:
     """Import LiteLLM and what its first call would otherwise import on the event loop."""
     litellm = load()
-    for name in _FIRST_CALL_MODULES:
-        try:
-            importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - a head start only; the call imports what it needs
-            continue
+    with _collection_paused():
+        for name in _FIRST_CALL_MODULES:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - a head start only; the call imports what it needs
+                continue
     try:  # loads the tokenizer LiteLLM's cost logging uses after every stream
         litellm.token_counter(model="gpt-4o", text="warm")
     except Exception:  # noqa: BLE001
