@@ -50,10 +50,8 @@ def setup_hint(model: str | None, api_base: str | None, api_key: str | None) -> 
     """One line saying what to configure, or None when a model and key are set."""
     from agent_tui.llm.credentials import CredentialsError, resolve_credentials
 
-    if model and "/" not in model:
-        return None  # a bare name needs LiteLLM to know its provider: checked when the first step runs
-    try:
-        resolve_credentials(model, api_base=api_base, api_key=api_key)
+    try:  # only what is known without LiteLLM (not imported before the first frame): the first step checks the rest
+        resolve_credentials(model, api_base=api_base, api_key=api_key, use_litellm=False)
     except CredentialsError as error:
         return str(error)
     return None

@@ -45,15 +45,25 @@ class Credentials:
     api_key: str | None = None  # None: LiteLLM reads the provider's variable itself
 
 
-def provider_name(model: str) -> str:
+def provider_name(model: str, use_litellm: bool = True) -> str:
+    """``openai/gpt-4o`` -> ``openai``; a bare name asks LiteLLM ("" when it cannot tell, or
+    without ``use_litellm``)."""
     if "/" in model:
         return model.split("/", 1)[0]
+    if not use_litellm:
+        return ""
     from agent_tui.llm import lazy
 
     try:
         return lazy.load().get_llm_provider(model)[1]
     except Exception:  # noqa: BLE001 - unknown bare model name
         return ""
+
+
+def _litellm_providers() -> set[str]:
+    from agent_tui.llm import lazy
+
+    return {str(getattr(name, "value", name)) for name in lazy.load().provider_list}
 
 
 def _missing_from_litellm(model: str) -> list[str]:
@@ -71,15 +81,29 @@ def check_credentials(
     *,
     api_key: str | None = None,
     environ: Mapping[str, str] | None = None,
+    use_litellm: bool = True,
 ) -> str:
-    """Return the provider name, or raise :class:`CredentialsError` naming the variable to set."""
+    """Return the provider name, or raise :class:`CredentialsError` naming what to fix: an unknown
+    model or provider, or the variable to set. Without ``use_litellm`` only what is known without
+    importing LiteLLM is checked (the TUI's first frame); the first step checks the rest."""
     environ = os.environ if environ is None else environ
-    provider = provider_name(model)
+    provider = provider_name(model, use_litellm)
+    if not provider:
+        if not use_litellm:
+            return provider
+        raise CredentialsError(
+            f"Unknown model {model}: LiteLLM cannot tell its provider; name it as provider/model, e.g. openai/gpt-4o."
+        )
+    known = provider in KEYLESS or provider in PROVIDER_KEYS
+    if not known and use_litellm and provider not in _litellm_providers():
+        raise CredentialsError(
+            f"Unknown provider {provider} in {model}: use one LiteLLM knows, e.g. openai/, anthropic/, ollama/."
+        )
     if api_key or provider in KEYLESS:
         return provider
     names = PROVIDER_KEYS.get(provider)
     if names is None:
-        names = tuple(_missing_from_litellm(model)) if environ is os.environ else ()
+        names = tuple(_missing_from_litellm(model)) if use_litellm and environ is os.environ else ()
         if not names:
             return provider
     if any(environ.get(name) for name in names):
@@ -96,9 +120,10 @@ def resolve_credentials(
     api_key: str | None = None,
     model_api_base: str | None = None,
     environ: Mapping[str, str] | None = None,
+    use_litellm: bool = True,
 ) -> Credentials:
     """Check a chosen model can be called; ``model_api_base`` is ``[models."<m>"] api_base``."""
     if not model:
         raise CredentialsError("No model selected: pass --model, set AGENT_TUI_MODEL, or set model in config.toml.")
-    provider = check_credentials(model, api_key=api_key, environ=environ)
+    provider = check_credentials(model, api_key=api_key, environ=environ, use_litellm=use_litellm)
     return Credentials(model=model, provider=provider, api_base=model_api_base or api_base, api_key=api_key or None)

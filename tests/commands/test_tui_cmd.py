@@ -33,7 +33,7 @@ def test_setup_hint_says_in_one_line_what_to_set(model: str | None, api_key: str
 def test_setup_hint_never_imports_litellm() -> None:
     code = (
         "import sys\nfrom agent_tui.commands.tui_cmd import setup_hint\n"
-        "for m in (None, 'openai/x', 'gpt-4o'):\n    setup_hint(m, None, None)\n"
+        "for m in (None, 'openai/x', 'gpt-4o', 'huggingface/x', 'foo/bar'):\n    setup_hint(m, None, None)\n"
         "print('litellm' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

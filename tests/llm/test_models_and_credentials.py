@@ -55,3 +55,32 @@ def test_resolve_credentials() -> None:
     assert (creds.provider, creds.api_base, creds.api_key) == ("openai", "http://b/v1", "k")
     with pytest.raises(CredentialsError, match="No model selected: pass --model, set AGENT_TUI_MODEL"):
         resolve_credentials(None, environ={})
+
+
+@pytest.mark.parametrize(
+    ("model", "says"),
+    [("foo/bar", "Unknown provider foo in foo/bar"), ("not-a-model", "Unknown model not-a-model")],
+)
+def test_unknown_models_and_providers_are_named_before_any_call(model: str, says: str) -> None:
+    with pytest.raises(CredentialsError) as caught:
+        check_credentials(model, api_key="k", environ={})
+    assert str(caught.value).startswith(says) and "\n" not in str(caught.value)
+
+
+def test_providers_litellm_knows_pass() -> None:
+    assert check_credentials("huggingface/bigcode/starcoder", api_key="k", environ={}) == "huggingface"
+    assert check_credentials("gpt-4o", api_key="k", environ={}) == "openai"  # a bare name LiteLLM knows
+
+
+def test_without_litellm_only_cheap_checks_run(monkeypatch) -> None:
+    """The TUI's first frame: never imports LiteLLM, so what it cannot tell passes (the first step checks)."""
+    from agent_tui.llm import lazy
+
+    def no_import() -> None:
+        raise AssertionError("LiteLLM must not be imported here")
+
+    monkeypatch.setattr(lazy, "load", no_import)
+    for model in ("foo/bar", "not-a-model", "cerebras/llama3"):
+        check_credentials(model, environ={}, use_litellm=False)
+    with pytest.raises(CredentialsError, match="OPENAI_API_KEY"):
+        check_credentials("openai/gpt-4o", environ={}, use_litellm=False)
