@@ -1,14 +1,20 @@
 """Crash recovery at drain start: fail what a dead process left running.
 
 Only runs under the session's lease, so the owner of those tools is known to
-be gone. Tools are failed (never re-run), attributed to their original
-assistant message; then each orphaned step is closed as aborted.
+be gone. Processes those tools started that are still running are killed
+(found by the mark in their environment: they run in process groups of their
+own, so the owner's death did not stop them). Tools are failed (never re-run),
+attributed to their original assistant message; then each orphaned step is
+closed as aborted.
 """
 
 from __future__ import annotations
 
+import asyncio
+
 from agent_tui.core import events as ev
 from agent_tui.core.publisher import SessionPublisher
+from agent_tui.tools.process_group import kill_marked, tool_mark
 
 
 async def sweep_stale(store: object, session_id: str, publish: SessionPublisher) -> int:
@@ -18,6 +24,8 @@ async def sweep_stale(store: object, session_id: str, publish: SessionPublisher)
         for ask in await store.pending_permissions(session_id)
     ]  # asks of a dead owner: nobody can act on the answer any more
     running = await store.tool_calls(session_id, states=["running"])
+    if running:
+        await asyncio.to_thread(kill_marked, {tool_mark(session_id, call.call_id) for call in running})
     for call in running:
         events.append(ev.ToolFailed(assistant_message_id=call.assistant_message_id, call_id=call.call_id, error=stale))
     for message in await store.messages(session_id):

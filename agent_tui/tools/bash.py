@@ -17,7 +17,15 @@ from agent_tui.tools.context import ToolContext
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.output_keeper import OutputKeeper
 from agent_tui.tools.paths import is_inside
-from agent_tui.tools.process_group import become_subreaper, shell_exited, stop_group, sweep, track
+from agent_tui.tools.process_group import (
+    TOOL_MARK_ENV,
+    become_subreaper,
+    shell_exited,
+    stop_group,
+    sweep,
+    tool_mark,
+    track,
+)
 from agent_tui.tools.registry import Tool, ToolResult
 from agent_tui.tools.shell_parse import absolute_arguments
 
@@ -86,6 +94,8 @@ async def run_bash(ctx: ToolContext, params: BashInput) -> ToolResult:
     spill = ctx.spill_dir / f"bash-{ctx.call_id or 'call'}-{uuid.uuid4().hex[:8]}.log"
     keeper = OutputKeeper(spill)
     env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"}
+    if ctx.session_id and ctx.call_id:  # found again by the crash sweep if this process dies
+        env[TOOL_MARK_ENV] = tool_mark(ctx.session_id, ctx.call_id)
     become_subreaper()
     await asyncio.to_thread(sweep)
     started = time.monotonic()

@@ -84,6 +84,48 @@ def _members(pgid: int) -> list[tuple[int, int, str]]:
     return found
 
 
+TOOL_MARK_ENV = "AGENT_TUI_TOOL"
+"""Set in every command's environment to ``<session id>/<call id>``: its descendants inherit it, so
+the processes of a call whose agent died (SIGKILL, power cut of the terminal) can be found later."""
+
+
+def tool_mark(session_id: str, call_id: str) -> str:
+    return f"{session_id}/{call_id}"
+
+
+def kill_marked(marks: set[str]) -> int:
+    """SIGKILL every process whose environment carries one of ``marks``; how many there were.
+
+    For crash recovery: the agent that started them is gone, so nothing else will stop them.
+    Scans /proc (Linux); processes of other users are unreadable and skipped. Call it in a thread.
+    """
+    if not marks:
+        return 0
+    wanted = {f"{TOOL_MARK_ENV}={mark}".encode() for mark in marks}
+    killed = 0
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return 0
+    me = os.getpid()
+    for name in names:
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as handle:
+                environ = handle.read()
+        except OSError:
+            continue
+        if wanted.isdisjoint(environ.split(b"\0")):
+            continue
+        try:
+            os.kill(int(name), signal.SIGKILL)
+            killed += 1
+        except (ProcessLookupError, PermissionError):
+            pass
+    return killed
+
+
 def reap_orphans(pgid: int, leader: int) -> None:
     """Reap exited members of ``pgid`` that were re-parented to us (never the leader:
     asyncio's child watcher owns it)."""

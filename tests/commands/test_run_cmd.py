@@ -160,6 +160,40 @@ async def test_crash_recovery_fails_the_orphaned_tool_and_never_reruns_it(cli: C
     assert out.strip() == "recovered"
 
 
+def _alive_members(pgid: int) -> list[int]:
+    from agent_tui.tools.process_group import _members
+
+    return [pid for pid, _, state in _members(pgid) if state != "Z"]
+
+
+async def test_processes_a_killed_agent_left_running_are_killed_by_the_sweep(cli: Cli, fake: FakeProvider) -> None:
+    """SIGKILL leaves the command running in its own process group; the next run of the session
+    (which fails the stale call) also kills what that call started."""
+    pid_file = cli.workdir / "group.pid"
+    command = f"echo $$ > {pid_file}; sleep 300 & sleep 301"
+    fake.add({"tool_calls": [{"id": "call_1", "name": "bash", "arguments": {"command": command}}]},
+             {"text": "recovered"})
+    proc = await cli.start("run", *cli.model_flags(), "--permission", "allow", "start a server")
+    for _ in range(600):
+        if pid_file.exists() and pid_file.read_text().strip():
+            break
+        await asyncio.sleep(0.05)
+    group = int(pid_file.read_text())
+    await asyncio.sleep(0.2)  # both sleeps started
+    proc.kill()  # SIGKILL: no cleanup runs
+    _, err = await proc.communicate()
+    sid = session_of(err.decode())
+    assert len(_alive_members(group)) >= 2  # orphaned, still running
+    code, out, err = await cli.run("--session", sid, "carry on")
+    assert code == 0, err
+    for _ in range(100):
+        if not _alive_members(group):
+            break
+        await asyncio.sleep(0.05)
+    assert _alive_members(group) == []
+    assert "tool.failed" in types(await cli.log(sid))
+
+
 async def test_a_second_process_neither_sweeps_nor_drains_a_live_session(cli: Cli, fake: FakeProvider) -> None:
     fake.add({"tool_calls": [{"id": "call_1", "name": "block", "arguments": {"label": "owner"}}]})
     owner = await cli.start("run", *cli.model_flags(), "hold the session")

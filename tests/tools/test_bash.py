@@ -38,9 +38,10 @@ async def test_environment_no_rc_stdin_closed_pagers(workdir: Path, ctx: ToolCon
     (home / ".bash_profile").write_text("echo PROFILE-LOADED\n")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("BASH_ENV", "")
-    out = await bash(ctx, command='read line; echo "read=$? pager=$PAGER git=$GIT_PAGER"; test -t 0 || echo notty')
+    out = await bash(ctx, command='read line; echo "read=$? pager=$PAGER git=$GIT_PAGER"; test -t 0 || echo notty; '
+                                  'echo "mark=$AGENT_TUI_TOOL"')  # fmt: skip
     assert out.output is not None
-    assert out.output.text.splitlines()[:2] == ["read=1 pager=cat git=cat", "notty"]
+    assert out.output.text.splitlines()[:3] == ["read=1 pager=cat git=cat", "notty", "mark=ses_test/call_1"]
     assert "LOADED" not in out.output.text
 
 
