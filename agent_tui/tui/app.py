@@ -23,7 +23,7 @@ from textual.widgets import Footer, Static, TextArea
 from textual.theme import Theme
 
 from agent_tui.tui.commands import Command
-from agent_tui.tui.context import StartupFailed, TuiContext
+from agent_tui.tui.context import CoreUnavailable, StartupFailed, TuiContext
 from agent_tui.tui.port import call
 from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.picker import NEW_SESSION, SessionPicker
@@ -149,7 +149,8 @@ class AgentApp(App[None]):
             self.exit(return_code=1)
             return
         except Exception as error:  # a bad database or config: one line, and the app says so
-            self.view.notice = f"cannot open the session store: {error}"
+            self.ctx.fail_core(f"cannot open the session store: {error}")
+            self.view.notice = self.ctx.core_error
             self.view.paint_chrome()
             return
         await self._open_start()
@@ -276,7 +277,10 @@ class AgentApp(App[None]):
     # ------------------------------------------------------------------ commands
 
     async def on_session_view_command_entered(self, message: SessionView.CommandEntered) -> None:
-        await self.run_command(message.command)
+        try:
+            await self.run_command(message.command)
+        except CoreUnavailable as error:
+            self.notify(f"/{message.command.name}: {error}", severity="error")
 
     async def run_command(self, command: Command) -> None:
         view = self.view

@@ -15,6 +15,10 @@ class StartupFailed(Exception):
     the command prints the message."""
 
 
+class CoreUnavailable(Exception):
+    """The session store could not be opened; ``str()`` says why (the app stays open to say so)."""
+
+
 def _unknown_window(model: str | None) -> int | None:
     return None
 
@@ -40,6 +44,7 @@ class TuiContext:
         self.connected = asyncio.Event()  # the facade can read
         self.runnable = asyncio.Event()  # and a runner is attached: prompts can run
         self.runner_error: str | None = None
+        self.core_error: str | None = None  # set when the store could not be opened
         if self.sessions is not None:
             self.connected.set()
             self.runnable.set()
@@ -51,10 +56,18 @@ class TuiContext:
         if runnable:
             self.runnable.set()
 
+    def fail_core(self, reason: str) -> None:
+        """The core will not open: everything waiting for it gets :class:`CoreUnavailable`."""
+        self.core_error = reason
+        self.connected.set()
+        self.runnable.set()
+
     async def ready(self) -> SessionsPort:
-        """The facade, once the core is open (typing works before that)."""
+        """The facade, once the core is open (typing works before that); raises
+        :class:`CoreUnavailable` when it could not be opened."""
         await self.connected.wait()
-        assert self.sessions is not None
+        if self.sessions is None:
+            raise CoreUnavailable(self.core_error or "the session store is not open")
         return self.sessions
 
     async def ready_to_run(self) -> SessionsPort:

@@ -485,17 +485,26 @@ async def test_typing_works_before_the_core_opens_and_a_prompt_waits_for_the_run
         ]  # fmt: skip
 
 
-async def test_a_startup_failure_after_the_first_frame_exits_with_its_reason(fake, clock) -> None:
-    from agent_tui.tui.context import StartupFailed, TuiContext
+def app_whose_core_fails(clock, error: Exception) -> AgentApp:  # noqa: ANN001
+    """An app whose core start-up raises ``error`` once the first frame is up."""
+    from agent_tui.tui.context import TuiContext
 
     from .conftest import FAST
 
     ctx = TuiContext(sessions=None, location=LOCATION, model="openai/fake", clock=clock, timings=FAST)
 
     async def connect() -> None:
-        raise StartupFailed("/home/u/config.toml: retry.max_retries: Input should be greater than or equal to 0")
+        raise error
 
-    app = AgentApp(ctx, connect=connect, watch_themes=False)
+    return AgentApp(ctx, connect=connect, watch_themes=False)
+
+
+async def test_a_startup_failure_after_the_first_frame_exits_with_its_reason(fake, clock) -> None:
+    from agent_tui.tui.context import StartupFailed
+
+    app = app_whose_core_fails(
+        clock, StartupFailed("/home/u/config.toml: retry.max_retries: Input should be greater than or equal to 0")
+    )
     async with app.run_test() as pilot:
         await until(pilot, lambda: not app.is_running)
     assert app.startup_error is not None and app.startup_error.startswith("/home/u/config.toml: retry.max_retries")
@@ -525,6 +534,34 @@ async def test_a_terminal_that_went_away_stops_the_app_as_a_hangup(fake, make_ap
         app.terminal_gone()
         await until(pilot, lambda: not app.is_running)
     assert app.stopped_by == signal.SIGHUP
+
+
+async def test_a_store_that_will_not_open_keeps_typed_input_and_says_why(fake, clock) -> None:
+    from textual.widgets import OptionList
+
+    from agent_tui.tui.screens.picker import SessionPicker
+
+    app = app_whose_core_fails(
+        clock, RuntimeError("database /x/agent-tui.db is corrupt or not an agent-tui database (file is not a database)")
+    )
+    ctx = app.ctx
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: ctx.core_error is not None)
+        await pilot.press(*"hello", "enter")
+        prompt = app.query_one(PromptInput)
+        await until(pilot, lambda: prompt.text == "hello")  # given back, not swallowed by a wait
+        messages = [str(n.message) for n in app._notifications]
+        assert any(m.startswith("not sent: cannot open the session store: database /x/agent-tui.db") for m in messages)
+        prompt.clear()
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker))
+        picker = app.screen
+        await until(pilot, lambda: picker.query_one(OptionList).option_count == 1)
+        assert "corrupt" in str(picker.query_one(OptionList).get_option_at_index(0).prompt)
+        await pilot.press("escape")
+        await app.open_session(SID)  # e.g. a row the picker read from the file before the core failed
+        await until(pilot, lambda: any("cannot open session" in str(n.message) for n in app._notifications))
+        assert app.is_running and app.view.session_id is None
 
 
 async def test_ctrl_c_copies_a_selection_and_keeps_the_text(fake, make_app) -> None:

@@ -23,7 +23,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent_tui.humanize import relative_time
-from agent_tui.tui.context import TuiContext
+from agent_tui.tui.context import CoreUnavailable, TuiContext
 from agent_tui.tui.port import call
 from agent_tui.tui.widgets.status import short_path
 
@@ -105,7 +105,13 @@ class SessionPicker(ModalScreen[str | None]):
         location = None if self.all_locations else self.ctx.location
         if offset == 0 and self.ctx.sessions is None and not self.query_text:
             await self._preview(generation, location)
-        sessions = await self.ctx.ready()
+        try:
+            sessions = await self.ctx.ready()
+        except CoreUnavailable as error:
+            if not self._previewed:  # rows read from the file stay; else say why there are none
+                self.query_one(OptionList).clear_options()
+                self.query_one(OptionList).add_option(Option(Text(str(error), style="dim"), disabled=True))
+            return
         rows = list(await call(sessions.list(location=location, search=self.query_text or None, limit=PAGE + 1, offset=offset)))
         if generation != self._generation:
             return

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import aclosing
+from functools import partial
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -22,7 +23,7 @@ from textual.message import Message
 from agent_tui.core.event_values import Delivery
 from agent_tui.tui.blocks import ToolBlock
 from agent_tui.tui.commands import Command, CommandError, parse_command
-from agent_tui.tui.context import TuiContext
+from agent_tui.tui.context import CoreUnavailable, TuiContext
 from agent_tui.tui.port import call
 from agent_tui.tui.transcript_model import Transcript
 from agent_tui.tui.widgets.pending import PendingInputStrip
@@ -94,8 +95,9 @@ class SessionView(Vertical):
         return self.session_id is not None and self.session_id in self.ctx.active()
 
     def _follow(self, session_id: str) -> None:
-        self.run_worker(self._follow_log(session_id), group="feed", name="log")
-        self.run_worker(self._follow_deltas(session_id), group="feed", name="deltas")
+        self.run_worker(partial(self._follow_log, session_id), group="feed", name="log")
+        # a callable, not a coroutine: a failed log read may cancel this worker before it starts
+        self.run_worker(partial(self._follow_deltas, session_id), group="feed", name="deltas")
 
     async def _follow_log(self, session_id: str) -> None:
         transcript = self.transcript
@@ -145,7 +147,11 @@ class SessionView(Vertical):
         self.paint_chrome()
 
     async def _follow_deltas(self, session_id: str) -> None:
-        with (await self.ctx.ready()).subscribe(session_id) as deltas:
+        try:
+            sessions = await self.ctx.ready()
+        except CoreUnavailable:  # the log worker says why; live deltas have nothing to follow
+            return
+        with sessions.subscribe(session_id) as deltas:
             from agent_tui.core import events as ev  # see _follow_log
 
             async for delta in deltas:
@@ -244,12 +250,12 @@ class SessionView(Vertical):
             await self._send(text, delivery)
 
     async def _send(self, text: str, delivery: Delivery) -> None:
-        sessions = await self.ctx.ready_to_run()
-        from agent_tui.core import events as ev  # see _follow_log
-
-        if self.ctx.runner_error:
-            self.app.notify(self.ctx.runner_error, severity="error")
         try:
+            sessions = await self.ctx.ready_to_run()
+            from agent_tui.core import events as ev  # see _follow_log
+
+            if self.ctx.runner_error:
+                self.app.notify(self.ctx.runner_error, severity="error")
             if self.session_id is None:
                 created = await call(sessions.create(location=self.ctx.location, model=self.ctx.model))
                 self.session_id = _session_id(created)
