@@ -8,13 +8,13 @@ session looks like lives in ``widgets/``, how it is folded in
 from __future__ import annotations
 
 import asyncio
-import gc
 import signal
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Awaitable, Callable, Iterable
 
+from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -24,6 +24,7 @@ from textual.theme import Theme
 
 from agent_tui.tui.commands import Command
 from agent_tui.tui.context import CoreUnavailable, StartupFailed, TuiContext
+from agent_tui.tui.gc_policy import tune_runtime
 from agent_tui.tui.port import call
 from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.picker import NEW_SESSION, SessionPicker
@@ -32,26 +33,6 @@ from agent_tui.tui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_them
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.session_view import SessionView
 from agent_tui.tui.widgets.transcript import TranscriptView
-
-
-def tune_runtime() -> None:
-    """Keep full garbage collections out of the frame budget.
-
-    A full collection walks every tracked object: with Textual's widget tree and
-    a streaming answer that took 40-300 ms, the longest stalls of the event loop.
-    What exists after the first frame (imports, CSS, the widget skeleton) is
-    frozen out of the collector's reach, and a larger young generation lets the
-    short-lived cycles of each repaint die young instead of piling up in the
-    old generation. ``agent-tui`` starts with the collector off (start-up makes
-    long-lived objects only, and a full collection in the middle cost ~15 ms); it
-    comes on here.
-    """
-    gc.freeze()
-    # A large young generation lets repaint garbage die young; a short gen-1 multiplier
-    # keeps each gen-1 collection small (20x let it reach ~200k objects: 40-50 ms pauses
-    # while streaming; 5x: 10-15 ms).
-    gc.set_threshold(10_000, 5, 10)
-    gc.enable()
 
 
 @dataclass(frozen=True)
@@ -118,6 +99,7 @@ class AgentApp(App[None]):
     async def on_mount(self) -> None:
         self.call_after_refresh(self._mount_footer, self.screen)
         self.call_after_refresh(tune_runtime)
+        self.set_interval(self.ctx.timings.gc_quiet_s, self.ctx.quiet_gc.tick, name="quiet-gc")
         for error in self._theme_errors:
             self.notify(error, severity="warning")
         if self._watch_themes:
@@ -172,6 +154,11 @@ class AgentApp(App[None]):
 
     def on_unmount(self) -> None:
         self._stop_watch.set()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.InputEvent):  # the user is here: no full collection now
+            self.ctx.quiet_gc.busy()
+        await super().on_event(event)
 
     # ------------------------------------------------------------------ themes
 

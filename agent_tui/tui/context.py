@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from agent_tui.tui.clock import Clock, SystemClock, Timings
+from agent_tui.tui.gc_policy import QuietCollector
 from agent_tui.tui.port import SessionsPort
 
 
@@ -45,6 +46,7 @@ class TuiContext:
         self.runnable = asyncio.Event()  # and a runner is attached: prompts can run
         self.runner_error: str | None = None
         self.core_error: str | None = None  # set when the store could not be opened
+        self.quiet_gc = QuietCollector(self.clock, self.timings.gc_quiet_s)  # told of keys and repaints
         if self.sessions is not None:
             self.connected.set()
             self.runnable.set()

@@ -610,3 +610,15 @@ async def test_a_patch_appears_as_a_diff_while_it_is_written(fake, make_app) -> 
         tool = app.query_one(ToolCall)
         assert "+new" in str(tool.query_one(".tool-diff").render())
         assert "apply_patch  a.py" in str(tool.query_one(".tool-header").render())
+
+
+async def test_keys_and_streamed_output_postpone_the_quiet_full_collection(fake, make_app, clock) -> None:
+    async with opened(fake, make_app, running=True) as (app, pilot):
+        quiet = app.ctx.quiet_gc
+        clock.advance(5)
+        assert quiet.last_busy_ms < clock.now_ms()
+        await pilot.press("a")
+        assert quiet.last_busy_ms == clock.now_ms()
+        clock.advance(5)
+        fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
+        await until(pilot, lambda: quiet.last_busy_ms == clock.now_ms())

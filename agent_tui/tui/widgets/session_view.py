@@ -171,6 +171,7 @@ class SessionView(Vertical):
         self._flush_pending = False
         if not self.synced:
             return
+        self.ctx.quiet_gc.busy()  # output is moving: not the moment for a full collection
         active = self.is_active
         self.transcript.set_active(active)
         if not active:

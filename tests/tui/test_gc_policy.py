@@ -1,0 +1,71 @@
+"""The postponed full collection: due, quiet and idle, or not at all."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from agent_tui.tui.clock import ManualClock
+from agent_tui.tui.gc_policy import FULL_BACKSTOP, FULL_DUE, QuietCollector, tune_runtime
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.pending = 0
+        self.collections = 0
+
+    def collect(self) -> None:
+        self.collections += 1
+        self.pending = 0
+
+
+@pytest.fixture
+def rec() -> Recorder:
+    return Recorder()
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+def collector(clock: ManualClock, rec: Recorder) -> QuietCollector:
+    return QuietCollector(clock, 1.0, pending=lambda: rec.pending, collect=rec.collect)
+
+
+def test_a_due_collection_runs_once_the_app_has_been_quiet(clock: ManualClock, rec: Recorder) -> None:
+    quiet = collector(clock, rec)
+    rec.pending = FULL_DUE
+    assert not quiet.tick()  # just started: not quiet for a second yet
+    clock.advance(1.0)
+    assert quiet.tick() and rec.collections == 1
+    assert not quiet.tick() and rec.collections == 1  # nothing due any more
+
+
+def test_nothing_is_collected_before_it_is_due(clock: ManualClock, rec: Recorder) -> None:
+    quiet = collector(clock, rec)
+    rec.pending = FULL_DUE - 1
+    clock.advance(60)
+    assert not quiet.tick() and rec.collections == 0
+
+
+def test_activity_postpones_it(clock: ManualClock, rec: Recorder) -> None:
+    quiet = collector(clock, rec)
+    rec.pending = FULL_DUE
+    clock.advance(0.9)
+    quiet.busy()
+    clock.advance(0.9)
+    assert not quiet.tick()
+    clock.advance(0.1)
+    assert quiet.tick() and rec.collections == 1
+
+
+def test_tune_runtime_leaves_full_collections_to_the_backstop() -> None:
+    before = gc.get_threshold()
+    try:
+        tune_runtime()
+        assert gc.isenabled() and gc.get_threshold()[2] == FULL_BACKSTOP > FULL_DUE
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
