@@ -1,18 +1,21 @@
 """Entry points: the TUI, ``run``, ``serve``, ``sessions``, ``log``, ``db``.
 
-Only argparse and the version are imported here; every subcommand imports its
-own implementation lazily so ``agent-tui --version`` stays fast and
-``sessions``/``log`` never import LiteLLM.
+Only argparse and the version are imported here (``--version`` answers before
+argparse); every subcommand imports its own implementation lazily so
+``agent-tui --version`` stays fast and ``sessions``/``log`` never import LiteLLM.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from agent_tui import __version__
+
+TYPE_CHECKING = False  # type checkers read it as True; importing typing costs --version ~4 ms
+if TYPE_CHECKING:
+    import argparse
 
 
 def _add_model_flags(parser: argparse.ArgumentParser) -> None:
@@ -22,6 +25,8 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse  # not for --version (see main)
+
     parser = argparse.ArgumentParser(
         prog="agent-tui", description="A terminal coding agent."
     )
@@ -83,6 +88,9 @@ _COMMANDS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if list(sys.argv[1:] if argv is None else argv) == ["--version"]:  # without argparse's import: ~10 ms
+        print(f"agent-tui {__version__}")
+        return 0
     args = build_parser().parse_args(argv)
     try:
         module = importlib.import_module(_COMMANDS[args.command])
