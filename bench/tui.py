@@ -189,6 +189,16 @@ async def bench_streaming(sessions, executor: Running, location: str, chunks: in
     }
 
 
+def newest_shown(app, view, key: str) -> bool:
+    """The block for ``key`` is mounted, laid out with its text, and on screen."""
+    for widget in view.query_children():
+        if widget.block.key == key:
+            parts = list(widget.walk_children())
+            return (widget.is_mounted and widget.region.height > 0 and widget in app.screen._compositor.visible_widgets
+                    and bool(parts) and all(part.is_mounted for part in parts))  # fmt: skip
+    return False
+
+
 async def bench_first_paint(sessions, location: str, messages: int, rounds: int) -> dict:
     from agent_tui.tui.app import StartMode
     from agent_tui.tui.widgets.transcript import TranscriptView
@@ -209,14 +219,14 @@ async def bench_first_paint(sessions, location: str, messages: int, rounds: int)
         app = make_app(sessions, location)(StartMode(session_id=sid))
         async with app.run_test(size=(120, 40)) as pilot:
             view = app.query_one(TranscriptView)
-            await until(pilot, lambda: any(w.block.key == last_key for w in view.query_children()))
-            await pilot.pause()
+            await until(pilot, lambda: newest_shown(app, view, last_key))
             times.append((time.perf_counter() - started) * 1000)
+            await pilot.pause()  # settle before timing the reopen
             mounted = len(view.children)
             started = time.perf_counter()
             await app.open_session(sid)  # reopen inside a running app: the session part alone
             view = app.query_one(TranscriptView)
-            await until(pilot, lambda: any(w.block.key == last_key for w in view.query_children()))
+            await until(pilot, lambda: newest_shown(app, view, last_key))
             opens.append((time.perf_counter() - started) * 1000)
     record = await sessions.get(sid)
     return {
