@@ -362,6 +362,28 @@ async def test_scrolled_up_view_stays_put_and_hints_new_output(fake, make_app) -
         await until(pilot, lambda: not hint.display and view.scroll_y == view.max_scroll_y)
 
 
+async def test_a_long_session_paints_its_newest_blocks_then_fills_in_above(fake, make_app, monkeypatch) -> None:
+    from agent_tui.tui.widgets import transcript as transcript_module
+
+    first_frame: list[int] = []
+    show = TranscriptView.show
+
+    async def recording_show(self, transcript) -> None:  # noqa: ANN001
+        await show(self, transcript)
+        first_frame.append(len(self.children))
+
+    monkeypatch.setattr(TranscriptView, "show", recording_show)
+    stored(fake, turns=30)
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(TranscriptView)
+        await until(pilot, lambda: len(blocks(app)) == transcript_module.INITIAL_BLOCKS)
+        assert first_frame[-1] == transcript_module.FIRST_BLOCKS  # (after the empty new-session views)
+        expected = [text for n in range(18, 30) for text in (f"question {n}", f"answer {n}")]
+        assert [getattr(b, "text", None) for b in view.mounted_blocks] == expected  # in order, newest last
+        await until(pilot, lambda: view.max_scroll_y > 0 and view.scroll_y == view.max_scroll_y)  # still at the end
+
+
 async def test_interrupting_shows_until_the_session_stops(fake, make_app) -> None:
     stored(fake)
     fake.running.add(SID)

@@ -9,6 +9,7 @@ up; then new output shows a "new output below" hint instead of moving the view.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Awaitable, Callable
 
 from textual.containers import VerticalScroll
@@ -23,7 +24,8 @@ from agent_tui.tui.transcript_model import Transcript
 if TYPE_CHECKING:  # imported when the first block is shown (see ``lazy``)
     from agent_tui.tui.widgets.blocks import BlockWidget
 
-INITIAL_BLOCKS = 24  # mounted when a session opens (a screenful and then some)
+INITIAL_BLOCKS = 24  # mounted when a session opens (a screenful and then some)...
+FIRST_BLOCKS = 8  # ...these newest ones for the first frame, the rest just above them a frame later
 PAGE_BLOCKS = 40  # back-filled per scroll to the top
 MAX_MOUNTED = 240  # pruned down to MAX_MOUNTED - PAGE_BLOCKS while following
 
@@ -73,10 +75,27 @@ class TranscriptView(VerticalScroll, can_focus=True):
         self.transcript = transcript
         transcript.removed.clear()
         newest = transcript.blocks[-INITIAL_BLOCKS:]
-        widgets = [self._make(b) for b in newest]
+        first, above = newest[-FIRST_BLOCKS:], newest[:-FIRST_BLOCKS]
+        widgets = [self._make(b) for b in first]
         if widgets:
             await self.mount_all(widgets)
         self.anchor()
+        if above:  # mounting 24 blocks costs ~3x as much as 8 before the bottom of the session shows
+            self.call_after_refresh(lambda: self.run_worker(partial(self._fill_above, transcript, above), group="fill"))
+
+    async def _fill_above(self, transcript: Transcript, blocks: list[Block]) -> None:
+        children = self._mounted()
+        if self.transcript is not transcript or not children:  # another session was shown meanwhile
+            return
+        await self._mount_above(children[0], blocks)
+
+    async def _mount_above(self, first: BlockWidget, blocks: list[Block]) -> None:
+        """Mount ``blocks`` before ``first``, keeping what the user sees where it is (following
+        the bottom, the anchor does that)."""
+        height_before, following = self.virtual_size.height, self.following
+        await self.mount_all([self._make(b) for b in blocks], before=first)
+        if not following:
+            self.call_after_refresh(self._keep_position, height_before)
 
     def _make(self, block: Block) -> BlockWidget:
         assert BLOCK_WIDGETS.module is not None, "load the block widgets before making one"
@@ -135,11 +154,8 @@ class TranscriptView(VerticalScroll, can_focus=True):
         if not older:
             return 0
         self._seen.update(id(b) for b in older)
-        widgets = [self._make(b) for b in older]
-        height_before = self.virtual_size.height
-        await self.mount_all(widgets, before=children[0])
-        self.call_after_refresh(self._keep_position, height_before)
-        return len(widgets)
+        await self._mount_above(children[0], older)
+        return len(older)
 
     def _index_of(self, block: Block) -> int:
         assert self.transcript is not None
@@ -153,7 +169,7 @@ class TranscriptView(VerticalScroll, can_focus=True):
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
-        if new <= 0 and old > 0:
+        if new <= 0 and old > 0 and self._anchor_released:  # the user went up, not a layout settling
             self.run_worker(self.load_older(), exclusive=True, group="backfill")
         if self.unseen_output and new >= self.max_scroll_y:
             self.unseen_output = False
