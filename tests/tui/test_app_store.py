@@ -83,6 +83,21 @@ async def session_with(sessions: Sessions, workdir: Path, prompt: str, answer: s
     return sid
 
 
+async def ask_for_bash(app: AgentApp, pilot, sessions: Sessions, sid: str, command: str) -> PermissionPanel:  # noqa: ANN001
+    """A running step calls bash and asks to run ``command`` (request ``perm_1``, call ``c1``);
+    returns the permission panel once it shows the ask with focus."""
+    await until(pilot, lambda: app.view.synced)
+    await sessions.store.publish_many(sid, [
+        ev.ExecutionStarted(), ev.StepStarted(assistant_message_id="m1", agent="build", model="x"),
+        ev.ToolCalled(assistant_message_id="m1", call_id="c1", name="bash", input={"command": command}),
+        ev.PermissionAsked(request_id="perm_1", assistant_message_id="m1", call_id="c1", action="bash",
+                           resources=[command]),
+    ])  # fmt: skip
+    panel = app.query_one(PermissionPanel)
+    await until(pilot, lambda: panel.display and panel.has_focus)
+    return panel
+
+
 def picker_rows(picker: SessionPicker) -> dict[str, str]:
     """Session id -> the row as shown (marker, title, time, count)."""
     from textual.widgets import OptionList
@@ -210,15 +225,7 @@ async def test_permission_panel_keys_after_the_grace_period(real, workdir, clock
     executor.running.add(sid)
     app = app_for(sessions, workdir, clock, StartMode(session_id=sid))
     async with app.run_test() as pilot:
-        await until(pilot, lambda: app.view.synced)
-        await sessions.store.publish_many(sid, [
-            ev.ExecutionStarted(), ev.StepStarted(assistant_message_id="m1", agent="build", model="x"),
-            ev.ToolCalled(assistant_message_id="m1", call_id="c1", name="bash", input={"command": "rm -rf build"}),
-            ev.PermissionAsked(request_id="perm_1", assistant_message_id="m1", call_id="c1", action="bash",
-                               resources=["rm -rf build"]),
-        ])  # fmt: skip
-        panel = app.query_one(PermissionPanel)
-        await until(pilot, lambda: panel.display and panel.has_focus)
+        panel = await ask_for_bash(app, pilot, sessions, sid, "rm -rf build")
         assert "rm -rf build" in str(panel.query_one(".permission-body").render())
         assert "waiting for permission" in app.view.query_one("#status").line().plain
         await pilot.press(keys[0], "x")  # inside the grace period: typing meant for the prompt goes there
@@ -230,6 +237,25 @@ async def test_permission_panel_keys_after_the_grace_period(real, workdir, clock
         record = await sessions.store.permission("perm_1")
         assert (record.reply, record.message) == (reply, message)
         assert app.focused is app.query_one(PromptInput)
+
+
+async def test_an_ask_answered_here_times_the_tool_from_the_reply_as_a_reopen_does(real, workdir, clock) -> None:
+    sessions, executor = real
+    sid = (await sessions.create(location=workdir)).id
+    executor.running.add(sid)
+    app = app_for(sessions, workdir, clock, StartMode(session_id=sid))
+    async with app.run_test() as pilot:
+        panel = await ask_for_bash(app, pilot, sessions, sid, "make")
+        clock.advance(1)
+        await pilot.press("y")
+        await until(pilot, lambda: not panel.display)
+        stored = [e async for e in sessions.log(sid) if isinstance(e, ev.StoredEvent)]
+        replied = next(e.created for e in stored if isinstance(e.event, ev.PermissionReplied))
+        called = next(e.created for e in stored if isinstance(e.event, ev.ToolCalled))
+        tool = app.view.transcript.get("m1:tool:c1")
+        await until(pilot, lambda: tool.started_ms == replied)  # not the call's time, which included the wait
+        assert not app.view.transcript.asks and "waiting for permission" not in app.view.query_one("#status").line().plain
+        assert called <= replied
 
 
 async def test_long_session_opens_at_the_end_and_scrolling_up_loads_older_segments(

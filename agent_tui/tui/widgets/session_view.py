@@ -59,6 +59,9 @@ class SessionView(Vertical):
         self.notice: str | None = ctx.setup_hint
         self._flush_pending = False
         self._sending = asyncio.Lock()  # prompts leave in the order typed; the first one creates the session
+        # Asks answered here whose reply is not in the log yet: the panel closes at once, while the
+        # transcript keeps the ask until the durable reply (which also restarts the tool's clock).
+        self._answered: set[str] = set()
 
     def compose(self) -> ComposeResult:
         clock = self.ctx.clock
@@ -80,6 +83,7 @@ class SessionView(Vertical):
         self.workers.cancel_node(self)  # the old feed stops here; its drain goes on in the runner
         self.session_id, self.transcript = session_id, Transcript()
         self.synced, self.interrupting = session_id is None, False
+        self._answered.clear()
         view = self.query_one(TranscriptView)
         view.fetch_older = None
         await view.show(self.transcript)
@@ -193,7 +197,8 @@ class SessionView(Vertical):
     def paint_chrome_now(self) -> None:
         t = self.transcript
         self.query_one(PendingInputStrip).show_items(t.pending_inputs)
-        ask = next(iter(t.asks.values()), None) if t.is_active else None
+        waiting = (a for a in t.asks.values() if a.request_id not in self._answered)
+        ask = next(waiting, None) if t.is_active else None
         panel = self.query_one(PermissionPanel)
         had_ask = panel.ask is not None
         patch = None
@@ -311,7 +316,7 @@ class SessionView(Vertical):
         except Exception as error:
             self.app.notify(f"reply failed: {error}", severity="error")
             return
-        self.transcript.asks.pop(message.request_id, None)
+        self._answered.add(message.request_id)
         panel.show_ask(None)
         self.query_one(PromptInput).focus()
         self.paint_chrome()
