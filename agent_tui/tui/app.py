@@ -55,6 +55,7 @@ class AgentApp(App[None]):
         Binding("ctrl+n", "new_session", "new"),
         Binding("alt+w", "withdraw", "withdraw pending", show=False),
         Binding("ctrl+end", "follow", "follow", show=False, priority=True),
+        Binding("ctrl+o", "toggle_details", "details", show=False, priority=True),
         Binding("f1", "help", "help"),
     ]
 
@@ -208,6 +209,9 @@ class AgentApp(App[None]):
 
     def action_follow(self) -> None:
         self.view.query_one(TranscriptView).jump_to_bottom()
+
+    def action_toggle_details(self) -> None:
+        self.view.query_one(TranscriptView).toggle_details()
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

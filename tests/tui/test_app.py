@@ -644,3 +644,27 @@ async def test_keys_and_streamed_output_postpone_the_quiet_full_collection(fake,
         clock.advance(5)
         fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
         await until(pilot, lambda: quiet.last_busy_ms == clock.now_ms())
+
+
+async def test_ctrl_o_unfolds_every_detail_in_view_then_folds_them(fake, make_app) -> None:
+    from textual.widgets import Collapsible
+
+    log = LogBuilder(session_id=SID).created(location=LOCATION)
+    log.add(ev.ExecutionStarted())
+    log.prompt("build it")
+    amid = log.step("msg_a")
+    log.text(amid, "Thinking about the build.", reasoning=True)
+    log.tool(amid, "c1", "bash", {"command": "make"}, output="built\n")
+    log.end_step(amid)
+    log.add(ev.ExecutionSucceeded())
+    fake.add_log(log)
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: len(app.query(Collapsible)) == 2)
+        folds = list(app.query(Collapsible))
+        assert all(fold.collapsed for fold in folds)
+        await pilot.press("ctrl+o")
+        assert not any(fold.collapsed for fold in folds)
+        assert app.query_one(PromptInput).has_focus  # the prompt keeps the keyboard
+        await pilot.press("ctrl+o")
+        assert all(fold.collapsed for fold in folds)

@@ -25,6 +25,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("Ctrl+P", "command palette"),
     ("Ctrl+C", "copy selection, else clear the prompt; twice quits"),
     ("Ctrl+End", "follow the newest output (or click the “new output below” bar)"),
+    ("Ctrl+O", "unfold every tool output, reasoning and summary in view; again folds them"),
     ("F1", "this help"),
     ("y / a / n / m", "permission: once / always / reject / reject with message"),
 )

@@ -175,6 +175,17 @@ class TranscriptView(VerticalScroll, can_focus=True):
             self.unseen_output = False
             self.post_message(self.Scrolled())
 
+    def toggle_details(self) -> bool:
+        """Ctrl+O: unfold every folded detail on screen (tool output, reasoning, summaries,
+        instructions), or fold them all when none is folded; says whether they are now unfolded."""
+        from textual.widgets import Collapsible
+
+        folds = [fold for fold in self.query(Collapsible) if fold.display]
+        unfold = any(fold.collapsed for fold in folds)
+        for fold in folds:
+            fold.collapsed = not unfold
+        return unfold
+
     def jump_to_bottom(self) -> None:
         self.unseen_output = False
         self.anchor()
