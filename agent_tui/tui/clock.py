@@ -51,4 +51,4 @@ class Timings:
     quit_window_s: float = 2.0  # second Ctrl+C within this quits
     search_debounce_s: float = 0.08  # picker search waits for a pause in typing
     flush_interval_s: float = 1 / 20  # transcript repaints at most this often while streaming
-    gc_quiet_s: float = 1.0  # no key and nothing running for this long: time for a postponed full GC
+    gc_quiet_s: float = 1.0  # no key and no repaint for this long: time for a postponed full GC

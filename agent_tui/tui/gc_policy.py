@@ -5,10 +5,11 @@ is Textual's widget tree plus every cached line of the transcript (each
 ``Strip`` carries seven small caches): ~200 000 objects, a 170-230 ms stall of
 the event loop on the 2-core dev VM, measured with ``gc.callbacks`` in
 ``bench/tui.py``'s stream. Young collections stay frequent and cheap; the full
-collection the default cadence would run is postponed to a quiet moment — no key pressed
-and no transcript repaint for a second: a tool running, the provider thinking,
-the user reading — and runs unprompted only after :data:`FULL_BACKSTOP`
-young-generation passes, which bounds memory through a long uninterrupted stream.
+collection CPython's default cadence would run is postponed to a quiet moment
+(no key pressed and no transcript repaint for a second: a tool running, the
+provider thinking, the user reading) and runs unprompted only after
+:data:`FULL_BACKSTOP` gen-1 passes, which bounds memory through a long
+uninterrupted stream.
 """
 
 from __future__ import annotations
