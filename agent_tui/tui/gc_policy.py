@@ -46,9 +46,10 @@ class QuietCollector:
         quiet_s: float,
         pending: Callable[[], int] = lambda: gc.get_count()[2],
         collect: Callable[[], object] = gc.collect,
+        enabled: Callable[[], bool] = gc.isenabled,
     ) -> None:
         self._clock, self._quiet_ms = clock, quiet_s * 1000
-        self._pending, self._collect = pending, collect
+        self._pending, self._collect, self._enabled = pending, collect, enabled
         self.last_busy_ms = clock.now_ms()
 
     def busy(self) -> None:
@@ -57,6 +58,8 @@ class QuietCollector:
     def tick(self) -> bool:
         """Collect if a full collection is due and nobody would notice; says whether it ran."""
         if self._pending() < FULL_DUE or self._clock.now_ms() - self.last_busy_ms < self._quiet_ms:
+            return False
+        if not self._enabled():  # paused while LiteLLM imports: a full pass now would walk all it made
             return False
         self._collect()
         return True

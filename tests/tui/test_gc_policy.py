@@ -14,6 +14,7 @@ class Recorder:
     def __init__(self) -> None:
         self.pending = 0
         self.collections = 0
+        self.enabled = True
 
     def collect(self) -> None:
         self.collections += 1
@@ -31,7 +32,9 @@ def clock() -> ManualClock:
 
 
 def collector(clock: ManualClock, rec: Recorder) -> QuietCollector:
-    return QuietCollector(clock, 1.0, pending=lambda: rec.pending, collect=rec.collect)
+    return QuietCollector(
+        clock, 1.0, pending=lambda: rec.pending, collect=rec.collect, enabled=lambda: rec.enabled
+    )
 
 
 def test_a_due_collection_runs_once_the_app_has_been_quiet(clock: ManualClock, rec: Recorder) -> None:
@@ -58,6 +61,15 @@ def test_activity_postpones_it(clock: ManualClock, rec: Recorder) -> None:
     clock.advance(0.9)
     assert not quiet.tick()
     clock.advance(0.1)
+    assert quiet.tick() and rec.collections == 1
+
+
+def test_nothing_is_collected_while_collection_is_paused(clock: ManualClock, rec: Recorder) -> None:
+    quiet = collector(clock, rec)
+    rec.pending, rec.enabled = FULL_DUE, False
+    clock.advance(5)
+    assert not quiet.tick() and rec.collections == 0
+    rec.enabled = True
     assert quiet.tick() and rec.collections == 1
 
 
