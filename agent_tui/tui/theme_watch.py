@@ -16,6 +16,14 @@ from textual.theme import Theme
 from agent_tui.tui.themes import ThemeError, load_theme_file
 
 
+def _import_watchfiles():  # noqa: ANN202 - the module
+    """watchfiles (~20 ms) and the anyio backend its ``awatch`` imports on first use (~70 ms,
+    which stalled typing when it ran on the event loop), both in a worker thread."""
+    watchfiles = importlib.import_module("watchfiles")
+    importlib.import_module("anyio._backends._asyncio")
+    return watchfiles
+
+
 async def watch_theme_files(
     dirs: list[Path],
     on_theme: Callable[[Theme], None],
@@ -27,7 +35,7 @@ async def watch_theme_files(
     existing = [str(d) for d in dirs if d.is_dir()]
     if not existing:
         return
-    watchfiles = await asyncio.to_thread(importlib.import_module, "watchfiles")  # ~20 ms: not on the loop
+    watchfiles = await asyncio.to_thread(_import_watchfiles)
     async for changes in watchfiles.awatch(
         *existing, stop_event=stop, debounce=debounce_ms, step=50, recursive=False
     ):

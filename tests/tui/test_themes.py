@@ -42,6 +42,27 @@ def test_user_dir_adds_and_overrides_themes(tmp_path: Path) -> None:
     assert themes["agent-dark"].primary == "#112233"
 
 
+async def test_the_watcher_imports_what_it_needs_off_the_event_loop(tmp_path: Path, monkeypatch) -> None:
+    import importlib
+    import threading
+
+    from agent_tui.tui import theme_watch
+
+    imported: list[tuple[str, bool]] = []
+    real_import = importlib.import_module
+
+    def recording_import(name: str, package: str | None = None):  # noqa: ANN202
+        imported.append((name, threading.current_thread() is threading.main_thread()))
+        return real_import(name, package)
+
+    monkeypatch.setattr(theme_watch.importlib, "import_module", recording_import)
+    stop = asyncio.Event()
+    stop.set()  # stop at once: only the start-up matters here
+    await asyncio.wait_for(watch_theme_files([tmp_path], print, print, stop), 10)
+    # awatch's first call imports anyio's asyncio backend (~70 ms) unless it is already loaded
+    assert ("watchfiles", False) in imported and ("anyio._backends._asyncio", False) in imported
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
