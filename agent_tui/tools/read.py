@@ -104,7 +104,7 @@ def _text_page(fd: int, st: os.stat_result, resolved: Resolved, params: ReadInpu
     if not page.lines:
         footer = "(empty file)"
     elif page.next_offset is None:
-        footer = f"(End of file. Showed lines {offset}-{last}; the file has {last} lines.)"
+        footer = f"(End of file. Showed lines {offset}-{last}; the file has {last} line{'' if last == 1 else 's'}.)"
     else:
         why = " (50 KiB page limit reached)" if page.byte_capped else ""
         footer = f"(Showed lines {offset}-{last}{why}. More follows: read again with offset={page.next_offset}.)"

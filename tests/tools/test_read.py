@@ -37,6 +37,13 @@ async def test_small_file_numbered_lines(workdir: Path, ctx: ToolContext) -> Non
     assert out.output is not None and out.output.data["next_offset"] is None
 
 
+async def test_a_one_line_file_says_one_line(workdir: Path, ctx: ToolContext) -> None:
+    (workdir / "a.txt").write_text("hello world\n")
+    assert text_of(await read(ctx, path="a.txt")).splitlines()[-1] == (
+        "(End of file. Showed lines 1-1; the file has 1 line.)"
+    )
+
+
 async def test_paging_reports_next_offset(workdir: Path, ctx: ToolContext) -> None:
     (workdir / "big.txt").write_text("".join(f"line {i}\n" for i in range(1, 5001)))
     first = await read(ctx, path="big.txt")
