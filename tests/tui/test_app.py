@@ -136,6 +136,18 @@ async def test_enter_steers_and_tab_queues_while_running(fake, make_app) -> None
         assert "steer" in str(strip.render()) and "queued" in str(strip.render())
 
 
+async def test_the_pending_strip_offers_alt_up_only_when_something_is_queued(fake, make_app) -> None:
+    async with opened(fake, make_app, running=True) as (app, pilot):
+        strip = app.query_one(PendingInputStrip)
+        await pilot.press(*"now", "enter")
+        await until(pilot, lambda: len(strip.items) == 1)
+        hint = str(strip.render()).splitlines()[-1]
+        assert "alt+w withdraw last" in hint and "edit last queued" not in hint
+        await pilot.press(*"later", "tab")
+        await until(pilot, lambda: len(strip.items) == 2)
+        assert "alt+↑ edit last queued" in str(strip.render()).splitlines()[-1]
+
+
 async def test_tab_sends_when_idle(fake, make_app) -> None:
     async with opened(fake, make_app) as (app, pilot):
         await pilot.press(*"go", "tab")

@@ -35,5 +35,6 @@ class PendingInputStrip(Static):
             text.append(" steer  " if is_steer else " queued ", style=f"bold reverse {steer if is_steer else queued}")
             text.append(f" {_one_line(item.text)}\n")
         if items:
-            text.append("alt+↑ edit last queued · alt+w withdraw last", style="dim")
+            queued_any = any(item.delivery is not Delivery.STEER for item in items)  # Alt+Up edits queued ones only
+            text.append(("alt+↑ edit last queued · " if queued_any else "") + "alt+w withdraw last", style="dim")
         self.update(text)
