@@ -289,9 +289,12 @@ class AgentApp(App[None]):
                 self.ctx.model = command.arg
                 if self.ctx.learn_model is not None:  # its context window, for "context left"
                     self.run_worker(partial(self.ctx.learn_model, command.arg), thread=True, group="learn")
+                waiting = bool(view.transcript.pending_inputs) and not view.is_active
                 if view.session_id is not None:
                     await call((await self.ctx.ready()).select_model(view.session_id, command.arg))
-                self.notify(f"model: {command.arg} (from the next step)")
+                    if waiting:  # e.g. the first prompt failed for want of a model: it runs now
+                        await call((await self.ctx.ready_to_run()).wake(view.session_id))
+                self.notify(f"model: {command.arg}" + (" (sending what is pending)" if waiting else " (from the next step)"))
                 view.notice = None
                 await view.flush()
             case "theme":

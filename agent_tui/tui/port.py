@@ -42,6 +42,8 @@ class SessionsPort(Protocol):
 
     def interrupt(self, session_id: str, reason: str = "user") -> Any: ...
 
+    def wake(self, session_id: str) -> Any: ...  # run pending input if the session is idle
+
     def active(self) -> dict[str, dict[str, str]]: ...
 
     def list(self, location: str | None = None, search: str | None = None,

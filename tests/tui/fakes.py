@@ -136,6 +136,9 @@ class FakeSessions:
         self.calls.append(("compact", session_id))
         self.publish(session_id, ev.CompactionAdmitted(input_id=f"inp_c{len(self.calls)}"))
 
+    async def wake(self, session_id: str) -> None:
+        self.calls.append(("wake", session_id))
+
     async def interrupt(self, session_id: str, reason: str = "user") -> None:
         self.calls.append(("interrupt", session_id, reason))
         if session_id in self.running:

@@ -313,6 +313,20 @@ async def test_model_command_selects_for_the_session(fake, make_app) -> None:
         await until(pilot, lambda: "openai/other" in status(app))
         await until(pilot, lambda: learned == ["openai/other"])
         assert "88% context left" in status(app)  # the last step used 120 of its 1 000 tokens
+        assert ("wake", SID) not in fake.calls  # nothing was waiting
+
+
+async def test_choosing_a_model_sends_input_left_pending_by_a_failed_start(fake, make_app) -> None:
+    log = stored(fake)
+    log.add(ev.ExecutionStarted())
+    log.prompt("hi", promote=False)
+    log.add(ev.ExecutionFailed(error=ev.ErrorInfo(type="credentials", message="No model selected")))
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: len(app.query_one(PendingInputStrip).items) == 1)
+        await pilot.press(*"/model openai/other", "enter")
+        await until(pilot, lambda: ("wake", SID) in fake.calls)
+        assert fake.calls.index(("select_model", SID, "openai/other")) < fake.calls.index(("wake", SID))
 
 
 async def test_setup_hint_is_shown_in_one_line(fake, make_app) -> None:
