@@ -694,3 +694,19 @@ async def test_ctrl_o_unfolds_every_detail_in_view_then_folds_them(fake, make_ap
         assert app.query_one(PromptInput).has_focus  # the prompt keeps the keyboard
         await pilot.press("ctrl+o")
         assert all(fold.collapsed for fold in folds)
+
+
+async def test_overlapping_repaints_never_paint_a_block_before_it_is_mounted(fake, make_app) -> None:
+    """Textual runs timer callbacks in the timer's own task, so two flushes can overlap: the second
+    must not paint the widget the first is still mounting (it crashed the app: no ``_spinner``)."""
+    import asyncio
+
+    async with opened(fake, make_app, running=True) as (app, pilot):
+        view = app.query_one(TranscriptView)
+        log = fake.logs[SID]  # add() without publish(): the app's feed does not see these
+        for event in (ev.StepStarted(assistant_message_id="m2", agent="build", model="x"),
+                      ev.ToolCalled(assistant_message_id="m2", call_id="c1", name="bash", input={"command": "make"})):
+            app.view.transcript.apply(log.add(event))  # folded, not yet painted
+        await asyncio.gather(view.sync(), view.sync(), view.sync())
+        tool = app.query_one(ToolCall)
+        await until(pilot, lambda: tool.has_class("-running"))

@@ -9,6 +9,7 @@ up; then new output shows a "new output below" hint instead of moving the view.
 
 from __future__ import annotations
 
+import asyncio
 from functools import partial
 from typing import TYPE_CHECKING, Awaitable, Callable
 
@@ -49,6 +50,9 @@ class TranscriptView(VerticalScroll, can_focus=True):
         self._seen: set[int] = set()  # every block already handled (mounted or left older)
         self.unseen_output = False
         self.fetch_older: Callable[[], Awaitable[int]] | None = None  # folds the segment before the first block
+        # One change of the mounted window at a time: Textual runs timer callbacks (the flush) in
+        # their own tasks, and an overlapping sync painted a widget still being mounted.
+        self._changing = asyncio.Lock()
 
     def on_mount(self) -> None:
         self.anchor()
@@ -67,6 +71,10 @@ class TranscriptView(VerticalScroll, can_focus=True):
 
     async def show(self, transcript: Transcript) -> None:
         """Replace everything with ``transcript``, mounting only its newest blocks."""
+        async with self._changing:
+            await self._show(transcript)
+
+    async def _show(self, transcript: Transcript) -> None:
         if transcript.blocks:
             await BLOCK_WIDGETS.load()
         await self.remove_children()
@@ -84,10 +92,11 @@ class TranscriptView(VerticalScroll, can_focus=True):
             self.call_after_refresh(lambda: self.run_worker(partial(self._fill_above, transcript, above), group="fill"))
 
     async def _fill_above(self, transcript: Transcript, blocks: list[Block]) -> None:
-        children = self._mounted()
-        if self.transcript is not transcript or not children:  # another session was shown meanwhile
-            return
-        await self._mount_above(children[0], blocks)
+        async with self._changing:
+            children = self._mounted()
+            if self.transcript is not transcript or not children:  # another session was shown meanwhile
+                return
+            await self._mount_above(children[0], blocks)
 
     async def _mount_above(self, first: BlockWidget, blocks: list[Block]) -> None:
         """Mount ``blocks`` before ``first``, keeping what the user sees where it is (following
@@ -105,6 +114,10 @@ class TranscriptView(VerticalScroll, can_focus=True):
 
     async def sync(self) -> None:
         """Bring the mounted window up to date with the transcript."""
+        async with self._changing:
+            await self._sync()
+
+    async def _sync(self) -> None:
         transcript = self.transcript
         if transcript is None:
             return
@@ -143,6 +156,10 @@ class TranscriptView(VerticalScroll, can_focus=True):
 
     async def load_older(self) -> int:
         """Mount the page of blocks just above the oldest mounted one."""
+        async with self._changing:
+            return await self._load_older()
+
+    async def _load_older(self) -> int:
         transcript = self.transcript
         children = self._mounted()
         if transcript is None or not children:
@@ -170,7 +187,7 @@ class TranscriptView(VerticalScroll, can_focus=True):
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
         if new <= 0 and old > 0 and self._anchor_released:  # the user went up, not a layout settling
-            self.run_worker(self.load_older(), exclusive=True, group="backfill")
+            self.run_worker(self.load_older, exclusive=True, group="backfill")
         if self.unseen_output and new >= self.max_scroll_y:
             self.unseen_output = False
             self.post_message(self.Scrolled())
