@@ -408,6 +408,12 @@ async def test_a_long_session_paints_its_newest_blocks_then_fills_in_above(fake,
         expected = [text for n in range(18, 30) for text in (f"question {n}", f"answer {n}")]
         assert [getattr(b, "text", None) for b in view.mounted_blocks] == expected  # in order, newest last
         await until(pilot, lambda: view.max_scroll_y > 0 and view.scroll_y == view.max_scroll_y)  # still at the end
+        # A fill that runs after a scroll-up already loaded older blocks mounts the ones above those.
+        await view.load_older()
+        await view._fill_above(view.transcript, 4)
+        shown = view.mounted_blocks
+        assert len({id(b) for b in shown}) == len(shown)  # no block twice
+        assert shown == app.view.transcript.blocks[-len(shown):]  # in order, up to the newest
 
 
 async def test_interrupting_shows_until_the_session_stops(fake, make_app) -> None:

@@ -83,20 +83,25 @@ class TranscriptView(VerticalScroll, can_focus=True):
         self.transcript = transcript
         transcript.removed.clear()
         newest = transcript.blocks[-INITIAL_BLOCKS:]
-        first, above = newest[-FIRST_BLOCKS:], newest[:-FIRST_BLOCKS]
-        widgets = [self._make(b) for b in first]
+        widgets = [self._make(b) for b in newest[-FIRST_BLOCKS:]]
         if widgets:
             await self.mount_all(widgets)
         self.anchor()
-        if above:  # mounting 24 blocks costs ~3x as much as 8 before the bottom of the session shows
-            self.call_after_refresh(lambda: self.run_worker(partial(self._fill_above, transcript, above), group="fill"))
+        if len(newest) > FIRST_BLOCKS:  # mounting 24 blocks costs ~3x as much as 8 before the bottom shows
+            fill = partial(self._fill_above, transcript, len(newest) - FIRST_BLOCKS)
+            self.call_after_refresh(lambda: self.run_worker(fill, group="fill"))
 
-    async def _fill_above(self, transcript: Transcript, blocks: list[Block]) -> None:
+    async def _fill_above(self, transcript: Transcript, count: int) -> None:
+        """Up to ``count`` more blocks above the oldest mounted one (a scroll-up may have loaded
+        some already: these come above those)."""
         async with self._changing:
             children = self._mounted()
             if self.transcript is not transcript or not children:  # another session was shown meanwhile
                 return
-            await self._mount_above(children[0], blocks)
+            start = self._index_of(children[0].block)
+            older = transcript.blocks[max(0, start - count) : start]
+            if older:
+                await self._mount_above(children[0], older)
 
     async def _mount_above(self, first: BlockWidget, blocks: list[Block]) -> None:
         """Mount ``blocks`` before ``first``, keeping what the user sees where it is (following
