@@ -64,6 +64,14 @@ def app_for(sessions: Sessions, workdir: Path, clock, start: StartMode = StartMo
     return AgentApp(ctx, start=start, watch_themes=False)
 
 
+async def running_session_app(real, workdir: Path, clock) -> tuple[Sessions, str, AgentApp]:  # noqa: ANN001
+    """A new session the executor reports as running, and an app opened on it."""
+    sessions, executor = real
+    sid = (await sessions.create(location=workdir)).id
+    executor.running.add(sid)
+    return sessions, sid, app_for(sessions, workdir, clock, StartMode(session_id=sid))
+
+
 async def exchange(sessions: Sessions, sid: str, prompt: str, answer: str) -> None:
     receipt = await sessions.prompt(sid, prompt)
     amid = ids.message_id()
@@ -142,10 +150,7 @@ async def test_reopening_shows_the_same_blocks_and_live_events_arrive(real, work
 
 
 async def test_live_text_deltas_from_the_bus(real, workdir, clock) -> None:
-    sessions, executor = real
-    sid = (await sessions.create(location=workdir)).id
-    executor.running.add(sid)
-    app = app_for(sessions, workdir, clock, StartMode(session_id=sid))
+    sessions, sid, app = await running_session_app(real, workdir, clock)
     async with app.run_test() as pilot:
         await until(pilot, lambda: app.view.synced)
         await sessions.store.publish_many(sid, [
@@ -220,10 +225,7 @@ async def test_picker_escape_closes_and_ctrl_n_starts_new(real, workdir, clock) 
      (["m", *"use git instead", "enter"], "reject", "use git instead")],
 )  # fmt: skip
 async def test_permission_panel_keys_after_the_grace_period(real, workdir, clock, keys, reply, message) -> None:
-    sessions, executor = real
-    sid = (await sessions.create(location=workdir)).id
-    executor.running.add(sid)
-    app = app_for(sessions, workdir, clock, StartMode(session_id=sid))
+    sessions, sid, app = await running_session_app(real, workdir, clock)
     async with app.run_test() as pilot:
         panel = await ask_for_bash(app, pilot, sessions, sid, "rm -rf build")
         assert "rm -rf build" in str(panel.query_one(".permission-body").render())
@@ -240,10 +242,7 @@ async def test_permission_panel_keys_after_the_grace_period(real, workdir, clock
 
 
 async def test_an_ask_answered_here_times_the_tool_from_the_reply_as_a_reopen_does(real, workdir, clock) -> None:
-    sessions, executor = real
-    sid = (await sessions.create(location=workdir)).id
-    executor.running.add(sid)
-    app = app_for(sessions, workdir, clock, StartMode(session_id=sid))
+    sessions, sid, app = await running_session_app(real, workdir, clock)
     async with app.run_test() as pilot:
         panel = await ask_for_bash(app, pilot, sessions, sid, "make")
         clock.advance(1)

@@ -26,11 +26,6 @@ def rec() -> Recorder:
     return Recorder()
 
 
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock()
-
-
 def collector(clock: ManualClock, rec: Recorder) -> QuietCollector:
     return QuietCollector(
         clock, 1.0, pending=lambda: rec.pending, collect=rec.collect, enabled=lambda: rec.enabled
