@@ -20,7 +20,10 @@ def _import_watchfiles():  # noqa: ANN202 - the module
     """watchfiles (~20 ms) and the anyio backend its ``awatch`` imports on first use (~70 ms,
     which stalled typing when it ran on the event loop), both in a worker thread."""
     watchfiles = importlib.import_module("watchfiles")
-    importlib.import_module("anyio._backends._asyncio")
+    try:  # anyio's private module: only a head start, so a rename upstream costs a stall, not the app
+        importlib.import_module("anyio._backends._asyncio")
+    except ImportError:
+        pass
     return watchfiles
 
 
