@@ -3,6 +3,10 @@
 The suite lives in ``conformance/codex-apply-patch/`` (a byte-for-byte copy of
 ``../shared/conformance/codex-apply-patch/`` so CI, which clones this repo
 alone, has it). When the shared folder exists, the copy must be identical.
+
+Scenario 015 is where this project departs from upstream (the suite's README
+says why): the spec preflights every update target before the first write,
+so the patch changes nothing and says so, where upstream keeps the earlier add.
 """
 
 from __future__ import annotations
@@ -21,6 +25,10 @@ from agent_tui.tools.registry import ToolRegistry
 SUITE = Path(__file__).parent / "conformance" / "codex-apply-patch"
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "codex-apply-patch"
 SCENARIOS = sorted(p for p in (SUITE / "scenarios").iterdir() if p.is_dir())
+
+
+PREFLIGHT_DEPARTURES = {"015_failure_after_partial_success_leaves_changes"}
+"""Upstream keeps the add that precedes the failing update; the spec writes nothing."""
 
 
 def _tree(root: Path) -> dict[str, bytes | None]:
@@ -66,4 +74,8 @@ async def test_scenario(scenario: Path, tmp_path: Path) -> None:
         assert outcome.error.type == "tool.execution"
     else:
         assert outcome.error is None, outcome.error
-    assert _tree(work) == _tree(scenario / "expected")
+    if scenario.name in PREFLIGHT_DEPARTURES:
+        assert outcome.error is not None and outcome.error.message.endswith("No files were changed.")
+        assert _tree(work) == {}
+    else:
+        assert _tree(work) == _tree(scenario / "expected")

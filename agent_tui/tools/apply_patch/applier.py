@@ -3,10 +3,12 @@
 Every target is resolved before anything is asked or written. Verification
 replays the operations in order against the files as they would be (so an
 Add followed by an Update of the same file works) and computes every new
-file content. Only verified operations are written, in order. When
-verification stops at operation k, operations before k are still applied
-(upstream Codex semantics, conformance scenario 015) and the report says
-exactly which were applied and which were not.
+file content. When verification fails, nothing is written: the spec
+(reference 001, "Current Tool Registry Slice") preflights every target
+before committing, so a patch whose update target is missing changes no
+file (where this project departs from upstream Codex's scenario 015). Only
+a failure while writing leaves the earlier operations applied, and the
+report then says exactly which were applied and which were not.
 """
 
 from __future__ import annotations
@@ -195,8 +197,11 @@ def write_step(step: Step) -> None:
 def apply(plan: Plan) -> tuple[list[Step], str | None]:
     """Write the verified steps in order; stop at the first failure.
 
-    Returns the steps applied and the failure (verification or write), if any.
+    A failed verification writes nothing. Returns the steps applied and the
+    failure (verification or write), if any.
     """
+    if plan.failure is not None:
+        return [], f"{_describe(plan.operations[len(plan.steps)])}: {plan.failure}"
     applied: list[Step] = []
     for step in plan.steps:
         try:
@@ -204,6 +209,4 @@ def apply(plan: Plan) -> tuple[list[Step], str | None]:
         except OSError as error:
             return applied, f"{step.describe}: {error.strerror or error}"
         applied.append(step)
-    if plan.failure is not None:
-        return applied, f"{_describe(plan.operations[len(plan.steps)])}: {plan.failure}"
     return applied, None
