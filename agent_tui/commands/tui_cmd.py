@@ -20,6 +20,9 @@ from pathlib import Path
 from agent_tui.commands.errors import fail
 
 
+from agent_tui.core.api import peek_sessions
+
+
 class ModelFacts:
     """Context windows: config overrides once the settings are validated, then LiteLLM's map."""
 
@@ -55,19 +58,6 @@ def setup_hint(model: str | None, api_base: str | None, api_key: str | None) -> 
     except CredentialsError as error:
         return str(error)
     return None
-
-
-def peek_sessions(location: str | None, limit: int) -> list:
-    """The picker's first rows read-only from the database file (stdlib ``sqlite3``, no pydantic),
-    for the frames before the facade has opened it. Blocking: run it in a thread."""
-    import sqlite3
-
-    from agent_tui.core import paths
-    from agent_tui.core.session_list import SessionRow, session_rows
-
-    uri = f"{paths.database_path().as_uri()}?mode=ro"  # never creates the file
-    with contextlib.closing(sqlite3.connect(uri, uri=True)) as conn:
-        return [SessionRow._make(row) for row in session_rows(conn, location, None, limit, 0)]
 
 
 class EarlyPeek:

@@ -1,0 +1,92 @@
+"""The one door into core: everything ``tui/``, ``server/`` and ``commands/`` may use.
+
+Callers outside core import from here (and the event types from
+``agent_tui.core.events``) and nothing else; ``tests/test_layering.py``
+enforces it. Names load lazily (PEP 562): ``from agent_tui.core.api import
+read_layers`` costs only the config-layer module, so the TUI's first frame
+and ``--version`` never pay for pydantic, the store or the runner before
+they need them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    # The facade and how to open it.
+    "Sessions": "sessions",
+    "History": "sessions",
+    "HISTORY_MAX": "sessions",
+    "open_sessions": "sessions",
+    "Runtime": "runtime",
+    "peek_sessions": "peek",
+    # Its records.
+    "SessionRecord": "records",
+    "SessionSummary": "records",
+    "MessageRecord": "records",
+    "InboxRecord": "records",
+    "PermissionRecord": "records",
+    "SessionRow": "session_list",
+    "Receipt": "admission",
+    # The log: one marker after replay, the live subscription.
+    "Synced": "tail",
+    "Subscription": "bus",
+    # Errors, each one line for the user.
+    "StoreError": "db",
+    "UnknownSession": "db",
+    "UnknownInput": "db",
+    "SessionExists": "db",
+    "EventRejected": "db",
+    "DatabaseLocked": "db",
+    "InvalidRequest": "sessions",
+    "UnknownPermission": "sessions",
+    "AdmissionConflict": "admission",
+    "SessionOwnedElsewhere": "lease",
+    "ConfigError": "config_layers",
+    # Configuration.
+    "Settings": "config",
+    "load_settings": "config",
+    "validate": "config",
+    "read_layers": "config_layers",
+    "DEFAULT_AGENT": "config_layers",
+}
+_MODULES = {"paths", "events"}
+"""Whole modules on the surface: where files live, and the event types."""
+
+__all__ = sorted([*_EXPORTS, *_MODULES])
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        return importlib.import_module(f"agent_tui.core.{name}")
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"agent_tui.core.{module}"), name)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:  # what the names are, for type checkers and readers
+    from agent_tui.core import events, paths
+    from agent_tui.core.admission import AdmissionConflict, Receipt
+    from agent_tui.core.bus import Subscription
+    from agent_tui.core.config import Settings, load_settings, validate
+    from agent_tui.core.config_layers import DEFAULT_AGENT, ConfigError, read_layers
+    from agent_tui.core.db import (
+        DatabaseLocked, EventRejected, SessionExists, StoreError, UnknownInput, UnknownSession,
+    )  # fmt: skip
+    from agent_tui.core.lease import SessionOwnedElsewhere
+    from agent_tui.core.peek import peek_sessions
+    from agent_tui.core.records import (
+        InboxRecord, MessageRecord, PermissionRecord, SessionRecord, SessionSummary,
+    )  # fmt: skip
+    from agent_tui.core.runtime import Runtime
+    from agent_tui.core.session_list import SessionRow
+    from agent_tui.core.sessions import HISTORY_MAX, History, InvalidRequest, Sessions, UnknownPermission, open_sessions
+    from agent_tui.core.tail import Synced

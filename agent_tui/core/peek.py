@@ -1,0 +1,22 @@
+"""The picker's first page, read-only, before the facade has opened the store.
+
+``--resume`` shows rows within the first frames: this reads them with stdlib
+``sqlite3`` in ``mode=ro`` (never creates or migrates the file) and returns
+plain :class:`SessionRow` tuples, so neither pydantic nor the event models are
+imported on that path. Blocking: call it in a thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+
+from agent_tui.core import paths
+from agent_tui.core.session_list import SessionRow, session_rows
+
+
+def peek_sessions(location: str | None, limit: int) -> list[SessionRow]:
+    """Sessions at ``location`` (None: everywhere), newest first, at most ``limit``."""
+    uri = f"{paths.database_path().as_uri()}?mode=ro"
+    with contextlib.closing(sqlite3.connect(uri, uri=True)) as conn:
+        return [SessionRow._make(row) for row in session_rows(conn, location, None, limit, 0)]
