@@ -55,7 +55,7 @@ async def test_overflow_before_output_compacts_once_and_reruns_the_step(
     [checkpoint] = user_texts(bodies[4])
     assert "Ship the parser fix." in checkpoint and "User:\ntwo" in checkpoint  # the pending prompt is recent context
     assert "tool_calls" not in dumped(bodies[4]) and '"role": "tool"' not in dumped(bodies[4])
-    rows = await runtime.store.messages(sid)
+    rows = await runtime._store.messages(sid)
     assert [m.kind for m in rows][-4:] == ["user", "assistant", "compaction", "assistant"]
     assert rows[-1].data["state"] == "ended" and rows[-3].data["state"] == "failed"
 

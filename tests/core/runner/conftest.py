@@ -46,7 +46,7 @@ async def runtime(open_runtime: Any, clock: FastClock, settings_overrides: dict[
 
 
 async def stored(runtime: Runtime, session_id: str) -> list[ev.StoredEvent]:
-    return await runtime.store.events(session_id, limit=None)
+    return await runtime._store.events(session_id, limit=None)
 
 
 def kinds(events: list[ev.StoredEvent], *, prefix: str = "session.") -> list[str]:
@@ -57,7 +57,7 @@ def kinds(events: list[ev.StoredEvent], *, prefix: str = "session.") -> list[str
 async def settle(runtime: Runtime, session_id: str, timeout: float = 10.0) -> None:
     """Wait until the session has no active drain in this process."""
     async def idle() -> None:
-        while runtime.coordinator.is_active(session_id):
+        while (session_id in runtime.sessions.active()):
             await asyncio.sleep(0.005)
     await asyncio.wait_for(idle(), timeout)
 

@@ -36,7 +36,7 @@ async def test_retry_backs_off_raised_to_retry_after_and_reuses_the_message(
     assert [r.attempt for r in scheduled] == [2, 3, 4, 5]
     assert scheduled[0].error.type == "provider.rate-limit"
     assert kinds(log).count("step.ended") == 1 and "step.failed" not in kinds(log)
-    messages = await runtime.store.messages(sid)
+    messages = await runtime._store.messages(sid)
     assert [m.kind for m in messages] == ["user", "assistant"]  # no empty retry messages
     assert messages[1].data["retry"] is None
 

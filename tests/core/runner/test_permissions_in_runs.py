@@ -80,7 +80,7 @@ async def test_always_saves_an_approval_for_the_project(asking_runtime: Runtime,
     assert len(of_type(log, ev.PermissionAsked)) == 1  # "ls *" covered the second listing
     assert all("marker.txt" in o.output.text for o in of_type(log, ev.ToolSucceeded))
     assert len(of_type(log, ev.ToolSucceeded)) == 2
-    approvals = await runtime.store.approvals(str(workdir.resolve()))
+    approvals = await runtime._store.approvals(str(workdir.resolve()))
     assert approvals and approvals[0].action == "bash"
 
 
@@ -123,7 +123,7 @@ async def test_an_interrupt_closes_an_unanswered_ask(asking_runtime: Runtime, fa
 async def test_the_sweep_closes_asks_left_by_a_dead_process(runtime: Runtime, fake: FakeProvider, workdir) -> None:
     sid = (await runtime.sessions.create(location=workdir)).id
     amid = "msg_dead_owner_step"
-    await runtime.store.publish_many(sid, [
+    await runtime._store.publish_many(sid, [
         ev.StepStarted(assistant_message_id=amid, agent="build", model="openai/fake-model"),
         ev.ToolCalled(assistant_message_id=amid, call_id="call_1", name="bash", input={"command": "rm x"}),
         ev.PermissionAsked(request_id="per_dead", assistant_message_id=amid, call_id="call_1",
