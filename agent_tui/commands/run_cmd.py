@@ -106,7 +106,7 @@ async def _run(args: argparse.Namespace, prompt: str, cwd: Path, cli: dict[str, 
 def _install_signals(runtime: Any, sid: str) -> list[int]:
     """Interrupt the run on SIGINT (``user``), SIGTERM or SIGHUP (``shutdown``); the list gets the
     first signal. The default actions would end the process and orphan a running tool's processes."""
-    from agent_tui.core import events as ev
+    from agent_tui.vocab.kinds import InterruptReason
 
     stopped_by: list[int] = []
     loop = asyncio.get_running_loop()
@@ -116,9 +116,9 @@ def _install_signals(runtime: Any, sid: str) -> list[int]:
             stopped_by.append(signum)
             loop.create_task(runtime.coordinator.interrupt(sid, reason))
 
-    loop.add_signal_handler(signal.SIGINT, on_signal, signal.SIGINT, ev.InterruptReason.USER)
-    loop.add_signal_handler(signal.SIGTERM, on_signal, signal.SIGTERM, ev.InterruptReason.SHUTDOWN)
-    loop.add_signal_handler(signal.SIGHUP, on_signal, signal.SIGHUP, ev.InterruptReason.SHUTDOWN)
+    loop.add_signal_handler(signal.SIGINT, on_signal, signal.SIGINT, InterruptReason.USER)
+    loop.add_signal_handler(signal.SIGTERM, on_signal, signal.SIGTERM, InterruptReason.SHUTDOWN)
+    loop.add_signal_handler(signal.SIGHUP, on_signal, signal.SIGHUP, InterruptReason.SHUTDOWN)
     return stopped_by
 
 

@@ -3,6 +3,7 @@ import json
 import pytest
 
 from agent_tui.core import events as ev
+from agent_tui.vocab.kinds import Delivery
 
 
 def test_every_durable_type_is_versioned_and_unique() -> None:
@@ -12,7 +13,7 @@ def test_every_durable_type_is_versioned_and_unique() -> None:
 
 
 def test_round_trip() -> None:
-    event = ev.PromptAdmitted(input_id="msg_1", prompt=ev.text_prompt("hi"), delivery=ev.Delivery.QUEUE)
+    event = ev.PromptAdmitted(input_id="msg_1", prompt=ev.text_prompt("hi"), delivery=Delivery.QUEUE)
     type_, data = ev.encode(event)
     assert type_ == "session.prompt.admitted.1"
     assert ev.decode(type_, data) == event
