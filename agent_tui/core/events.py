@@ -12,11 +12,10 @@ matching ``.ended``/settlement event carries the full value.
 
 from __future__ import annotations
 
-import functools
 import json
 from typing import Annotated, Any, ClassVar, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import CompactionReason, Delivery, InterruptReason, PermissionReply
@@ -52,7 +51,6 @@ class ImagePart(_Model):
 
 
 PromptPart = Annotated[Union[TextPart, FilePart, ImagePart], Field(discriminator="type")]
-Prompt = list[PromptPart]
 
 
 def text_prompt(text: str) -> list[TextPart]:
@@ -437,12 +435,3 @@ class HeadAdvanced(LiveEvent):
 
     kind: Literal["head"] = "head"
     head_seq: int
-
-
-Delta = Union[TextDelta, ReasoningDelta, ToolInputStarted, ToolInputDelta, ToolOutputDelta, CompactionDelta]
-
-
-@functools.cache
-def live_adapter() -> TypeAdapter[Any]:
-    """Validator for live events from outside the process (built on first use: it is not cheap)."""
-    return TypeAdapter(Annotated[Union[Delta, HeadAdvanced], Field(discriminator="kind")])

@@ -23,10 +23,6 @@ from agent_tui.vocab.kinds import TOOL_INTERRUPTED, ErrorType
 from agent_tui.vocab.tool_output import ToolOutput
 
 
-class ToolStop(Exception):
-    """Raised by a tool host when a rejection must stop the run."""
-
-
 @dataclass(frozen=True)
 class ToolInvocation:
     session_id: str
@@ -67,7 +63,6 @@ class StepPlan:
 
 @dataclass
 class StepOutcome:
-    asked_tools: bool = False
     error: ErrorInfo | None = None
     durable_output: bool = False  # the failing attempt had written output (overflow recovery needs none)
 
@@ -263,7 +258,7 @@ class StepExecutor:
             await self._pub(ev.StepFailed(assistant_message_id=amid, error=state.stop_error, usage=usage))
             return StepOutcome(error=state.stop_error)
         await self._pub(ev.StepEnded(assistant_message_id=amid, finish=finish.reason.value, usage=usage, cost=finish.cost))
-        return StepOutcome(asked_tools=bool(state.called))
+        return StepOutcome()
 
     async def _fail(self, plan: StepPlan, state: _Attempt, error: ErrorInfo) -> StepOutcome:
         await self._close_all(plan, state)

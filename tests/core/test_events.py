@@ -1,6 +1,8 @@
 import json
+from typing import Annotated, Union
 
 import pytest
+from pydantic import Field, TypeAdapter
 
 from agent_tui.core import events as ev
 from agent_tui.vocab.kinds import Delivery
@@ -47,7 +49,8 @@ def test_prompt_parts_leave_room_for_files_and_images() -> None:
 
 
 def test_live_events_are_discriminated() -> None:
-    parsed = ev.live_adapter().validate_python(
+    live = Union[tuple(ev.LiveEvent.__subclasses__())]  # a repeated ``kind`` would fail right here
+    parsed = TypeAdapter(Annotated[live, Field(discriminator="kind")]).validate_python(
         {"kind": "text.delta", "session_id": "s", "assistant_message_id": "m", "ordinal": 0, "delta": "x"}
     )
     assert isinstance(parsed, ev.TextDelta)
