@@ -37,7 +37,7 @@ def _emit(line: str) -> None:
 async def _main(args: argparse.Namespace) -> int:
     from agent_tui.core.config import ConfigError, load_settings
     from agent_tui.core.db import StoreError
-    from agent_tui.llm.credentials import CredentialsError, resolve_credentials
+    from agent_tui.llm.credentials import CredentialsError
 
     prompt = await asyncio.to_thread(_read_prompt, args.prompt)
     if not prompt.strip():
@@ -169,8 +169,6 @@ class _Follower:
                 _emit(json.dumps({"live": True, **item.model_dump(mode="json")}, ensure_ascii=False))
 
     async def _flush(self) -> None:
-        from agent_tui.core import events as ev
-
         for row in await self._store.events(self._sid, after=self._last, limit=None):
             self._last = row.seq
             if self._json:
