@@ -56,6 +56,7 @@ class Running:
 
 def turn_events(n: int, text: str, tag: str) -> list:
     from agent_tui.core import events as ev
+    from agent_tui.vocab.usage import Usage
 
     amid, uid = f"msg_{tag}a{n:07d}", f"msg_{tag}u{n:07d}"
     return [
@@ -65,7 +66,7 @@ def turn_events(n: int, text: str, tag: str) -> list:
         ev.StepStarted(assistant_message_id=amid, agent="build", model="openai/fake"),
         ev.TextStarted(assistant_message_id=amid, ordinal=0),
         ev.TextEnded(assistant_message_id=amid, ordinal=0, text=f"answer {n}: some **markdown** text."),
-        ev.StepEnded(assistant_message_id=amid, finish="stop", usage=ev.Usage(input_tokens=100, output_tokens=20)),
+        ev.StepEnded(assistant_message_id=amid, finish="stop", usage=Usage(input_tokens=100, output_tokens=20)),
         ev.ExecutionSucceeded(),
     ]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +26,9 @@ DOOR = {"agent_tui.core.api", "agent_tui.core.events"}
 OUTSIDE_CORE = ("tui", "server", "commands")
 
 
+_MODULE_PATH = re.compile(r"^agent_tui(\.\w+)+$")
+
+
 def _module_of(path: Path) -> str:
     return ".".join(("agent_tui", *path.relative_to(PACKAGE).with_suffix("").parts))
 
@@ -33,7 +37,8 @@ def imported_names(source: str, module: str) -> list[tuple[int, str]]:
     """Every module ``source`` imports (any depth, relative ones resolved against ``module``), with its line.
 
     ``from agent_tui.core import name`` counts as ``agent_tui.core.name`` (a package's names are
-    its submodules here); ``importlib.import_module("...")`` with a literal counts as an import.
+    its submodules here); a call given a literal module path (``import_module("agent_tui.x")``,
+    ``to_thread(import_module, "agent_tui.x")``) counts as an import.
     """
     found: list[tuple[int, str]] = []
     package = module.rsplit(".", 1)[0]
@@ -49,12 +54,11 @@ def imported_names(source: str, module: str) -> list[tuple[int, str]]:
                 found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
             else:
                 found.append((node.lineno, base))
-        elif (
-            isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, str)
-            and (getattr(node.func, "attr", None) or getattr(node.func, "id", None)) == "import_module"
-        ):  # fmt: skip
-            found.append((node.lineno, node.args[0].value))
+        elif isinstance(node, ast.Call):  # import_module("x") or to_thread(import_module, "x")
+            found += [
+                (node.lineno, arg.value) for arg in node.args
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and _MODULE_PATH.match(arg.value)
+            ]  # fmt: skip
     return found
 
 
@@ -77,6 +81,8 @@ def test_the_door_checker_catches_each_kind_of_violation() -> None:
     assert door_violations("from ...core.bus import Bus", where) == [f"{where}:1: agent_tui.core.bus"]
     assert door_violations("importlib.import_module('agent_tui.core.sessions')", where) == [
         f"{where}:1: agent_tui.core.sessions"]  # fmt: skip
+    assert door_violations("await to_thread(import_module, 'agent_tui.core.runtime')", where) == [
+        f"{where}:1: agent_tui.core.runtime"]  # fmt: skip
     assert door_violations("from agent_tui.core.api import Sessions\nfrom agent_tui.core import events", where) == []
 
 

@@ -36,7 +36,7 @@ def _emit(line: str) -> None:
 
 async def _main(args: argparse.Namespace) -> int:
     from agent_tui.core.api import ConfigError, StoreError, load_settings
-    from agent_tui.llm.credentials import CredentialsError, resolve_credentials
+    from agent_tui.llm.credentials import CredentialsError
 
     prompt = await asyncio.to_thread(_read_prompt, args.prompt)
     if not prompt.strip():
@@ -105,7 +105,7 @@ async def _run(args: argparse.Namespace, prompt: str, cwd: Path, cli: dict[str, 
 def _install_signals(sessions: Any, sid: str) -> list[int]:
     """Interrupt the run on SIGINT (``user``), SIGTERM or SIGHUP (``shutdown``); the list gets the
     first signal. The default actions would end the process and orphan a running tool's processes."""
-    from agent_tui.core.api import events as ev
+    from agent_tui.vocab.kinds import InterruptReason
 
     stopped_by: list[int] = []
     loop = asyncio.get_running_loop()
@@ -115,9 +115,9 @@ def _install_signals(sessions: Any, sid: str) -> list[int]:
             stopped_by.append(signum)
             loop.create_task(sessions.interrupt(sid, reason))
 
-    loop.add_signal_handler(signal.SIGINT, on_signal, signal.SIGINT, ev.InterruptReason.USER)
-    loop.add_signal_handler(signal.SIGTERM, on_signal, signal.SIGTERM, ev.InterruptReason.SHUTDOWN)
-    loop.add_signal_handler(signal.SIGHUP, on_signal, signal.SIGHUP, ev.InterruptReason.SHUTDOWN)
+    loop.add_signal_handler(signal.SIGINT, on_signal, signal.SIGINT, InterruptReason.USER)
+    loop.add_signal_handler(signal.SIGTERM, on_signal, signal.SIGTERM, InterruptReason.SHUTDOWN)
+    loop.add_signal_handler(signal.SIGHUP, on_signal, signal.SIGHUP, InterruptReason.SHUTDOWN)
     return stopped_by
 
 

@@ -12,7 +12,6 @@ import argparse
 import asyncio
 import contextlib
 import gc
-import importlib
 import os
 import signal
 from pathlib import Path
@@ -94,7 +93,7 @@ def main(args: argparse.Namespace) -> int:
     gc.disable()  # start-up makes long-lived objects only; the app turns collection on after its first frame
     location = Path.cwd().resolve()
     peek = EarlyPeek(str(location)) if args.resume == "" else peek_sessions
-    from agent_tui.core.config_layers import ConfigError, read_layers
+    from agent_tui.core.api import ConfigError, read_layers
 
     cli = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key}
     try:  # read now (a broken file stops us here); validated by Core.connect after the first frame
@@ -109,7 +108,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace, layers, location: Path, peek=peek_sessions) -> int:  # noqa: ANN001 - Layers
-    from agent_tui.core.config_layers import DEFAULT_AGENT
+    from agent_tui.core.api import DEFAULT_AGENT
     from agent_tui.tui.app import DEFAULT_THEME, AgentApp, StartMode
     from agent_tui.tui.context import TuiContext
 
@@ -141,6 +140,13 @@ async def _run(args: argparse.Namespace, layers, location: Path, peek=peek_sessi
     return app.return_code or 0
 
 
+def _core(name: str):  # noqa: ANN202 - whatever core.api names
+    """A core.api name, imported where this runs (a worker thread keeps frames painting)."""
+    from agent_tui.core import api
+
+    return getattr(api, name)
+
+
 class Core:
     """Opens the core after the first frame, cheapest part first.
 
@@ -164,7 +170,7 @@ class Core:
         self._task: asyncio.Task | None = None
 
     async def connect(self) -> None:
-        from agent_tui.core.config_layers import ConfigError
+        from agent_tui.core.api import ConfigError
         from agent_tui.tui.context import StartupFailed
 
         try:  # pydantic's import and the validation run off the loop
@@ -173,25 +179,25 @@ class Core:
             raise StartupFailed(str(error)) from None
         self.facts.settings = self.settings
         self.ctx.known_models = tuple(self.settings.models)
-        module = await asyncio.to_thread(importlib.import_module, "agent_tui.core.sessions")
-        self.sessions = await module.open_sessions(self.settings)
+        open_sessions = await asyncio.to_thread(_core, "open_sessions")  # the store's imports, off the loop
+        self.sessions = await open_sessions(self.settings)
         self.ctx.connect_to(self.sessions, runnable=False)
         self._task = asyncio.create_task(self._start_runtime())
 
     def _validate(self):  # noqa: ANN202 - Settings
-        from agent_tui.core.config import validate
+        from agent_tui.core.api import validate
 
         return validate(self.layers)
 
     def _settings_for(self, where: Path):  # noqa: ANN202 - Settings; the runtime calls it again after a config edit
-        from agent_tui.core.config import load_settings
+        from agent_tui.core.api import load_settings
 
         return load_settings(where, cli=self.cli)
 
     async def _start_runtime(self) -> None:
         try:
-            module = await asyncio.to_thread(importlib.import_module, "agent_tui.core.runtime")
-            self.runtime = module.Runtime(self.sessions, self._settings_for, None, None, None)
+            runtime = await asyncio.to_thread(_core, "Runtime")
+            self.runtime = runtime(self.sessions, self._settings_for, None, None, None)
         except Exception as error:  # noqa: BLE001 - the app stays open for reading and says why
             self.ctx.runner_error = f"the agent cannot run: {error}"
         finally:

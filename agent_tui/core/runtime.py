@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agent_tui.core import paths
-from agent_tui.core.clock import Clock
 from agent_tui.core.compaction import Compactor
 from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.config_layers import ConfigStamp, config_stamp
@@ -27,6 +26,7 @@ from agent_tui.core.sessions import Sessions, open_sessions
 from agent_tui.core.step import StreamFn
 from agent_tui.core.tool_host import RegistryToolHost, build_registry, make_gate
 from agent_tui.tools.registry import ToolRegistry
+from agent_tui.vocab.clock import Clock
 
 SettingsLoader = Callable[[Path], Settings]
 

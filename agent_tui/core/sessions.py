@@ -27,6 +27,7 @@ from agent_tui.core.executor import Executor, IdleExecutor
 from agent_tui.core.records import InboxRecord, MessageRecord, PermissionRecord, SessionRecord, SessionSummary
 from agent_tui.core.store import Store
 from agent_tui.core.writer import Tx
+from agent_tui.vocab.kinds import Delivery, PermissionReply
 
 HISTORY_DEFAULT = 50
 HISTORY_MAX = 100
@@ -148,12 +149,12 @@ class Sessions:
     # -- input --------------------------------------------------------------------
     async def prompt(
         self, session_id: str, prompt: str | Sequence[Any], id: str | None = None,
-        delivery: ev.Delivery | str = ev.Delivery.STEER, resume: bool = True,
+        delivery: Delivery | str = Delivery.STEER, resume: bool = True,
     ) -> Receipt:  # fmt: skip
         """Admit a prompt (idempotent by id), then wake the session unless ``resume`` is False."""
         parts = _prompt_parts(prompt)
         try:
-            mode = ev.Delivery(delivery)
+            mode = Delivery(delivery)
         except ValueError:
             raise InvalidRequest(f"delivery must be steer or queue, not {delivery!r}") from None
         input_id = id or ids.message_id()
@@ -251,13 +252,13 @@ class Sessions:
         return await self._store.pending_permissions(session_id)
 
     async def reply_permission(
-        self, request_id: str, reply: ev.PermissionReply | str, message: str | None = None
+        self, request_id: str, reply: PermissionReply | str, message: str | None = None
     ) -> None:
         asked = await self._store.permission(request_id)
         if asked is None:
             raise UnknownPermission(request_id)
         try:
-            answer = ev.PermissionReply(reply)
+            answer = PermissionReply(reply)
         except ValueError:
             raise InvalidRequest(f"reply must be once, always or reject, not {reply!r}") from None
         await self._store.publish(

@@ -16,6 +16,7 @@ from typing import Any
 from agent_tui.core import events as ev
 from agent_tui.tui.port import SessionsPort, call
 from agent_tui.tui.transcript_model import PendingInput, SessionFacts, Transcript
+from agent_tui.vocab.kinds import Delivery
 
 TAIL_EVENTS = 600
 OLDER_EVENTS = 1_000
@@ -46,7 +47,7 @@ async def seed_for(sessions: SessionsPort, session_id: str, transcript: Transcri
     )  # fmt: skip
     inbox = list(await call(sessions.pending(session_id)))
     pending = [
-        PendingInput(row.id, _text(row.prompt), ev.Delivery(row.delivery or "steer"), row.admitted_seq)
+        PendingInput(row.id, _text(row.prompt), Delivery(row.delivery or "steer"), row.admitted_seq)
         for row in inbox
         if row.kind == "prompt" and row.admitted_seq < start_seq
     ]

@@ -13,6 +13,7 @@ from agent_tui.core.admission import AdmissionConflict
 from agent_tui.core.db import EventRejected, UnknownSession
 from agent_tui.core.sessions import InvalidRequest, Sessions, UnknownPermission, open_sessions
 from agent_tui.core.store import Store
+from agent_tui.vocab.kinds import CompactionReason
 
 
 class RecordingExecutor:
@@ -155,8 +156,8 @@ async def test_compact_coalesces_one_pending_barrier(sessions: Sessions, workdir
     (divider,) = await sessions.messages(sid)
     assert divider.kind == "compaction" and divider.data["state"] == "queued"
     await sessions._store.publish_many(sid, [
-        ev.CompactionStarted(message_id=first.input_id, reason=ev.CompactionReason.MANUAL, input_id=first.input_id),
-        ev.CompactionEnded(message_id=first.input_id, reason=ev.CompactionReason.MANUAL,
+        ev.CompactionStarted(message_id=first.input_id, reason=CompactionReason.MANUAL, input_id=first.input_id),
+        ev.CompactionEnded(message_id=first.input_id, reason=CompactionReason.MANUAL,
                            input_id=first.input_id, summary="s", recent="r"),
     ])  # fmt: skip
     second = await sessions.compact(sid)

@@ -13,6 +13,7 @@ from typing import Any, AsyncIterator
 
 from agent_tui.core import events as ev
 from agent_tui.tui.transcript_model import fold
+from agent_tui.vocab.kinds import Delivery, InterruptReason, PermissionReply
 
 from .logbuilder import LogBuilder
 
@@ -119,7 +120,7 @@ class FakeSessions:
         self._counter += 1
         input_id = id or f"msg_in{self._counter}"
         self.calls.append(("prompt", session_id, ev.prompt_text(prompt), delivery))
-        self.publish(session_id, ev.PromptAdmitted(input_id=input_id, prompt=prompt, delivery=ev.Delivery(delivery)))
+        self.publish(session_id, ev.PromptAdmitted(input_id=input_id, prompt=prompt, delivery=Delivery(delivery)))
         return {"input_id": input_id}
 
     async def withdraw(self, session_id: str, input_id: str) -> None:
@@ -143,7 +144,7 @@ class FakeSessions:
         self.calls.append(("interrupt", session_id, reason))
         if session_id in self.running:
             self.running.discard(session_id)
-            self.publish(session_id, ev.ExecutionInterrupted(reason=ev.InterruptReason(reason)))
+            self.publish(session_id, ev.ExecutionInterrupted(reason=InterruptReason(reason)))
 
     def active(self) -> dict[str, dict[str, str]]:
         return {sid: {"type": "running"} for sid in self.running}
@@ -206,4 +207,4 @@ class FakeSessions:
         for session_id, log in self.logs.items():
             if request_id in fold(log.events).asks:
                 self.publish(session_id, ev.PermissionReplied(
-                    request_id=request_id, reply=ev.PermissionReply(reply), message=message))  # fmt: skip
+                    request_id=request_id, reply=PermissionReply(reply), message=message))  # fmt: skip

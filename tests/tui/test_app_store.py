@@ -21,6 +21,8 @@ from agent_tui.tui.widgets.blocks import AssistantText, UserMessage
 from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.transcript import TranscriptView
+from agent_tui.vocab.kinds import InterruptReason
+from agent_tui.vocab.usage import Usage
 
 from .conftest import FAST
 from .test_app import until
@@ -44,7 +46,7 @@ class ActiveExecutor:
         self.calls.append(("interrupt", session_id, reason))
         if session_id in self.running and self.sessions is not None:
             self.running.discard(session_id)
-            await self.sessions._store.publish(session_id, ev.ExecutionInterrupted(reason=ev.InterruptReason(reason)))
+            await self.sessions._store.publish(session_id, ev.ExecutionInterrupted(reason=InterruptReason(reason)))
 
     def active(self) -> dict[str, dict[str, Any]]:
         return {sid: {"type": "running"} for sid in self.running}
@@ -80,7 +82,7 @@ async def exchange(sessions: Sessions, sid: str, prompt: str, answer: str) -> No
         ev.StepStarted(assistant_message_id=amid, agent="build", model="openai/fake"),
         ev.TextStarted(assistant_message_id=amid, ordinal=0),
         ev.TextEnded(assistant_message_id=amid, ordinal=0, text=answer),
-        ev.StepEnded(assistant_message_id=amid, finish="stop", usage=ev.Usage(input_tokens=100, output_tokens=20)),
+        ev.StepEnded(assistant_message_id=amid, finish="stop", usage=Usage(input_tokens=100, output_tokens=20)),
         ev.ExecutionSucceeded(),
     ])  # fmt: skip
 

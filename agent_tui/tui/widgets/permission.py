@@ -14,10 +14,10 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from agent_tui.core.event_values import PermissionReply
-from agent_tui.tui.clock import Clock
 from agent_tui.tui.transcript_model import PermissionAsk
 from agent_tui.tui.widgets.diff import render_patch
+from agent_tui.vocab.clock import Clock
+from agent_tui.vocab.kinds import PermissionReply
 
 KEYS = {"y": PermissionReply.ONCE, "a": PermissionReply.ALWAYS, "n": PermissionReply.REJECT}
 

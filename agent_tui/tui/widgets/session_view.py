@@ -20,7 +20,6 @@ from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.message import Message
 
-from agent_tui.core.event_values import Delivery
 from agent_tui.tui.blocks import ToolBlock
 from agent_tui.tui.commands import Command, CommandError, parse_command
 from agent_tui.tui.context import CoreUnavailable, TuiContext
@@ -31,6 +30,7 @@ from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.status import StatusBar, StatusInputs
 from agent_tui.tui.widgets.transcript import NewOutputHint, TranscriptView
+from agent_tui.vocab.kinds import Delivery
 
 if TYPE_CHECKING:
     from agent_tui.core import events as ev

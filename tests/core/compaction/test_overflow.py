@@ -12,8 +12,9 @@ from agent_tui.core import events as ev
 from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider
+from agent_tui.vocab.clock import ManualClock
 
-from .conftest import FastClock, kinds, of_type, settle, stored
+from .conftest import kinds, of_type, settle, stored
 from .helpers import SUMMARY, dumped, echo, is_summary_request, user_texts
 
 OVERFLOW = {"error": {"status": 400, "kind": "context_overflow"}}
@@ -101,7 +102,7 @@ class _Overflow(Exception):
     type = "provider.context-overflow"
 
 
-async def test_overflow_after_output_fails_without_compaction(fake: FakeProvider, clock: FastClock, workdir: Path) -> None:
+async def test_overflow_after_output_fails_without_compaction(fake: FakeProvider, clock: ManualClock, workdir: Path) -> None:
     cli = {"model": "openai/fake-model", "api_base": fake.openai_base, "api_key": "test-key"}
 
     def loader(location: Path) -> Settings:
