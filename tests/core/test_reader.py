@@ -100,16 +100,18 @@ async def test_a_cancelled_caller_does_not_leave_its_snapshot_open(store: Store)
 async def test_a_caller_that_leaves_while_waiting_runs_nothing(store: Store) -> None:
     pool = ReaderPool(store.path, store.settings, size=1)
     ran: list[str] = []
-    go = asyncio.Event()
+    holding, go = asyncio.Event(), asyncio.Event()
 
     async def job(conn: Connection, name: str) -> None:
         ran.append(name)
+        holding.set()
         await go.wait()
 
     try:
         first = asyncio.ensure_future(pool.read(job, "first"))
         second = asyncio.ensure_future(pool.read(job, "second"))
-        await asyncio.sleep(0.05)
+        await holding.wait()
+        await asyncio.sleep(0.01)  # the second read is waiting for the one connection
         second.cancel()
         go.set()
         await first
