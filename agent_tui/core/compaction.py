@@ -88,7 +88,7 @@ class Compactor:
 
         A started manual barrier is settled with it, so input held behind it moves on.
         """
-        running, barrier = await self._store.read(_running_compactions, session_id)
+        running, barrier = await self._store.running_compactions(session_id)
         error = ErrorInfo(type=ErrorType.ABORTED, message="The process running this compaction stopped.")
         events = []
         for message_id, reason in running:
@@ -209,36 +209,13 @@ class Compactor:
         if key in self._warned:
             return
         self._warned.add(key)
-        if await self._store.read(_warned_before, session_id, message):
+        if await self._store.compaction_failed_before(session_id, UNAVAILABLE, message):
             return
         await publish(ev.CompactionFailed(reason=Reason.AUTO, error=ErrorInfo(type=UNAVAILABLE, message=message)))
 
 
 def _notice(info: llm.ModelInfo) -> str:
     return info.warning or f"The context window of {info.model} is unknown, so automatic compaction is off."
-
-
-def _running_compactions(conn: Any, session_id: str) -> tuple[list[tuple[str, str]], str | None]:
-    rows = conn.execute(
-        "SELECT id, json_extract(data_json, '$.reason') FROM message WHERE session_id = ? AND kind = 'compaction'"
-        " AND json_extract(data_json, '$.state') = 'running' ORDER BY seq",
-        (session_id,),
-    ).fetchall()
-    barrier = conn.execute(
-        "SELECT id FROM session_input WHERE session_id = ? AND kind = 'compaction' AND promoted_seq IS NOT NULL"
-        " AND settled_seq IS NULL AND withdrawn = 0",
-        (session_id,),
-    ).fetchone()
-    return [(row[0], row[1]) for row in rows], barrier[0] if barrier else None
-
-
-def _warned_before(conn: Any, session_id: str, message: str) -> bool:
-    row = conn.execute(
-        "SELECT 1 FROM event WHERE session_id = ? AND type = ? AND json_extract(data_json, '$.error.type') = ?"
-        " AND json_extract(data_json, '$.error.message') = ? LIMIT 1",
-        (session_id, ev.CompactionFailed.TYPE, UNAVAILABLE, message),
-    ).fetchone()
-    return row is not None
 
 
 def _default_stream(request: llm.Request):  # type: ignore[no-untyped-def]

@@ -1,9 +1,11 @@
 """The session list query (picker, ``sessions list``) as plain rows, without pydantic.
 
-``queries.list_sessions`` wraps these rows in ``SessionSummary`` records. The
-TUI's ``--resume`` reads the picker's first page with :func:`session_rows`
-before the facade has opened, and shows it as :class:`SessionRow` tuples: the
-first frame then needs neither pydantic nor the event models.
+:func:`session_rows_sql` builds the statement; ``queries.list_sessions`` runs
+it on the store's aiosqlite readers and wraps the rows in ``SessionSummary``
+records. The TUI's ``--resume`` reads the picker's first page with
+:func:`session_rows` on a stdlib ``sqlite3`` connection before the facade has
+opened, and shows it as :class:`SessionRow` tuples: the first frame then needs
+neither pydantic, aiosqlite nor the event models.
 """
 
 from __future__ import annotations
@@ -42,10 +44,10 @@ def fts_query(text: str) -> str | None:
     return " ".join(f'"{w}"*' for w in words) or None
 
 
-def session_rows(
-    conn: sqlite3.Connection, location: str | None, search: str | None, limit: int, offset: int
-) -> list[tuple[Any, ...]]:
-    """Sessions newest first, in ``SESSION_FIELDS`` order; ``search`` matches titles and message text."""
+def session_rows_sql(
+    location: str | None, search: str | None, limit: int, offset: int
+) -> tuple[str, tuple[Any, ...]]:
+    """The statement and parameters of :func:`session_rows`."""
     where, params = [], []
     if location is not None:
         where.append("s.location = ?")
@@ -59,7 +61,12 @@ def session_rows(
         params.append(query)
     clause = f"WHERE {' AND '.join(where)}" if where else ""
     columns = ", ".join(f"s.{name}" for name in SESSION_FIELDS)
-    return conn.execute(
-        f"SELECT {columns} FROM session s {clause} ORDER BY s.updated DESC, s.id DESC LIMIT ? OFFSET ?",
-        (*params, limit, offset),
-    ).fetchall()
+    sql = f"SELECT {columns} FROM session s {clause} ORDER BY s.updated DESC, s.id DESC LIMIT ? OFFSET ?"
+    return sql, (*params, limit, offset)
+
+
+def session_rows(
+    conn: sqlite3.Connection, location: str | None, search: str | None, limit: int, offset: int
+) -> list[tuple[Any, ...]]:
+    """Sessions newest first, in ``SESSION_FIELDS`` order; ``search`` matches titles and message text."""
+    return conn.execute(*session_rows_sql(location, search, limit, offset)).fetchall()

@@ -2,7 +2,8 @@
 
 ``publish`` runs one function on the writer thread — ``BEGIN IMMEDIATE``,
 next seq, insert, project, ``COMMIT`` — and only after the commit tells the
-bus ``{session_id, head_seq}``. Reads go to separate connections. Every
+bus ``{session_id, head_seq}``. Reads go to separate aiosqlite connections
+(``reader.py``), each running one async query of ``queries.py``. Every
 projection can be rebuilt from the ``event`` table alone.
 """
 
@@ -88,7 +89,7 @@ class Store:
         self._closed = True
         await self._watcher.stop()
         await asyncio.to_thread(self._writer.close)
-        await asyncio.to_thread(self._readers.close)
+        await self._readers.close()
 
     async def __aenter__(self) -> Store:
         return self
@@ -120,8 +121,7 @@ class Store:
     async def rebuild(self) -> int:
         """Recreate every projection from ``event`` alone; returns events replayed."""
         count = await self.transact(_rebuild)
-        heads = await self._readers.read(lambda conn: conn.execute("SELECT id, head_seq FROM session").fetchall())
-        self._notify(dict(heads))
+        self._notify(await self._readers.read(q.heads))
         return count
 
     # -- reads ----------------------------------------------------------------
@@ -172,9 +172,12 @@ class Store:
     async def permission(self, request_id: str) -> PermissionRecord | None:
         return await self._readers.read(q.permission, request_id)
 
-    async def read(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run any ``fn(conn, *args)`` on a reader connection (one snapshot)."""
-        return await self._readers.read(fn, *args)
+    async def running_compactions(self, session_id: str) -> tuple[list[tuple[str, str]], str | None]:
+        """``[(message_id, reason)]`` of compactions still running, and the started manual barrier."""
+        return await self._readers.read(q.running_compactions, session_id)
+
+    async def compaction_failed_before(self, session_id: str, error_type: str, message: str) -> bool:
+        return await self._readers.read(q.compaction_failed_before, session_id, error_type, message)
 
 
 def _rebuild(tx: Tx) -> int:

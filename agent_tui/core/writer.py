@@ -1,10 +1,12 @@
 """The single writer: one connection on one thread, one hop per transaction.
 
-A dedicated thread with stdlib ``sqlite3`` (rather than aiosqlite's private
-``_execute``/``_conn``) because the whole point is to run *our* function —
-``BEGIN IMMEDIATE``, allocate seq, insert, project, ``COMMIT`` — as one job on
-the thread that owns the connection. A thread we own gives that directly,
-with no private API to pin and no per-statement futures.
+A dedicated thread with stdlib ``sqlite3``, not aiosqlite (which the readers
+use, ``reader.py``): the commit budget (DESIGN §13, >= 5 000 commits/s) needs
+*our* function — ``BEGIN IMMEDIATE``, allocate seq, insert, project,
+``COMMIT`` — to run as one hop on the thread that owns the connection.
+aiosqlite's public API is one hop per statement (DESIGN §13: ~1 400 commits/s);
+running a whole function on its thread takes its private ``_execute``/``_conn``.
+A thread we own gives that directly, with no private API to pin.
 
 Results come back with ``loop.call_soon_threadsafe``; the store's post-commit
 hook (bus notifications) runs on the loop *before* the caller's future

@@ -30,3 +30,23 @@ async def test_plain_rows_match_the_facade_listing(workdir: Path) -> None:
         rows = [SessionRow._make(row) for row in session_rows(conn, str(workdir / "0"), None, 10, 0)]
     assert [row._asdict() for row in rows] == [summary.model_dump() for summary in listed]
     assert len(rows) == 2
+
+
+async def test_the_peek_reads_the_same_statement_without_aiosqlite_or_pydantic(workdir: Path) -> None:
+    import subprocess
+    import sys
+
+    from agent_tui.core.sessions import open_sessions
+
+    sessions = await open_sessions()
+    try:
+        created = await sessions.create(location=str(workdir))
+    finally:
+        await sessions.close()
+    code = (
+        "import sys\nfrom agent_tui.core.peek import peek_sessions\n"
+        f"rows = peek_sessions({str(workdir)!r}, 5)\n"
+        "print([r.id for r in rows], sorted(m for m in ('aiosqlite', 'pydantic') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == f"[{created.id!r}] []"
