@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from agent_tui.core.event_values import Delivery, ErrorType
-from agent_tui.tui.blocks import (
+from agent_tui.tui.transcript_blocks import (
     Block,
     CompactionBlock,
     CompactionState,

@@ -9,7 +9,7 @@ from textual.widgets import Markdown
 
 from agent_tui.core import events as ev
 from agent_tui.tui.app import AgentApp, StartMode
-from agent_tui.tui.widgets.blocks import AssistantText, CompactionDivider, RetryNotice, StepError, UserMessage
+from agent_tui.tui.widgets.block_widgets import AssistantText, CompactionDivider, RetryNotice, StepError, UserMessage
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.status import StatusBar

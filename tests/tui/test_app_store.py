@@ -17,7 +17,7 @@ from agent_tui.core.sessions import Sessions, open_sessions
 from agent_tui.tui.app import AgentApp, StartMode
 from agent_tui.tui.context import TuiContext
 from agent_tui.tui.screens.picker import SessionPicker
-from agent_tui.tui.widgets.blocks import AssistantText, UserMessage
+from agent_tui.tui.widgets.block_widgets import AssistantText, UserMessage
 from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.transcript import TranscriptView

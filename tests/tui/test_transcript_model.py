@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent_tui.core import events as ev
-from agent_tui.tui.blocks import (
+from agent_tui.tui.transcript_blocks import (
     CompactionBlock,
     CompactionState,
     ErrorBlock,

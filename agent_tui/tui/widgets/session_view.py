@@ -21,7 +21,7 @@ from textual.css.query import NoMatches
 from textual.message import Message
 
 from agent_tui.core.event_values import Delivery
-from agent_tui.tui.blocks import ToolBlock
+from agent_tui.tui.transcript_blocks import ToolBlock
 from agent_tui.tui.commands import Command, CommandError, parse_command
 from agent_tui.tui.context import CoreUnavailable, TuiContext
 from agent_tui.tui.port import call
