@@ -10,7 +10,7 @@ from agent_tui.tui.app import AgentApp, StartMode
 from agent_tui.tui.clock import ManualClock, Timings
 from agent_tui.tui.context import TuiContext
 
-from .fakes import FakeSessions
+from tests.fakes.sessions import FakeSessions
 
 LOCATION = "/tmp/project"
 FAST = Timings(permission_grace_s=0.5, quit_window_s=2.0, search_debounce_s=0.0, flush_interval_s=0.0)

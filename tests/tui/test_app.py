@@ -17,8 +17,8 @@ from agent_tui.tui.widgets.tool_block import ToolCall
 from agent_tui.tui.widgets.transcript import TranscriptView
 
 from .conftest import LOCATION
-from .fakes import FakeSessions
-from .logbuilder import LogBuilder
+from tests.fakes.sessions import FakeSessions
+from tests.fakes.logs import LogBuilder
 
 SID = "ses_a"
 

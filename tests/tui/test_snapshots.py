@@ -11,7 +11,7 @@ from agent_tui.tui.app import StartMode
 from agent_tui.tui.screens.picker import SessionPicker
 
 from .conftest import LOCATION
-from .logbuilder import LogBuilder
+from tests.fakes.logs import LogBuilder
 
 SIZE = (100, 36)
 PATCH = "*** Begin Patch\n*** Update File: src/app.py\n@@ def answer():\n-    return 41\n+    return 42\n*** End Patch"

@@ -16,7 +16,7 @@ from agent_tui.tui.transcript_blocks import (
 )
 from agent_tui.tui.transcript_model import Transcript, fold
 
-from .logbuilder import LogBuilder
+from tests.fakes.logs import LogBuilder
 
 
 def shape(t: Transcript) -> list[tuple]:

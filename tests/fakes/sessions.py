@@ -14,16 +14,16 @@ from typing import Any, AsyncIterator
 from agent_tui.core import events as ev
 from agent_tui.tui.transcript_model import fold
 
-from .logbuilder import LogBuilder
+from tests.fakes.logs import LogBuilder
 
 
 @dataclass
-class Synced:
+class FakeSynced:
     seq: int | None
 
 
 @dataclass
-class Summary:
+class FakeSessionRecord:
     """The fields of ``SessionRecord`` / ``SessionSummary`` the TUI reads."""
 
     id: str
@@ -41,7 +41,7 @@ class Summary:
 
 
 @dataclass
-class InboxRow:
+class FakeInboxRecord:
     id: str
     kind: str
     delivery: str | None
@@ -105,7 +105,7 @@ class FakeSessions:
     # --------------------------------------------------------------- facade
 
     def create(self, id: str | None = None, *, location: str, title: str | None = None,
-               agent: str | None = None, model: str | None = None) -> Summary:  # fmt: skip
+               agent: str | None = None, model: str | None = None) -> FakeSessionRecord:  # fmt: skip
         self._counter += 1
         session_id = id or f"ses_new{self._counter}"
         self.calls.append(("create", session_id, location, model))
@@ -149,7 +149,7 @@ class FakeSessions:
         return {sid: {"type": "running"} for sid in self.running}
 
     async def list(self, location: str | None = None, search: str | None = None,
-                   limit: int = 50, offset: int = 0) -> list[Summary]:  # fmt: skip
+                   limit: int = 50, offset: int = 0) -> list[FakeSessionRecord]:  # fmt: skip
         self.calls.append(("list", location, search, limit, offset))
         rows = [self._summary(sid) for sid in self.logs]
         rows = [r for r in rows if location is None or r.location == location]
@@ -158,22 +158,22 @@ class FakeSessions:
         rows.sort(key=lambda r: r.updated, reverse=True)
         return rows[offset : offset + limit]
 
-    def _summary(self, session_id: str) -> Summary:
+    def _summary(self, session_id: str) -> FakeSessionRecord:
         log = self.logs[session_id]
         t = fold(log.events)
         f = t.facts
         users = [b for b in t.blocks if b.__class__.__name__ == "UserBlock"]
-        return Summary(session_id, f.title, f.location or "", log.now_ms, len(users), None, f.agent or "build",
+        return FakeSessionRecord(session_id, f.title, f.location or "", log.now_ms, len(users), None, f.agent or "build",
                        f.model, f.input_tokens, f.output_tokens, f.cost, len(log.events))  # fmt: skip
 
-    async def get(self, session_id: str) -> Summary:
+    async def get(self, session_id: str) -> FakeSessionRecord:
         if session_id not in self.logs:
             raise KeyError(f"no session {session_id}")
         return self._summary(session_id)
 
-    async def pending(self, session_id: str) -> list[InboxRow]:
+    async def pending(self, session_id: str) -> list[FakeInboxRecord]:
         t = fold(self.logs[session_id].events)
-        return [InboxRow(p.input_id, "prompt", p.delivery.value, [{"type": "text", "text": p.text}], p.seq)
+        return [FakeInboxRecord(p.input_id, "prompt", p.delivery.value, [{"type": "text", "text": p.text}], p.seq)
                 for p in t.pending_inputs]  # fmt: skip
 
     async def log(self, session_id: str, after: int | None = None, follow: bool = False) -> AsyncIterator[Any]:
@@ -184,7 +184,7 @@ class FakeSessions:
         for stored in events[cursor:]:
             yield stored
         cursor = len(events)
-        yield Synced(cursor or None)
+        yield FakeSynced(cursor or None)
         while follow:
             changed = self._changed
             if cursor >= len(events):
