@@ -53,7 +53,7 @@ def test_picker(snap_compare, fake, make_app) -> None:
     for n, title in enumerate(["refactor the parser", "fix flaky test", "write the user guide"]):
         log = LogBuilder(session_id=f"ses_{n}").created(location=LOCATION)
         log.now_ms -= (n + 1) * 3_600_000
-        log.turn(title, "ok")
+        log.prompt(title)  # one message each, as the store counts a prompt the runner has not answered yet
         fake.add_log(log)
     fake.running.add("ses_1")
     app = make_app(StartMode(picker=True))
