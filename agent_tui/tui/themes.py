@@ -16,7 +16,7 @@ from typing import Any
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
-from agent_tui.core import paths
+from agent_tui.core.api import paths
 
 BUNDLED_THEMES_DIR = Path(__file__).resolve().parents[2] / "themes"
 DEFAULT_THEME = "agent-dark"
