@@ -296,7 +296,7 @@ class AgentApp(App[None]):
                         await call((await self.ctx.ready_to_run()).wake(view.session_id))
                 self.notify(f"model: {command.arg}" + (" (sending what is pending)" if waiting else " (from the next step)"))
                 view.notice = None
-                await view.flush()
+                await view.feed.flush()
             case "theme":
                 self.set_theme(command.arg)
             case "help":
