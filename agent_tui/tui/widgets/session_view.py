@@ -19,11 +19,11 @@ from textual.message import Message
 from textual.worker import Worker
 
 from agent_tui.core.event_values import Delivery
-from agent_tui.tui.transcript_blocks import ToolBlock
-from agent_tui.tui.commands import Command, CommandError, parse_command
+from agent_tui.tui.command_registry import Command, CommandError, parse_command
 from agent_tui.tui.context import TuiContext
 from agent_tui.tui.port import call
 from agent_tui.tui.session_feed import POLL_S, FetchOlder, SessionFeed
+from agent_tui.tui.transcript_blocks import ToolBlock
 from agent_tui.tui.transcript_model import Transcript
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.permission import PermissionPanel
