@@ -1,8 +1,9 @@
 """The Textual app: a thin composition root.
 
-It wires themes, the session view, the picker and commands together; what a
-session looks like lives in ``widgets/``, how it is folded in
-``transcript_model``, and everything else goes through the Sessions facade.
+It wires themes, the session view, the picker, the help screen and the command
+registry's actions together. ``bootstrap`` builds it; a session on screen is a
+``SessionView`` whose ``SessionFeed`` folds the facade's log and deltas into a
+``Transcript`` (``transcript_model``) that the widgets in ``widgets/`` paint.
 """
 
 from __future__ import annotations
