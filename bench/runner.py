@@ -77,7 +77,7 @@ async def _runner_turns(base: str, prompts: int, home: Path) -> float:
             start = time.perf_counter()
             for n in range(prompts):
                 await runtime.sessions.prompt(sid, f"prompt {n}", resume=False)
-                error = await runtime.coordinator.run(sid)
+                error = await runtime.sessions.run(sid)
                 assert error is None, error
             elapsed = time.perf_counter() - start
             consumer.cancel()

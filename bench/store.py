@@ -27,6 +27,8 @@ from agent_tui.core.config import StorageSettings
 from agent_tui.core.db import connect
 from agent_tui.core.schema import migrate
 from agent_tui.core.store import Store
+from agent_tui.vocab.tool_output import ToolOutput
+from agent_tui.vocab.usage import Usage
 
 BUDGET = 5_000
 RESULTS = Path(__file__).resolve().parent / "results" / "store.json"
@@ -63,8 +65,8 @@ async def publish_rate(path: Path, count: int, step_shaped: bool = False) -> flo
                 ev.TextStarted(assistant_message_id=mid, ordinal=0),
                 ev.TextEnded(assistant_message_id=mid, ordinal=0, text="Let me look at that file. " * 8),
                 ev.ToolCalled(assistant_message_id=mid, call_id="call_0", name="read", input={"path": "a.py"}),
-                ev.ToolSucceeded(assistant_message_id=mid, call_id="call_0", output=ev.ToolOutput(text="x" * 400)),
-                ev.StepEnded(assistant_message_id=mid, finish="tool_calls", usage=ev.Usage(input_tokens=9)),
+                ev.ToolSucceeded(assistant_message_id=mid, call_id="call_0", output=ToolOutput(text="x" * 400)),
+                ev.StepEnded(assistant_message_id=mid, finish="tool_calls", usage=Usage(input_tokens=9)),
             ]
     else:
         events = [ev.ModelSelected(model="bench/model")] * count

@@ -56,6 +56,7 @@ class Running:
 
 def turn_events(n: int, text: str, tag: str) -> list:
     from agent_tui.core import events as ev
+    from agent_tui.vocab.usage import Usage
 
     amid, uid = f"msg_{tag}a{n:07d}", f"msg_{tag}u{n:07d}"
     return [
@@ -65,7 +66,7 @@ def turn_events(n: int, text: str, tag: str) -> list:
         ev.StepStarted(assistant_message_id=amid, agent="build", model="openai/fake"),
         ev.TextStarted(assistant_message_id=amid, ordinal=0),
         ev.TextEnded(assistant_message_id=amid, ordinal=0, text=f"answer {n}: some **markdown** text."),
-        ev.StepEnded(assistant_message_id=amid, finish="stop", usage=ev.Usage(input_tokens=100, output_tokens=20)),
+        ev.StepEnded(assistant_message_id=amid, finish="stop", usage=Usage(input_tokens=100, output_tokens=20)),
         ev.ExecutionSucceeded(),
     ]
 
@@ -142,13 +143,13 @@ async def bench_streaming(sessions, executor: Running, location: str, chunks: in
     from agent_tui.tui.widgets.block_widgets import AssistantText
 
     sid = (await sessions.create(location=location)).id
-    await sessions.store.publish_many(sid, turn_events(0, "warm up", "w"))
+    await sessions._store.publish_many(sid, turn_events(0, "warm up", "w"))
     executor.running.add(sid)
     app = make_app(sessions, location)(StartMode(session_id=sid))
     lags: list[float] = []
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.view.synced)
-        await sessions.store.publish_many(sid, [
+        await sessions._store.publish_many(sid, [
             ev.ExecutionStarted(), ev.StepStarted(assistant_message_id="msg_stream", agent="build", model="m"),
             ev.TextStarted(assistant_message_id="msg_stream", ordinal=0),
         ])  # fmt: skip
@@ -166,7 +167,7 @@ async def bench_streaming(sessions, executor: Running, location: str, chunks: in
         pieces = answer_chunks(chunks)
         started = time.perf_counter()
         for n, piece in enumerate(pieces):
-            sessions.bus.publish(ev.TextDelta(session_id=sid, assistant_message_id="msg_stream", ordinal=0, delta=piece))
+            sessions._bus.publish(ev.TextDelta(session_id=sid, assistant_message_id="msg_stream", ordinal=0, delta=piece))
             if n % 20 == 19:  # a provider delivers chunks in network reads, not all at once
                 await asyncio.sleep(0.001)
         published = time.perf_counter() - started
@@ -175,7 +176,7 @@ async def bench_streaming(sessions, executor: Running, location: str, chunks: in
         caught_up = time.perf_counter() - started
         stop.set()
         await tick
-        await sessions.store.publish(sid, ev.TextEnded(assistant_message_id="msg_stream", ordinal=0, text=full))
+        await sessions._store.publish(sid, ev.TextEnded(assistant_message_id="msg_stream", ordinal=0, text=full))
         await until(pilot, lambda: widget._stream is None)
     lags.sort()
     return {
@@ -208,10 +209,10 @@ async def bench_first_paint(sessions, location: str, messages: int, rounds: int)
     for n in range(messages // 2):
         batch.extend(turn_events(n, "history", "h"))
         if len(batch) >= 4000:
-            await sessions.store.publish_many(sid, batch)
+            await sessions._store.publish_many(sid, batch)
             batch = []
     if batch:
-        await sessions.store.publish_many(sid, batch)
+        await sessions._store.publish_many(sid, batch)
     last_key = f"msg_ha{messages // 2 - 1:07d}:text:0"
     times, opens = [], []
     for _ in range(rounds):
@@ -254,7 +255,7 @@ async def bench_picker(sessions, location: str, count: int, rounds: int) -> dict
         return run
 
     for start in range(0, count, 500):
-        await sessions.store.transact(job(start, min(count, start + 500)))
+        await sessions._store.transact(job(start, min(count, start + 500)))
     opens, searches = [], []
     for _ in range(rounds):
         app = make_app(sessions, location)()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,79 @@ def _imports(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module:
             names.add(node.module)
     return names
+
+
+DOOR = {"agent_tui.core.api", "agent_tui.core.events"}
+"""What ``tui/``, ``server/`` and ``commands/`` may import from core: the facade module and the event types."""
+OUTSIDE_CORE = ("tui", "server", "commands")
+
+
+_MODULE_PATH = re.compile(r"^agent_tui(\.\w+)+$")
+
+
+def _module_of(path: Path) -> str:
+    return ".".join(("agent_tui", *path.relative_to(PACKAGE).with_suffix("").parts))
+
+
+def imported_names(source: str, module: str) -> list[tuple[int, str]]:
+    """Every module ``source`` imports (any depth, relative ones resolved against ``module``), with its line.
+
+    ``from agent_tui.core import name`` counts as ``agent_tui.core.name`` (a package's names are
+    its submodules here); a call given a literal module path (``import_module("agent_tui.x")``,
+    ``to_thread(import_module, "agent_tui.x")``) counts as an import.
+    """
+    found: list[tuple[int, str]] = []
+    package = module.rsplit(".", 1)[0]
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*parent, *([base] if base else [])])
+            if base == "agent_tui.core":
+                found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+            else:
+                found.append((node.lineno, base))
+        elif isinstance(node, ast.Call):  # import_module("x") or to_thread(import_module, "x")
+            found += [
+                (node.lineno, arg.value) for arg in node.args
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and _MODULE_PATH.match(arg.value)
+            ]  # fmt: skip
+    return found
+
+
+def door_violations(source: str, module: str) -> list[str]:
+    """Imports of core modules other than the door (``agent_tui.core`` itself is only a package)."""
+    bad = []
+    for line, name in imported_names(source, module):
+        if name == "agent_tui.core" or not name.startswith("agent_tui.core."):
+            continue
+        if not any(name == door or name.startswith(door + ".") for door in DOOR):
+            bad.append(f"{module}:{line}: {name}")
+    return bad
+
+
+def test_the_door_checker_catches_each_kind_of_violation() -> None:
+    where = "agent_tui.tui.widgets.view"
+    assert door_violations("from agent_tui.core.store import Store", where) == [f"{where}:1: agent_tui.core.store"]
+    assert door_violations("def f():\n    import agent_tui.core.runner", where) == [f"{where}:2: agent_tui.core.runner"]
+    assert door_violations("from agent_tui.core import paths", where) == [f"{where}:1: agent_tui.core.paths"]
+    assert door_violations("from ...core.bus import Bus", where) == [f"{where}:1: agent_tui.core.bus"]
+    assert door_violations("importlib.import_module('agent_tui.core.sessions')", where) == [
+        f"{where}:1: agent_tui.core.sessions"]  # fmt: skip
+    assert door_violations("await to_thread(import_module, 'agent_tui.core.runtime')", where) == [
+        f"{where}:1: agent_tui.core.runtime"]  # fmt: skip
+    assert door_violations("from agent_tui.core.api import Sessions\nfrom agent_tui.core import events", where) == []
+
+
+def test_tui_server_and_commands_enter_core_only_through_its_door() -> None:
+    offenders = []
+    for layer in OUTSIDE_CORE:
+        for path in sorted((PACKAGE / layer).rglob("*.py")):
+            offenders += door_violations(path.read_text(), _module_of(path))
+    assert offenders == []
 
 
 def test_engine_never_imports_textual() -> None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 
 from agent_tui.commands.store_access import run_with_sessions
-from agent_tui.core.sessions import Sessions
+from agent_tui.core.api import Sessions
 
 
 def main(args: argparse.Namespace) -> int:
     async def rebuild(sessions: Sessions) -> int:
-        count = await sessions.store.rebuild()
-        print(f"rebuilt projections from {count} events in {sessions.store.path}")
+        count = await sessions.rebuild()
+        print(f"rebuilt projections from {count} events in {sessions.database}")
         return 0
 
     assert args.db_command == "rebuild"

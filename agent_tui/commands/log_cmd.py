@@ -11,8 +11,7 @@ import sys
 
 from agent_tui.commands.errors import fail
 from agent_tui.commands.store_access import run_with_sessions
-from agent_tui.core.sessions import Sessions
-from agent_tui.core.tail import Synced
+from agent_tui.core.api import Sessions, Synced
 
 
 def main(args: argparse.Namespace) -> int:

@@ -35,9 +35,8 @@ def _emit(line: str) -> None:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    from agent_tui.core.config import ConfigError, load_settings
-    from agent_tui.core.db import StoreError
-    from agent_tui.llm.credentials import CredentialsError, resolve_credentials
+    from agent_tui.core.api import ConfigError, StoreError, load_settings
+    from agent_tui.llm.credentials import CredentialsError
 
     prompt = await asyncio.to_thread(_read_prompt, args.prompt)
     if not prompt.strip():
@@ -57,18 +56,18 @@ async def _main(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace, prompt: str, cwd: Path, cli: dict[str, Any], settings: Any) -> int:
-    from agent_tui.core.lease import SessionOwnedElsewhere
-    from agent_tui.core.runtime import Runtime
+    from agent_tui.core.api import Runtime, SessionOwnedElsewhere, UnknownSession
     from agent_tui.llm.credentials import resolve_credentials
 
     async with await Runtime.open(cli=cli, permission_policy=args.permission) as runtime:
-        sessions, store = runtime.sessions, runtime.store
+        sessions = runtime.sessions
         if args.session:
-            session = await store.session(args.session)
-            if session is None:
+            try:
+                session = await sessions.get(args.session)
+            except UnknownSession:
                 return fail(f"unknown session {args.session}")
         elif args.continue_:
-            session = await store.most_recent_session(cwd.resolve())
+            session = await sessions.latest(cwd)
             if session is None:
                 return fail(f"no session to continue in {cwd}")
         else:
@@ -82,12 +81,12 @@ async def _run(args: argparse.Namespace, prompt: str, cwd: Path, cli: dict[str, 
         sid = session.id
         print(f"session {sid}", file=sys.stderr, flush=True)
 
-        head = await store.head_seq(sid)
-        printer = _Follower(runtime, sid, head, json_lines=args.format == "json", now_ms=_now_ms)
+        head = (await sessions.get(sid)).head_seq
+        printer = _Follower(sessions, sid, head, json_lines=args.format == "json", now_ms=_now_ms)
         receipt = await sessions.prompt(sid, prompt, delivery=args.delivery, resume=False)
-        stopped_by = _install_signals(runtime, sid)
+        stopped_by = _install_signals(sessions, sid)
         try:
-            error = await runtime.coordinator.run(sid)
+            error = await sessions.run(sid)
         except SessionOwnedElsewhere as owned:
             return fail(f"{owned}; your prompt {receipt.input_id} is admitted and will run there", EXIT_OWNED)
         finally:
@@ -95,7 +94,7 @@ async def _run(args: argparse.Namespace, prompt: str, cwd: Path, cli: dict[str, 
         if stopped_by:
             return 128 + stopped_by[0]  # 130 SIGINT, 143 SIGTERM, 129 SIGHUP
         if args.format == "text":
-            text = await _final_text(runtime, sid, receipt.input_id)
+            text = await _final_text(sessions, sid, receipt.input_id)
             if text:
                 _emit(text)
         if error is not None:
@@ -103,10 +102,10 @@ async def _run(args: argparse.Namespace, prompt: str, cwd: Path, cli: dict[str, 
         return 0
 
 
-def _install_signals(runtime: Any, sid: str) -> list[int]:
+def _install_signals(sessions: Any, sid: str) -> list[int]:
     """Interrupt the run on SIGINT (``user``), SIGTERM or SIGHUP (``shutdown``); the list gets the
     first signal. The default actions would end the process and orphan a running tool's processes."""
-    from agent_tui.core import events as ev
+    from agent_tui.vocab.kinds import InterruptReason
 
     stopped_by: list[int] = []
     loop = asyncio.get_running_loop()
@@ -114,17 +113,17 @@ def _install_signals(runtime: Any, sid: str) -> list[int]:
     def on_signal(signum: int, reason: Any) -> None:
         if not stopped_by:
             stopped_by.append(signum)
-            loop.create_task(runtime.coordinator.interrupt(sid, reason))
+            loop.create_task(sessions.interrupt(sid, reason))
 
-    loop.add_signal_handler(signal.SIGINT, on_signal, signal.SIGINT, ev.InterruptReason.USER)
-    loop.add_signal_handler(signal.SIGTERM, on_signal, signal.SIGTERM, ev.InterruptReason.SHUTDOWN)
-    loop.add_signal_handler(signal.SIGHUP, on_signal, signal.SIGHUP, ev.InterruptReason.SHUTDOWN)
+    loop.add_signal_handler(signal.SIGINT, on_signal, signal.SIGINT, InterruptReason.USER)
+    loop.add_signal_handler(signal.SIGTERM, on_signal, signal.SIGTERM, InterruptReason.SHUTDOWN)
+    loop.add_signal_handler(signal.SIGHUP, on_signal, signal.SIGHUP, InterruptReason.SHUTDOWN)
     return stopped_by
 
 
-async def _final_text(runtime: Any, sid: str, input_id: str) -> str:
+async def _final_text(sessions: Any, sid: str, input_id: str) -> str:
     """The text of the newest assistant message answering this run's prompt."""
-    messages = await runtime.store.messages(sid)
+    messages = await sessions.messages(sid)
     start = next((i for i, m in enumerate(messages) if m.id == input_id), None)
     if start is None:
         return ""
@@ -143,43 +142,50 @@ def _now_ms() -> int:
 
 
 class _Follower:
-    """Follows the run as it happens.
+    """Follows the run as it happens, through the facade's log tail and live subscription.
 
     json: every durable event (as ``agent-tui log`` prints it) plus live deltas
     marked ``"live": true`` on stdout. text: progress a waiting user needs on
     stderr (retries with their delay), keeping stdout for the answer.
     """
 
-    def __init__(self, runtime: Any, sid: str, after: int, json_lines: bool, now_ms: Any) -> None:
-        self._store = runtime.store
+    def __init__(self, sessions: Any, sid: str, after: int, json_lines: bool, now_ms: Any) -> None:
+        self._sessions = sessions
         self._sid = sid
-        self._last = after
+        self._seen = after
         self._json = json_lines
         self._now_ms = now_ms
-        self._sub = runtime.sessions.subscribe(sid, deltas=json_lines)
-        self._task = asyncio.create_task(self._pump())
+        self._moved = asyncio.Event()
+        self._deltas = sessions.subscribe(sid, deltas=True) if json_lines else None
+        self._tasks = [asyncio.create_task(self._follow_log(after))]
+        if self._deltas is not None:
+            self._tasks.append(asyncio.create_task(self._follow_deltas(self._deltas)))
 
-    async def _pump(self) -> None:
-        from agent_tui.core import events as ev
+    async def _follow_log(self, after: int) -> None:
+        from agent_tui.core.api import Synced
 
-        async for item in self._sub:
-            if isinstance(item, ev.HeadAdvanced):
-                await self._flush()
-            elif self._json:
+        try:
+            async for item in self._sessions.log(self._sid, after=after, follow=True):
+                if isinstance(item, Synced):
+                    continue
+                self._seen = item.seq
+                if self._json:
+                    _emit(item.to_json_line())
+                else:
+                    self._progress(item.event)
+                self._moved.set()
+        finally:
+            self._moved.set()  # close() stops waiting for a tail that ended
+
+    async def _follow_deltas(self, deltas: Any) -> None:
+        from agent_tui.core.api import events as ev
+
+        async for item in deltas:
+            if not isinstance(item, ev.HeadAdvanced):
                 _emit(json.dumps({"live": True, **item.model_dump(mode="json")}, ensure_ascii=False))
 
-    async def _flush(self) -> None:
-        from agent_tui.core import events as ev
-
-        for row in await self._store.events(self._sid, after=self._last, limit=None):
-            self._last = row.seq
-            if self._json:
-                _emit(row.to_json_line())
-            else:
-                self._progress(row.event)
-
     def _progress(self, event: Any) -> None:
-        from agent_tui.core import events as ev
+        from agent_tui.core.api import events as ev
 
         match event:
             case ev.RetryScheduled(error=error, attempt=attempt, at_ms=at_ms):
@@ -194,10 +200,17 @@ class _Follower:
         print(f"agent-tui: {note}", file=sys.stderr, flush=True)
 
     async def close(self) -> None:
-        self._task.cancel()
-        try:
-            await self._task
-        except asyncio.CancelledError:
-            pass
-        self._sub.close()
-        await self._flush()
+        """Print everything committed up to now, then stop following."""
+        head = (await self._sessions.get(self._sid)).head_seq
+        while self._seen < head and not self._tasks[0].done():
+            self._moved.clear()
+            await self._moved.wait()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+        if self._deltas is not None:
+            self._deltas.close()

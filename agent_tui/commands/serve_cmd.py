@@ -46,9 +46,7 @@ def _say(line: str) -> None:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    from agent_tui.core.config import ConfigError
-    from agent_tui.core.db import StoreError
-    from agent_tui.core.runtime import Runtime
+    from agent_tui.core.api import ConfigError, Runtime, StoreError
 
     if not 0 <= args.port <= 65535:
         return fail(f"--port must be between 0 and 65535, not {args.port}")
@@ -111,7 +109,7 @@ async def _announce_and_wait(host: str, port: int, token: str, from_env: bool, s
         _say(f"url and token written to {path}")
         await stop.wait()
         _say("shutting down")
-        await runtime.coordinator.shutdown()  # interrupt running sessions with reason "shutdown"
+        await runtime.sessions.shutdown()  # interrupt running sessions with reason "shutdown"
     finally:
         await asyncio.to_thread(remove_server_file, token, path)
     return 0

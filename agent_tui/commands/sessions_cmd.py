@@ -10,8 +10,7 @@ from pathlib import Path
 from agent_tui.humanize import relative_time
 from agent_tui.commands.errors import fail
 from agent_tui.commands.store_access import run_with_sessions
-from agent_tui.core.records import SessionSummary
-from agent_tui.core.sessions import Sessions
+from agent_tui.core.api import Sessions, SessionSummary
 
 
 def row(summary: SessionSummary, now_ms: int) -> str:

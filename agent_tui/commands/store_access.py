@@ -12,9 +12,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from agent_tui.commands.errors import fail
-from agent_tui.core.config import ConfigError, load_settings
-from agent_tui.core.db import StoreError
-from agent_tui.core.sessions import Sessions, open_sessions
+from agent_tui.core.api import ConfigError, Sessions, StoreError, load_settings, open_sessions
 
 
 def run_with_sessions(command: Callable[[Sessions], Awaitable[int]], location: Path | None = None) -> int:

@@ -20,6 +20,7 @@ from agent_tui.core import events as ev
 from agent_tui.core.db import StoreError
 from agent_tui.core.project_inbox import fingerprint
 from agent_tui.core.writer import Tx
+from agent_tui.vocab.kinds import Delivery
 
 
 class AdmissionConflict(StoreError):
@@ -43,7 +44,7 @@ def _existing(tx: Tx, input_id: str) -> tuple[Any, ...] | None:
 
 
 def admit_prompt(
-    tx: Tx, session_id: str, input_id: str, prompt: list[ev.PromptPart], delivery: ev.Delivery
+    tx: Tx, session_id: str, input_id: str, prompt: list[ev.PromptPart], delivery: Delivery
 ) -> tuple[Receipt, bool]:
     """The receipt and whether this call admitted it (False: an exact retry)."""
     parts = [part.model_dump(mode="json") for part in prompt]

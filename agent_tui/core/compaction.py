@@ -22,14 +22,16 @@ from agent_tui.core import budget
 from agent_tui.core import compaction_text as text
 from agent_tui.core import events as ev
 from agent_tui.core import ids, retry
-from agent_tui.core.clock import Clock, SystemClock
 from agent_tui.core.config import Settings
 from agent_tui.core.publisher import SessionPublisher
 from agent_tui.core.records import MessageRecord, SessionRecord
 from agent_tui.core.step import LLMFailure, StreamFn, consume
 from agent_tui.llm import types as llm
+from agent_tui.vocab.clock import Clock, SystemClock
+from agent_tui.vocab.error_info import ErrorInfo
+from agent_tui.vocab.kinds import CompactionReason, ErrorType
 
-Reason = ev.CompactionReason
+Reason = CompactionReason
 UNAVAILABLE = "compaction.unavailable"
 EMPTY = "compaction.empty"
 
@@ -53,7 +55,7 @@ class Compactor:
         await self.compact(session, settings, Reason.MANUAL, publish, input_id=input_id)
 
     async def before_step(self, session: SessionRecord, settings: Settings, request: llm.Request,
-                          history: list[MessageRecord], publish: SessionPublisher) -> ev.ErrorInfo | bool:
+                          history: list[MessageRecord], publish: SessionPublisher) -> ErrorInfo | bool:
         """Compact first when the pending request is over budget: True when it did, an error when it failed."""
         if not settings.compaction.auto:
             return False
@@ -76,7 +78,7 @@ class Compactor:
         return error if error is not None else True
 
     async def after_overflow(self, session: SessionRecord, settings: Settings,
-                             publish: SessionPublisher) -> ev.ErrorInfo | bool:
+                             publish: SessionPublisher) -> ErrorInfo | bool:
         """The one overflow compaction of a step: True when a checkpoint now exists."""
         error = await self.compact(session, settings, Reason.OVERFLOW, publish)
         return error if error is not None else True
@@ -87,7 +89,7 @@ class Compactor:
         A started manual barrier is settled with it, so input held behind it moves on.
         """
         running, barrier = await self._store.read(_running_compactions, session_id)
-        error = ev.ErrorInfo(type=ev.ErrorType.ABORTED, message="The process running this compaction stopped.")
+        error = ErrorInfo(type=ErrorType.ABORTED, message="The process running this compaction stopped.")
         events = []
         for message_id, reason in running:
             owner = barrier if reason == Reason.MANUAL else None
@@ -98,13 +100,13 @@ class Compactor:
     # -- one compaction ---------------------------------------------------------------
 
     async def compact(self, session: SessionRecord, settings: Settings, reason: Reason, publish: SessionPublisher,
-                      *, input_id: str | None = None, history: list[MessageRecord] | None = None) -> ev.ErrorInfo | None:
+                      *, input_id: str | None = None, history: list[MessageRecord] | None = None) -> ErrorInfo | None:
         """Run one compaction to its durable end; the error when it did not end."""
         history = history if history is not None else await self._store.messages(session.id)
         calls = await self._store.tool_calls(session.id)
         source = text.plan(history, calls, settings.compaction.keep_tokens)
         if source is None:
-            error = ev.ErrorInfo(type=EMPTY, message="Nothing to compact yet.")
+            error = ErrorInfo(type=EMPTY, message="Nothing to compact yet.")
             if input_id is not None:  # settle the barrier; auto and overflow never get here with nothing
                 await publish(ev.CompactionFailed(reason=reason, error=error, input_id=input_id))
             return error
@@ -115,12 +117,12 @@ class Compactor:
             request = await self._summary_request(model, settings, source)
             summary = await self._summarise_with_retries(session.id, message_id, request, settings, publish)
         except asyncio.CancelledError:
-            interrupted = ev.ErrorInfo(type=ev.ErrorType.ABORTED, message="Interrupted")
+            interrupted = ErrorInfo(type=ErrorType.ABORTED, message="Interrupted")
             await publish(ev.CompactionFailed(message_id=message_id, reason=reason, error=interrupted,
                                               input_id=input_id))
             raise
         except Exception as problem:  # a provider error, or anything else: the row must not stay running
-            error = problem.error if isinstance(problem, LLMFailure) else ev.ErrorInfo(
+            error = problem.error if isinstance(problem, LLMFailure) else ErrorInfo(
                 type="compaction.error", message=f"{type(problem).__name__}: {problem}")
             await publish(ev.CompactionFailed(message_id=message_id, reason=reason, error=error, input_id=input_id))
             return error
@@ -180,11 +182,11 @@ class Compactor:
         await consume(self._stream(request), on_event)
         finish = finishes[-1] if finishes else None
         if finish is not None and finish.reason == llm.FinishReason.CONTENT_FILTER:
-            raise LLMFailure(ev.ErrorInfo(type=ev.ErrorType.CONTENT_FILTER,
-                                          message="The provider stopped the summary (content filter)."))
+            raise LLMFailure(ErrorInfo(type=ErrorType.CONTENT_FILTER,
+                                       message="The provider stopped the summary (content filter)."))
         written = ("\n".join(ended) if ended else "".join(deltas)).strip()
         if not written:
-            raise LLMFailure(ev.ErrorInfo(type=EMPTY, message="The model returned an empty summary."))
+            raise LLMFailure(ErrorInfo(type=EMPTY, message="The model returned an empty summary."))
         return text.enforce_headings(written)
 
     # -- model limits -------------------------------------------------------------------
@@ -209,7 +211,7 @@ class Compactor:
         self._warned.add(key)
         if await self._store.read(_warned_before, session_id, message):
             return
-        await publish(ev.CompactionFailed(reason=Reason.AUTO, error=ev.ErrorInfo(type=UNAVAILABLE, message=message)))
+        await publish(ev.CompactionFailed(reason=Reason.AUTO, error=ErrorInfo(type=UNAVAILABLE, message=message)))
 
 
 def _notice(info: llm.ModelInfo) -> str:

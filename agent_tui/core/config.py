@@ -22,24 +22,11 @@ from agent_tui.core.config_layers import (  # noqa: F401 - ConfigError re-export
     merge,
     read_layers,
 )
-
-
-class Effect(StrEnum):
-    ALLOW = "allow"
-    ASK = "ask"
-    DENY = "deny"
+from agent_tui.vocab.permission_rule import PermissionRule
 
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
-
-
-class PermissionRule(_Section):
-    """``{action, pattern, effect}``; for a list of rules the last match wins."""
-
-    action: str
-    pattern: str = "*"
-    effect: Effect
 
 
 class ModelSettings(_Section):

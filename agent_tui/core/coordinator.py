@@ -17,12 +17,14 @@ from typing import Any, Awaitable, Callable, Protocol
 
 from agent_tui.core import events as ev
 from agent_tui.core import lease as leases
+from agent_tui.vocab.error_info import ErrorInfo
+from agent_tui.vocab.kinds import ErrorType, InterruptReason
 
 Publish = Callable[[str, ev.DurableEvent], Awaitable[Any]]
 
 
 class Drainer(Protocol):
-    async def drain(self, session_id: str, force: bool) -> ev.ErrorInfo | None:
+    async def drain(self, session_id: str, force: bool) -> ErrorInfo | None:
         """Run steps until idle. Returns an error for a failed execution."""
 
 
@@ -36,11 +38,11 @@ async def _never_pending(session_id: str) -> bool:
 
 @dataclass
 class _Busy:
-    task: asyncio.Task[ev.ErrorInfo | None] | None = None
+    task: asyncio.Task[ErrorInfo | None] | None = None
     follow_up: bool = False
-    interrupt_reason: ev.InterruptReason | None = None
+    interrupt_reason: InterruptReason | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)
-    result: ev.ErrorInfo | None = None
+    result: ErrorInfo | None = None
 
 
 class Coordinator:
@@ -58,7 +60,7 @@ class Coordinator:
     def is_active(self, session_id: str) -> bool:
         return session_id in self._busy
 
-    async def run(self, session_id: str) -> ev.ErrorInfo | None:
+    async def run(self, session_id: str) -> ErrorInfo | None:
         """Explicit resume: join the active busy period or start a forced drain.
 
         Raises :class:`lease.SessionOwnedElsewhere` when another process runs it.
@@ -81,21 +83,21 @@ class Coordinator:
             return False
         return True
 
-    async def interrupt(self, session_id: str, reason: ev.InterruptReason | str = ev.InterruptReason.USER) -> None:
+    async def interrupt(self, session_id: str, reason: InterruptReason | str = InterruptReason.USER) -> None:
         """Cancel the drain, drop the follow-up, wait for the terminal event."""
         busy = self._busy.get(session_id)
         if busy is None:
             return
         busy.follow_up = False
         if busy.interrupt_reason is None:
-            busy.interrupt_reason = ev.InterruptReason(reason)
+            busy.interrupt_reason = InterruptReason(reason)
         if busy.task is not None:
             busy.task.cancel()
         await busy.done.wait()
 
     async def shutdown(self) -> None:
         await asyncio.gather(
-            *(self.interrupt(sid, ev.InterruptReason.SHUTDOWN) for sid in list(self._busy))
+            *(self.interrupt(sid, InterruptReason.SHUTDOWN) for sid in list(self._busy))
         )
 
     async def _start(self, session_id: str, force: bool) -> _Busy:
@@ -115,7 +117,7 @@ class Coordinator:
         busy.task = asyncio.create_task(self._busy_period(session_id, busy, force, lease))
         return busy
 
-    async def _busy_period(self, session_id: str, busy: _Busy, force: bool, lease: leases.Lease) -> ev.ErrorInfo | None:
+    async def _busy_period(self, session_id: str, busy: _Busy, force: bool, lease: leases.Lease) -> ErrorInfo | None:
         try:
             await self._publish(session_id, ev.ExecutionStarted())
             while True:
@@ -129,12 +131,12 @@ class Coordinator:
                     break
                 busy.follow_up, force = False, False
         except asyncio.CancelledError:
-            reason = busy.interrupt_reason or ev.InterruptReason.SHUTDOWN
-            busy.result = ev.ErrorInfo(type=ev.ErrorType.ABORTED, message=f"interrupted ({reason})")
+            reason = busy.interrupt_reason or InterruptReason.SHUTDOWN
+            busy.result = ErrorInfo(type=ErrorType.ABORTED, message=f"interrupted ({reason})")
             with contextlib.suppress(Exception):
                 await asyncio.shield(self._publish(session_id, ev.ExecutionInterrupted(reason=reason)))
         except Exception as error:  # a bug in the drain: record it, never leave the period open
-            busy.result = ev.ErrorInfo(type="internal", message=f"{type(error).__name__}: {error}")
+            busy.result = ErrorInfo(type="internal", message=f"{type(error).__name__}: {error}")
             with contextlib.suppress(Exception):
                 await self._publish(session_id, ev.ExecutionFailed(error=busy.result))
         finally:

@@ -12,20 +12,15 @@ matching ``.ended``/settlement event carries the full value.
 
 from __future__ import annotations
 
-import functools
 import json
 from typing import Annotated, Any, ClassVar, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agent_tui.core.event_values import (  # noqa: F401 - re-exported: events.Delivery etc.
-    TOOL_INTERRUPTED,
-    CompactionReason,
-    Delivery,
-    ErrorType,
-    InterruptReason,
-    PermissionReply,
-)
+from agent_tui.vocab.error_info import ErrorInfo
+from agent_tui.vocab.kinds import CompactionReason, Delivery, InterruptReason, PermissionReply
+from agent_tui.vocab.tool_output import ToolOutput
+from agent_tui.vocab.usage import Usage
 
 
 class _Model(BaseModel):
@@ -33,23 +28,7 @@ class _Model(BaseModel):
 
 
 # --------------------------------------------------------------------------
-# Shared value types
-
-
-class ErrorInfo(_Model):
-    """``{type, message}``; ``type`` is an :class:`ErrorType` value or a new kind."""
-
-    type: str
-    message: str
-    retry_after_ms: int | None = None
-
-
-class Usage(_Model):
-    input_tokens: int = 0
-    output_tokens: int = 0
-    reasoning_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
+# Prompts
 
 
 class TextPart(_Model):
@@ -72,7 +51,6 @@ class ImagePart(_Model):
 
 
 PromptPart = Annotated[Union[TextPart, FilePart, ImagePart], Field(discriminator="type")]
-Prompt = list[PromptPart]
 
 
 def text_prompt(text: str) -> list[TextPart]:
@@ -275,14 +253,6 @@ class ToolCalled(DurableEvent):
     call_meta: dict[str, Any] = Field(default_factory=dict)
 
 
-class ToolOutput(_Model):
-    """What the model sees (``text``) plus structured data for the UI."""
-
-    text: str
-    data: dict[str, Any] = Field(default_factory=dict)
-    images: list[dict[str, Any]] = Field(default_factory=list)
-
-
 class ToolSucceeded(DurableEvent):
     TYPE: ClassVar[str] = "session.tool.success.1"
     assistant_message_id: str
@@ -465,12 +435,3 @@ class HeadAdvanced(LiveEvent):
 
     kind: Literal["head"] = "head"
     head_seq: int
-
-
-Delta = Union[TextDelta, ReasoningDelta, ToolInputStarted, ToolInputDelta, ToolOutputDelta, CompactionDelta]
-
-
-@functools.cache
-def live_adapter() -> TypeAdapter[Any]:
-    """Validator for live events from outside the process (built on first use: it is not cheap)."""
-    return TypeAdapter(Annotated[Union[Delta, HeadAdvanced], Field(discriminator="kind")])

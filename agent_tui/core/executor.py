@@ -24,6 +24,9 @@ class Executor(Protocol):
     def active(self) -> dict[str, dict[str, Any]]:
         """``{session_id: {"type": "running"}}`` for drains owned by this process."""
 
+    async def shutdown(self) -> None:
+        """Interrupt every drain with reason ``shutdown``; return after their terminal events."""
+
 
 class IdleExecutor:
     """No execution: every session is idle."""
@@ -39,3 +42,6 @@ class IdleExecutor:
 
     def active(self) -> dict[str, dict[str, Any]]:
         return {}
+
+    async def shutdown(self) -> None:
+        return None

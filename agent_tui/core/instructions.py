@@ -24,6 +24,8 @@ from agent_tui.core import events as ev
 from agent_tui.core import ids, paths
 from agent_tui.core.publisher import SessionPublisher
 from agent_tui.core.records import SessionRecord
+from agent_tui.vocab.error_info import ErrorInfo
+from agent_tui.vocab.kinds import ErrorType
 
 DISABLE_PROJECT_ENV = "AGENT_TUI_DISABLE_PROJECT_CONFIG"
 UNAVAILABLE = object()
@@ -159,14 +161,14 @@ class Instructions:
         self._store = store
         self._today = today or _dt.date.today
 
-    async def prepare(self, session: SessionRecord, publish: SessionPublisher) -> ev.ErrorInfo | None:
+    async def prepare(self, session: SessionRecord, publish: SessionPublisher) -> ErrorInfo | None:
         context = await self._store.context_entries(session.id)
         observed = await observe(session, context, self._today())
         checkpoint = await self._store.checkpoint(session.id)
         if checkpoint is None or await self._compacted_since(session.id, checkpoint.baseline_seq):
             if any(value is UNAVAILABLE for _, value in observed) and checkpoint is None:
-                return ev.ErrorInfo(type=ev.ErrorType.INSTRUCTIONS_UNAVAILABLE,
-                                    message="Project instructions (AGENTS.md) could not be read; the prompt stays pending.")
+                return ErrorInfo(type=ErrorType.INSTRUCTIONS_UNAVAILABLE,
+                                 message="Project instructions (AGENTS.md) could not be read; the prompt stays pending.")
             previous = checkpoint.applied if checkpoint else {}
             applied = {s.key: (previous.get(s.key) if v is UNAVAILABLE else v) for s, v in observed}
             texts = [s.baseline(applied[s.key]) for s, _ in observed if applied.get(s.key) is not None]

@@ -20,6 +20,7 @@ from agent_tui.core.db import EventRejected
 from agent_tui.core.message_rows import (
     dumps, index_text, insert_message, load_message, save_message, set_last_message,
 )
+from agent_tui.vocab.usage import Usage
 
 
 def _assistant(conn: sqlite3.Connection, session_id: str, message_id: str) -> dict[str, Any]:
@@ -152,7 +153,7 @@ def clear_retries(conn: sqlite3.Connection, sid: str, at: int) -> None:
         save_message(conn, message_id, data, at)
 
 
-def _add_usage(conn: sqlite3.Connection, sid: str, usage: ev.Usage, cost: float | None) -> None:
+def _add_usage(conn: sqlite3.Connection, sid: str, usage: Usage, cost: float | None) -> None:
     conn.execute(
         "UPDATE session SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,"
         " cost = cost + ? WHERE id = ?",

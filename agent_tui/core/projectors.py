@@ -16,6 +16,7 @@ from agent_tui.core import project_inbox as inbox
 from agent_tui.core import project_steps as steps
 from agent_tui.core.db import EventRejected
 from agent_tui.core.message_rows import dumps, index_text, insert_message
+from agent_tui.vocab.kinds import PermissionReply
 
 
 def project(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.DurableEvent) -> None:
@@ -125,7 +126,7 @@ def _replied(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.Permis
         "UPDATE permission_request SET reply = ?, message = ?, replied_seq = ? WHERE request_id = ?",
         (e.reply.value, e.message, seq, e.request_id),
     )
-    if e.reply == ev.PermissionReply.ALWAYS:
+    if e.reply == PermissionReply.ALWAYS:
         (root,) = conn.execute("SELECT project_root FROM session WHERE id = ?", (sid,)).fetchone()
         for pattern in json.loads(save_json):
             conn.execute(

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from agent_tui.core import events as ev
 from agent_tui.core.compaction_text import checkpoint_text
 from agent_tui.core.records import MessageRecord, ToolCallRecord
 from agent_tui.llm import types as llm
+from agent_tui.vocab.kinds import TOOL_INTERRUPTED
 
 
 def history_messages(
@@ -82,7 +82,7 @@ def _tool_use(call: ToolCallRecord, call_id: str) -> llm.ToolUse:
             error = call.error or {}
             result = llm.ToolResult(ok=False, text=error.get("message") or "Tool failed")
         case _:
-            result = llm.ToolResult(ok=False, text=ev.TOOL_INTERRUPTED)
+            result = llm.ToolResult(ok=False, text=TOOL_INTERRUPTED)
     return llm.ToolUse(call_id=call_id, name=call.name, input=call.input, result=result)
 
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from agent_tui.core.events import ErrorType
-
-RETRYABLE = frozenset({ErrorType.RATE_LIMIT, ErrorType.INTERNAL, ErrorType.TRANSPORT})
+from agent_tui.vocab.kinds import RETRYABLE
 
 
 def is_retryable(error_type: str) -> bool:

@@ -13,7 +13,6 @@ from typing import Awaitable, Callable, Protocol
 
 from agent_tui.core import events as ev
 from agent_tui.core import ids, prompts
-from agent_tui.core.clock import Clock, SystemClock
 from agent_tui.core.config import ConfigError, Settings
 from agent_tui.core.promotion import eligible
 from agent_tui.core.publisher import SessionPublisher
@@ -22,6 +21,9 @@ from agent_tui.core.request_builder import awaits_answer, history_messages, need
 from agent_tui.core.step import StepExecutor, StepPlan, StreamFn, ToolHost
 from agent_tui.core.sweep import sweep_stale
 from agent_tui.llm import types as llm
+from agent_tui.vocab.clock import Clock, SystemClock
+from agent_tui.vocab.error_info import ErrorInfo
+from agent_tui.vocab.kinds import CompactionReason, ErrorType
 
 
 class CompactionHook(Protocol):
@@ -36,10 +38,10 @@ class CompactionHook(Protocol):
     async def run_barrier(self, session: SessionRecord, input_id: str, publish: SessionPublisher) -> None: ...
 
     async def before_step(self, session: SessionRecord, settings: Settings, request: llm.Request,
-                          history: list[MessageRecord], publish: SessionPublisher) -> ev.ErrorInfo | bool: ...
+                          history: list[MessageRecord], publish: SessionPublisher) -> ErrorInfo | bool: ...
 
     async def after_overflow(self, session: SessionRecord, settings: Settings,
-                             publish: SessionPublisher) -> ev.ErrorInfo | bool: ...
+                             publish: SessionPublisher) -> ErrorInfo | bool: ...
 
 
 class NoCompaction:
@@ -50,16 +52,16 @@ class NoCompaction:
 
     async def run_barrier(self, session: SessionRecord, input_id: str, publish: SessionPublisher) -> None:
         await publish(ev.CompactionFailed(
-            reason=ev.CompactionReason.MANUAL, input_id=input_id,
-            error=ev.ErrorInfo(type="compaction.unavailable", message="Compaction is not available in this build."),
+            reason=CompactionReason.MANUAL, input_id=input_id,
+            error=ErrorInfo(type="compaction.unavailable", message="Compaction is not available in this build."),
         ))
 
     async def before_step(self, session: SessionRecord, settings: Settings, request: llm.Request,
-                          history: list[MessageRecord], publish: SessionPublisher) -> ev.ErrorInfo | bool:
+                          history: list[MessageRecord], publish: SessionPublisher) -> ErrorInfo | bool:
         return False
 
     async def after_overflow(self, session: SessionRecord, settings: Settings,
-                             publish: SessionPublisher) -> ev.ErrorInfo | bool:
+                             publish: SessionPublisher) -> ErrorInfo | bool:
         return False
 
 
@@ -70,13 +72,13 @@ class InstructionsHook(Protocol):
     the input stays pending.
     """
 
-    async def prepare(self, session: SessionRecord, publish: SessionPublisher) -> ev.ErrorInfo | None: ...
+    async def prepare(self, session: SessionRecord, publish: SessionPublisher) -> ErrorInfo | None: ...
 
 
 class NoInstructions:
     """No instruction sources yet: environment facts travel in the system prompt."""
 
-    async def prepare(self, session: SessionRecord, publish: SessionPublisher) -> ev.ErrorInfo | None:
+    async def prepare(self, session: SessionRecord, publish: SessionPublisher) -> ErrorInfo | None:
         return None
 
 
@@ -105,11 +107,11 @@ class Runner:
         self._compaction = compaction or NoCompaction()
         self._instructions = instructions or NoInstructions()
 
-    async def drain(self, session_id: str, force: bool) -> ev.ErrorInfo | None:
+    async def drain(self, session_id: str, force: bool) -> ErrorInfo | None:
         store = self._store
         session = await store.session(session_id)
         if session is None:
-            return ev.ErrorInfo(type="session.missing", message=f"unknown session {session_id}")
+            return ErrorInfo(type="session.missing", message=f"unknown session {session_id}")
         publish = self._publisher_for(session_id)
         await sweep_stale(store, session_id, publish)
         await self._compaction.sweep(session_id, publish)
@@ -119,7 +121,7 @@ class Runner:
             try:
                 services = await self._services_for(session)
             except ConfigError as error:  # a config file edited into an invalid state
-                return ev.ErrorInfo(type="config.invalid", message=str(error))  # the input stays pending
+                return ErrorInfo(type="config.invalid", message=str(error))  # the input stays pending
             problem = await _model_problem(session, services.settings)
             problem = problem or await self._instructions.prepare(session, publish)
             if problem is not None:
@@ -157,7 +159,7 @@ class Runner:
             return False
 
     async def _step(self, session: SessionRecord, services: LocationServices, history: list[MessageRecord],
-                    publish: SessionPublisher) -> ev.ErrorInfo | None:
+                    publish: SessionPublisher) -> ErrorInfo | None:
         settings = services.settings
         agent = session.agent or settings.agent
         model = session.model or settings.model or ""
@@ -169,7 +171,7 @@ class Runner:
         final_step = remaining == 1
         request = await self._request(session, services, history, agent, model, final_step)
         compacted = await self._compaction.before_step(session, settings, request, history, publish)
-        if isinstance(compacted, ev.ErrorInfo):
+        if isinstance(compacted, ErrorInfo):
             return compacted
         if compacted:
             request = await self._rebuilt(session, services, agent, model, final_step, publish)
@@ -179,7 +181,7 @@ class Runner:
             base_delay_ms=settings.retry.base_delay_ms,
         )
         outcome = await StepExecutor(publish, self._stream, services.tools, self._clock).run(plan)
-        if outcome.error is None or outcome.error.type != ev.ErrorType.CONTEXT_OVERFLOW or outcome.durable_output:
+        if outcome.error is None or outcome.error.type != ErrorType.CONTEXT_OVERFLOW or outcome.durable_output:
             return outcome.error
         # Overflow before any output: one compaction, then the same step with one last attempt.
         compacted = await self._compaction.after_overflow(session, settings, publish)
@@ -229,7 +231,7 @@ class Runner:
         )
 
 
-async def _model_problem(session: SessionRecord, settings: Settings) -> ev.ErrorInfo | None:
+async def _model_problem(session: SessionRecord, settings: Settings) -> ErrorInfo | None:
     """No model, or no key for its provider: one sentence saying what to set."""
     from agent_tui.llm.credentials import CredentialsError, resolve_credentials
 
@@ -237,7 +239,7 @@ async def _model_problem(session: SessionRecord, settings: Settings) -> ev.Error
     try:
         await asyncio.to_thread(resolve_credentials, model, api_key=settings.api_key)
     except CredentialsError as error:
-        return ev.ErrorInfo(type="config.credentials", message=str(error))
+        return ErrorInfo(type="config.credentials", message=str(error))
     return None
 
 

@@ -1,7 +1,9 @@
 """Composition root of the core: store + facade + coordinator + runner.
 
 The TUI, ``agent-tui run`` and ``agent-tui serve`` each open one Runtime and
-talk to ``runtime.sessions`` only.
+talk to ``runtime.sessions`` only: the store, runner and coordinator are
+private, and everything a caller needs (run, interrupt, shutdown, rebuild) is a
+facade method.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agent_tui.core import paths
-from agent_tui.core.clock import Clock
 from agent_tui.core.compaction import Compactor
 from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.config_layers import ConfigStamp, config_stamp
@@ -25,6 +26,7 @@ from agent_tui.core.sessions import Sessions, open_sessions
 from agent_tui.core.step import StreamFn
 from agent_tui.core.tool_host import RegistryToolHost, build_registry, make_gate
 from agent_tui.tools.registry import ToolRegistry
+from agent_tui.vocab.clock import Clock
 
 SettingsLoader = Callable[[Path], Settings]
 
@@ -35,17 +37,17 @@ class Runtime:
                  registry_factory: Callable[[Path], ToolRegistry] = build_registry) -> None:
         self.sessions = sessions
         self._registry_factory = registry_factory
-        self.store = sessions.store
+        self._store = sessions._store  # noqa: SLF001 - the composition root wires the facade's own store
         self._settings_loader = settings_loader
         self._policy = permission_policy
         self._settings: dict[str, tuple[ConfigStamp, Settings]] = {}
         self._hosts: dict[str, RegistryToolHost] = {}
-        compactor = Compactor(self.store, lambda session: self.settings_for(session.location), stream=stream,
+        compactor = Compactor(self._store, lambda session: self.settings_for(session.location), stream=stream,
                               clock=clock)
-        self.runner = Runner(self.store, self.publisher, self._services, stream=stream, clock=clock,
-                             compaction=compactor, instructions=Instructions(self.store))
-        self.coordinator = Coordinator(self.runner, self.store.publish, has_pending=self._has_pending)
-        sessions.set_executor(self.coordinator)
+        self._runner = Runner(self._store, self.publisher, self._services, stream=stream, clock=clock,
+                             compaction=compactor, instructions=Instructions(self._store))
+        self._coordinator = Coordinator(self._runner, self._store.publish, has_pending=self._has_pending)
+        sessions.set_executor(self._coordinator)
 
     @classmethod
     async def open(
@@ -65,7 +67,7 @@ class Runtime:
         return cls(sessions, loader, permission_policy, stream, clock, registry_factory)
 
     async def close(self) -> None:
-        await self.coordinator.shutdown()
+        await self._coordinator.shutdown()
         await self.sessions.close()
 
     async def __aenter__(self) -> "Runtime":
@@ -75,11 +77,11 @@ class Runtime:
         await self.close()
 
     async def _has_pending(self, session_id: str) -> bool:
-        ready = eligible(await self.store.pending_inputs(session_id))
+        ready = eligible(await self._store.pending_inputs(session_id))
         return bool(ready.steers or ready.next_queued or ready.barrier)
 
     def publisher(self, session_id: str) -> SessionPublisher:
-        return SessionPublisher(session_id, self.store.publish, self.store.publish_many, self.store.bus.publish)
+        return SessionPublisher(session_id, self._store.publish, self._store.publish_many, self._store.bus.publish)
 
     async def settings_for(self, location: str) -> Settings:
         """The settings at ``location``, read again when a config file there has changed, so an
@@ -98,7 +100,7 @@ class Runtime:
         if host is None or host.location != Path(session.location):
             location, root = Path(session.location), Path(session.project_root)
             registry = await asyncio.to_thread(self._registry_factory, location)
-            gate = make_gate(settings, session.agent or settings.agent, self.store, self.publisher(session.id),
+            gate = make_gate(settings, session.agent or settings.agent, self._store, self.publisher(session.id),
                              location, root, self._policy, self.sessions.wait_permission_reply)
             host = RegistryToolHost(settings, registry, location, root, gate)
             self._hosts[session.id] = host

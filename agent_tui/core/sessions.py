@@ -27,6 +27,7 @@ from agent_tui.core.executor import Executor, IdleExecutor
 from agent_tui.core.records import InboxRecord, MessageRecord, PermissionRecord, SessionRecord, SessionSummary
 from agent_tui.core.store import Store
 from agent_tui.core.writer import Tx
+from agent_tui.vocab.kinds import Delivery, PermissionReply
 
 HISTORY_DEFAULT = 50
 HISTORY_MAX = 100
@@ -75,21 +76,34 @@ class Sessions:
     ) -> None:  # fmt: skip
         if bus is not None and bus is not store.bus:
             raise ValueError("the bus must be the store's bus (Store.open(..., bus=bus))")
-        self.store = store
-        self.bus = store.bus
-        self.settings = settings or Settings()
-        self.executor: Executor = executor or IdleExecutor()
+        self._store = store
+        self._bus = store.bus
+        self._settings = settings or Settings()
+        self._executor: Executor = executor or IdleExecutor()
 
     def set_executor(self, executor: Executor) -> None:
         """Install the runner's coordinator (it is built after the facade)."""
-        self.executor = executor
+        self._executor = executor
+
+    @property
+    def database(self) -> Path:
+        """The SQLite file behind this facade (for messages that name it)."""
+        return self._store.path
 
     async def close(self) -> None:
-        await self.store.close()
+        await self._store.close()
+
+    async def shutdown(self) -> None:
+        """Interrupt every running session with reason ``shutdown`` and wait for their terminal events."""
+        await self._executor.shutdown()
+
+    async def rebuild(self) -> int:
+        """Delete every projection and replay the event log through the projectors; returns the event count."""
+        return await self._store.rebuild()
 
     # -- sessions ---------------------------------------------------------------
     async def get(self, session_id: str) -> SessionRecord:
-        record = await self.store.session(session_id)
+        record = await self._store.session(session_id)
         if record is None:
             raise UnknownSession(session_id)
         return record
@@ -103,102 +117,107 @@ class Sessions:
         where = await asyncio.to_thread(lambda: Path(location).resolve())
         root = await asyncio.to_thread(paths.project_root, where)
         event = ev.SessionCreated(location=str(where), project_root=str(root), title=title,
-                                  agent=agent or self.settings.agent, model=model or self.settings.model)  # fmt: skip
+                                  agent=agent or self._settings.agent, model=model or self._settings.model)  # fmt: skip
 
         def job(tx: Tx) -> None:
             if tx.head(session_id) is None:
                 tx.append(session_id, event)
 
-        await self.store.transact(job)
+        await self._store.transact(job)
         return await self.get(session_id)
 
     async def rename(self, session_id: str, title: str) -> None:
-        await self.store.publish(session_id, ev.SessionRenamed(title=title))
+        await self._store.publish(session_id, ev.SessionRenamed(title=title))
 
     async def select_model(self, session_id: str, model: str) -> None:
         """Applies from the next step; the current step keeps its model."""
-        await self.store.publish(session_id, ev.ModelSelected(model=model))
+        await self._store.publish(session_id, ev.ModelSelected(model=model))
 
     async def select_agent(self, session_id: str, agent: str) -> None:
-        await self.store.publish(session_id, ev.AgentSelected(agent=agent))
+        await self._store.publish(session_id, ev.AgentSelected(agent=agent))
+
+    async def latest(self, location: str | Path) -> SessionRecord | None:
+        """The most recently updated session at ``location``, if any (``--continue``)."""
+        where = await asyncio.to_thread(lambda: Path(location).resolve())
+        return await self._store.most_recent_session(where)
 
     async def list(
         self, location: str | Path | None = None, search: str | None = None, limit: int = 50, offset: int = 0
     ) -> list[SessionSummary]:
-        return await self.store.list_sessions(location, search, limit, offset)
+        return await self._store.list_sessions(location, search, limit, offset)
 
     # -- input --------------------------------------------------------------------
     async def prompt(
         self, session_id: str, prompt: str | Sequence[Any], id: str | None = None,
-        delivery: ev.Delivery | str = ev.Delivery.STEER, resume: bool = True,
+        delivery: Delivery | str = Delivery.STEER, resume: bool = True,
     ) -> Receipt:  # fmt: skip
         """Admit a prompt (idempotent by id), then wake the session unless ``resume`` is False."""
         parts = _prompt_parts(prompt)
         try:
-            mode = ev.Delivery(delivery)
+            mode = Delivery(delivery)
         except ValueError:
             raise InvalidRequest(f"delivery must be steer or queue, not {delivery!r}") from None
         input_id = id or ids.message_id()
-        receipt, _ = await self.store.transact(lambda tx: admit_prompt(tx, session_id, input_id, parts, mode))
+        receipt, _ = await self._store.transact(lambda tx: admit_prompt(tx, session_id, input_id, parts, mode))
         if resume:
-            await self.executor.wake(session_id)
+            await self._executor.wake(session_id)
         return receipt
 
     async def withdraw(self, session_id: str, input_id: str) -> None:
         """Take back an unpromoted input; refused once it is promoted."""
-        await self.store.publish(session_id, ev.PromptWithdrawn(input_id=input_id))
+        await self._store.publish(session_id, ev.PromptWithdrawn(input_id=input_id))
 
     async def pending(self, session_id: str) -> list[InboxRecord]:
         await self.get(session_id)
-        return await self.store.pending_inputs(session_id)
+        return await self._store.pending_inputs(session_id)
 
     async def compact(self, session_id: str, resume: bool = True) -> Receipt:
         """Admit one manual compaction barrier, or return the one already pending."""
         input_id = ids.message_id()
-        receipt, _ = await self.store.transact(lambda tx: admit_compaction(tx, session_id, input_id))
+        receipt, _ = await self._store.transact(lambda tx: admit_compaction(tx, session_id, input_id))
         if resume:
-            await self.executor.wake(session_id)
+            await self._executor.wake(session_id)
         return receipt
 
     # -- execution (delegated) ------------------------------------------------------
     async def interrupt(self, session_id: str, reason: str = "user") -> None:
-        await self.executor.interrupt(session_id, reason)
+        await self._executor.interrupt(session_id, reason)
 
     async def run(self, session_id: str) -> Any:
         """Explicit resume; returns whatever the executor's drain reports."""
         await self.get(session_id)
-        return await self.executor.run(session_id)
+        return await self._executor.run(session_id)
 
     async def wake(self, session_id: str) -> None:
-        await self.executor.wake(session_id)
+        await self._executor.wake(session_id)
 
     def active(self) -> dict[str, dict[str, Any]]:
-        return self.executor.active()
+        return self._executor.active()
 
     # -- reading ---------------------------------------------------------------------
     async def messages(
         self, session_id: str, after: int | None = None, before: int | None = None, limit: int | None = None
     ) -> list[MessageRecord]:
         await self.get(session_id)
-        return await self.store.messages(session_id, after=after, before=before, limit=limit)
+        return await self._store.messages(session_id, after=after, before=before, limit=limit)
 
     async def history(self, session_id: str, after: int | None = None, limit: int = HISTORY_DEFAULT) -> History:
         """A finite page of durable events after ``after`` (exclusive)."""
         if not 1 <= limit <= HISTORY_MAX:
             raise InvalidRequest(f"history limit must be between 1 and {HISTORY_MAX}, not {limit}")
         await self.get(session_id)
-        rows = await self.store.events(session_id, after=after, limit=limit + 1)
+        rows = await self._store.events(session_id, after=after, limit=limit + 1)
         return History(data=rows[:limit], has_more=len(rows) > limit)
 
     def log(
         self, session_id: str, after: int | None = None, follow: bool = False
     ) -> AsyncIterator[ev.StoredEvent | tail.Synced]:
         """Replay, one ``Synced`` marker, then (with ``follow``) the live tail."""
-        return tail.log(self.store, session_id, after=after, follow=follow)
+        return tail.log(self._store, session_id, after=after, follow=follow)
 
     def subscribe(self, session_id: str | None = None, *, deltas: bool = True) -> Subscription:
         """Live deltas plus ``HeadAdvanced`` wakes for one session (or all)."""
-        return self.bus.subscribe(session_id, deltas=deltas)
+        return self._bus.subscribe(session_id, deltas=deltas)
 
     # -- context entries ---------------------------------------------------------------
     async def context_put(self, session_id: str, key: str, value: Any) -> None:
@@ -207,7 +226,7 @@ class Sessions:
             json.dumps(value, allow_nan=False)
         except (TypeError, ValueError) as error:
             raise InvalidRequest(f"context value for {key} is not JSON: {error}") from None
-        await self.store.publish(session_id, ev.ContextPut(key=key, value=value))
+        await self._store.publish(session_id, ev.ContextPut(key=key, value=value))
 
     async def context_delete(self, session_id: str, key: str) -> None:
         """Delete an entry; deleting an absent key writes nothing."""
@@ -221,39 +240,39 @@ class Sessions:
             elif tx.head(session_id) is None:
                 raise UnknownSession(session_id)
 
-        await self.store.transact(job)
+        await self._store.transact(job)
 
     async def context(self, session_id: str) -> dict[str, Any]:
         await self.get(session_id)
-        return await self.store.context_entries(session_id)
+        return await self._store.context_entries(session_id)
 
     # -- permissions ------------------------------------------------------------------
     async def permissions(self, session_id: str) -> list[PermissionRecord]:
         await self.get(session_id)
-        return await self.store.pending_permissions(session_id)
+        return await self._store.pending_permissions(session_id)
 
     async def reply_permission(
-        self, request_id: str, reply: ev.PermissionReply | str, message: str | None = None
+        self, request_id: str, reply: PermissionReply | str, message: str | None = None
     ) -> None:
-        asked = await self.store.permission(request_id)
+        asked = await self._store.permission(request_id)
         if asked is None:
             raise UnknownPermission(request_id)
         try:
-            answer = ev.PermissionReply(reply)
+            answer = PermissionReply(reply)
         except ValueError:
             raise InvalidRequest(f"reply must be once, always or reject, not {reply!r}") from None
-        await self.store.publish(
+        await self._store.publish(
             asked.session_id, ev.PermissionReplied(request_id=request_id, reply=answer, message=message)
         )
 
     async def wait_permission_reply(self, request_id: str) -> PermissionRecord:
         """Resolve once ``permission.replied`` for the request is durable (any process)."""
-        asked = await self.store.permission(request_id)
+        asked = await self._store.permission(request_id)
         if asked is None:
             raise UnknownPermission(request_id)
-        with self.bus.subscribe(asked.session_id, deltas=False) as wakes:
+        with self._bus.subscribe(asked.session_id, deltas=False) as wakes:
             while True:
-                record = await self.store.permission(request_id)
+                record = await self._store.permission(request_id)
                 if record is not None and record.reply is not None:
                     return record
                 await wakes.get()

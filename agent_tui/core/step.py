@@ -15,13 +15,12 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
 
 from agent_tui.core import events as ev
 from agent_tui.core import retry
-from agent_tui.core.clock import Clock
 from agent_tui.core.publisher import SessionPublisher
 from agent_tui.llm import types as llm
-
-
-class ToolStop(Exception):
-    """Raised by a tool host when a rejection must stop the run."""
+from agent_tui.vocab.clock import Clock
+from agent_tui.vocab.error_info import ErrorInfo
+from agent_tui.vocab.kinds import TOOL_INTERRUPTED, ErrorType
+from agent_tui.vocab.tool_output import ToolOutput
 
 
 @dataclass(frozen=True)
@@ -35,8 +34,8 @@ class ToolInvocation:
 
 @dataclass(frozen=True)
 class ToolSettlement:
-    output: ev.ToolOutput | None = None
-    error: ev.ErrorInfo | None = None
+    output: ToolOutput | None = None
+    error: ErrorInfo | None = None
     stops_run: bool = False  # a permission reject without a message
     result_meta: dict[str, Any] = field(default_factory=dict)
 
@@ -64,8 +63,7 @@ class StepPlan:
 
 @dataclass
 class StepOutcome:
-    asked_tools: bool = False
-    error: ev.ErrorInfo | None = None
+    error: ErrorInfo | None = None
     durable_output: bool = False  # the failing attempt had written output (overflow recovery needs none)
 
 
@@ -84,7 +82,7 @@ class _Attempt:
     tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict)
     settled: set[str] = field(default_factory=set)
     called: list[str] = field(default_factory=list)
-    stop_error: ev.ErrorInfo | None = None
+    stop_error: ErrorInfo | None = None
     closed: bool = False  # the terminal step event is being written
 
 
@@ -202,8 +200,8 @@ class StepExecutor:
         state.called.append(call.call_id)
         if call.input_error:
             state.settled.add(call.call_id)
-            await self._pub(ev.ToolFailed(assistant_message_id=amid, call_id=call.call_id, error=ev.ErrorInfo(
-                type=ev.ErrorType.TOOL_INPUT, message=call.input_error)))
+            await self._pub(ev.ToolFailed(assistant_message_id=amid, call_id=call.call_id, error=ErrorInfo(
+                type=ErrorType.TOOL_INPUT, message=call.input_error)))
             return
         invocation = ToolInvocation(plan.session_id, amid, call.call_id, call.name, call.input)
         state.tasks[call.call_id] = asyncio.create_task(self._run_tool(plan, state, invocation))
@@ -218,8 +216,8 @@ class StepExecutor:
         except asyncio.CancelledError:
             raise
         except Exception as error:
-            result = ToolSettlement(error=ev.ErrorInfo(type=ev.ErrorType.TOOL_EXECUTION,
-                                                       message=f"{type(error).__name__}: {error}"))
+            result = ToolSettlement(error=ErrorInfo(type=ErrorType.TOOL_EXECUTION,
+                                                    message=f"{type(error).__name__}: {error}"))
         state.settled.add(call.call_id)  # before the write: a cancelled write still completes
         if result.error is not None:
             if result.stops_run and state.stop_error is None:
@@ -228,7 +226,7 @@ class StepExecutor:
                                           call_id=call.call_id, error=result.error, result_meta=result.result_meta))
         else:
             await self._pub(ev.ToolSucceeded(assistant_message_id=call.assistant_message_id, call_id=call.call_id,
-                                             output=result.output or ev.ToolOutput(text=""), result_meta=result.result_meta))
+                                             output=result.output or ToolOutput(text=""), result_meta=result.result_meta))
 
     async def _settle_tools(self, state: _Attempt) -> None:
         if state.tasks:
@@ -236,7 +234,7 @@ class StepExecutor:
 
     # -- endings -------------------------------------------------------------
 
-    def _may_retry(self, plan: StepPlan, state: _Attempt, error: ev.ErrorInfo, attempt: int) -> bool:
+    def _may_retry(self, plan: StepPlan, state: _Attempt, error: ErrorInfo, attempt: int) -> bool:
         return (
             not state.durable_output
             and retry.is_retryable(error.type)
@@ -249,9 +247,9 @@ class StepExecutor:
         await self._settle_tools(state)
         amid = plan.assistant_message_id
         finish = state.finish or llm.Finish(reason=llm.FinishReason.OTHER)
-        usage = ev.Usage(**finish.usage.model_dump())
+        usage = finish.usage
         if finish.reason == llm.FinishReason.CONTENT_FILTER:
-            error = ev.ErrorInfo(type=ev.ErrorType.CONTENT_FILTER, message="The provider stopped the response (content filter).")
+            error = ErrorInfo(type=ErrorType.CONTENT_FILTER, message="The provider stopped the response (content filter).")
             state.closed = True
             await self._pub(ev.StepFailed(assistant_message_id=amid, error=error, usage=usage))
             return StepOutcome(error=error)
@@ -260,9 +258,9 @@ class StepExecutor:
             await self._pub(ev.StepFailed(assistant_message_id=amid, error=state.stop_error, usage=usage))
             return StepOutcome(error=state.stop_error)
         await self._pub(ev.StepEnded(assistant_message_id=amid, finish=finish.reason.value, usage=usage, cost=finish.cost))
-        return StepOutcome(asked_tools=bool(state.called))
+        return StepOutcome()
 
-    async def _fail(self, plan: StepPlan, state: _Attempt, error: ev.ErrorInfo) -> StepOutcome:
+    async def _fail(self, plan: StepPlan, state: _Attempt, error: ErrorInfo) -> StepOutcome:
         await self._close_all(plan, state)
         await self._settle_tools(state)
         state.closed = True
@@ -276,7 +274,7 @@ class StepExecutor:
             task.cancel()
         await self._settle_tools(state)
         amid = plan.assistant_message_id
-        interrupted = ev.ErrorInfo(type=ev.ErrorType.ABORTED, message=ev.TOOL_INTERRUPTED)
+        interrupted = ErrorInfo(type=ErrorType.ABORTED, message=TOOL_INTERRUPTED)
         await self._pub.many([
             ev.ToolFailed(assistant_message_id=amid, call_id=call_id, error=interrupted)
             for call_id in state.called if call_id not in state.settled
@@ -286,7 +284,7 @@ class StepExecutor:
             return
         state.closed = True
         await self._pub(ev.StepFailed(assistant_message_id=amid,
-                                      error=ev.ErrorInfo(type=ev.ErrorType.ABORTED, message="Interrupted")))
+                                      error=ErrorInfo(type=ErrorType.ABORTED, message="Interrupted")))
 
 
 async def consume(stream: AsyncIterator[Any], on_event: Callable[[Any], Awaitable[None]]) -> None:
@@ -306,9 +304,9 @@ async def consume(stream: AsyncIterator[Any], on_event: Callable[[Any], Awaitabl
 
 
 class LLMFailure(Exception):
-    """A provider error normalised to :class:`events.ErrorInfo`."""
+    """A provider error normalised to :class:`ErrorInfo`."""
 
-    def __init__(self, error: ev.ErrorInfo) -> None:
+    def __init__(self, error: ErrorInfo) -> None:
         super().__init__(error.message)
         self.error = error
 
@@ -316,10 +314,10 @@ class LLMFailure(Exception):
     def from_exception(cls, error: BaseException) -> "LLMFailure":
         info = getattr(error, "info", None)
         if callable(info):  # llm.LLMError already knows its ErrorInfo shape
-            return cls(ev.ErrorInfo(**info()))
+            return cls(ErrorInfo(**info()))
         kind = getattr(error, "type", None)
         message = getattr(error, "message", None) or str(error) or type(error).__name__
         if isinstance(kind, str) and kind.startswith("provider."):
-            return cls(ev.ErrorInfo(type=kind, message=message, retry_after_ms=getattr(error, "retry_after_ms", None)))
-        return cls(ev.ErrorInfo(type=ev.ErrorType.UNKNOWN, message=f"{type(error).__name__}: {message}"))
+            return cls(ErrorInfo(type=kind, message=message, retry_after_ms=getattr(error, "retry_after_ms", None)))
+        return cls(ErrorInfo(type=ErrorType.UNKNOWN, message=f"{type(error).__name__}: {message}"))
 

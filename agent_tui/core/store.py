@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -29,14 +28,11 @@ from agent_tui.core.records import (
 )  # fmt: skip
 from agent_tui.core.schema import CURRENT_VERSION, PROJECTION_TABLES, check_version, migrate
 from agent_tui.core.watch import CommitWatcher
-from agent_tui.core.writer import Clock, Tx, Writer
+from agent_tui.core.writer import Tx, Writer
+from agent_tui.vocab.clock import Clock, SystemClock
 
 T = TypeVar("T")
 DEFAULT_PAGE = 500
-
-
-def wall_clock_ms() -> int:
-    return time.time_ns() // 1_000_000
 
 
 def _open_writer(path: Path, settings: StorageSettings) -> sqlite3.Connection:
@@ -81,7 +77,7 @@ class Store:
         path = Path(path)
         settings = storage_settings or StorageSettings()
         conn = await asyncio.to_thread(_open_writer, path, settings)
-        writer = Writer(conn, clock or wall_clock_ms, lambda error: translate(error, path, settings))
+        writer = Writer(conn, clock or SystemClock(), lambda error: translate(error, path, settings))
         store = cls(path, settings, writer, ReaderPool(path, settings), bus or Bus())
         store._watcher.start()
         return store

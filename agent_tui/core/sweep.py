@@ -15,12 +15,14 @@ import asyncio
 from agent_tui.core import events as ev
 from agent_tui.core.publisher import SessionPublisher
 from agent_tui.tools.process_group import kill_marked, tool_mark
+from agent_tui.vocab.error_info import ErrorInfo
+from agent_tui.vocab.kinds import TOOL_INTERRUPTED, ErrorType, PermissionReply
 
 
 async def sweep_stale(store: object, session_id: str, publish: SessionPublisher) -> int:
-    stale = ev.ErrorInfo(type=ev.ErrorType.TOOL_STALE, message=ev.TOOL_INTERRUPTED)
+    stale = ErrorInfo(type=ErrorType.TOOL_STALE, message=TOOL_INTERRUPTED)
     events: list[ev.DurableEvent] = [
-        ev.PermissionReplied(request_id=ask.request_id, reply=ev.PermissionReply.REJECT, message=ev.TOOL_INTERRUPTED)
+        ev.PermissionReplied(request_id=ask.request_id, reply=PermissionReply.REJECT, message=TOOL_INTERRUPTED)
         for ask in await store.pending_permissions(session_id)
     ]  # asks of a dead owner: nobody can act on the answer any more
     running = await store.tool_calls(session_id, states=["running"])
@@ -37,7 +39,7 @@ async def sweep_stale(store: object, session_id: str, publish: SessionPublisher)
                 events.append(ended(assistant_message_id=message.id, ordinal=part["ordinal"], text=part.get("text", "")))
         events.append(ev.StepFailed(
             assistant_message_id=message.id,
-            error=ev.ErrorInfo(type=ev.ErrorType.ABORTED, message="The process running this step stopped."),
+            error=ErrorInfo(type=ErrorType.ABORTED, message="The process running this step stopped."),
         ))
     await publish.many(events)
     return len(events)

@@ -24,6 +24,7 @@ from agent_tui.tools.asks import Asker, PermissionDecision, PermissionRequest
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.permissions import PermissionGate
 from agent_tui.tools.registry import ToolRegistry, default_registry
+from agent_tui.vocab.kinds import TOOL_INTERRUPTED, PermissionReply
 
 TEST_TOOLS_ENV = "AGENT_TUI_TEST_TOOLS"
 WaitReply = Callable[[str], Awaitable[Any]]
@@ -65,9 +66,9 @@ def recording_asker(publish: SessionPublisher, decide: Callable[[PermissionReque
         except asyncio.CancelledError:
             # Abandoned (interrupt, or settled by another reply): close the ask in the
             # log unless a reply landed meanwhile, so no client keeps offering it.
-            await publish_if_unanswered(publish, request.id, ev.TOOL_INTERRUPTED)
+            await publish_if_unanswered(publish, request.id, TOOL_INTERRUPTED)
             raise
-        return PermissionDecision(reply=ev.PermissionReply(record.reply), message=record.message)
+        return PermissionDecision(reply=PermissionReply(record.reply), message=record.message)
 
     return ask
 
@@ -76,7 +77,7 @@ async def publish_if_unanswered(publish: SessionPublisher, request_id: str, mess
     from agent_tui.core.db import EventRejected
 
     try:
-        await publish(ev.PermissionReplied(request_id=request_id, reply=ev.PermissionReply.REJECT, message=message))
+        await publish(ev.PermissionReplied(request_id=request_id, reply=PermissionReply.REJECT, message=message))
     except EventRejected:
         pass  # already answered
 

@@ -26,10 +26,10 @@ from typing import Any, TypeVar
 from agent_tui.core import events as ev
 from agent_tui.core.db import SessionExists, UnknownSession
 from agent_tui.core.projectors import project
+from agent_tui.vocab.clock import Clock
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
-Clock = Callable[[], int]
 
 
 @dataclass
@@ -58,7 +58,7 @@ class Tx:
         if head is not None and created:
             raise SessionExists(session_id)
         seq = (head or 0) + 1
-        at = self.clock()
+        at = self.clock.now_ms()
         type_, data = ev.encode(event)
         self.conn.execute(
             "INSERT INTO event (session_id, seq, type, created_ms, data_json) VALUES (?, ?, ?, ?, ?)",

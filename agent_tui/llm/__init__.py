@@ -1,4 +1,4 @@
-"""LiteLLM adapter: ``stream``, ``warm``, ``model_info``, credentials, error kinds.
+"""LiteLLM adapter: ``stream``, ``warm``, ``model_info``, credentials, error classification.
 
 Importing this package is cheap and never imports LiteLLM (nor pydantic):
 names are resolved lazily from their submodules on first access.
@@ -17,14 +17,13 @@ _EXPORTS = {
     "check_credentials": "agent_tui.llm.credentials",
     "CredentialsError": "agent_tui.llm.credentials",
     "LLMError": "agent_tui.llm.errors",
-    "ErrorKind": "agent_tui.llm.errors",
     "classify": "agent_tui.llm.errors",
 }
 _TYPES = (
     "Request", "UserTurn", "AssistantTurn", "SystemReminder", "HistoryMessage", "TextPart", "FilePart",
     "ImagePart", "TextBlock", "ReasoningBlock", "ToolUse", "ToolResult", "ToolSpec", "LLMEvent",
     "TextStart", "TextDelta", "TextEnd", "ReasoningStart", "ReasoningDelta", "ReasoningEnd",
-    "ToolInputStart", "ToolInputDelta", "ToolCall", "Finish", "FinishReason", "Usage", "ModelInfo",
+    "ToolInputStart", "ToolInputDelta", "ToolCall", "Finish", "FinishReason", "ModelInfo",
 )
 _EXPORTS.update({name: "agent_tui.llm.types" for name in _TYPES})
 
@@ -32,7 +31,7 @@ __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
     from agent_tui.llm.credentials import CredentialsError, check_credentials, resolve_credentials
-    from agent_tui.llm.errors import ErrorKind, LLMError, classify
+    from agent_tui.llm.errors import LLMError, classify
     from agent_tui.llm.lazy import warm
     from agent_tui.llm.models import model_info
     from agent_tui.llm.streaming import stream

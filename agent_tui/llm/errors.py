@@ -1,4 +1,4 @@
-"""Provider failures as one exception with a closed set of kinds.
+"""Provider failures as one exception whose type is one of the ``provider.*`` error types.
 
 LiteLLM raises its own exception classes at the call, and wraps failures that
 happen mid-stream (``MidStreamFallbackError`` and friends keep the real cause
@@ -14,22 +14,9 @@ import json
 import re
 import time
 from email.utils import parsedate_to_datetime
-from enum import StrEnum
 from typing import Any, Iterator, Mapping
 
-
-class ErrorKind(StrEnum):
-    RATE_LIMIT = "provider.rate-limit"
-    INTERNAL = "provider.internal"
-    TRANSPORT = "provider.transport"
-    CONTEXT_OVERFLOW = "provider.context-overflow"
-    CONTENT_FILTER = "provider.content-filter"
-    AUTH = "provider.auth"
-    INVALID_REQUEST = "provider.invalid-request"
-    UNKNOWN = "provider.unknown"
-
-
-RETRYABLE = frozenset({ErrorKind.RATE_LIMIT, ErrorKind.INTERNAL, ErrorKind.TRANSPORT})
+from agent_tui.vocab.kinds import RETRYABLE, ErrorType
 
 
 class LLMError(Exception):
@@ -37,7 +24,7 @@ class LLMError(Exception):
 
     def __init__(
         self,
-        type: ErrorKind | str,
+        type: ErrorType | str,
         message: str,
         *,
         retry_after_ms: int | None = None,
@@ -45,7 +32,7 @@ class LLMError(Exception):
         status: int | None = None,
     ) -> None:
         super().__init__(message)
-        self.type = ErrorKind(type)
+        self.type = ErrorType(type)
         self.message = message
         self.retry_after_ms = retry_after_ms
         self.output_started = output_started
@@ -66,26 +53,26 @@ class LLMError(Exception):
 # Ordered: the first class name found in an exception's MRO decides. Specific
 # classes first; generic status classes only after the message had its say,
 # because LiteLLM reports e.g. an Anthropic mid-stream rate-limit event as a 500.
-_SPECIFIC: tuple[tuple[str, ErrorKind], ...] = (
-    ("ContextWindowExceededError", ErrorKind.CONTEXT_OVERFLOW),
-    ("ContentPolicyViolationError", ErrorKind.CONTENT_FILTER),
-    ("RateLimitError", ErrorKind.RATE_LIMIT),
-    ("AuthenticationError", ErrorKind.AUTH),
-    ("PermissionDeniedError", ErrorKind.AUTH),
-    ("Timeout", ErrorKind.TRANSPORT),
-    ("APITimeoutError", ErrorKind.TRANSPORT),
-    ("APIConnectionError", ErrorKind.TRANSPORT),
-    ("TransportError", ErrorKind.TRANSPORT),  # httpx
-    ("ClientError", ErrorKind.TRANSPORT),  # aiohttp
-    ("RemoteProtocolError", ErrorKind.TRANSPORT),
-    ("IncompleteRead", ErrorKind.TRANSPORT),
+_SPECIFIC: tuple[tuple[str, ErrorType], ...] = (
+    ("ContextWindowExceededError", ErrorType.CONTEXT_OVERFLOW),
+    ("ContentPolicyViolationError", ErrorType.CONTENT_FILTER),
+    ("RateLimitError", ErrorType.RATE_LIMIT),
+    ("AuthenticationError", ErrorType.AUTH),
+    ("PermissionDeniedError", ErrorType.AUTH),
+    ("Timeout", ErrorType.TRANSPORT),
+    ("APITimeoutError", ErrorType.TRANSPORT),
+    ("APIConnectionError", ErrorType.TRANSPORT),
+    ("TransportError", ErrorType.TRANSPORT),  # httpx
+    ("ClientError", ErrorType.TRANSPORT),  # aiohttp
+    ("RemoteProtocolError", ErrorType.TRANSPORT),
+    ("IncompleteRead", ErrorType.TRANSPORT),
 )
-_GENERIC: tuple[tuple[str, ErrorKind], ...] = (
-    ("InternalServerError", ErrorKind.INTERNAL),
-    ("BadGatewayError", ErrorKind.INTERNAL),
-    ("BadRequestError", ErrorKind.INVALID_REQUEST),
-    ("NotFoundError", ErrorKind.INVALID_REQUEST),
-    ("UnprocessableEntityError", ErrorKind.INVALID_REQUEST),
+_GENERIC: tuple[tuple[str, ErrorType], ...] = (
+    ("InternalServerError", ErrorType.INTERNAL),
+    ("BadGatewayError", ErrorType.INTERNAL),
+    ("BadRequestError", ErrorType.INVALID_REQUEST),
+    ("NotFoundError", ErrorType.INVALID_REQUEST),
+    ("UnprocessableEntityError", ErrorType.INVALID_REQUEST),
 )
 # Wrappers whose own class says little once a cause is known (exact class names).
 _WRAPPERS = frozenset({"MidStreamFallbackError", "ServiceUnavailableError", "APIError", "OpenAIError"})
@@ -133,20 +120,20 @@ def _status(error: BaseException) -> int | None:
     return None
 
 
-def _kind_of(error: BaseException) -> ErrorKind:
+def _kind_of(error: BaseException) -> ErrorType:
     names = _names(error)
     text = str(error)
     if _OVERFLOW.search(text):
-        return ErrorKind.CONTEXT_OVERFLOW
+        return ErrorType.CONTEXT_OVERFLOW
     if _FILTER.search(text):
-        return ErrorKind.CONTENT_FILTER
+        return ErrorType.CONTENT_FILTER
     for name, kind in _SPECIFIC:
         if name in names:
             return kind
     if isinstance(error, (ConnectionError, asyncio.TimeoutError, TimeoutError, EOFError)):
-        return ErrorKind.TRANSPORT
+        return ErrorType.TRANSPORT
     if _RATE.search(text):
-        return ErrorKind.RATE_LIMIT
+        return ErrorType.RATE_LIMIT
     for name, kind in _GENERIC:
         if name in names:
             return kind
@@ -154,41 +141,41 @@ def _kind_of(error: BaseException) -> ErrorKind:
     if status is not None and type(error).__name__ not in _WRAPPERS:
         return _kind_of_status(status)
     if _TRANSPORT.search(text):
-        return ErrorKind.TRANSPORT
+        return ErrorType.TRANSPORT
     if _OVERLOADED.search(text):
-        return ErrorKind.INTERNAL
+        return ErrorType.INTERNAL
     if status is not None:
         return _kind_of_status(status)
-    return ErrorKind.UNKNOWN
+    return ErrorType.UNKNOWN
 
 
 _BODY_TYPES = {
-    "rate_limit_exceeded": ErrorKind.RATE_LIMIT,
-    "rate_limit_error": ErrorKind.RATE_LIMIT,
-    "server_error": ErrorKind.INTERNAL,
-    "api_error": ErrorKind.INTERNAL,
-    "overloaded_error": ErrorKind.INTERNAL,
-    "context_length_exceeded": ErrorKind.CONTEXT_OVERFLOW,
-    "content_filter": ErrorKind.CONTENT_FILTER,
-    "content_policy_violation": ErrorKind.CONTENT_FILTER,
-    "authentication_error": ErrorKind.AUTH,
-    "invalid_api_key": ErrorKind.AUTH,
-    "permission_error": ErrorKind.AUTH,
-    "invalid_request_error": ErrorKind.INVALID_REQUEST,
-    "not_found_error": ErrorKind.INVALID_REQUEST,
+    "rate_limit_exceeded": ErrorType.RATE_LIMIT,
+    "rate_limit_error": ErrorType.RATE_LIMIT,
+    "server_error": ErrorType.INTERNAL,
+    "api_error": ErrorType.INTERNAL,
+    "overloaded_error": ErrorType.INTERNAL,
+    "context_length_exceeded": ErrorType.CONTEXT_OVERFLOW,
+    "content_filter": ErrorType.CONTENT_FILTER,
+    "content_policy_violation": ErrorType.CONTENT_FILTER,
+    "authentication_error": ErrorType.AUTH,
+    "invalid_api_key": ErrorType.AUTH,
+    "permission_error": ErrorType.AUTH,
+    "invalid_request_error": ErrorType.INVALID_REQUEST,
+    "not_found_error": ErrorType.INVALID_REQUEST,
 }
 
 
-def _kind_of_body(body: Any) -> ErrorKind | None:
+def _kind_of_body(body: Any) -> ErrorType | None:
     """An error body's own ``code``/``type`` (the most specific signal there is)."""
     if not isinstance(body, dict):
         return None
     inner = body.get("error") if isinstance(body.get("error"), dict) else body
     message = str(inner.get("message") or "")
     if _OVERFLOW.search(message):
-        return ErrorKind.CONTEXT_OVERFLOW
+        return ErrorType.CONTEXT_OVERFLOW
     if _FILTER.search(message):
-        return ErrorKind.CONTENT_FILTER
+        return ErrorType.CONTENT_FILTER
     for key in ("code", "type"):
         kind = _BODY_TYPES.get(str(inner.get(key)))
         if kind is not None:
@@ -196,18 +183,18 @@ def _kind_of_body(body: Any) -> ErrorKind | None:
     return None
 
 
-def _kind_of_status(status: int) -> ErrorKind:
+def _kind_of_status(status: int) -> ErrorType:
     if status == 429:
-        return ErrorKind.RATE_LIMIT
+        return ErrorType.RATE_LIMIT
     if status in (401, 403):
-        return ErrorKind.AUTH
+        return ErrorType.AUTH
     if status == 413:
-        return ErrorKind.CONTEXT_OVERFLOW
+        return ErrorType.CONTEXT_OVERFLOW
     if 400 <= status < 500:
-        return ErrorKind.INVALID_REQUEST
+        return ErrorType.INVALID_REQUEST
     if status >= 500:
-        return ErrorKind.INTERNAL
-    return ErrorKind.UNKNOWN
+        return ErrorType.INTERNAL
+    return ErrorType.UNKNOWN
 
 
 def _header_maps(error: BaseException) -> Iterator[Mapping[str, Any]]:
@@ -311,7 +298,7 @@ _STRONG = ("ContextWindowExceededError", "ContentPolicyViolationError", "RateLim
            "AuthenticationError", "PermissionDeniedError")
 
 
-def _choose(chain: list[BaseException]) -> tuple[ErrorKind, BaseException]:
+def _choose(chain: list[BaseException]) -> tuple[ErrorType, BaseException]:
     """Most specific signal first: an error body's own type, then LiteLLM's deliberate
     mappings, then the deepest cause (LiteLLM's outer class is often a fallback,
     e.g. a refused connection surfaces as ``InternalServerError``)."""
@@ -327,9 +314,9 @@ def _choose(chain: list[BaseException]) -> tuple[ErrorKind, BaseException]:
                 return _kind_of(error), error
     for error in reversed(chain):
         kind = _kind_of(error)
-        if kind is not ErrorKind.UNKNOWN:
+        if kind is not ErrorType.UNKNOWN:
             return kind, error
-    return ErrorKind.UNKNOWN, chain[0]
+    return ErrorType.UNKNOWN, chain[0]
 
 
 def classify(error: BaseException, *, output_started: bool = False) -> LLMError:
@@ -344,5 +331,5 @@ def classify(error: BaseException, *, output_started: bool = False) -> LLMError:
         _message(chain, chosen),
         retry_after_ms=_retry_after(chain),
         output_started=output_started,
-        status=None if kind is ErrorKind.TRANSPORT else status,
+        status=None if kind is ErrorType.TRANSPORT else status,
     )

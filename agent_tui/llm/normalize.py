@@ -27,8 +27,8 @@ from agent_tui.llm.types import (
     ToolCall,
     ToolInputDelta,
     ToolInputStart,
-    Usage,
 )
+from agent_tui.vocab.usage import Usage
 
 _FINISH = {
     "stop": FinishReason.STOP,

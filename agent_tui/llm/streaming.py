@@ -18,7 +18,8 @@ from agent_tui.llm.credentials import provider_name
 from agent_tui.llm.errors import classify
 from agent_tui.llm.lowering import completion_kwargs
 from agent_tui.llm.normalize import Normalizer
-from agent_tui.llm.types import LLMEvent, Request, Usage
+from agent_tui.llm.types import LLMEvent, Request
+from agent_tui.vocab.usage import Usage
 
 
 def _cost(model: str, usage: Usage) -> float | None:

@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_tui.vocab.usage import Usage
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -189,14 +191,6 @@ class FinishReason(StrEnum):
     LENGTH = "length"
     CONTENT_FILTER = "content_filter"
     OTHER = "other"
-
-
-class Usage(_Model):
-    input_tokens: int = 0
-    output_tokens: int = 0
-    reasoning_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
 
 
 class Finish(_Event):

@@ -10,7 +10,7 @@ import asyncio
 
 from aiohttp import web
 
-from agent_tui.core.sessions import Sessions
+from agent_tui.core.api import Sessions
 from agent_tui.server import routes
 from agent_tui.server.auth import bearer_middleware
 from agent_tui.server.errors import error_middleware

@@ -18,7 +18,7 @@ from typing import Any
 
 from aiohttp import web
 
-from agent_tui.core import paths
+from agent_tui.core.api import paths
 from agent_tui.server.errors import ApiError
 
 TOKEN_ENV = "AGENT_TUI_SERVER_TOKEN"

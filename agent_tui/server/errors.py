@@ -10,11 +10,9 @@ import logging
 
 from aiohttp import web
 
-from agent_tui.core.admission import AdmissionConflict
-from agent_tui.core.config import ConfigError
-from agent_tui.core.db import DatabaseLocked, EventRejected, SessionExists, StoreError, UnknownInput, UnknownSession
-from agent_tui.core.lease import SessionOwnedElsewhere
-from agent_tui.core.sessions import InvalidRequest, UnknownPermission
+from agent_tui.core.api import (
+    AdmissionConflict, ConfigError, DatabaseLocked, EventRejected, InvalidRequest, SessionExists, SessionOwnedElsewhere, StoreError, UnknownInput, UnknownPermission, UnknownSession,
+)  # fmt: skip
 from agent_tui.server.models import ErrorBody, ErrorResponse
 
 log = logging.getLogger(__name__)

@@ -12,8 +12,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_tui.core.admission import Receipt
-from agent_tui.core.records import InboxRecord, MessageRecord, PermissionRecord, SessionRecord, SessionSummary
+from agent_tui.core.api import InboxRecord, MessageRecord, PermissionRecord, Receipt, SessionRecord, SessionSummary
 
 IdText = Field(default=None, pattern=r"^[A-Za-z0-9_.\-]{1,128}$")
 Name = Field(min_length=1, max_length=200)

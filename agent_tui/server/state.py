@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 
 from aiohttp import web
 
-from agent_tui.core.config import Settings
-from agent_tui.core.sessions import Sessions
+from agent_tui.core.api import Sessions, Settings
 
 SettingsFor = Callable[[str], Awaitable[Settings]]
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from agent_tui.core.events import ToolOutput
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.registry import Tool, ToolRegistry, ToolResult
+from agent_tui.vocab.tool_output import ToolOutput
 
 MARK_ENV = "AGENT_TUI_TEST_MARKS"
 

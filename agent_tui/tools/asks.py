@@ -13,7 +13,7 @@ from typing import Any, Awaitable, Callable, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_tui.core.events import PermissionReply
+from agent_tui.vocab.kinds import PermissionReply
 
 
 class PermissionRequest(BaseModel):

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_tui.core.events import ToolOutput
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.output_keeper import OutputKeeper
@@ -28,6 +27,7 @@ from agent_tui.tools.process_group import (
 )
 from agent_tui.tools.registry import Tool, ToolResult
 from agent_tui.tools.shell_parse import absolute_arguments
+from agent_tui.vocab.tool_output import ToolOutput
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_tui.core.events import ErrorType
+from agent_tui.vocab.kinds import ErrorType
 
 PERMISSION_DENIED = "permission.denied"
 """A configured rule denies the action (the run continues; the model is told)."""

@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Sequence
 
-from agent_tui.core.config import Effect, PermissionRule
-from agent_tui.core.events import PermissionReply
 from agent_tui.tools.asks import ApprovalStore, Asker, CallOrigin, PermissionDecision, PermissionRequest
 from agent_tui.tools.errors import PermissionDenied, PermissionRejected
 from agent_tui.tools.shell_parse import parse_command, suggest_pattern
 from agent_tui.tools.wildcard import wildcard_match
+from agent_tui.vocab.kinds import Effect, PermissionReply
+from agent_tui.vocab.permission_rule import PermissionRule
 
 DEFAULT_RULES: tuple[PermissionRule, ...] = (
     PermissionRule(action="*", pattern="*", effect=Effect.ASK),

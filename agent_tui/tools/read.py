@@ -9,13 +9,13 @@ import stat
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_tui.core.events import ToolOutput
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.paths import Resolved, resolve_inside
 from agent_tui.tools.registry import Tool, ToolResult
 from agent_tui.tools.sniff import SNIFF_BYTES, human_size, sniff
 from agent_tui.tools.text_pages import MAX_LINES, MAX_PAGE_BYTES, file_key, read_page
+from agent_tui.vocab.tool_output import ToolOutput
 
 IMAGE_MAX_BYTES = 3_750_000
 """Raw bytes; base64 makes it ~5 MB, the common provider limit per image."""

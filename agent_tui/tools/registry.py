@@ -12,11 +12,13 @@ from typing import Any, Awaitable, Callable, Sequence
 
 from pydantic import BaseModel, ValidationError
 
-from agent_tui.core.config import Effect, PermissionRule
-from agent_tui.core.events import ErrorInfo, ErrorType, ToolOutput
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.errors import PermissionRejected, ToolError
 from agent_tui.tools.wildcard import wildcard_match
+from agent_tui.vocab.error_info import ErrorInfo
+from agent_tui.vocab.kinds import Effect, ErrorType
+from agent_tui.vocab.permission_rule import PermissionRule
+from agent_tui.vocab.tool_output import ToolOutput
 
 
 @dataclass(frozen=True)

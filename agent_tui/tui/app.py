@@ -28,7 +28,7 @@ from agent_tui.tui.context import CoreUnavailable, StartupFailed, TuiContext
 from agent_tui.tui.gc_policy import tune_runtime
 from agent_tui.tui.port import call
 from agent_tui.tui.screens.help import HelpScreen
-from agent_tui.tui.screens.picker import NEW_SESSION, SessionPicker
+from agent_tui.tui.screens.picker import SessionPicker
 from agent_tui.tui.theme_watch import watch_theme_files
 from agent_tui.tui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, theme_dirs
 from agent_tui.tui.widgets.permission import PermissionPanel

@@ -1,36 +1,15 @@
-"""UI time as a dependency: grace periods, double-press windows, countdowns, debounce.
+"""UI time: grace periods, double-press windows, countdowns, debounce.
 
-Tests and snapshots pass a :class:`ManualClock` so nothing waits for real time
-and relative times render the same on every run.
+The clock itself (``Clock``, ``SystemClock`` and the ``ManualClock`` tests and
+snapshots pass, so nothing waits for real time and relative times render the
+same on every run) is in :mod:`agent_tui.vocab.clock`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
 
-from agent_tui.core.clock import SystemClock
-
-__all__ = ["COUNTDOWN_SLACK_S", "Clock", "ManualClock", "SystemClock", "Timings", "countdown"]
-
-
-class Clock(Protocol):
-    """The part of ``core.clock.Clock`` the UI needs (it never sleeps on a clock)."""
-
-    def now_ms(self) -> int: ...
-
-
-@dataclass
-class ManualClock:
-    """A clock that moves only when told to."""
-
-    now: int = 1_700_000_000_000
-
-    def now_ms(self) -> int:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += int(seconds * 1000)
+__all__ = ["COUNTDOWN_SLACK_S", "Timings", "countdown"]
 
 
 COUNTDOWN_SLACK_S = 0.01  # a countdown repaints just after its number changed, not just before

@@ -6,9 +6,10 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from agent_tui.tui.clock import Clock, SystemClock, Timings
+from agent_tui.tui.clock import Timings
 from agent_tui.tui.gc_policy import QuietCollector
 from agent_tui.tui.port import SessionsPort
+from agent_tui.vocab.clock import Clock, SystemClock
 
 
 class StartupFailed(Exception):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import gc
 from typing import Callable
 
-from agent_tui.tui.clock import Clock
+from agent_tui.vocab.clock import Clock
 
 YOUNG = 10_000  # allocations between gen-0 collections: repaint garbage dies young
 MIDDLE = 5  # gen-0 collections per gen-1: 20x let gen 1 reach ~200k objects (40-50 ms pauses), 5x: 10-15 ms

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 from agent_tui.tui.context import CoreUnavailable, TuiContext
 from agent_tui.tui.port import SessionsPort, call
 from agent_tui.tui.transcript_model import PendingInput, SessionFacts, Transcript
+from agent_tui.vocab.kinds import Delivery
 
 if TYPE_CHECKING:
     from agent_tui.core import events as ev
@@ -213,8 +214,6 @@ def _text(prompt: list[dict[str, Any]] | None) -> str:
 
 async def seed_for(sessions: SessionsPort, session_id: str, transcript: Transcript, start_seq: int) -> None:
     """Seed ``transcript`` to start at ``start_seq`` with the session row and the inbox."""
-    from agent_tui.core import events as ev  # see the module docstring
-
     record = await call(sessions.get(session_id))
     facts = SessionFacts(
         title=record.title, location=record.location, agent=record.agent, model=record.model,
@@ -222,7 +221,7 @@ async def seed_for(sessions: SessionsPort, session_id: str, transcript: Transcri
     )  # fmt: skip
     inbox = list(await call(sessions.pending(session_id)))
     pending = [
-        PendingInput(row.id, _text(row.prompt), ev.Delivery(row.delivery or "steer"), row.admitted_seq)
+        PendingInput(row.id, _text(row.prompt), Delivery(row.delivery or "steer"), row.admitted_seq)
         for row in inbox
         if row.kind == "prompt" and row.admitted_seq < start_seq
     ]

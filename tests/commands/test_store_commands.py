@@ -29,7 +29,7 @@ def agent_tui(*args: str, cwd: Path | None = None, env: dict[str, str] | None = 
 async def _seed(sessions: Sessions, sid: str, location: Path, text: str) -> None:
     await sessions.create(sid, location=location)
     receipt = await sessions.prompt(sid, text, resume=False)
-    await sessions.store.publish(sid, ev.PromptPromoted(input_id=receipt.input_id))
+    await sessions._store.publish(sid, ev.PromptPromoted(input_id=receipt.input_id))
 
 
 @pytest.fixture

@@ -11,6 +11,10 @@ import pytest
 from agent_tui.core import events as ev
 from agent_tui.core.schema import PROJECTION_TABLES
 from agent_tui.core.store import Store
+from agent_tui.vocab.error_info import ErrorInfo
+from agent_tui.vocab.kinds import CompactionReason, Delivery, ErrorType, InterruptReason, PermissionReply
+from agent_tui.vocab.tool_output import ToolOutput
+from agent_tui.vocab.usage import Usage
 
 
 @pytest.fixture
@@ -24,8 +28,8 @@ async def store(tmp_path: Path) -> AsyncIterator[Store]:
 
 def every_event_script(location: str, root: str) -> dict[str, list[ev.DurableEvent]]:
     """Two sessions whose events together cover ``events.DURABLE_EVENTS``."""
-    rate = ev.ErrorInfo(type=ev.ErrorType.RATE_LIMIT, message="slow down", retry_after_ms=10)
-    usage = ev.Usage(input_tokens=120, output_tokens=30)
+    rate = ErrorInfo(type=ErrorType.RATE_LIMIT, message="slow down", retry_after_ms=10)
+    usage = Usage(input_tokens=120, output_tokens=30)
     main = [
         ev.SessionCreated(location=location, project_root=root),
         ev.PromptAdmitted(input_id="msg_u1", prompt=ev.text_prompt("Fix the parser bug\nin detail")),
@@ -43,26 +47,26 @@ def every_event_script(location: str, root: str) -> dict[str, list[ev.DurableEve
         ev.ToolCalled(assistant_message_id="msg_a1", call_id="call_1", name="bash", input={"command": "ls"}),
         ev.PermissionAsked(request_id="perm_1", assistant_message_id="msg_a1", call_id="call_1",
                            action="bash", resources=["ls"], save=["ls*"]),
-        ev.PermissionReplied(request_id="perm_1", reply=ev.PermissionReply.ALWAYS),
-        ev.ToolSucceeded(assistant_message_id="msg_a1", call_id="call_1", output=ev.ToolOutput(text="a.py")),
+        ev.PermissionReplied(request_id="perm_1", reply=PermissionReply.ALWAYS),
+        ev.ToolSucceeded(assistant_message_id="msg_a1", call_id="call_1", output=ToolOutput(text="a.py")),
         ev.ToolCalled(assistant_message_id="msg_a1", call_id="call_2", name="read", input={"path": "x"},
                       hosted=True, call_meta={"provider": {"id": "h1"}}),
         ev.ToolFailed(assistant_message_id="msg_a1", call_id="call_2",
-                      error=ev.ErrorInfo(type=ev.ErrorType.TOOL_EXECUTION, message="no such file"),
+                      error=ErrorInfo(type=ErrorType.TOOL_EXECUTION, message="no such file"),
                       result_meta={"provider": {"id": "h2"}}),
         ev.StepEnded(assistant_message_id="msg_a1", finish="tool_calls", usage=usage, cost=0.25),
         ev.StepStarted(assistant_message_id="msg_a2", agent="build", model="m1"),
-        ev.StepFailed(assistant_message_id="msg_a2", error=ev.ErrorInfo(type="aborted", message="stop"), usage=usage),
-        ev.ExecutionFailed(error=ev.ErrorInfo(type="aborted", message="stop")),
-        ev.PromptAdmitted(input_id="msg_u2", prompt=ev.text_prompt("never mind"), delivery=ev.Delivery.QUEUE),
+        ev.StepFailed(assistant_message_id="msg_a2", error=ErrorInfo(type="aborted", message="stop"), usage=usage),
+        ev.ExecutionFailed(error=ErrorInfo(type="aborted", message="stop")),
+        ev.PromptAdmitted(input_id="msg_u2", prompt=ev.text_prompt("never mind"), delivery=Delivery.QUEUE),
         ev.PromptWithdrawn(input_id="msg_u2"),
         ev.CompactionAdmitted(input_id="msg_c1"),
-        ev.CompactionStarted(message_id="msg_c1", reason=ev.CompactionReason.MANUAL, input_id="msg_c1"),
-        ev.CompactionEnded(message_id="msg_c1", reason=ev.CompactionReason.MANUAL, input_id="msg_c1",
+        ev.CompactionStarted(message_id="msg_c1", reason=CompactionReason.MANUAL, input_id="msg_c1"),
+        ev.CompactionEnded(message_id="msg_c1", reason=CompactionReason.MANUAL, input_id="msg_c1",
                            summary="## Objective\nparser", recent="user: fix"),
-        ev.CompactionStarted(message_id="msg_c2", reason=ev.CompactionReason.AUTO),
-        ev.CompactionFailed(message_id="msg_c2", reason=ev.CompactionReason.AUTO,
-                            error=ev.ErrorInfo(type="provider.internal", message="boom")),
+        ev.CompactionStarted(message_id="msg_c2", reason=CompactionReason.AUTO),
+        ev.CompactionFailed(message_id="msg_c2", reason=CompactionReason.AUTO,
+                            error=ErrorInfo(type="provider.internal", message="boom")),
         ev.InstructionsUpdated(message_id="msg_s1", text="AGENTS.md changed", applied={"core/date": "2026-01-02"}),
         ev.ContextDeleted(key="api/ticket"),
         ev.InstructionsReset(),
@@ -72,7 +76,7 @@ def every_event_script(location: str, root: str) -> dict[str, list[ev.DurableEve
         ev.ExecutionStarted(),
         ev.ExecutionSucceeded(),
         ev.ExecutionStarted(),
-        ev.ExecutionInterrupted(reason=ev.InterruptReason.USER),
+        ev.ExecutionInterrupted(reason=InterruptReason.USER),
         ev.SessionMoved(location=location + "/sub", project_root=root),
         ev.InstructionsBaselined(baseline="Moved.", applied={"core/environment": "sub"}),
         ev.ContextPut(key="api/owner", value="me"),

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.core import config
+from agent_tui.vocab.kinds import Effect
 
 
 def _write(path: Path, text: str) -> Path:
@@ -50,7 +51,7 @@ def test_permission_rules_and_model_overrides(workdir: Path, agent_home: Path) -
         '[models."openai/fake"]\ncontext_window = 8000\nmax_output_tokens = 1000\n',
     )
     settings = config.load_settings(workdir, environ={})
-    assert settings.permission[0].effect is config.Effect.ALLOW
+    assert settings.permission[0].effect is Effect.ALLOW
     assert settings.model_settings("openai/fake").context_window == 8000
 
 

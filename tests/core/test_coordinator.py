@@ -9,6 +9,7 @@ import pytest
 from agent_tui.core import events as ev
 from agent_tui.core import lease
 from agent_tui.core.coordinator import Coordinator
+from agent_tui.vocab.error_info import ErrorInfo
 
 
 class ScriptedDrainer:
@@ -18,10 +19,10 @@ class ScriptedDrainer:
         self.calls: list[tuple[str, bool]] = []
         self.started = asyncio.Event()
         self.release = asyncio.Event()
-        self.results: list[ev.ErrorInfo | None] = []
+        self.results: list[ErrorInfo | None] = []
         self.cancelled = 0
 
-    async def drain(self, session_id: str, force: bool) -> ev.ErrorInfo | None:
+    async def drain(self, session_id: str, force: bool) -> ErrorInfo | None:
         self.calls.append((session_id, force))
         self.started.set()
         try:
@@ -106,7 +107,7 @@ async def test_interrupt_cancels_clears_follow_up_and_waits_for_terminal_event(p
 
 async def test_failed_drain_is_one_failed_execution(parts) -> None:
     drainer, recorder, coordinator = parts
-    error = ev.ErrorInfo(type="provider.auth", message="bad key")
+    error = ErrorInfo(type="provider.auth", message="bad key")
     drainer.results = [error]
     drainer.release.set()
     assert await coordinator.run("ses_a") == error

@@ -1,8 +1,11 @@
 import json
+from typing import Annotated, Union
 
 import pytest
+from pydantic import Field, TypeAdapter
 
 from agent_tui.core import events as ev
+from agent_tui.vocab.kinds import Delivery
 
 
 def test_every_durable_type_is_versioned_and_unique() -> None:
@@ -12,7 +15,7 @@ def test_every_durable_type_is_versioned_and_unique() -> None:
 
 
 def test_round_trip() -> None:
-    event = ev.PromptAdmitted(input_id="msg_1", prompt=ev.text_prompt("hi"), delivery=ev.Delivery.QUEUE)
+    event = ev.PromptAdmitted(input_id="msg_1", prompt=ev.text_prompt("hi"), delivery=Delivery.QUEUE)
     type_, data = ev.encode(event)
     assert type_ == "session.prompt.admitted.1"
     assert ev.decode(type_, data) == event
@@ -46,7 +49,8 @@ def test_prompt_parts_leave_room_for_files_and_images() -> None:
 
 
 def test_live_events_are_discriminated() -> None:
-    parsed = ev.live_adapter().validate_python(
+    live = Union[tuple(ev.LiveEvent.__subclasses__())]  # a repeated ``kind`` would fail right here
+    parsed = TypeAdapter(Annotated[live, Field(discriminator="kind")]).validate_python(
         {"kind": "text.delta", "session_id": "s", "assistant_message_id": "m", "ordinal": 0, "delta": "x"}
     )
     assert isinstance(parsed, ev.TextDelta)

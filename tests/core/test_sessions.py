@@ -13,6 +13,7 @@ from agent_tui.core.admission import AdmissionConflict
 from agent_tui.core.db import EventRejected, UnknownSession
 from agent_tui.core.sessions import InvalidRequest, Sessions, UnknownPermission, open_sessions
 from agent_tui.core.store import Store
+from agent_tui.vocab.kinds import CompactionReason
 
 
 class RecordingExecutor:
@@ -50,7 +51,7 @@ async def test_create_generates_or_reuses_ids(sessions: Sessions, workdir: Path)
     assert (named.id, named.title, named.project_root) == ("ses_mine", "Named", str(workdir))
     again = await sessions.create("ses_mine", location="/elsewhere", title="Other")
     assert again == named  # a reused id returns the existing session untouched
-    assert await sessions.store.head_seq("ses_mine") == 1
+    assert await sessions._store.head_seq("ses_mine") == 1
 
 
 async def test_prompt_omitted_id_admits_and_wakes(sessions: Sessions, executor: RecordingExecutor, workdir: Path) -> None:
@@ -70,7 +71,7 @@ async def test_exact_reuse_returns_the_same_receipt_and_wakes_again(
     again = await sessions.prompt(sid, [{"type": "text", "text": "hello"}], id="msg_1", delivery="queue")
     quiet = await sessions.prompt(sid, "hello", id="msg_1", delivery="queue", resume=False)
     assert first == again == quiet
-    assert await sessions.store.head_seq(sid) == 2  # one admission event only
+    assert await sessions._store.head_seq(sid) == 2  # one admission event only
     assert executor.calls == [("wake", sid), ("wake", sid)]
 
 
@@ -98,12 +99,12 @@ async def test_reuse_with_anything_different_is_a_conflict(
     target = other if args["session"] == "other" else sid
     with pytest.raises(AdmissionConflict, match=message):
         await sessions.prompt(target, args["prompt"], id="msg_1", delivery=args["delivery"])
-    assert await sessions.store.head_seq(other) == 1
+    assert await sessions._store.head_seq(other) == 1
 
 
 async def test_reuse_of_an_existing_message_id_is_a_conflict(sessions: Sessions, workdir: Path) -> None:
     sid = (await sessions.create(location=workdir)).id
-    await sessions.store.publish(sid, ev.StepStarted(assistant_message_id="msg_a", agent="build", model="m"))
+    await sessions._store.publish(sid, ev.StepStarted(assistant_message_id="msg_a", agent="build", model="m"))
     with pytest.raises(AdmissionConflict, match="msg_a is already the id of another message"):
         await sessions.prompt(sid, "hi", id="msg_a")
 
@@ -111,7 +112,7 @@ async def test_reuse_of_an_existing_message_id_is_a_conflict(sessions: Sessions,
 async def test_exact_reuse_after_promotion_keeps_the_receipt(sessions: Sessions, workdir: Path) -> None:
     sid = (await sessions.create(location=workdir)).id
     first = await sessions.prompt(sid, "hello", id="msg_1")
-    await sessions.store.publish(sid, ev.PromptPromoted(input_id="msg_1"))
+    await sessions._store.publish(sid, ev.PromptPromoted(input_id="msg_1"))
     assert await sessions.prompt(sid, "hello", id="msg_1") == first
     assert [m.id for m in await sessions.messages(sid)] == ["msg_1"]
 
@@ -119,7 +120,7 @@ async def test_exact_reuse_after_promotion_keeps_the_receipt(sessions: Sessions,
 async def test_concurrent_admissions_of_one_id_admit_once(sessions: Sessions, workdir: Path) -> None:
     sid = (await sessions.create(location=workdir)).id
     receipts = await asyncio.gather(*(sessions.prompt(sid, "same", id="msg_1") for _ in range(10)))
-    assert len(set(receipts)) == 1 and await sessions.store.head_seq(sid) == 2
+    assert len(set(receipts)) == 1 and await sessions._store.head_seq(sid) == 2
 
 
 async def test_bad_prompts_and_unknown_sessions(sessions: Sessions) -> None:
@@ -141,7 +142,7 @@ async def test_withdraw_and_pending_order(sessions: Sessions, workdir: Path) -> 
     b = await sessions.prompt(sid, "b")
     await sessions.withdraw(sid, a.input_id)
     assert [p.id for p in await sessions.pending(sid)] == [b.input_id]
-    await sessions.store.publish(sid, ev.PromptPromoted(input_id=b.input_id))
+    await sessions._store.publish(sid, ev.PromptPromoted(input_id=b.input_id))
     with pytest.raises(EventRejected, match="already promoted"):
         await sessions.withdraw(sid, b.input_id)
 
@@ -154,14 +155,14 @@ async def test_compact_coalesces_one_pending_barrier(sessions: Sessions, workdir
     assert [(p.id, p.kind) for p in pending] == [(first.input_id, "compaction")]
     (divider,) = await sessions.messages(sid)
     assert divider.kind == "compaction" and divider.data["state"] == "queued"
-    await sessions.store.publish_many(sid, [
-        ev.CompactionStarted(message_id=first.input_id, reason=ev.CompactionReason.MANUAL, input_id=first.input_id),
-        ev.CompactionEnded(message_id=first.input_id, reason=ev.CompactionReason.MANUAL,
+    await sessions._store.publish_many(sid, [
+        ev.CompactionStarted(message_id=first.input_id, reason=CompactionReason.MANUAL, input_id=first.input_id),
+        ev.CompactionEnded(message_id=first.input_id, reason=CompactionReason.MANUAL,
                            input_id=first.input_id, summary="s", recent="r"),
     ])  # fmt: skip
     second = await sessions.compact(sid)
     assert second.input_id != first.input_id
-    settled = await sessions.store.input(first.input_id)
+    settled = await sessions._store.input(first.input_id)
     assert settled is not None and settled.settled_seq is not None
 
 
@@ -182,7 +183,7 @@ async def test_context_entries_are_events_and_core_keys_are_reserved(sessions: S
 
 async def test_history_pages_with_has_more(sessions: Sessions, workdir: Path) -> None:
     sid = (await sessions.create(location=workdir)).id
-    await sessions.store.publish_many(sid, [ev.ModelSelected(model=f"m{n}") for n in range(149)])
+    await sessions._store.publish_many(sid, [ev.ModelSelected(model=f"m{n}") for n in range(149)])
     first = await sessions.history(sid)
     assert len(first.data) == 50 and first.has_more and first.data[0].seq == 1
     pages, after = [first], first.data[-1].seq
@@ -197,7 +198,7 @@ async def test_history_pages_with_has_more(sessions: Sessions, workdir: Path) ->
 
 async def test_permission_reply_resolves_a_waiter(sessions: Sessions, workdir: Path) -> None:
     sid = (await sessions.create(location=workdir)).id
-    await sessions.store.publish(sid, ev.PermissionAsked(request_id="perm_1", action="bash", save=["ls*"]))
+    await sessions._store.publish(sid, ev.PermissionAsked(request_id="perm_1", action="bash", save=["ls*"]))
     waiter = asyncio.create_task(sessions.wait_permission_reply("perm_1"))
     await asyncio.sleep(0.01)
     assert not waiter.done() and [p.request_id for p in await sessions.permissions(sid)] == ["perm_1"]

@@ -10,6 +10,10 @@ import pytest
 from agent_tui.core import events as ev
 from agent_tui.core.db import EventRejected, SessionExists, UnknownSession
 from agent_tui.core.store import Store
+from agent_tui.vocab.error_info import ErrorInfo
+from agent_tui.vocab.kinds import CompactionReason, Delivery, ErrorType, PermissionReply
+from agent_tui.vocab.tool_output import ToolOutput
+from agent_tui.vocab.usage import Usage
 
 
 async def _create(store: Store, sid: str = "ses_1", location: str = "/w") -> None:
@@ -55,7 +59,7 @@ async def test_unknown_session_and_duplicate_create_are_refused(store: Store) ->
 
 async def test_assistant_projection_folds_step_events(store: Store) -> None:
     await _create(store)
-    rate = ev.ErrorInfo(type=ev.ErrorType.RATE_LIMIT, message="429")
+    rate = ErrorInfo(type=ErrorType.RATE_LIMIT, message="429")
     await store.publish_many("ses_1", [
         ev.StepStarted(assistant_message_id="msg_a", agent="build", model="m"),
         ev.RetryScheduled(assistant_message_id="msg_a", attempt=2, at_ms=99, error=rate),
@@ -67,8 +71,8 @@ async def test_assistant_projection_folds_step_events(store: Store) -> None:
         ev.TextStarted(assistant_message_id="msg_a", ordinal=0),
         ev.TextEnded(assistant_message_id="msg_a", ordinal=0, text="hello"),
         ev.ToolCalled(assistant_message_id="msg_a", call_id="c1", name="bash", input={"command": "ls"}),
-        ev.ToolSucceeded(assistant_message_id="msg_a", call_id="c1", output=ev.ToolOutput(text="ok")),
-        ev.StepEnded(assistant_message_id="msg_a", finish="stop", usage=ev.Usage(input_tokens=5, output_tokens=2), cost=0.5),
+        ev.ToolSucceeded(assistant_message_id="msg_a", call_id="c1", output=ToolOutput(text="ok")),
+        ev.StepEnded(assistant_message_id="msg_a", finish="stop", usage=Usage(input_tokens=5, output_tokens=2), cost=0.5),
     ])  # fmt: skip
     (row,) = await store.messages("ses_1")
     assert row.kind == "assistant" and row.seq == 2
@@ -111,7 +115,7 @@ async def test_pending_inputs_in_admission_order_with_compaction_rows(store: Sto
     await store.publish_many("ses_1", [
         ev.PromptAdmitted(input_id="msg_1", prompt=ev.text_prompt("a")),
         ev.CompactionAdmitted(input_id="msg_c"),
-        ev.PromptAdmitted(input_id="msg_2", prompt=ev.text_prompt("b"), delivery=ev.Delivery.QUEUE),
+        ev.PromptAdmitted(input_id="msg_2", prompt=ev.text_prompt("b"), delivery=Delivery.QUEUE),
         ev.PromptAdmitted(input_id="msg_3", prompt=ev.text_prompt("c")),
         ev.PromptWithdrawn(input_id="msg_3"),
     ])  # fmt: skip
@@ -129,11 +133,11 @@ async def test_permission_always_saves_an_approval_for_the_project(store: Store)
     await _create(store, location="/proj")
     await store.publish("ses_1", ev.PermissionAsked(request_id="perm_1", action="bash", save=["git status*"]))
     assert [p.request_id for p in await store.pending_permissions("ses_1")] == ["perm_1"]
-    await store.publish("ses_1", ev.PermissionReplied(request_id="perm_1", reply=ev.PermissionReply.ALWAYS))
+    await store.publish("ses_1", ev.PermissionReplied(request_id="perm_1", reply=PermissionReply.ALWAYS))
     assert await store.pending_permissions("ses_1") == []
     assert [(a.action, a.pattern) for a in await store.approvals("/proj")] == [("bash", "git status*")]
     with pytest.raises(EventRejected, match="already answered"):
-        await store.publish("ses_1", ev.PermissionReplied(request_id="perm_1", reply=ev.PermissionReply.ONCE))
+        await store.publish("ses_1", ev.PermissionReplied(request_id="perm_1", reply=PermissionReply.ONCE))
 
 
 async def test_checkpoint_context_and_move(store: Store) -> None:
@@ -209,7 +213,7 @@ async def test_stale_and_foreign_writes_do_not_touch_projections(store: Store) -
         await store.publish("ses_1", ev.TextEnded(assistant_message_id="msg_x", ordinal=0, text="x"))
     with pytest.raises(EventRejected, match="unknown tool call"):
         await store.publish("ses_1", ev.ToolFailed(assistant_message_id="msg_x", call_id="c",
-                                                   error=ev.ErrorInfo(type="tool.stale", message="x")))  # fmt: skip
+                                                   error=ErrorInfo(type="tool.stale", message="x")))  # fmt: skip
     assert await store.head_seq("ses_1") == 1
 
 
@@ -237,7 +241,7 @@ async def test_a_closed_store_refuses_reads_and_writes(tmp_path: Path) -> None:
 
 async def test_a_settled_compaction_barrier_cannot_run_again(store: Store) -> None:
     await _create(store)
-    manual = ev.CompactionReason.MANUAL
+    manual = CompactionReason.MANUAL
     await store.publish_many("ses_1", [
         ev.CompactionAdmitted(input_id="msg_c"),
         ev.CompactionStarted(message_id="msg_k", reason=manual, input_id="msg_c"),
@@ -246,7 +250,7 @@ async def test_a_settled_compaction_barrier_cannot_run_again(store: Store) -> No
     assert running is not None and (running.promoted_seq, running.settled_seq) == (3, None)
     assert [(m.id, m.data["state"]) for m in await store.messages("ses_1")] == [("msg_k", "running")]
     await store.publish("ses_1", ev.CompactionFailed(message_id="msg_k", reason=manual, input_id="msg_c",
-                                                     error=ev.ErrorInfo(type="provider.internal", message="x")))  # fmt: skip
+                                                     error=ErrorInfo(type="provider.internal", message="x")))  # fmt: skip
     settled = await store.input("msg_c")
     assert settled is not None and (settled.promoted_seq, settled.settled_seq) == (3, 4)
     with pytest.raises(EventRejected, match="msg_c is not a pending compaction"):

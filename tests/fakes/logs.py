@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agent_tui.core import events as ev
+from agent_tui.vocab.error_info import ErrorInfo
+from agent_tui.vocab.kinds import Delivery
+from agent_tui.vocab.tool_output import ToolOutput
+from agent_tui.vocab.usage import Usage
 
 
 @dataclass
@@ -30,7 +34,7 @@ class LogBuilder:
     def prompt(self, text: str, input_id: str | None = None, delivery: str = "steer", promote: bool = True) -> str:
         self._turn += 1
         input_id = input_id or f"msg_user{self._turn}"
-        self.add(ev.PromptAdmitted(input_id=input_id, prompt=ev.text_prompt(text), delivery=ev.Delivery(delivery)))
+        self.add(ev.PromptAdmitted(input_id=input_id, prompt=ev.text_prompt(text), delivery=Delivery(delivery)))
         if promote:
             self.add(ev.PromptPromoted(input_id=input_id))
         return input_id
@@ -52,13 +56,13 @@ class LogBuilder:
         self.add(ev.ToolCalled(assistant_message_id=amid, call_id=call_id, name=name, input=args))
         if error is not None:
             self.add(ev.ToolFailed(assistant_message_id=amid, call_id=call_id,
-                                   error=ev.ErrorInfo(type=error_type, message=error)), after_ms=ms)  # fmt: skip
+                                   error=ErrorInfo(type=error_type, message=error)), after_ms=ms)  # fmt: skip
         elif output is not None:
             self.add(ev.ToolSucceeded(assistant_message_id=amid, call_id=call_id,
-                                      output=ev.ToolOutput(text=output)), after_ms=ms)  # fmt: skip
+                                      output=ToolOutput(text=output)), after_ms=ms)  # fmt: skip
 
     def end_step(self, amid: str, input_tokens: int = 100, output_tokens: int = 20, cost: float = 0.001) -> None:
-        usage = ev.Usage(input_tokens=input_tokens, output_tokens=output_tokens)
+        usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens)
         self.add(ev.StepEnded(assistant_message_id=amid, finish="stop", usage=usage, cost=cost))
 
     def turn(self, prompt: str, answer: str) -> str:

@@ -14,6 +14,7 @@ from typing import Any, AsyncIterator
 from agent_tui.core import events as ev
 from agent_tui.core.api import EventRejected, UnknownInput, UnknownSession
 from agent_tui.tui.transcript_model import fold
+from agent_tui.vocab.kinds import Delivery, InterruptReason, PermissionReply
 
 from tests.fakes.logs import LogBuilder
 
@@ -131,7 +132,7 @@ class FakeSessions:
         self._counter += 1
         input_id = id or f"msg_in{self._counter}"
         self.calls.append(("prompt", session_id, ev.prompt_text(prompt), delivery))
-        event = ev.PromptAdmitted(input_id=input_id, prompt=prompt, delivery=ev.Delivery(delivery))
+        event = ev.PromptAdmitted(input_id=input_id, prompt=prompt, delivery=Delivery(delivery))
         stored = self.publish(session_id, event)
         return FakeReceipt(input_id, session_id, "prompt", delivery, stored.seq)
 
@@ -163,7 +164,7 @@ class FakeSessions:
         self.calls.append(("interrupt", session_id, reason))
         if session_id in self.running:
             self.running.discard(session_id)
-            self.publish(session_id, ev.ExecutionInterrupted(reason=ev.InterruptReason(reason)))
+            self.publish(session_id, ev.ExecutionInterrupted(reason=InterruptReason(reason)))
 
     def active(self) -> dict[str, dict[str, str]]:
         return {sid: {"type": "running"} for sid in self.running}
@@ -243,7 +244,7 @@ class FakeSessions:
         for session_id, log in self.logs.items():
             if request_id in fold(log.events).asks:
                 self.publish(session_id, ev.PermissionReplied(
-                    request_id=request_id, reply=ev.PermissionReply(reply), message=message))  # fmt: skip
+                    request_id=request_id, reply=PermissionReply(reply), message=message))  # fmt: skip
 
 
 def message_count(events: list[ev.StoredEvent]) -> int:

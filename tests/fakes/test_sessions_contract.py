@@ -107,7 +107,7 @@ async def test_the_fake_answers_the_script_as_the_real_facade_does(workdir: Path
     fake = FakeSessions()
     real = await open_sessions()  # this test's own AGENT_TUI_HOME; the idle executor: nothing runs
     try:
-        expected = await script(Double(real, real.store.publish, real.bus.publish), workdir)
+        expected = await script(Double(real, real._store.publish, real._bus.publish), workdir)  # the runner's side
     finally:
         await real.close()
     assert await script(Double(fake, fake.publish, fake.delta), workdir) == expected

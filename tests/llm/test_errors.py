@@ -7,24 +7,25 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from agent_tui.llm.errors import ErrorKind, LLMError, classify, parse_retry_after
+from agent_tui.llm.errors import LLMError, classify, parse_retry_after
 from agent_tui.llm.types import Finish, FinishReason, TextDelta
 from agent_tui.testing.fake_provider import FakeProvider, Turn
+from agent_tui.vocab.kinds import ErrorType
 
 from tests.llm.conftest import collect
 
 AT_CALL = [
-    ({"status": 429, "retry_after": 7}, ErrorKind.RATE_LIMIT, 7000),
-    ({"status": 429, "retry_after_ms": 1500}, ErrorKind.RATE_LIMIT, 1500),
-    ({"status": 500}, ErrorKind.INTERNAL, None),
-    ({"status": 503, "kind": "overloaded", "retry_after": 2}, ErrorKind.INTERNAL, 2000),
-    ({"status": 529, "kind": "overloaded"}, ErrorKind.INTERNAL, None),
-    ({"status": 401}, ErrorKind.AUTH, None),
-    ({"status": 403, "kind": "auth"}, ErrorKind.AUTH, None),
-    ({"status": 400, "kind": "context_overflow"}, ErrorKind.CONTEXT_OVERFLOW, None),
-    ({"status": 400, "kind": "content_filter"}, ErrorKind.CONTENT_FILTER, None),
-    ({"status": 400, "message": "tools.0: unknown field"}, ErrorKind.INVALID_REQUEST, None),
-    ({"status": 404, "kind": "invalid_request", "message": "model not found"}, ErrorKind.INVALID_REQUEST, None),
+    ({"status": 429, "retry_after": 7}, ErrorType.RATE_LIMIT, 7000),
+    ({"status": 429, "retry_after_ms": 1500}, ErrorType.RATE_LIMIT, 1500),
+    ({"status": 500}, ErrorType.INTERNAL, None),
+    ({"status": 503, "kind": "overloaded", "retry_after": 2}, ErrorType.INTERNAL, 2000),
+    ({"status": 529, "kind": "overloaded"}, ErrorType.INTERNAL, None),
+    ({"status": 401}, ErrorType.AUTH, None),
+    ({"status": 403, "kind": "auth"}, ErrorType.AUTH, None),
+    ({"status": 400, "kind": "context_overflow"}, ErrorType.CONTEXT_OVERFLOW, None),
+    ({"status": 400, "kind": "content_filter"}, ErrorType.CONTENT_FILTER, None),
+    ({"status": 400, "message": "tools.0: unknown field"}, ErrorType.INVALID_REQUEST, None),
+    ({"status": 404, "kind": "invalid_request", "message": "model not found"}, ErrorType.INVALID_REQUEST, None),
 ]
 
 
@@ -43,10 +44,10 @@ async def test_http_errors_are_classified(fake: FakeProvider, make_request, erro
 
 
 @pytest.mark.parametrize(("failure", "kind"), [
-    ({"mode": "error_event", "kind": "overloaded"}, ErrorKind.INTERNAL),
-    ({"mode": "error_event", "kind": "internal"}, ErrorKind.INTERNAL),
-    ({"mode": "error_event", "kind": "rate_limit"}, ErrorKind.RATE_LIMIT),
-    ({"mode": "drop"}, ErrorKind.TRANSPORT),
+    ({"mode": "error_event", "kind": "overloaded"}, ErrorType.INTERNAL),
+    ({"mode": "error_event", "kind": "internal"}, ErrorType.INTERNAL),
+    ({"mode": "error_event", "kind": "rate_limit"}, ErrorType.RATE_LIMIT),
+    ({"mode": "drop"}, ErrorType.TRANSPORT),
 ], ids=["overloaded-event", "internal-event", "rate-limit-event", "dropped"])
 async def test_mid_stream_failures_say_output_started(fake: FakeProvider, make_request, failure, kind) -> None:
     fake.add(Turn(text="partial answer here", chunks=6, fail={"after": 3, **failure}))
@@ -64,7 +65,7 @@ async def test_dropped_before_any_output_is_retryable_transport(fake: FakeProvid
     fake.add(Turn(text="never seen", fail={"after": 0, "mode": "drop"}))
     with pytest.raises(LLMError) as caught:
         await collect(make_request())
-    assert caught.value.type is ErrorKind.TRANSPORT
+    assert caught.value.type is ErrorType.TRANSPORT
     assert caught.value.output_started is False and caught.value.retryable
 
 
@@ -84,7 +85,7 @@ async def test_unreachable_server_is_transport(make_request) -> None:
     request = make_request(api_base="http://127.0.0.1:9/v1" if "openai" in make_request().model else "http://127.0.0.1:9")
     with pytest.raises(LLMError) as caught:
         await collect(request)
-    assert caught.value.type is ErrorKind.TRANSPORT and caught.value.output_started is False
+    assert caught.value.type is ErrorType.TRANSPORT and caught.value.output_started is False
 
 
 async def test_a_request_the_api_rejects_is_invalid_request(fake: FakeProvider, make_request, wire) -> None:
@@ -98,7 +99,7 @@ async def test_a_request_the_api_rejects_is_invalid_request(fake: FakeProvider, 
     fake.add(Turn(text="unused"))
     with pytest.raises(LLMError) as caught:
         await collect(make_request(UserTurn(parts=[TextPart(text="go")]), step(), step()))
-    assert caught.value.type is ErrorKind.INVALID_REQUEST and caught.value.status == 400
+    assert caught.value.type is ErrorType.INVALID_REQUEST and caught.value.status == 400
     assert "call_1" in caught.value.message
     assert fake.requests[-1].rejected is not None and fake.remaining == 1  # the turn was not consumed
 
@@ -137,13 +138,13 @@ def test_wrapped_causes_are_unwrapped() -> None:
         headers = {"retry-after": "4"}
 
     error = classify(MidStreamFallbackError("fallback", RateLimitError("slow down")), output_started=True)
-    assert (error.type, error.retry_after_ms, error.output_started, error.status) == (ErrorKind.RATE_LIMIT, 4000, True, 429)
+    assert (error.type, error.retry_after_ms, error.output_started, error.status) == (ErrorType.RATE_LIMIT, 4000, True, 429)
 
 
 def test_plain_exceptions() -> None:
-    assert classify(ConnectionResetError("reset")).type is ErrorKind.TRANSPORT
-    assert classify(RuntimeError("something odd")).type is ErrorKind.UNKNOWN
-    assert classify(ValueError("prompt is too long: 300000 tokens > 200000 maximum")).type is ErrorKind.CONTEXT_OVERFLOW
-    same = LLMError(ErrorKind.AUTH, "no")
+    assert classify(ConnectionResetError("reset")).type is ErrorType.TRANSPORT
+    assert classify(RuntimeError("something odd")).type is ErrorType.UNKNOWN
+    assert classify(ValueError("prompt is too long: 300000 tokens > 200000 maximum")).type is ErrorType.CONTEXT_OVERFLOW
+    same = LLMError(ErrorType.AUTH, "no")
     assert classify(same) is same
     assert same.info() == {"type": "provider.auth", "message": "no", "retry_after_ms": None}

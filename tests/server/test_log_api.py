@@ -118,7 +118,7 @@ async def test_closing_the_client_closes_the_tail(runtime: Runtime, workdir: Pat
 
 async def _closing_closes(api: Api, runtime: Runtime, workdir: Path) -> None:
     sid = await api.create(workdir)
-    bus = runtime.sessions.bus
+    bus = runtime.sessions._bus
     resp = await api.open_log(sid, follow=1, deltas=1)
     await SseReader(resp).until(lambda e: e.event == "log.synced")
     assert sid in bus.watched_sessions()

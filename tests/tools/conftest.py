@@ -7,11 +7,11 @@ from typing import Any, Callable
 
 import pytest
 
-from agent_tui.core.config import PermissionRule
 from agent_tui.tools.asks import NoApprovals, PermissionDecision, PermissionRequest
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.permissions import AllowAll, PermissionGate
 from agent_tui.tools.registry import Tool, ToolOutcome, ToolRegistry
+from agent_tui.vocab.permission_rule import PermissionRule
 
 
 class RecordingAsker:

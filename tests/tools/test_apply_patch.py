@@ -4,14 +4,14 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.config import Effect, PermissionRule
-from agent_tui.core.events import PermissionReply
 from agent_tui.tools.apply_patch.matcher import seek
 from agent_tui.tools.apply_patch.parser import AddFile, DeleteFile, PatchError, UpdateFile, parse_patch
 from agent_tui.tools.apply_patch.tool import APPLY_PATCH
 from agent_tui.tools.asks import PermissionDecision
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.registry import ToolOutcome
+from agent_tui.vocab.kinds import Effect, PermissionReply
+from agent_tui.vocab.permission_rule import PermissionRule
 
 from .conftest import RecordingAsker, error_message, gate_for, invoke_tool, output_text
 

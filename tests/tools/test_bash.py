@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.config import Effect, PermissionRule
-from agent_tui.core.events import PermissionReply
 from agent_tui.tools.asks import PermissionDecision
 from agent_tui.tools.bash import BASH
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.process_group import group_alive
 from agent_tui.tools.registry import ToolOutcome
+from agent_tui.vocab.kinds import Effect, PermissionReply
+from agent_tui.vocab.permission_rule import PermissionRule
 
 from .conftest import RecordingAsker, gate_for, invoke_tool
 

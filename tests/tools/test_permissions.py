@@ -5,8 +5,6 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.config import Effect, PermissionRule
-from agent_tui.core.events import PermissionReply
 from agent_tui.tools.asks import PermissionDecision, PermissionRequest, policy_asker
 from agent_tui.tools.bash import BASH
 from agent_tui.tools.errors import PermissionDenied, PermissionRejected
@@ -14,6 +12,8 @@ from agent_tui.tools.permissions import evaluate, suggest_save
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.tools.shell_parse import parse_command
 from agent_tui.tools.wildcard import wildcard_match
+from agent_tui.vocab.kinds import Effect, PermissionReply
+from agent_tui.vocab.permission_rule import PermissionRule
 
 from .conftest import RecordingAsker, gate_for
 

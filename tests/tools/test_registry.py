@@ -6,12 +6,13 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, Field
 
-from agent_tui.core.config import Effect, PermissionRule
-from agent_tui.core.events import ToolOutput
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.read import READ
 from agent_tui.tools.registry import Tool, ToolRegistry, ToolResult
+from agent_tui.vocab.kinds import Effect
+from agent_tui.vocab.permission_rule import PermissionRule
+from agent_tui.vocab.tool_output import ToolOutput
 
 
 class EchoInput(BaseModel):

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from agent_tui.tui.app import AgentApp, StartMode
-from agent_tui.tui.clock import ManualClock, Timings
+from agent_tui.tui.clock import Timings
 from agent_tui.tui.context import TuiContext
+from agent_tui.vocab.clock import ManualClock
 
 from tests.fakes.sessions import FakeSessions
 

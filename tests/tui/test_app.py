@@ -15,6 +15,9 @@ from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.status import StatusBar
 from agent_tui.tui.widgets.tool_block import ToolCall
 from agent_tui.tui.widgets.transcript import TranscriptView
+from agent_tui.vocab.error_info import ErrorInfo
+from agent_tui.vocab.kinds import CompactionReason, InterruptReason
+from agent_tui.vocab.tool_output import ToolOutput
 
 from .conftest import LOCATION
 from tests.fakes.sessions import FakeSessions
@@ -117,7 +120,7 @@ async def test_tool_block_runs_with_live_output_then_settles(fake, make_app) -> 
         await until(pilot, lambda: tool.has_class("-running"))
         fake.delta(ev.ToolOutputDelta(session_id=SID, assistant_message_id="m2", call_id="c1", delta="building…\n"))
         await until(pilot, lambda: "building" in str(tool.query_one(".tool-live").render()))
-        fake.publish(SID, ev.ToolSucceeded(assistant_message_id="m2", call_id="c1", output=ev.ToolOutput(text="done")))
+        fake.publish(SID, ev.ToolSucceeded(assistant_message_id="m2", call_id="c1", output=ToolOutput(text="done")))
         await until(pilot, lambda: tool.has_class("-ok"))
         assert not tool.query_one(".tool-live").display
         assert str(tool.query_one(".tool-header").render()).startswith("✓ bash  make")
@@ -234,7 +237,7 @@ async def test_continue_opens_the_latest_session_here(fake, make_app) -> None:
 async def test_retry_countdown_follows_the_clock(fake, make_app, clock) -> None:
     async with opened(fake, make_app, running=True) as (app, pilot):
         fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
-        error = ev.ErrorInfo(type="provider.rate-limit", message="429")
+        error = ErrorInfo(type="provider.rate-limit", message="429")
         fake.publish(SID, ev.RetryScheduled(assistant_message_id="m2", attempt=1, at_ms=clock.now + 4000, error=error))
         await until(pilot, lambda: app.query(RetryNotice))
         notice = app.query_one(RetryNotice)
@@ -249,7 +252,7 @@ async def test_retry_countdown_follows_the_clock(fake, make_app, clock) -> None:
 async def test_step_error_shows_kind_and_message(fake, make_app) -> None:
     log = stored(fake)
     amid = log.step("m9")
-    log.add(ev.StepFailed(assistant_message_id=amid, error=ev.ErrorInfo(type="provider.auth", message="bad key")))
+    log.add(ev.StepFailed(assistant_message_id=amid, error=ErrorInfo(type="provider.auth", message="bad key")))
     app = make_app(StartMode(session_id=SID))
     async with app.run_test() as pilot:
         await until(pilot, lambda: app.query(StepError))
@@ -265,13 +268,13 @@ async def test_compaction_divider_lifecycle(fake, make_app) -> None:
         await until(pilot, lambda: "compaction queued" in title())
         fake.running.add(SID)
         input_id = next(c for c in fake.calls if c[0] == "compact") and fake.logs[SID].events[-1].event.input_id
-        fake.publish(SID, ev.CompactionStarted(message_id="mc", reason=ev.CompactionReason.MANUAL, input_id=input_id))
+        fake.publish(SID, ev.CompactionStarted(message_id="mc", reason=CompactionReason.MANUAL, input_id=input_id))
         await until(pilot, lambda: "compacting context" in title())
         assert "compacting" in status(app)
         fake.delta(ev.CompactionDelta(session_id=SID, message_id="mc", delta="## Objective\nship it"))
         await until(pilot, lambda: "ship it" in str(divider.query_one(".divider-live").render()))
         fake.publish(SID, ev.CompactionEnded(
-            message_id="mc", reason=ev.CompactionReason.MANUAL, summary="## Objective\nship it", recent="",
+            message_id="mc", reason=CompactionReason.MANUAL, summary="## Objective\nship it", recent="",
             input_id=input_id,
         ))  # fmt: skip
         await until(pilot, lambda: "context compacted" in title())
@@ -320,7 +323,7 @@ async def test_choosing_a_model_sends_input_left_pending_by_a_failed_start(fake,
     log = stored(fake)
     log.add(ev.ExecutionStarted())
     log.prompt("hi", promote=False)
-    log.add(ev.ExecutionFailed(error=ev.ErrorInfo(type="credentials", message="No model selected")))
+    log.add(ev.ExecutionFailed(error=ErrorInfo(type="credentials", message="No model selected")))
     app = make_app(StartMode(session_id=SID))
     async with app.run_test() as pilot:
         await until(pilot, lambda: len(app.query_one(PendingInputStrip).items) == 1)
@@ -430,7 +433,7 @@ async def test_interrupting_shows_until_the_session_stops(fake, make_app) -> Non
         await pilot.press("escape")
         await until(pilot, lambda: "interrupting…" in status(app))
         fake.running.discard(SID)
-        fake.publish(SID, ev.ExecutionInterrupted(reason=ev.InterruptReason.USER))
+        fake.publish(SID, ev.ExecutionInterrupted(reason=InterruptReason.USER))
         await until(pilot, lambda: "idle" in status(app))
 
 

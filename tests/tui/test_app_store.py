@@ -21,6 +21,8 @@ from agent_tui.tui.widgets.block_widgets import AssistantText, UserMessage
 from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.transcript import TranscriptView
+from agent_tui.vocab.kinds import InterruptReason
+from agent_tui.vocab.usage import Usage
 
 from .conftest import FAST
 from .test_app import until
@@ -44,7 +46,7 @@ class ActiveExecutor:
         self.calls.append(("interrupt", session_id, reason))
         if session_id in self.running and self.sessions is not None:
             self.running.discard(session_id)
-            await self.sessions.store.publish(session_id, ev.ExecutionInterrupted(reason=ev.InterruptReason(reason)))
+            await self.sessions._store.publish(session_id, ev.ExecutionInterrupted(reason=InterruptReason(reason)))
 
     def active(self) -> dict[str, dict[str, Any]]:
         return {sid: {"type": "running"} for sid in self.running}
@@ -75,12 +77,12 @@ async def running_session_app(real, workdir: Path, clock) -> tuple[Sessions, str
 async def exchange(sessions: Sessions, sid: str, prompt: str, answer: str) -> None:
     receipt = await sessions.prompt(sid, prompt)
     amid = ids.message_id()
-    await sessions.store.publish_many(sid, [
+    await sessions._store.publish_many(sid, [
         ev.ExecutionStarted(), ev.PromptPromoted(input_id=receipt.input_id),
         ev.StepStarted(assistant_message_id=amid, agent="build", model="openai/fake"),
         ev.TextStarted(assistant_message_id=amid, ordinal=0),
         ev.TextEnded(assistant_message_id=amid, ordinal=0, text=answer),
-        ev.StepEnded(assistant_message_id=amid, finish="stop", usage=ev.Usage(input_tokens=100, output_tokens=20)),
+        ev.StepEnded(assistant_message_id=amid, finish="stop", usage=Usage(input_tokens=100, output_tokens=20)),
         ev.ExecutionSucceeded(),
     ])  # fmt: skip
 
@@ -95,7 +97,7 @@ async def ask_for_bash(app: AgentApp, pilot, sessions: Sessions, sid: str, comma
     """A running step calls bash and asks to run ``command`` (request ``perm_1``, call ``c1``);
     returns the permission panel once it shows the ask with focus."""
     await until(pilot, lambda: app.view.synced)
-    await sessions.store.publish_many(sid, [
+    await sessions._store.publish_many(sid, [
         ev.ExecutionStarted(), ev.StepStarted(assistant_message_id="m1", agent="build", model="x"),
         ev.ToolCalled(assistant_message_id="m1", call_id="c1", name="bash", input={"command": command}),
         ev.PermissionAsked(request_id="perm_1", assistant_message_id="m1", call_id="c1", action="bash",
@@ -153,14 +155,14 @@ async def test_live_text_deltas_from_the_bus(real, workdir, clock) -> None:
     sessions, sid, app = await running_session_app(real, workdir, clock)
     async with app.run_test() as pilot:
         await until(pilot, lambda: app.view.synced)
-        await sessions.store.publish_many(sid, [
+        await sessions._store.publish_many(sid, [
             ev.ExecutionStarted(), ev.StepStarted(assistant_message_id="m1", agent="build", model="x"),
             ev.TextStarted(assistant_message_id="m1", ordinal=0),
         ])  # fmt: skip
         await until(pilot, lambda: app.query(AssistantText))
         widget = app.query_one(AssistantText)
         for chunk in ("one ", "two ", "three"):
-            sessions.bus.publish(ev.TextDelta(session_id=sid, assistant_message_id="m1", ordinal=0, delta=chunk))
+            sessions._bus.publish(ev.TextDelta(session_id=sid, assistant_message_id="m1", ordinal=0, delta=chunk))
             await until(pilot, lambda: widget._written.endswith(chunk))
         assert widget._written == "one two three"
 
@@ -236,7 +238,7 @@ async def test_permission_panel_keys_after_the_grace_period(real, workdir, clock
         clock.advance(1)
         await pilot.press(*keys)
         await until(pilot, lambda: not panel.display)
-        record = await sessions.store.permission("perm_1")
+        record = await sessions._store.permission("perm_1")
         assert (record.reply, record.message) == (reply, message)
         assert app.focused is app.query_one(PromptInput)
 
@@ -311,7 +313,7 @@ async def test_another_session_opens_while_one_runs_and_switching_back_shows_eve
         await pilot.press("enter")
         await until(pilot, lambda: app.view.session_id == b and len(app.query(UserMessage)) == 1)
         # A keeps running in the background: its events land in the store, not on this screen.
-        await sessions.store.publish_many(a, [
+        await sessions._store.publish_many(a, [
             ev.StepStarted(assistant_message_id="msg_bg", agent="build", model="x"),
             ev.TextStarted(assistant_message_id="msg_bg", ordinal=0),
             ev.TextEnded(assistant_message_id="msg_bg", ordinal=0, text="finished in the background"),
@@ -329,7 +331,7 @@ async def test_asks_of_a_background_session_show_in_the_status_bar_and_picker(re
     here = await session_with(sessions, workdir, "foreground", "ok")
     away = await session_with(sessions, workdir, "background", "ok")
     executor.running.add(away)
-    await sessions.store.publish_many(away, [
+    await sessions._store.publish_many(away, [
         ev.StepStarted(assistant_message_id="msg_w", agent="build", model="x"),
         ev.ToolCalled(assistant_message_id="msg_w", call_id="c1", name="bash", input={"command": "make deploy"}),
         ev.PermissionAsked(request_id="perm_bg", assistant_message_id="msg_w", call_id="c1", action="bash",

@@ -6,8 +6,8 @@ import gc
 
 import pytest
 
-from agent_tui.tui.clock import ManualClock
 from agent_tui.tui.gc_policy import FULL_BACKSTOP, FULL_DUE, QuietCollector, tune_runtime
+from agent_tui.vocab.clock import ManualClock
 
 
 class Recorder:

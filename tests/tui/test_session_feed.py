@@ -9,11 +9,12 @@ import pytest
 
 from agent_tui.core import events as ev
 from agent_tui.tui import session_feed
-from agent_tui.tui.clock import ManualClock, Timings
+from agent_tui.tui.clock import Timings
 from agent_tui.tui.context import TuiContext
 from agent_tui.tui.session_feed import SessionFeed
 from agent_tui.tui.transcript_blocks import TextBlock, UserBlock
 from agent_tui.tui.transcript_model import Transcript
+from agent_tui.vocab.clock import ManualClock
 from tests.fakes.logs import LogBuilder
 from tests.fakes.sessions import FakeSessions
 

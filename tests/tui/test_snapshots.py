@@ -9,6 +9,7 @@ from __future__ import annotations
 from agent_tui.core import events as ev
 from agent_tui.tui.app import StartMode
 from agent_tui.tui.screens.picker import SessionPicker
+from agent_tui.vocab.kinds import CompactionReason
 
 from .conftest import LOCATION
 from tests.fakes.logs import LogBuilder
@@ -31,8 +32,8 @@ def rich_session(session_id: str = "ses_main") -> LogBuilder:
     log.end_step(amid, input_tokens=12_400, output_tokens=830, cost=0.0123)
     log.add(ev.ExecutionSucceeded())
     log.add(ev.CompactionAdmitted(input_id="inp_c"))
-    log.add(ev.CompactionStarted(message_id="msg_c", reason=ev.CompactionReason.MANUAL, input_id="inp_c"))
-    log.add(ev.CompactionEnded(message_id="msg_c", reason=ev.CompactionReason.MANUAL, summary="## Objective\nfix",
+    log.add(ev.CompactionStarted(message_id="msg_c", reason=CompactionReason.MANUAL, input_id="inp_c"))
+    log.add(ev.CompactionEnded(message_id="msg_c", reason=CompactionReason.MANUAL, summary="## Objective\nfix",
                                recent="", input_id="inp_c"))  # fmt: skip
     log.prompt("then update the changelog", delivery="queue", promote=False)
     return log

@@ -142,7 +142,7 @@ async def test_a_stopped_or_hung_up_app_stops_its_running_tool_first(how: str, w
     sessions = await open_sessions()
     try:
         (record,) = await sessions.list(location=str(workdir), limit=5)
-        log = await sessions.store.events(record.id, limit=None)
+        log = await sessions._store.events(record.id, limit=None)
     finally:
         await sessions.close()
     assert log[-1].event == ev.ExecutionInterrupted(reason="shutdown")

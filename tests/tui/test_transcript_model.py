@@ -15,6 +15,9 @@ from agent_tui.tui.transcript_blocks import (
     UserBlock,
 )
 from agent_tui.tui.transcript_model import Transcript, fold
+from agent_tui.vocab.error_info import ErrorInfo
+from agent_tui.vocab.kinds import TOOL_INTERRUPTED, CompactionReason, Delivery, InterruptReason, PermissionReply
+from agent_tui.vocab.tool_output import ToolOutput
 
 from tests.fakes.logs import LogBuilder
 
@@ -104,8 +107,8 @@ def test_open_step_and_running_tool_after_crash_are_interrupted_history() -> Non
 def test_stale_sweep_shows_interrupted_not_failed() -> None:
     log = LogBuilder().created()
     amid = log.step("msg_a1")
-    log.tool(amid, "c1", "bash", {"command": "sleep 100"}, error=ev.TOOL_INTERRUPTED, error_type="tool.stale")
-    log.add(ev.StepFailed(assistant_message_id=amid, error=ev.ErrorInfo(type="aborted", message="interrupted")))
+    log.tool(amid, "c1", "bash", {"command": "sleep 100"}, error=TOOL_INTERRUPTED, error_type="tool.stale")
+    log.add(ev.StepFailed(assistant_message_id=amid, error=ErrorInfo(type="aborted", message="interrupted")))
     t = fold(log.events, is_active=True)
     assert shape(t)[0][3] == "interrupted"
     assert shape(t)[1] == ("error", "aborted", "interrupted")
@@ -115,7 +118,7 @@ def test_retry_countdown_is_cleared_by_the_next_step() -> None:
     log = LogBuilder().created()
     log.add(ev.ExecutionStarted())
     amid = log.step("msg_a1")
-    err = ev.ErrorInfo(type="provider.rate-limit", message="slow down")
+    err = ErrorInfo(type="provider.rate-limit", message="slow down")
     log.add(ev.RetryScheduled(assistant_message_id=amid, attempt=1, at_ms=1_700_000_002_000, error=err))
     t = fold(log.events, is_active=True)
     assert shape(t) == [("retry", 1, 1_700_000_002_000, True)]
@@ -127,10 +130,10 @@ def test_retry_countdown_is_cleared_by_the_next_step() -> None:
 def test_scheduled_retry_in_a_dead_log_is_not_a_countdown() -> None:
     log = LogBuilder().created()
     amid = log.step("msg_a1")
-    err = ev.ErrorInfo(type="provider.internal", message="500")
+    err = ErrorInfo(type="provider.internal", message="500")
     log.add(ev.RetryScheduled(assistant_message_id=amid, attempt=2, at_ms=5, error=err))
     assert shape(fold(log.events, is_active=False)) == [("retry", 2, 5, False)]
-    log.add(ev.ExecutionInterrupted(reason=ev.InterruptReason.SHUTDOWN))
+    log.add(ev.ExecutionInterrupted(reason=InterruptReason.SHUTDOWN))
     t = fold(log.events, is_active=True)  # even a live session: that wait ended
     assert shape(t) == [("retry", 2, 5, False)]
 
@@ -140,12 +143,12 @@ def test_compaction_divider_lifecycle() -> None:
     log.add(ev.CompactionAdmitted(input_id="inp_c1"))
     t = fold(log.events, is_active=True)
     assert shape(t) == [("compaction", "queued", "", None)]
-    t.apply(log.add(ev.CompactionStarted(message_id="msg_c1", reason=ev.CompactionReason.MANUAL, input_id="inp_c1")))
+    t.apply(log.add(ev.CompactionStarted(message_id="msg_c1", reason=CompactionReason.MANUAL, input_id="inp_c1")))
     assert shape(t) == [("compaction", "running", "", None)] and t.facts.compacting
     t.apply_delta(ev.CompactionDelta(session_id="ses_test", message_id="msg_c1", delta="## Objective\n"))
     assert shape(t) == [("compaction", "running", "## Objective\n", None)]
     t.apply(log.add(ev.CompactionEnded(
-        message_id="msg_c1", reason=ev.CompactionReason.MANUAL, summary="## Objective\nall", recent="",
+        message_id="msg_c1", reason=CompactionReason.MANUAL, summary="## Objective\nall", recent="",
         input_id="inp_c1",
     )))  # fmt: skip
     assert shape(t) == [("compaction", "done", "## Objective\nall", None)] and not t.facts.compacting
@@ -157,16 +160,16 @@ def test_a_divider_queued_while_idle_runs_live_once_active() -> None:
     log.add(ev.CompactionAdmitted(input_id="inp_c1"))
     t = fold(log.events, is_active=False)
     t.set_active(True)
-    t.apply(log.add(ev.CompactionStarted(message_id="msg_c1", reason=ev.CompactionReason.MANUAL, input_id="inp_c1")))
+    t.apply(log.add(ev.CompactionStarted(message_id="msg_c1", reason=CompactionReason.MANUAL, input_id="inp_c1")))
     assert shape(t) == [("compaction", "running", "", None)]
 
 
 def test_auto_compaction_failure_and_dead_running_compaction() -> None:
     log = LogBuilder().created()
-    log.add(ev.CompactionStarted(message_id="msg_c1", reason=ev.CompactionReason.AUTO))
+    log.add(ev.CompactionStarted(message_id="msg_c1", reason=CompactionReason.AUTO))
     assert shape(fold(log.events)) == [("compaction", "interrupted", "", None)]
-    err = ev.ErrorInfo(type="provider.internal", message="boom")
-    log.add(ev.CompactionFailed(message_id="msg_c1", reason=ev.CompactionReason.AUTO, error=err))
+    err = ErrorInfo(type="provider.internal", message="boom")
+    log.add(ev.CompactionFailed(message_id="msg_c1", reason=CompactionReason.AUTO, error=err))
     assert shape(fold(log.events)) == [("compaction", "failed", "", "boom")]
 
 
@@ -189,7 +192,7 @@ def test_pending_inputs_in_admission_order_until_promoted_or_withdrawn() -> None
 def test_instruction_update_and_execution_failure() -> None:
     log = LogBuilder().created()
     log.add(ev.InstructionsUpdated(message_id="msg_i1", text="AGENTS.md changed"))
-    log.add(ev.ExecutionFailed(error=ev.ErrorInfo(type="provider.auth", message="bad key")))
+    log.add(ev.ExecutionFailed(error=ErrorInfo(type="provider.auth", message="bad key")))
     assert shape(fold(log.events)) == [("instructions", "AGENTS.md changed"), ("error", "provider.auth", "bad key")]
 
 
@@ -198,7 +201,7 @@ def test_permission_asks_open_until_replied() -> None:
     log.add(ev.PermissionAsked(request_id="perm_1", call_id="c1", action="bash", resources=["rm -rf build"]))
     t = fold(log.events)
     assert list(t.asks) == ["perm_1"] and t.asks["perm_1"].resources == ["rm -rf build"]
-    t.apply(log.add(ev.PermissionReplied(request_id="perm_1", reply=ev.PermissionReply.ONCE)))
+    t.apply(log.add(ev.PermissionReplied(request_id="perm_1", reply=PermissionReply.ONCE)))
     assert t.asks == {}
 
 
@@ -207,8 +210,8 @@ def test_a_tool_that_waited_for_permission_shows_how_long_it_ran() -> None:
     amid = log.step("msg_a1")
     log.add(ev.ToolCalled(assistant_message_id=amid, call_id="c1", name="bash", input={"command": "make"}))
     log.add(ev.PermissionAsked(request_id="perm_1", assistant_message_id=amid, call_id="c1", action="bash"), after_ms=5)
-    log.add(ev.PermissionReplied(request_id="perm_1", reply=ev.PermissionReply.ONCE), after_ms=9_000)  # the person thinks
-    log.add(ev.ToolSucceeded(assistant_message_id=amid, call_id="c1", output=ev.ToolOutput(text="ok")), after_ms=300)
+    log.add(ev.PermissionReplied(request_id="perm_1", reply=PermissionReply.ONCE), after_ms=9_000)  # the person thinks
+    log.add(ev.ToolSucceeded(assistant_message_id=amid, call_id="c1", output=ToolOutput(text="ok")), after_ms=300)
     tool = fold(log.events).get(f"{amid}:tool:c1")
     assert isinstance(tool, ToolBlock) and tool.duration_ms == 300
 
@@ -245,7 +248,7 @@ def test_live_deltas_then_durable_events_equal_the_log_alone() -> None:
     assert live.get("m1:input:0") is None and "m1:input:0" in live.removed
     live.apply_delta(ev.ToolOutputDelta(session_id=sid, assistant_message_id="m1", call_id="c1", delta="h"))
     assert live.get("m1:tool:c1").live_output == "h"  # type: ignore[union-attr]
-    durable(ev.ToolSucceeded(assistant_message_id="m1", call_id="c1", output=ev.ToolOutput(text="hi")))
+    durable(ev.ToolSucceeded(assistant_message_id="m1", call_id="c1", output=ToolOutput(text="hi")))
     # A late delta for a settled fragment changes nothing.
     assert live.apply_delta(ev.TextDelta(session_id=sid, assistant_message_id="m1", ordinal=0, delta="x")) is None
     durable(ev.StepEnded(assistant_message_id="m1", finish="stop"))
@@ -263,7 +266,7 @@ def test_unfinished_tool_draft_disappears_when_the_step_closes() -> None:
     t = fold(log.events, is_active=True)
     t.apply(log.add(ev.StepStarted(assistant_message_id="m1", agent="build", model="x")))
     t.apply_delta(ev.ToolInputStarted(session_id=sid, assistant_message_id="m1", index=0, name="bash"))
-    t.apply(log.add(ev.StepFailed(assistant_message_id="m1", error=ev.ErrorInfo(type="aborted", message="stop"))))
+    t.apply(log.add(ev.StepFailed(assistant_message_id="m1", error=ErrorInfo(type="aborted", message="stop"))))
     assert shape(t) == [("error", "aborted", "stop")] == shape(fold(log.events))
 
 
@@ -291,8 +294,8 @@ def test_segments_folded_newest_first_then_prepended_equal_the_whole_log() -> No
     log.add(ev.CompactionAdmitted(input_id="inp_c"))
     boundary = len(log.events) + 1
     log.add(ev.ExecutionStarted())
-    log.add(ev.CompactionStarted(message_id="msg_c", reason=ev.CompactionReason.MANUAL, input_id="inp_c"))
-    log.add(ev.CompactionEnded(message_id="msg_c", reason=ev.CompactionReason.MANUAL, summary="s", recent="",
+    log.add(ev.CompactionStarted(message_id="msg_c", reason=CompactionReason.MANUAL, input_id="inp_c"))
+    log.add(ev.CompactionEnded(message_id="msg_c", reason=CompactionReason.MANUAL, summary="s", recent="",
                                input_id="inp_c"))  # fmt: skip
     log.add(ev.PromptPromoted(input_id=early))
     amid = log.step("msg_last")
@@ -305,7 +308,7 @@ def test_segments_folded_newest_first_then_prepended_equal_the_whole_log() -> No
     row = whole.facts
     facts = SessionFacts(title=row.title, location=row.location, agent=row.agent, model=row.model,
                          input_tokens=row.input_tokens, output_tokens=row.output_tokens, cost=row.cost)  # fmt: skip
-    newest.seed(boundary, facts, len(log.events), [PendingInput(early, "queued long ago", ev.Delivery.QUEUE, 2)],
+    newest.seed(boundary, facts, len(log.events), [PendingInput(early, "queued long ago", Delivery.QUEUE, 2)],
                 [("inp_c", boundary - 1)])  # fmt: skip
     for stored in log.events[boundary - 1 :]:
         newest.apply(stored)

@@ -19,9 +19,7 @@ from typing import Any
 from aiohttp import web
 
 from agent_tui.core import events as ev
-from agent_tui.core.bus import Subscription
-from agent_tui.core.sessions import HISTORY_MAX, Sessions
-from agent_tui.core.tail import Synced
+from agent_tui.core.api import HISTORY_MAX, Sessions, Subscription, Synced
 from agent_tui.server.errors import bad_request
 from agent_tui.server.models import LogQuery
 from agent_tui.server.parse import query

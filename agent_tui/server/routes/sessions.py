@@ -7,7 +7,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from agent_tui.core.db import UnknownSession
+from agent_tui.core.api import UnknownSession
 from agent_tui.server.errors import bad_request
 from agent_tui.server.models import AgentBody, CreateSession, ListQuery, ModelBody, SessionList
 from agent_tui.server.parse import body, query

@@ -21,9 +21,10 @@ from agent_tui.tui.transcript_blocks import (
     TextBlock,
     UserBlock,
 )
-from agent_tui.tui.clock import COUNTDOWN_SLACK_S, Clock, countdown
+from agent_tui.tui.clock import COUNTDOWN_SLACK_S, countdown
 from agent_tui.tui.widgets.fences import AnswerMarkdown
 from agent_tui.tui.widgets.markdown_parts import PART_CHARS, FrozenMarkdown, cut_point, split_parts
+from agent_tui.vocab.clock import Clock
 
 
 def error_label(error_type: str) -> str:

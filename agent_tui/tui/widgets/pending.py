@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from agent_tui.core.event_values import Delivery
 from agent_tui.tui.transcript_model import PendingInput
+from agent_tui.vocab.kinds import Delivery
 
 
 def _one_line(text: str, limit: int = 100) -> str:

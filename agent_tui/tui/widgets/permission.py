@@ -15,10 +15,11 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from agent_tui.core.event_values import PermissionReply
-from agent_tui.tui.clock import Clock
 from agent_tui.tui.transcript_model import PermissionAsk
 from agent_tui.tui.widgets.diff import render_patch
+from agent_tui.vocab.clock import Clock
+from agent_tui.vocab.kinds import PermissionReply
+
 
 class PermissionPanel(Vertical, can_focus=True):
     BINDINGS = [  # answered in on_key (after the grace period, unless the message field is open); listed for help

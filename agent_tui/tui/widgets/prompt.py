@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
-from agent_tui.core.event_values import Delivery
+from agent_tui.vocab.kinds import Delivery
 
 
 class PromptInput(TextArea):

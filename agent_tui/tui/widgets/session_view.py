@@ -18,7 +18,6 @@ from textual.css.query import NoMatches
 from textual.message import Message
 from textual.worker import Worker
 
-from agent_tui.core.event_values import Delivery
 from agent_tui.tui.command_registry import Command, CommandError, parse_command
 from agent_tui.tui.context import TuiContext
 from agent_tui.tui.port import call
@@ -30,6 +29,7 @@ from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.status import StatusBar, StatusInputs
 from agent_tui.tui.widgets.transcript import NewOutputHint, TranscriptView
+from agent_tui.vocab.kinds import Delivery
 
 
 def _session_id(created: object) -> str:

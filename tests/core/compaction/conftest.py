@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from agent_tui.core.config import Settings
-from tests.core.runner.conftest import FastClock, clock, kinds, of_type, runtime, settings_overrides, settle, stored
+from tests.core.runner.conftest import clock, kinds, of_type, runtime, settings_overrides, settle, stored
 
-__all__ = ["FastClock", "clock", "kinds", "of_type", "runtime", "settings_overrides", "settle", "stored",
+__all__ = ["clock", "kinds", "of_type", "runtime", "settings_overrides", "settle", "stored",
            "small_window"]
 
 MODEL = "openai/fake-model"

@@ -58,7 +58,7 @@ async def test_over_budget_compacts_before_the_pending_step(runtime: Runtime, fa
     assert "tool_calls" not in text and '"role": "tool"' not in text and "assistant" not in text
     assert "thinking about the big one" not in text and BIG not in text
 
-    messages = await runtime.store.messages(sid)
+    messages = await runtime._store.messages(sid)
     assert [m.kind for m in messages] == ["user", "assistant", "assistant", "compaction", "assistant"]
     assert len(of_type(log, ev.ToolCalled)) == 2  # the full transcript stays in the log
 
@@ -87,7 +87,7 @@ async def test_a_failed_automatic_compaction_stops_the_run_and_changes_nothing(
     assert names.count("step.started") == 2 and len(fake.accepted) == 3
     failed = of_type(log, ev.ExecutionFailed)[0]
     assert failed.error.type == "provider.invalid-request"
-    rows = await runtime.store.messages(sid)
+    rows = await runtime._store.messages(sid)
     assert [m.kind for m in rows] == ["user", "assistant", "assistant", "compaction"]
     assert rows[-1].data["state"] == "failed" and rows[-1].data["summary"] is None
 
@@ -111,7 +111,7 @@ async def test_unknown_window_warns_once_and_runs_without_compaction(
         assert warnings[0].message_id is None and warnings[0].input_id is None
         assert 'set [models."openai/fake-model"] context_window' in warnings[0].error.message
         assert kinds(log).count("execution.succeeded") == runs and "compaction.started" not in kinds(log)
-        assert [m.kind for m in await runtime.store.messages(session_id)] == ["user", "assistant"] * runs
+        assert [m.kind for m in await runtime._store.messages(session_id)] == ["user", "assistant"] * runs
 
 
 async def test_small_sessions_with_an_unknown_window_carry_no_warning(

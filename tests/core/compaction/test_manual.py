@@ -50,12 +50,12 @@ async def test_barrier_waits_for_the_tool_loop_then_releases_held_input(
     assert prompt == "after the compaction"
     assert "private chain of thought" not in dumped(after) and "tool_calls" not in dumped(after)
 
-    rows = await runtime.store.messages(sid)
+    rows = await runtime._store.messages(sid)
     divider = next(m for m in rows if m.kind == "compaction")
     assert divider.id == begun.message_id and divider.data["state"] == "ended" and divider.data["summary"] == ended.summary
     assert [m.kind for m in rows] == ["user", "assistant", "assistant", "compaction", "user", "assistant"]
     assert await runtime.sessions.pending(sid) == []
-    inbox = await runtime.store.input(barrier.input_id)
+    inbox = await runtime._store.input(barrier.input_id)
     assert inbox is not None and inbox.settled_seq is not None
 
 
@@ -64,7 +64,7 @@ async def test_summary_streams_live_deltas(runtime: Runtime, fake: FakeProvider,
     sid = (await runtime.sessions.create(location=workdir)).id
     await runtime.sessions.prompt(sid, "hello")
     await settle(runtime, sid)
-    subscription = runtime.store.bus.subscribe(sid)
+    subscription = runtime.sessions.subscribe(sid)
     await runtime.sessions.compact(sid)
     await settle(runtime, sid)
     seen: list[ev.CompactionDelta] = []
@@ -103,7 +103,7 @@ async def test_nothing_to_compact_settles_the_barrier_as_failed(runtime: Runtime
     failed = of_type(await stored(runtime, sid), ev.CompactionFailed)
     assert [(f.error.type, f.input_id) for f in failed] == [("compaction.empty", receipt.input_id)]
     assert await runtime.sessions.pending(sid) == [] and fake.requests == []
-    [divider] = await runtime.store.messages(sid)
+    [divider] = await runtime._store.messages(sid)
     assert divider.data["state"] == "failed" and divider.data["error"]["message"] == "Nothing to compact yet."
 
 
@@ -151,8 +151,8 @@ async def test_a_compaction_left_running_by_a_dead_process_is_failed_at_drain_st
     fake.add({"text": "answer"})
     sid = (await runtime.sessions.create(location=workdir)).id
     barrier = await runtime.sessions.compact(sid, resume=False)
-    await runtime.store.publish(sid, ev.CompactionStarted(message_id="msg_dead", reason="manual", input_id=barrier.input_id))
-    await runtime.store.publish(sid, ev.CompactionStarted(message_id="msg_dead_auto", reason="auto"))
+    await runtime._store.publish(sid, ev.CompactionStarted(message_id="msg_dead", reason="manual", input_id=barrier.input_id))
+    await runtime._store.publish(sid, ev.CompactionStarted(message_id="msg_dead_auto", reason="auto"))
     later = await runtime.sessions.prompt(sid, "held behind the barrier", resume=False)
     await runtime.sessions.run(sid)
     log = await stored(runtime, sid)
@@ -162,7 +162,7 @@ async def test_a_compaction_left_running_by_a_dead_process_is_failed_at_drain_st
     names = kinds(log)
     promoted = [e.event.input_id for e in log if isinstance(e.event, ev.PromptPromoted)]
     assert promoted == [later.input_id] and names.index("compaction.failed") < names.index("prompt.promoted")
-    states = {m.id: m.data["state"] for m in await runtime.store.messages(sid) if m.kind == "compaction"}
+    states = {m.id: m.data["state"] for m in await runtime._store.messages(sid) if m.kind == "compaction"}
     assert states == {"msg_dead": "failed", "msg_dead_auto": "failed"}
 
 
@@ -180,9 +180,9 @@ async def test_projections_rebuilt_from_the_log_equal_the_live_ones(
     await runtime.sessions.compact(sid)  # this one fails
     await settle(runtime, sid)
     assert kinds(await stored(runtime, sid)).count("compaction.failed") == 1
-    live = projection_snapshot(runtime.store.path)
-    await runtime.store.rebuild()
-    assert projection_snapshot(runtime.store.path) == live
+    live = projection_snapshot(runtime._store.path)
+    await runtime._store.rebuild()
+    assert projection_snapshot(runtime._store.path) == live
 
 
 async def test_an_unexpected_error_fails_the_compaction_instead_of_leaving_it_running(

@@ -12,8 +12,9 @@ from agent_tui.core import events as ev
 from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider
+from agent_tui.vocab.clock import ManualClock
 
-from .conftest import FastClock, kinds, of_type, settle, stored
+from .conftest import kinds, of_type, settle, stored
 from .helpers import SUMMARY, dumped, echo, is_summary_request, user_texts
 
 OVERFLOW = {"error": {"status": 400, "kind": "context_overflow"}}
@@ -55,7 +56,7 @@ async def test_overflow_before_output_compacts_once_and_reruns_the_step(
     [checkpoint] = user_texts(bodies[4])
     assert "Ship the parser fix." in checkpoint and "User:\ntwo" in checkpoint  # the pending prompt is recent context
     assert "tool_calls" not in dumped(bodies[4]) and '"role": "tool"' not in dumped(bodies[4])
-    rows = await runtime.store.messages(sid)
+    rows = await runtime._store.messages(sid)
     assert [m.kind for m in rows][-4:] == ["user", "assistant", "compaction", "assistant"]
     assert rows[-1].data["state"] == "ended" and rows[-3].data["state"] == "failed"
 
@@ -101,7 +102,7 @@ class _Overflow(Exception):
     type = "provider.context-overflow"
 
 
-async def test_overflow_after_output_fails_without_compaction(fake: FakeProvider, clock: FastClock, workdir: Path) -> None:
+async def test_overflow_after_output_fails_without_compaction(fake: FakeProvider, clock: ManualClock, workdir: Path) -> None:
     cli = {"model": "openai/fake-model", "api_base": fake.openai_base, "api_key": "test-key"}
 
     def loader(location: Path) -> Settings:

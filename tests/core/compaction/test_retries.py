@@ -7,8 +7,9 @@ import pytest
 from agent_tui.core import events as ev
 from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider
+from agent_tui.vocab.clock import ManualClock
 
-from .conftest import FastClock, of_type, settle, stored
+from .conftest import of_type, settle, stored
 from .helpers import SUMMARY, echo
 
 
@@ -22,7 +23,7 @@ async def _compact_after_one_turn(runtime: Runtime, workdir) -> tuple[str, str]:
 
 
 async def test_rate_limits_and_server_errors_before_the_summary_are_retried(
-    runtime: Runtime, fake: FakeProvider, clock: FastClock, workdir
+    runtime: Runtime, fake: FakeProvider, clock: ManualClock, workdir
 ) -> None:
     fake.add(echo("call_1", "pong"), {"text": "answer one"},
              {"error": {"status": 429, "retry_after": 3}}, {"error": {"status": 500, "kind": "internal"}},
@@ -37,7 +38,7 @@ async def test_rate_limits_and_server_errors_before_the_summary_are_retried(
 
 
 async def test_a_failure_after_summary_text_has_streamed_is_final(
-    runtime: Runtime, fake: FakeProvider, clock: FastClock, workdir
+    runtime: Runtime, fake: FakeProvider, clock: ManualClock, workdir
 ) -> None:
     fake.add(echo("call_1", "pong"), {"text": "answer one"},
              {"text": SUMMARY, "chunks": 6, "fail": {"after": 2, "mode": "error_event", "kind": "overloaded"}},
@@ -50,7 +51,7 @@ async def test_a_failure_after_summary_text_has_streamed_is_final(
 
 @pytest.mark.parametrize("settings_overrides", [{"retry": {"max_retries": 1}}])
 async def test_retries_stop_at_the_configured_limit(
-    runtime: Runtime, fake: FakeProvider, clock: FastClock, workdir
+    runtime: Runtime, fake: FakeProvider, clock: ManualClock, workdir
 ) -> None:
     fake.add(echo("call_1", "pong"), {"text": "answer one"},
              {"error": {"status": 503, "kind": "overloaded"}}, {"error": {"status": 503, "kind": "overloaded"}},
@@ -61,7 +62,7 @@ async def test_retries_stop_at_the_configured_limit(
 
 
 async def test_an_error_that_is_not_transient_is_not_retried(
-    runtime: Runtime, fake: FakeProvider, clock: FastClock, workdir
+    runtime: Runtime, fake: FakeProvider, clock: ManualClock, workdir
 ) -> None:
     fake.add(echo("call_1", "pong"), {"text": "answer one"}, {"error": {"status": 401, "kind": "auth"}},
              {"text": SUMMARY})  # fmt: skip

@@ -10,27 +10,13 @@ import pytest
 
 from agent_tui.core import events as ev
 from agent_tui.core.runtime import Runtime
-
-
-class FastClock:
-    """Records requested sleeps and returns at once: no test waits for backoff."""
-
-    def __init__(self) -> None:
-        self.now = 1_000_000
-        self.sleeps: list[float] = []
-
-    def now_ms(self) -> int:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += int(seconds * 1000)
-        await asyncio.sleep(0)
+from agent_tui.vocab.clock import ManualClock
 
 
 @pytest.fixture
-def clock() -> FastClock:
-    return FastClock()
+def clock() -> ManualClock:
+    """Records requested sleeps and returns at once: no test waits for backoff."""
+    return ManualClock()
 
 
 @pytest.fixture
@@ -39,14 +25,14 @@ def settings_overrides() -> dict[str, Any]:
 
 
 @pytest.fixture
-async def runtime(open_runtime: Any, clock: FastClock, settings_overrides: dict[str, Any]) -> AsyncIterator[Runtime]:
+async def runtime(open_runtime: Any, clock: ManualClock, settings_overrides: dict[str, Any]) -> AsyncIterator[Runtime]:
     cli = {"retry": {"base_delay_ms": 2000}, **settings_overrides}
     async with await open_runtime(cli=cli, policy="allow", clock=clock) as opened:
         yield opened
 
 
 async def stored(runtime: Runtime, session_id: str) -> list[ev.StoredEvent]:
-    return await runtime.store.events(session_id, limit=None)
+    return await runtime._store.events(session_id, limit=None)
 
 
 def kinds(events: list[ev.StoredEvent], *, prefix: str = "session.") -> list[str]:
@@ -57,7 +43,7 @@ def kinds(events: list[ev.StoredEvent], *, prefix: str = "session.") -> list[str
 async def settle(runtime: Runtime, session_id: str, timeout: float = 10.0) -> None:
     """Wait until the session has no active drain in this process."""
     async def idle() -> None:
-        while runtime.coordinator.is_active(session_id):
+        while (session_id in runtime.sessions.active()):
             await asyncio.sleep(0.005)
     await asyncio.wait_for(idle(), timeout)
 

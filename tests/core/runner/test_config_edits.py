@@ -9,8 +9,9 @@ from typing import Any
 
 from agent_tui.core import events as ev
 from agent_tui.testing.fake_provider import FakeProvider
+from agent_tui.vocab.clock import ManualClock
 
-from .conftest import FastClock, kinds, of_type, settle, stored
+from .conftest import kinds, of_type, settle, stored
 
 
 def _bash(call_id: str, command: str) -> dict:
@@ -30,7 +31,7 @@ ALLOW_BASH = '[[permission]]\naction = "bash"\npattern = "echo *"\neffect = "all
 
 
 async def test_an_edited_permission_rule_applies_to_the_next_prompt(
-    open_runtime: Any, fake: FakeProvider, clock: FastClock, workdir: Path
+    open_runtime: Any, fake: FakeProvider, clock: ManualClock, workdir: Path
 ) -> None:
     project_config = workdir / ".agent-tui" / "config.toml"
     _edit(project_config, DENY_BASH)
@@ -50,7 +51,7 @@ async def test_an_edited_permission_rule_applies_to_the_next_prompt(
 
 
 async def test_an_invalid_edit_fails_the_run_clearly_and_keeps_the_input(
-    open_runtime: Any, fake: FakeProvider, clock: FastClock, workdir: Path, agent_home: Path
+    open_runtime: Any, fake: FakeProvider, clock: ManualClock, workdir: Path, agent_home: Path
 ) -> None:
     user_config = agent_home / "config.toml"
     fake.add({"text": "first answer"}, {"text": "second answer"})

@@ -8,8 +8,9 @@ from typing import Any
 from agent_tui.core import events as ev
 from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider
+from agent_tui.vocab.clock import ManualClock
 
-from .conftest import FastClock, kinds, of_type, settle, stored
+from .conftest import kinds, of_type, settle, stored
 
 RATE = {"error": {"status": 429, "kind": "rate_limit", "retry_after": 5}}
 BUSY = {"error": {"status": 500, "kind": "internal"}}
@@ -23,7 +24,7 @@ async def _run(runtime: Runtime, workdir, text: str = "go") -> str:
 
 
 async def test_retry_backs_off_raised_to_retry_after_and_reuses_the_message(
-    runtime: Runtime, fake: FakeProvider, clock: FastClock, workdir
+    runtime: Runtime, fake: FakeProvider, clock: ManualClock, workdir
 ) -> None:
     fake.add(RATE, BUSY, BUSY, BUSY, {"text": "finally"})
     sid = await _run(runtime, workdir)
@@ -36,12 +37,12 @@ async def test_retry_backs_off_raised_to_retry_after_and_reuses_the_message(
     assert [r.attempt for r in scheduled] == [2, 3, 4, 5]
     assert scheduled[0].error.type == "provider.rate-limit"
     assert kinds(log).count("step.ended") == 1 and "step.failed" not in kinds(log)
-    messages = await runtime.store.messages(sid)
+    messages = await runtime._store.messages(sid)
     assert [m.kind for m in messages] == ["user", "assistant"]  # no empty retry messages
     assert messages[1].data["retry"] is None
 
 
-async def test_five_attempts_at_most(runtime: Runtime, fake: FakeProvider, clock: FastClock, workdir) -> None:
+async def test_five_attempts_at_most(runtime: Runtime, fake: FakeProvider, clock: ManualClock, workdir) -> None:
     fake.add(BUSY, BUSY, BUSY, BUSY, BUSY, {"text": "never reached"})
     sid = await _run(runtime, workdir)
     log = await stored(runtime, sid)
@@ -52,7 +53,7 @@ async def test_five_attempts_at_most(runtime: Runtime, fake: FakeProvider, clock
     assert fake.remaining == 1
 
 
-async def test_no_retry_after_output(runtime: Runtime, fake: FakeProvider, clock: FastClock, workdir) -> None:
+async def test_no_retry_after_output(runtime: Runtime, fake: FakeProvider, clock: ManualClock, workdir) -> None:
     fake.add({"text": "partial answer here", "chunks": 6, "fail": {"after": 3, "kind": "overloaded"}},
              {"text": "never"})
     sid = await _run(runtime, workdir)
@@ -64,7 +65,7 @@ async def test_no_retry_after_output(runtime: Runtime, fake: FakeProvider, clock
     assert kinds(log)[-1] == "execution.failed"
 
 
-async def test_non_retryable_errors_are_not_retried(runtime: Runtime, fake: FakeProvider, clock: FastClock, workdir) -> None:
+async def test_non_retryable_errors_are_not_retried(runtime: Runtime, fake: FakeProvider, clock: ManualClock, workdir) -> None:
     fake.add({"error": {"status": 401, "kind": "auth"}}, {"text": "never"})
     sid = await _run(runtime, workdir)
     log = await stored(runtime, sid)

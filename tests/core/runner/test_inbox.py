@@ -7,6 +7,7 @@ from typing import Any
 from agent_tui.core import events as ev
 from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider
+from agent_tui.vocab.kinds import TOOL_INTERRUPTED
 
 from .conftest import kinds, of_type, settle, stored
 
@@ -80,9 +81,9 @@ async def test_inbox_is_kept_after_interrupt(runtime: Runtime, fake: FakeProvide
     steer = await runtime.sessions.prompt(sid, "pending steer")
     queued = await runtime.sessions.prompt(sid, "pending queue", delivery="queue")
     await runtime.sessions.interrupt(sid)
-    assert not runtime.coordinator.is_active(sid)
+    assert not (sid in runtime.sessions.active())
     assert [row.id for row in await runtime.sessions.pending(sid)] == [steer.input_id, queued.input_id]
     log = await stored(runtime, sid)
     failed = of_type(log, ev.ToolFailed)
-    assert failed and failed[0].error.message == ev.TOOL_INTERRUPTED and failed[0].error.type == "aborted"
+    assert failed and failed[0].error.message == TOOL_INTERRUPTED and failed[0].error.type == "aborted"
     assert kinds(log)[-2:] == ["step.failed", "execution.interrupted"]

@@ -12,12 +12,14 @@ import pytest
 from agent_tui.core import events as ev
 from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider
+from agent_tui.vocab.clock import ManualClock
+from agent_tui.vocab.kinds import TOOL_INTERRUPTED
 
-from .conftest import FastClock, kinds, of_type, settle, stored
+from .conftest import kinds, of_type, settle, stored
 
 
 @pytest.fixture
-async def asking_runtime(open_runtime: Any, clock: FastClock) -> AsyncIterator[Runtime]:
+async def asking_runtime(open_runtime: Any, clock: ManualClock) -> AsyncIterator[Runtime]:
     """Real tools (bash asks by default), no headless policy: someone must reply."""
     async with await open_runtime(tools="all", clock=clock) as opened:
         yield opened
@@ -80,12 +82,12 @@ async def test_always_saves_an_approval_for_the_project(asking_runtime: Runtime,
     assert len(of_type(log, ev.PermissionAsked)) == 1  # "ls *" covered the second listing
     assert all("marker.txt" in o.output.text for o in of_type(log, ev.ToolSucceeded))
     assert len(of_type(log, ev.ToolSucceeded)) == 2
-    approvals = await runtime.store.approvals(str(workdir.resolve()))
+    approvals = await runtime._store.approvals(str(workdir.resolve()))
     assert approvals and approvals[0].action == "bash"
 
 
 async def test_interrupt_kills_a_running_bash_process_group(
-    open_runtime: Any, fake: FakeProvider, clock: FastClock, workdir: Path
+    open_runtime: Any, fake: FakeProvider, clock: ManualClock, workdir: Path
 ) -> None:
     import os
 
@@ -101,7 +103,7 @@ async def test_interrupt_kills_a_running_bash_process_group(
         pgid = int(pidfile.read_text())
         await runtime.sessions.interrupt(sid)
         log = await stored(runtime, sid)
-    assert of_type(log, ev.ToolFailed)[0].error.message == ev.TOOL_INTERRUPTED
+    assert of_type(log, ev.ToolFailed)[0].error.message == TOOL_INTERRUPTED
     with pytest.raises(ProcessLookupError):
         os.killpg(pgid, 0)
 
@@ -116,14 +118,14 @@ async def test_an_interrupt_closes_an_unanswered_ask(asking_runtime: Runtime, fa
     assert await runtime.sessions.permissions(sid) == []
     log = await stored(runtime, sid)
     replied = of_type(log, ev.PermissionReplied)
-    assert replied[0].reply == "reject" and replied[0].message == ev.TOOL_INTERRUPTED
+    assert replied[0].reply == "reject" and replied[0].message == TOOL_INTERRUPTED
     assert kinds(log)[-1] == "execution.interrupted"
 
 
 async def test_the_sweep_closes_asks_left_by_a_dead_process(runtime: Runtime, fake: FakeProvider, workdir) -> None:
     sid = (await runtime.sessions.create(location=workdir)).id
     amid = "msg_dead_owner_step"
-    await runtime.store.publish_many(sid, [
+    await runtime._store.publish_many(sid, [
         ev.StepStarted(assistant_message_id=amid, agent="build", model="openai/fake-model"),
         ev.ToolCalled(assistant_message_id=amid, call_id="call_1", name="bash", input={"command": "rm x"}),
         ev.PermissionAsked(request_id="per_dead", assistant_message_id=amid, call_id="call_1",

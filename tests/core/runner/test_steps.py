@@ -20,7 +20,7 @@ async def test_text_answer_is_one_step(runtime: Runtime, fake: FakeProvider, wor
     fake.add({"text": "Hello there, friend.", "chunks": 4})
     sid = await _session(runtime, workdir)
     await runtime.sessions.prompt(sid, "hi", resume=False)
-    assert await runtime.coordinator.run(sid) is None
+    assert await runtime.sessions.run(sid) is None
     log = await stored(runtime, sid)
     assert kinds(log) == [
         "created", "prompt.admitted", "execution.started", "instructions.baselined", "prompt.promoted", "step.started",
@@ -28,7 +28,7 @@ async def test_text_answer_is_one_step(runtime: Runtime, fake: FakeProvider, wor
     ]
     ended = next(e.event for e in log if isinstance(e.event, ev.TextEnded))
     assert ended.text == "Hello there, friend."
-    messages = await runtime.store.messages(sid)
+    messages = await runtime._store.messages(sid)
     assert [m.kind for m in messages] == ["user", "assistant"]
     assert messages[1].data["state"] == "ended"
 
@@ -40,7 +40,7 @@ async def test_tool_loop_continues_until_text(runtime: Runtime, fake: FakeProvid
     )
     sid = await _session(runtime, workdir)
     await runtime.sessions.prompt(sid, "ping", resume=False)
-    assert await runtime.coordinator.run(sid) is None
+    assert await runtime.sessions.run(sid) is None
     log = kinds(await stored(runtime, sid))
     assert log.count("step.started") == 2
     assert log.index("tool.called") < log.index("tool.success") < log.index("step.ended")
@@ -55,7 +55,7 @@ async def test_deltas_are_live_only(runtime: Runtime, fake: FakeProvider, workdi
     seen: list[str] = []
     with runtime.sessions.subscribe(sid) as sub:
         await runtime.sessions.prompt(sid, "hi", resume=False)
-        run = asyncio.create_task(runtime.coordinator.run(sid))
+        run = asyncio.create_task(runtime.sessions.run(sid))
         while not run.done() or sub.get_nowait() is not None:
             item = sub.get_nowait() or await asyncio.wait_for(sub.get(), 5)
             if isinstance(item, ev.TextDelta):

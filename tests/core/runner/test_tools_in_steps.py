@@ -46,7 +46,7 @@ async def test_call_ids_may_repeat_across_steps(runtime: Runtime, fake: FakeProv
     sid = (await runtime.sessions.create(location=workdir)).id
     await runtime.sessions.prompt(sid, "go")
     await settle(runtime, sid)
-    calls = await runtime.store.tool_calls(sid)
+    calls = await runtime._store.tool_calls(sid)
     assert [(c.call_id, c.output["text"]) for c in calls] == [("call_1", "one"), ("call_1", "two")]
     assert len({c.assistant_message_id for c in calls}) == 2
     log = await stored(runtime, sid)

@@ -1,8 +1,7 @@
-"""Enumerations the events carry, importable without pydantic.
+"""The closed sets of names stored in the log and passed between layers.
 
-The TUI's first frame needs a few of these (deliveries, permission replies)
-but not the event models, whose module imports pydantic (~60 ms).
-``agent_tui.core.events`` re-exports every name here.
+No pydantic here: the TUI's first frame imports these (deliveries, permission
+replies, error types) without paying for the event models.
 """
 
 from __future__ import annotations
@@ -11,6 +10,11 @@ from enum import StrEnum
 
 
 class ErrorType(StrEnum):
+    """``ErrorInfo.type``: provider failures as ``llm`` classifies them, then core and tool failures.
+
+    The values are stored in the log; never change one.
+    """
+
     RATE_LIMIT = "provider.rate-limit"
     INTERNAL = "provider.internal"
     TRANSPORT = "provider.transport"
@@ -29,7 +33,11 @@ class ErrorType(StrEnum):
     INSTRUCTIONS_UNAVAILABLE = "instructions.unavailable"
 
 
+RETRYABLE = frozenset({ErrorType.RATE_LIMIT, ErrorType.INTERNAL, ErrorType.TRANSPORT})
+"""The transient failures: the only ones a step or a compaction retries."""
+
 TOOL_INTERRUPTED = "Tool execution interrupted"
+"""The message of a tool call that was cut off (interrupt, crash, unanswered ask)."""
 
 
 class Delivery(StrEnum):
@@ -47,6 +55,14 @@ class CompactionReason(StrEnum):
     AUTO = "auto"
     MANUAL = "manual"
     OVERFLOW = "overflow"
+
+
+class Effect(StrEnum):
+    """What a permission rule does when it matches."""
+
+    ALLOW = "allow"
+    ASK = "ask"
+    DENY = "deny"
 
 
 class PermissionReply(StrEnum):
