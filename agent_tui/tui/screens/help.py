@@ -39,9 +39,9 @@ def key_label(keys: str) -> str:
 
 
 def key_rows(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
-    """(keys, what they do) for every binding that says what it does."""
+    """(keys, what they do) for every binding that says what it does; aliases share a row."""
     rows = []
-    for binding in Binding.make_bindings(bindings):
+    for binding in (b if isinstance(b, Binding) else Binding(*b) for b in bindings):
         what = binding.tooltip or binding.description
         if what:
             rows.append((key_label(binding.key), what))
