@@ -140,7 +140,7 @@ def key(app, name: str) -> None:
 async def bench_streaming(sessions, executor: Running, location: str, chunks: int) -> dict:
     from agent_tui.core import events as ev
     from agent_tui.tui.app import StartMode
-    from agent_tui.tui.widgets.blocks import AssistantText
+    from agent_tui.tui.widgets.block_widgets import AssistantText
 
     sid = (await sessions.create(location=location)).id
     await sessions._store.publish_many(sid, turn_events(0, "warm up", "w"))

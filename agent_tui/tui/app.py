@@ -1,8 +1,9 @@
 """The Textual app: a thin composition root.
 
-It wires themes, the session view, the picker and commands together; what a
-session looks like lives in ``widgets/``, how it is folded in
-``transcript_model``, and everything else goes through the Sessions facade.
+It wires themes, the session view, the picker, the help screen and the command
+registry's actions together. ``bootstrap`` builds it; a session on screen is a
+``SessionView`` whose ``SessionFeed`` folds the facade's log and deltas into a
+``Transcript`` (``transcript_model``) that the widgets in ``widgets/`` paint.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from textual.widget import MountError
 from textual.widgets import Footer, Static, TextArea
 from textual.theme import Theme
 
-from agent_tui.tui.commands import Command
+from agent_tui.tui.command_registry import Command, palette, resolve
 from agent_tui.tui.context import CoreUnavailable, StartupFailed, TuiContext
 from agent_tui.tui.gc_policy import tune_runtime
 from agent_tui.tui.port import call
@@ -30,6 +31,7 @@ from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.picker import SessionPicker
 from agent_tui.tui.theme_watch import watch_theme_files
 from agent_tui.tui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, theme_dirs
+from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.session_view import SessionView
 from agent_tui.tui.widgets.transcript import TranscriptView
@@ -48,16 +50,22 @@ class AgentApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "agent-tui"
     ENABLE_COMMAND_PALETTE = True
-    BINDINGS = [
-        Binding("ctrl+c", "ctrl_c", "copy / clear / quit", priority=True, show=False),
-        Binding("escape", "interrupt", "interrupt"),
-        Binding("ctrl+r", "resume", "sessions"),
-        Binding("ctrl+n", "new_session", "new"),
-        Binding("alt+w", "withdraw", "withdraw pending", show=False),
-        Binding("ctrl+end", "follow", "follow", show=False, priority=True),
-        Binding("ctrl+o", "toggle_details", "details", show=False, priority=True),
-        Binding("f1", "help", "help"),
-    ]
+    BINDINGS = [  # the footer shows the short descriptions, the help screen the tooltips
+        Binding("ctrl+c", "ctrl_c", "copy / clear / quit", priority=True, show=False,
+                tooltip="copy selection, else clear the prompt; twice quits"),
+        Binding("escape", "interrupt", "interrupt", tooltip="interrupt the running session (pending input stays)"),
+        Binding("ctrl+r", "resume", "sessions", tooltip="session picker"),
+        Binding("ctrl+n", "new_session", "new", tooltip="new session"),
+        Binding("alt+w", "withdraw", "withdraw pending", show=False, tooltip="withdraw the last pending input"),
+        Binding("ctrl+end", "follow", "follow", show=False, priority=True,
+                tooltip="follow the newest output (or click the “new output below” bar)"),
+        Binding("ctrl+o", "toggle_details", "details", show=False, priority=True,
+                tooltip="unfold every tool output, reasoning and summary in view; again folds them"),
+        Binding("f1", "help", "help", tooltip="this help"),
+        # Textual's own palette binding, declared here so the help screen lists it too.
+        Binding(App.COMMAND_PALETTE_BINDING, "command_palette", "palette", show=False, priority=True,
+                tooltip="command palette"),
+    ]  # fmt: skip
 
     def __init__(
         self,
@@ -214,7 +222,7 @@ class AgentApp(App[None]):
         self.view.query_one(TranscriptView).toggle_details()
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen())
+        self.push_screen(HelpScreen([*PromptInput.BINDINGS, *self.BINDINGS, *PermissionPanel.BINDINGS]))
 
     async def action_ctrl_c(self) -> None:
         """Copy a selection; else clear the prompt; a second press within the window quits."""
@@ -268,50 +276,53 @@ class AgentApp(App[None]):
     # ------------------------------------------------------------------ commands
 
     async def on_session_view_command_entered(self, message: SessionView.CommandEntered) -> None:
-        try:
-            await self.run_command(message.command)
-        except CoreUnavailable as error:
-            self.notify(f"/{message.command.name}: {error}", severity="error")
+        await self.run_command(message.command)
 
     async def run_command(self, command: Command) -> None:
-        view = self.view
-        match command.name:
-            case "new":
-                await self.open_session(None)
-            case "resume":
-                self.action_resume()
-            case "compact":
-                if view.session_id is None:
-                    self.notify("nothing to compact yet")
-                else:
-                    await call((await self.ctx.ready_to_run()).compact(view.session_id))
-            case "model":
-                self.ctx.model = command.arg
-                if self.ctx.learn_model is not None:  # its context window, for "context left"
-                    self.run_worker(partial(self.ctx.learn_model, command.arg), thread=True, group="learn")
-                waiting = bool(view.transcript.pending_inputs) and not view.is_active
-                if view.session_id is not None:
-                    await call((await self.ctx.ready()).select_model(view.session_id, command.arg))
-                    if waiting:  # e.g. the first prompt failed for want of a model: it runs now
-                        await call((await self.ctx.ready_to_run()).wake(view.session_id))
-                self.notify(f"model: {command.arg}" + (" (sending what is pending)" if waiting else " (from the next step)"))
-                view.notice = None
-                await view.flush()
-            case "theme":
-                self.set_theme(command.arg)
-            case "help":
-                self.action_help()
+        """Run a slash or palette command: the app action the registry names for it."""
+        action, args = resolve(command)
+        try:
+            await self.run_action(("", action, args))
+        except CoreUnavailable as error:
+            self.notify(f"/{command.name}: {error}", severity="error")
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield SystemCommand("New session", "start a new session here", self.action_new_session)
-        yield SystemCommand("Resume session", "pick a session to open", self.action_resume)
-        yield SystemCommand("Compact", "summarise older history", lambda: self.run_worker(self.run_command(Command("compact"))))
-        yield SystemCommand("Help", "keys and commands", self.action_help)
-        for name in sorted(self.available_themes):
-            yield SystemCommand(f"Theme: {name}", "switch the colour theme", lambda n=name: self.set_theme(n))
-        for model in sorted({m for m in (self.ctx.model, *self.ctx.known_models) if m}):
-            yield SystemCommand(
-                f"Model: {model}", "use this model from the next step",
-                lambda m=model: self.run_worker(self.run_command(Command("model", m))),
-            )  # fmt: skip
-        yield SystemCommand("Quit", "quit agent-tui", lambda: self.run_worker(self.shutdown()))
+        for title, what, command in palette(self):
+            yield SystemCommand(title, what, partial(self._run_in_background, command))
+
+    def _run_in_background(self, command: Command) -> None:
+        """A palette pick: in a worker, as a command may wait for the core."""
+        self.run_worker(self.run_command(command), group="command")
+
+    def theme_names(self) -> list[str]:
+        return sorted(self.available_themes)
+
+    def model_names(self) -> list[str]:
+        return sorted({m for m in (self.ctx.model, *self.ctx.known_models) if m})
+
+    async def action_compact(self) -> None:
+        view = self.view
+        if view.session_id is None:
+            self.notify("nothing to compact yet")
+        else:
+            await call((await self.ctx.ready_to_run()).compact(view.session_id))
+
+    async def action_select_model(self, model: str) -> None:
+        view = self.view
+        self.ctx.model = model
+        if self.ctx.learn_model is not None:  # its context window, for "context left"
+            self.run_worker(partial(self.ctx.learn_model, model), thread=True, group="learn")
+        waiting = bool(view.transcript.pending_inputs) and not view.is_active
+        if view.session_id is not None:
+            await call((await self.ctx.ready()).select_model(view.session_id, model))
+            if waiting:  # e.g. the first prompt failed for want of a model: it runs now
+                await call((await self.ctx.ready_to_run()).wake(view.session_id))
+        self.notify(f"model: {model}" + (" (sending what is pending)" if waiting else " (from the next step)"))
+        view.notice = None
+        await view.feed.flush()
+
+    def action_select_theme(self, name: str) -> None:
+        self.set_theme(name)
+
+    async def action_shutdown(self) -> None:
+        await self.shutdown()

@@ -20,7 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from agent_tui.tui.blocks import (
+from agent_tui.tui.session_title import prompt_title
+from agent_tui.tui.transcript_blocks import (
     Block,
     CompactionBlock,
     CompactionState,
@@ -163,12 +164,12 @@ class Transcript:
                 item = PendingInput(input_id, ev.prompt_text(prompt), delivery, seq)
                 self._admitted[input_id] = item
                 self.pending[input_id] = item
+                if facts.title is None:  # as the store titles the session (see session_title)
+                    facts.title = prompt_title(item.text)
             case ev.PromptPromoted(input_id=input_id):
                 item = self._admitted.pop(input_id, None)
                 self.pending.pop(input_id, None)
                 text = item.text if item else ""
-                if facts.title is None and text:
-                    facts.title = text.strip().splitlines()[0][:60] if text.strip() else None
                 if input_id not in self._by_key:
                     self._add(UserBlock(key=input_id, seq=seq, text=text))
             case ev.PromptWithdrawn(input_id=input_id):

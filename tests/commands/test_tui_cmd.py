@@ -1,109 +1,31 @@
-"""``agent-tui`` start-up helpers: the one-line setup hint and context windows."""
+"""``agent-tui`` with no subcommand: the command line goes to the TUI's bootstrap as it is."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import argparse
 
 import pytest
 
-from agent_tui.commands.tui_cmd import ModelFacts, setup_hint
-from agent_tui.core.config import Settings
+from agent_tui.commands import tui_cmd
+from agent_tui.tui import bootstrap
 
 
-@pytest.mark.parametrize(
-    ("model", "api_key", "hint"),
-    [
-        (None, None, "No model selected: pass --model, set AGENT_TUI_MODEL, or set model in config.toml."),
-        ("openai/gpt-4o", None, "No API key for openai/gpt-4o: set OPENAI_API_KEY"),
-        ("openai/gpt-4o", "sk-x", None),
-        ("ollama/llama3", None, None),
-    ],
-)
-def test_setup_hint_says_in_one_line_what_to_set(model: str | None, api_key: str | None, hint: str | None,
-                                                 monkeypatch) -> None:  # fmt: skip
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    found = setup_hint(model, None, api_key)
-    if hint is None:
-        assert found is None
-    else:
-        assert found is not None and found.startswith(hint) and "\n" not in found
+def args(**given: object) -> argparse.Namespace:
+    values = {"model": None, "api_base": None, "api_key": None, "continue_": False, "resume": None, **given}
+    return argparse.Namespace(**values)
 
 
-def test_setup_hint_never_imports_litellm() -> None:
-    code = (
-        "import sys\nfrom agent_tui.commands.tui_cmd import setup_hint\n"
-        "for m in (None, 'openai/x', 'gpt-4o', 'huggingface/x', 'foo/bar'):\n    setup_hint(m, None, None)\n"
-        "print('litellm' in sys.modules)"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+def test_the_command_line_becomes_one_launch(monkeypatch: pytest.MonkeyPatch) -> None:
+    launches: list[bootstrap.Launch] = []
+    monkeypatch.setattr(bootstrap, "run", lambda launch: launches.append(launch) or 7)
+    assert tui_cmd.main(args(model="openai/x", api_key="sk", continue_=True, resume="")) == 7
+    assert launches == [bootstrap.Launch(model="openai/x", api_key="sk", continue_latest=True, resume="")]
 
 
-def test_context_window_from_config_before_litellm_warms() -> None:
-    facts = ModelFacts()
-    assert facts.window("openai/fake") is None  # settings not validated yet
-    facts.settings = Settings(models={"openai/fake": {"context_window": 1234}})
-    assert facts.window("openai/fake") == 1234
-    assert facts.window("openai/unknown") is None and facts.window(None) is None
+def test_a_failed_launch_is_one_line_and_exit_1(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    def broken(launch: bootstrap.Launch) -> int:
+        raise bootstrap.LaunchFailed("/p/config.toml: model: Input should be a valid string")
 
-
-def test_tui_start_path_does_not_import_litellm() -> None:
-    code = "import sys\nimport agent_tui.commands.tui_cmd, agent_tui.tui.app\nprint('litellm' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
-
-
-async def test_first_frame_path_does_without_pydantic(workdir) -> None:
-    """Everything the first frame runs (config layers, setup hint, app modules, the picker's peek):
-    pydantic and the event models import in a thread once it is up (~60 ms saved)."""
-    from agent_tui.core.sessions import open_sessions
-
-    sessions = await open_sessions()
-    await sessions.create(location=str(workdir))
-    await sessions.close()
-    code = (
-        "import sys\nfrom pathlib import Path\n"
-        "from agent_tui.commands.tui_cmd import peek_sessions, setup_hint\n"
-        "from agent_tui.core.config_layers import read_layers\nimport agent_tui.tui.app\n"
-        f"layers = read_layers(Path({str(workdir)!r}))\n"
-        "setup_hint(layers.text('model'), None, None)\n"
-        f"rows = peek_sessions({str(workdir)!r}, 5)\n"
-        "print(len(rows), rows[0].message_count, sorted(m for m in ('pydantic', 'agent_tui.core.events') if m in sys.modules))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "1 0 []"
-
-
-async def test_early_peek_hands_its_rows_to_the_first_call_then_reads_again(workdir, monkeypatch) -> None:
-    from agent_tui.commands import tui_cmd
-    from agent_tui.core.sessions import open_sessions
-
-    sessions = await open_sessions()
-    first = await sessions.create(location=str(workdir))
-    calls: list[tuple[str | None, int]] = []
-    real = tui_cmd.peek_sessions
-
-    def counting(location: str | None, limit: int) -> list:
-        calls.append((location, limit))
-        return real(location, limit)
-
-    monkeypatch.setattr(tui_cmd, "peek_sessions", counting)
-    early = tui_cmd.EarlyPeek(str(workdir))  # reads in its thread at once
-    second = await sessions.create(location=str(workdir / "elsewhere"))
-    await sessions.close()
-    assert [row.id for row in early(str(workdir), 51)] == [first.id]
-    assert calls == [(str(workdir), tui_cmd.EarlyPeek.ROWS)]  # one read, made before it was asked
-    assert {row.id for row in early(None, 51)} == {first.id, second.id}  # any later call reads afresh
-    assert calls[-1] == (None, 51)
-
-
-def test_early_peek_raises_what_the_read_raised(monkeypatch) -> None:
-    from agent_tui.commands import tui_cmd
-
-    def broken(location: str | None, limit: int) -> list:
-        raise OSError("unable to open database file")
-
-    monkeypatch.setattr(tui_cmd, "peek_sessions", broken)
-    with pytest.raises(OSError, match="unable to open"):
-        tui_cmd.EarlyPeek("/nowhere")("/nowhere", 51)
+    monkeypatch.setattr(bootstrap, "run", broken)
+    assert tui_cmd.main(args()) == 1
+    assert capsys.readouterr().err == "agent-tui: /p/config.toml: model: Input should be a valid string\n"

@@ -11,7 +11,7 @@ from agent_tui.tui.clock import Timings
 from agent_tui.tui.context import TuiContext
 from agent_tui.vocab.clock import ManualClock
 
-from .fakes import FakeSessions
+from tests.fakes.sessions import FakeSessions
 
 LOCATION = "/tmp/project"
 FAST = Timings(permission_grace_s=0.5, quit_window_s=2.0, search_debounce_s=0.0, flush_interval_s=0.0)

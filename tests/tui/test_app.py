@@ -9,7 +9,7 @@ from textual.widgets import Markdown
 
 from agent_tui.core import events as ev
 from agent_tui.tui.app import AgentApp, StartMode
-from agent_tui.tui.widgets.blocks import AssistantText, CompactionDivider, RetryNotice, StepError, UserMessage
+from agent_tui.tui.widgets.block_widgets import AssistantText, CompactionDivider, RetryNotice, StepError, UserMessage
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.status import StatusBar
@@ -20,8 +20,8 @@ from agent_tui.vocab.kinds import CompactionReason, InterruptReason
 from agent_tui.vocab.tool_output import ToolOutput
 
 from .conftest import LOCATION
-from .fakes import FakeSessions
-from .logbuilder import LogBuilder
+from tests.fakes.sessions import FakeSessions
+from tests.fakes.logs import LogBuilder
 
 SID = "ses_a"
 
@@ -438,22 +438,27 @@ async def test_interrupting_shows_until_the_session_stops(fake, make_app) -> Non
 
 
 async def test_help_lists_every_key_and_command(fake, make_app) -> None:
-    from agent_tui.tui.commands import COMMANDS
-    from agent_tui.tui.screens.help import KEYS, HelpScreen
+    from agent_tui.tui.command_registry import SLASH_COMMANDS
+    from agent_tui.tui.screens.help import HelpScreen
+    from agent_tui.tui.widgets.permission import PermissionPanel
 
     app = make_app()
     async with app.run_test() as pilot:
         await pilot.press(*"/help", "enter")
         await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        keys, commands = app.screen.keys, app.screen.commands  # the rows it shows
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, HelpScreen))
     shown = {
         {"esc": "escape"}.get(part.strip().lower(), part.strip().lower())
-        for key, _ in KEYS for part in key.replace(" / ", ",").split(",")
+        for key, _ in keys for part in key.replace(" / ", ",").split(",")
     }  # fmt: skip
     bound = {key for cls in (AgentApp, PromptInput) for b in cls.BINDINGS for key in b.key.split(",")}
     assert bound <= shown, f"bindings missing from help: {bound - shown}"
-    assert {"/" + c.name for c in COMMANDS} == {"/new", "/resume", "/compact", "/model", "/theme", "/help"}
+    assert {"ctrl+p", *(b.key for b in PermissionPanel.BINDINGS)} <= shown  # the palette, the ask's keys
+    assert {"/" + c.name for c in SLASH_COMMANDS} == {"/new", "/resume", "/compact", "/model", "/theme", "/help"}
+    assert [usage for usage, _ in commands] == ["/new", "/resume", "/compact", "/model NAME", "/theme NAME", "/help"]
+    assert dict(commands)["/resume"] == "pick a session to open (Ctrl+R)"  # the key bound to the same action
 
 
 async def test_palette_offers_the_same_commands(fake, make_app) -> None:

@@ -14,9 +14,9 @@ from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider, ScriptToolCall, Turn
 from agent_tui.tui.app import AgentApp, StartMode
-from agent_tui.tui.blocks import ToolState
+from agent_tui.tui.transcript_blocks import ToolState
 from agent_tui.tui.context import TuiContext
-from agent_tui.tui.widgets.blocks import AssistantText, CompactionDivider, UserMessage
+from agent_tui.tui.widgets.block_widgets import AssistantText, CompactionDivider, UserMessage
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.widgets.tool_block import ToolCall

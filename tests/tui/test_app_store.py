@@ -17,7 +17,7 @@ from agent_tui.core.sessions import Sessions, open_sessions
 from agent_tui.tui.app import AgentApp, StartMode
 from agent_tui.tui.context import TuiContext
 from agent_tui.tui.screens.picker import SessionPicker
-from agent_tui.tui.widgets.blocks import AssistantText, UserMessage
+from agent_tui.tui.widgets.block_widgets import AssistantText, UserMessage
 from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.transcript import TranscriptView
@@ -262,11 +262,11 @@ async def test_an_ask_answered_here_times_the_tool_from_the_reply_as_a_reopen_do
 async def test_long_session_opens_at_the_end_and_scrolling_up_loads_older_segments(
     real, workdir, clock, monkeypatch
 ) -> None:
-    from agent_tui.tui import session_loader
+    from agent_tui.tui import session_feed
     from agent_tui.tui.widgets.transcript import TranscriptView
 
-    monkeypatch.setattr(session_loader, "TAIL_EVENTS", 80)
-    monkeypatch.setattr(session_loader, "OLDER_EVENTS", 80)
+    monkeypatch.setattr(session_feed, "TAIL_EVENTS", 80)
+    monkeypatch.setattr(session_feed, "OLDER_EVENTS", 80)
     sessions, _ = real
     sid = (await sessions.create(location=workdir)).id
     early = await sessions.prompt(sid, "queued before everything", delivery="queue")
@@ -340,7 +340,7 @@ async def test_asks_of_a_background_session_show_in_the_status_bar_and_picker(re
     app = app_for(sessions, workdir, clock, StartMode(session_id=here))
     async with app.run_test() as pilot:
         await until(pilot, lambda: len(app.query(UserMessage)) == 1)
-        await app.view._poll()  # the periodic check, without waiting for its timer
+        await app.view.feed.poll()  # the periodic check, without waiting for its timer
         assert "⚑ 1 waiting elsewhere" in app.view.query_one("#status").line().plain
         assert not app.view.query_one(PermissionPanel).display  # not this session's ask
         await pilot.press("ctrl+r")

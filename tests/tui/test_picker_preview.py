@@ -6,7 +6,7 @@ import asyncio
 
 from textual.widgets import OptionList
 
-from agent_tui.commands.tui_cmd import peek_sessions
+from agent_tui.tui.bootstrap import peek_sessions
 from agent_tui.tui.app import AgentApp, StartMode
 from agent_tui.tui.context import TuiContext
 from agent_tui.tui.screens.picker import SessionPicker

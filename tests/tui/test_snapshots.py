@@ -12,7 +12,7 @@ from agent_tui.tui.screens.picker import SessionPicker
 from agent_tui.vocab.kinds import CompactionReason
 
 from .conftest import LOCATION
-from .logbuilder import LogBuilder
+from tests.fakes.logs import LogBuilder
 
 SIZE = (100, 36)
 PATCH = "*** Begin Patch\n*** Update File: src/app.py\n@@ def answer():\n-    return 41\n+    return 42\n*** End Patch"
@@ -54,7 +54,7 @@ def test_picker(snap_compare, fake, make_app) -> None:
     for n, title in enumerate(["refactor the parser", "fix flaky test", "write the user guide"]):
         log = LogBuilder(session_id=f"ses_{n}").created(location=LOCATION)
         log.now_ms -= (n + 1) * 3_600_000
-        log.turn(title, "ok")
+        log.prompt(title)  # one message each, as the store counts a prompt the runner has not answered yet
         fake.add_log(log)
     fake.running.add("ses_1")
     app = make_app(StartMode(picker=True))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent_tui.core import events as ev
-from agent_tui.tui.blocks import (
+from agent_tui.tui.transcript_blocks import (
     CompactionBlock,
     CompactionState,
     ErrorBlock,
@@ -19,7 +19,7 @@ from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import TOOL_INTERRUPTED, CompactionReason, Delivery, InterruptReason, PermissionReply
 from agent_tui.vocab.tool_output import ToolOutput
 
-from .logbuilder import LogBuilder
+from tests.fakes.logs import LogBuilder
 
 
 def shape(t: Transcript) -> list[tuple]:

@@ -1,48 +1,82 @@
-"""All keys and commands on one modal page (/help)."""
+"""All keys and commands on one modal page (F1, /help), made from their declarations.
+
+Keys come from the ``BINDINGS`` the app hands over (its own, the prompt's, the
+permission panel's), each shown with its tooltip, else its footer description;
+commands come from the command registry, with the key of the binding that runs
+the same action. Nothing here is a second list to keep in step.
+"""
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from rich.table import Table
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from agent_tui.tui.commands import COMMANDS
+from agent_tui.tui.command_registry import SLASH_COMMANDS, CommandSpec
 
-KEYS: tuple[tuple[str, str], ...] = (
-    ("Enter", "send (while running: steer into the next step)"),
-    ("Tab", "queue until the turn ends (idle: send)"),
-    ("Shift+Enter, Ctrl+J", "new line"),
-    ("Up / Down", "previous / next prompt (at the first / last line)"),
-    ("PageUp / PageDown", "scroll the transcript"),
-    ("Alt+Up", "edit the last queued input (withdrawn, then re-sent)"),
-    ("Alt+W", "withdraw the last pending input"),
-    ("Esc", "interrupt the running session (pending input stays)"),
-    ("Ctrl+R", "session picker"),
-    ("Ctrl+N", "new session"),
-    ("Ctrl+P", "command palette"),
-    ("Ctrl+C", "copy selection, else clear the prompt; twice quits"),
-    ("Ctrl+End", "follow the newest output (or click the “new output below” bar)"),
-    ("Ctrl+O", "unfold every tool output, reasoning and summary in view; again folds them"),
-    ("F1", "this help"),
-    ("y / a / n / m", "permission: once / always / reject / reject with message"),
-)
+_KEY_NAMES = {"escape": "Esc", "pageup": "PageUp", "pagedown": "PageDown"}
+
+
+def key_label(keys: str) -> str:
+    """``shift+enter,ctrl+j`` -> ``Shift+Enter, Ctrl+J``; ``escape`` -> ``Esc``; ``y`` -> ``y``."""
+
+    def one(key: str) -> str:
+        *modifiers, name = key.split("+")
+        if name in _KEY_NAMES:
+            name = _KEY_NAMES[name]
+        elif len(name) == 1:  # a letter alone is typed as it is; with a modifier it reads Ctrl+R
+            name = name.upper() if modifiers else name
+        else:
+            name = name.upper() if name[0] == "f" and name[1:].isdigit() else name.capitalize()
+        return "+".join([*(m.capitalize() for m in modifiers), name])
+
+    return ", ".join(one(key.strip()) for key in keys.split(","))
+
+
+def key_rows(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
+    """(keys, what they do) for every binding that says what it does; aliases share a row."""
+    rows = []
+    for binding in (b if isinstance(b, Binding) else Binding(*b) for b in bindings):
+        what = binding.tooltip or binding.description
+        if what:
+            rows.append((key_label(binding.key), what))
+    return rows
+
+
+def command_rows(
+    bindings: Iterable[BindingType], commands: Iterable[CommandSpec] = SLASH_COMMANDS
+) -> list[tuple[str, str]]:
+    """(usage, help) per slash command, naming the key bound to the same action."""
+    keys = {b.action: b.key for b in Binding.make_bindings(bindings)}
+    return [
+        (spec.usage, spec.help + (f" ({key_label(keys[spec.action])})" if spec.action in keys else ""))
+        for spec in commands
+    ]
 
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,f1", "dismiss", "close")]
 
+    def __init__(self, bindings: Iterable[BindingType]) -> None:
+        super().__init__()
+        bindings = list(bindings)
+        self.keys = key_rows(bindings)
+        self.commands = command_rows(bindings)
+
     def compose(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold")
         table.add_column()
-        for key, what in KEYS:
+        for key, what in self.keys:
             table.add_row(key, what)
         table.add_row("", "")
-        for spec in COMMANDS:
-            table.add_row(f"/{spec.name}" + (f" {spec.arg}" if spec.arg else ""), spec.help)
+        for usage, what in self.commands:
+            table.add_row(usage, what)
         with VerticalScroll(id="help"):
             yield Static("Keys and commands  ·  Esc closes", classes="help-title")
             yield Static(table)

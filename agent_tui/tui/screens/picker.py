@@ -25,6 +25,7 @@ from textual.widgets.option_list import Option
 from agent_tui.humanize import relative_time
 from agent_tui.tui.context import CoreUnavailable, TuiContext
 from agent_tui.tui.port import call
+from agent_tui.tui.session_title import session_title
 from agent_tui.tui.widgets.status import short_path
 
 PAGE = 50
@@ -34,8 +35,7 @@ NEW_SESSION = ""  # dismiss value for Ctrl+N
 def row_text(summary: Any, now_ms: int, running: bool, asking: bool, show_location: bool) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append("⚑ " if asking else "● " if running else "  ", style="bold")
-    title = summary.title or summary.last_message or "(untitled)"
-    text.append(" ".join(title.split())[:70])
+    text.append(session_title(summary.title, summary.last_message) or "(untitled)")
     count = summary.message_count
     text.append(f"  {relative_time(summary.updated, now_ms)} · {count} message{'' if count == 1 else 's'}", style="dim")
     if show_location:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
@@ -19,10 +20,17 @@ from agent_tui.tui.widgets.diff import render_patch
 from agent_tui.vocab.clock import Clock
 from agent_tui.vocab.kinds import PermissionReply
 
-KEYS = {"y": PermissionReply.ONCE, "a": PermissionReply.ALWAYS, "n": PermissionReply.REJECT}
-
 
 class PermissionPanel(Vertical, can_focus=True):
+    BINDINGS = [  # answered in on_key (after the grace period, unless the message field is open); listed for help
+        Binding("y", "answer('once')", "once", show=False, tooltip="permission: allow once"),
+        Binding("a", "answer('always')", "always", show=False, tooltip="permission: always, for this project"),
+        Binding("n", "answer('reject')", "reject", show=False, tooltip="permission: reject (the run stops)"),
+        Binding("m", "write_reason", "reject with message", show=False,
+                tooltip="permission: reject with a message (the run goes on)"),
+    ]  # fmt: skip
+    KEYS = {binding.key: binding.action for binding in BINDINGS}
+
     class Answered(Message):
         def __init__(self, request_id: str, reply: PermissionReply, message: str | None = None) -> None:
             super().__init__()
@@ -81,7 +89,7 @@ class PermissionPanel(Vertical, can_focus=True):
     def in_grace(self) -> bool:
         return self.clock.now_ms() - self.shown_at < self.grace_ms
 
-    def on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
         field = self.query_one(Input)
         if field.display and event.key == "escape":
             event.stop()
@@ -95,16 +103,22 @@ class PermissionPanel(Vertical, can_focus=True):
             event.prevent_default()
             self.post_message(self.Typed(event.character))
             return
-        if event.key not in (*KEYS, "m"):
+        if event.key not in self.KEYS:
             return
         event.stop()
         event.prevent_default()
-        if event.key == "m":
+        await self.run_action(self.KEYS[event.key])
+
+    def action_answer(self, reply: str) -> None:
+        if self.ask is not None and not self.query_one(Input).display:
+            self.post_message(self.Answered(self.ask.request_id, PermissionReply(reply)))
+
+    def action_write_reason(self) -> None:
+        """Open the field for a rejection's message."""
+        if self.ask is not None:
             field = self.query_one(Input)
             field.display = True
             field.focus()
-            return
-        self.post_message(self.Answered(self.ask.request_id, KEYS[event.key]))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

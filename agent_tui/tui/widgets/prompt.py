@@ -20,15 +20,17 @@ from agent_tui.vocab.kinds import Delivery
 
 class PromptInput(TextArea):
     BINDINGS = [  # enter/tab/newline are handled in _on_key; listed here for the footer and help
-        Binding("enter", "submit('steer')", "send"),
-        Binding("tab", "submit('queue')", "queue"),
-        Binding("shift+enter,ctrl+j", "newline", "newline", show=False),
-        Binding("up", "history(-1)", show=False),
-        Binding("down", "history(1)", show=False),
-        Binding("alt+up", "edit_queued", "edit queued", show=False),
-        Binding("pageup", "scroll_transcript(-1)", show=False),  # a prompt is a few lines: scroll the talk
-        Binding("pagedown", "scroll_transcript(1)", show=False),
-    ]
+        Binding("enter", "submit('steer')", "send", tooltip="send (while running: steer into the next step)"),
+        Binding("tab", "submit('queue')", "queue", tooltip="queue until the turn ends (idle: send)"),
+        Binding("shift+enter,ctrl+j", "newline", "newline", show=False, tooltip="new line"),
+        Binding("up", "history(-1)", show=False, tooltip="previous prompt (at the first line)"),
+        Binding("down", "history(1)", show=False, tooltip="next prompt (at the last line)"),
+        Binding("alt+up", "edit_queued", "edit queued", show=False,
+                tooltip="edit the last queued input (withdrawn, then re-sent)"),
+        # a prompt is a few lines: these scroll the talk
+        Binding("pageup", "scroll_transcript(-1)", show=False, tooltip="scroll the transcript up a page"),
+        Binding("pagedown", "scroll_transcript(1)", show=False, tooltip="scroll the transcript down a page"),
+    ]  # fmt: skip
 
     class Submitted(Message):
         def __init__(self, text: str, delivery: Delivery) -> None:

@@ -1,29 +1,28 @@
 """One session on screen: transcript, pending strip, permission panel, prompt, status.
 
-It follows the session through the facade only: ``log(follow=True)`` for durable
-events and ``subscribe`` for live deltas, folded into a :class:`Transcript` and
-repainted at most ``timings.flush_interval_s`` apart, so a fast stream costs one
-repaint per frame rather than one per token. A session with no id yet is created
+The view composes the widgets and turns input into facade calls; what the
+transcript holds and when it repaints is its :class:`SessionFeed`'s work, which
+it serves as the feed's :class:`FeedView`. A session with no id yet is created
 on its first prompt, so opening the app never leaves an empty session behind.
 """
 
 from __future__ import annotations
 
 import asyncio
-from contextlib import aclosing
-from functools import partial
-from typing import TYPE_CHECKING
+from typing import Awaitable, Callable
 
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.message import Message
+from textual.worker import Worker
 
-from agent_tui.tui.blocks import ToolBlock
-from agent_tui.tui.commands import Command, CommandError, parse_command
-from agent_tui.tui.context import CoreUnavailable, TuiContext
+from agent_tui.tui.command_registry import Command, CommandError, parse_command
+from agent_tui.tui.context import TuiContext
 from agent_tui.tui.port import call
+from agent_tui.tui.session_feed import POLL_S, FetchOlder, SessionFeed
+from agent_tui.tui.transcript_blocks import ToolBlock
 from agent_tui.tui.transcript_model import Transcript
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.permission import PermissionPanel
@@ -31,9 +30,6 @@ from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.status import StatusBar, StatusInputs
 from agent_tui.tui.widgets.transcript import NewOutputHint, TranscriptView
 from agent_tui.vocab.kinds import Delivery
-
-if TYPE_CHECKING:
-    from agent_tui.core import events as ev
 
 
 def _session_id(created: object) -> str:
@@ -51,13 +47,10 @@ class SessionView(Vertical):
     def __init__(self, ctx: TuiContext, session_id: str | None = None) -> None:
         super().__init__(id="session")
         self.ctx = ctx
-        self.session_id = session_id
-        self.transcript = Transcript()
-        self.synced = session_id is None
+        self.feed = SessionFeed(ctx, self)
+        self._opening = session_id  # followed once mounted
         self.interrupting = False
-        self.background_asks = 0
         self.notice: str | None = ctx.setup_hint
-        self._flush_pending = False
         self._sending = asyncio.Lock()  # prompts leave in the order typed; the first one creates the session
         # Asks answered here whose reply is not in the log yet: the panel closes at once, while the
         # transcript keeps the ask until the durable reply (which also restarts the tool's clock).
@@ -75,109 +68,52 @@ class SessionView(Vertical):
     async def on_mount(self) -> None:
         self.query_one("#new-output").display = False
         self.query_one(PromptInput).focus()
-        self.set_interval(1.0, self._poll)
-        await self.switch(self.session_id)
+        self.set_interval(POLL_S, self.feed.poll)
+        await self.switch(self._opening)
 
     async def switch(self, session_id: str | None) -> None:
         """Show another session (None: a new one) in place; the draft in the prompt stays."""
         self.workers.cancel_node(self)  # the old feed stops here; its drain goes on in the runner
-        self.session_id, self.transcript = session_id, Transcript()
-        self.synced, self.interrupting = session_id is None, False
+        self.feed.open(session_id)
+        self.interrupting = False
         self._answered.clear()
-        view = self.query_one(TranscriptView)
-        view.fetch_older = None
-        await view.show(self.transcript)
+        await self.show_transcript(self.feed.transcript, None)
         self.query_one(PermissionPanel).show_ask(None)
-        if session_id is not None:
-            self._follow(session_id)
+        self.feed.follow()
         self.paint_chrome()
 
-    # ------------------------------------------------------------------ feed
+    # ------------------------------------------------------------------ what the feed has
+
+    @property
+    def session_id(self) -> str | None:
+        return self.feed.session_id
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.feed.transcript
+
+    @property
+    def synced(self) -> bool:
+        return self.feed.synced
 
     @property
     def is_active(self) -> bool:
-        return self.session_id is not None and self.session_id in self.ctx.active()
+        return self.feed.is_active
 
-    def _follow(self, session_id: str) -> None:
-        self.run_worker(partial(self._follow_log, session_id), group="feed", name="log")
-        # a callable, not a coroutine: a failed log read may cancel this worker before it starts
-        self.run_worker(partial(self._follow_deltas, session_id), group="feed", name="deltas")
+    # ------------------------------------------------------------------ FeedView
 
-    async def _follow_log(self, session_id: str) -> None:
-        transcript = self.transcript
-        try:
-            sessions = await self.ctx.ready()
-            # Imported here, once the core is open: the event models' module imports pydantic, which
-            # the first frame does without (the core's own start-up has imported them by now).
-            from agent_tui.core import events as ev
-            from agent_tui.tui.session_loader import TAIL_EVENTS
+    def run_feed_work(self, work: Callable[[], Awaitable[None]], name: str) -> Worker:
+        return self.run_worker(work, group="feed", name=name)
 
-            record = await call(sessions.get(session_id))
-            after = max(0, record.head_seq - TAIL_EVENTS)  # only the newest busy periods before the first paint
-            replay: list[ev.StoredEvent] = []
-            async with aclosing(sessions.log(session_id, after=after, follow=True)) as log:
-                async for item in log:
-                    if not isinstance(item, ev.StoredEvent):
-                        if not self.synced:  # the one Synced marker: paint what we have at once
-                            await self._first_paint(sessions, session_id, replay, after == 0)
-                    elif self.synced:
-                        transcript.apply(item)
-                        self.schedule_flush()
-                    else:
-                        replay.append(item)
-        except Exception as error:  # unknown id, unreadable store: say so, keep the app usable
-            self.app.notify(f"cannot open session {session_id}: {error}", severity="error")
-            for worker in self.app.workers:
-                if worker.node is self and worker.name == "deltas":
-                    worker.cancel()
-            self.session_id, self.synced, self.transcript = None, True, Transcript()
-            await self.query_one(TranscriptView).show(self.transcript)
-            self.paint_chrome()
+    def feed_later(self, delay_s: float, callback: Callable[[], Awaitable[None]]) -> None:
+        self.set_timer(delay_s, callback) if delay_s > 0 else self.call_later(callback)
 
-    async def _first_paint(self, sessions, session_id: str, replay: list[ev.StoredEvent], whole: bool) -> None:  # noqa: ANN001
-        from agent_tui.tui.session_loader import fold_older, seed_for, segment_start  # see _follow_log
-
-        transcript = self.transcript
-        start = segment_start(replay, from_log_start=whole)
-        if not whole:
-            await seed_for(sessions, session_id, transcript, replay[start].seq if replay else transcript.head_seq + 1)
-        for stored in replay[start:]:
-            transcript.apply(stored)
-        self.synced = True
-        transcript.set_active(self.is_active)
+    async def show_transcript(self, transcript: Transcript, fetch_older: FetchOlder | None) -> None:
         view = self.query_one(TranscriptView)
-        view.fetch_older = None if whole else (lambda: fold_older(sessions, session_id, transcript))
+        view.fetch_older = fetch_older
         await view.show(transcript)
-        self.paint_chrome()
 
-    async def _follow_deltas(self, session_id: str) -> None:
-        try:
-            sessions = await self.ctx.ready()
-        except CoreUnavailable:  # the log worker says why; live deltas have nothing to follow
-            return
-        with sessions.subscribe(session_id) as deltas:
-            from agent_tui.core import events as ev  # see _follow_log
-
-            async for delta in deltas:
-                if isinstance(delta, ev.HeadAdvanced):
-                    continue
-                if self.transcript.apply_delta(delta) is not None and self.synced:
-                    self.schedule_flush()
-
-    def schedule_flush(self) -> None:
-        if not self._flush_pending:
-            self._flush_pending = True
-            interval = self.ctx.timings.flush_interval_s
-            self.set_timer(interval, self.flush) if interval > 0 else self.call_later(self.flush)
-
-    async def flush(self) -> None:
-        """Repaint everything that changed since the last flush."""
-        self._flush_pending = False
-        if not self.synced:
-            return
-        self.ctx.quiet_gc.busy()  # output is moving: not the moment for a full collection
-        active = self.is_active
-        self.transcript.set_active(active)
+    async def repaint(self, active: bool) -> None:
         if not active:
             self.interrupting = False
         try:
@@ -187,6 +123,9 @@ class SessionView(Vertical):
         except NoMatches:  # torn down mid-update
             return
         self.paint_chrome()
+
+    def report(self, message: str) -> None:
+        self.app.notify(message, severity="error")
 
     def paint_chrome(self) -> None:
         try:
@@ -213,20 +152,9 @@ class SessionView(Vertical):
             StatusInputs(
                 location=self.ctx.location, model=self.ctx.model, agent=self.ctx.agent,
                 context_window=self.ctx.context_window(t.facts.model or self.ctx.model),
-                interrupting=self.interrupting, background_asks=self.background_asks, notice=self.notice,
+                interrupting=self.interrupting, background_asks=self.feed.background_asks, notice=self.notice,
             ),
         )  # fmt: skip
-
-    async def _poll(self) -> None:
-        """Liveness and other sessions' asks change without events of this session."""
-        sessions = self.ctx.sessions
-        count = 0
-        for other in self.ctx.active():
-            if other != self.session_id:
-                count += len(await call(sessions.permissions(other)) or [])
-        self.background_asks = count
-        if self.synced:
-            await self.flush()
 
     def on_transcript_view_scrolled(self) -> None:
         self.query_one("#new-output").display = self.query_one(TranscriptView).unseen_output
@@ -258,14 +186,13 @@ class SessionView(Vertical):
     async def _send(self, text: str, delivery: Delivery) -> None:
         try:
             sessions = await self.ctx.ready_to_run()
-            from agent_tui.core import events as ev  # see _follow_log
+            from agent_tui.core import events as ev  # once the core is open: the models' module imports pydantic
 
             if self.ctx.runner_error:
                 self.app.notify(self.ctx.runner_error, severity="error")
             if self.session_id is None:
                 created = await call(sessions.create(location=self.ctx.location, model=self.ctx.model))
-                self.session_id = _session_id(created)
-                self._follow(self.session_id)
+                self.feed.adopt(_session_id(created))
             await call(sessions.prompt(self.session_id, ev.text_prompt(text), delivery=delivery.value))
         except Exception as error:  # the facade's one-line reason, and the text stays recallable
             self.app.notify(f"not sent: {error}", severity="error")

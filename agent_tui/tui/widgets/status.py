@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from agent_tui.tui.clock import COUNTDOWN_SLACK_S, countdown
+from agent_tui.tui.session_title import session_title
 from agent_tui.tui.transcript_model import Transcript
 from agent_tui.vocab.clock import Clock
 
@@ -99,8 +100,9 @@ class StatusBar(Static):
         if inputs.background_asks:
             out.append(f" · ⚑ {inputs.background_asks} waiting elsewhere", style="bold")
         out.append(f" · {short_path((facts.location if facts else None) or inputs.location)}")
-        if facts is not None and facts.title:
-            out.append(f" · {facts.title}", style="italic")
+        title = session_title(facts.title) if facts is not None else None
+        if title:
+            out.append(f" · {title}", style="italic")
         if inputs.notice:
             out.append(f"\n {inputs.notice}", style="bold")
         return out

@@ -6,8 +6,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Collapsible, Static
 
-from agent_tui.tui.blocks import ToolBlock, ToolState
-from agent_tui.tui.widgets.blocks import BlockWidget
+from agent_tui.tui.transcript_blocks import ToolBlock, ToolState
+from agent_tui.tui.widgets.block_widgets import BlockWidget
 from agent_tui.tui.widgets.diff import render_patch
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"

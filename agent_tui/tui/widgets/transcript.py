@@ -17,13 +17,13 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
-from agent_tui.tui.blocks import Block
 from agent_tui.tui.lazy import BLOCK_WIDGETS
+from agent_tui.tui.transcript_blocks import Block
 from agent_tui.tui.transcript_model import Transcript
 from agent_tui.vocab.clock import Clock
 
 if TYPE_CHECKING:  # imported when the first block is shown (see ``lazy``)
-    from agent_tui.tui.widgets.blocks import BlockWidget
+    from agent_tui.tui.widgets.block_widgets import BlockWidget
 
 INITIAL_BLOCKS = 24  # mounted when a session opens (a screenful and then some)...
 FIRST_BLOCKS = 8  # ...these newest ones for the first frame, the rest just above them a frame later

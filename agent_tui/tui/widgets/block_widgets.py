@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
-from agent_tui.tui.blocks import (
+from agent_tui.tui.transcript_blocks import (
     Block,
     CompactionBlock,
     CompactionState,

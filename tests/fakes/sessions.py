@@ -12,19 +12,20 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
 from agent_tui.core import events as ev
+from agent_tui.core.api import EventRejected, UnknownInput, UnknownSession
 from agent_tui.tui.transcript_model import fold
 from agent_tui.vocab.kinds import Delivery, InterruptReason, PermissionReply
 
-from .logbuilder import LogBuilder
+from tests.fakes.logs import LogBuilder
 
 
 @dataclass
-class Synced:
+class FakeSynced:
     seq: int | None
 
 
 @dataclass
-class Summary:
+class FakeSessionRecord:
     """The fields of ``SessionRecord`` / ``SessionSummary`` the TUI reads."""
 
     id: str
@@ -42,11 +43,22 @@ class Summary:
 
 
 @dataclass
-class InboxRow:
+class FakeInboxRecord:
     id: str
     kind: str
     delivery: str | None
     prompt: list[dict] | None
+    admitted_seq: int
+
+
+@dataclass
+class FakeReceipt:
+    """The fields of ``Receipt`` (an admitted prompt or compaction)."""
+
+    input_id: str
+    session_id: str
+    kind: str
+    delivery: str | None
     admitted_seq: int
 
 
@@ -106,7 +118,7 @@ class FakeSessions:
     # --------------------------------------------------------------- facade
 
     def create(self, id: str | None = None, *, location: str, title: str | None = None,
-               agent: str | None = None, model: str | None = None) -> Summary:  # fmt: skip
+               agent: str | None = None, model: str | None = None) -> FakeSessionRecord:  # fmt: skip
         self._counter += 1
         session_id = id or f"ses_new{self._counter}"
         self.calls.append(("create", session_id, location, model))
@@ -116,26 +128,34 @@ class FakeSessions:
         return self._summary(session_id)
 
     async def prompt(self, session_id: str, prompt: list, id: str | None = None,
-                     delivery: str = "steer", resume: bool = True) -> dict:  # fmt: skip
+                     delivery: str = "steer", resume: bool = True) -> FakeReceipt:  # fmt: skip
         self._counter += 1
         input_id = id or f"msg_in{self._counter}"
         self.calls.append(("prompt", session_id, ev.prompt_text(prompt), delivery))
-        self.publish(session_id, ev.PromptAdmitted(input_id=input_id, prompt=prompt, delivery=Delivery(delivery)))
-        return {"input_id": input_id}
+        event = ev.PromptAdmitted(input_id=input_id, prompt=prompt, delivery=Delivery(delivery))
+        stored = self.publish(session_id, event)
+        return FakeReceipt(input_id, session_id, "prompt", delivery, stored.seq)
 
     async def withdraw(self, session_id: str, input_id: str) -> None:
         self.calls.append(("withdraw", session_id, input_id))
-        if input_id not in fold(self.logs[session_id].events).pending:
-            raise ValueError(f"{input_id} is no longer pending")
+        if not any(getattr(e.event, "input_id", None) == input_id for e in self._events(session_id)):
+            raise UnknownInput(f"unknown input {input_id} in session {session_id}")
+        if input_id not in {row.id for row in self._inbox(session_id)}:
+            raise EventRejected(f"cannot withdraw input {input_id}: it is no longer pending")
         self.publish(session_id, ev.PromptWithdrawn(input_id=input_id))
 
     async def select_model(self, session_id: str, model: str) -> None:
         self.calls.append(("select_model", session_id, model))
         self.publish(session_id, ev.ModelSelected(model=model))
 
-    async def compact(self, session_id: str) -> None:
+    async def compact(self, session_id: str) -> FakeReceipt:
+        """One barrier pending at a time: a second call returns the first."""
         self.calls.append(("compact", session_id))
-        self.publish(session_id, ev.CompactionAdmitted(input_id=f"inp_c{len(self.calls)}"))
+        queued = next((row for row in self._inbox(session_id) if row.kind == "compaction"), None)
+        if queued is not None:
+            return FakeReceipt(queued.id, session_id, "compaction", None, queued.admitted_seq)
+        stored = self.publish(session_id, ev.CompactionAdmitted(input_id=f"inp_c{len(self.calls)}"))
+        return FakeReceipt(stored.event.input_id, session_id, "compaction", None, stored.seq)
 
     async def wake(self, session_id: str) -> None:
         self.calls.append(("wake", session_id))
@@ -150,7 +170,7 @@ class FakeSessions:
         return {sid: {"type": "running"} for sid in self.running}
 
     async def list(self, location: str | None = None, search: str | None = None,
-                   limit: int = 50, offset: int = 0) -> list[Summary]:  # fmt: skip
+                   limit: int = 50, offset: int = 0) -> list[FakeSessionRecord]:  # fmt: skip
         self.calls.append(("list", location, search, limit, offset))
         rows = [self._summary(sid) for sid in self.logs]
         rows = [r for r in rows if location is None or r.location == location]
@@ -159,33 +179,49 @@ class FakeSessions:
         rows.sort(key=lambda r: r.updated, reverse=True)
         return rows[offset : offset + limit]
 
-    def _summary(self, session_id: str) -> Summary:
-        log = self.logs[session_id]
-        t = fold(log.events)
-        f = t.facts
-        users = [b for b in t.blocks if b.__class__.__name__ == "UserBlock"]
-        return Summary(session_id, f.title, f.location or "", log.now_ms, len(users), None, f.agent or "build",
-                       f.model, f.input_tokens, f.output_tokens, f.cost, len(log.events))  # fmt: skip
-
-    async def get(self, session_id: str) -> Summary:
+    def _events(self, session_id: str) -> list[ev.StoredEvent]:
         if session_id not in self.logs:
-            raise KeyError(f"no session {session_id}")
+            raise UnknownSession(session_id)
+        return self.logs[session_id].events
+
+    def _summary(self, session_id: str) -> FakeSessionRecord:
+        log = self.logs[session_id]
+        f = fold(log.events).facts
+        return FakeSessionRecord(session_id, f.title, f.location or "", log.now_ms, message_count(log.events), None,
+                                 f.agent or "build", f.model, f.input_tokens, f.output_tokens, f.cost,
+                                 len(log.events))  # fmt: skip
+
+    async def get(self, session_id: str) -> FakeSessionRecord:
+        self._events(session_id)
         return self._summary(session_id)
 
-    async def pending(self, session_id: str) -> list[InboxRow]:
-        t = fold(self.logs[session_id].events)
-        return [InboxRow(p.input_id, "prompt", p.delivery.value, [{"type": "text", "text": p.text}], p.seq)
-                for p in t.pending_inputs]  # fmt: skip
+    def _inbox(self, session_id: str) -> list[FakeInboxRecord]:
+        """Admitted prompts and compaction barriers not yet promoted, started or withdrawn."""
+        rows: dict[str, FakeInboxRecord] = {}
+        for stored in self._events(session_id):
+            match stored.event:
+                case ev.PromptAdmitted(input_id=input_id, prompt=prompt, delivery=delivery):
+                    parts = [part.model_dump(mode="json") for part in prompt]
+                    rows[input_id] = FakeInboxRecord(input_id, "prompt", delivery.value, parts, stored.seq)
+                case ev.CompactionAdmitted(input_id=input_id):
+                    rows[input_id] = FakeInboxRecord(input_id, "compaction", None, None, stored.seq)
+                case ev.PromptPromoted(input_id=input_id) | ev.PromptWithdrawn(input_id=input_id):
+                    rows.pop(input_id, None)
+                case ev.CompactionStarted(input_id=str(input_id)) | ev.CompactionEnded(input_id=str(input_id)) | \
+                        ev.CompactionFailed(input_id=str(input_id)):  # fmt: skip
+                    rows.pop(input_id, None)
+        return list(rows.values())
+
+    async def pending(self, session_id: str) -> list[FakeInboxRecord]:
+        return self._inbox(session_id)
 
     async def log(self, session_id: str, after: int | None = None, follow: bool = False) -> AsyncIterator[Any]:
-        if session_id not in self.logs:
-            raise KeyError(f"no session {session_id}")
+        events = self._events(session_id)
         cursor = after or 0
-        events = self.logs[session_id].events
         for stored in events[cursor:]:
             yield stored
         cursor = len(events)
-        yield Synced(cursor or None)
+        yield FakeSynced(cursor or None)
         while follow:
             changed = self._changed
             if cursor >= len(events):
@@ -200,7 +236,8 @@ class FakeSessions:
         return FakeSubscription(queue, lambda: self._subscribers[session_id].remove(queue))
 
     async def permissions(self, session_id: str) -> list:
-        return list(fold(self.logs[session_id].events).asks.values()) if session_id in self.logs else []
+        """The asks waiting for a reply (the transcript's ``PermissionAsk`` has the fields read)."""
+        return list(fold(self._events(session_id)).asks.values())
 
     async def reply_permission(self, request_id: str, reply: str, message: str | None = None) -> None:
         self.calls.append(("reply_permission", request_id, reply, message))
@@ -208,3 +245,24 @@ class FakeSessions:
             if request_id in fold(log.events).asks:
                 self.publish(session_id, ev.PermissionReplied(
                     request_id=request_id, reply=PermissionReply(reply), message=message))  # fmt: skip
+
+
+def message_count(events: list[ev.StoredEvent]) -> int:
+    """The store's ``message_count``: user messages, assistant steps, instruction updates and
+    compaction dividers (a queued divider is one until its compaction starts under another id)."""
+    ids: set[str] = set()
+    for stored in events:
+        match stored.event:
+            case ev.PromptPromoted(input_id=mid) | ev.CompactionAdmitted(input_id=mid) | \
+                    ev.StepStarted(assistant_message_id=mid) | ev.InstructionsUpdated(message_id=mid):  # fmt: skip
+                ids.add(mid)
+            case ev.PromptWithdrawn(input_id=input_id):
+                ids.discard(input_id)
+            case ev.CompactionStarted(message_id=mid, input_id=input_id) | ev.CompactionEnded(
+                message_id=mid, input_id=input_id
+            ) | ev.CompactionFailed(message_id=mid, input_id=input_id):
+                if input_id and mid and mid != input_id:
+                    ids.discard(input_id)
+                if mid or input_id:
+                    ids.add(mid or input_id)
+    return len(ids)

@@ -1,0 +1,228 @@
+"""How the TUI starts: paint first, then open the core one cheap step at a time.
+
+The path to the first frame imports Textual and reads the config as plain data,
+never pydantic, the store or LiteLLM; everything else is staged after it
+(:class:`CoreOpener`). The tricks that keep it fast live here together, because
+each one only works in its place in the order:
+
+- garbage collection is off until the first frame (start-up makes long-lived
+  objects only; ``gc_policy.tune_runtime`` freezes them and turns it on);
+- ``--resume`` starts reading the picker's first rows in a thread before
+  Textual is imported (:class:`EarlyPeek`);
+- ``LITELLM_OFFLINE_MODE`` defaults to true (LiteLLM would fetch its cost map);
+- each core import runs in a thread, so frames keep painting;
+- LiteLLM is warmed with collection paused, and what it made is then frozen.
+
+A missing model or key does not stop the app; it says in one line what to set.
+The TUI reaches core only through ``agent_tui.core.api``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import os
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from agent_tui.core.api import peek_sessions
+from agent_tui.tui.model_facts import ModelFacts, setup_hint
+
+if TYPE_CHECKING:
+    from agent_tui.tui.app import AgentApp
+    from agent_tui.tui.context import TuiContext
+
+__all__ = ["CoreOpener", "EarlyPeek", "Launch", "LaunchFailed", "ModelFacts", "peek_sessions", "run", "setup_hint"]
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What the command line asked for."""
+
+    model: str | None = None
+    api_base: str | None = None
+    api_key: str | None = None
+    continue_latest: bool = False
+    resume: str | None = None  # "" opens the picker, an id that session, None a new session
+
+    @property
+    def cli(self) -> dict[str, str | None]:
+        """The command line's settings layer."""
+        return {"model": self.model, "api_base": self.api_base, "api_key": self.api_key}
+
+
+class LaunchFailed(Exception):
+    """The app cannot start or ended on an error (a broken or invalid config): one line, exit 1."""
+
+
+class EarlyPeek:
+    """``--resume``: the picker's first rows, read in a thread while Textual imports.
+
+    Called like :func:`peek_sessions`; the first call for this location gets the
+    rows read early (waiting for them if need be), later calls read again."""
+
+    ROWS = 64  # at least the picker's first page (50) plus one
+
+    def __init__(self, location: str) -> None:
+        import concurrent.futures
+        import threading
+
+        self.location = location
+        self._rows: concurrent.futures.Future[list] | None = concurrent.futures.Future()
+        threading.Thread(target=self._read, name="early-peek", daemon=True).start()
+
+    def _read(self) -> None:
+        assert self._rows is not None
+        try:
+            self._rows.set_result(peek_sessions(self.location, self.ROWS))
+        except BaseException as error:  # noqa: BLE001 - handed to the caller, as a direct peek would raise it
+            self._rows.set_exception(error)
+
+    def __call__(self, location: str | None, limit: int) -> list:
+        early, self._rows = self._rows, None
+        if early is not None and location == self.location and limit <= self.ROWS:
+            return early.result()[:limit]
+        return peek_sessions(location, limit)
+
+
+def run(launch: Launch) -> int:
+    """Run the app to its end; returns the exit code, raises :class:`LaunchFailed` with the reason."""
+    gc.disable()  # start-up makes long-lived objects only; the app turns collection on after its first frame
+    location = Path.cwd().resolve()
+    peek = EarlyPeek(str(location)) if launch.resume == "" else peek_sessions
+    from agent_tui.core.api import ConfigError, read_layers
+
+    try:  # read now (a broken file stops us here); validated by CoreOpener.connect after the first frame
+        layers = read_layers(location, cli=launch.cli)
+    except ConfigError as error:
+        raise LaunchFailed(str(error)) from None
+    os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+    try:
+        return asyncio.run(_run(launch, layers, location, peek))
+    except KeyboardInterrupt:
+        return 130
+
+
+async def _run(launch: Launch, layers: Any, location: Path, peek: Callable[[str | None, int], list]) -> int:
+    from agent_tui.core.api import DEFAULT_AGENT
+    from agent_tui.tui.app import DEFAULT_THEME, AgentApp, StartMode
+    from agent_tui.tui.context import TuiContext
+
+    facts = ModelFacts()
+    model = layers.text("model")
+    ctx = TuiContext(
+        sessions=None, location=str(location), model=model, agent=layers.text("agent") or DEFAULT_AGENT,
+        context_window=facts.window, setup_hint=setup_hint(model, layers.text("api_base"), layers.text("api_key")),
+        learn_model=facts.learn, peek_sessions=peek,
+    )  # fmt: skip
+    start = StartMode(continue_latest=launch.continue_latest, picker=launch.resume == "",
+                      session_id=launch.resume or None)  # fmt: skip
+    core = CoreOpener(launch, layers, ctx, facts)
+    app = AgentApp(ctx, start=start, theme=layers.text("theme") or DEFAULT_THEME, connect=core.connect)
+    stop_on_signals(app)
+    try:
+        await app.run_async()
+    finally:
+        await core.close()
+    if app.startup_error is not None:
+        raise LaunchFailed(app.startup_error)
+    if app.stopped_by is not None:
+        return 128 + app.stopped_by
+    return app.return_code or 0
+
+
+def stop_on_signals(app: AgentApp) -> None:
+    """SIGTERM and SIGHUP stop the app as a quit does: the default actions would end the process
+    and orphan running tools' process groups."""
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(signum, app.stop_for_signal, signum)
+
+
+async def _from_core(name: str) -> Any:
+    """A name from the core's door, its module imported in a thread so frames keep painting."""
+    from agent_tui.core import api
+
+    return await asyncio.to_thread(getattr, api, name)
+
+
+class CoreOpener:
+    """Opens the core after the first frame, cheapest part first.
+
+    0. the settings, validated in a thread (pydantic's import is ~60 ms);
+    1. the Sessions facade (store reads: the picker's rows, a transcript) — its
+       imports run in a thread so frames keep painting;
+    2. the runtime around it (coordinator, runner, tools) — prompts wait for it;
+    3. the TUI's block widgets (Textual's Markdown), unless a transcript wanted them already;
+    4. LiteLLM, warmed in a thread, with garbage collection paused: the import
+       allocates millions of long-lived objects, and a full collection over them
+       mid-import stalled typing for 100+ ms; what it created is then frozen.
+    One background import at a time keeps the prompt responsive.
+    """
+
+    def __init__(self, launch: Launch, layers: Any, ctx: TuiContext, facts: ModelFacts) -> None:
+        self.cli = launch.cli
+        self.layers, self.ctx, self.facts = layers, ctx, facts
+        self.settings: Any = None
+        self.sessions: Any = None
+        self.runtime: Any = None
+        self._task: asyncio.Task | None = None
+
+    async def connect(self) -> None:
+        from agent_tui.core.api import ConfigError
+        from agent_tui.tui.context import StartupFailed
+
+        try:  # pydantic's import and the validation run off the loop
+            self.settings = await asyncio.to_thread(self._validate)
+        except ConfigError as error:
+            raise StartupFailed(str(error)) from None
+        self.facts.settings = self.settings
+        self.ctx.known_models = tuple(self.settings.models)
+        open_sessions = await _from_core("open_sessions")
+        self.sessions = await open_sessions(self.settings)
+        self.ctx.connect_to(self.sessions, runnable=False)
+        self._task = asyncio.create_task(self._start_runtime())
+
+    def _validate(self) -> Any:  # Settings
+        from agent_tui.core.api import validate
+
+        return validate(self.layers)
+
+    def _settings_for(self, where: Path) -> Any:  # Settings; the runtime calls it again after a config edit
+        from agent_tui.core.api import load_settings
+
+        return load_settings(where, cli=self.cli)
+
+    async def _start_runtime(self) -> None:
+        try:
+            runtime = await _from_core("Runtime")
+            self.runtime = runtime(self.sessions, self._settings_for, None, None, None)
+        except Exception as error:  # noqa: BLE001 - the app stays open for reading and says why
+            self.ctx.runner_error = f"the agent cannot run: {error}"
+        finally:
+            self.ctx.runnable.set()
+        from agent_tui.tui.lazy import BLOCK_WIDGETS
+
+        await BLOCK_WIDGETS.load()  # before the first block needs it (the picker and a new session do not)
+        await asyncio.to_thread(self._warm)
+
+    def _warm(self) -> None:
+        gc.disable()
+        try:
+            self.facts.learn(self.ctx.model)
+        finally:
+            gc.freeze()
+            gc.enable()
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        if self.runtime is not None:
+            await self.runtime.close()
+        elif self.sessions is not None:
+            await self.sessions.close()

@@ -1,0 +1,115 @@
+"""One script, two facades: ``FakeSessions`` must answer it as the real ``Sessions`` does.
+
+The TUI's Pilot tests run over the double; if it drifted from the facade (a
+title the store would not give, an inbox without compaction rows, an unknown
+session that does not raise) those tests would pass against a core that does
+not exist. So the same calls go to both, the runner's part played by
+publishing events directly, and what the TUI can observe is compared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_tui.core import events as ev
+from agent_tui.core.api import open_sessions
+from agent_tui.tui.port import call
+from tests.fakes.sessions import FakeSessions
+
+SID = "ses_contract"
+
+
+@dataclass
+class Double:
+    """A facade plus the runner's side: durable events and live deltas, published directly."""
+
+    sessions: Any
+    publish: Callable[[str, ev.DurableEvent], Any]
+    delta: Callable[[ev.LiveEvent], Any]
+
+
+async def raises(value: Any) -> str:
+    """The error's class name, or "ok": the TUI shows only ``str(error)``, but both must refuse."""
+    try:
+        await call(value)
+    except Exception as error:  # noqa: BLE001 - the observation
+        return type(error).__name__
+    return "ok"
+
+
+def row(record: Any) -> tuple:
+    return (record.id, record.title, record.location, record.agent, record.model, record.message_count,
+            record.head_seq)  # fmt: skip
+
+
+def inbox(rows: list[Any], names: dict[str, str]) -> list[tuple]:
+    return [(names.get(r.id, r.id), r.kind, r.delivery, r.prompt, r.admitted_seq) for r in rows]
+
+
+async def replay(sessions: Any, after: int | None = None) -> list[tuple]:
+    """The log without ``follow``: (seq, type) per event, then the one marker and its seq."""
+    out: list[tuple] = []
+    async for item in sessions.log(SID, after=after):
+        out.append((item.seq, item.type) if isinstance(item, ev.StoredEvent) else ("synced", item.seq))
+    return out
+
+
+async def script(d: Double, where: Path) -> list[Any]:
+    s, seen = d.sessions, []
+    location = str(where)
+    seen.append(row(await call(s.create(SID, location=location, model="openai/fake"))))
+    first = await call(s.prompt(SID, ev.text_prompt("fix the parser\nand its tests"), id="msg_first"))
+    second = await call(s.prompt(SID, ev.text_prompt("then the docs"), id="msg_second", delivery="queue"))
+    seen.append([(r.input_id, r.kind, r.delivery, r.admitted_seq) for r in (first, second)])
+    seen.append(inbox(await call(s.pending(SID)), {}))
+    await call(s.withdraw(SID, "msg_second"))
+    seen.append(await raises(s.withdraw(SID, "msg_second")))  # withdrawn already
+    compaction = await call(s.compact(SID))
+    again = await call(s.compact(SID))  # one barrier pending at a time: the same one back
+    names = {compaction.input_id: "compaction"}
+    seen.append((again.input_id == compaction.input_id, compaction.kind, compaction.delivery))
+    seen.append(inbox(await call(s.pending(SID)), names))
+    seen.append(row(await call(s.get(SID))))  # titled by its first prompt's first line
+
+    await call(d.publish(SID, ev.ExecutionStarted()))  # the runner: promote the prompt, ask for a permission
+    await call(d.publish(SID, ev.PromptPromoted(input_id="msg_first")))
+    await call(d.publish(SID, ev.PermissionAsked(
+        request_id="perm_1", assistant_message_id="msg_a", call_id="c1", action="bash", resources=["make"],
+    )))  # fmt: skip
+    seen.append(inbox(await call(s.pending(SID)), names))
+    seen.append([(p.request_id, p.action, p.resources) for p in await call(s.permissions(SID))])
+    await call(s.reply_permission("perm_1", "once"))
+    seen.append(list(await call(s.permissions(SID))))  # answered: no longer waiting
+
+    seen.append(await replay(s))
+    seen.append(await replay(s, after=6))
+    seen.append([row(r) for r in await call(s.list(location=location))])
+    seen.append([r.id for r in await call(s.list(search="pars"))])
+    seen.append([r.id for r in await call(s.list(location="/elsewhere"))])
+    seen.append(s.active())
+
+    with s.subscribe(SID) as deltas:
+        d.delta(ev.TextDelta(session_id=SID, assistant_message_id="msg_a", ordinal=0, delta="hi"))
+        async for item in deltas:
+            if not isinstance(item, ev.HeadAdvanced):
+                seen.append(item)
+                break
+
+    seen.append([await raises(s.get("ses_nope")), await raises(s.pending("ses_nope")),
+                 await raises(s.permissions("ses_nope"))])  # fmt: skip
+    return seen
+
+
+async def test_the_fake_answers_the_script_as_the_real_facade_does(workdir: Path) -> None:
+    fake = FakeSessions()
+    real = await open_sessions()  # this test's own AGENT_TUI_HOME; the idle executor: nothing runs
+    try:
+        expected = await script(Double(real, real._store.publish, real._bus.publish), workdir)  # the runner's side
+    finally:
+        await real.close()
+    assert await script(Double(fake, fake.publish, fake.delta), workdir) == expected
+    assert expected[3] == "EventRejected" and expected[6][1] == "fix the parser"
+    assert expected[-1] == ["UnknownSession"] * 3

@@ -1,0 +1,53 @@
+"""The command registry: one declaration drives the slash parser, the palette and the app's dispatch."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_tui.tui.app import AgentApp
+from agent_tui.tui.command_registry import COMMANDS, Command, CommandError, palette, parse_command, resolve
+
+
+@pytest.mark.parametrize(
+    ("text", "parsed"),
+    [("/model gpt-4o", Command("model", "gpt-4o")), ("  /new ", Command("new")), ("hello", None),
+     ("//not a command", None), ("/help\nmore", None)],
+)  # fmt: skip
+def test_slash_commands_parse(text: str, parsed: Command | None) -> None:
+    assert parse_command(text) == parsed
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [("/frobnicate", "unknown command /frobnicate (known: /new /resume /compact /model /theme /help)"),
+     ("/quit", "unknown command /quit"), ("/model", "/model needs NAME: /model NAME"),
+     ("/new now", "/new takes no argument")],
+)  # fmt: skip
+def test_a_slash_command_that_cannot_run_says_how_to_write_it(text: str, error: str) -> None:
+    with pytest.raises(CommandError, match=error.replace("(", r"\(").replace(")", r"\)")):
+        parse_command(text)
+
+
+def test_every_command_runs_an_app_action_and_lists_its_choices() -> None:
+    for spec in COMMANDS:
+        action, args = resolve(Command(spec.name, "x" if spec.arg else ""))
+        assert callable(getattr(AgentApp, f"action_{action}")), spec
+        assert len(args) == (1 if spec.arg else 0)
+        assert (spec.choices is None) == (spec.arg is None) and (spec.choices is None or hasattr(AgentApp, spec.choices))
+
+
+def test_the_palette_offers_each_command_and_each_choice() -> None:
+    class Host:
+        def theme_names(self) -> list[str]:
+            return ["dark", "light"]
+
+        def model_names(self) -> list[str]:
+            return ["openai/fake"]
+
+    entries = [(title, command) for title, _, command in palette(Host())]
+    assert entries == [
+        ("New session", Command("new")), ("Resume session", Command("resume")), ("Compact", Command("compact")),
+        ("Model: openai/fake", Command("model", "openai/fake")),
+        ("Theme: dark", Command("theme", "dark")), ("Theme: light", Command("theme", "light")),
+        ("Help", Command("help")), ("Quit", Command("quit")),
+    ]  # fmt: skip

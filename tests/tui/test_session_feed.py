@@ -1,0 +1,169 @@
+"""The session feed without Textual: a recording view stands in for the ``SessionView``."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Awaitable, Callable
+
+import pytest
+
+from agent_tui.core import events as ev
+from agent_tui.tui import session_feed
+from agent_tui.tui.clock import Timings
+from agent_tui.tui.context import TuiContext
+from agent_tui.tui.session_feed import SessionFeed
+from agent_tui.tui.transcript_blocks import TextBlock, UserBlock
+from agent_tui.tui.transcript_model import Transcript
+from agent_tui.vocab.clock import ManualClock
+from tests.fakes.logs import LogBuilder
+from tests.fakes.sessions import FakeSessions
+
+SID = "ses_feed"
+
+
+class RecordingView:
+    """The ``FeedView`` side: work runs as plain tasks, and every paint is recorded."""
+
+    def __init__(self) -> None:
+        self.tasks: list[asyncio.Task] = []
+        self.shown: list[tuple[Transcript, Any]] = []
+        self.repaints: list[bool] = []
+        self.reports: list[str] = []
+
+    def run_feed_work(self, work: Callable[[], Awaitable[None]], name: str) -> asyncio.Task:
+        task = asyncio.create_task(work(), name=name)
+        self.tasks.append(task)
+        return task
+
+    def feed_later(self, delay_s: float, callback: Callable[[], Awaitable[None]]) -> None:
+        asyncio.get_running_loop().call_later(delay_s, lambda: self.tasks.append(asyncio.ensure_future(callback())))
+
+    async def show_transcript(self, transcript: Transcript, fetch_older: Any) -> None:
+        self.shown.append((transcript, fetch_older))
+
+    async def repaint(self, active: bool) -> None:
+        self.repaints.append(active)
+
+    def paint_chrome(self) -> None:
+        pass
+
+    def report(self, message: str) -> None:
+        self.reports.append(message)
+
+    def stop(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+
+
+async def until(condition: Callable[[], object], timeout: float = 5.0) -> None:
+    for _ in range(int(timeout / 0.01)):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    assert condition(), "condition not reached"
+
+
+@pytest.fixture
+def fake() -> FakeSessions:
+    return FakeSessions()
+
+
+@pytest.fixture
+async def opened(fake: FakeSessions):  # type: ignore[no-untyped-def]
+    """``opened(session_id)`` -> (feed, view) following it; the feed's work stops after the test."""
+    views: list[RecordingView] = []
+
+    def open_(session_id: str | None, flush_interval_s: float = 0.05) -> tuple[SessionFeed, RecordingView]:
+        ctx = TuiContext(sessions=fake, location="/tmp/project", clock=ManualClock(),
+                         timings=Timings(flush_interval_s=flush_interval_s))  # fmt: skip
+        view = RecordingView()
+        views.append(view)
+        feed = SessionFeed(ctx, view)
+        feed.open(session_id)
+        feed.follow()
+        return feed, view
+
+    yield open_
+    for view in views:
+        view.stop()
+
+
+def stored(fake: FakeSessions, turns: int = 1) -> LogBuilder:
+    log = LogBuilder(session_id=SID).created()
+    for n in range(turns):
+        log.turn(f"question {n}", f"answer {n}")
+    fake.add_log(log)
+    return log
+
+
+async def test_the_first_paint_shows_the_folded_log_once(fake, opened) -> None:
+    stored(fake, turns=2)
+    feed, view = opened(SID)
+    await until(lambda: feed.synced)
+    [(transcript, fetch_older)] = view.shown
+    assert transcript is feed.transcript and fetch_older is None  # the whole log was folded
+    assert [type(b) for b in transcript.blocks] == [UserBlock, TextBlock] * 2
+    assert transcript.facts.title == "question 0"
+
+
+async def test_a_burst_of_deltas_costs_one_repaint(fake, opened) -> None:
+    stored(fake)
+    fake.running.add(SID)
+    feed, view = opened(SID)
+    await until(lambda: feed.synced)
+    fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
+    fake.publish(SID, ev.TextStarted(assistant_message_id="m2", ordinal=0))
+    await until(lambda: feed.transcript.get("m2:text:0") is not None and view.repaints)
+    view.repaints.clear()
+    for _ in range(1_000):
+        fake.delta(ev.TextDelta(session_id=SID, assistant_message_id="m2", ordinal=0, delta="x"))
+    await until(lambda: view.repaints)
+    await asyncio.sleep(0.1)  # two flush intervals: nothing more was due
+    assert view.repaints == [True]
+    assert feed.transcript.get("m2:text:0").text == "x" * 1_000  # type: ignore[union-attr]
+
+
+async def test_asks_waiting_in_other_running_sessions_are_counted(fake, opened) -> None:
+    stored(fake)
+    other = LogBuilder(session_id="ses_other").created()
+    other.add(ev.PermissionAsked(request_id="perm_1", action="bash", resources=["make"]))
+    fake.add_log(other)
+    feed, view = opened(SID)
+    await until(lambda: feed.synced)
+    await feed.poll()
+    assert feed.background_asks == 0  # not running: nothing waits there
+    fake.running.add("ses_other")
+    await feed.poll()
+    assert feed.background_asks == 1 and view.repaints[-1] is False  # this session is idle
+
+
+async def test_an_unknown_session_is_reported_and_the_feed_starts_afresh(fake, opened) -> None:
+    feed, view = opened("ses_nope")
+    await until(lambda: view.reports)
+    assert view.reports[0].startswith("cannot open session ses_nope")
+    assert feed.session_id is None and feed.synced and view.shown[-1][0] is feed.transcript
+
+
+async def test_a_long_log_opens_at_its_end_and_folds_older_segments_on_demand(fake, opened, monkeypatch) -> None:
+    monkeypatch.setattr(session_feed, "TAIL_EVENTS", 30)
+    monkeypatch.setattr(session_feed, "OLDER_EVENTS", 30)
+    stored(fake, turns=12)  # 8 events a turn
+    feed, view = opened(SID)
+    await until(lambda: feed.synced)
+    transcript, fetch_older = view.shown[-1]
+    assert transcript.start_seq > 1 and fetch_older is not None
+    newest = [b.text for b in transcript.blocks]  # type: ignore[attr-defined]
+    assert newest[-1] == "answer 11" and "question 0" not in newest
+    assert transcript.facts.input_tokens == 12 * 100  # the row's totals stand in for the unfolded prefix
+    while transcript.start_seq > 1:
+        assert await fetch_older() > 0
+    assert [b.text for b in transcript.blocks][:2] == ["question 0", "answer 0"]  # type: ignore[attr-defined]
+
+
+async def test_a_new_session_is_followed_once_its_first_prompt_names_it(fake, opened) -> None:
+    feed, view = opened(None)
+    assert feed.synced and view.tasks == []  # nothing to follow yet
+    created = fake.create(location="/tmp/project")
+    feed.adopt(created.id)
+    await fake.prompt(created.id, ev.text_prompt("hello"))
+    await until(lambda: [p.text for p in feed.transcript.pending_inputs] == ["hello"])
