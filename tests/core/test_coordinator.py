@@ -10,43 +10,12 @@ from agent_tui.core import events as ev
 from agent_tui.core import lease
 from agent_tui.core.coordinator import Coordinator
 from agent_tui.vocab.error_info import ErrorInfo
-
-
-class ScriptedDrainer:
-    """Each drain waits for a release and returns a scripted result."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, bool]] = []
-        self.started = asyncio.Event()
-        self.release = asyncio.Event()
-        self.results: list[ErrorInfo | None] = []
-        self.cancelled = 0
-
-    async def drain(self, session_id: str, force: bool) -> ErrorInfo | None:
-        self.calls.append((session_id, force))
-        self.started.set()
-        try:
-            await self.release.wait()
-        except asyncio.CancelledError:
-            self.cancelled += 1
-            raise
-        return self.results.pop(0) if self.results else None
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.events: list[tuple[str, str]] = []
-
-    async def __call__(self, session_id: str, event: ev.DurableEvent) -> None:
-        self.events.append((session_id, event.TYPE))
-
-    def types(self, session_id: str = "ses_a") -> list[str]:
-        return [t.removeprefix("session.execution.").removesuffix(".1") for s, t in self.events if s == session_id]
+from tests.fakes.executors import PublishRecorder, ScriptedDrainer
 
 
 @pytest.fixture
-def parts() -> tuple[ScriptedDrainer, Recorder, Coordinator]:
-    drainer, recorder = ScriptedDrainer(), Recorder()
+def parts() -> tuple[ScriptedDrainer, PublishRecorder, Coordinator]:
+    drainer, recorder = ScriptedDrainer(), PublishRecorder()
     return drainer, recorder, Coordinator(drainer, recorder)
 
 
@@ -142,7 +111,7 @@ async def test_a_session_owned_elsewhere_is_not_drained(parts) -> None:
 
 
 async def test_input_left_by_another_process_while_finishing_is_picked_up() -> None:
-    drainer, recorder = ScriptedDrainer(), Recorder()
+    drainer, recorder = ScriptedDrainer(), PublishRecorder()
     drainer.release.set()
     pending = {"ses_a": [True]}
 

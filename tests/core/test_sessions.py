@@ -14,23 +14,7 @@ from agent_tui.core.db import EventRejected, UnknownSession
 from agent_tui.core.sessions import InvalidRequest, Sessions, UnknownPermission, open_sessions
 from agent_tui.core.store import Store
 from agent_tui.vocab.kinds import CompactionReason
-
-
-class RecordingExecutor:
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, ...]] = []
-
-    async def run(self, session_id: str) -> None:
-        self.calls.append(("run", session_id))
-
-    async def wake(self, session_id: str) -> None:
-        self.calls.append(("wake", session_id))
-
-    async def interrupt(self, session_id: str, reason: str = "user") -> None:
-        self.calls.append(("interrupt", session_id, reason))
-
-    def active(self) -> dict[str, dict[str, Any]]:
-        return {}
+from tests.fakes.executors import RecordingExecutor
 
 
 @pytest.fixture

@@ -14,18 +14,6 @@ from agent_tui.tools.registry import Tool, ToolOutcome, ToolRegistry
 from agent_tui.vocab.permission_rule import PermissionRule
 
 
-class RecordingAsker:
-    """Answers every ask with a fixed decision and keeps the requests."""
-
-    def __init__(self, decision: PermissionDecision) -> None:
-        self.decision = decision
-        self.requests: list[PermissionRequest] = []
-
-    async def __call__(self, request: PermissionRequest) -> PermissionDecision:
-        self.requests.append(request)
-        return self.decision
-
-
 @pytest.fixture
 def make_ctx(workdir: Path, agent_home: Path) -> Callable[..., ToolContext]:
     def make(gate: Any = None, **kwargs: Any) -> ToolContext:

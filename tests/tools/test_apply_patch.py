@@ -13,7 +13,9 @@ from agent_tui.tools.registry import ToolOutcome
 from agent_tui.vocab.kinds import Effect, PermissionReply
 from agent_tui.vocab.permission_rule import PermissionRule
 
-from .conftest import RecordingAsker, error_message, gate_for, invoke_tool, output_text
+from tests.fakes.asks import RecordingAsker
+
+from .conftest import error_message, gate_for, invoke_tool, output_text
 
 
 async def patch(ctx: ToolContext, text: str) -> ToolOutcome:

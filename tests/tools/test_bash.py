@@ -15,7 +15,9 @@ from agent_tui.tools.registry import ToolOutcome
 from agent_tui.vocab.kinds import Effect, PermissionReply
 from agent_tui.vocab.permission_rule import PermissionRule
 
-from .conftest import RecordingAsker, gate_for, invoke_tool
+from tests.fakes.asks import RecordingAsker
+
+from .conftest import gate_for, invoke_tool
 
 
 async def bash(ctx: ToolContext, **params: object) -> ToolOutcome:

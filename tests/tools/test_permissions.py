@@ -15,7 +15,9 @@ from agent_tui.tools.wildcard import wildcard_match
 from agent_tui.vocab.kinds import Effect, PermissionReply
 from agent_tui.vocab.permission_rule import PermissionRule
 
-from .conftest import RecordingAsker, gate_for
+from tests.fakes.asks import RecordingAsker
+
+from .conftest import gate_for
 
 ONCE = PermissionDecision(reply=PermissionReply.ONCE)
 

@@ -24,37 +24,15 @@ from agent_tui.tui.widgets.transcript import TranscriptView
 from agent_tui.vocab.kinds import InterruptReason
 from agent_tui.vocab.usage import Usage
 
+from tests.fakes.executors import RecordingExecutor
+
 from .conftest import FAST
 from .test_app import until
 
 
-class ActiveExecutor:
-    """Says which sessions run; interrupt publishes the terminal event like the coordinator."""
-
-    def __init__(self) -> None:
-        self.running: set[str] = set()
-        self.sessions: Sessions | None = None
-        self.calls: list[tuple] = []
-
-    async def run(self, session_id: str) -> None:
-        self.calls.append(("run", session_id))
-
-    async def wake(self, session_id: str) -> None:
-        self.calls.append(("wake", session_id))
-
-    async def interrupt(self, session_id: str, reason: str = "user") -> None:
-        self.calls.append(("interrupt", session_id, reason))
-        if session_id in self.running and self.sessions is not None:
-            self.running.discard(session_id)
-            await self.sessions._store.publish(session_id, ev.ExecutionInterrupted(reason=InterruptReason(reason)))
-
-    def active(self) -> dict[str, dict[str, Any]]:
-        return {sid: {"type": "running"} for sid in self.running}
-
-
 @pytest.fixture
 async def real(workdir: Path):
-    executor = ActiveExecutor()
+    executor = RecordingExecutor()
     sessions = await open_sessions(executor=executor)
     executor.sessions = sessions
     yield sessions, executor

@@ -8,31 +8,21 @@ import pytest
 
 from agent_tui.tui.gc_policy import FULL_BACKSTOP, FULL_DUE, QuietCollector, tune_runtime
 from agent_tui.vocab.clock import ManualClock
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.pending = 0
-        self.collections = 0
-        self.enabled = True
-
-    def collect(self) -> None:
-        self.collections += 1
-        self.pending = 0
+from tests.fakes.collector import FakeCollector
 
 
 @pytest.fixture
-def rec() -> Recorder:
-    return Recorder()
+def rec() -> FakeCollector:
+    return FakeCollector()
 
 
-def collector(clock: ManualClock, rec: Recorder) -> QuietCollector:
+def collector(clock: ManualClock, rec: FakeCollector) -> QuietCollector:
     return QuietCollector(
         clock, 1.0, pending=lambda: rec.pending, collect=rec.collect, enabled=lambda: rec.enabled
     )
 
 
-def test_a_due_collection_runs_once_the_app_has_been_quiet(clock: ManualClock, rec: Recorder) -> None:
+def test_a_due_collection_runs_once_the_app_has_been_quiet(clock: ManualClock, rec: FakeCollector) -> None:
     quiet = collector(clock, rec)
     rec.pending = FULL_DUE
     assert not quiet.tick()  # just started: not quiet for a second yet
@@ -41,14 +31,14 @@ def test_a_due_collection_runs_once_the_app_has_been_quiet(clock: ManualClock, r
     assert not quiet.tick() and rec.collections == 1  # nothing due any more
 
 
-def test_nothing_is_collected_before_it_is_due(clock: ManualClock, rec: Recorder) -> None:
+def test_nothing_is_collected_before_it_is_due(clock: ManualClock, rec: FakeCollector) -> None:
     quiet = collector(clock, rec)
     rec.pending = FULL_DUE - 1
     clock.advance(60)
     assert not quiet.tick() and rec.collections == 0
 
 
-def test_activity_postpones_it(clock: ManualClock, rec: Recorder) -> None:
+def test_activity_postpones_it(clock: ManualClock, rec: FakeCollector) -> None:
     quiet = collector(clock, rec)
     rec.pending = FULL_DUE
     clock.advance(0.9)
@@ -59,7 +49,7 @@ def test_activity_postpones_it(clock: ManualClock, rec: Recorder) -> None:
     assert quiet.tick() and rec.collections == 1
 
 
-def test_nothing_is_collected_while_collection_is_paused(clock: ManualClock, rec: Recorder) -> None:
+def test_nothing_is_collected_while_collection_is_paused(clock: ManualClock, rec: FakeCollector) -> None:
     quiet = collector(clock, rec)
     rec.pending, rec.enabled = FULL_DUE, False
     clock.advance(5)

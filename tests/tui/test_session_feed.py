@@ -17,42 +17,9 @@ from agent_tui.tui.transcript_model import Transcript
 from agent_tui.vocab.clock import ManualClock
 from tests.fakes.logs import LogBuilder
 from tests.fakes.sessions import FakeSessions
+from tests.fakes.views import RecordingFeedView
 
 SID = "ses_feed"
-
-
-class RecordingView:
-    """The ``FeedView`` side: work runs as plain tasks, and every paint is recorded."""
-
-    def __init__(self) -> None:
-        self.tasks: list[asyncio.Task] = []
-        self.shown: list[tuple[Transcript, Any]] = []
-        self.repaints: list[bool] = []
-        self.reports: list[str] = []
-
-    def run_feed_work(self, work: Callable[[], Awaitable[None]], name: str) -> asyncio.Task:
-        task = asyncio.create_task(work(), name=name)
-        self.tasks.append(task)
-        return task
-
-    def feed_later(self, delay_s: float, callback: Callable[[], Awaitable[None]]) -> None:
-        asyncio.get_running_loop().call_later(delay_s, lambda: self.tasks.append(asyncio.ensure_future(callback())))
-
-    async def show_transcript(self, transcript: Transcript, fetch_older: Any) -> None:
-        self.shown.append((transcript, fetch_older))
-
-    async def repaint(self, active: bool) -> None:
-        self.repaints.append(active)
-
-    def paint_chrome(self) -> None:
-        pass
-
-    def report(self, message: str) -> None:
-        self.reports.append(message)
-
-    def stop(self) -> None:
-        for task in self.tasks:
-            task.cancel()
 
 
 async def until(condition: Callable[[], object], timeout: float = 5.0) -> None:
@@ -71,12 +38,12 @@ def fake() -> FakeSessions:
 @pytest.fixture
 async def opened(fake: FakeSessions):  # type: ignore[no-untyped-def]
     """``opened(session_id)`` -> (feed, view) following it; the feed's work stops after the test."""
-    views: list[RecordingView] = []
+    views: list[RecordingFeedView] = []
 
-    def open_(session_id: str | None, flush_interval_s: float = 0.05) -> tuple[SessionFeed, RecordingView]:
+    def open_(session_id: str | None, flush_interval_s: float = 0.05) -> tuple[SessionFeed, RecordingFeedView]:
         ctx = TuiContext(sessions=fake, location="/tmp/project", clock=ManualClock(),
                          timings=Timings(flush_interval_s=flush_interval_s))  # fmt: skip
-        view = RecordingView()
+        view = RecordingFeedView()
         views.append(view)
         feed = SessionFeed(ctx, view)
         feed.open(session_id)

@@ -1,0 +1,77 @@
+"""Doubles for what executes sessions: the facade's executor and the coordinator's drainer and publish."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from agent_tui.core import events as ev
+from agent_tui.core.api import Sessions
+from agent_tui.vocab.error_info import ErrorInfo
+from agent_tui.vocab.kinds import InterruptReason
+
+
+class RecordingExecutor:
+    """The facade's executor: records calls and says which sessions run.
+
+    ``interrupt`` of a running session publishes the terminal event, as the coordinator does,
+    when ``sessions`` is set.
+    """
+
+    def __init__(self) -> None:
+        self.running: set[str] = set()
+        self.sessions: Sessions | None = None
+        self.calls: list[tuple[str, ...]] = []
+
+    async def run(self, session_id: str) -> None:
+        self.calls.append(("run", session_id))
+
+    async def wake(self, session_id: str) -> None:
+        self.calls.append(("wake", session_id))
+
+    async def interrupt(self, session_id: str, reason: str = "user") -> None:
+        self.calls.append(("interrupt", session_id, reason))
+        if session_id in self.running and self.sessions is not None:
+            self.running.discard(session_id)
+            await self.sessions._store.publish(session_id, ev.ExecutionInterrupted(reason=InterruptReason(reason)))
+
+    def active(self) -> dict[str, dict[str, Any]]:
+        return {sid: {"type": "running"} for sid in self.running}
+
+    async def shutdown(self) -> None:
+        for session_id in list(self.running):
+            await self.interrupt(session_id, InterruptReason.SHUTDOWN)
+
+
+class ScriptedDrainer:
+    """The coordinator's drainer: each drain waits for a release and returns a scripted result."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, bool]] = []
+        self.started = asyncio.Event()
+        self.release = asyncio.Event()
+        self.results: list[ErrorInfo | None] = []
+        self.cancelled = 0
+
+    async def drain(self, session_id: str, force: bool) -> ErrorInfo | None:
+        self.calls.append((session_id, force))
+        self.started.set()
+        try:
+            await self.release.wait()
+        except asyncio.CancelledError:
+            self.cancelled += 1
+            raise
+        return self.results.pop(0) if self.results else None
+
+
+class PublishRecorder:
+    """The coordinator's publish: keeps ``(session_id, event type)`` instead of writing."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str]] = []
+
+    async def __call__(self, session_id: str, event: ev.DurableEvent) -> None:
+        self.events.append((session_id, event.TYPE))
+
+    def types(self, session_id: str = "ses_a") -> list[str]:
+        return [t.removeprefix("session.execution.").removesuffix(".1") for s, t in self.events if s == session_id]
