@@ -23,6 +23,8 @@ def _imports(path: Path) -> set[str]:
 
 DOOR = {"agent_tui.core.api", "agent_tui.core.events"}
 """What ``tui/``, ``server/`` and ``commands/`` may import from core: the facade module and the event types."""
+BELOW_CORE = ("agent_tui.llm", "agent_tui.tools")
+"""Reached from above only through core (DESIGN §1: tui/server/cli -> core -> llm, tools)."""
 OUTSIDE_CORE = ("tui", "server", "commands")
 
 
@@ -36,8 +38,8 @@ def _module_of(path: Path) -> str:
 def imported_names(source: str, module: str) -> list[tuple[int, str]]:
     """Every module ``source`` imports (any depth, relative ones resolved against ``module``), with its line.
 
-    ``from agent_tui.core import name`` counts as ``agent_tui.core.name`` (a package's names are
-    its submodules here); a call given a literal module path (``import_module("agent_tui.x")``,
+    ``from agent_tui.core import name`` counts as ``agent_tui.core.name`` (those packages' names are
+    their submodules), as does ``from agent_tui import llm``; a call given a literal module path (``import_module("agent_tui.x")``,
     ``to_thread(import_module, "agent_tui.x")``) counts as an import.
     """
     found: list[tuple[int, str]] = []
@@ -50,7 +52,7 @@ def imported_names(source: str, module: str) -> list[tuple[int, str]]:
             if node.level:
                 parent = package.split(".")[: len(package.split(".")) - (node.level - 1)]
                 base = ".".join([*parent, *([base] if base else [])])
-            if base == "agent_tui.core":
+            if base in ("agent_tui", "agent_tui.core"):
                 found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
             else:
                 found.append((node.lineno, base))
@@ -63,9 +65,13 @@ def imported_names(source: str, module: str) -> list[tuple[int, str]]:
 
 
 def door_violations(source: str, module: str) -> list[str]:
-    """Imports of core modules other than the door (``agent_tui.core`` itself is only a package)."""
+    """Imports of core modules other than the door (``agent_tui.core`` itself is only a package),
+    and of the layers below core."""
     bad = []
     for line, name in imported_names(source, module):
+        if any(name == below or name.startswith(below + ".") for below in BELOW_CORE):
+            bad.append(f"{module}:{line}: {name}")
+            continue
         if name == "agent_tui.core" or not name.startswith("agent_tui.core."):
             continue
         if not any(name == door or name.startswith(door + ".") for door in DOOR):
@@ -83,6 +89,10 @@ def test_the_door_checker_catches_each_kind_of_violation() -> None:
         f"{where}:1: agent_tui.core.sessions"]  # fmt: skip
     assert door_violations("await to_thread(import_module, 'agent_tui.core.runtime')", where) == [
         f"{where}:1: agent_tui.core.runtime"]  # fmt: skip
+    assert door_violations("def f():\n    from agent_tui.llm.credentials import x", where) == [f"{where}:2: agent_tui.llm.credentials"]
+    assert door_violations("from agent_tui import llm", where) == [f"{where}:1: agent_tui.llm"]
+    assert door_violations("from agent_tui.tools.registry import ToolRegistry", where) == [
+        f"{where}:1: agent_tui.tools.registry"]  # fmt: skip
     assert door_violations("from agent_tui.core.api import Sessions\nfrom agent_tui.core import events", where) == []
 
 

@@ -35,8 +35,7 @@ def _emit(line: str) -> None:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    from agent_tui.core.api import ConfigError, StoreError, load_settings
-    from agent_tui.llm.credentials import CredentialsError
+    from agent_tui.core.api import ConfigError, CredentialsError, StoreError, load_settings
 
     prompt = await asyncio.to_thread(_read_prompt, args.prompt)
     if not prompt.strip():
@@ -56,8 +55,7 @@ async def _main(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace, prompt: str, cwd: Path, cli: dict[str, Any], settings: Any) -> int:
-    from agent_tui.core.api import Runtime, SessionOwnedElsewhere, UnknownSession
-    from agent_tui.llm.credentials import resolve_credentials
+    from agent_tui.core.api import Runtime, SessionOwnedElsewhere, UnknownSession, resolve_credentials
 
     async with await Runtime.open(cli=cli, permission_policy=args.permission) as runtime:
         sessions = runtime.sessions

@@ -51,6 +51,11 @@ _EXPORTS: dict[str, str] = {
     "validate": "config",
     "read_layers": "config_layers",
     "DEFAULT_AGENT": "config_layers",
+    # What is known about a model before a step runs (from the layer below core).
+    "model_info": "agent_tui.llm.models:model_info",
+    "load_llm": "agent_tui.llm.lazy:load",
+    "resolve_credentials": "agent_tui.llm.credentials:resolve_credentials",
+    "CredentialsError": "agent_tui.llm.credentials:CredentialsError",
 }
 _MODULES = {"paths", "events"}
 """Whole modules on the surface: where files live, and the event types."""
@@ -61,10 +66,12 @@ __all__ = sorted([*_EXPORTS, *_MODULES])
 def __getattr__(name: str) -> Any:
     if name in _MODULES:
         return importlib.import_module(f"agent_tui.core.{name}")
-    module = _EXPORTS.get(name)
-    if module is None:
+    where = _EXPORTS.get(name)
+    if where is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"agent_tui.core.{module}"), name)
+    module, _, attr = where.partition(":")
+    path = module if "." in module else f"agent_tui.core.{module}"
+    value = getattr(importlib.import_module(path), attr or name)
     globals()[name] = value  # later lookups skip __getattr__
     return value
 
@@ -91,3 +98,6 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers
     from agent_tui.core.session_list import SessionRow
     from agent_tui.core.sessions import HISTORY_MAX, History, InvalidRequest, Sessions, UnknownPermission, open_sessions
     from agent_tui.core.tail import Synced
+    from agent_tui.llm.credentials import CredentialsError, resolve_credentials
+    from agent_tui.llm.lazy import load as load_llm
+    from agent_tui.llm.models import model_info

@@ -1,1 +1,1 @@
-"""The Textual app. Talks to core only through the Sessions facade and the bus."""
+"""The Textual app. Talks to core only through ``agent_tui.core.api``: the Sessions facade, its log and subscriptions."""

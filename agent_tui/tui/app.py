@@ -151,9 +151,9 @@ class AgentApp(App[None]):
         if start.session_id:
             await self.open_session(start.session_id)
         elif start.continue_latest:
-            rows = list(await call((await self.ctx.ready()).list(location=self.ctx.location, limit=1)))
-            if rows:
-                await self.open_session(rows[0].id)
+            latest = await call((await self.ctx.ready()).latest(self.ctx.location))
+            if latest is not None:
+                await self.open_session(latest.id)
             else:
                 self.notify("no session in this directory yet: starting a new one")
 

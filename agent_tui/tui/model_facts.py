@@ -5,8 +5,8 @@ warmed in a thread after the first frame): the window comes from the config's
 per-model overrides until LiteLLM's model map is loaded, and the setup hint
 checks only what is known without it.
 
-``agent_tui.llm`` is imported lazily here: ``core.api`` has no door for model
-information or credentials yet.
+Both come through ``core.api`` (the TUI never imports ``llm`` itself), loaded
+lazily: the setup hint's check needs only the credentials module.
 """
 
 from __future__ import annotations
@@ -34,15 +34,15 @@ class ModelFacts:
         """Blocking (may import LiteLLM): run in a worker thread."""
         if not model or self.settings is None or self.windows.get(model) is not None:
             return
-        from agent_tui.llm import lazy, model_info
+        from agent_tui.core.api import load_llm, model_info
 
-        lazy.load()
+        load_llm()
         self.windows[model] = model_info(model, self.settings.model_settings(model)).context_window
 
 
 def setup_hint(model: str | None, api_base: str | None, api_key: str | None) -> str | None:
     """One line saying what to configure, or None when a model and key are set."""
-    from agent_tui.llm.credentials import CredentialsError, resolve_credentials
+    from agent_tui.core.api import CredentialsError, resolve_credentials
 
     try:  # only what is known without LiteLLM (not imported before the first frame): the first step checks the rest
         resolve_credentials(model, api_base=api_base, api_key=api_key, use_litellm=False)

@@ -46,6 +46,8 @@ class SessionsPort(Protocol):
 
     def active(self) -> dict[str, dict[str, str]]: ...
 
+    def latest(self, location: str) -> Any: ...  # the newest session here, or None (``--continue``)
+
     def list(self, location: str | None = None, search: str | None = None,
              limit: int = 50, offset: int = 0) -> Any: ...  # fmt: skip
 

@@ -179,6 +179,11 @@ class FakeSessions:
         rows.sort(key=lambda r: r.updated, reverse=True)
         return rows[offset : offset + limit]
 
+    async def latest(self, location: str) -> FakeSessionRecord | None:
+        self.calls.append(("latest", location))
+        rows = await self.list(location=location, limit=1)
+        return rows[0] if rows else None
+
     def _events(self, session_id: str) -> list[ev.StoredEvent]:
         if session_id not in self.logs:
             raise UnknownSession(session_id)

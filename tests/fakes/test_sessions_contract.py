@@ -89,6 +89,8 @@ async def script(d: Double, where: Path) -> list[Any]:
     seen.append([row(r) for r in await call(s.list(location=location))])
     seen.append([r.id for r in await call(s.list(search="pars"))])
     seen.append([r.id for r in await call(s.list(location="/elsewhere"))])
+    seen.append(getattr(await call(s.latest(location)), "id", None))
+    seen.append(await call(s.latest("/elsewhere")))
     seen.append(s.active())
 
     with s.subscribe(SID) as deltas:
