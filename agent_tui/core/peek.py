@@ -8,15 +8,24 @@ imported on that path. Blocking: call it in a thread.
 
 from __future__ import annotations
 
-import contextlib
-import sqlite3
+from typing import TYPE_CHECKING
 
-from agent_tui.core import paths
-from agent_tui.core.session_list import SessionRow, session_rows
+if TYPE_CHECKING:
+    from agent_tui.core.session_list import SessionRow
 
 
 def peek_sessions(location: str | None, limit: int) -> list[SessionRow]:
-    """Sessions at ``location`` (None: everywhere), newest first, at most ``limit``."""
+    """Sessions at ``location`` (None: everywhere), newest first, at most ``limit``.
+
+    Its imports run here, in the caller's thread: the TUI imports this module on
+    the way to its first frame, where ``sqlite3`` would cost ~3-6 ms.
+    """
+    import contextlib
+    import sqlite3
+
+    from agent_tui.core import paths
+    from agent_tui.core.session_list import SessionRow, session_rows
+
     uri = f"{paths.database_path().as_uri()}?mode=ro"
     with contextlib.closing(sqlite3.connect(uri, uri=True)) as conn:
         return [SessionRow._make(row) for row in session_rows(conn, location, None, limit, 0)]
