@@ -165,6 +165,33 @@ async def test_a_later_preflight_failure_writes_nothing(workdir: Path, ctx: Tool
     assert (workdir / "a.txt").read_text() == "a\n" and not (workdir / "later.txt").exists()
 
 
+@pytest.mark.parametrize(
+    ("late", "reason"),
+    [
+        (("*** Update File: a.txt", "-not there", "+x"), "Failed to find the expected lines in a.txt"),
+        (("*** Update File: missing.txt", "-a", "+b"), "Failed to update missing.txt: no such file"),
+        (("*** Delete File: missing.txt",), "Failed to delete missing.txt: no such file"),
+    ],
+    ids=["context-not-found", "update-missing", "delete-missing"],
+)
+async def test_a_failure_anywhere_in_the_patch_writes_nothing(
+    workdir: Path, ctx: ToolContext, late: tuple[str, ...], reason: str
+) -> None:
+    """Earlier adds, updates, moves and deletes all wait for the whole patch to verify."""
+    (workdir / "a.txt").write_text("a\n")
+    (workdir / "gone.txt").write_text("g\n")
+    (workdir / "old.txt").write_text("o\n")
+    message = failed(await patch(ctx, wrap(
+        "*** Add File: new.txt", "+n",
+        "*** Delete File: gone.txt",
+        "*** Update File: old.txt", "*** Move to: moved.txt", "-o", "+O",
+        *late,
+    )))  # fmt: skip
+    assert reason in message and message.endswith("No files were changed.")
+    assert sorted(p.name for p in workdir.iterdir() if p.is_file()) == ["a.txt", "gone.txt", "old.txt"]
+    assert (workdir / "a.txt").read_text() == "a\n" and (workdir / "old.txt").read_text() == "o\n"
+
+
 async def test_delete_of_a_symlink_removes_the_link(workdir: Path, ctx: ToolContext) -> None:
     (workdir.parent / "outside.txt").write_text("keep\n")
     (workdir / "real.txt").write_text("real\n")

@@ -5,8 +5,12 @@ The suite lives in ``conformance/codex-apply-patch/`` (a byte-for-byte copy of
 alone, has it). When the shared folder exists, the copy must be identical.
 
 Scenario 015 is where this project departs from upstream (the suite's README
-says why): the spec preflights every update target before the first write,
-so the patch changes nothing and says so, where upstream keeps the earlier add.
+says why). Reference 001, "Current Tool Registry Slice": apply_patch "preflights
+approved update/delete targets before committing operations sequentially. A
+later commit-time failure leaves earlier operations applied and returns an
+explicit partial-application report." 015's update of a missing file fails that
+preflight, so the patch changes nothing and says so, where upstream keeps the
+earlier add.
 """
 
 from __future__ import annotations
