@@ -15,6 +15,7 @@ earlier add.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 from pathlib import Path
@@ -48,8 +49,21 @@ def _rejected() -> set[str]:
     return {name for name, outcome in rows if outcome.startswith("rejected")}
 
 
+SUITE_SHA256 = "96f2f1c89495ab45828201903462b1640b920c61f5f02da944f7993a25e7a3ef"
+"""The copy's digest (paths and bytes), so a clone without ``../shared`` (CI) still notices an edit.
+Recopy the suite from ``../shared`` and update this together, never one alone."""
+
+
+def _digest(tree: dict[str, bytes | None]) -> str:
+    h = hashlib.sha256()
+    for rel in sorted(tree):
+        h.update(rel.encode() + b"\0" + (tree[rel] if tree[rel] is not None else b"<dir>") + b"\0")
+    return h.hexdigest()
+
+
 def test_copy_is_identical_to_shared_suite() -> None:
     assert len(SCENARIOS) == 23
+    assert _digest(_tree(SUITE)) == SUITE_SHA256
     if SHARED.exists():
         assert _tree(SUITE) == _tree(SHARED)
 

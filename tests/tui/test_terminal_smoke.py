@@ -18,7 +18,12 @@ import pytest
 from agent_tui.testing.fake_provider import FakeProvider, Script, Turn
 
 BINARY = Path(sys.executable).with_name("agent-tui")
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+@pytest.fixture(autouse=True)
+def _tmux_installed() -> None:
+    """CI installs tmux (``.ci/run``): without it this test fails, never skips silently."""
+    assert shutil.which("tmux") is not None, "tmux is not installed: the real-terminal smoke test cannot run"
 
 
 async def tmux(*args: str) -> str:
