@@ -84,7 +84,9 @@ def test_invalid_patches(text: str, message: str) -> None:
 def test_fuzzy_levels_in_order() -> None:
     lines = ["a  ", "  b", "x — “quoted” y", "a"]
     assert seek(lines, ["a"], 0) == 3  # exact beats the trailing-space match at 0
-    assert seek(lines, ["a", "b"], 0) is None or seek(lines, ["a", "b"], 0) == 0
+    assert seek(lines, ["a", "b"], 0) == 0  # found only once surrounding whitespace is ignored
+    assert seek(["  a", "x", "a  "], ["a"], 0) == 2  # a looser level's earlier match loses to a stricter one's
+    assert seek(["“a”", "x", '"a"  '], ['"a"'], 0) == 2  # punctuation is the last level tried
     assert seek(lines, ["a", "  b"], 0) == 0  # trailing whitespace ignored
     assert seek(lines, ["b"], 0) == 1  # surrounding whitespace ignored
     assert seek(lines, ['x - "quoted" y'], 0) == 2  # unicode punctuation normalised

@@ -9,7 +9,7 @@ from agent_tui.core import events as ev
 from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider
 
-from .conftest import kinds, stored
+from .conftest import kinds, of_type, stored
 
 
 async def _session(runtime: Runtime, workdir) -> str:
@@ -63,5 +63,8 @@ async def test_deltas_are_live_only(runtime: Runtime, fake: FakeProvider, workdi
             if run.done():
                 break
         await run
-    assert "".join(seen) == "abcdefghij"
-    assert all("delta" not in e.type for e in await stored(runtime, sid))
+    assert "".join(seen) == "abcdefghij"  # the chunks reached the bus live (merged while the reader lags)
+    log = await stored(runtime, sid)
+    step = kinds(log)[kinds(log).index("step.started"):]
+    assert step == ["step.started", "text.started", "text.ended", "step.ended", "execution.succeeded"]
+    assert of_type(log, ev.TextEnded)[0].text == "abcdefghij"  # the ended event carries what the deltas said
