@@ -15,6 +15,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
 
 from agent_tui.core import events as ev
 from agent_tui.core import retry
+from agent_tui.core.db import StoreError
 from agent_tui.core.publisher import SessionPublisher
 from agent_tui.llm import types as llm
 from agent_tui.vocab.clock import Clock
@@ -83,6 +84,7 @@ class _Attempt:
     settled: set[str] = field(default_factory=set)
     called: list[str] = field(default_factory=list)
     stop_error: ErrorInfo | None = None
+    unrecorded: ErrorInfo | None = None  # the store refused a tool's settlement: the step cannot end well
     closed: bool = False  # the terminal step event is being written
 
 
@@ -219,14 +221,30 @@ class StepExecutor:
             result = ToolSettlement(error=ErrorInfo(type=ErrorType.TOOL_EXECUTION,
                                                     message=f"{type(error).__name__}: {error}"))
         state.settled.add(call.call_id)  # before the write: a cancelled write still completes
-        if result.error is not None:
-            if result.stops_run and state.stop_error is None:
-                state.stop_error = result.error
-            await self._pub(ev.ToolFailed(assistant_message_id=call.assistant_message_id,
-                                          call_id=call.call_id, error=result.error, result_meta=result.result_meta))
-        else:
-            await self._pub(ev.ToolSucceeded(assistant_message_id=call.assistant_message_id, call_id=call.call_id,
-                                             output=result.output or ToolOutput(text=""), result_meta=result.result_meta))
+        if result.error is not None and result.stops_run and state.stop_error is None:
+            state.stop_error = result.error
+        try:
+            if result.error is not None:
+                await self._pub(ev.ToolFailed(assistant_message_id=call.assistant_message_id, call_id=call.call_id,
+                                              error=result.error, result_meta=result.result_meta))
+            else:
+                await self._pub(ev.ToolSucceeded(assistant_message_id=call.assistant_message_id, call_id=call.call_id,
+                                                 output=result.output or ToolOutput(text=""),
+                                                 result_meta=result.result_meta))
+        except StoreError as error:
+            state.settled.discard(call.call_id)
+            state.unrecorded = state.unrecorded or ErrorInfo(type=ErrorType.STORE_WRITE, message=(
+                f"{call.name} ran, but its result could not be saved: {error}"))
+
+    async def _settle_unrecorded(self, plan: StepPlan, state: _Attempt) -> None:
+        """One more try to settle the tools whose result the store refused, as failed with the reason;
+        if the store still refuses, they stay running and the next drain's sweep settles them."""
+        assert state.unrecorded is not None
+        unsettled = [call_id for call_id in state.called if call_id not in state.settled]
+        with contextlib.suppress(StoreError):
+            await self._pub.many([ev.ToolFailed(assistant_message_id=plan.assistant_message_id, call_id=call_id,
+                                                error=state.unrecorded) for call_id in unsettled])
+            state.settled.update(unsettled)
 
     async def _settle_tools(self, state: _Attempt) -> None:
         if state.tasks:
@@ -248,6 +266,11 @@ class StepExecutor:
         amid = plan.assistant_message_id
         finish = state.finish or llm.Finish(reason=llm.FinishReason.OTHER)
         usage = finish.usage
+        if state.unrecorded is not None:
+            await self._settle_unrecorded(plan, state)
+            state.closed = True
+            await self._pub(ev.StepFailed(assistant_message_id=amid, error=state.unrecorded, usage=usage))
+            return StepOutcome(error=state.unrecorded)
         if finish.reason == llm.FinishReason.CONTENT_FILTER:
             error = ErrorInfo(type=ErrorType.CONTENT_FILTER, message="The provider stopped the response (content filter).")
             state.closed = True
@@ -263,6 +286,8 @@ class StepExecutor:
     async def _fail(self, plan: StepPlan, state: _Attempt, error: ErrorInfo) -> StepOutcome:
         await self._close_all(plan, state)
         await self._settle_tools(state)
+        if state.unrecorded is not None:
+            await self._settle_unrecorded(plan, state)
         state.closed = True
         await self._pub(ev.StepFailed(assistant_message_id=plan.assistant_message_id, error=error))
         return StepOutcome(error=error, durable_output=state.durable_output)

@@ -31,6 +31,7 @@ class ErrorType(StrEnum):
     PERMISSION_REJECTED = "permission.rejected"
     STEP_LIMIT = "step.limit"
     INSTRUCTIONS_UNAVAILABLE = "instructions.unavailable"
+    STORE_WRITE = "store.write"  # the store refused a write the step needed (disk full, locked database)
 
 
 RETRYABLE = frozenset({ErrorType.RATE_LIMIT, ErrorType.INTERNAL, ErrorType.TRANSPORT})
