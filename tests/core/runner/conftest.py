@@ -41,7 +41,15 @@ def kinds(events: list[ev.StoredEvent], *, prefix: str = "session.") -> list[str
 
 
 async def settle(runtime: Runtime, session_id: str, timeout: float = 10.0) -> None:
-    """Wait until the session has no active drain in this process."""
+    """Wait until the session has no active drain in this process.
+
+    The timeout starts once LiteLLM is imported: its cold import (3-8 s on a loaded 2-core
+    machine, paid by the first drain of the test process) is not the drain's own time.
+    """
+    from agent_tui.llm import lazy
+
+    await asyncio.to_thread(lazy.load)
+
     async def idle() -> None:
         while (session_id in runtime.sessions.active()):
             await asyncio.sleep(0.005)
