@@ -179,7 +179,10 @@ async def test_processes_a_killed_agent_left_running_are_killed_by_the_sweep(cli
             break
         await asyncio.sleep(0.05)
     group = int(pid_file.read_text())
-    await asyncio.sleep(0.2)  # both sleeps started
+    for _ in range(200):  # the shell and both sleeps are in the group
+        if len(_alive_members(group)) >= 3:
+            break
+        await asyncio.sleep(0.05)
     proc.kill()  # SIGKILL: no cleanup runs
     _, err = await proc.communicate()
     sid = session_of(err.decode())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Callable
 
@@ -461,6 +462,16 @@ async def test_help_lists_every_key_and_command(fake, make_app) -> None:
     assert dict(commands)["/resume"] == "pick a session to open (Ctrl+R)"  # the key bound to the same action
 
 
+def _highlighted_option(app) -> str:  # noqa: ANN001 - AgentApp
+    from textual.widgets import OptionList
+
+    options = app.screen.query(OptionList)
+    if not options or options.first().highlighted is None:
+        return ""
+    listed = options.first()
+    return str(listed.get_option_at_index(listed.highlighted).prompt)
+
+
 async def test_palette_offers_the_same_commands(fake, make_app) -> None:
     from textual.command import CommandPalette
 
@@ -469,7 +480,7 @@ async def test_palette_offers_the_same_commands(fake, make_app) -> None:
         await pilot.press("ctrl+p")
         await until(pilot, lambda: isinstance(app.screen, CommandPalette))
         await pilot.press(*"agent-light")
-        await pilot.pause(0.3)
+        await until(pilot, lambda: "agent-light" in _highlighted_option(app))  # the search has answered
         await pilot.press("enter")
         await until(pilot, lambda: app.theme == "agent-light")
         titles = [c.title for c in app.get_system_commands(app.screen)]
@@ -486,9 +497,13 @@ async def test_a_theme_file_saved_while_running_reloads(fake, make_app, tmp_path
     app = make_app(theme_dirs=[BUNDLED_THEMES_DIR, user])
     async with app.run_test() as pilot:
         assert app.theme_variables["diff-added"] == "#87d787"
-        await pilot.pause(0.3)  # the OS watch starts in a worker
-        (user / "agent-dark.toml").write_text(text.replace('diff-added = "#87d787"', 'diff-added = "#00ff00"'))
-        await until(pilot, lambda: app.theme_variables.get("diff-added") == "#00ff00", timeout=10)
+        changed = text.replace('diff-added = "#87d787"', 'diff-added = "#00ff00"')
+        for _ in range(50):  # the OS watch starts in a worker: save again until it has seen a save
+            (user / "agent-dark.toml").write_text(changed)
+            with contextlib.suppress(AssertionError):
+                await until(pilot, lambda: app.theme_variables.get("diff-added") == "#00ff00", timeout=0.2)
+                break
+        assert app.theme_variables.get("diff-added") == "#00ff00"
         (user / "agent-dark.toml").write_text("name = ")
         await until(pilot, lambda: any("invalid TOML" in str(n.message) for n in app._notifications), timeout=10)
         assert app.theme == "agent-dark"

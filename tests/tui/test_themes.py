@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -91,9 +92,13 @@ async def test_watcher_reloads_a_changed_file(tmp_path: Path) -> None:
     seen: asyncio.Queue = asyncio.Queue()
     stop = asyncio.Event()
     task = asyncio.create_task(watch_theme_files([tmp_path], seen.put_nowait, seen.put_nowait, stop, debounce_ms=20))
-    await asyncio.sleep(0.2)  # let the OS watch start before the write
-    (tmp_path / "mine.toml").write_text(GOOD.replace("#112233", "#445566"))
-    theme = await asyncio.wait_for(seen.get(), 10)
+    theme = None
+    for _ in range(100):  # the OS watch starts in the task: save again until it has seen a save
+        (tmp_path / "mine.toml").write_text(GOOD.replace("#112233", "#445566"))
+        with contextlib.suppress(TimeoutError):
+            theme = await asyncio.wait_for(seen.get(), 0.1)
+            break
+    assert theme is not None
     assert theme.primary == "#445566"
     (tmp_path / "mine.toml").write_text("name = ")
     error = await asyncio.wait_for(seen.get(), 10)
