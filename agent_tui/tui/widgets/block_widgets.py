@@ -82,11 +82,13 @@ class AssistantText(BlockWidget):
         super().__init__(block, clock)
         self._written = "" if block.open else block.text
         self._live_start = 0  # where the live (last) Markdown's text starts in ``_written``
+        self._check_at = 0  # the live text's length at which to look for a cut again (see ``cut_point``)
         self._stream = None
 
     def compose(self) -> ComposeResult:
         parts = split_parts(self._written, self.PART_CHARS)
         self._live_start = len(self._written) - len(parts[-1])
+        self._check_at = 0
         yield from (FrozenMarkdown(part) for part in parts[:-1])
         yield AnswerMarkdown(parts[-1] or None)
 
@@ -109,12 +111,17 @@ class AssistantText(BlockWidget):
             new = text[len(self._written) :]
             self._written = text
             live = text[self._live_start :]
-            cut = cut_point(live, self.PART_CHARS)
+            cut = -1
+            if len(live) >= self._check_at:
+                cut = cut_point(live, self.PART_CHARS)
+                if cut < 0 and len(live) > self.PART_CHARS:  # parsed, no boundary yet: a long block
+                    self._check_at = len(live) + max(self.PART_CHARS // 8, len(live) // 4)
             if cut > 0:  # freeze the finished part; the rest continues in a fresh Markdown
                 await self._stop()
                 await self.query_children(AnswerMarkdown).last().remove()
                 await self.mount_all([FrozenMarkdown(live[:cut]), AnswerMarkdown(live[cut:] or None)])
                 self._live_start += cut
+                self._check_at = 0
             else:
                 await self._write(new)
         if not self.block.open:
