@@ -238,6 +238,19 @@ async def test_a_starter_cancelled_while_taking_the_lease_leaves_the_run_going_a
     assert lease.current_owner("ses_a") is None
 
 
+async def test_a_starter_cancelled_inside_the_real_lease_take_leaves_no_lease_held(parts) -> None:
+    drainer, recorder, coordinator = parts
+    drainer.release.set()
+    starter = asyncio.create_task(coordinator.run("ses_a"))
+    await asyncio.sleep(0)  # one loop turn: the flock is being taken in a thread
+    starter.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await starter
+    await until(lambda: not coordinator.active())
+    assert await Coordinator(drainer, recorder).run("ses_a") is None  # not "owned elsewhere" by ourselves
+    assert recorder.types() == ["started", "succeeded", "started", "succeeded"]
+
+
 @pytest.mark.parametrize("when", ["during the drain", "while failed is published"])
 async def test_a_wake_racing_a_failed_drain_gives_one_follow_up_drain(parts, when: str) -> None:
     drainer, recorder, coordinator = parts
