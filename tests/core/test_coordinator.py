@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import pytest
 
@@ -126,3 +127,179 @@ async def test_input_left_by_another_process_while_finishing_is_picked_up() -> N
         await asyncio.sleep(0)
     assert drainer.calls == [("ses_a", True), ("ses_a", False)]
     assert recorder.types() == ["started", "succeeded", "started", "succeeded"]
+
+
+async def until(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+    """Yield to the loop until ``predicate()`` holds (a condition, not a fixed sleep)."""
+    async def poll() -> None:
+        while not predicate():
+            await asyncio.sleep(0)
+    await asyncio.wait_for(poll(), timeout)
+
+
+@pytest.fixture
+async def session_store(store, tmp_path):
+    """The real store with ``ses_a`` created (lifecycle events need their session)."""
+    await store.publish("ses_a", ev.SessionCreated(location=str(tmp_path), project_root=str(tmp_path)))
+    return store
+
+
+async def lifecycle(store) -> list[str]:
+    """The stored ``session.execution.*`` event kinds of ``ses_a``."""
+    return [e.type.removeprefix("session.execution.").removesuffix(".1")
+            for e in await store.events("ses_a", limit=None) if e.type.startswith("session.execution.")]
+
+
+async def test_a_wake_during_interrupt_cleanup_starts_a_successor_drain(parts) -> None:
+    drainer, recorder, coordinator = parts
+    drainer.cleanup = asyncio.Event()
+    await coordinator.wake("ses_a")
+    await drainer.started.wait()
+    await coordinator.wake("ses_a")  # registered before the interrupt: cleared by it
+    interrupting = asyncio.create_task(coordinator.interrupt("ses_a"))
+    await drainer.cleaning.wait()
+    await coordinator.wake("ses_a")  # registered after the interrupt: new work, kept
+    drainer.release.set()
+    drainer.cleanup.set()
+    await interrupting
+    await until(lambda: len(drainer.calls) == 2 and not coordinator.active())
+    assert drainer.calls == [("ses_a", False), ("ses_a", False)]
+    assert recorder.types() == ["started", "interrupted", "started", "succeeded"]
+
+
+async def test_an_interrupt_while_succeeded_is_published_adds_no_second_terminal(parts) -> None:
+    drainer, recorder, coordinator = parts
+    entered, release = recorder.hold("succeeded")
+    drainer.release.set()
+    running = asyncio.create_task(coordinator.run("ses_a"))
+    await entered.wait()
+    release.set()  # the write landed; its acknowledgement is on its way when...
+    await coordinator.interrupt("ses_a")  # ...the interrupt lands
+    assert await running is None
+    assert recorder.types() == ["started", "succeeded"]
+    assert coordinator.active() == {}
+
+
+async def test_an_interrupt_during_a_real_succeeded_write_adds_no_second_terminal(session_store) -> None:
+    """The same race against the store: a cancelled awaiter does not undo a write in flight."""
+    drainer = ScriptedDrainer()
+    drainer.release.set()
+    writing = asyncio.Event()
+
+    async def publish(session_id: str, event: ev.DurableEvent) -> None:
+        write = asyncio.ensure_future(session_store.publish(session_id, event))
+        if isinstance(event, ev.ExecutionSucceeded):
+            writing.set()
+        await write
+
+    coordinator = Coordinator(drainer, publish)
+    running = asyncio.create_task(coordinator.run("ses_a"))
+    await asyncio.wait_for(writing.wait(), 5)
+    await coordinator.interrupt("ses_a")
+    await running
+    assert await lifecycle(session_store) == ["started", "succeeded"]
+
+
+async def test_a_cancelled_joiner_does_not_cancel_the_run_it_joined(parts) -> None:
+    drainer, recorder, coordinator = parts
+    first = asyncio.create_task(coordinator.run("ses_a"))
+    await drainer.started.wait()
+    joiner = asyncio.create_task(coordinator.run("ses_a"))
+    await asyncio.sleep(0)  # one loop turn: the joiner reaches its wait on the busy period
+    joiner.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await joiner
+    assert coordinator.is_active("ses_a") and drainer.cancelled == 0
+    drainer.release.set()
+    assert await first is None
+    assert recorder.types() == ["started", "succeeded"]
+
+
+async def test_a_starter_cancelled_while_taking_the_lease_leaves_the_run_going_and_no_lease_behind() -> None:
+    drainer, recorder = ScriptedDrainer(), PublishRecorder()
+    drainer.release.set()
+    asked, granted = asyncio.Event(), asyncio.Event()
+
+    async def acquire(session_id: str) -> lease.Lease:
+        asked.set()
+        await granted.wait()
+        return await lease.acquire(session_id)
+
+    coordinator = Coordinator(drainer, recorder, acquire_lease=acquire)
+    starter = asyncio.create_task(coordinator.run("ses_a"))
+    await asked.wait()
+    joiner = asyncio.create_task(coordinator.run("ses_a"))
+    starter.cancel()
+    granted.set()
+    with pytest.raises(asyncio.CancelledError):
+        await starter
+    assert await joiner is None
+    assert recorder.types() == ["started", "succeeded"]
+    assert lease.current_owner("ses_a") is None
+
+
+async def test_a_starter_cancelled_inside_the_real_lease_take_leaves_no_lease_held(parts) -> None:
+    drainer, recorder, coordinator = parts
+    drainer.release.set()
+    starter = asyncio.create_task(coordinator.run("ses_a"))
+    await asyncio.sleep(0)  # one loop turn: the flock is being taken in a thread
+    starter.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await starter
+    await until(lambda: not coordinator.active())
+    assert await Coordinator(drainer, recorder).run("ses_a") is None  # not "owned elsewhere" by ourselves
+    assert recorder.types() == ["started", "succeeded", "started", "succeeded"]
+
+
+@pytest.mark.parametrize("when", ["during the drain", "while failed is published"])
+async def test_a_wake_racing_a_failed_drain_gives_one_follow_up_drain(parts, when: str) -> None:
+    drainer, recorder, coordinator = parts
+    drainer.results = [ErrorInfo(type="provider.auth", message="bad key")]
+    entered, release = recorder.hold("failed")
+    await coordinator.wake("ses_a")
+    await drainer.started.wait()
+    if when == "during the drain":
+        await coordinator.wake("ses_a")
+        await coordinator.wake("ses_a")
+    drainer.release.set()
+    await entered.wait()
+    if when != "during the drain":
+        await coordinator.wake("ses_a")
+        await coordinator.wake("ses_a")
+    release.set()
+    await until(lambda: len(drainer.calls) == 2 and not coordinator.active())
+    assert drainer.calls == [("ses_a", False), ("ses_a", False)]
+    assert recorder.types() == ["started", "failed", "started", "succeeded"]
+
+
+async def test_a_drain_that_raises_is_one_failed_execution(session_store) -> None:
+    drainer = ScriptedDrainer()
+    drainer.results = [KeyError("step")]
+    drainer.release.set()
+    coordinator = Coordinator(drainer, session_store.publish)
+    result = await coordinator.run("ses_a")
+    assert result is not None and result.type == "internal" and "KeyError" in result.message
+    assert coordinator.active() == {}
+    assert await lifecycle(session_store) == ["started", "failed"]
+    assert (await session_store.events("ses_a", limit=None))[-1].event.error == result
+
+
+async def test_a_run_after_an_idle_interrupt_is_not_interrupted(parts) -> None:
+    drainer, recorder, coordinator = parts
+    await coordinator.interrupt("ses_a")
+    drainer.release.set()
+    assert await coordinator.run("ses_a") is None
+    assert recorder.types() == ["started", "succeeded"] and drainer.cancelled == 0
+
+
+async def test_an_interrupt_while_started_is_published_ends_the_period_before_any_drain(parts) -> None:
+    drainer, recorder, coordinator = parts
+    entered, release = recorder.hold("started")
+    running = asyncio.create_task(coordinator.run("ses_a"))
+    await entered.wait()
+    release.set()
+    await coordinator.interrupt("ses_a")
+    result = await running
+    assert result is not None and result.type == "aborted"
+    assert recorder.types() == ["started", "interrupted"]
+    assert drainer.calls == [] and coordinator.active() == {}

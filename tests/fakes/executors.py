@@ -44,14 +44,21 @@ class RecordingExecutor:
 
 
 class ScriptedDrainer:
-    """The coordinator's drainer: each drain waits for a release and returns a scripted result."""
+    """The coordinator's drainer: each drain waits for a release and returns a scripted result.
+
+    A scripted result that is an exception is raised instead. Setting ``cleanup`` makes a
+    cancelled drain hold its cleanup (as the runner settles tools) until that event is set;
+    ``cleaning`` is set when the hold begins.
+    """
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, bool]] = []
         self.started = asyncio.Event()
         self.release = asyncio.Event()
-        self.results: list[ErrorInfo | None] = []
+        self.results: list[ErrorInfo | BaseException | None] = []
         self.cancelled = 0
+        self.cleanup: asyncio.Event | None = None
+        self.cleaning = asyncio.Event()
 
     async def drain(self, session_id: str, force: bool) -> ErrorInfo | None:
         self.calls.append((session_id, force))
@@ -60,18 +67,38 @@ class ScriptedDrainer:
             await self.release.wait()
         except asyncio.CancelledError:
             self.cancelled += 1
+            if self.cleanup is not None:
+                self.cleaning.set()
+                await self.cleanup.wait()
             raise
-        return self.results.pop(0) if self.results else None
+        result = self.results.pop(0) if self.results else None
+        if isinstance(result, BaseException):
+            raise result
+        return result
 
 
 class PublishRecorder:
-    """The coordinator's publish: keeps ``(session_id, event type)`` instead of writing."""
+    """The coordinator's publish: keeps ``(session_id, event type)`` instead of writing.
+
+    ``hold(kind)`` makes the next publish of that kind record its event (the write has
+    landed) and then wait for the returned release before returning (the acknowledgement).
+    """
 
     def __init__(self) -> None:
         self.events: list[tuple[str, str]] = []
+        self._holds: dict[str, tuple[asyncio.Event, asyncio.Event]] = {}
+
+    def hold(self, kind: str) -> tuple[asyncio.Event, asyncio.Event]:
+        """``(entered, release)`` for the next publish of ``kind`` (e.g. ``"succeeded"``)."""
+        gate = self._holds[kind] = (asyncio.Event(), asyncio.Event())
+        return gate
 
     async def __call__(self, session_id: str, event: ev.DurableEvent) -> None:
         self.events.append((session_id, event.TYPE))
+        gate = self._holds.pop(event.TYPE.removeprefix("session.execution.").removesuffix(".1"), None)
+        if gate is not None:
+            gate[0].set()
+            await gate[1].wait()
 
     def types(self, session_id: str = "ses_a") -> list[str]:
         return [t.removeprefix("session.execution.").removesuffix(".1") for s, t in self.events if s == session_id]
