@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 from agent_tui.core import events as ev
@@ -55,14 +54,10 @@ async def test_deltas_are_live_only(runtime: Runtime, fake: FakeProvider, workdi
     seen: list[str] = []
     with runtime.sessions.subscribe(sid) as sub:
         await runtime.sessions.prompt(sid, "hi", resume=False)
-        run = asyncio.create_task(runtime.sessions.run(sid))
-        while not run.done() or sub.get_nowait() is not None:
-            item = sub.get_nowait() or await asyncio.wait_for(sub.get(), 5)
+        await runtime.sessions.run(sid)
+        while (item := sub.get_nowait()) is not None:  # everything the run put on the bus is queued
             if isinstance(item, ev.TextDelta):
                 seen.append(item.delta)
-            if run.done():
-                break
-        await run
     assert "".join(seen) == "abcdefghij"  # the chunks reached the bus live (merged while the reader lags)
     log = await stored(runtime, sid)
     step = kinds(log)[kinds(log).index("step.started"):]
