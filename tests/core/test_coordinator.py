@@ -35,10 +35,14 @@ async def test_concurrent_resumes_join_one_drain(parts) -> None:
 
 async def test_wake_while_idle_starts_an_unforced_drain(parts) -> None:
     drainer, recorder, coordinator = parts
-    drainer.release.set()
     assert await coordinator.wake("ses_a") is True
-    await coordinator.run("ses_a")  # joins or re-runs; either way the first drain was unforced
-    assert drainer.calls[0] == ("ses_a", False)
+    await drainer.started.wait()
+    joined = asyncio.create_task(coordinator.run("ses_a"))  # a run while the wake's drain runs joins it
+    await asyncio.sleep(0)
+    assert not joined.done() and drainer.calls == [("ses_a", False)]  # unforced, and not re-run
+    drainer.release.set()
+    assert await joined is None
+    assert drainer.calls == [("ses_a", False)] and recorder.types() == ["started", "succeeded"]
 
 
 async def test_wakes_coalesce_into_one_follow_up(parts) -> None:
@@ -56,9 +60,12 @@ async def test_wakes_coalesce_into_one_follow_up(parts) -> None:
 
 
 async def test_interrupt_when_idle_is_a_noop(parts) -> None:
-    _, recorder, coordinator = parts
+    drainer, recorder, coordinator = parts
     await coordinator.interrupt("ses_missing")
     assert recorder.events == []
+    drainer.release.set()
+    assert await coordinator.run("ses_missing") is None  # the idle interrupt is not kept for a later run
+    assert recorder.types("ses_missing") == ["started", "succeeded"]
 
 
 async def test_interrupt_cancels_clears_follow_up_and_waits_for_terminal_event(parts) -> None:
