@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -92,16 +93,24 @@ async def test_watcher_reloads_a_changed_file(tmp_path: Path) -> None:
     seen: asyncio.Queue = asyncio.Queue()
     stop = asyncio.Event()
     task = asyncio.create_task(watch_theme_files([tmp_path], seen.put_nowait, seen.put_nowait, stop, debounce_ms=20))
+
+    async def next_seen(want: Callable[[object], bool]) -> object:
+        """The first reload that ``want`` accepts (a save caught half-written reloads as an error first)."""
+        while True:
+            item = await asyncio.wait_for(seen.get(), 10)
+            if want(item):
+                return item
+
+    changed = GOOD.replace("#112233", "#445566")
     theme = None
     for _ in range(100):  # the OS watch starts in the task: save again until it has seen a save
-        (tmp_path / "mine.toml").write_text(GOOD.replace("#112233", "#445566"))
+        (tmp_path / "mine.toml").write_text(changed)
         with contextlib.suppress(TimeoutError):
-            theme = await asyncio.wait_for(seen.get(), 0.1)
+            theme = await asyncio.wait_for(next_seen(lambda t: not isinstance(t, str)), 0.1)
             break
-    assert theme is not None
-    assert theme.primary == "#445566"
+    assert theme is not None and theme.primary == "#445566"
     (tmp_path / "mine.toml").write_text("name = ")
-    error = await asyncio.wait_for(seen.get(), 10)
+    error = await next_seen(lambda t: isinstance(t, str) or t.primary != "#445566")
     assert isinstance(error, str) and "invalid TOML" in error
     stop.set()
     await asyncio.wait_for(task, 5)
