@@ -109,6 +109,31 @@ class PermissionList(Listing[PermissionRecord]):
     pass
 
 
+class LoggedEvent(BaseModel):
+    """One durable event as ``agent-tui log`` prints it; ``data`` depends on ``type``."""
+
+    seq: int
+    type: str
+    created: int
+    data: dict[str, Any]
+
+
+class EventList(Listing[LoggedEvent]):
+    pass
+
+
+class ContextEntry(BaseModel):
+    key: str
+    value: Any
+
+
+ContextEntries = dict[str, Any]
+"""Context entries by key."""
+
+ActiveSessions = dict[str, dict[str, Any]]
+"""What each running session is doing, by session id."""
+
+
 class Interrupted(BaseModel):
     session_id: str
     was_running: bool
@@ -124,7 +149,8 @@ class ErrorResponse(BaseModel):
 
 
 __all__ = [
-    "AgentBody", "CompactBody", "CreateSession", "ErrorBody", "ErrorResponse", "HistoryQuery", "Interrupted", "ListQuery",
-    "Listing", "LogQuery", "MessageList", "MessagesQuery", "ModelBody", "PendingList", "PermissionList",
+    "ActiveSessions", "AgentBody", "CompactBody", "ContextEntries", "ContextEntry", "CreateSession", "ErrorBody",
+    "ErrorResponse", "EventList", "HistoryQuery", "Interrupted", "ListQuery", "Listing", "LogQuery", "LoggedEvent",
+    "MessageList", "MessagesQuery", "ModelBody", "PendingList", "PermissionList", "PermissionRecord",
     "PermissionReplyBody", "PromptBody", "Receipt", "SessionList", "SessionRecord",
 ]  # fmt: skip

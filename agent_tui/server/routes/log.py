@@ -25,8 +25,9 @@ from agent_tui.server.models import LogQuery
 from agent_tui.server.parse import query
 from agent_tui.server.sse import EventStream
 from agent_tui.server.state import sessions, state
+from agent_tui.server.table import RouteTable
 
-routes = web.RouteTableDef()
+routes = RouteTable()
 
 
 def _resume_after(request: web.Request, after: int | None) -> int | None:
@@ -42,7 +43,7 @@ def _resume_after(request: web.Request, after: int | None) -> int | None:
     return value
 
 
-@routes.get("/api/session/{id}/log")
+@routes.get("/api/session/{id}/log", query=LogQuery, stream=True)
 async def log(request: web.Request) -> web.StreamResponse:
     q = query(request, LogQuery)
     after = _resume_after(request, q.after)
