@@ -51,7 +51,7 @@ async def test_bodies_queries_and_responses_come_from_the_models(api: Api) -> No
     assert [p["name"] for p in prompt["parameters"]] == ["id"]
     history = doc["paths"]["/api/session/{id}/history"]["get"]
     assert {p["name"]: p["schema"] for p in history["parameters"] if p["in"] == "query"} == {
-        "after": {"type": "integer", "minimum": 0},
+        "after": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
         "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50},
     }
     assert list(doc["paths"]["/api/session/{id}/log"]["get"]["responses"]["200"]["content"]) == ["text/event-stream"]

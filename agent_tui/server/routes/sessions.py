@@ -21,7 +21,10 @@ routes = RouteTable()
 
 
 def _absolute(location: str) -> Path:
-    path = Path(location).expanduser()
+    try:
+        path = Path(location).expanduser()
+    except RuntimeError:  # ``~user`` for a user that does not exist
+        raise bad_request(f"location {location!r} names an unknown home directory") from None
     if not path.is_absolute():
         raise bad_request(f"location must be an absolute path, not {location!r}")
     return path
@@ -36,7 +39,10 @@ def _directory(location: str) -> Path:
 
 def _resolved(location: str) -> str:
     """Sessions store their resolved location: ``/a/b/``, ``/a/./b`` and symlinks find them too."""
-    return str(_absolute(location).resolve())
+    try:
+        return str(_absolute(location).resolve())
+    except ValueError:  # a NUL byte: no path can hold it
+        raise bad_request(f"location {location!r} is not a valid path") from None
 
 
 async def _check_agent(request: web.Request, location: str, agent: str) -> None:
