@@ -22,6 +22,15 @@ from agent_tui.server.table import ANY_JSON, Route
 REF = "#/components/schemas/{model}"
 _ERROR_REF = {"$ref": REF.format(model=ErrorResponse.__name__)}
 _DESCRIPTIONS = {200: "OK", 201: "Created", 202: "Accepted", 204: "No Content"}
+_SSE_EVENT = {
+    "description": "One Server-Sent Event (OpenAPI 3.1: the schema describes each event). Durable events carry "
+                   "`id: <seq>` and their type as `event`; then one `log.synced`; with `deltas=1`, `delta` events "
+                   "without an id. `data` is JSON: a durable event as `agent-tui log` prints it.",
+    "type": "object",
+    "required": ["data"],
+    "properties": {"event": {"type": "string"}, "data": {"type": "string", "contentMediaType": "application/json"},
+                   "id": {"type": "string", "pattern": "^[0-9]+$"}},
+}  # fmt: skip
 _ERRORS = {400: "invalid-request", 401: "unauthorized (missing or wrong token)", 404: "not-found",
            409: "conflict or owned-elsewhere", 413: "too-large", 500: "internal, store or config",
            503: "unavailable (the database is locked)"}  # fmt: skip
@@ -113,7 +122,7 @@ def _responses(route: Route, refs: dict[tuple[Any, str], Any]) -> dict[str, Any]
     for status in route.statuses:
         entry: dict[str, Any] = {"description": _DESCRIPTIONS.get(status, "Success")}
         if route.stream:
-            entry["content"] = {"text/event-stream": {"schema": {"type": "string"}}}
+            entry["content"] = {"text/event-stream": {"schema": _SSE_EVENT}}
         elif route.response is not None:
             entry["content"] = {"application/json": {"schema": refs[route.response, "serialization"]}}
         out[str(status)] = entry
