@@ -20,6 +20,7 @@ from aiohttp import web
 
 from agent_tui.core.api import paths
 from agent_tui.server.errors import ApiError
+from agent_tui.server.table import is_public
 
 TOKEN_ENV = "AGENT_TUI_SERVER_TOKEN"
 SERVER_FILE = "server.json"
@@ -38,6 +39,8 @@ def bearer_middleware(token: str) -> Any:
 
     @web.middleware
     async def check(request: web.Request, handler: Any) -> web.StreamResponse:
+        if is_public(request):
+            return await handler(request)
         header = request.headers.get("Authorization", "")
         scheme, _, given = header.partition(" ")
         if not header:

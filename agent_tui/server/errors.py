@@ -74,7 +74,8 @@ async def error_middleware(request: web.Request, handler: web.RequestHandler) ->
             message = f"{request.method} is not allowed on {request.path}"
         else:
             message = error.reason
-        return error_response(error.status, _HTTP_TYPES.get(error.status, "error"), message)
+        allow = {"Allow": error.headers["Allow"]} if "Allow" in error.headers else None  # required on a 405
+        return error_response(error.status, _HTTP_TYPES.get(error.status, "error"), message, allow)
     except (ApiError, StoreError, SessionOwnedElsewhere, ConfigError) as error:
         status, type_ = classify(error)
         if status >= 500:

@@ -16,6 +16,8 @@ from agent_tui.core.api import InboxRecord, MessageRecord, PermissionRecord, Rec
 
 IdText = Field(default=None, pattern=r"^[A-Za-z0-9_.\-]{1,128}$")
 Name = Field(min_length=1, max_length=200)
+SQLITE_INT_MAX = 2**63 - 1
+"""Sequence numbers and offsets reach SQLite: a larger integer is a 400, not an OverflowError."""
 
 T = TypeVar("T")
 
@@ -61,24 +63,25 @@ class PermissionReplyBody(_Body):
 
 class ListQuery(_Body):
     location: str | None = None
-    search: str | None = None
+    search: str | None = Field(default=None, pattern=r"^[^\x00]*$")
+    """No NUL: SQLite's full-text query syntax cannot hold one."""
     limit: int = Field(default=50, ge=1, le=500)
-    offset: int = Field(default=0, ge=0)
+    offset: int = Field(default=0, ge=0, le=SQLITE_INT_MAX)
 
 
 class HistoryQuery(_Body):
-    after: int | None = Field(default=None, ge=0)
+    after: int | None = Field(default=None, ge=0, le=SQLITE_INT_MAX)
     limit: int = Field(default=50, ge=1, le=100)
 
 
 class MessagesQuery(_Body):
-    after: int | None = Field(default=None, ge=0)
-    before: int | None = Field(default=None, ge=1)
+    after: int | None = Field(default=None, ge=0, le=SQLITE_INT_MAX)
+    before: int | None = Field(default=None, ge=1, le=SQLITE_INT_MAX)
     limit: int = Field(default=100, ge=1, le=1000)
 
 
 class LogQuery(_Body):
-    after: int | None = Field(default=None, ge=0)
+    after: int | None = Field(default=None, ge=0, le=SQLITE_INT_MAX)
     follow: bool = False
     deltas: bool = False
 
@@ -109,6 +112,31 @@ class PermissionList(Listing[PermissionRecord]):
     pass
 
 
+class LoggedEvent(BaseModel):
+    """One durable event as ``agent-tui log`` prints it; ``data`` depends on ``type``."""
+
+    seq: int
+    type: str
+    created: int
+    data: dict[str, Any]
+
+
+class EventList(Listing[LoggedEvent]):
+    pass
+
+
+class ContextEntry(BaseModel):
+    key: str
+    value: Any
+
+
+ContextEntries = dict[str, Any]
+"""Context entries by key."""
+
+ActiveSessions = dict[str, dict[str, Any]]
+"""What each running session is doing, by session id."""
+
+
 class Interrupted(BaseModel):
     session_id: str
     was_running: bool
@@ -124,7 +152,8 @@ class ErrorResponse(BaseModel):
 
 
 __all__ = [
-    "AgentBody", "CompactBody", "CreateSession", "ErrorBody", "ErrorResponse", "HistoryQuery", "Interrupted", "ListQuery",
-    "Listing", "LogQuery", "MessageList", "MessagesQuery", "ModelBody", "PendingList", "PermissionList",
+    "ActiveSessions", "AgentBody", "CompactBody", "ContextEntries", "ContextEntry", "CreateSession", "ErrorBody",
+    "ErrorResponse", "EventList", "HistoryQuery", "Interrupted", "ListQuery", "Listing", "LogQuery", "LoggedEvent",
+    "MessageList", "MessagesQuery", "ModelBody", "PendingList", "PermissionList", "PermissionRecord",
     "PermissionReplyBody", "PromptBody", "Receipt", "SessionList", "SessionRecord",
 ]  # fmt: skip

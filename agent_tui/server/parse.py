@@ -27,9 +27,20 @@ async def json_value(request: web.Request) -> Any:
     if not raw.strip():
         raise bad_request("the request body is empty; send JSON")
     try:
-        return json.loads(raw)
+        value = json.loads(raw)
     except (UnicodeDecodeError, ValueError) as error:
         raise bad_request(f"the request body is not valid JSON: {error}") from None
+    _check_text(value)
+    return value
+
+
+def _check_text(value: Any) -> None:
+    """JSON may escape a lone surrogate (``"\\ud800"``); no UTF-8 text holds one, so neither
+    SQLite nor a response could: refuse it here rather than store what cannot be read back."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode()
+    except UnicodeEncodeError as error:
+        raise bad_request(f"the request body is not valid JSON: {error.reason} in a string") from None
 
 
 async def body(request: web.Request, model: type[M], *, optional: bool = False) -> M:

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from agent_tui.server.routes import context, inputs, log, permissions, reading, sessions
+from agent_tui.server.routes import context, docs, inputs, log, permissions, reading, sessions
+from agent_tui.server.table import ROUTES, Route
+
+TABLES = (sessions.routes, inputs.routes, reading.routes, log.routes, context.routes, permissions.routes, docs.routes)
+
+
+def table() -> tuple[Route, ...]:
+    """Every route, in matching order."""
+    return tuple(route for routes in TABLES for route in routes)
 
 
 def register(app: web.Application) -> None:
-    for module in (sessions, inputs, reading, log, context, permissions):
-        app.router.add_routes(module.routes)
+    """Serve exactly the table; it is kept on the app for the document and the auth check."""
+    app[ROUTES] = table()
+    for route in app[ROUTES]:
+        app.router.add_route(route.method, route.path, route.handler)

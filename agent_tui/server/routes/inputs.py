@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from agent_tui.server.models import CompactBody, Interrupted, PendingList, PromptBody
+from agent_tui.server.models import CompactBody, Interrupted, PendingList, PromptBody, Receipt
 from agent_tui.server.parse import body
 from agent_tui.server.respond import reply
 from agent_tui.server.state import sessions
+from agent_tui.server.table import RouteTable
 
-routes = web.RouteTableDef()
+routes = RouteTable()
 
 
-@routes.post("/api/session/{id}/prompt")
+@routes.post("/api/session/{id}/prompt", body=PromptBody, response=Receipt, status=202, conflicts=True)
 async def prompt(request: web.Request) -> web.Response:
     """202: admitted (or the same receipt again for an exact retry); running is asynchronous."""
     spec = await body(request, PromptBody)
@@ -22,14 +23,15 @@ async def prompt(request: web.Request) -> web.Response:
     return reply(receipt, 202)
 
 
-@routes.post("/api/session/{id}/compact")
+@routes.post("/api/session/{id}/compact", body=CompactBody, body_optional=True, response=Receipt, status=202,
+              conflicts=True)  # fmt: skip
 async def compact(request: web.Request) -> web.Response:
     """One coalesced manual barrier: while one is pending, the same receipt comes back."""
     spec = await body(request, CompactBody, optional=True)
     return reply(await sessions(request).compact(request.match_info["id"], resume=spec.resume), 202)
 
 
-@routes.post("/api/session/{id}/interrupt")
+@routes.post("/api/session/{id}/interrupt", response=Interrupted, conflicts=True)
 async def interrupt(request: web.Request) -> web.Response:
     """Returns once the interrupted busy period has written its terminal event."""
     sid = request.match_info["id"]
@@ -39,12 +41,12 @@ async def interrupt(request: web.Request) -> web.Response:
     return reply(Interrupted(session_id=sid, was_running=running))
 
 
-@routes.get("/api/session/{id}/pending")
+@routes.get("/api/session/{id}/pending", response=PendingList)
 async def pending(request: web.Request) -> web.Response:
     return reply(PendingList(data=await sessions(request).pending(request.match_info["id"])))
 
 
-@routes.delete("/api/session/{id}/pending/{input_id}")
+@routes.delete("/api/session/{id}/pending/{input_id}", status=204, conflicts=True)
 async def withdraw(request: web.Request) -> web.Response:
     await sessions(request).withdraw(request.match_info["id"], request.match_info["input_id"])
     return web.Response(status=204)

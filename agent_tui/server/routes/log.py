@@ -21,12 +21,13 @@ from aiohttp import web
 from agent_tui.core import events as ev
 from agent_tui.core.api import HISTORY_MAX, Sessions, Subscription, Synced
 from agent_tui.server.errors import bad_request
-from agent_tui.server.models import LogQuery
+from agent_tui.server.models import SQLITE_INT_MAX, LogQuery
 from agent_tui.server.parse import query
 from agent_tui.server.sse import EventStream
 from agent_tui.server.state import sessions, state
+from agent_tui.server.table import RouteTable
 
-routes = web.RouteTableDef()
+routes = RouteTable()
 
 
 def _resume_after(request: web.Request, after: int | None) -> int | None:
@@ -37,12 +38,12 @@ def _resume_after(request: web.Request, after: int | None) -> int | None:
         value = int(header)
     except ValueError:
         raise bad_request(f"Last-Event-ID must be an event seq, not {header!r}") from None
-    if value < 0:
+    if not 0 <= value <= SQLITE_INT_MAX:
         raise bad_request(f"Last-Event-ID must be an event seq, not {header!r}")
     return value
 
 
-@routes.get("/api/session/{id}/log")
+@routes.get("/api/session/{id}/log", query=LogQuery, stream=True)
 async def log(request: web.Request) -> web.StreamResponse:
     q = query(request, LogQuery)
     after = _resume_after(request, q.after)

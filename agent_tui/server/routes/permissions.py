@@ -4,20 +4,21 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from agent_tui.server.models import PermissionList, PermissionReplyBody
+from agent_tui.server.models import PermissionList, PermissionRecord, PermissionReplyBody
 from agent_tui.server.parse import body
 from agent_tui.server.respond import reply
 from agent_tui.server.state import sessions
+from agent_tui.server.table import RouteTable
 
-routes = web.RouteTableDef()
+routes = RouteTable()
 
 
-@routes.get("/api/session/{id}/permissions")
+@routes.get("/api/session/{id}/permissions", response=PermissionList)
 async def pending(request: web.Request) -> web.Response:
     return reply(PermissionList(data=await sessions(request).permissions(request.match_info["id"])))
 
 
-@routes.post("/api/permission/{request_id}/reply")
+@routes.post("/api/permission/{request_id}/reply", body=PermissionReplyBody, response=PermissionRecord, conflicts=True)
 async def answer(request: web.Request) -> web.Response:
     """Record the reply durably; the waiting tool resumes in whichever process runs it."""
     request_id = request.match_info["request_id"]

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from agent_tui.server.models import HistoryQuery, MessageList, MessagesQuery
+from agent_tui.server.models import EventList, HistoryQuery, MessageList, MessagesQuery
 from agent_tui.server.parse import query
 from agent_tui.server.respond import events_page, reply
 from agent_tui.server.state import sessions
+from agent_tui.server.table import RouteTable
 
-routes = web.RouteTableDef()
+routes = RouteTable()
 
 
-@routes.get("/api/session/{id}/history")
+@routes.get("/api/session/{id}/history", query=HistoryQuery, response=EventList)
 async def history(request: web.Request) -> web.Response:
     """Up to ``limit`` (default 50, at most 100) events after ``after``; the next
     page starts after the last event's ``seq`` while ``has_more`` is true."""
@@ -21,7 +22,7 @@ async def history(request: web.Request) -> web.Response:
     return events_page(page.data, page.has_more)
 
 
-@routes.get("/api/session/{id}/messages")
+@routes.get("/api/session/{id}/messages", query=MessagesQuery, response=MessageList)
 async def messages(request: web.Request) -> web.Response:
     """Oldest first. With only ``before``: the newest ``limit`` messages before it
     (``has_more``: older ones exist); otherwise the first ``limit`` after ``after``."""

@@ -9,16 +9,22 @@ from aiohttp import web
 
 from agent_tui.core.api import UnknownSession
 from agent_tui.server.errors import bad_request
-from agent_tui.server.models import AgentBody, CreateSession, ListQuery, ModelBody, SessionList
+from agent_tui.server.models import (
+    ActiveSessions, AgentBody, CreateSession, ListQuery, ModelBody, SessionList, SessionRecord,
+)  # fmt: skip
 from agent_tui.server.parse import body, query
 from agent_tui.server.respond import reply
 from agent_tui.server.state import sessions, state
+from agent_tui.server.table import RouteTable
 
-routes = web.RouteTableDef()
+routes = RouteTable()
 
 
 def _absolute(location: str) -> Path:
-    path = Path(location).expanduser()
+    try:
+        path = Path(location).expanduser()
+    except RuntimeError:  # ``~user`` for a user that does not exist
+        raise bad_request(f"location {location!r} names an unknown home directory") from None
     if not path.is_absolute():
         raise bad_request(f"location must be an absolute path, not {location!r}")
     return path
@@ -33,7 +39,10 @@ def _directory(location: str) -> Path:
 
 def _resolved(location: str) -> str:
     """Sessions store their resolved location: ``/a/b/``, ``/a/./b`` and symlinks find them too."""
-    return str(_absolute(location).resolve())
+    try:
+        return str(_absolute(location).resolve())
+    except ValueError:  # a NUL byte: no path can hold it
+        raise bad_request(f"location {location!r} is not a valid path") from None
 
 
 async def _check_agent(request: web.Request, location: str, agent: str) -> None:
@@ -45,7 +54,7 @@ async def _check_agent(request: web.Request, location: str, agent: str) -> None:
         raise bad_request(f"unknown agent {agent!r}; configured agents: {', '.join(sorted(known))}")
 
 
-@routes.post("/api/session")
+@routes.post("/api/session", body=CreateSession, response=SessionRecord, status=(201, 200), conflicts=True)
 async def create(request: web.Request) -> web.Response:
     spec = await body(request, CreateSession)
     location = await asyncio.to_thread(_directory, spec.location)
@@ -63,7 +72,7 @@ async def create(request: web.Request) -> web.Response:
     return reply(record, 200 if existed else 201)
 
 
-@routes.get("/api/session")
+@routes.get("/api/session", query=ListQuery, response=SessionList)
 async def listing(request: web.Request) -> web.Response:
     q = query(request, ListQuery)
     location = None if q.location is None else await asyncio.to_thread(_resolved, q.location)
@@ -71,24 +80,24 @@ async def listing(request: web.Request) -> web.Response:
     return reply(SessionList(data=rows[: q.limit], has_more=len(rows) > q.limit))
 
 
-@routes.get("/api/session/active")
+@routes.get("/api/session/active", response=ActiveSessions)
 async def active(request: web.Request) -> web.Response:
     return web.json_response(sessions(request).active())
 
 
-@routes.get("/api/session/{id}")
+@routes.get("/api/session/{id}", response=SessionRecord)
 async def get(request: web.Request) -> web.Response:
     return reply(await sessions(request).get(request.match_info["id"]))
 
 
-@routes.post("/api/session/{id}/model")
+@routes.post("/api/session/{id}/model", body=ModelBody, response=SessionRecord, conflicts=True)
 async def select_model(request: web.Request) -> web.Response:
     sid, spec = request.match_info["id"], await body(request, ModelBody)
     await sessions(request).select_model(sid, spec.model)
     return reply(await sessions(request).get(sid))
 
 
-@routes.post("/api/session/{id}/agent")
+@routes.post("/api/session/{id}/agent", body=AgentBody, response=SessionRecord, conflicts=True)
 async def select_agent(request: web.Request) -> web.Response:
     sid, spec = request.match_info["id"], await body(request, AgentBody)
     record = await sessions(request).get(sid)
