@@ -120,7 +120,7 @@ class SessionFeed:
                 async for item in log:
                     if not isinstance(item, ev.StoredEvent):
                         if not self.synced:  # the one Synced marker: paint what we have at once
-                            await self._first_paint(sessions, session_id, replay, after == 0)
+                            await self._first_paint(sessions, record, replay, after == 0)
                     elif self.synced:
                         transcript.apply(item)
                         self.schedule_flush()
@@ -134,12 +134,14 @@ class SessionFeed:
             await self._view.show_transcript(self.transcript, None)
             self._view.paint_chrome()
 
-    async def _first_paint(self, sessions: SessionsPort, session_id: str, replay: list[ev.StoredEvent],
+    async def _first_paint(self, sessions: SessionsPort, record: Any, replay: list[ev.StoredEvent],
                            whole: bool) -> None:  # fmt: skip
+        """``record``: the session row read before the log opened (its counters cover up to its head)."""
         transcript = self.transcript
+        session_id = record.id
         start = segment_start(replay, from_log_start=whole)
         if not whole:
-            await seed_for(sessions, session_id, transcript, replay[start].seq if replay else transcript.head_seq + 1)
+            await seed_for(sessions, record, transcript, replay[start].seq if replay else transcript.head_seq + 1)
         for stored in replay[start:]:
             transcript.apply(stored)
         self.synced = True
@@ -212,14 +214,13 @@ def _text(prompt: list[dict[str, Any]] | None) -> str:
     return "\n".join(p.get("text", "") if p.get("type") == "text" else f"@{p.get('path', '')}" for p in parts)
 
 
-async def seed_for(sessions: SessionsPort, session_id: str, transcript: Transcript, start_seq: int) -> None:
-    """Seed ``transcript`` to start at ``start_seq`` with the session row and the inbox."""
-    record = await call(sessions.get(session_id))
+async def seed_for(sessions: SessionsPort, record: Any, transcript: Transcript, start_seq: int) -> None:
+    """Seed ``transcript`` to start at ``start_seq`` with the session row (``record``) and the inbox."""
     facts = SessionFacts(
         title=record.title, location=record.location, agent=record.agent, model=record.model,
         input_tokens=record.input_tokens, output_tokens=record.output_tokens, cost=record.cost or 0.0,
     )  # fmt: skip
-    inbox = list(await call(sessions.pending(session_id)))
+    inbox = list(await call(sessions.pending(record.id)))
     pending = [
         PendingInput(row.id, _text(row.prompt), Delivery(row.delivery or "steer"), row.admitted_seq)
         for row in inbox
