@@ -31,7 +31,6 @@ import concurrent.futures
 import contextlib
 import sqlite3
 import threading
-from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from functools import partial
 from pathlib import Path
@@ -111,10 +110,8 @@ class ReaderPool:
     def __init__(self, path: Path, settings: StorageSettings, size: int = READERS) -> None:
         self._path = path
         self._settings = settings
-        self._size = size
-        self._count = 0  # open or opening
+        self._slots = asyncio.Semaphore(size)  # one per connection, open or not yet opened
         self._idle: list[aiosqlite.Connection] = []
-        self._waiting: deque[asyncio.Future[None]] = deque()  # jobs waiting for a connection or a free slot
         self._jobs: set[asyncio.Future[Any]] = set()
         self._closed = False
 
@@ -153,35 +150,21 @@ class ReaderPool:
             task.exception()  # retrieved: a caller that gave up never sees it
 
     async def _acquire(self) -> aiosqlite.Connection:
-        while True:
-            if self._idle:
-                return self._idle.pop()
-            if self._count < self._size:
-                self._count += 1
-                try:
-                    return await _open(self._path, self._settings)
-                except BaseException:
-                    self._count -= 1
-                    self._wake_one()
-                    raise
-            changed = asyncio.get_running_loop().create_future()
-            self._waiting.append(changed)
-            await changed
-
-    def _wake_one(self) -> None:
-        while self._waiting:
-            waiter = self._waiting.popleft()
-            if not waiter.done():
-                waiter.set_result(None)
-                return
+        await self._slots.acquire()
+        if self._idle:
+            return self._idle.pop()
+        try:
+            return await _open(self._path, self._settings)
+        except BaseException:
+            self._slots.release()
+            raise
 
     def _release(self, conn: aiosqlite.Connection) -> None:
         self._idle.append(conn)
-        self._wake_one()
+        self._slots.release()
 
     async def _retire(self, conn: aiosqlite.Connection) -> None:
-        self._count -= 1
-        self._wake_one()  # a waiting job may open a fresh connection in this slot
+        self._slots.release()  # a waiting job may open a fresh connection in this slot
         with contextlib.suppress(Exception):
             await conn.close()
 
@@ -194,4 +177,3 @@ class ReaderPool:
         for conn in idle:
             with contextlib.suppress(Exception):
                 await conn.close()
-        self._count = 0
