@@ -18,8 +18,7 @@ from agent_tui.core.db import EventRejected, UnknownInput
 from agent_tui.core.message_rows import (
     delete_message, dumps, index_text, insert_message, load_message, save_message, set_last_message,
 )
-
-TITLE_CHARS = 60
+from agent_tui.vocab.titles import prompt_title
 
 
 def fingerprint(session_id: str, kind: str, prompt: list[Any] | None, delivery: str | None) -> str:
@@ -30,11 +29,7 @@ def fingerprint(session_id: str, kind: str, prompt: list[Any] | None, delivery: 
 
 
 def title_from(prompt: list[Any]) -> str | None:
-    text = ev.prompt_text(prompt).strip()
-    if not text:
-        return None
-    line = text.splitlines()[0].strip()
-    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
+    return prompt_title(ev.prompt_text(prompt))
 
 
 def _input(conn: sqlite3.Connection, sid: str, input_id: str) -> tuple[Any, ...]:

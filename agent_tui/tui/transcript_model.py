@@ -20,7 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from agent_tui.tui.session_title import prompt_title
 from agent_tui.tui.transcript_blocks import (
     Block,
     CompactionBlock,
@@ -34,6 +33,7 @@ from agent_tui.tui.transcript_blocks import (
     UserBlock,
 )
 from agent_tui.vocab.kinds import Delivery, ErrorType
+from agent_tui.vocab.titles import prompt_title
 
 if TYPE_CHECKING:
     from agent_tui.core import events as ev

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from agent_tui.core import events as ev
-from agent_tui.core.project_inbox import TITLE_CHARS, title_from
-from agent_tui.tui import session_title as titles
+from agent_tui.core.project_inbox import title_from
+from agent_tui.tui import session_title
+from agent_tui.vocab import titles
 from agent_tui.tui.screens.picker import row_text
 from agent_tui.tui.transcript_model import fold
 from agent_tui.tui.widgets.status import StatusBar, StatusInputs
@@ -18,7 +19,7 @@ from tests.fakes.logs import LogBuilder
     "text", ["fix it", "  padded  \n\nsecond line", "x" * 59, "x" * 60, "y" * 61, "word " * 30, "   ", ""]
 )
 def test_the_fold_titles_a_session_by_the_stores_rule(text: str) -> None:
-    assert titles.TITLE_CHARS == TITLE_CHARS
+    """One rule (``vocab.titles``) now; the store's prompt-part wrapper must still agree with it."""
     assert titles.prompt_title(text) == title_from(ev.text_prompt(text))
 
 
@@ -37,7 +38,7 @@ def test_the_status_bar_and_the_picker_show_the_same_title() -> None:
     log.turn("a   long\ttitle", "ok")
     bar = StatusBar(ManualClock())
     bar.transcript, bar.inputs = fold(log.events), StatusInputs(location="/p")
-    shown = titles.session_title(Row.title)
+    shown = session_title.session_title(Row.title)
     assert shown == "a long title"
     assert bar.line().plain.endswith(f" · {shown}")
     assert f"  {shown}  " in row_text(Row, 0, running=False, asking=False, show_location=False).plain
