@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal
+from typing import Any, Callable, Iterable, Literal
 
 from aiohttp import web
 
@@ -52,7 +52,11 @@ class FakeProvider:
         host: str = "127.0.0.1",
         port: int = 0,
         validate: bool = True,
+        responder: Callable[[RecordedRequest], Turn | dict[str, Any]] | None = None,
     ) -> None:
+        """``responder``, when given, answers each request from its content instead of the script:
+        a session replayed from many crash points asks different things each time."""
+        self._responder = responder
         items = turns.turns if isinstance(turns, Script) else turns
         self._turns: list[Turn] = [t if isinstance(t, Turn) else Turn.model_validate(t) for t in items]
         self._next = 0
@@ -152,16 +156,21 @@ class FakeProvider:
         record = RecordedRequest(wire, request.path, body, dict(request.headers))
         self.requests.append(record)
         await self._note("request")
-        if self._next >= len(self._turns):
+        if self._responder is not None:
+            answer = self._responder(record)
+            turn = answer if isinstance(answer, Turn) else Turn.model_validate(answer)
+        elif self._next >= len(self._turns):
             return _json_error(HttpError(500, _error_body(wire, f"fake provider: script exhausted at request {len(self.requests)}", "api_error")))
-        turn = self._turns[self._next]
+        else:
+            turn = self._turns[self._next]
         if self.validate and turn.validate_request:
             problem = validate_openai(body) if wire == "openai" else validate_anthropic(body)
             if problem is not None:
                 record.rejected = problem.body["error"]["message"]
                 await self._note("rejected")
                 return _json_error(problem)
-        self._next += 1
+        if self._responder is None:
+            self._next += 1
         self.stats.served += 1
         if turn.hold:
             await self._note("held")
