@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Literal
 
@@ -32,6 +33,9 @@ class RecordedRequest:
     body: dict[str, Any]
     headers: dict[str, str]
     rejected: str | None = None  # the validation message when answered 400
+    at: float = field(default_factory=time.monotonic)
+    """Arrival on CLOCK_MONOTONIC, which every process on the machine shares: benchmarks compare
+    it with the moment another process sent the request."""
 
 
 @dataclass
@@ -260,7 +264,7 @@ class FakeProvider:
 
     async def _admin_requests(self, request: web.Request) -> web.Response:
         return web.json_response([
-            {"wire": r.wire, "path": r.path, "body": r.body, "rejected": r.rejected} for r in self.requests
+            {"wire": r.wire, "path": r.path, "body": r.body, "rejected": r.rejected, "at": r.at} for r in self.requests
         ])
 
 
