@@ -10,6 +10,10 @@ request's arrival at the provider, both on CLOCK_MONOTONIC. Budget: the first
 costs what later ones do. Also printed: the same with the TUI's warm-up
 reduced to what it was before (LiteLLM imported, its first-call work not).
 
+Then one answer of ``--chunks`` streamed chunks (2 000 by default, markdown shaped
+like model output): Enter -> its last chunk on screen, against the adapter alone
+(``llm.stream``) consuming the same stream in the same process. Budget: <= 1.5x.
+
 Usage: ``python bench/first_send.py [--rounds N]``.
 """
 
@@ -28,9 +32,29 @@ import time
 from pathlib import Path
 
 SENDS = 3
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tui import answer_chunks  # noqa: E402 - the TUI bench's model-shaped answer
 
 
-async def child(import_only: bool, base: str) -> list[float]:
+async def adapter_alone(base: str, turn: dict) -> float:
+    """The floor: ``llm.stream`` consuming the same answer, request to last event."""
+    import aiohttp
+
+    from agent_tui import llm
+    from agent_tui.llm import types as t
+
+    async with aiohttp.ClientSession(base) as admin:
+        async with admin.post("/_fake/turns", json=[turn]):
+            pass
+    request = t.Request(model="openai/fake", system=["bench"], messages=[t.UserTurn(parts=[t.TextPart(text="go")])],
+                        tools=[], api_base=f"{base}/v1", api_key="x")  # fmt: skip
+    started = time.monotonic()
+    async for _ in llm.stream(request):
+        pass
+    return time.monotonic() - started
+
+
+async def child(import_only: bool, base: str, chunks: int) -> dict[str, object]:
     os.environ["AGENT_TUI_HOME"] = tempfile.mkdtemp()
     os.environ["LITELLM_OFFLINE_MODE"] = "true"
     work = Path(tempfile.mkdtemp())
@@ -50,7 +74,9 @@ async def child(import_only: bool, base: str) -> list[float]:
             async with admin.get("/_fake/requests") as resp:
                 return await resp.json()
 
-        async with admin.post("/_fake/turns", json=[{"text": f"answer {n}"} for n in range(SENDS)]):
+        answer = "".join(answer_chunks(chunks))
+        stream_turn = {"text": answer, "chunks": chunks}
+        async with admin.post("/_fake/turns", json=[*({"text": f"answer {n}"} for n in range(SENDS)), stream_turn]):
             pass
         seen = len(await requests())
         launch = Launch(model="openai/fake", api_base=f"{base}/v1", api_key="x")
@@ -75,14 +101,37 @@ async def child(import_only: bool, base: str) -> list[float]:
                 figures.append(got[seen + n]["at"] - sent)
             while app.ctx.sessions.active():
                 await asyncio.sleep(0.01)
+            await pilot.pause()
+            app.query_one("PromptInput").text = "stream"
+            sent = time.monotonic()
+            await pilot.press("enter")
+            await shown(app, answer)
+            on_screen = time.monotonic() - sent
+            while app.ctx.sessions.active():
+                await asyncio.sleep(0.01)
         await core.close()
-    return figures
+    return {"sends": figures, "stream_screen_s": on_screen, "stream_adapter_s": await adapter_alone(base, stream_turn)}
 
 
-def rounds(n: int, import_only: bool, base: str) -> list[list[float]]:
+async def shown(app: object, text: str) -> None:
+    """The newest answer block has written all of ``text``, and a frame has been drawn since."""
+    from agent_tui.tui.widgets.block_widgets import AssistantText
+
+    while True:
+        blocks = app.query(AssistantText)  # type: ignore[attr-defined]
+        if blocks and blocks.last()._written == text:  # noqa: SLF001 - what the widget has shown
+            break
+        await asyncio.sleep(0.0005)
+    painted = asyncio.get_running_loop().create_future()
+    app.call_after_refresh(lambda: painted.done() or painted.set_result(None))  # type: ignore[attr-defined]
+    await painted
+
+
+def rounds(n: int, import_only: bool, base: str, chunks: int) -> list[dict]:
     out = []
     for _ in range(n):
-        args = [sys.executable, __file__, "--child", base] + (["--import-only"] if import_only else [])
+        args = [sys.executable, __file__, "--child", base, "--chunks", str(chunks)] + (
+            ["--import-only"] if import_only else [])
         proc = subprocess.run(args, capture_output=True, text=True, check=True)
         out.append(json.loads(proc.stdout.strip().splitlines()[-1]))
     return out
@@ -93,9 +142,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--child", metavar="BASE_URL")
     parser.add_argument("--import-only", action="store_true")
+    parser.add_argument("--chunks", type=int, default=2_000)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(asyncio.run(child(args.import_only, args.child))))
+        print(json.dumps(asyncio.run(child(args.import_only, args.child, args.chunks))))
         return
     env = {**os.environ, "LITELLM_OFFLINE_MODE": "true"}
     fake = subprocess.Popen([sys.executable, "-m", "agent_tui.testing.fake_provider", "--port", "0"],
@@ -103,18 +153,23 @@ def main() -> None:
     assert fake.stdout is not None
     base = re.search(r"(http://127\.0\.0\.1:\d+)", fake.stdout.readline()).group(1)  # type: ignore[union-attr]
     try:
-        report(args.rounds, base)
+        report(args.rounds, base, args.chunks)
     finally:
         fake.terminate()
         fake.wait()
 
 
-def report(n: int, base: str) -> None:
+def report(n: int, base: str, chunks: int) -> None:
     for label, import_only in (("warm-up as built", False), ("baseline: import only", True)):
-        runs = rounds(n, import_only, base)
-        first = statistics.median(r[0] for r in runs) * 1000
-        later = statistics.median(x for r in runs for x in r[1:]) * 1000
+        runs = rounds(n, import_only, base, chunks)
+        first = statistics.median(r["sends"][0] for r in runs) * 1000
+        later = statistics.median(x for r in runs for x in r["sends"][1:]) * 1000
         print(f"{label:24} Enter->request: first {first:7.0f} ms   later {later:5.0f} ms   first/later {first / later:5.1f}x")
+        if not import_only:
+            screen = statistics.median(r["stream_screen_s"] for r in runs)
+            adapter = statistics.median(r["stream_adapter_s"] for r in runs)
+            print(f"{chunks} chunks: Enter->last chunk on screen {screen:.3f} s   adapter alone {adapter:.3f} s   "
+                  f"ratio {screen / adapter:.2f}x (budget <= 1.5x)")
 
 
 if __name__ == "__main__":
