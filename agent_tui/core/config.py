@@ -22,7 +22,8 @@ from agent_tui.core.config_layers import (  # noqa: F401 - ConfigError re-export
     merge,
     read_layers,
 )
-from agent_tui.vocab.mcp_server import SERVER_NAME, McpServerConfig
+from agent_tui.vocab.mcp_names import SERVER_NAME
+from agent_tui.vocab.mcp_server import McpServerConfig
 from agent_tui.vocab.permission_rule import PermissionRule
 
 

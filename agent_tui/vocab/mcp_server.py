@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
-"""Server names become part of tool names (``mcp__<server>__<tool>``), which models restrict."""
 
 
 class McpServerConfig(BaseModel):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import uuid
 from typing import Any
 
@@ -13,30 +12,15 @@ from agent_tui.tools.mcp.connection import McpConnection, McpToolInfo
 from agent_tui.tools.mcp.lowering import lower_result
 from agent_tui.tools.output_keeper import OutputKeeper
 from agent_tui.tools.registry import Tool, ToolResult
+from agent_tui.vocab.mcp_names import tool_name
 
 ACTION = "mcp"
-PREFIX = "mcp__"
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-MAX_NAME = 64
-"""Providers accept tool names of at most 64 characters from ``[A-Za-z0-9_-]``."""
 
 
 class McpArguments(BaseModel):
     """Any JSON object: the server checks its arguments against its own schema."""
 
     model_config = ConfigDict(extra="allow")
-
-
-def tool_name(server: str, tool: str) -> str:
-    return (PREFIX + server + "__" + _UNSAFE.sub("_", tool))[:MAX_NAME]
-
-
-def split_name(name: str) -> tuple[str, str] | None:
-    """``mcp__notes__echo`` -> ("notes", "echo"); None for a built-in tool's name."""
-    if not name.startswith(PREFIX):
-        return None
-    server, sep, tool = name[len(PREFIX):].partition("__")
-    return (server, tool) if sep and server and tool else None
 
 
 def resource(server: str, tool: str) -> str:

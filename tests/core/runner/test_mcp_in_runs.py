@@ -38,6 +38,13 @@ async def _run(runtime: Runtime, workdir: Path, prompt: str) -> str:
     return sid
 
 
+async def _appears(path: Path, timeout: float = 60) -> None:
+    async def wait() -> None:
+        while not path.exists():
+            await asyncio.sleep(0.02)
+    await asyncio.wait_for(wait(), timeout)
+
+
 def _tool_results(body: dict) -> dict[str, str]:
     return {m["tool_call_id"]: m["content"] for m in body["messages"] if m["role"] == "tool"}
 
@@ -98,20 +105,12 @@ async def test_interrupting_a_running_call_cancels_the_request_and_settles_the_t
     fake.add(_call("call_1", "mcp__notes__wait", {}), {"text": "never"})
     sid = (await mcp_runtime.sessions.create(location=workdir)).id
     await mcp_runtime.sessions.prompt(sid, "wait")
-
-    async def started() -> None:
-        while not (tmp_path / "wait.started").exists():
-            await asyncio.sleep(0.02)
-    await asyncio.wait_for(started(), 60)
+    await _appears(tmp_path / "wait.started")
     await mcp_runtime.sessions.interrupt(sid)
     await settle(mcp_runtime, sid)
     (failed,) = of_type(await stored(mcp_runtime, sid), ev.ToolFailed)
     assert failed.error.message == TOOL_INTERRUPTED
-
-    async def cancelled() -> None:
-        while not (tmp_path / "wait.cancelled").exists():
-            await asyncio.sleep(0.02)
-    await asyncio.wait_for(cancelled(), 20)  # the server saw the request cancelled
+    await _appears(tmp_path / "wait.cancelled", 20)  # the server saw the request cancelled
 
 
 async def test_a_call_asks_permission_with_server_tool_and_arguments(
@@ -207,3 +206,20 @@ async def test_a_session_without_servers_gets_no_mcp_update(runtime: Runtime, fa
     await runtime.sessions.prompt(sid, "second")
     await settle(runtime, sid)
     assert not of_type(await stored(runtime, sid), ev.InstructionsUpdated)
+
+
+async def test_closing_the_runtime_during_a_call_ends_the_server_process(
+    open_runtime: Any, clock: ManualClock, fake: FakeProvider, workdir: Path, tmp_path: Path
+) -> None:
+    import os
+
+    cli = {"mcp": {"servers": {"notes": notes_server(tmp_path)}}}
+    runtime = await open_runtime(cli=cli, policy="allow", clock=clock)
+    fake.add(_call("call_1", "mcp__notes__wait", {}), {"text": "never"})
+    sid = (await runtime.sessions.create(location=workdir)).id
+    await runtime.sessions.prompt(sid, "wait")
+    await _appears(tmp_path / "wait.started")
+    pid = int((tmp_path / "wait.started").read_text())
+    await asyncio.wait_for(runtime.close(), 30)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
