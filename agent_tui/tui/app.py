@@ -173,9 +173,7 @@ class AgentApp(App[None]):
                 self._mcp_changed(server)
 
     def _mcp_changed(self, server: object) -> None:
-        from agent_tui.vocab.kinds import McpState
-
-        if getattr(server, "state", None) is McpState.FAILED:
+        if server.fresh_failure:  # type: ignore[attr-defined] - a connection or its status
             self.notify(failure_notice(server), severity="error", timeout=10)
         self.view.paint_chrome()
 

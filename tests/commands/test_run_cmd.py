@@ -219,3 +219,28 @@ async def test_text_mode_tells_a_waiting_user_about_retries(cli: Cli, fake: Fake
     code, out, err = await cli.run("hi")
     assert code == 0 and out.strip() == "made it"
     assert "retrying in" in err and "attempt 2" in err
+
+
+def _mcp_config(workdir: Path, servers: dict[str, list[str]]) -> None:
+    config = workdir / ".agent-tui" / "config.toml"
+    config.parent.mkdir(exist_ok=True)
+    config.write_text("".join(f"[mcp.servers.{name}]\ncommand = {json.dumps(command)}\nstartup_timeout_s = 60\n"
+                              for name, command in servers.items()))
+
+
+async def test_run_uses_the_mcp_servers_and_says_when_one_fails(cli: Cli, fake: FakeProvider, workdir: Path) -> None:
+    broken = workdir / "broken.py"
+    broken.write_text("import sys\nprint('tracker: bad credentials', file=sys.stderr)\nsys.exit(2)\n")
+    server = Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py"
+    _mcp_config(workdir, {"notes": [sys.executable, str(server), "stdio"], "tracker": [sys.executable, str(broken)]})
+    fake.add({"tool_calls": [{"id": "call_1", "name": "mcp__notes__echo", "arguments": {"text": "headless"}}]},
+             {"text": "Echoed."})
+    code, out, err = await cli.run("--permission", "allow", "echo it", timeout=120)
+    assert code == 0, err
+    assert out.strip() == "Echoed."
+    notices = [line for line in err.splitlines() if line.startswith("agent-tui: MCP server tracker")]
+    assert len(notices) == 1 and "failed to start" in notices[0]
+    assert "tracker: bad credentials" in err
+    assert {t["function"]["name"] for t in fake.accepted[0].body["tools"]} >= {"mcp__notes__echo"}
+    tool_message = next(m for m in fake.accepted[1].body["messages"] if m["role"] == "tool")
+    assert tool_message["content"] == "echo: headless"

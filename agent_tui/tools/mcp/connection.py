@@ -37,11 +37,13 @@ class McpToolInfo:
     schema: dict[str, Any]
 
 
-def backoff_ms(failures: int) -> int:
-    """Wait before restart number ``failures``: the first restart is immediate, then 1 s, 2 s, 4 s … 60 s."""
-    if failures <= 1:
+def backoff_ms(failures: int, crashed: bool = False) -> int:
+    """Wait before the next start after ``failures`` failures in a row: 1 s, 2 s, 4 s … 60 s. A server
+    that died after it was ready restarts at once the first time (``crashed``): the next call needs it."""
+    steps = failures - 1 if crashed else failures
+    if steps <= 0:
         return 0
-    return min(BACKOFF_BASE_MS * 2 ** (failures - 2), BACKOFF_CAP_MS)
+    return min(BACKOFF_BASE_MS * 2 ** (steps - 1), BACKOFF_CAP_MS)
 
 
 async def load_sdk() -> None:
@@ -78,7 +80,8 @@ class McpConnection:
         self._task: asyncio.Task[None] | None = None
         self._settled = asyncio.Event()
         self._stop = asyncio.Event()
-        self._failures = 0
+        self.failures = 0
+        """Failures in a row; a notice is shown for the first (``fresh_failure``), not for each retry."""
         self._retry_at_ms = 0
         self._stderr: Path | None = None
 
@@ -174,9 +177,13 @@ class McpConnection:
             transport = streamable_http_client(self.config.url or "", http_client=http)
         return await stack.enter_async_context(Client(transport, read_timeout_seconds=self.config.timeout_s))
 
-    async def _failed(self, reason: str) -> None:
-        self._failures += 1
-        self._retry_at_ms = self._clock.now_ms() + backoff_ms(self._failures)
+    @property
+    def fresh_failure(self) -> bool:
+        return self.state is McpState.FAILED and self.failures == 1
+
+    async def _failed(self, reason: str, crashed: bool = False) -> None:
+        self.failures += 1
+        self._retry_at_ms = self._clock.now_ms() + backoff_ms(self.failures, crashed)
         tail = await asyncio.to_thread(_stderr_tail, self._stderr)
         self.tools, self._client = [], None
         self._set(McpState.FAILED, f"{reason}" + (f"\n{tail}" if tail else ""))
@@ -200,10 +207,10 @@ class McpConnection:
             raise ToolError(f"MCP server {self.name}: {tool} did not answer within {self.config.timeout_s:g} s.") from None
         except Exception as error:  # noqa: BLE001 - the SDK raises MCPError or transport errors
             if self._stop.is_set() or _is_closed(error):
-                await self._failed(f"exited during {tool}")
+                await self._failed(f"exited during {tool}", crashed=True)
                 raise ToolError(f"MCP server {self.name} exited during {tool}: {self.error}") from None
             raise ToolError(f"MCP server {self.name}: {tool} failed: {_reason(error)}") from None
-        self._failures = 0
+        self.failures = 0
         return result
 
 

@@ -30,6 +30,12 @@ class McpStatus:
     state: McpState
     tools: tuple[str, ...]
     error: str | None
+    failures: int = 0
+
+    @property
+    def fresh_failure(self) -> bool:
+        """Failed for the first time in a row: worth one notice (the retries are not)."""
+        return self.state is McpState.FAILED and self.failures == 1
 
 
 class McpHub:
@@ -76,8 +82,8 @@ class McpHub:
         return [c for (where, _), c in self._connections.items() if location is None or where == location]
 
     def status(self, location: Path | None = None) -> list[McpStatus]:
-        return [McpStatus(c.name, str(c.location), c.config.transport, c.state, tuple(t.name for t in c.tools), c.error)
-                for c in self.connections(location)]
+        return [McpStatus(c.name, str(c.location), c.config.transport, c.state, tuple(t.name for t in c.tools), c.error,
+                          c.failures) for c in self.connections(location)]
 
     async def close(self) -> None:
         connections, self._connections = list(self._connections.values()), {}

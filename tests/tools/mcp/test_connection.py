@@ -67,7 +67,8 @@ async def test_a_server_that_dies_mid_call_fails_the_call_with_its_stderr_and_re
             await connection.call("die", {})
         assert "exited during die" in failure.value.message and "disk on fire" in failure.value.message
         assert connection.state is McpState.FAILED and "disk on fire" in (connection.error or "")
-        result = await connection.call("echo", {"text": "back"})  # the first restart is immediate
+        assert connection.fresh_failure
+        result = await connection.call("echo", {"text": "back"})  # after a crash the first restart is immediate
         assert result.content[0].text == "echo: back" and connection.state is McpState.READY
     finally:
         await connection.stop()
@@ -79,12 +80,16 @@ async def test_a_server_that_cannot_start_fails_with_its_stderr_and_waits_out_it
     clock = ManualClock()
     config = McpServerConfig(command=[__import__("sys").executable, str(script)])
     connection = await _ready(config, workdir, clock)
-    assert connection.state is McpState.FAILED
+    assert connection.state is McpState.FAILED and connection.fresh_failure
     assert "failed to start" in (connection.error or "") and "missing API token" in (connection.error or "")
-    connection.start()  # the first retry is immediate
-    await connection.settled()
+    connection.start()  # within the first second: nothing happens
     assert connection.state is McpState.FAILED
-    connection.start()  # the second waits 1 s: nothing happens before that
+    clock.advance(backoff_ms(1) / 1000)
+    connection.start()
+    assert connection.state is McpState.STARTING
+    await connection.settled()
+    assert connection.state is McpState.FAILED and connection.failures == 2 and not connection.fresh_failure
+    connection.start()  # now it waits 2 s
     assert connection.state is McpState.FAILED
     clock.advance(backoff_ms(2) / 1000)
     connection.start()
@@ -94,8 +99,9 @@ async def test_a_server_that_cannot_start_fails_with_its_stderr_and_waits_out_it
         await connection.call("echo", {"text": "x"})
 
 
-def test_backoff_is_immediate_once_then_doubles_up_to_a_minute() -> None:
-    assert [backoff_ms(n) for n in (1, 2, 3, 4)] == [0, 1_000, 2_000, 4_000]
+def test_backoff_doubles_up_to_a_minute_and_a_crash_restarts_at_once() -> None:
+    assert [backoff_ms(n) for n in (1, 2, 3, 4)] == [1_000, 2_000, 4_000, 8_000]
+    assert [backoff_ms(n, crashed=True) for n in (1, 2, 3)] == [0, 1_000, 2_000]
     assert backoff_ms(30) == 60_000
 
 
