@@ -110,10 +110,9 @@ class McpConnection:
         if task is not None and not task.done() and self.state is McpState.STARTING:
             task.cancel()  # nothing to close politely yet; the SDK's context still ends the process
         if task is not None and not task.done():
-            try:
-                await asyncio.wait_for(asyncio.shield(task), self.config.startup_timeout_s)
-            except (asyncio.TimeoutError, asyncio.CancelledError):
-                task.cancel()
+            _, pending = await asyncio.wait([task], timeout=self.config.startup_timeout_s)
+            for late in pending:  # a server that will not close: cancel its context (the SDK kills the tree)
+                late.cancel()
         if self.state is not McpState.FAILED:
             self._set(McpState.STOPPED, None)
 
