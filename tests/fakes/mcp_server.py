@@ -27,6 +27,12 @@ def echo(text: str) -> str:
 
 
 @server.tool()
+def pid() -> str:
+    """This server process's id."""
+    return str(os.getpid())
+
+
+@server.tool()
 def fail(message: str) -> str:
     """Fail with the message (an isError result)."""
     raise ToolError(message)

@@ -37,7 +37,7 @@ async def test_the_servers_are_listed_with_state_and_tools(open_runtime: Any, wo
                     await asyncio.sleep(0.05)
             here = await asyncio.wait_for(settled(), 60)
             assert here["notes"]["state"] == "ready" and here["notes"]["transport"] == "stdio"
-            assert here["notes"]["tools"] == ["echo", "fail", "die", "wait"] and here["notes"]["error"] is None
+            assert here["notes"]["tools"] == ["echo", "pid", "fail", "die", "wait"] and here["notes"]["error"] is None
             assert here["tracker"]["state"] == "failed" and "no token" in here["tracker"]["error"]
             async with client.get("/api/mcp") as unauthorised:
                 assert unauthorised.status == 401

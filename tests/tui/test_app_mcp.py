@@ -61,7 +61,7 @@ async def test_the_status_bar_counts_ready_servers_and_slash_mcp_lists_them(app:
         await until(pilot, lambda: "mcp 1" in _status(app), timeout=60)
         await pilot.press(*"/mcp", "enter")
         await until(pilot, lambda: isinstance(app.screen, McpScreen))
-        assert app.screen.rows == [("notes", "stdio · ready with 4 tools", "echo, fail, die, wait")]
+        assert app.screen.rows == [("notes", "stdio · ready with 5 tools", "echo, pid, fail, die, wait")]
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, McpScreen))
 

@@ -223,3 +223,15 @@ async def test_closing_the_runtime_during_a_call_ends_the_server_process(
     await asyncio.wait_for(runtime.close(), 30)
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+async def test_sessions_at_one_location_share_one_server_process(
+    mcp_runtime: Runtime, fake: FakeProvider, workdir: Path
+) -> None:
+    fake.add(_call("call_1", "mcp__notes__pid", {}), {"text": "one"}, _call("call_1", "mcp__notes__pid", {}),
+             {"text": "two"})
+    first = await _run(mcp_runtime, workdir, "which process?")
+    second = await _run(mcp_runtime, workdir, "and you?")
+    pids = [of_type(await stored(mcp_runtime, sid), ev.ToolSucceeded)[0].output.text for sid in (first, second)]
+    assert pids[0] == pids[1] and pids[0].isdigit()
+    assert len([s for s in mcp_runtime.mcp_status() if Path(s.location) == workdir.resolve()]) == 1

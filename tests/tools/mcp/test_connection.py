@@ -35,7 +35,7 @@ async def test_a_stdio_server_starts_lists_its_tools_answers_a_call_and_stops(no
     connection = await _ready(notes, workdir)
     try:
         assert connection.state is McpState.READY, connection.error
-        assert {t.name for t in connection.tools} == {"echo", "fail", "die", "wait"}
+        assert {t.name for t in connection.tools} == {"echo", "pid", "fail", "die", "wait"}
         echo = next(t for t in connection.tools if t.name == "echo")
         assert echo.schema["properties"]["text"]["type"] == "string" and echo.description == "Repeat the text."
         assert connection.instructions == "Use notes echo to repeat text."
