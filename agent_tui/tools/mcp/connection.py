@@ -135,7 +135,9 @@ class McpConnection:
                     await self._failed(f"did not start within {self.config.startup_timeout_s:g} s")
                     return
                 except Exception as error:  # noqa: BLE001 - any start failure is one notice
-                    await self._failed(f"failed to start: {_reason(error)}")
+                    exited = self.config.command is not None and _is_closed(error)
+                    await self._failed("failed to start: " + ("the process exited before the handshake" if exited
+                                                              else _reason(error)))
                     return
                 self._client = client
                 self.instructions = (client.instructions or "").strip() or None
@@ -221,14 +223,20 @@ def _unlink(path: Path) -> None:
     path.unlink(missing_ok=True)
 
 
-def _is_closed(error: Exception) -> bool:
-    return "closed" in str(error).lower() or type(error).__name__ in {"ClosedResourceError", "BrokenResourceError",
+def _innermost(error: BaseException) -> BaseException:
+    """The SDK's anyio task groups wrap a failure in exception groups: the first leaf says what happened."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
+
+
+def _is_closed(error: BaseException) -> bool:
+    inner = _innermost(error)
+    return "closed" in str(inner).lower() or type(inner).__name__ in {"ClosedResourceError", "BrokenResourceError",
                                                                         "EndOfStream"}
 
 
 def _reason(error: BaseException) -> str:
-    inner = error
-    while isinstance(inner, BaseExceptionGroup) and inner.exceptions:
-        inner = inner.exceptions[0]
+    inner = _innermost(error)
     text = str(inner).strip()
     return f"{type(inner).__name__}: {text}" if text else type(inner).__name__

@@ -81,7 +81,8 @@ async def test_a_server_that_cannot_start_fails_with_its_stderr_and_waits_out_it
     config = McpServerConfig(command=[__import__("sys").executable, str(script)])
     connection = await _ready(config, workdir, clock)
     assert connection.state is McpState.FAILED and connection.fresh_failure
-    assert "failed to start" in (connection.error or "") and "missing API token" in (connection.error or "")
+    assert "the process exited before the handshake" in (connection.error or "")
+    assert "missing API token" in (connection.error or "")
     connection.start()  # within the first second: nothing happens
     assert connection.state is McpState.FAILED
     clock.advance(backoff_ms(1) / 1000)
@@ -116,3 +117,10 @@ async def test_a_streamable_http_server_is_used_the_same_way(http_notes, workdir
         assert failed.is_error and "quota exceeded" in failed.content[0].text
     finally:
         await connection.stop()
+
+
+async def test_a_missing_command_and_an_unreachable_url_say_why(workdir) -> None:
+    missing = await _ready(McpServerConfig(command=["no-such-mcp-server-binary"]), workdir)
+    assert missing.state is McpState.FAILED and "No such file" in (missing.error or ""), missing.error
+    unreachable = await _ready(McpServerConfig(url="http://127.0.0.1:9/mcp", startup_timeout_s=20), workdir)
+    assert unreachable.state is McpState.FAILED and "failed to start" in (unreachable.error or "")
