@@ -50,6 +50,7 @@ class McpHost:
     def __init__(self, settings_for: Callable[[str], Awaitable[Settings]], clock: Clock | None = None) -> None:
         self.hub = McpHub(clock)
         self._settings_for = settings_for
+        self._warming: set[asyncio.Task[list[McpConnection]]] = set()
 
     async def attach(self, tools: McpRegistrations, location: Path, settings: Settings, agent: str) -> None:
         connections = await self.hub.sync(location, enabled(settings))
@@ -62,7 +63,15 @@ class McpHost:
         """Start the location's servers in the background (after the first frame), without waiting."""
         if not enabled(settings):
             return None
-        return asyncio.get_running_loop().create_task(self.hub.sync(location, enabled(settings)))
+        task = asyncio.get_running_loop().create_task(self.hub.sync(location, enabled(settings)))
+        self._warming.add(task)  # the loop keeps only a weak reference to a task
+        task.add_done_callback(self._warmed)
+        return task
+
+    def _warmed(self, task: asyncio.Task[list[McpConnection]]) -> None:
+        self._warming.discard(task)
+        if not task.cancelled():
+            task.exception()  # a failure shows again, with its reason, when a step syncs the servers
 
     async def guidance(self, session: SessionRecord) -> dict[str, str | None]:
         """The selected servers' instructions; None for one not ready (the model keeps what it last saw)."""
@@ -85,4 +94,7 @@ class McpHost:
         return self.hub.watch(listener)
 
     async def close(self) -> None:
+        for task in list(self._warming):
+            task.cancel()
+        await asyncio.gather(*self._warming, return_exceptions=True)
         await self.hub.close()

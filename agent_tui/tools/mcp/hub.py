@@ -61,8 +61,9 @@ class McpHub:
         stale = [(key, c) for key, c in self._connections.items()
                  if key[0] == location and servers.get(key[1]) != c.config]
         for key, connection in stale:
-            del self._connections[key]
-            await connection.stop()
+            if self._connections.get(key) is connection:  # another sync may have replaced it meanwhile
+                del self._connections[key]
+                await connection.stop()
         out = []
         for name, config in servers.items():
             connection = self._connections.get((location, name))
