@@ -103,8 +103,13 @@ def loaded() -> bool:
     return _MODULE is not None
 
 
-def _preload() -> None:
-    """Import LiteLLM and what its first call would otherwise import on the event loop."""
+def preload() -> None:
+    """Import LiteLLM and what its first call would otherwise import or build on the event loop.
+
+    Blocking: run it in a thread. Without it the first call of a process stalled ~2.5 s
+    (the imports) plus ~55 ms (LiteLLM's params model, built on first validation); with it
+    the first call costs what later ones do (``bench/first_send.py``).
+    """
     litellm = load()
     with _collection_paused():
         for name in _FIRST_CALL_MODULES:
@@ -116,6 +121,12 @@ def _preload() -> None:
         litellm.token_counter(model="gpt-4o", text="warm")
     except Exception:  # noqa: BLE001
         pass
+    try:  # one mocked streamed completion (no network) builds the models a first call builds
+        for _ in litellm.completion(model="openai/warm-up", messages=[{"role": "user", "content": "warm"}],
+                                    mock_response="warm", stream=True, api_key="warm-up"):
+            pass
+    except Exception:  # noqa: BLE001 - another LiteLLM version: only the head start is lost
+        pass
 
 
 _WARMED = False
@@ -125,5 +136,5 @@ async def warm() -> None:
     """Import LiteLLM (and its first-call imports) in a worker thread; safe to call many times."""
     global _WARMED
     if not _WARMED:
-        await asyncio.to_thread(_preload)
+        await asyncio.to_thread(preload)
         _WARMED = True

@@ -154,6 +154,12 @@ ActiveSessions = dict[str, dict[str, Any]]
 """What each running session is doing, by session id."""
 
 
+class Resumed(BaseModel):
+    session_id: str
+    started: bool
+    """False: the session was already running here and the call joined it."""
+
+
 class Interrupted(BaseModel):
     session_id: str
     was_running: bool
@@ -172,5 +178,5 @@ __all__ = [
     "ActiveSessions", "AgentBody", "CompactBody", "ContextEntries", "ContextEntry", "CreateSession", "ErrorBody",
     "ErrorResponse", "EventList", "HistoryQuery", "Interrupted", "ListQuery", "Listing", "LogQuery", "LoggedEvent",
     "MessageList", "MessagesQuery", "ModelBody", "PendingList", "PermissionList", "PermissionRecord",
-    "PermissionReplyBody", "PromptBody", "Receipt", "SessionList", "SessionRecord",
+    "PermissionReplyBody", "PromptBody", "Receipt", "Resumed", "SessionList", "SessionRecord",
 ]  # fmt: skip
