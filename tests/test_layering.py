@@ -125,6 +125,25 @@ def test_litellm_is_never_imported_at_module_level() -> None:
     assert offenders == []
 
 
+MCP_SDK_HOME = PACKAGE / "tools" / "mcp" / "connection.py"
+"""The one module that imports the ``mcp`` SDK (it costs ~0.6 s to import), and only inside functions."""
+
+
+def test_the_mcp_sdk_is_imported_only_inside_functions_of_the_mcp_connection() -> None:
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        top = {id(node) for node in tree.body}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                if not any(n.split(".")[0] in ("mcp", "mcp_types", "httpx2") for n in names):
+                    continue
+                if path != MCP_SDK_HOME or id(node) in top:
+                    offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert offenders == []
+
+
 def _imported_modules(*args: str) -> set[str]:
     code = (
         "import sys, runpy\n"
@@ -142,5 +161,5 @@ def _imported_modules(*args: str) -> set[str]:
 
 def test_version_path_stays_light() -> None:
     modules = _imported_modules("--version")
-    heavy = {m for m in modules if m.split(".")[0] in {"litellm", "textual", "pydantic", "aiosqlite"}}
+    heavy = {m for m in modules if m.split(".")[0] in {"litellm", "textual", "pydantic", "aiosqlite", "mcp", "mcp_types"}}
     assert heavy == set()

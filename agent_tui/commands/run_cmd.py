@@ -57,10 +57,17 @@ async def _main(args: argparse.Namespace) -> int:
         return fail(str(error))
 
 
+def _mcp_notice(server: Any) -> None:
+    """One line on stderr when an MCP server fails to start or dies (not for each retry); the run goes on."""
+    if server.fresh_failure:
+        print(f"agent-tui: MCP server {server.name} {server.error}", file=sys.stderr, flush=True)
+
+
 async def _run(args: argparse.Namespace, prompt: str | None, cwd: Path, cli: dict[str, Any], settings: Any) -> int:
     from agent_tui.core.api import Runtime, SessionOwnedElsewhere, UnknownSession, resolve_credentials
 
     async with await Runtime.open(cli=cli, permission_policy=args.permission) as runtime:
+        runtime.watch_mcp(_mcp_notice)
         sessions = runtime.sessions
         if args.session:
             try:

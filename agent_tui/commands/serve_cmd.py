@@ -77,7 +77,7 @@ async def _serve(args: argparse.Namespace, runtime: Any) -> int:
     loop = asyncio.get_running_loop()
     for signum in STOP_SIGNALS:
         loop.add_signal_handler(signum, stop.set)
-    app = build_app(runtime.sessions, token, settings_for=runtime.settings_for)
+    app = build_app(runtime.sessions, token, settings_for=runtime.settings_for, mcp_status=runtime.mcp_status)
     runner = web.AppRunner(app, handler_cancellation=True, shutdown_timeout=5, access_log=None)
     try:
         await runner.setup()

@@ -12,7 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agent_tui.core.config_layers import (  # noqa: F401 - ConfigError re-exported
     DEFAULT_AGENT,
@@ -22,6 +22,8 @@ from agent_tui.core.config_layers import (  # noqa: F401 - ConfigError re-export
     merge,
     read_layers,
 )
+from agent_tui.vocab.mcp_names import SERVER_NAME
+from agent_tui.vocab.mcp_server import McpServerConfig
 from agent_tui.vocab.permission_rule import PermissionRule
 
 
@@ -40,6 +42,20 @@ class AgentSettings(_Section):
     prompt: str | None = None
     steps: int = Field(default=50, ge=1)
     permission: list[PermissionRule] = Field(default_factory=list)
+    mcp: list[str] | None = None
+    """The MCP servers this agent uses, by name; None: every enabled server."""
+
+
+class McpSettings(_Section):
+    servers: dict[str, McpServerConfig] = Field(default_factory=dict)
+
+    @field_validator("servers")
+    @classmethod
+    def _names(cls, servers: dict[str, McpServerConfig]) -> dict[str, McpServerConfig]:
+        for name in servers:
+            if not SERVER_NAME.match(name) or "__" in name:
+                raise ValueError(f"server name {name!r}: use letters, digits, '-' and single '_' only")
+        return servers
 
 
 class RetrySettings(_Section):
@@ -79,6 +95,7 @@ class Settings(_Section):
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     permission: list[PermissionRule] = Field(default_factory=list)
     storage: StorageSettings = Field(default_factory=StorageSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
     theme: str = "agent-dark"
 
     def agent_settings(self, name: str | None = None) -> AgentSettings:
@@ -86,6 +103,12 @@ class Settings(_Section):
 
     def model_settings(self, name: str) -> ModelSettings:
         return self.models.get(name) or ModelSettings()
+
+    def mcp_servers(self, agent: str | None = None) -> dict[str, McpServerConfig]:
+        """The enabled MCP servers the agent selects (all of them unless it names some)."""
+        chosen = self.agent_settings(agent).mcp
+        return {name: server for name, server in self.mcp.servers.items()
+                if server.enabled and (chosen is None or name in chosen)}
 
 
 def _describe(error: ValidationError) -> str:
@@ -101,7 +124,7 @@ def _validate_layer(data: Mapping[str, Any], source: str) -> None:
         raise ConfigError(f"{source}: {_describe(error)}") from None
 
 
-_NOT_FROM_ENVIRONMENT = frozenset({"models", "agents", "permission"})
+_NOT_FROM_ENVIRONMENT = frozenset({"models", "agents", "permission", "mcp"})
 
 
 def _settable_from_environment(layer: Mapping[str, Any]) -> dict[str, Any]:

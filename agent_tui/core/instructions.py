@@ -3,7 +3,8 @@
 Sources are observed concurrently and combined in a fixed order, each under a
 namespaced key with its own baseline / update / removal renderers:
 ``core/environment``, ``core/date``, ``core/instructions`` (AGENTS.md files),
-then ``api/*`` context entries. The first complete observation becomes the
+``core/mcp`` (the selected MCP servers' ``instructions``), then ``api/*``
+context entries (reference 001's order; skills and references do not exist yet). The first complete observation becomes the
 immutable baseline (system text); later changes become one chronological
 ``instructions.updated`` system message that advances ``applied`` in the same
 event. An unavailable source keeps its last applied value.
@@ -18,7 +19,7 @@ import os
 import platform
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from agent_tui.core import events as ev
 from agent_tui.core import ids, paths
@@ -31,12 +32,20 @@ DISABLE_PROJECT_ENV = "AGENT_TUI_DISABLE_PROJECT_CONFIG"
 UNAVAILABLE = object()
 
 
+def _as_observed(value: Any, previous: Any) -> Any:
+    return value
+
+
 @dataclass(frozen=True)
 class Source:
     key: str
     baseline: Callable[[Any], str]
     update: Callable[[Any], str]
     removal: Callable[[Any], str]
+    absent: Any = None
+    """The value a checkpoint without this key is taken to hold (one written before the source existed)."""
+    settle: Callable[[Any, Any], Any] = _as_observed
+    """The value to apply from an observation and the last applied value (parts unavailable keep theirs)."""
 
 
 # -- renderers ------------------------------------------------------------------
@@ -74,15 +83,41 @@ DATE = Source(
     update=lambda v: f"The date is now {v}.",
     removal=lambda _: "",
 )
-AGENTS = Source(
-    "core/instructions",
-    baseline=lambda files: _agents_text(files) if files else "",
-    update=lambda files: (
-        "The project instructions changed. These replace every earlier AGENTS.md instruction:\n\n"
-        + _agents_text(files)
-    ) if files else "All AGENTS.md instructions were removed; disregard them from now on.",
-    removal=lambda _: "All AGENTS.md instructions were removed; disregard them from now on.",
-)
+def aggregate_source(key: str, render: Callable[[Any], str], changed: str, each: str, **extra: Any) -> Source:
+    """A source whose value is a whole set of instructions: an update restates all of it, an empty one revokes it."""
+    removed = f"All {each} instructions were removed; disregard them from now on."
+    return Source(
+        key,
+        baseline=lambda value: render(value) if value else "",
+        update=lambda value: (
+            f"The {changed} changed. These replace every earlier {each} instruction:\n\n" + render(value)
+        ) if value else removed,
+        removal=lambda _: removed,
+        **extra,
+    )
+
+
+AGENTS = aggregate_source("core/instructions", _agents_text, "project instructions", "AGENTS.md")
+
+
+def _mcp_text(servers: dict[str, str]) -> str:
+    return "\n\n".join(f"Instructions from MCP server {name}:\n\n{text.strip()}" for name, text in servers.items())
+
+
+def _settle_mcp(observed: dict[str, str | None], previous: Any) -> dict[str, str]:
+    """A selected server not ready now (starting, failed) keeps the guidance the model last saw from it."""
+    previous = previous if isinstance(previous, dict) else {}
+    settled = {name: text if text is not None else previous.get(name) for name, text in observed.items()}
+    return {name: text for name, text in settled.items() if text}
+
+
+MCP = aggregate_source("core/mcp", _mcp_text, "MCP server instructions", "MCP server", absent={}, settle=_settle_mcp)
+McpGuidance = Callable[[SessionRecord], Awaitable[dict[str, str | None]]]
+"""Per selected server: its instructions, "" for none, None while it is not ready (keep the last)."""
+
+
+async def _no_mcp(_: SessionRecord) -> dict[str, str | None]:
+    return {}
 
 
 def context_source(key: str) -> Source:
@@ -142,13 +177,14 @@ def combine(observed: list[tuple[Source, Any]]) -> list[tuple[Source, Any]]:
     return observed
 
 
-async def observe(session: SessionRecord, context: dict[str, Any], today: _dt.date | None = None) -> list[tuple[Source, Any]]:
-    environment, agents = await asyncio.gather(
-        asyncio.to_thread(_observe_environment, session), asyncio.to_thread(_observe_agents, session)
+async def observe(session: SessionRecord, context: dict[str, Any], today: _dt.date | None = None,
+                  mcp: McpGuidance = _no_mcp) -> list[tuple[Source, Any]]:
+    environment, agents, guidance = await asyncio.gather(
+        asyncio.to_thread(_observe_environment, session), asyncio.to_thread(_observe_agents, session), mcp(session)
     )
     day = (today or _dt.date.today()).isoformat()
     api = [(context_source(key), value) for key, value in sorted(context.items())]
-    return combine([(ENVIRONMENT, environment), (DATE, day), (AGENTS, agents), *api])
+    return combine([(ENVIRONMENT, environment), (DATE, day), (AGENTS, agents), (MCP, guidance), *api])
 
 
 # -- the checkpoint -----------------------------------------------------------------
@@ -157,20 +193,22 @@ async def observe(session: SessionRecord, context: dict[str, Any], today: _dt.da
 class Instructions:
     """The runner's instruction hook: baseline once, then chronological updates."""
 
-    def __init__(self, store: Any, today: Callable[[], _dt.date] | None = None) -> None:
+    def __init__(self, store: Any, today: Callable[[], _dt.date] | None = None, mcp: McpGuidance = _no_mcp) -> None:
         self._store = store
         self._today = today or _dt.date.today
+        self._mcp = mcp
 
     async def prepare(self, session: SessionRecord, publish: SessionPublisher) -> ErrorInfo | None:
         context = await self._store.context_entries(session.id)
-        observed = await observe(session, context, self._today())
+        observed = await observe(session, context, self._today(), self._mcp)
         checkpoint = await self._store.checkpoint(session.id)
         if checkpoint is None or await self._compacted_since(session.id, checkpoint.baseline_seq):
             if any(value is UNAVAILABLE for _, value in observed) and checkpoint is None:
                 return ErrorInfo(type=ErrorType.INSTRUCTIONS_UNAVAILABLE,
                                  message="Project instructions (AGENTS.md) could not be read; the prompt stays pending.")
             previous = checkpoint.applied if checkpoint else {}
-            applied = {s.key: (previous.get(s.key) if v is UNAVAILABLE else v) for s, v in observed}
+            applied = {s.key: (previous.get(s.key) if v is UNAVAILABLE else s.settle(v, previous.get(s.key)))
+                       for s, v in observed}
             texts = [s.baseline(applied[s.key]) for s, _ in observed if applied.get(s.key) is not None]
             await publish(ev.InstructionsBaselined(baseline="\n\n".join(t for t in texts if t), applied=applied))
             return None
@@ -178,7 +216,10 @@ class Instructions:
         changes: list[str] = []
         current = {source.key for source, _ in observed}
         for source, value in observed:
-            if value is UNAVAILABLE or applied.get(source.key) == value:
+            if value is UNAVAILABLE:
+                continue
+            value = source.settle(value, applied.get(source.key))
+            if applied.get(source.key, source.absent) == value:
                 continue
             changes.append(source.update(value))
             applied[source.key] = value

@@ -18,6 +18,7 @@ from agent_tui.core.config import Settings, load_settings
 from agent_tui.core.config_layers import ConfigStamp, config_stamp
 from agent_tui.core.coordinator import Coordinator
 from agent_tui.core.instructions import Instructions
+from agent_tui.core.mcp_host import McpHost, McpRegistrations
 from agent_tui.core.promotion import eligible
 from agent_tui.core.publisher import SessionPublisher
 from agent_tui.core.records import SessionRecord
@@ -42,10 +43,12 @@ class Runtime:
         self._policy = permission_policy
         self._settings: dict[str, tuple[ConfigStamp, Settings]] = {}
         self._hosts: dict[str, RegistryToolHost] = {}
+        self._mcp = McpHost(self.settings_for, clock)
+        self._mcp_tools: dict[str, McpRegistrations] = {}
         compactor = Compactor(self._store, lambda session: self.settings_for(session.location), stream=stream,
                               clock=clock)
         self._runner = Runner(self._store, self.publisher, self._services, stream=stream, clock=clock,
-                             compaction=compactor, instructions=Instructions(self._store))
+                             compaction=compactor, instructions=Instructions(self._store, mcp=self._mcp.guidance))
         self._coordinator = Coordinator(self._runner, self._store.publish, has_pending=self._has_pending)
         sessions.set_executor(self._coordinator)
 
@@ -64,11 +67,27 @@ class Runtime:
         loader = settings_loader or (lambda location: load_settings(location, cli=cli))
         base = await asyncio.to_thread(loader, Path.cwd())
         sessions = await open_sessions(base, path=db_path or paths.database_path())
-        return cls(sessions, loader, permission_policy, stream, clock, registry_factory)
+        runtime = cls(sessions, loader, permission_policy, stream, clock, registry_factory)
+        runtime._mcp.warm(Path.cwd(), base)
+        return runtime
 
     async def close(self) -> None:
         await self._coordinator.shutdown()
+        await self._mcp.close()
         await self.sessions.close()
+
+    async def warm_mcp(self, location: Path) -> None:
+        """Start the MCP servers configured at ``location`` in the background (the TUI calls it after
+        its first frame); a step that needs them waits only for what is still starting."""
+        self._mcp.warm(location, await self.settings_for(str(location)))
+
+    def mcp_status(self) -> list:
+        """Every MCP server this process has: name, location, transport, state, tools, error."""
+        return self._mcp.status()
+
+    def watch_mcp(self, listener: Callable[[Any], None]) -> Callable[[], None]:
+        """Call ``listener`` with a server whenever its state changes; returns the unsubscribe function."""
+        return self._mcp.watch(listener)
 
     async def __aenter__(self) -> "Runtime":
         return self
@@ -104,6 +123,8 @@ class Runtime:
                              location, root, self._policy, self.sessions.wait_permission_reply)
             host = RegistryToolHost(settings, registry, location, root, gate)
             self._hosts[session.id] = host
+            self._mcp_tools[session.id] = McpRegistrations(registry)
         elif host.settings is not settings:  # the config changed: new rules, same gate (its asks and grants stay)
             host.use_settings(settings, session.agent or settings.agent)
+        await self._mcp.attach(self._mcp_tools[session.id], host.location, settings, session.agent or settings.agent)
         return LocationServices(settings=settings, tools=host)

@@ -7,6 +7,8 @@ socket, the token file and signal handling (``commands/serve_cmd.py``).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from typing import Any
 
 from aiohttp import web
 
@@ -18,10 +20,11 @@ from agent_tui.server.state import STATE, ServerState, SettingsFor
 
 
 def build_app(sessions: Sessions, token: str, *, settings_for: SettingsFor | None = None,
-              keepalive_s: float = 15.0) -> web.Application:  # fmt: skip
+              mcp_status: Callable[[], list[Any]] = list, keepalive_s: float = 15.0) -> web.Application:  # fmt: skip
     """An application serving ``sessions``; every request must carry ``token``."""
     app = web.Application(middlewares=[error_middleware, bearer_middleware(token)])
-    app[STATE] = ServerState(sessions=sessions, settings_for=settings_for, keepalive_s=keepalive_s)
+    app[STATE] = ServerState(sessions=sessions, settings_for=settings_for, mcp_status=mcp_status,
+                             keepalive_s=keepalive_s)
     routes.register(app)
     app.on_shutdown.append(_close_streams)
     return app

@@ -13,6 +13,7 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_tui.core.api import InboxRecord, MessageRecord, PermissionRecord, Receipt, SessionRecord, SessionSummary
+from agent_tui.vocab.kinds import McpState
 
 IdText = Field(default=None, pattern=r"^[A-Za-z0-9_.\-]{1,128}$")
 Name = Field(min_length=1, max_length=200)
@@ -109,6 +110,22 @@ class PendingList(Listing[InboxRecord]):
 
 
 class PermissionList(Listing[PermissionRecord]):
+    pass
+
+
+class McpServer(BaseModel):
+    """One MCP server this process has started (or tried to) at one location."""
+
+    name: str
+    location: str
+    transport: Literal["stdio", "http"]
+    state: McpState
+    tools: list[str]
+    error: str | None = None
+    """Why it failed, with the tail of its stderr."""
+
+
+class McpServerList(Listing[McpServer]):
     pass
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from aiohttp import web
 
@@ -18,6 +19,8 @@ class ServerState:
     sessions: Sessions
     settings_for: SettingsFor | None = None
     """Per-location settings (the runtime's), used to refuse unknown agent names."""
+    mcp_status: Callable[[], list[Any]] = list
+    """The runtime's MCP servers (``Runtime.mcp_status``); none without a runtime."""
     keepalive_s: float = 15.0
     """An SSE comment is written this often on an idle stream, so a gone client is noticed."""
     streams: set[asyncio.Task[object]] = field(default_factory=set)

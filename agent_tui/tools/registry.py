@@ -59,6 +59,8 @@ class Tool:
     """A registration: name, model-facing description, input model, handler.
 
     ``action`` is the permission action the tool needs (catalogue visibility).
+    ``parameters`` is a JSON schema given as is (an MCP server's) in place of
+    the input model's; the model then only checks that the input is an object.
     """
 
     name: str
@@ -66,9 +68,11 @@ class Tool:
     input_model: type[BaseModel]
     run: Runner
     action: str
+    parameters: dict[str, Any] | None = None
 
     def spec(self) -> dict[str, Any]:
-        return {"name": self.name, "description": self.description, "parameters": _schema(self.input_model)}
+        parameters = self.parameters if self.parameters is not None else _schema(self.input_model)
+        return {"name": self.name, "description": self.description, "parameters": parameters}
 
 
 def _schema(model: type[BaseModel]) -> dict[str, Any]:

@@ -27,7 +27,9 @@ from agent_tui.tui.command_registry import Command, palette, resolve
 from agent_tui.tui.context import CoreUnavailable, StartupFailed, TuiContext
 from agent_tui.tui.gc_policy import tune_runtime
 from agent_tui.tui.port import call
+from agent_tui.tui.mcp_view import failure_notice, listing
 from agent_tui.tui.screens.help import HelpScreen
+from agent_tui.tui.screens.mcp import McpScreen
 from agent_tui.tui.screens.picker import SessionPicker
 from agent_tui.tui.theme_watch import watch_theme_files
 from agent_tui.tui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, theme_dirs
@@ -113,6 +115,7 @@ class AgentApp(App[None]):
             self.notify(error, severity="warning")
         if self._watch_themes:
             self.run_worker(self._watch_theme_files(), group="themes")
+        self.run_worker(self._watch_mcp(), group="mcp")
         if self.start.picker:  # at once: its rows arrive when the store is open
             self.action_resume()
         if self._connect is None:
@@ -161,8 +164,24 @@ class AgentApp(App[None]):
         await self.ctx.runnable.wait()  # the least urgent start-up work: its import waits until the core is up
         await watch_theme_files(self._theme_dirs, self.theme_reloaded, self._theme_error, self._stop_watch)
 
+    async def _watch_mcp(self) -> None:
+        """Repaint the status bar's count when a server changes state; one notice when one fails."""
+        await self.ctx.runnable.wait()
+        if self.ctx.mcp is not None:
+            self._unwatch_mcp = self.ctx.mcp.watch_mcp(self._mcp_changed)
+            for server in self.ctx.mcp.mcp_status():  # failed before this app listened
+                self._mcp_changed(server)
+
+    def _mcp_changed(self, server: object) -> None:
+        if server.fresh_failure:  # type: ignore[attr-defined] - a connection or its status
+            self.notify(failure_notice(server), severity="error", timeout=10)
+        self.view.paint_chrome()
+
     def on_unmount(self) -> None:
         self._stop_watch.set()
+        unwatch = getattr(self, "_unwatch_mcp", None)
+        if unwatch is not None:
+            unwatch()
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent):  # the user is here: no full collection now
@@ -220,6 +239,10 @@ class AgentApp(App[None]):
 
     def action_toggle_details(self) -> None:
         self.view.query_one(TranscriptView).toggle_details()
+
+    def action_mcp_servers(self) -> None:
+        location = self.view.transcript.facts.location or self.ctx.location
+        self.push_screen(McpScreen(listing(self.ctx.mcp.mcp_status(), location) if self.ctx.mcp is not None else []))
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen([*PromptInput.BINDINGS, *self.BINDINGS, *PermissionPanel.BINDINGS]))

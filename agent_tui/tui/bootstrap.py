@@ -200,10 +200,14 @@ class CoreOpener:
         try:
             runtime = await _from_core("Runtime")
             self.runtime = runtime(self.sessions, self._settings_for, None, None, None)
+            self.ctx.mcp = self.runtime
         except Exception as error:  # noqa: BLE001 - the app stays open for reading and says why
             self.ctx.runner_error = f"the agent cannot run: {error}"
         finally:
             self.ctx.runnable.set()
+        if self.runtime is not None:
+            with contextlib.suppress(Exception):  # a bad config is reported when a prompt runs
+                await self.runtime.warm_mcp(Path(self.ctx.location))
         from agent_tui.tui.lazy import BLOCK_WIDGETS
 
         await BLOCK_WIDGETS.load()  # before the first block needs it (the picker and a new session do not)

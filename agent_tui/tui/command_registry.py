@@ -34,6 +34,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("compact", "summarise older history to free context", "compact", "Compact"),
     CommandSpec("model", "use another model from the next step", "select_model", "Model", "NAME", "model_names"),
     CommandSpec("theme", "switch the colour theme", "select_theme", "Theme", "NAME", "theme_names"),
+    CommandSpec("mcp", "MCP servers here: state and tools", "mcp_servers", "MCP servers"),
     CommandSpec("help", "keys and commands", "help", "Help"),
     CommandSpec("quit", "quit agent-tui", "shutdown", "Quit", slash=False),
 )

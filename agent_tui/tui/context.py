@@ -41,6 +41,7 @@ class TuiContext:
     setup_hint: str | None = None  # one line saying what to configure, when something is missing
     # The picker's first rows (location or None for all, limit) read before the facade opens; blocking.
     peek_sessions: Callable[[str | None, int], list[Any]] | None = None
+    mcp: Any = None  # a tui.mcp_view.McpPort (the runtime) once it is up; None: no MCP servers to show
 
     def __post_init__(self) -> None:
         self.connected = asyncio.Event()  # the facade can read

@@ -70,3 +70,12 @@ class PermissionReply(StrEnum):
     ONCE = "once"
     ALWAYS = "always"
     REJECT = "reject"
+
+
+class McpState(StrEnum):
+    """Where one MCP server connection is: ``/mcp``, the status bar and ``GET /api/mcp`` show it."""
+
+    STARTING = "starting"
+    READY = "ready"
+    FAILED = "failed"
+    STOPPED = "stopped"

@@ -239,3 +239,65 @@ async def test_resume_without_a_prompt_continues_a_step_a_crash_cut_short(cli: C
     kinds = types(await cli.log(sid))
     assert kinds.count("step.failed") == 1 and kinds.count("step.ended") == 1 and kinds[-1] == "execution.succeeded"
     assert len(fake.accepted) == 2
+
+
+def _mcp_config(workdir: Path, servers: dict[str, list[str]]) -> None:
+    config = workdir / ".agent-tui" / "config.toml"
+    config.parent.mkdir(exist_ok=True)
+    config.write_text("".join(f"[mcp.servers.{name}]\ncommand = {json.dumps(command)}\nstartup_timeout_s = 60\n"
+                              for name, command in servers.items()))
+
+
+async def test_run_uses_the_mcp_servers_and_says_when_one_fails(cli: Cli, fake: FakeProvider, workdir: Path) -> None:
+    broken = workdir / "broken.py"
+    broken.write_text("import sys\nprint('tracker: bad credentials', file=sys.stderr)\nsys.exit(2)\n")
+    server = Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py"
+    _mcp_config(workdir, {"notes": [sys.executable, str(server), "stdio"], "tracker": [sys.executable, str(broken)]})
+    fake.add({"tool_calls": [{"id": "call_1", "name": "mcp__notes__echo", "arguments": {"text": "headless"}}]},
+             {"text": "Echoed."})
+    code, out, err = await cli.run("--permission", "allow", "echo it", timeout=120)
+    assert code == 0, err
+    assert out.strip() == "Echoed."
+    notices = [line for line in err.splitlines() if line.startswith("agent-tui: MCP server tracker")]
+    assert len(notices) == 1 and "failed to start" in notices[0]
+    assert "tracker: bad credentials" in err
+    assert {t["function"]["name"] for t in fake.accepted[0].body["tools"]} >= {"mcp__notes__echo"}
+    tool_message = next(m for m in fake.accepted[1].body["messages"] if m["role"] == "tool")
+    assert tool_message["content"] == "echo: headless"
+
+
+async def test_an_mcp_call_a_killed_agent_left_running_is_swept_and_its_server_ends(
+    cli: Cli, fake: FakeProvider, workdir: Path
+) -> None:
+    server = Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py"
+    _mcp_config(workdir, {"notes": [sys.executable, str(server), "stdio"]})
+    fake.add({"tool_calls": [{"id": "call_1", "name": "mcp__notes__wait", "arguments": {}}]}, {"text": "recovered"})
+    proc = await cli.start("run", *cli.model_flags(), "--permission", "allow", "wait")
+    started = workdir / "wait.started"  # FAKE_MCP_MARKS is unset: the server marks its working directory
+    for _ in range(1200):
+        if started.exists() and started.read_text():
+            break
+        await asyncio.sleep(0.05)
+    server_pid = int(started.read_text())
+    proc.kill()  # SIGKILL: no cleanup runs
+    _, err = await proc.communicate()
+    sid = session_of(err.decode())
+    before = types(await cli.log(sid))
+    assert "tool.called" in before and not {"tool.success", "tool.failed"} & set(before)  # left running
+    for _ in range(200):  # its stdin closed with the agent: the server ends by itself
+        if not _alive(server_pid):
+            break
+        await asyncio.sleep(0.05)
+    assert not _alive(server_pid)
+    code, out, err = await cli.run("--session", sid, "carry on", timeout=120)
+    assert code == 0, err
+    stale = next(e for e in await cli.log(sid) if e["type"] == "session.tool.failed.1")
+    assert stale["data"]["error"]["type"] == "tool.stale" and out.strip() == "recovered"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return not Path(f"/proc/{pid}/stat").read_text().split(") ")[-1].startswith("Z")

@@ -62,6 +62,11 @@ def test_permission_rules_and_model_overrides(workdir: Path, agent_home: Path) -
         ("[agents.build]\nsteps = 0\n", "agents.build.steps"),
         ("theme = [1\n", "invalid TOML"),
         ('[[permission]]\naction = "bash"\neffect = "maybe"\n', "permission.0.effect"),
+        ('[mcp.servers.docs]\ncommand = ["x"]\nurl = "http://h/mcp"\n', "mcp.servers.docs: Value error, set exactly one"),
+        ('[mcp.servers.docs]\ncommand = "docs-server"\n', "mcp.servers.docs.command"),
+        ('[mcp.servers."my docs"]\nurl = "http://h/mcp"\n', "mcp.servers: Value error, server name 'my docs'"),
+        ('[mcp.servers.docs]\nurl = "http://h/mcp"\ntimeout = 5\n', "mcp.servers.docs.timeout"),
+        ('[agents.build]\nmcp = "docs"\n', "agents.build.mcp"),
     ],
 )
 def test_bad_file_names_file_and_key(workdir: Path, text: str, needle: str) -> None:
@@ -75,3 +80,17 @@ def test_bad_file_names_file_and_key(workdir: Path, text: str, needle: str) -> N
 def test_bad_environment_value_is_named(workdir: Path) -> None:
     with pytest.raises(config.ConfigError, match="environment.*retry.base_delay_ms"):
         config.load_settings(workdir, environ={"AGENT_TUI_RETRY__BASE_DELAY_MS": "soon"})
+
+
+def test_mcp_servers_and_the_agents_selection(workdir: Path) -> None:
+    _write(workdir / ".agent-tui" / "config.toml", (
+        '[mcp.servers.docs]\nurl = "http://h/mcp"\nheaders = { Authorization = "Bearer t" }\n'
+        '[mcp.servers.notes]\ncommand = ["notes-server", "--stdio"]\nenv = { TOKEN = "x" }\ntimeout_s = 5\n'
+        '[mcp.servers.off]\ncommand = ["off"]\nenabled = false\n'
+        '[agents.plan]\nmcp = ["docs"]\n'
+    ))
+    settings = config.load_settings(workdir, environ={})
+    assert settings.mcp.servers["notes"].command == ["notes-server", "--stdio"]
+    assert settings.mcp.servers["notes"].timeout_s == 5 and settings.mcp.servers["docs"].transport == "http"
+    assert list(settings.mcp_servers("build")) == ["docs", "notes"]  # every enabled server by default
+    assert list(settings.mcp_servers("plan")) == ["docs"]

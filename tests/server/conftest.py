@@ -81,7 +81,8 @@ class Api:
 
 @pytest.fixture
 async def api(runtime: Runtime) -> AsyncIterator[Api]:
-    app = build_app(runtime.sessions, TOKEN, settings_for=runtime.settings_for, keepalive_s=0.2)
+    app = build_app(runtime.sessions, TOKEN, settings_for=runtime.settings_for, mcp_status=runtime.mcp_status,
+                    keepalive_s=0.2)
     async with TestClient(TestServer(app)) as client:
         yield Api(client)
 

@@ -157,19 +157,26 @@ async def test_esc_interrupts_and_keeps_pending_input(provider, app) -> None:
         assert any(isinstance(e, ev.ExecutionInterrupted) and e.reason == "user" for e in log)
 
 
+async def approve_the_ask(pilot, app: AgentApp, clock, prompt: str, timeout: float = 30) -> tuple[str, str]:
+    """Send ``prompt``, wait for the permission panel, answer "once"; returns the panel's title and body."""
+    await pilot.press(*prompt, "enter")
+    panel = app.query_one(PermissionPanel)
+    await until(pilot, lambda: panel.display, timeout=timeout)
+    shown = str(panel.query_one(".permission-title").render()), str(panel.query_one(".permission-body").render())
+    clock.advance(1)
+    await pilot.press("y")
+    await idle(pilot, app)
+    return shown
+
+
 async def test_permission_panel_answers_a_real_ask(provider, app, clock, workdir) -> None:
     provider.add(
         Turn(tool_calls=[ScriptToolCall(id="call_1", name="bash", arguments={"command": "echo approved-run"})]),
         Turn(text="Ran it."),
     )
     async with app.run_test() as pilot:
-        await pilot.press(*"run echo", "enter")
-        panel = app.query_one(PermissionPanel)
-        await until(pilot, lambda: panel.display, timeout=30)
-        assert "echo approved-run" in str(panel.query_one(".permission-body").render())
-        clock.advance(1)
-        await pilot.press("y")
-        await idle(pilot, app)
+        _, body = await approve_the_ask(pilot, app, clock, "run echo")
+        assert "echo approved-run" in body
         tool = app.query_one(ToolCall)
         assert tool.block.shown_state is ToolState.OK and "approved-run" in tool.block.output
         assert texts(app) == ["Ran it."]

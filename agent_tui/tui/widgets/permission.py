@@ -7,6 +7,8 @@ nor gets lost.
 
 from __future__ import annotations
 
+import json
+
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -19,6 +21,17 @@ from agent_tui.tui.transcript_model import PermissionAsk
 from agent_tui.tui.widgets.diff import render_patch
 from agent_tui.vocab.clock import Clock
 from agent_tui.vocab.kinds import PermissionReply
+
+
+def describe_ask(ask: PermissionAsk) -> tuple[str, str]:
+    """(what the agent wants to do, the body to show): a command, an MCP call's arguments, the resources."""
+    detail = ask.detail
+    if ask.action == "mcp" and isinstance(detail.get("server"), str):
+        arguments = json.dumps(detail.get("arguments") or {}, ensure_ascii=False, indent=2)
+        return f"call {detail.get('tool')} on MCP server {detail['server']}", f"arguments: {arguments}"
+    what = "run a command" if ask.action == "bash" else ask.action
+    command = detail.get("command") if isinstance(detail.get("command"), str) else None
+    return what, command or "\n".join(ask.resources) or ask.action
 
 
 class PermissionPanel(Vertical, can_focus=True):
@@ -74,14 +87,10 @@ class PermissionPanel(Vertical, can_focus=True):
         if ask is None:
             return
         self.shown_at = self.clock.now_ms()
-        what = "run a command" if ask.action == "bash" else f"{ask.action}"
+        what, text = describe_ask(ask)
         self.query_one(".permission-title", Static).update(Text(f"⚑ The agent wants to {what}", style="bold"))
         body = self.query_one(".permission-body", Static)
-        if patch is not None:
-            body.update(render_patch(patch, self.app.theme_variables))
-        else:
-            command = ask.detail.get("command") if isinstance(ask.detail.get("command"), str) else None
-            body.update(Text(command or "\n".join(ask.resources) or ask.action))
+        body.update(render_patch(patch, self.app.theme_variables) if patch is not None else Text(text))
         self.query_one(Input).display = False
         self.focus()
 

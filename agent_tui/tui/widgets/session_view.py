@@ -27,6 +27,7 @@ from agent_tui.tui.transcript_model import Transcript
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.widgets.prompt import PromptInput
+from agent_tui.tui.mcp_view import count_label, ready_count
 from agent_tui.tui.widgets.status import StatusBar, StatusInputs
 from agent_tui.tui.widgets.transcript import NewOutputHint, TranscriptView
 from agent_tui.vocab.kinds import Delivery
@@ -153,8 +154,14 @@ class SessionView(Vertical):
                 location=self.ctx.location, model=self.ctx.model, agent=self.ctx.agent,
                 context_window=self.ctx.context_window(t.facts.model or self.ctx.model),
                 interrupting=self.interrupting, background_asks=self.feed.background_asks, notice=self.notice,
+                mcp=self._mcp_count(t.facts.location if self.session_id else None),
             ),
         )  # fmt: skip
+
+    def _mcp_count(self, location: str | None) -> str | None:
+        if self.ctx.mcp is None:
+            return None
+        return count_label(*ready_count(self.ctx.mcp.mcp_status(), location or self.ctx.location))
 
     def on_transcript_view_scrolled(self) -> None:
         self.query_one("#new-output").display = self.query_one(TranscriptView).unseen_output

@@ -24,6 +24,7 @@ class StatusInputs:
     context_window: int | None = None
     interrupting: bool = False
     background_asks: int = 0  # permission asks waiting in other sessions
+    mcp: str | None = None  # ready MCP servers, e.g. "mcp 2" or "mcp 1/2"
     notice: str | None = None  # one line, e.g. what to configure
 
 
@@ -97,6 +98,8 @@ class StatusBar(Static):
             out.append(f" · ↑{human_tokens(facts.input_tokens)} ↓{human_tokens(facts.output_tokens)}")
             if facts.cost > 0:
                 out.append(f" · ${facts.cost:.4f}" if facts.cost < 1 else f" · ${facts.cost:.2f}")
+        if inputs.mcp:
+            out.append(f" · {inputs.mcp}")
         if inputs.background_asks:
             out.append(f" · ⚑ {inputs.background_asks} waiting elsewhere", style="bold")
         out.append(f" · {short_path((facts.location if facts else None) or inputs.location)}")

@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Collapsible, Static
 
+from agent_tui.tui.mcp_view import tool_label
 from agent_tui.tui.transcript_blocks import ToolBlock, ToolState
 from agent_tui.tui.widgets.block_widgets import BlockWidget
 from agent_tui.tui.widgets.diff import render_patch
@@ -55,7 +56,7 @@ class ToolCall(BlockWidget):
         icon = ICONS.get(state) or SPINNER[self.clock.now_ms() // 100 % len(SPINNER)]  # frozen clock: fixed frame
         header = Text()
         header.append(f"{icon} ", style="bold")
-        header.append(block.name or "tool", style="bold")
+        header.append(tool_label(block.name or "tool"), style="bold")
         if block.summary:
             header.append(f"  {block.summary}")
         if state is ToolState.INTERRUPTED:

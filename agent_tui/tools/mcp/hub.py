@@ -1,0 +1,91 @@
+"""The process's MCP connections, one per (location, server name), shared by the sessions there.
+
+``sync`` makes the connections match a location's configuration: new servers
+start in the background, a changed or removed one is stopped. ``close`` stops
+them all (their process groups too) when the process exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Mapping
+
+from agent_tui.tools.mcp.connection import McpConnection, load_sdk
+from agent_tui.vocab.clock import Clock
+from agent_tui.vocab.kinds import McpState
+from agent_tui.vocab.mcp_server import McpServerConfig
+
+Listener = Callable[[McpConnection], None]
+
+
+@dataclass(frozen=True)
+class McpStatus:
+    """What ``/mcp`` and ``GET /api/mcp`` show of one server."""
+
+    name: str
+    location: str
+    transport: str
+    state: McpState
+    tools: tuple[str, ...]
+    error: str | None
+    failures: int = 0
+
+    @property
+    def fresh_failure(self) -> bool:
+        """Failed for the first time in a row: worth one notice (the retries are not)."""
+        return self.state is McpState.FAILED and self.failures == 1
+
+
+class McpHub:
+    def __init__(self, clock: Clock | None = None) -> None:
+        self._clock = clock
+        self._connections: dict[tuple[Path, str], McpConnection] = {}
+        self._listeners: list[Listener] = []
+        self._sdk: asyncio.Task[None] | None = None
+
+    def watch(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` on every state change; returns the function that stops it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _changed(self, connection: McpConnection) -> None:
+        for listener in list(self._listeners):
+            listener(connection)
+
+    async def sync(self, location: Path, servers: Mapping[str, McpServerConfig]) -> list[McpConnection]:
+        """The location's connections for ``servers`` (enabled ones), each started unless it is up or backing off."""
+        if servers:
+            await self._load_sdk()
+        stale = [(key, c) for key, c in self._connections.items()
+                 if key[0] == location and servers.get(key[1]) != c.config]
+        for key, connection in stale:
+            if self._connections.get(key) is connection:  # another sync may have replaced it meanwhile
+                del self._connections[key]
+                await connection.stop()
+        out = []
+        for name, config in servers.items():
+            connection = self._connections.get((location, name))
+            if connection is None:
+                connection = McpConnection(name, config, location, self._clock, self._changed)
+                self._connections[(location, name)] = connection
+            connection.start()
+            out.append(connection)
+        return out
+
+    async def _load_sdk(self) -> None:
+        if self._sdk is None:
+            self._sdk = asyncio.get_running_loop().create_task(load_sdk())
+        await asyncio.shield(self._sdk)
+
+    def connections(self, location: Path | None = None) -> list[McpConnection]:
+        return [c for (where, _), c in self._connections.items() if location is None or where == location]
+
+    def status(self, location: Path | None = None) -> list[McpStatus]:
+        return [McpStatus(c.name, str(c.location), c.config.transport, c.state, tuple(t.name for t in c.tools), c.error,
+                          c.failures) for c in self.connections(location)]
+
+    async def close(self) -> None:
+        connections, self._connections = list(self._connections.values()), {}
+        await asyncio.gather(*(c.stop() for c in connections), return_exceptions=True)

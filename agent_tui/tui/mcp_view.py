@@ -1,0 +1,59 @@
+"""MCP servers as the TUI shows them: ``/mcp`` lines, the status bar's count, a failure's notice. No Textual."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Protocol
+
+from agent_tui.vocab.kinds import McpState
+from agent_tui.vocab.mcp_names import split_tool_name
+
+
+class McpPort(Protocol):
+    """What the TUI reads of the runtime's MCP servers (``Runtime`` implements it)."""
+
+    def mcp_status(self) -> list[Any]: ...
+
+    def watch_mcp(self, listener: Any) -> Any: ...
+
+
+def _here(statuses: Iterable[Any], location: str) -> list[Any]:
+    return [s for s in statuses if s.location == location]
+
+
+def ready_count(statuses: Iterable[Any], location: str) -> tuple[int, int]:
+    """(ready, configured) servers at ``location``."""
+    here = _here(statuses, location)
+    return sum(1 for s in here if s.state is McpState.READY), len(here)
+
+
+def count_label(ready: int, total: int) -> str | None:
+    """``mcp 2`` when all are ready, ``mcp 1/2`` when not; None without servers."""
+    if not total:
+        return None
+    return f"mcp {ready}" if ready == total else f"mcp {ready}/{total}"
+
+
+def state_label(status: Any) -> str:
+    match status.state:
+        case McpState.READY:
+            return f"ready with {len(status.tools)} tool{'s' if len(status.tools) != 1 else ''}"
+        case McpState.FAILED:
+            return f"failed: {(status.error or '').splitlines()[0] if status.error else 'unknown reason'}"
+        case state:
+            return str(state.value)
+
+
+def listing(statuses: Iterable[Any], location: str) -> list[tuple[str, str, str]]:
+    """(server, transport and state, its tools) per server at ``location``, for ``/mcp``."""
+    return [(s.name, f"{s.transport} · {state_label(s)}", ", ".join(s.tools) or "—") for s in _here(statuses, location)]
+
+
+def failure_notice(status: Any) -> str:
+    """One notice for a server that failed to start or died: the reason and its stderr tail."""
+    return f"MCP server {status.name} {status.error or 'failed'}"
+
+
+def tool_label(name: str) -> str:
+    """A tool block's name: ``mcp__notes__echo`` shows as ``notes/echo`` (server, then tool)."""
+    split = split_tool_name(name)
+    return f"{split[0]}/{split[1]}" if split else name

@@ -1,0 +1,33 @@
+"""``/mcp``: the MCP servers of this location, their state and their tools, on one modal page."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+
+class McpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q", "dismiss", "close")]
+
+    def __init__(self, rows: list[tuple[str, str, str]]) -> None:
+        super().__init__()
+        self.rows = rows
+
+    def compose(self) -> ComposeResult:
+        table = Table.grid(padding=(0, 2))
+        table.add_column(style="bold")
+        table.add_column()
+        table.add_column()
+        for name, state, tools in self.rows:
+            table.add_row(name, state, tools)
+        with VerticalScroll(id="help"):
+            yield Static("MCP servers  ·  Esc closes", classes="help-title")
+            if self.rows:
+                yield Static(table, id="mcp-servers")
+            else:
+                yield Static("No MCP servers configured here. Add [mcp.servers.NAME] to config.toml.",
+                             id="mcp-servers")

@@ -1,0 +1,36 @@
+"""One configured MCP server, as ``[mcp.servers.NAME]`` gives it: config parses it, ``tools.mcp`` runs it."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class McpServerConfig(BaseModel):
+    """Either ``command`` (stdio: a process) or ``url`` (streamable HTTP), never both."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    command: list[str] | None = Field(default=None, min_length=1)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    enabled: bool = True
+    timeout_s: float = Field(default=120.0, gt=0)
+    """How long one tool call may take before it fails."""
+    startup_timeout_s: float = Field(default=30.0, gt=0)
+    """How long starting (process + initialize + tools/list) may take."""
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> "McpServerConfig":
+        if (self.command is None) == (self.url is None):
+            raise ValueError("set exactly one of command (stdio) or url (streamable HTTP)")
+        if self.url is None and self.headers:
+            raise ValueError("headers apply only to a url server")
+        if self.command is None and (self.env or self.cwd):
+            raise ValueError("env and cwd apply only to a command server")
+        return self
+
+    @property
+    def transport(self) -> str:
+        return "stdio" if self.command is not None else "http"

@@ -1,0 +1,55 @@
+"""The fake MCP server as a real process: its stdio config, and a streamable HTTP instance on a free port."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from agent_tui.vocab.mcp_server import McpServerConfig
+
+SERVER = Path(__file__).resolve().parents[2] / "fakes" / "mcp_server.py"
+
+
+def stdio_config(tmp_path: Path, **env: str) -> McpServerConfig:
+    return McpServerConfig(command=[sys.executable, str(SERVER), "stdio"],
+                           env={"FAKE_MCP_MARKS": str(tmp_path), **env}, startup_timeout_s=60)
+
+
+@pytest.fixture
+def notes(tmp_path: Path) -> McpServerConfig:
+    return stdio_config(tmp_path)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+async def http_notes(tmp_path: Path) -> AsyncIterator[McpServerConfig]:
+    """The same server over streamable HTTP; yields once it accepts connections."""
+    port = _free_port()
+    process = await asyncio.create_subprocess_exec(sys.executable, str(SERVER), "http", str(port),
+                                                   env={"FAKE_MCP_MARKS": str(tmp_path), "PATH": ""},
+                                                   stderr=asyncio.subprocess.DEVNULL)
+    try:
+        async def listening() -> None:
+            while True:
+                try:
+                    _, writer = await asyncio.open_connection("127.0.0.1", port)
+                except OSError:
+                    await asyncio.sleep(0.05)
+                    continue
+                writer.close()
+                return
+        await asyncio.wait_for(listening(), 60)
+        yield McpServerConfig(url=f"http://127.0.0.1:{port}/mcp", headers={"X-Test": "1"})
+    finally:
+        process.terminate()
+        await process.wait()

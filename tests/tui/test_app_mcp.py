@@ -1,0 +1,98 @@
+"""MCP servers in the TUI, with a real runtime, the fake provider and the fake MCP server as a process."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from agent_tui.core.config import Settings, load_settings
+from agent_tui.core.runtime import Runtime
+from agent_tui.testing.fake_provider import FakeProvider, ScriptToolCall, Turn
+from agent_tui.tui.app import AgentApp, StartMode
+from agent_tui.tui.context import TuiContext
+from agent_tui.tui.screens.mcp import McpScreen
+from agent_tui.tui.transcript_blocks import ToolState
+from agent_tui.tui.widgets.tool_block import ToolCall
+
+from .conftest import FAST
+from .test_app import until
+from .test_app_provider import MODEL, approve_the_ask
+
+SERVER = Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py"
+
+
+@pytest.fixture
+async def provider() -> AsyncIterator[FakeProvider]:
+    async with FakeProvider() as fake:
+        yield fake
+
+
+@pytest.fixture
+async def runtime(provider: FakeProvider, workdir: Path, tmp_path: Path) -> AsyncIterator[Runtime]:
+    notes = {"command": [sys.executable, str(SERVER), "stdio"], "env": {"FAKE_MCP_MARKS": str(tmp_path)},
+             "startup_timeout_s": 60}
+    cli = {"model": MODEL, "api_base": provider.openai_base, "api_key": "test-key",
+           "mcp": {"servers": {"notes": notes}}}
+
+    def loader(location: Path) -> Settings:
+        return load_settings(location, cli=cli)
+
+    async with await Runtime.open(loader, permission_policy=None) as opened:
+        await opened.warm_mcp(workdir)  # as the TUI's bootstrap does after its first frame
+        yield opened
+
+
+@pytest.fixture
+def app(runtime: Runtime, workdir: Path, clock) -> AgentApp:
+    ctx = TuiContext(sessions=runtime.sessions, location=str(workdir), model=MODEL, clock=clock, timings=FAST,
+                     mcp=runtime)
+    return AgentApp(ctx, start=StartMode(), watch_themes=False)
+
+
+def _status(app: AgentApp) -> str:
+    return app.view.query_one("#status").line().plain
+
+
+async def test_the_status_bar_counts_ready_servers_and_slash_mcp_lists_them(app: AgentApp) -> None:
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: "mcp 1" in _status(app), timeout=60)
+        await pilot.press(*"/mcp", "enter")
+        await until(pilot, lambda: isinstance(app.screen, McpScreen))
+        assert app.screen.rows == [("notes", "stdio · ready with 5 tools", "echo, pid, fail, die, wait")]
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, McpScreen))
+
+
+async def test_a_call_asks_in_the_panel_with_server_tool_and_arguments(provider, app, clock) -> None:
+    provider.add(
+        Turn(tool_calls=[ScriptToolCall(id="call_1", name="mcp__notes__echo", arguments={"text": "from the tui"})]),
+        Turn(text="Echoed."),
+    )
+    async with app.run_test() as pilot:
+        title, body = await approve_the_ask(pilot, app, clock, "echo it", timeout=60)
+        assert "call echo on MCP server notes" in title and '"text": "from the tui"' in body
+        tool = app.query_one(ToolCall)
+        assert tool.block.shown_state is ToolState.OK and "echo: from the tui" in tool.block.output
+        assert str(tool.query_one(".tool-header").render()).split()[1] == "notes/echo"
+
+
+async def test_a_server_that_fails_to_start_shows_one_notice_with_its_stderr(
+    provider: FakeProvider, workdir: Path, tmp_path: Path, clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(workdir)  # Runtime.open starts the servers of where it runs
+    broken = tmp_path / "broken.py"
+    broken.write_text("import sys\nprint('missing API token', file=sys.stderr)\nsys.exit(2)\n")
+    cli = {"model": MODEL, "api_base": provider.openai_base, "api_key": "test-key",
+           "mcp": {"servers": {"tracker": {"command": [sys.executable, str(broken)]}}}}
+    async with await Runtime.open(lambda location: load_settings(location, cli=cli)) as runtime:
+        ctx = TuiContext(sessions=runtime.sessions, location=str(workdir), model=MODEL, clock=clock, timings=FAST,
+                         mcp=runtime)
+        app = AgentApp(ctx, start=StartMode(), watch_themes=False)
+        async with app.run_test() as pilot:
+            await until(pilot, lambda: any("tracker" in n.message for n in app._notifications), timeout=60)
+            (notice,) = [n for n in app._notifications if "tracker" in n.message]
+            assert "failed to start" in notice.message and "missing API token" in notice.message
+            assert "mcp 0/1" in _status(app)

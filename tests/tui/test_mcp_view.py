@@ -1,0 +1,50 @@
+"""How MCP servers read in the TUI: the status count, /mcp rows, a failure's notice, tool block names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent_tui.tui.mcp_view import count_label, failure_notice, listing, ready_count, tool_label
+from agent_tui.vocab.kinds import McpState
+
+
+@dataclass
+class Status:
+    name: str
+    state: McpState
+    tools: tuple[str, ...] = ()
+    error: str | None = None
+    location: str = "/p"
+    transport: str = "stdio"
+
+
+SERVERS = [
+    Status("notes", McpState.READY, ("echo",)),
+    Status("docs", McpState.FAILED, error="failed to start: exit 2\nmissing API token", transport="http"),
+    Status("db", McpState.STARTING),
+    Status("elsewhere", McpState.READY, location="/q"),
+]
+
+
+def test_the_count_is_of_ready_servers_at_the_location() -> None:
+    assert ready_count(SERVERS, "/p") == (1, 3)
+    assert count_label(*ready_count(SERVERS, "/p")) == "mcp 1/3"
+    assert count_label(*ready_count(SERVERS, "/q")) == "mcp 1"
+    assert count_label(*ready_count(SERVERS, "/none")) is None
+
+
+def test_slash_mcp_rows_name_state_and_tools() -> None:
+    assert listing(SERVERS, "/p") == [
+        ("notes", "stdio · ready with 1 tool", "echo"),
+        ("docs", "http · failed: failed to start: exit 2", "—"),
+        ("db", "stdio · starting", "—"),
+    ]
+
+
+def test_a_failure_notice_carries_the_stderr_tail() -> None:
+    assert failure_notice(SERVERS[1]) == "MCP server docs failed to start: exit 2\nmissing API token"
+
+
+def test_tool_blocks_name_the_server() -> None:
+    assert tool_label("mcp__notes__echo") == "notes/echo"
+    assert tool_label("bash") == "bash" and tool_label("mcp__broken") == "mcp__broken"
