@@ -37,17 +37,25 @@ class TextPart(_Model):
 
 
 class FilePart(_Model):
-    """A file reference; resolved into model-visible content at lowering time."""
+    """A mentioned file or folder; ``text`` is what the model sees, read when it was sent,
+    so a replay shows the same text after the file changed."""
 
     type: Literal["file"] = "file"
     path: str
     mime: str | None = None
+    text: str | None = None
 
 
 class ImagePart(_Model):
+    """An attached image; ``data`` (base64) is kept in the log for the same reason."""
+
     type: Literal["image"] = "image"
     path: str
     mime: str
+    data: str | None = None
+    size: int | None = None
+    width: int | None = None
+    height: int | None = None
 
 
 PromptPart = Annotated[Union[TextPart, FilePart, ImagePart], Field(discriminator="type")]
@@ -58,14 +66,15 @@ def text_prompt(text: str) -> list[TextPart]:
 
 
 def prompt_text(prompt: list[Any]) -> str:
-    """The plain text of a prompt (file and image parts by path)."""
+    """The plain text of a prompt (file and image parts by path, unless the text mentions them)."""
     out: list[str] = []
     for part in prompt:
         match part:
             case TextPart(text=text):
                 out.append(text)
             case FilePart(path=path) | ImagePart(path=path):
-                out.append(f"@{path}")
+                if not any(f"@{path}" in line or f'@"{path}"' in line for line in out):
+                    out.append(f"@{path}")
     return "\n".join(out)
 
 

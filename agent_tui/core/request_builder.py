@@ -41,7 +41,9 @@ def _user_turn(data: dict[str, Any]) -> llm.UserTurn:
             case "text":
                 parts.append(llm.TextPart(text=part.get("text", "")))
             case "file":
-                parts.append(llm.FilePart(path=part["path"], mime=part.get("mime") or "text/plain"))
+                parts.append(llm.FilePart(path=part["path"], mime=part.get("mime") or "text/plain", text=part.get("text")))
+            case "image" if part.get("data"):
+                parts.append(llm.ImagePart(mime=part["mime"], data=part["data"], path=part.get("path")))
             case "image":
                 parts.append(llm.TextPart(text=f"[image: {part.get('path')}]"))
     return llm.UserTurn(parts=parts or [llm.TextPart(text="")])
