@@ -52,7 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--format", choices=["text", "json"], default="text")
     run.add_argument("--permission", choices=["allow", "deny"], default="deny",
                      help="how to answer permission asks (default: deny)")
-    run.add_argument("prompt", help="the prompt; - reads standard input")
+    run.add_argument("--file", action="append", metavar="PATH",
+                     help="attach a file, folder or image as an @mention would (repeatable)")
+    run.add_argument("prompt", help="the prompt (@path attaches that file); - reads standard input")
 
     serve = sub.add_parser("serve", help="serve the local HTTP API")
     serve.add_argument("--host", default="127.0.0.1")
