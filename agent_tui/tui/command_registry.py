@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from agent_tui.tui.choices import Choice
+
 
 @dataclass(frozen=True)
 class CommandSpec:
@@ -67,6 +69,11 @@ def parse_command(text: str) -> Command | None:
     if not spec.arg and arg:
         raise CommandError(f"/{name} takes no argument")
     return Command(name, arg)
+
+
+def slash_choices(prefix: str) -> list[Choice]:
+    """The ``/`` completion list: commands whose name starts with ``prefix``, with their help."""
+    return [Choice(f"/{s.name} ", s.usage, s.help, complete=not s.arg) for s in SLASH_COMMANDS if s.name.startswith(prefix)]
 
 
 def resolve(command: Command) -> tuple[str, tuple[str, ...]]:

@@ -41,6 +41,7 @@ class TuiContext:
     setup_hint: str | None = None  # one line saying what to configure, when something is missing
     # The picker's first rows (location or None for all, limit) read before the facade opens; blocking.
     peek_sessions: Callable[[str | None, int], list[Any]] | None = None
+    settings: Any = None  # the validated Settings once the core is open: rules for @mentions, vision
 
     def __post_init__(self) -> None:
         self.connected = asyncio.Event()  # the facade can read

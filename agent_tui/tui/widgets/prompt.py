@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+from agent_tui.tui.widgets.completion import CompletionList
 from agent_tui.vocab.kinds import Delivery
 
 
@@ -51,9 +52,16 @@ class PromptInput(TextArea):
         self._draft = ""
 
     KEY_ACTIONS = {"enter": "steer", "tab": "queue"}
+    COMPLETION_KEYS = {"up": -1, "down": 1}
+
+    completion: CompletionList | None = None
+    """Set by the view: while it is open, Up/Down/Tab/Enter/Esc work it."""
 
     async def _on_key(self, event: events.Key) -> None:
-        if event.key in self.KEY_ACTIONS:
+        if self.completion is not None and self.completion.display and self._complete_key(event.key):
+            event.stop()
+            event.prevent_default()
+        elif event.key in self.KEY_ACTIONS:
             event.stop()
             event.prevent_default()
             self.action_submit(self.KEY_ACTIONS[event.key])
@@ -63,6 +71,57 @@ class PromptInput(TextArea):
             self.action_newline()
         else:
             await super()._on_key(event)
+
+    def _complete_key(self, key: str) -> bool:
+        assert self.completion is not None
+        if key in self.COMPLETION_KEYS:
+            self.completion.move(self.COMPLETION_KEYS[key])
+            return True
+        if key == "escape":
+            self.completion.close()
+            return True
+        choice = self.completion.current
+        if key in ("tab", "enter") and choice is not None:
+            self.accept(choice.value)
+            if key == "enter" and choice.complete:
+                self.completion.close()
+                self.action_submit("steer")
+            return True
+        return False
+
+    def completing(self) -> tuple[str, str] | None:
+        """``("@", query)`` with the cursor in an ``@`` mention, ``("/", query)`` in a leading
+        command name, else None."""
+        found = self._token()
+        if found is None:
+            return None
+        token, (row, col) = found
+        if token.startswith("@"):
+            return "@", token[1:].lstrip('"')
+        if token.startswith("/") and row == 0 and col == 0 and "/" not in token[1:]:
+            return "/", token[1:]
+        return None
+
+    def _token(self) -> tuple[str, tuple[int, int]] | None:
+        row, col = self.cursor_location
+        if self.selection.start != self.selection.end:
+            return None
+        before = self.document.get_line(row)[:col]
+        start = max(before.rfind(" "), before.rfind("\t")) + 1
+        token = before[start:]
+        if not token or (start and before[start - 1] == "\\"):
+            return None
+        return token, (row, start)
+
+    def accept(self, value: str) -> None:
+        """Replace the token before the cursor with ``value`` (an ``@path`` or ``/name``)."""
+        found = self._token()
+        if found is None:
+            return
+        _, start = found
+        self.replace(value, start, self.cursor_location)
+        if self.completion is not None and not value.endswith("/"):
+            self.completion.close()
 
     def action_submit(self, delivery: str) -> None:
         text = self.text

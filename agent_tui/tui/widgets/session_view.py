@@ -18,12 +18,15 @@ from textual.css.query import NoMatches
 from textual.message import Message
 from textual.worker import Worker
 
-from agent_tui.tui.command_registry import Command, CommandError, parse_command
+from agent_tui.tui.command_registry import Command, CommandError, parse_command, slash_choices
 from agent_tui.tui.context import TuiContext
+from agent_tui.tui.file_index import FileIndex, mention
 from agent_tui.tui.port import call
 from agent_tui.tui.session_feed import POLL_S, FetchOlder, SessionFeed
 from agent_tui.tui.transcript_blocks import ToolBlock
 from agent_tui.tui.transcript_model import Transcript
+from agent_tui.tui.choices import Choice
+from agent_tui.tui.widgets.completion import CompletionList
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.widgets.prompt import PromptInput
@@ -55,6 +58,9 @@ class SessionView(Vertical):
         # Asks answered here whose reply is not in the log yet: the panel closes at once, while the
         # transcript keeps the ask until the durable reply (which also restarts the tool's clock).
         self._answered: set[str] = set()
+        self._files: FileIndex | None = None  # the project's paths for @ completion, made on the first @
+        self._wanted: tuple[str, str] | None = None  # what the completion list answers
+        self._asked: tuple[str, str] | None = None  # (prompt, folder) whose external_directory ask was shown
 
     def compose(self) -> ComposeResult:
         clock = self.ctx.clock
@@ -62,11 +68,13 @@ class SessionView(Vertical):
         yield NewOutputHint("↓ new output below — Ctrl+End (or click) to follow", id="new-output")
         yield PendingInputStrip(id="pending")
         yield PermissionPanel(clock, self.ctx.timings.permission_grace_s, id="permission")
+        yield CompletionList(id="completion")
         yield PromptInput(id="prompt")
         yield StatusBar(clock, id="status")
 
     async def on_mount(self) -> None:
         self.query_one("#new-output").display = False
+        self.query_one(PromptInput).completion = self.query_one(CompletionList)
         self.query_one(PromptInput).focus()
         self.set_interval(POLL_S, self.feed.poll)
         await self.switch(self._opening)
@@ -184,21 +192,81 @@ class SessionView(Vertical):
             await self._send(text, delivery)
 
     async def _send(self, text: str, delivery: Delivery) -> None:
+        from agent_tui.core.api import NeedsApproval
+
         try:
             sessions = await self.ctx.ready_to_run()
-            from agent_tui.core import events as ev  # once the core is open: the models' module imports pydantic
-
+            parts = await self._parts(text)  # before the session exists: a bad mention sends nothing
             if self.ctx.runner_error:
                 self.app.notify(self.ctx.runner_error, severity="error")
             if self.session_id is None:
                 created = await call(sessions.create(location=self.ctx.location, model=self.ctx.model))
                 self.feed.adopt(_session_id(created))
-            await call(sessions.prompt(self.session_id, ev.text_prompt(text), delivery=delivery.value))
+            await call(sessions.prompt(self.session_id, parts, delivery=delivery.value))
+        except NeedsApproval as asked:  # the user's answer is sending the same prompt again
+            self._asked = (text, asked.directory)
+            self._keep(text, f"{asked} — press Enter again to attach it once", "warning")
         except Exception as error:  # the facade's one-line reason, and the text stays recallable
-            self.app.notify(f"not sent: {error}", severity="error")
-            prompt = self.query_one(PromptInput)
-            if not prompt.text:
-                prompt.load_text(text)
+            self._keep(text, f"not sent: {error}", "error")
+
+    def _keep(self, text: str, why: str, severity: str) -> None:
+        self.app.notify(why, severity=severity)  # type: ignore[arg-type]
+        prompt = self.query_one(PromptInput)
+        if not prompt.text:
+            prompt.load_text(text)
+            prompt.move_cursor(prompt.document.end)
+
+    async def _parts(self, text: str) -> list:
+        """The durable prompt: the text, then every file, folder and image it mentions."""
+        from agent_tui.core import events as ev  # once the core is open: the models' module imports pydantic
+
+        if "@" not in text:
+            return ev.text_prompt(text)
+        from agent_tui.core.api import attach_policy, build_prompt, vision_check
+
+        approved = [self._asked[1]] if self._asked and self._asked[0] == text else []
+        policy = attach_policy(self.ctx.settings, self.ctx.agent, approved=approved)
+        return await build_prompt(text, self.ctx.location, policy=policy,
+                                  vision=vision_check(self.ctx.settings, self.ctx.model))  # fmt: skip
+
+    # ------------------------------------------------------------------ completion
+
+    def on_text_area_changed(self) -> None:
+        self._update_completion()
+
+    def on_text_area_selection_changed(self) -> None:
+        self._update_completion()
+
+    def _update_completion(self) -> None:
+        prompt, completion = self.query_one(PromptInput), self.query_one(CompletionList)
+        wanted = prompt.completing()
+        if wanted is None:
+            self._wanted = None
+            completion.close()
+            return
+        if wanted == self._wanted:
+            return
+        self._wanted = wanted
+        kind, query = wanted
+        if kind == "/":
+            choices = slash_choices(query)
+            completion.show_choices(choices, None if choices else f"no command /{query}")
+        else:
+            self._complete_paths(query)
+
+    @work(group="complete", exclusive=True)
+    async def _complete_paths(self, query: str) -> None:
+        completion = self.query_one(CompletionList)
+        if self._files is None:
+            self._files = FileIndex(self.ctx.location, clock=self.ctx.clock)
+            completion.show_choices([], "listing the project's files…")
+        try:
+            paths = await self._files.search(query)
+        except Exception as error:  # an unreadable tree: say so in the list, the prompt still works
+            completion.show_choices([], f"cannot list files: {error}")
+            return
+        if self._wanted == ("@", query):
+            completion.show_choices([Choice(mention(p), p) for p in paths], f"no file matches {query!r}")
 
     async def on_prompt_input_edit_queued(self) -> None:
         item = self.transcript.last_queued()
