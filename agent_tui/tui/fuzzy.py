@@ -4,7 +4,8 @@ A query matches a path when its characters appear in order (case-insensitive).
 The test is one compiled regex per query whose every step is possessive
 (``[^c]*+c``), so it never backtracks, run by ``filter`` in C. Paths are kept
 shortest first, so the matches come out in that order too, and each longer
-query narrows the previous query's matches instead of the whole list.
+query (from three characters) narrows the previous query's matches instead
+of the whole list.
 
 Ranking: the query whole at the start of the file name, then inside the name,
 then anywhere in the path, then scattered in the name, then anywhere; shorter paths first within a tier.
@@ -16,19 +17,17 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from itertools import islice
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 RANK_AT_MOST = 3000
+NARROW_FROM = 3
+"""Shorter queries match most paths: a list of them would cost more than it saves."""
 
 
 @lru_cache(maxsize=64)
 def _subsequence(query: str) -> Callable[..., object]:
     steps = [re.escape(query[0])] + [f"[^{re.escape(c)}]*+{re.escape(c)}" for c in query[1:]]
     return re.compile("".join(steps)).search
-
-
-def _in_name(query: str) -> Callable[[str], object]:
-    return re.compile(re.escape(query) + r"[^/]*/?$").search
 
 
 def _rank(path: str, query: str) -> tuple[int, int, str]:
@@ -55,7 +54,15 @@ class PathMatcher:
         self._paths = sorted(paths, key=lambda p: (len(p), p))
         self._lower = [p.lower() for p in self._paths]
         self._original = dict(zip(self._lower, self._paths))
+        self._blob = "\n".join(self._lower)
         self._last: tuple[str, list[str]] = ("", self._lower)
+
+    def _named(self, q: str) -> Iterator[str]:
+        """Paths with ``q`` whole in their name, shortest first: one scan of the joined list in C."""
+        blob = self._blob
+        for match in re.finditer(re.escape(q) + r"[^/\n]*/?$", blob, re.M):
+            start = blob.rfind("\n", 0, match.start()) + 1
+            yield blob[start : match.end()]
 
     def __len__(self) -> int:
         return len(self._paths)
@@ -66,15 +73,14 @@ class PathMatcher:
             return self._paths[:limit]
         last_q, last = self._last
         pool = last if last_q and q.startswith(last_q) else self._lower
-        if len(q) == 1:  # most paths match one character: rank the shortest, keep nothing to narrow
+        if len(q) < NARROW_FROM:  # most paths match: rank the shortest, keep nothing to narrow
             matches = list(islice(filter(_subsequence(q), pool), RANK_AT_MOST))
             self._last = ("", self._lower)
         else:
             matches = list(filter(_subsequence(q), pool))
             self._last = (q, matches)
-        if len(matches) >= RANK_AT_MOST:  # and the name matches among the rest, shortest first
-            named = islice(filter(_in_name(q), pool if len(q) == 1 else matches), RANK_AT_MOST)
-            matches = list(dict.fromkeys([*named, *matches[:RANK_AT_MOST]]))
+        if len(matches) >= RANK_AT_MOST:  # and the shortest paths with the query in their name
+            matches = list(dict.fromkeys([*islice(self._named(q), RANK_AT_MOST), *matches[:RANK_AT_MOST]]))
         if q.endswith("/"):  # going into a folder: what is in it, not the folder again
             matches = [p for p in matches if p != q]
         best = sorted(matches, key=lambda p: _rank(p, q))[:limit]
