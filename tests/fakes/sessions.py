@@ -148,6 +148,10 @@ class FakeSessions:
         self.calls.append(("select_model", session_id, model))
         self.publish(session_id, ev.ModelSelected(model=model))
 
+    async def select_agent(self, session_id: str, agent: str) -> None:
+        self.calls.append(("select_agent", session_id, agent))
+        self.publish(session_id, ev.AgentSelected(agent=agent))
+
     async def compact(self, session_id: str) -> FakeReceipt:
         """One barrier pending at a time: a second call returns the first."""
         self.calls.append(("compact", session_id))

@@ -173,7 +173,7 @@ class SessionView(Vertical):
         """Slash commands go to the app; ``//x`` sends ``/x`` literally."""
         text = message.text
         try:
-            command = parse_command(text)
+            command = parse_command(text, self.ctx.command_specs())
         except CommandError as error:
             self.app.notify(str(error), severity="error")
             self.query_one(PromptInput).load_text(text)
@@ -200,7 +200,7 @@ class SessionView(Vertical):
             if self.ctx.runner_error:
                 self.app.notify(self.ctx.runner_error, severity="error")
             if self.session_id is None:
-                created = await call(sessions.create(location=self.ctx.location, model=self.ctx.model))
+                created = await call(sessions.create(location=self.ctx.location, model=self.ctx.model, agent=self.ctx.agent))
                 self.feed.adopt(_session_id(created))
             await call(sessions.prompt(self.session_id, parts, delivery=delivery.value))
         except NeedsApproval as asked:  # the user's answer is sending the same prompt again
@@ -249,7 +249,7 @@ class SessionView(Vertical):
         self._wanted = wanted
         kind, query = wanted
         if kind == "/":
-            choices = slash_choices(query)
+            choices = slash_choices(query, self.ctx.command_specs())
             completion.show_choices(choices, None if choices else f"no command /{query}")
         else:
             self._complete_paths(query)
