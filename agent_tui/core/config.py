@@ -80,6 +80,8 @@ class Settings(_Section):
     permission: list[PermissionRule] = Field(default_factory=list)
     storage: StorageSettings = Field(default_factory=StorageSettings)
     theme: str = "agent-dark"
+    paste_chip_lines: int = Field(default=20, ge=1)
+    """A paste of more lines than this shows in the prompt as one ``[pasted N lines]`` chip."""
 
     def agent_settings(self, name: str | None = None) -> AgentSettings:
         return self.agents.get(name or self.agent) or AgentSettings()

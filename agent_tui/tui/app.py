@@ -33,7 +33,8 @@ from agent_tui.tui.screens.picker import SessionPicker
 from agent_tui.tui.theme_watch import watch_theme_files
 from agent_tui.tui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, theme_dirs
 from agent_tui.tui.widgets.permission import PermissionPanel
-from agent_tui.tui.widgets.prompt import PromptInput
+from agent_tui.tui.file_index import mention
+from agent_tui.tui.widgets.prompt import IMAGE_SUFFIXES, PromptInput
 from agent_tui.tui.widgets.session_view import SessionView
 from agent_tui.tui.widgets.transcript import TranscriptView
 from agent_tui.vocab.kinds import Delivery
@@ -367,6 +368,17 @@ class AgentApp(App[None]):
         self.notify(f"model: {model}" + (" (sending what is pending)" if waiting else " (from the next step)"))
         view.notice = None
         await view.feed.flush()
+
+    def action_attach_image(self, path: str = "") -> None:
+        """``/image PATH``: the image goes into the prompt as an ``@`` mention, attached when sent."""
+        prompt = self.view.query_one(PromptInput)
+        if not path:
+            self.notify("/image needs PATH: /image PATH", severity="error")
+        elif not path.lower().endswith(IMAGE_SUFFIXES):
+            self.notify(f"/image {path}: not a PNG, JPEG, GIF or WebP file name", severity="error")
+        else:
+            prompt.insert(("" if not prompt.text or prompt.text.endswith((" ", "\n")) else " ") + mention(path))
+        prompt.focus()
 
     def action_select_theme(self, name: str) -> None:
         self.set_theme(name)

@@ -24,6 +24,7 @@ class CommandSpec:
     arg: str | None = None  # the argument's name, when one is required
     choices: str | None = None  # with an argument: the app method listing the palette's choices
     slash: bool = True  # False: offered in the palette only
+    in_palette: bool = True  # False: typed only (an argument no list can offer, such as a path)
     custom: bool = False  # a prompt file's command: any argument, run as ``run_custom(name, arg)``
 
     @property
@@ -36,6 +37,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("resume", "pick a session to open", "resume", "Resume session"),
     CommandSpec("compact", "summarise older history to free context", "compact", "Compact"),
     CommandSpec("model", "use another model from the next step", "select_model", "Model", "NAME", "model_names"),
+    CommandSpec("image", "attach an image (PNG, JPEG, GIF, WebP) to the prompt", "attach_image", "Attach image", "PATH",
+                in_palette=False),
     CommandSpec("theme", "switch the colour theme", "select_theme", "Theme", "NAME", "theme_names"),
     CommandSpec("help", "keys and commands", "help", "Help"),
     CommandSpec("quit", "quit agent-tui", "shutdown", "Quit", slash=False),
@@ -107,6 +110,8 @@ def resolve(command: Command, extra: Iterable[CommandSpec] = ()) -> tuple[str, t
 def palette(host: object, extra: Iterable[CommandSpec] = ()) -> Iterable[tuple[str, str, Command]]:
     """(title, help, command) per palette entry; ``host`` (the app) lists an argument's choices."""
     for spec in (*COMMANDS, *extra):
+        if not spec.in_palette:
+            continue
         if spec.custom or spec.choices is None:
             yield spec.title, spec.help, Command(spec.name)
             continue

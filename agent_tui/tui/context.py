@@ -42,6 +42,7 @@ class TuiContext:
     setup_hint: str | None = None  # one line saying what to configure, when something is missing
     # The picker's first rows (location or None for all, limit) read before the facade opens; blocking.
     peek_sessions: Callable[[str | None, int], list[Any]] | None = None
+    paste_chip_lines: int = 20  # from the settings once they are validated
     settings: Any = None  # the validated Settings once the core is open: rules for @mentions, vision
     custom_commands: dict[str, Any] = field(default_factory=dict)  # name -> CustomCommand (the app keeps it fresh)
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from agent_tui.humanize import byte_size
 from agent_tui.tui.transcript_blocks import (
     Block,
     CompactionBlock,
@@ -45,6 +46,26 @@ class PendingInput:
     text: str
     delivery: Delivery
     seq: int
+    attachments: str = ""
+
+
+def chips(prompt: list) -> str:
+    """The attachment chips of a prompt: ``📎 a.py``, ``📁 src/``, ``🖼 shot.png · 1.2 KiB · 640×480``."""
+    from agent_tui.core import events as ev  # see the module docstring
+
+    out = []
+    for part in prompt:
+        match part:
+            case ev.ImagePart(path=path, size=size, width=width, height=height):
+                facts = [path.rsplit("/", 1)[-1]]
+                if size is not None:
+                    facts.append(byte_size(size))
+                if width and height:
+                    facts.append(f"{width}×{height}")
+                out.append("🖼 " + " · ".join(facts))
+            case ev.FilePart(path=path, mime=mime):
+                out.append(f"📁 {path.rstrip('/')}/" if mime == "inode/directory" else f"📎 {path}")
+    return "  ".join(out)
 
 
 @dataclass
@@ -161,7 +182,7 @@ class Transcript:
             case ev.SessionMoved(location=location):
                 facts.location = location
             case ev.PromptAdmitted(input_id=input_id, prompt=prompt, delivery=delivery):
-                item = PendingInput(input_id, ev.prompt_text(prompt), delivery, seq)
+                item = PendingInput(input_id, ev.prompt_text(prompt), delivery, seq, chips(prompt))
                 self._admitted[input_id] = item
                 self.pending[input_id] = item
                 if facts.title is None:  # as the store titles the session (see session_title)
@@ -169,9 +190,9 @@ class Transcript:
             case ev.PromptPromoted(input_id=input_id):
                 item = self._admitted.pop(input_id, None)
                 self.pending.pop(input_id, None)
-                text = item.text if item else ""
+                text, attached = (item.text, item.attachments) if item else ("", "")
                 if input_id not in self._by_key:
-                    self._add(UserBlock(key=input_id, seq=seq, text=text))
+                    self._add(UserBlock(key=input_id, seq=seq, text=text, attachments=attached))
             case ev.PromptWithdrawn(input_id=input_id):
                 self._admitted.pop(input_id, None)
                 self.pending.pop(input_id, None)

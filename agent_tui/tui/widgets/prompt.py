@@ -10,13 +10,33 @@ moving inside a multi-line draft still works.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+from agent_tui.tui.file_index import mention
 from agent_tui.tui.widgets.completion import CompletionList
 from agent_tui.vocab.kinds import Delivery
+
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
+
+
+def pasted_image_path(text: str) -> str | None:
+    """A paste that is one image path (as a terminal drops a file: maybe quoted, spaces escaped)."""
+    line = text.strip()
+    if not line or "\n" in line or len(line) > 4096:
+        return None
+    if len(line) > 1 and line[0] == line[-1] and line[0] in "'\"":
+        line = line[1:-1]
+    line = line.replace("\\ ", " ")
+    if line.startswith("file://"):
+        line = line[len("file://"):]
+    is_path = line.startswith(("/", "~", "./", "../"))
+    return line if is_path and line.lower().endswith(IMAGE_SUFFIXES) else None
 
 
 class PromptInput(TextArea):
@@ -26,6 +46,8 @@ class PromptInput(TextArea):
         Binding("shift+enter,ctrl+j", "newline", "newline", show=False, tooltip="new line"),
         Binding("up", "history(-1)", show=False, tooltip="previous prompt (at the first line)"),
         Binding("down", "history(1)", show=False, tooltip="next prompt (at the last line)"),
+        Binding("ctrl+e", "expand_pastes", "expand paste", show=False,
+                tooltip="expand the [pasted N lines] chips in the prompt into their text"),
         Binding("alt+up", "edit_queued", "edit queued", show=False,
                 tooltip="edit the last queued input (withdrawn, then re-sent)"),
         # a prompt is a few lines: these scroll the talk
@@ -42,12 +64,14 @@ class PromptInput(TextArea):
     class EditQueued(Message):
         """Alt+Up: take the last queued input back into the prompt."""
 
-    def __init__(self, id: str | None = None) -> None:
+    def __init__(self, id: str | None = None, paste_lines: Callable[[], int] = lambda: 20) -> None:
         super().__init__(
             id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
             placeholder="Ask anything · Enter send · Shift+Enter new line · F1 keys",
         )  # fmt: skip
         self.sent: list[str] = []
+        self.paste_lines = paste_lines  # a paste of more lines than this shows as one chip
+        self._pastes: dict[str, str] = {}  # chip -> the text it stands for
         self._recall: int | None = None  # index into history while browsing
         self._draft = ""
 
@@ -124,13 +148,47 @@ class PromptInput(TextArea):
             self.completion.close()
 
     def action_submit(self, delivery: str) -> None:
-        text = self.text
+        text = self.full_text()
         if not text.strip():
             return
         self.sent.append(text)
         self._recall = None
         self.clear()
+        self._pastes.clear()
         self.post_message(self.Submitted(text, Delivery(delivery)))
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """A long paste becomes one ``[pasted N lines]`` chip; a pasted image path an ``@`` mention."""
+        text = event.text
+        lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+        image = pasted_image_path(text)
+        if image is not None:
+            event.prevent_default()
+            event.stop()
+            self.replace(mention(image), *self.selection)
+        elif lines > self.paste_lines() and not self.read_only:
+            event.prevent_default()
+            event.stop()
+            chip = f"[pasted {lines} lines]"
+            number = 2
+            while chip in self._pastes:
+                chip, number = f"[pasted {lines} lines #{number}]", number + 1
+            self._pastes[chip] = text
+            self.replace(chip, *self.selection)
+        # else TextArea's own handler (next in the MRO) pastes the text
+
+    def full_text(self) -> str:
+        """The prompt with every paste chip replaced by its text (what is sent)."""
+        text = self.text
+        for chip, pasted in self._pastes.items():
+            text = text.replace(chip, pasted)
+        return text
+
+    def action_expand_pastes(self) -> None:
+        if any(chip in self.text for chip in self._pastes):
+            self.load_text(self.full_text())
+            self._pastes.clear()
+            self.move_cursor(self.document.end)
 
     def action_newline(self) -> None:
         self.insert("\n")

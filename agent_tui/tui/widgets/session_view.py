@@ -69,7 +69,7 @@ class SessionView(Vertical):
         yield PendingInputStrip(id="pending")
         yield PermissionPanel(clock, self.ctx.timings.permission_grace_s, id="permission")
         yield CompletionList(id="completion")
-        yield PromptInput(id="prompt")
+        yield PromptInput(id="prompt", paste_lines=lambda: self.ctx.paste_chip_lines)
         yield StatusBar(clock, id="status")
 
     async def on_mount(self) -> None:
