@@ -140,6 +140,24 @@ class PromptWithdrawn(DurableEvent):
     input_id: str
 
 
+class ShellAdmitted(DurableEvent):
+    """``!command`` typed by the user: run through the bash tool when the session would go idle."""
+
+    TYPE: ClassVar[str] = "session.shell.admitted.1"
+    input_id: str
+    command: str
+
+
+class ShellEnded(DurableEvent):
+    """The user's command ran (or failed, or was interrupted); the model reads it next turn."""
+
+    TYPE: ClassVar[str] = "session.shell.ended.1"
+    input_id: str
+    command: str
+    output: ToolOutput | None = None
+    error: ErrorInfo | None = None
+
+
 class ContextPut(DurableEvent):
     TYPE: ClassVar[str] = "session.context.put.1"
     key: str
@@ -328,7 +346,7 @@ class UnknownEvent(DurableEvent):
 
 DURABLE_EVENTS: tuple[type[DurableEvent], ...] = (
     SessionCreated, SessionRenamed, AgentSelected, ModelSelected, SessionMoved,
-    SessionForked, PromptAdmitted, PromptPromoted, PromptWithdrawn, ContextPut,
+    SessionForked, PromptAdmitted, PromptPromoted, PromptWithdrawn, ShellAdmitted, ShellEnded, ContextPut,
     ContextDeleted, InstructionsBaselined, InstructionsReset, InstructionsUpdated,
     PermissionAsked, PermissionReplied, CompactionAdmitted, CompactionStarted,
     CompactionEnded, CompactionFailed, StepStarted, TextStarted, TextEnded,

@@ -6,6 +6,7 @@ from typing import Any, Iterable
 
 from agent_tui.core.compaction_text import checkpoint_text
 from agent_tui.core.records import MessageRecord, ToolCallRecord
+from agent_tui.core.shell import shell_text
 from agent_tui.llm import types as llm
 from agent_tui.vocab.kinds import TOOL_INTERRUPTED
 
@@ -24,6 +25,8 @@ def history_messages(
                 turn = _assistant_turn(message, calls, seen_ids)
                 if turn is not None:
                     out.append(turn)
+            case "shell":
+                out.append(llm.UserTurn(parts=[llm.TextPart(text=shell_text(message.data))]))
             case "system" | "synthetic":
                 text = message.data.get("text")
                 if text:

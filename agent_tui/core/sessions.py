@@ -163,6 +163,17 @@ class Sessions:
             await self._executor.wake(session_id)
         return receipt
 
+    async def shell(self, session_id: str, command: str, id: str | None = None, resume: bool = True) -> str:
+        """Admit ``!command``: it runs through the bash tool (no model step) when the session would go
+        idle, and the model sees it on its next turn. Returns the input id."""
+        if not command.strip():
+            raise InvalidRequest("the shell command is empty")
+        input_id = id or ids.message_id()
+        await self._store.publish(session_id, ev.ShellAdmitted(input_id=input_id, command=command))
+        if resume:
+            await self._executor.wake(session_id)
+        return input_id
+
     async def withdraw(self, session_id: str, input_id: str) -> None:
         """Take back an unpromoted input; refused once it is promoted."""
         await self._store.publish(session_id, ev.PromptWithdrawn(input_id=input_id))

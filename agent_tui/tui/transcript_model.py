@@ -247,6 +247,21 @@ class Transcript:
                 block.started_ms = created
                 self._set_open(block, True)
                 self._changed(block)
+            case ev.ShellAdmitted(input_id=input_id, command=command):  # the user's ``!command``
+                block = self._tool(input_id, "shell", seq)
+                block.name, block.input, block.state = "!", {"command": command}, ToolState.RUNNING
+                block.started_ms = created
+                self._set_open(block, True)
+                self._changed(block)
+            case ev.ShellEnded(input_id=input_id, output=output, error=error):
+                block = self._tool(input_id, "shell", seq)
+                if error is None:
+                    block.state, block.output = ToolState.OK, output.text if output else ""
+                else:
+                    block.state = ToolState.INTERRUPTED if error.type == ErrorType.ABORTED else ToolState.FAILED
+                    block.output, block.error = (output.text if output else ""), error.message
+                block.ended_ms = created
+                self._settle_tool(block)
             case ev.ToolSucceeded(assistant_message_id=amid, call_id=call_id, output=output):
                 block = self._tool(amid, call_id, seq)
                 block.state, block.output, block.ended_ms = ToolState.OK, output.text, created

@@ -60,6 +60,8 @@ def every_event_script(location: str, root: str) -> dict[str, list[ev.DurableEve
         ev.ExecutionFailed(error=ErrorInfo(type="aborted", message="stop")),
         ev.PromptAdmitted(input_id="msg_u2", prompt=ev.text_prompt("never mind"), delivery=Delivery.QUEUE),
         ev.PromptWithdrawn(input_id="msg_u2"),
+        ev.ShellAdmitted(input_id="msg_sh1", command="ls"),
+        ev.ShellEnded(input_id="msg_sh1", command="ls", output=ToolOutput(text="a.py")),
         ev.CompactionAdmitted(input_id="msg_c1"),
         ev.CompactionStarted(message_id="msg_c1", reason=CompactionReason.MANUAL, input_id="msg_c1"),
         ev.CompactionEnded(message_id="msg_c1", reason=CompactionReason.MANUAL, input_id="msg_c1",

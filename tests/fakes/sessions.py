@@ -148,6 +148,11 @@ class FakeSessions:
         self.calls.append(("select_model", session_id, model))
         self.publish(session_id, ev.ModelSelected(model=model))
 
+    async def shell(self, session_id: str, command: str) -> str:
+        self.calls.append(("shell", session_id, command))
+        stored = self.publish(session_id, ev.ShellAdmitted(input_id=f"inp_s{len(self.calls)}", command=command))
+        return stored.event.input_id
+
     async def select_agent(self, session_id: str, agent: str) -> None:
         self.calls.append(("select_agent", session_id, agent))
         self.publish(session_id, ev.AgentSelected(agent=agent))

@@ -181,10 +181,30 @@ class SessionView(Vertical):
         if command is not None:
             self.post_message(self.CommandEntered(command))
             return
-        if text.lstrip().startswith("//"):
-            text = text.replace("/", "", 1)
+        if text.lstrip().startswith("//") or text.lstrip().startswith("\\!"):
+            text = text.replace("/" if text.lstrip()[0] == "/" else "\\", "", 1)
+        elif text.lstrip().startswith("!"):
+            self.run_shell(text.lstrip()[1:].strip(), text)
+            return
         delivery = message.delivery if self.is_active else Delivery.STEER
         self.send(text, delivery)
+
+    @work(group="send")
+    async def run_shell(self, command: str, text: str) -> None:
+        """``!command``: the session's bash tool runs it (no model step); the model sees it next turn."""
+        if not command:
+            self._keep(text, "! needs a command: !ls -la", "error")
+            return
+        async with self._sending:
+            try:
+                sessions = await self.ctx.ready_to_run()
+                if self.session_id is None:
+                    created = await call(sessions.create(location=self.ctx.location, model=self.ctx.model,
+                                                         agent=self.ctx.agent))  # fmt: skip
+                    self.feed.adopt(_session_id(created))
+                await call(sessions.shell(self.session_id, command))
+            except Exception as error:  # the facade's one-line reason
+                self._keep(text, f"not run: {error}", "error")
 
     @work(group="send")
     async def send(self, text: str, delivery: Delivery) -> None:
