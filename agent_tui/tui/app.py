@@ -32,6 +32,7 @@ from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.picker import SessionPicker
 from agent_tui.tui.theme_watch import watch_theme_files
 from agent_tui.tui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, theme_dirs
+from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.file_index import mention
 from agent_tui.tui.widgets.prompt import IMAGE_SUFFIXES, PromptInput
@@ -269,7 +270,8 @@ class AgentApp(App[None]):
         self.view.query_one(TranscriptView).toggle_details()
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen([*PromptInput.BINDINGS, *self.BINDINGS, *PermissionPanel.BINDINGS],
+        self.push_screen(HelpScreen([*PromptInput.BINDINGS, *PendingInputStrip.BINDINGS, *self.BINDINGS,
+                                     *PermissionPanel.BINDINGS],
                                     self.ctx.command_specs()))  # fmt: skip
 
     async def action_ctrl_c(self) -> None:

@@ -47,6 +47,7 @@ class PendingInput:
     delivery: Delivery
     seq: int
     attachments: str = ""
+    prompt: list = field(default_factory=list)  # the parts as admitted (re-sent as they are by "steer")
 
 
 def chips(prompt: list) -> str:
@@ -182,7 +183,7 @@ class Transcript:
             case ev.SessionMoved(location=location):
                 facts.location = location
             case ev.PromptAdmitted(input_id=input_id, prompt=prompt, delivery=delivery):
-                item = PendingInput(input_id, ev.prompt_text(prompt), delivery, seq, chips(prompt))
+                item = PendingInput(input_id, ev.prompt_text(prompt), delivery, seq, chips(prompt), list(prompt))
                 self._admitted[input_id] = item
                 self.pending[input_id] = item
                 if facts.title is None:  # as the store titles the session (see session_title)

@@ -19,6 +19,7 @@ from textual.widgets import TextArea
 
 from agent_tui.tui.file_index import mention
 from agent_tui.tui.widgets.completion import CompletionList
+from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.vocab.kinds import Delivery
 
 
@@ -44,12 +45,13 @@ class PromptInput(TextArea):
         Binding("enter", "submit('steer')", "send", tooltip="send (while running: steer into the next step)"),
         Binding("tab", "submit('queue')", "queue", tooltip="queue until the turn ends (idle: send)"),
         Binding("shift+enter,ctrl+j", "newline", "newline", show=False, tooltip="new line"),
-        Binding("up", "history(-1)", show=False, tooltip="previous prompt (at the first line)"),
+        Binding("up", "history(-1)", show=False,
+                tooltip="previous prompt (at the first line); with input pending: into the pending strip"),
         Binding("down", "history(1)", show=False, tooltip="next prompt (at the last line)"),
         Binding("ctrl+e", "expand_pastes", "expand paste", show=False,
                 tooltip="expand the [pasted N lines] chips in the prompt into their text"),
-        Binding("alt+up", "edit_queued", "edit queued", show=False,
-                tooltip="edit the last queued input (withdrawn, then re-sent)"),
+        Binding("alt+up", "edit_queued", "pending", show=False,
+                tooltip="select the last queued input in the pending strip (Enter there edits it)"),
         # a prompt is a few lines: these scroll the talk
         Binding("pageup", "scroll_transcript(-1)", show=False, tooltip="scroll the transcript up a page"),
         Binding("pagedown", "scroll_transcript(1)", show=False, tooltip="scroll the transcript down a page"),
@@ -60,9 +62,6 @@ class PromptInput(TextArea):
             super().__init__()
             self.text = text
             self.delivery = delivery
-
-    class EditQueued(Message):
-        """Alt+Up: take the last queued input back into the prompt."""
 
     def __init__(self, id: str | None = None, paste_lines: Callable[[], int] = lambda: 20) -> None:
         super().__init__(
@@ -80,6 +79,8 @@ class PromptInput(TextArea):
 
     completion: CompletionList | None = None
     """Set by the view: while it is open, Up/Down/Tab/Enter/Esc work it."""
+    pending: PendingInputStrip | None = None
+    """Set by the view: Up from the first line (or Alt+Up) moves into it when it has items."""
 
     async def _on_key(self, event: events.Key) -> None:
         if self.completion is not None and self.completion.display and self._complete_key(event.key):
@@ -196,6 +197,8 @@ class PromptInput(TextArea):
     def action_history(self, direction: int) -> None:
         row, _ = self.cursor_location
         at_edge = row == 0 if direction < 0 else row == self.document.line_count - 1
+        if at_edge and direction < 0 and self._recall is None and self.pending is not None and self.pending.enter():
+            return
         if not at_edge or not self.sent:
             self.action_cursor_up() if direction < 0 else self.action_cursor_down()
             return
@@ -223,4 +226,5 @@ class PromptInput(TextArea):
         self.post_message(self.ScrollTranscript(pages))
 
     def action_edit_queued(self) -> None:
-        self.post_message(self.EditQueued())
+        if self.pending is not None:
+            self.pending.enter(at_last_queued=True)

@@ -75,6 +75,7 @@ class SessionView(Vertical):
     async def on_mount(self) -> None:
         self.query_one("#new-output").display = False
         self.query_one(PromptInput).completion = self.query_one(CompletionList)
+        self.query_one(PromptInput).pending = self.query_one(PendingInputStrip)
         self.query_one(PromptInput).focus()
         self.set_interval(POLL_S, self.feed.poll)
         await self.switch(self._opening)
@@ -288,12 +289,25 @@ class SessionView(Vertical):
         if self._wanted == ("@", query):
             completion.show_choices([Choice(mention(p), p) for p in paths], f"no file matches {query!r}")
 
-    async def on_prompt_input_edit_queued(self) -> None:
-        item = self.transcript.last_queued()
-        if item is not None and await self._withdraw(item.input_id):
-            prompt = self.query_one(PromptInput)
-            prompt.load_text(item.text + (f"\n{prompt.text}" if prompt.text else ""))
-            prompt.move_cursor(prompt.document.end)
+    async def on_pending_input_strip_picked(self, message: PendingInputStrip.Picked) -> None:
+        """Edit (withdraw, into the prompt), withdraw, or re-send a queued item as a steer."""
+        item = message.item
+        if not await self._withdraw(item.input_id):
+            return
+        prompt = self.query_one(PromptInput)
+        match message.action:
+            case "edit":
+                prompt.load_text(item.text + (f"\n{prompt.text}" if prompt.text else ""))
+                prompt.move_cursor(prompt.document.end)
+                prompt.focus()
+            case "steer":
+                try:
+                    await call((await self.ctx.ready()).prompt(self.session_id, item.prompt, delivery=Delivery.STEER.value))
+                except Exception as error:  # withdrawn but not re-sent: the text goes back to the prompt
+                    self._keep(item.text, f"not sent: {error}", "error")
+
+    def on_pending_input_strip_left(self) -> None:
+        self.query_one(PromptInput).focus()
 
     async def withdraw_last(self) -> None:
         pending = self.transcript.pending_inputs
