@@ -140,6 +140,13 @@ class PromptWithdrawn(DurableEvent):
     input_id: str
 
 
+class QueueReordered(DurableEvent):
+    """The user's new order of the queued inputs (all of them); the runner promotes in it."""
+
+    TYPE: ClassVar[str] = "session.queue.reordered.1"
+    order: list[str]
+
+
 class ShellAdmitted(DurableEvent):
     """``!command`` typed by the user: run through the bash tool when the session would go idle."""
 
@@ -346,7 +353,7 @@ class UnknownEvent(DurableEvent):
 
 DURABLE_EVENTS: tuple[type[DurableEvent], ...] = (
     SessionCreated, SessionRenamed, AgentSelected, ModelSelected, SessionMoved,
-    SessionForked, PromptAdmitted, PromptPromoted, PromptWithdrawn, ShellAdmitted, ShellEnded, ContextPut,
+    SessionForked, PromptAdmitted, PromptPromoted, PromptWithdrawn, QueueReordered, ShellAdmitted, ShellEnded, ContextPut,
     ContextDeleted, InstructionsBaselined, InstructionsReset, InstructionsUpdated,
     PermissionAsked, PermissionReplied, CompactionAdmitted, CompactionStarted,
     CompactionEnded, CompactionFailed, StepStarted, TextStarted, TextEnded,

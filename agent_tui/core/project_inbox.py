@@ -90,6 +90,19 @@ def prompt_withdrawn(conn: sqlite3.Connection, sid: str, seq: int, e: ev.PromptW
         delete_message(conn, e.input_id, sid)
 
 
+def queue_reordered(conn: sqlite3.Connection, sid: str, e: ev.QueueReordered) -> None:
+    """The queued inputs take the places (ranks) they held, in the new order."""
+    rows = conn.execute(
+        "SELECT id, coalesce(queue_rank, admitted_seq) FROM session_input WHERE session_id = ? AND kind = 'prompt'"
+        " AND delivery = 'queue' AND promoted_seq IS NULL AND withdrawn = 0",
+        (sid,),
+    ).fetchall()
+    if sorted(e.order) != sorted(row[0] for row in rows) or len(set(e.order)) != len(e.order):
+        raise EventRejected("a reorder must list every queued input of the session once; the queue has changed")
+    places = sorted(rank for _, rank in rows)
+    conn.executemany("UPDATE session_input SET queue_rank = ? WHERE id = ?", list(zip(places, e.order)))
+
+
 def shell_admitted(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.ShellAdmitted) -> None:
     if conn.execute("SELECT 1 FROM session_input WHERE id = ?", (e.input_id,)).fetchone():
         raise EventRejected(f"input {e.input_id} was already admitted")

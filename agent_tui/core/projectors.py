@@ -41,6 +41,8 @@ def project(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Dur
             inbox.prompt_promoted(conn, sid, seq, at, event)
         case ev.PromptWithdrawn():
             inbox.prompt_withdrawn(conn, sid, seq, event)
+        case ev.QueueReordered():
+            inbox.queue_reordered(conn, sid, event)
         case ev.ShellAdmitted():
             inbox.shell_admitted(conn, sid, seq, at, event)
         case ev.ShellEnded():

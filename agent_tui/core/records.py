@@ -79,6 +79,8 @@ class InboxRecord(_Record):
     promoted_seq: int | None
     settled_seq: int | None
     withdrawn: bool
+    queue_rank: int | None = None
+    """Set by a reorder: queued inputs are promoted by ``queue_rank``, else ``admitted_seq``."""
     created: int
 
 

@@ -130,7 +130,12 @@ CREATE TABLE search_doc (
 CREATE VIRTUAL TABLE search USING fts5 (text, tokenize = 'unicode61 remove_diacritics 2');
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1,)
+_V2 = """
+ALTER TABLE session_input ADD COLUMN queue_rank INTEGER;
+"""
+"""Where a queued input stands when the user reordered the queue (else its ``admitted_seq``)."""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2)
 CURRENT_VERSION = len(MIGRATIONS)
 
 PROJECTION_TABLES: tuple[str, ...] = (

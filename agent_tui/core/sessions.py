@@ -174,6 +174,11 @@ class Sessions:
             await self._executor.wake(session_id)
         return input_id
 
+    async def reorder_queue(self, session_id: str, order: Sequence[str]) -> None:
+        """Promote the queued inputs in ``order`` (every queued input id, once); refused when the
+        queue has changed meanwhile."""
+        await self._store.publish(session_id, ev.QueueReordered(order=list(order)))
+
     async def withdraw(self, session_id: str, input_id: str) -> None:
         """Take back an unpromoted input; refused once it is promoted."""
         await self._store.publish(session_id, ev.PromptWithdrawn(input_id=input_id))

@@ -44,6 +44,10 @@ class PromptBody(_Body):
     resume: bool = True
 
 
+class QueueOrderBody(_Body):
+    order: list[str] = Field(description="every queued input id of the session, once, in the new order")
+
+
 class CompactBody(_Body):
     resume: bool = True
 

@@ -36,7 +36,9 @@ class SessionsPort(Protocol):
 
     def withdraw(self, session_id: str, input_id: str) -> Any: ...
 
-    def shell(self, session_id: str, command: str) -> Any: ...  # ``!command``: run by the bash tool, no model
+    def shell(self, session_id: str, command: str) -> Any: ...
+
+    def reorder_queue(self, session_id: str, order: list[str]) -> Any: ...  # every queued input id, once  # ``!command``: run by the bash tool, no model
 
     def select_model(self, session_id: str, model: str) -> Any: ...
 

@@ -48,6 +48,11 @@ class PendingInput:
     seq: int
     attachments: str = ""
     prompt: list = field(default_factory=list)  # the parts as admitted (re-sent as they are by "steer")
+    rank: int | None = None  # its place after a reorder (as the store's ``queue_rank``)
+
+    @property
+    def place(self) -> int:
+        return self.rank if self.rank is not None else self.seq
 
 
 def chips(prompt: list) -> str:
@@ -194,6 +199,10 @@ class Transcript:
                 text, attached = (item.text, item.attachments) if item else ("", "")
                 if input_id not in self._by_key:
                     self._add(UserBlock(key=input_id, seq=seq, text=text, attachments=attached))
+            case ev.QueueReordered(order=order):
+                items = [self.pending[i] for i in order if i in self.pending]
+                for item, place in zip(items, sorted(item.place for item in items)):
+                    item.rank = place
             case ev.PromptWithdrawn(input_id=input_id):
                 self._admitted.pop(input_id, None)
                 self.pending.pop(input_id, None)
@@ -459,7 +468,7 @@ class Transcript:
 
     @property
     def pending_inputs(self) -> list[PendingInput]:
-        return sorted(self.pending.values(), key=lambda item: item.seq)
+        return sorted(self.pending.values(), key=lambda item: item.place)
 
     def last_queued(self) -> PendingInput | None:
         queued = [p for p in self.pending_inputs if p.delivery is Delivery.QUEUE]

@@ -148,6 +148,10 @@ class FakeSessions:
         self.calls.append(("select_model", session_id, model))
         self.publish(session_id, ev.ModelSelected(model=model))
 
+    async def reorder_queue(self, session_id: str, order: list[str]) -> None:
+        self.calls.append(("reorder_queue", session_id, list(order)))
+        self.publish(session_id, ev.QueueReordered(order=list(order)))
+
     async def shell(self, session_id: str, command: str) -> str:
         self.calls.append(("shell", session_id, command))
         stored = self.publish(session_id, ev.ShellAdmitted(input_id=f"inp_s{len(self.calls)}", command=command))

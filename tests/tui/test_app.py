@@ -769,3 +769,23 @@ async def test_up_from_the_prompt_walks_the_numbered_strip_to_withdraw_steer_and
         await pilot.press("escape")
         assert app.query_one(PromptInput).has_focus and strip.cursor is None
         assert ("interrupt", SID, "user") not in fake.calls  # Esc in the strip only left it
+
+
+async def test_ctrl_up_and_down_reorder_queued_items_durably(fake, make_app) -> None:
+    log = stored(fake)
+    for text in ("first", "second", "third"):
+        log.prompt(text, delivery="queue", promote=False)
+    fake.running.add(SID)
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test() as pilot:
+        strip = app.query_one(PendingInputStrip)
+        await until(pilot, lambda: len(strip.items) == 3)
+        await pilot.press("alt+up", "ctrl+up")
+        await until(pilot, lambda: [p.text for p in strip.items] == ["first", "third", "second"])
+        assert fake.calls[-1] == ("reorder_queue", SID, ["msg_user2", "msg_user4", "msg_user3"])
+        assert strip.current.text == "third"  # the cursor moves with it
+        await pilot.press("ctrl+up", "ctrl+up")  # the second press: already first, nothing to do
+        await until(pilot, lambda: [p.text for p in strip.items] == ["third", "first", "second"])
+        await pilot.press("ctrl+down")
+        await until(pilot, lambda: [p.text for p in strip.items] == ["first", "third", "second"])
+        assert [c[0] for c in fake.calls].count("reorder_queue") == 3

@@ -2,7 +2,8 @@
 
 Up from the prompt's first line (or Alt+Up) puts a cursor in the strip; there
 Enter edits the item (withdrawn, put back in the prompt), Delete withdraws it,
-``s`` turns a queued item into a steer, Esc (or Down past the last) goes back.
+``s`` turns a queued item into a steer, Ctrl+Up/Down move a queued item in
+the queue (a durable reorder), Esc (or Down past the last) goes back.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ class PendingInputStrip(Static, can_focus=True):
         Binding("enter", "pick('edit')", "edit", tooltip="pending input: edit the item (withdrawn, put in the prompt)"),
         Binding("delete,backspace", "pick('withdraw')", "withdraw", tooltip="pending input: withdraw the item"),
         Binding("s", "pick('steer')", "steer", tooltip="pending input: send a queued item as a steer"),
+        Binding("ctrl+up", "reorder(-1)", "earlier", show=False, tooltip="pending input: move a queued item earlier"),
+        Binding("ctrl+down", "reorder(1)", "later", show=False, tooltip="pending input: move a queued item later"),
         Binding("escape", "leave", "prompt", tooltip="pending input: back to the prompt"),
     ]
 
@@ -40,6 +43,13 @@ class PendingInputStrip(Static, can_focus=True):
             super().__init__()
             self.action = action
             self.item = item
+
+    class Reordered(Message):
+        """The queued items' input ids in their new order."""
+
+        def __init__(self, order: list[str]) -> None:
+            super().__init__()
+            self.order = order
 
     class Left(Message):
         """The cursor left the strip: the prompt takes the keys again."""
@@ -80,6 +90,17 @@ class PendingInputStrip(Static, can_focus=True):
             return
         self.post_message(self.Picked(action, item))
 
+    def action_reorder(self, step: int) -> None:
+        item = self.current
+        queued = [i.input_id for i in self.items if i.delivery is Delivery.QUEUE]
+        if item is None or item.input_id not in queued:
+            return
+        at = queued.index(item.input_id)
+        to = at + step
+        if 0 <= to < len(queued):
+            queued[at], queued[to] = queued[to], queued[at]
+            self.post_message(self.Reordered(queued))
+
     def action_leave(self) -> None:
         self.cursor = None
         self._paint()
@@ -116,7 +137,7 @@ class PendingInputStrip(Static, can_focus=True):
             text.append(" steer  " if is_steer else " queued ", style=f"bold reverse {steer if is_steer else queued}")
             text.append(f" {_one_line(item.text)}\n", style="reverse" if here else "")
         if self.cursor is not None:
-            text.append("enter edit · del withdraw · s steer · esc back", style="dim")
+            text.append("enter edit · del withdraw · s steer · ctrl+↑/↓ reorder · esc back", style="dim")
         elif self.items:
             queued_any = any(item.delivery is not Delivery.STEER for item in self.items)
             text.append("↑ select · " + ("alt+↑ last queued · " if queued_any else "") + "alt+w withdraw last", style="dim")

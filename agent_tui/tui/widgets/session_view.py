@@ -306,6 +306,12 @@ class SessionView(Vertical):
                 except Exception as error:  # withdrawn but not re-sent: the text goes back to the prompt
                     self._keep(item.text, f"not sent: {error}", "error")
 
+    async def on_pending_input_strip_reordered(self, message: PendingInputStrip.Reordered) -> None:
+        try:
+            await call((await self.ctx.ready()).reorder_queue(self.session_id, message.order))
+        except Exception as error:  # the queue moved on meanwhile (an item was promoted)
+            self.app.notify(f"cannot reorder: {error}", severity="warning")
+
     def on_pending_input_strip_left(self) -> None:
         self.query_one(PromptInput).focus()
 
