@@ -147,6 +147,13 @@ class QueueReordered(DurableEvent):
     order: list[str]
 
 
+class QueuePaused(DurableEvent):
+    """While paused, no queued input is promoted when the session goes idle (steers still are)."""
+
+    TYPE: ClassVar[str] = "session.queue.paused.1"
+    paused: bool
+
+
 class ShellAdmitted(DurableEvent):
     """``!command`` typed by the user: run through the bash tool when the session would go idle."""
 
@@ -353,7 +360,8 @@ class UnknownEvent(DurableEvent):
 
 DURABLE_EVENTS: tuple[type[DurableEvent], ...] = (
     SessionCreated, SessionRenamed, AgentSelected, ModelSelected, SessionMoved,
-    SessionForked, PromptAdmitted, PromptPromoted, PromptWithdrawn, QueueReordered, ShellAdmitted, ShellEnded, ContextPut,
+    SessionForked, PromptAdmitted, PromptPromoted, PromptWithdrawn, QueueReordered, QueuePaused,
+    ShellAdmitted, ShellEnded, ContextPut,
     ContextDeleted, InstructionsBaselined, InstructionsReset, InstructionsUpdated,
     PermissionAsked, PermissionReplied, CompactionAdmitted, CompactionStarted,
     CompactionEnded, CompactionFailed, StepStarted, TextStarted, TextEnded,

@@ -152,6 +152,11 @@ async def pending_inputs(conn: Connection, session_id: str) -> list[InboxRecord]
     )
 
 
+async def queue_paused(conn: Connection, session_id: str) -> bool:
+    row = await fetch_one(conn, "SELECT paused FROM queue_state WHERE session_id = ?", (session_id,), None)
+    return bool(row and row[0])
+
+
 async def input_row(conn: Connection, input_id: str) -> InboxRecord | None:
     return await fetch_one(conn, f"SELECT {_INPUT_COLUMNS} FROM session_input WHERE id = ?", (input_id,), _inbox)
 

@@ -158,7 +158,7 @@ class Runner:
             if ready.barrier is not None:
                 await self._compaction.run_barrier(session, ready.barrier.id, publish)
                 continue
-            if ready.next_queued is not None:
+            if ready.next_queued is not None and not await self._store.queue_paused(session.id):
                 await publish(ev.PromptPromoted(input_id=ready.next_queued.id))
                 return True
             return False

@@ -179,6 +179,12 @@ class Sessions:
         queue has changed meanwhile."""
         await self._store.publish(session_id, ev.QueueReordered(order=list(order)))
 
+    async def pause_queue(self, session_id: str, paused: bool = True) -> None:
+        """Paused: queued inputs wait when the session goes idle; resuming runs the next one."""
+        await self._store.publish(session_id, ev.QueuePaused(paused=paused))
+        if not paused:
+            await self._executor.wake(session_id)
+
     async def withdraw(self, session_id: str, input_id: str) -> None:
         """Take back an unpromoted input; refused once it is promoted."""
         await self._store.publish(session_id, ev.PromptWithdrawn(input_id=input_id))

@@ -48,6 +48,10 @@ class QueueOrderBody(_Body):
     order: list[str] = Field(description="every queued input id of the session, once, in the new order")
 
 
+class QueuePausedBody(_Body):
+    paused: bool
+
+
 class CompactBody(_Body):
     resume: bool = True
 

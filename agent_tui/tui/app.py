@@ -61,6 +61,8 @@ class AgentApp(App[None]):
         Binding("ctrl+r", "resume", "sessions", tooltip="session picker"),
         Binding("ctrl+n", "new_session", "new", tooltip="new session"),
         Binding("alt+w", "withdraw", "withdraw pending", show=False, tooltip="withdraw the last pending input"),
+        Binding("alt+p", "pause_queue", "pause queue", show=False,
+                tooltip="pause the queue (queued input waits when the agent goes idle); again resumes it"),
         Binding("ctrl+end", "follow", "follow", show=False, priority=True,
                 tooltip="follow the newest output (or click the “new output below” bar)"),
         Binding("ctrl+o", "toggle_details", "details", show=False, priority=True,
@@ -259,6 +261,15 @@ class AgentApp(App[None]):
     async def action_interrupt(self) -> None:
         if not await self.view.interrupt():
             self.view.query_one(PromptInput).focus()
+
+    async def action_pause_queue(self) -> None:
+        view = self.view
+        if view.session_id is None:
+            self.notify("nothing is queued yet")
+            return
+        paused = not view.transcript.facts.queue_paused
+        await call((await self.ctx.ready()).pause_queue(view.session_id, paused))
+        self.notify("queue paused: queued input waits (alt+p resumes)" if paused else "queue resumed")
 
     async def action_withdraw(self) -> None:
         await self.view.withdraw_last()

@@ -38,7 +38,9 @@ class SessionsPort(Protocol):
 
     def shell(self, session_id: str, command: str) -> Any: ...
 
-    def reorder_queue(self, session_id: str, order: list[str]) -> Any: ...  # every queued input id, once  # ``!command``: run by the bash tool, no model
+    def reorder_queue(self, session_id: str, order: list[str]) -> Any: ...  # every queued input id, once
+
+    def pause_queue(self, session_id: str, paused: bool = True) -> Any: ...  # ``!command``: run by the bash tool, no model
 
     def select_model(self, session_id: str, model: str) -> Any: ...
 

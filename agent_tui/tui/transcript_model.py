@@ -100,6 +100,7 @@ class SessionFacts:
     retry_at_ms: int | None = None
     compacting: bool = False
     step_open: bool = False
+    queue_paused: bool = False
 
 
 @dataclass
@@ -199,6 +200,8 @@ class Transcript:
                 text, attached = (item.text, item.attachments) if item else ("", "")
                 if input_id not in self._by_key:
                     self._add(UserBlock(key=input_id, seq=seq, text=text, attachments=attached))
+            case ev.QueuePaused(paused=paused):
+                facts.queue_paused = paused
             case ev.QueueReordered(order=order):
                 items = [self.pending[i] for i in order if i in self.pending]
                 for item, place in zip(items, sorted(item.place for item in items)):

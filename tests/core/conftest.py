@@ -60,6 +60,7 @@ def every_event_script(location: str, root: str) -> dict[str, list[ev.DurableEve
         ev.ExecutionFailed(error=ErrorInfo(type="aborted", message="stop")),
         ev.PromptAdmitted(input_id="msg_u2", prompt=ev.text_prompt("never mind"), delivery=Delivery.QUEUE),
         ev.QueueReordered(order=["msg_u2"]),
+        ev.QueuePaused(paused=True),
         ev.PromptWithdrawn(input_id="msg_u2"),
         ev.ShellAdmitted(input_id="msg_sh1", command="ls"),
         ev.ShellEnded(input_id="msg_sh1", command="ls", output=ToolOutput(text="a.py")),

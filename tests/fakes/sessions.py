@@ -152,6 +152,10 @@ class FakeSessions:
         self.calls.append(("reorder_queue", session_id, list(order)))
         self.publish(session_id, ev.QueueReordered(order=list(order)))
 
+    async def pause_queue(self, session_id: str, paused: bool = True) -> None:
+        self.calls.append(("pause_queue", session_id, paused))
+        self.publish(session_id, ev.QueuePaused(paused=paused))
+
     async def shell(self, session_id: str, command: str) -> str:
         self.calls.append(("shell", session_id, command))
         stored = self.publish(session_id, ev.ShellAdmitted(input_id=f"inp_s{len(self.calls)}", command=command))

@@ -789,3 +789,13 @@ async def test_ctrl_up_and_down_reorder_queued_items_durably(fake, make_app) -> 
         await pilot.press("ctrl+down")
         await until(pilot, lambda: [p.text for p in strip.items] == ["first", "third", "second"])
         assert [c[0] for c in fake.calls].count("reorder_queue") == 3
+
+
+async def test_alt_p_pauses_and_resumes_the_queue_and_the_status_bar_says_so(fake, make_app) -> None:
+    async with opened(fake, make_app) as (app, pilot):
+        await pilot.press("alt+p")
+        await until(pilot, lambda: "queue paused" in status(app))
+        assert fake.calls[-1] == ("pause_queue", SID, True)
+        await pilot.press("alt+p")
+        await until(pilot, lambda: "queue paused" not in status(app))
+        assert fake.calls[-1] == ("pause_queue", SID, False)

@@ -9,7 +9,7 @@ from agent_tui.core.db import EventRejected
 from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider
 
-from .conftest import of_type, stored
+from .conftest import of_type, settle, stored
 
 
 async def test_the_runner_promotes_queued_inputs_in_the_reordered_order(runtime: Runtime, fake: FakeProvider, workdir) -> None:
@@ -32,3 +32,17 @@ async def test_a_reorder_must_name_every_queued_input_once(runtime: Runtime, wor
     for order in ([a], [a, a, b], [a, b, "msg_nope"]):
         with pytest.raises(EventRejected, match="every queued input"):
             await runtime.sessions.reorder_queue(sid, order)
+
+
+async def test_a_paused_queue_holds_queued_inputs_until_resumed(runtime: Runtime, fake: FakeProvider, workdir) -> None:
+    fake.add({"text": "steered"}, {"text": "queued one"})
+    sid = (await runtime.sessions.create(location=workdir)).id
+    await runtime.sessions.pause_queue(sid)
+    queued = (await runtime.sessions.prompt(sid, "later", delivery="queue", resume=False)).input_id
+    await runtime.sessions.prompt(sid, "now", resume=False)
+    assert await runtime.sessions.run(sid) is None
+    assert [row.id for row in await runtime.sessions.pending(sid)] == [queued]  # the steer ran, the queue waits
+    assert len(fake.accepted) == 1
+    await runtime.sessions.pause_queue(sid, False)  # resuming wakes the session
+    await settle(runtime, sid)
+    assert await runtime.sessions.pending(sid) == [] and len(fake.accepted) == 2
