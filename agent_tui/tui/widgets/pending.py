@@ -22,8 +22,9 @@ def _one_line(text: str, limit: int = 100) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-class PendingInputStrip(Static, can_focus=True):
-    """One line per pending input, in admission order; hidden when empty."""
+class PendingInputStrip(Static):
+    """One line per pending input, in promotion order; hidden when empty. Focusable only while its
+    cursor is in it, so it never takes the focus (or a Tab) from the prompt by itself."""
 
     BINDINGS = [
         Binding("up", "move(-1)", show=False, tooltip="pending input: previous item"),
@@ -66,6 +67,7 @@ class PendingInputStrip(Static, can_focus=True):
             return False
         queued = [i for i, item in enumerate(self.items) if item.delivery is Delivery.QUEUE]
         self.cursor = queued[-1] if at_last_queued and queued else len(self.items) - 1
+        self.can_focus = True
         self.focus()
         self._paint()
         return True
@@ -107,6 +109,7 @@ class PendingInputStrip(Static, can_focus=True):
         self.post_message(self.Left())
 
     def on_blur(self) -> None:
+        self.can_focus = False
         if self.cursor is not None:
             self.cursor = None
             self._paint()
