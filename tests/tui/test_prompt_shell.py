@@ -29,6 +29,7 @@ async def test_bang_runs_the_command_after_the_ask_and_the_model_sees_it_next(ap
         await until(pilot, lambda: app.query(ToolCall) and app.query_one(ToolCall).block.state is ToolState.OK, timeout=30)
         tool = app.query_one(ToolCall).block
         assert tool.input == {"command": "cat word.txt"} and "quince" in tool.output
+        assert str(app.query_one(ToolCall).query_one(".tool-header").render()).startswith("✓ !  cat word.txt")
         await idle(pilot, app)
         assert provider.requests == []
         await pilot.press(*"what was the word?", "enter")
