@@ -29,6 +29,7 @@ from agent_tui.vocab.permission_rule import PermissionRule
 
 _MENTION = re.compile(r'(?<![\w\\@])@(?:"([^"\n]+)"|([^\s"]+))')
 _TRAILING = ".,;:!?)]}'"
+_LITERAL_AT = re.compile(r"\\@")
 
 
 class AttachmentError(ValueError):
@@ -159,7 +160,8 @@ async def build_prompt(
 
     ``vision`` is asked (in the worker thread) only when an image is attached."""
     wanted = [*mentions(text), *files]
-    parts: list[ev.PromptPart] = [ev.TextPart(text=text)] if text.strip() else []
+    plain = _LITERAL_AT.sub("@", text)  # ``\@`` was a literal ``@``
+    parts: list[ev.PromptPart] = [ev.TextPart(text=plain)] if plain.strip() else []
     if wanted:
         parts.extend(await asyncio.to_thread(attach_all, Path(location), wanted, policy, vision))
     return parts

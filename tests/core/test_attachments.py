@@ -25,6 +25,10 @@ def test_mentions_are_found_once_each_in_order() -> None:
     assert mentions(text) == ["src/a.py", "my notes.md"]
 
 
+async def test_a_backslashed_at_is_sent_as_a_plain_at(workdir: Path) -> None:
+    assert await build_prompt("mail me \\@home", workdir) == [ev.TextPart(text="mail me @home")]
+
+
 async def test_a_file_becomes_its_numbered_text(workdir: Path) -> None:
     (workdir / "a.py").write_text("print(1)\nprint(2)\n")
     parts = await build_prompt("look at @a.py", workdir)
