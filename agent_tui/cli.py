@@ -52,9 +52,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--format", choices=["text", "json"], default="text")
     run.add_argument("--permission", choices=["allow", "deny"], default="deny",
                      help="how to answer permission asks (default: deny)")
+    run.add_argument("--file", action="append", metavar="PATH",
+                     help="attach a file, folder or image as an @mention would (repeatable)")
     run.add_argument("prompt", nargs="?", default=None,
-                     help="the prompt; - reads standard input; omitted with --session or --continue, the session "
-                          "resumes what it left (pending input, unfinished steps, tools a crash left running)")
+                     help="the prompt (@path attaches that file); - reads standard input; omitted with --session or "
+                          "--continue, the session resumes what it left (pending input, unfinished steps, tools a "
+                          "crash left running)")
 
     serve = sub.add_parser("serve", help="serve the local HTTP API")
     serve.add_argument("--host", default="127.0.0.1")

@@ -63,8 +63,16 @@ def _mcp_notice(server: Any) -> None:
         print(f"agent-tui: MCP server {server.name} {server.error}", file=sys.stderr, flush=True)
 
 
+async def _parts(args: argparse.Namespace, prompt: str, cwd: Path, settings: Any, model: str | None) -> Any:
+    """The prompt with its ``@path`` mentions and ``--file`` paths attached; raises AttachmentError."""
+    from agent_tui.core.api import attach_policy, build_prompt, vision_check
+
+    policy = attach_policy(settings, settings.agent, external=args.permission)
+    return await build_prompt(prompt, cwd, files=args.file or (), policy=policy, vision=vision_check(settings, model))
+
+
 async def _run(args: argparse.Namespace, prompt: str | None, cwd: Path, cli: dict[str, Any], settings: Any) -> int:
-    from agent_tui.core.api import Runtime, SessionOwnedElsewhere, UnknownSession, resolve_credentials
+    from agent_tui.core.api import AttachmentError, Runtime, SessionOwnedElsewhere, UnknownSession, resolve_credentials
 
     async with await Runtime.open(cli=cli, permission_policy=args.permission) as runtime:
         runtime.watch_mcp(_mcp_notice)
@@ -82,6 +90,10 @@ async def _run(args: argparse.Namespace, prompt: str | None, cwd: Path, cli: dic
             session = None
         model = args.model or (session.model if session else None) or settings.model
         await asyncio.to_thread(resolve_credentials, model, api_key=settings.api_key)
+        try:
+            parts = None if prompt is None else await _parts(args, prompt, cwd, settings, model)
+        except AttachmentError as error:
+            return fail(str(error))
         if session is None:
             session = await sessions.create(location=cwd, model=model)
         elif args.model and args.model != session.model:
@@ -92,8 +104,8 @@ async def _run(args: argparse.Namespace, prompt: str | None, cwd: Path, cli: dic
         head = (await sessions.get(sid)).head_seq
         printer = _Follower(sessions, sid, head, json_lines=args.format == "json", now_ms=_now_ms)
         answering = None  # resume: what the session left is the work, the answer follows its last prompt
-        if prompt is not None:
-            answering = (await sessions.prompt(sid, prompt, delivery=args.delivery, resume=False)).input_id
+        if parts is not None:
+            answering = (await sessions.prompt(sid, parts, delivery=args.delivery, resume=False)).input_id
         stopped_by = _install_signals(sessions, sid)
         try:
             error = await sessions.run(sid)

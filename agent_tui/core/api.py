@@ -45,6 +45,13 @@ _EXPORTS: dict[str, str] = {
     "AdmissionConflict": "admission",
     "SessionOwnedElsewhere": "lease",
     "ConfigError": "config_layers",
+    # Prompts: @mentions and --file paths as durable parts.
+    "build_prompt": "attachments",
+    "mentions": "attachments",
+    "attach_policy": "attachments",
+    "vision_check": "attachments",
+    "AttachmentError": "attachments",
+    "NeedsApproval": "attachments",
     # Configuration.
     "Settings": "config",
     "load_settings": "config",
@@ -84,6 +91,9 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # what the names are, for type checkers and readers
     from agent_tui.core import events, paths
     from agent_tui.core.admission import AdmissionConflict, Receipt
+    from agent_tui.core.attachments import (
+        AttachmentError, NeedsApproval, attach_policy, build_prompt, mentions, vision_check,
+    )  # fmt: skip
     from agent_tui.core.bus import Subscription
     from agent_tui.core.config import Settings, load_settings, validate
     from agent_tui.core.config_layers import DEFAULT_AGENT, ConfigError, read_layers

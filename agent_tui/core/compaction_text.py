@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from agent_tui.core.records import MessageRecord, ToolCallRecord
+from agent_tui.core.shell import shell_text
 
 HEADINGS = ("Objective", "Important Details", "Work State", "Next Move")
 NONE = "(none)"
@@ -193,6 +194,8 @@ def _serialise(message: MessageRecord, calls: dict[tuple[str, str], ToolCallReco
         case "system" | "synthetic":
             body = (data.get("text") or "").strip()
             return f"System note:\n{body}" if body else None
+        case "shell":
+            return f"User:\n{shell_text(data)}"
         case "assistant":
             return _assistant_text(message, calls, tool_chars)
     return None

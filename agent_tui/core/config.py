@@ -97,6 +97,8 @@ class Settings(_Section):
     storage: StorageSettings = Field(default_factory=StorageSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
     theme: str = "agent-dark"
+    paste_chip_lines: int = Field(default=20, ge=1)
+    """A paste of more lines than this shows in the prompt as one ``[pasted N lines]`` chip."""
 
     def agent_settings(self, name: str | None = None) -> AgentSettings:
         return self.agents.get(name or self.agent) or AgentSettings()

@@ -37,17 +37,25 @@ class TextPart(_Model):
 
 
 class FilePart(_Model):
-    """A file reference; resolved into model-visible content at lowering time."""
+    """A mentioned file or folder; ``text`` is what the model sees, read when it was sent,
+    so a replay shows the same text after the file changed."""
 
     type: Literal["file"] = "file"
     path: str
     mime: str | None = None
+    text: str | None = None
 
 
 class ImagePart(_Model):
+    """An attached image; ``data`` (base64) is kept in the log for the same reason."""
+
     type: Literal["image"] = "image"
     path: str
     mime: str
+    data: str | None = None
+    size: int | None = None
+    width: int | None = None
+    height: int | None = None
 
 
 PromptPart = Annotated[Union[TextPart, FilePart, ImagePart], Field(discriminator="type")]
@@ -58,14 +66,15 @@ def text_prompt(text: str) -> list[TextPart]:
 
 
 def prompt_text(prompt: list[Any]) -> str:
-    """The plain text of a prompt (file and image parts by path)."""
+    """The plain text of a prompt (file and image parts by path, unless the text mentions them)."""
     out: list[str] = []
     for part in prompt:
         match part:
             case TextPart(text=text):
                 out.append(text)
             case FilePart(path=path) | ImagePart(path=path):
-                out.append(f"@{path}")
+                if not any(f"@{path}" in line or f'@"{path}"' in line for line in out):
+                    out.append(f"@{path}")
     return "\n".join(out)
 
 
@@ -129,6 +138,38 @@ class PromptPromoted(DurableEvent):
 class PromptWithdrawn(DurableEvent):
     TYPE: ClassVar[str] = "session.prompt.withdrawn.1"
     input_id: str
+
+
+class QueueReordered(DurableEvent):
+    """The user's new order of the queued inputs (all of them); the runner promotes in it."""
+
+    TYPE: ClassVar[str] = "session.queue.reordered.1"
+    order: list[str]
+
+
+class QueuePaused(DurableEvent):
+    """While paused, no queued input is promoted when the session goes idle (steers still are)."""
+
+    TYPE: ClassVar[str] = "session.queue.paused.1"
+    paused: bool
+
+
+class ShellAdmitted(DurableEvent):
+    """``!command`` typed by the user: run through the bash tool when the session would go idle."""
+
+    TYPE: ClassVar[str] = "session.shell.admitted.1"
+    input_id: str
+    command: str
+
+
+class ShellEnded(DurableEvent):
+    """The user's command ran (or failed, or was interrupted); the model reads it next turn."""
+
+    TYPE: ClassVar[str] = "session.shell.ended.1"
+    input_id: str
+    command: str
+    output: ToolOutput | None = None
+    error: ErrorInfo | None = None
 
 
 class ContextPut(DurableEvent):
@@ -319,7 +360,8 @@ class UnknownEvent(DurableEvent):
 
 DURABLE_EVENTS: tuple[type[DurableEvent], ...] = (
     SessionCreated, SessionRenamed, AgentSelected, ModelSelected, SessionMoved,
-    SessionForked, PromptAdmitted, PromptPromoted, PromptWithdrawn, ContextPut,
+    SessionForked, PromptAdmitted, PromptPromoted, PromptWithdrawn, QueueReordered, QueuePaused,
+    ShellAdmitted, ShellEnded, ContextPut,
     ContextDeleted, InstructionsBaselined, InstructionsReset, InstructionsUpdated,
     PermissionAsked, PermissionReplied, CompactionAdmitted, CompactionStarted,
     CompactionEnded, CompactionFailed, StepStarted, TextStarted, TextEnded,

@@ -90,6 +90,42 @@ def prompt_withdrawn(conn: sqlite3.Connection, sid: str, seq: int, e: ev.PromptW
         delete_message(conn, e.input_id, sid)
 
 
+def queue_reordered(conn: sqlite3.Connection, sid: str, e: ev.QueueReordered) -> None:
+    """The queued inputs take the places (ranks) they held, in the new order."""
+    rows = conn.execute(
+        "SELECT id, coalesce(queue_rank, admitted_seq) FROM session_input WHERE session_id = ? AND kind = 'prompt'"
+        " AND delivery = 'queue' AND promoted_seq IS NULL AND withdrawn = 0",
+        (sid,),
+    ).fetchall()
+    if sorted(e.order) != sorted(row[0] for row in rows) or len(set(e.order)) != len(e.order):
+        raise EventRejected("a reorder must list every queued input of the session once; the queue has changed")
+    places = sorted(rank for _, rank in rows)
+    conn.executemany("UPDATE session_input SET queue_rank = ? WHERE id = ?", list(zip(places, e.order)))
+
+
+def shell_admitted(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.ShellAdmitted) -> None:
+    if conn.execute("SELECT 1 FROM session_input WHERE id = ?", (e.input_id,)).fetchone():
+        raise EventRejected(f"input {e.input_id} was already admitted")
+    prompt = [{"type": "text", "text": e.command}]
+    conn.execute(
+        "INSERT INTO session_input (id, session_id, kind, prompt_json, fingerprint, admitted_seq, created)"
+        " VALUES (?, ?, 'shell', ?, ?, ?, ?)",
+        (e.input_id, sid, dumps(prompt), fingerprint(sid, "shell", prompt, None), seq, at),
+    )
+
+
+def shell_ended(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.ShellEnded) -> None:
+    """Settles the row and writes the ``shell`` message the next request shows the model."""
+    kind, promoted, withdrawn, *_ = _input(conn, sid, e.input_id)
+    if kind != "shell" or promoted is not None or withdrawn:
+        raise EventRejected(f"input {e.input_id} is not a pending shell command")
+    conn.execute("UPDATE session_input SET promoted_seq = ?, settled_seq = ? WHERE id = ?", (seq, seq, e.input_id))
+    data = {"command": e.command, "output": e.output.model_dump(mode="json") if e.output else None,
+            "error": e.error.model_dump(mode="json") if e.error else None}  # fmt: skip
+    insert_message(conn, id=e.input_id, session_id=sid, seq=seq, kind="shell", data=data, created=at)
+    index_text(conn, sid, e.input_id, f"!{e.command}")
+
+
 def compaction_admitted(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.CompactionAdmitted) -> None:
     if conn.execute("SELECT 1 FROM session_input WHERE id = ?", (e.input_id,)).fetchone():
         raise EventRejected(f"input {e.input_id} was already admitted")

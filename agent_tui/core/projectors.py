@@ -41,6 +41,14 @@ def project(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Dur
             inbox.prompt_promoted(conn, sid, seq, at, event)
         case ev.PromptWithdrawn():
             inbox.prompt_withdrawn(conn, sid, seq, event)
+        case ev.QueueReordered():
+            inbox.queue_reordered(conn, sid, event)
+        case ev.QueuePaused(paused=paused):
+            conn.execute("INSERT OR REPLACE INTO queue_state (session_id, paused) VALUES (?, ?)", (sid, int(paused)))
+        case ev.ShellAdmitted():
+            inbox.shell_admitted(conn, sid, seq, at, event)
+        case ev.ShellEnded():
+            inbox.shell_ended(conn, sid, seq, at, event)
         case ev.CompactionAdmitted():
             inbox.compaction_admitted(conn, sid, seq, at, event)
         case ev.CompactionStarted() | ev.CompactionEnded() | ev.CompactionFailed():

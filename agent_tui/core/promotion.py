@@ -1,8 +1,10 @@
 """Inbox promotion: which admitted inputs become visible at a step boundary.
 
 Steers: all pending, in admission order, at every boundary. Queued inputs: one,
-only when the session would otherwise go idle. A pending compaction barrier
-holds back every input admitted after it.
+only when the session would otherwise go idle, the first in the queue's order
+(admission order, unless the user reordered it: ``queue.reordered``). A pending compaction barrier
+holds back every input admitted after it; so does a pending ``!`` command,
+which runs when the session would go idle.
 """
 
 from __future__ import annotations
@@ -17,20 +19,39 @@ class Eligible:
     steers: list[InboxRecord]
     next_queued: InboxRecord | None
     barrier: InboxRecord | None
+    shell: InboxRecord | None = None
+    """The first ``!`` command; like a barrier, it holds back what was admitted after it."""
+
+
+def _place(row: InboxRecord) -> int:
+    return row.queue_rank if row.queue_rank is not None else row.admitted_seq
+
+
+def queue_order(pending: list[InboxRecord]) -> list[InboxRecord]:
+    """The queued inputs in the order they will be promoted."""
+    return sorted((r for r in pending if r.kind == "prompt" and r.delivery == "queue"), key=_place)
 
 
 def eligible(pending: list[InboxRecord]) -> Eligible:
     steers: list[InboxRecord] = []
     queued: InboxRecord | None = None
     barrier: InboxRecord | None = None
+    shell: InboxRecord | None = None
     for row in sorted(pending, key=lambda r: r.admitted_seq):
         if row.kind == "compaction":
             barrier = barrier or row
             continue
+        if row.kind == "shell":
+            if barrier is None and shell is None:
+                shell = row
+            continue
+        if shell is not None:
+            continue
         if barrier is not None:
             continue  # held back until the barrier settles
         if row.delivery == "queue":
-            queued = queued or row
+            if queued is None or _place(row) < _place(queued):
+                queued = row
         else:
             steers.append(row)
-    return Eligible(steers, queued, barrier)
+    return Eligible(steers, queued, barrier, shell)

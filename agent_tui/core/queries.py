@@ -130,7 +130,7 @@ async def tool_calls(conn: Connection, session_id: str, states: list[str] | None
 
 _INPUT_COLUMNS = (
     "id, session_id, kind, delivery, prompt_json, fingerprint, admitted_seq, promoted_seq,"
-    " settled_seq, withdrawn, created"
+    " settled_seq, withdrawn, created, queue_rank"
 )
 
 
@@ -138,6 +138,7 @@ def _inbox(_cursor: Any, r: tuple[Any, ...]) -> InboxRecord:
     return InboxRecord(
         id=r[0], session_id=r[1], kind=r[2], delivery=r[3], prompt=_loads(r[4]), fingerprint=r[5],
         admitted_seq=r[6], promoted_seq=r[7], settled_seq=r[8], withdrawn=bool(r[9]), created=r[10],
+        queue_rank=r[11],
     )  # fmt: skip
 
 
@@ -149,6 +150,11 @@ async def pending_inputs(conn: Connection, session_id: str) -> list[InboxRecord]
         (session_id,),
         _inbox,
     )
+
+
+async def queue_paused(conn: Connection, session_id: str) -> bool:
+    row = await fetch_one(conn, "SELECT paused FROM queue_state WHERE session_id = ?", (session_id,), None)
+    return bool(row and row[0])
 
 
 async def input_row(conn: Connection, input_id: str) -> InboxRecord | None:

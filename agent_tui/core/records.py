@@ -10,9 +10,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-MessageKind = Literal["user", "assistant", "system", "compaction", "synthetic"]
+MessageKind = Literal["user", "assistant", "system", "compaction", "synthetic", "shell"]
 ToolState = Literal["running", "success", "failed"]
-InputKind = Literal["prompt", "compaction"]
+InputKind = Literal["prompt", "compaction", "shell"]
 
 
 class _Record(BaseModel):
@@ -67,7 +67,7 @@ class ToolCallRecord(_Record):
 
 
 class InboxRecord(_Record):
-    """A durable inbox row: an admitted prompt or a manual compaction barrier."""
+    """A durable inbox row: an admitted prompt, a manual compaction barrier or a ``!`` command."""
 
     id: str
     session_id: str
@@ -79,6 +79,8 @@ class InboxRecord(_Record):
     promoted_seq: int | None
     settled_seq: int | None
     withdrawn: bool
+    queue_rank: int | None = None
+    """Set by a reorder: queued inputs are promoted by ``queue_rank``, else ``admitted_seq``."""
     created: int
 
 

@@ -6,6 +6,7 @@ from typing import Any, Iterable
 
 from agent_tui.core.compaction_text import checkpoint_text
 from agent_tui.core.records import MessageRecord, ToolCallRecord
+from agent_tui.core.shell import shell_text
 from agent_tui.llm import types as llm
 from agent_tui.vocab.kinds import TOOL_INTERRUPTED, ErrorType
 
@@ -24,6 +25,8 @@ def history_messages(
                 turn = _assistant_turn(message, calls, seen_ids)
                 if turn is not None:
                     out.append(turn)
+            case "shell":
+                out.append(llm.UserTurn(parts=[llm.TextPart(text=shell_text(message.data))]))
             case "system" | "synthetic":
                 text = message.data.get("text")
                 if text:
@@ -41,7 +44,9 @@ def _user_turn(data: dict[str, Any]) -> llm.UserTurn:
             case "text":
                 parts.append(llm.TextPart(text=part.get("text", "")))
             case "file":
-                parts.append(llm.FilePart(path=part["path"], mime=part.get("mime") or "text/plain"))
+                parts.append(llm.FilePart(path=part["path"], mime=part.get("mime") or "text/plain", text=part.get("text")))
+            case "image" if part.get("data"):
+                parts.append(llm.ImagePart(mime=part["mime"], data=part["data"], path=part.get("path")))
             case "image":
                 parts.append(llm.TextPart(text=f"[image: {part.get('path')}]"))
     return llm.UserTurn(parts=parts or [llm.TextPart(text="")])

@@ -18,6 +18,7 @@ from agent_tui.core.promotion import eligible
 from agent_tui.core.publisher import SessionPublisher
 from agent_tui.core.records import MessageRecord, SessionRecord
 from agent_tui.core.request_builder import awaits_answer, history_messages, needs_continuation, was_cut_short
+from agent_tui.core.shell import run_shell
 from agent_tui.core.step import StepExecutor, StepPlan, StreamFn, ToolHost
 from agent_tui.core.sweep import sweep_stale
 from agent_tui.llm import types as llm
@@ -129,7 +130,7 @@ class Runner:
             promoted = await self._promote_steers(session_id, publish)
             history = await store.messages(session_id)
             if not promoted and not needs_continuation(history):
-                if await self._idle_work(session, publish):
+                if await self._idle_work(session, services, publish):
                     history = await store.messages(session_id)
                 elif not (forced and (awaits_answer(history) or was_cut_short(history))):
                     return None
@@ -143,17 +144,21 @@ class Runner:
         await publish.many([ev.PromptPromoted(input_id=row.id) for row in ready.steers])
         return bool(ready.steers)
 
-    async def _idle_work(self, session: SessionRecord, publish: SessionPublisher) -> bool:
-        """The session would go idle: settle a compaction barrier, else promote one queued input."""
+    async def _idle_work(self, session: SessionRecord, services: LocationServices, publish: SessionPublisher) -> bool:
+        """The session would go idle: run a ``!`` command, settle a compaction barrier, else promote
+        one queued input."""
         while True:
             ready = eligible(await self._store.pending_inputs(session.id))
             if ready.steers:  # released by a barrier that just settled
                 await publish.many([ev.PromptPromoted(input_id=row.id) for row in ready.steers])
                 return True
+            if ready.shell is not None:
+                await run_shell(session.id, ready.shell, services.tools, publish)
+                continue
             if ready.barrier is not None:
                 await self._compaction.run_barrier(session, ready.barrier.id, publish)
                 continue
-            if ready.next_queued is not None:
+            if ready.next_queued is not None and not await self._store.queue_paused(session.id):
                 await publish(ev.PromptPromoted(input_id=ready.next_queued.id))
                 return True
             return False

@@ -97,7 +97,8 @@ class Runtime:
 
     async def _has_pending(self, session_id: str) -> bool:
         ready = eligible(await self._store.pending_inputs(session_id))
-        return bool(ready.steers or ready.next_queued or ready.barrier)
+        queued = ready.next_queued is not None and not await self._store.queue_paused(session_id)
+        return bool(ready.steers or queued or ready.barrier or ready.shell)
 
     def publisher(self, session_id: str) -> SessionPublisher:
         return SessionPublisher(session_id, self._store.publish, self._store.publish_many, self._store.bus.publish)

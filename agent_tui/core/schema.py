@@ -130,11 +130,21 @@ CREATE TABLE search_doc (
 CREATE VIRTUAL TABLE search USING fts5 (text, tokenize = 'unicode61 remove_diacritics 2');
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1,)
+_V2 = """
+ALTER TABLE session_input ADD COLUMN queue_rank INTEGER;
+CREATE TABLE queue_state (
+    session_id TEXT PRIMARY KEY REFERENCES session (id) ON DELETE CASCADE,
+    paused INTEGER NOT NULL
+);
+"""
+"""Where a queued input stands when the user reordered the queue (else its ``admitted_seq``), and
+whether the user paused the queue."""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2)
 CURRENT_VERSION = len(MIGRATIONS)
 
 PROJECTION_TABLES: tuple[str, ...] = (
-    "search", "search_doc", "permission_approval", "permission_request", "context_entry",
+    "search", "search_doc", "queue_state", "permission_approval", "permission_request", "context_entry",
     "instruction_checkpoint", "session_input", "tool_call", "message", "session",
 )  # fmt: skip
 """Every table derived from ``event``, children before parents (delete order)."""

@@ -163,6 +163,28 @@ class Sessions:
             await self._executor.wake(session_id)
         return receipt
 
+    async def shell(self, session_id: str, command: str, id: str | None = None, resume: bool = True) -> str:
+        """Admit ``!command``: it runs through the bash tool (no model step) when the session would go
+        idle, and the model sees it on its next turn. Returns the input id."""
+        if not command.strip():
+            raise InvalidRequest("the shell command is empty")
+        input_id = id or ids.message_id()
+        await self._store.publish(session_id, ev.ShellAdmitted(input_id=input_id, command=command))
+        if resume:
+            await self._executor.wake(session_id)
+        return input_id
+
+    async def reorder_queue(self, session_id: str, order: Sequence[str]) -> None:
+        """Promote the queued inputs in ``order`` (every queued input id, once); refused when the
+        queue has changed meanwhile."""
+        await self._store.publish(session_id, ev.QueueReordered(order=list(order)))
+
+    async def pause_queue(self, session_id: str, paused: bool = True) -> None:
+        """Paused: queued inputs wait when the session goes idle; resuming runs the next one."""
+        await self._store.publish(session_id, ev.QueuePaused(paused=paused))
+        if not paused:
+            await self._executor.wake(session_id)
+
     async def withdraw(self, session_id: str, input_id: str) -> None:
         """Take back an unpromoted input; refused once it is promoted."""
         await self._store.publish(session_id, ev.PromptWithdrawn(input_id=input_id))

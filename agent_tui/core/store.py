@@ -154,6 +154,9 @@ class Store:
     async def pending_inputs(self, session_id: str) -> list[InboxRecord]:
         return await self._readers.read(q.pending_inputs, session_id)
 
+    async def queue_paused(self, session_id: str) -> bool:
+        return await self._readers.read(q.queue_paused, session_id)
+
     async def input(self, input_id: str) -> InboxRecord | None:
         return await self._readers.read(q.input_row, input_id)
 

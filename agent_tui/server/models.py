@@ -45,6 +45,14 @@ class PromptBody(_Body):
     resume: bool = True
 
 
+class QueueOrderBody(_Body):
+    order: list[str] = Field(description="every queued input id of the session, once, in the new order")
+
+
+class QueuePausedBody(_Body):
+    paused: bool
+
+
 class CompactBody(_Body):
     resume: bool = True
 

@@ -45,7 +45,8 @@ _KINDS = (
 )
 
 
-def _read_sync(params: ReadInput, vision: bool, resolved: Resolved) -> ToolResult:
+def read_resolved(params: ReadInput, vision: bool, resolved: Resolved) -> ToolResult:
+    """Blocking: what ``read`` returns for an already resolved path (prompt mentions use it too)."""
     try:
         st = os.stat(resolved.path)
     except PermissionError:
@@ -160,7 +161,7 @@ def _list_dir(resolved: Resolved, params: ReadInput) -> ToolResult:
 async def run_read(ctx: ToolContext, params: ReadInput) -> ToolResult:
     resolved = await asyncio.to_thread(resolve_inside, ctx.location, params.path)
     await ctx.ask("read", [resolved.rel], detail={"path": resolved.rel})
-    return await asyncio.to_thread(_read_sync, params, ctx.supports_vision, resolved)
+    return await asyncio.to_thread(read_resolved, params, ctx.supports_vision, resolved)
 
 
 READ = Tool(name="read", description=DESCRIPTION, input_model=ReadInput, run=run_read, action="read")

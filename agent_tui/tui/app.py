@@ -23,8 +23,9 @@ from textual.widget import MountError
 from textual.widgets import Footer, Static, TextArea
 from textual.theme import Theme
 
-from agent_tui.tui.command_registry import Command, palette, resolve
+from agent_tui.tui.command_registry import BY_NAME, Command, palette, resolve
 from agent_tui.tui.context import CoreUnavailable, StartupFailed, TuiContext
+from agent_tui.tui.custom_commands import command_dirs, load_commands, watch_commands
 from agent_tui.tui.gc_policy import tune_runtime
 from agent_tui.tui.port import call
 from agent_tui.tui.mcp_view import failure_notice, listing
@@ -33,10 +34,13 @@ from agent_tui.tui.screens.mcp import McpScreen
 from agent_tui.tui.screens.picker import SessionPicker
 from agent_tui.tui.theme_watch import watch_theme_files
 from agent_tui.tui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, theme_dirs
+from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.permission import PermissionPanel
-from agent_tui.tui.widgets.prompt import PromptInput
+from agent_tui.tui.file_index import mention
+from agent_tui.tui.widgets.prompt import IMAGE_SUFFIXES, PromptInput
 from agent_tui.tui.widgets.session_view import SessionView
 from agent_tui.tui.widgets.transcript import TranscriptView
+from agent_tui.vocab.kinds import Delivery
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,8 @@ class AgentApp(App[None]):
         Binding("ctrl+r", "resume", "sessions", tooltip="session picker"),
         Binding("ctrl+n", "new_session", "new", tooltip="new session"),
         Binding("alt+w", "withdraw", "withdraw pending", show=False, tooltip="withdraw the last pending input"),
+        Binding("alt+p", "pause_queue", "pause queue", show=False,
+                tooltip="pause the queue (queued input waits when the agent goes idle); again resumes it"),
         Binding("ctrl+end", "follow", "follow", show=False, priority=True,
                 tooltip="follow the newest output (or click the “new output below” bar)"),
         Binding("ctrl+o", "toggle_details", "details", show=False, priority=True,
@@ -77,12 +83,15 @@ class AgentApp(App[None]):
         theme_dirs_: list[Path] | None = None,
         watch_themes: bool = True,
         connect: Callable[[], Awaitable[None]] | None = None,
+        command_dirs_: list[Path] | None = None,
     ) -> None:
         super().__init__()
         self.ctx = ctx
         self.start = start
         self._theme_dirs = theme_dirs() if theme_dirs_ is None else theme_dirs_
         self._watch_themes = watch_themes
+        self._command_dirs = command_dirs_
+        self._command_errors: set[str] = set()  # told once each, until the file is fixed
         self._connect = connect
         self.startup_error: str | None = None  # set when connect raised StartupFailed
         self.stopped_by: int | None = None  # the signal that stopped the app, if one did
@@ -116,6 +125,7 @@ class AgentApp(App[None]):
         if self._watch_themes:
             self.run_worker(self._watch_theme_files(), group="themes")
         self.run_worker(self._watch_mcp(), group="mcp")
+        self.run_worker(self._watch_commands(), group="commands")
         if self.start.picker:  # at once: its rows arrive when the store is open
             self.action_resume()
         if self._connect is None:
@@ -177,6 +187,46 @@ class AgentApp(App[None]):
             self.notify(failure_notice(server), severity="error", timeout=10)
         self.view.paint_chrome()
 
+    # ------------------------------------------------------------------ custom commands
+
+    def _commands_dirs(self) -> list[Path]:
+        if self._command_dirs is None:
+            from agent_tui.core.api import paths
+
+            self._command_dirs = command_dirs(paths.config_dir(), paths.project_root(Path(self.ctx.location)))
+        return self._command_dirs
+
+    async def reload_commands(self) -> None:
+        """Read the prompt files again (in a thread); each bad file is one notice, once."""
+        dirs = await asyncio.to_thread(self._commands_dirs)
+        commands, errors = await asyncio.to_thread(load_commands, dirs, BY_NAME)
+        self.ctx.custom_commands = commands
+        for error in errors:
+            if error not in self._command_errors:
+                self.notify(error, severity="error", timeout=10)
+        self._command_errors = set(errors)
+
+    async def _watch_commands(self) -> None:
+        await self.reload_commands()
+        dirs = await asyncio.to_thread(self._commands_dirs)
+        await watch_commands(dirs, lambda: self.run_worker(self.reload_commands(), group="commands-reload"),
+                             self._stop_watch)  # fmt: skip
+
+    async def action_run_custom(self, name: str, arguments: str = "") -> None:
+        """A prompt file's command: its body, expanded, sent as a prompt (its model and agent first)."""
+        command = self.ctx.custom_commands.get(name)
+        if command is None:
+            self.notify(f"/{name}: the command file is gone", severity="error")
+            return
+        view = self.view
+        if command.agent and command.agent != self.ctx.agent:
+            self.ctx.agent = command.agent
+            if view.session_id is not None:
+                await call((await self.ctx.ready()).select_agent(view.session_id, command.agent))
+        if command.model and command.model != self.ctx.model:
+            await self.action_select_model(command.model)
+        view.send(command.expand(arguments), Delivery.STEER)
+
     def on_unmount(self) -> None:
         self._stop_watch.set()
         unwatch = getattr(self, "_unwatch_mcp", None)
@@ -231,6 +281,15 @@ class AgentApp(App[None]):
         if not await self.view.interrupt():
             self.view.query_one(PromptInput).focus()
 
+    async def action_pause_queue(self) -> None:
+        view = self.view
+        if view.session_id is None:
+            self.notify("nothing is queued yet")
+            return
+        paused = not view.transcript.facts.queue_paused
+        await call((await self.ctx.ready()).pause_queue(view.session_id, paused))
+        self.notify("queue paused: queued input waits (alt+p resumes)" if paused else "queue resumed")
+
     async def action_withdraw(self) -> None:
         await self.view.withdraw_last()
 
@@ -245,7 +304,9 @@ class AgentApp(App[None]):
         self.push_screen(McpScreen(listing(self.ctx.mcp.mcp_status(), location) if self.ctx.mcp is not None else []))
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen([*PromptInput.BINDINGS, *self.BINDINGS, *PermissionPanel.BINDINGS]))
+        self.push_screen(HelpScreen([*PromptInput.BINDINGS, *PendingInputStrip.BINDINGS, *self.BINDINGS,
+                                     *PermissionPanel.BINDINGS],
+                                    self.ctx.command_specs()))  # fmt: skip
 
     async def action_ctrl_c(self) -> None:
         """Copy a selection; else clear the prompt; a second press within the window quits."""
@@ -303,14 +364,14 @@ class AgentApp(App[None]):
 
     async def run_command(self, command: Command) -> None:
         """Run a slash or palette command: the app action the registry names for it."""
-        action, args = resolve(command)
+        action, args = resolve(command, self.ctx.command_specs())
         try:
             await self.run_action(("", action, args))
         except CoreUnavailable as error:
             self.notify(f"/{command.name}: {error}", severity="error")
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        for title, what, command in palette(self):
+        for title, what, command in palette(self, self.ctx.command_specs()):
             yield SystemCommand(title, what, partial(self._run_in_background, command))
 
     def _run_in_background(self, command: Command) -> None:
@@ -343,6 +404,17 @@ class AgentApp(App[None]):
         self.notify(f"model: {model}" + (" (sending what is pending)" if waiting else " (from the next step)"))
         view.notice = None
         await view.feed.flush()
+
+    def action_attach_image(self, path: str = "") -> None:
+        """``/image PATH``: the image goes into the prompt as an ``@`` mention, attached when sent."""
+        prompt = self.view.query_one(PromptInput)
+        if not path:
+            self.notify("/image needs PATH: /image PATH", severity="error")
+        elif not path.lower().endswith(IMAGE_SUFFIXES):
+            self.notify(f"/image {path}: not a PNG, JPEG, GIF or WebP file name", severity="error")
+        else:
+            prompt.insert(("" if not prompt.text or prompt.text.endswith((" ", "\n")) else " ") + mention(path))
+        prompt.focus()
 
     def action_select_theme(self, name: str) -> None:
         self.set_theme(name)

@@ -179,7 +179,8 @@ class CoreOpener:
             self.settings = await asyncio.to_thread(self._validate)
         except ConfigError as error:
             raise StartupFailed(str(error)) from None
-        self.facts.settings = self.settings
+        self.facts.settings = self.ctx.settings = self.settings
+        self.ctx.paste_chip_lines = self.settings.paste_chip_lines
         self.ctx.known_models = tuple(self.settings.models)
         open_sessions = await _from_core("open_sessions")
         self.sessions = await open_sessions(self.settings)

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from agent_tui.tui.choices import Choice
+
 
 @dataclass(frozen=True)
 class CommandSpec:
@@ -22,6 +24,8 @@ class CommandSpec:
     arg: str | None = None  # the argument's name, when one is required
     choices: str | None = None  # with an argument: the app method listing the palette's choices
     slash: bool = True  # False: offered in the palette only
+    in_palette: bool = True  # False: typed only (an argument no list can offer, such as a path)
+    custom: bool = False  # a prompt file's command: any argument, run as ``run_custom(name, arg)``
 
     @property
     def usage(self) -> str:
@@ -33,6 +37,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("resume", "pick a session to open", "resume", "Resume session"),
     CommandSpec("compact", "summarise older history to free context", "compact", "Compact"),
     CommandSpec("model", "use another model from the next step", "select_model", "Model", "NAME", "model_names"),
+    CommandSpec("image", "attach an image (PNG, JPEG, GIF, WebP) to the prompt", "attach_image", "Attach image", "PATH",
+                in_palette=False),
     CommandSpec("theme", "switch the colour theme", "select_theme", "Theme", "NAME", "theme_names"),
     CommandSpec("mcp", "MCP servers here: state and tools", "mcp_servers", "MCP servers"),
     CommandSpec("help", "keys and commands", "help", "Help"),
@@ -40,6 +46,15 @@ COMMANDS: tuple[CommandSpec, ...] = (
 )
 BY_NAME = {spec.name: spec for spec in COMMANDS}
 SLASH_COMMANDS = tuple(spec for spec in COMMANDS if spec.slash)
+
+
+def custom_spec(name: str, help: str) -> CommandSpec:
+    """A custom command (see ``custom_commands``) as the registry lists it."""
+    return CommandSpec(name, help, "run_custom", f"/{name}", arg="[ARGUMENTS]", custom=True)
+
+
+def _lookup(extra: Iterable[CommandSpec]) -> dict[str, CommandSpec]:
+    return {**{spec.name: spec for spec in extra}, **BY_NAME}
 
 
 @dataclass(frozen=True)
@@ -52,15 +67,23 @@ class CommandError(ValueError):
     """A slash command that cannot run; the message says how to write it."""
 
 
-def parse_command(text: str) -> Command | None:
-    """``/model gpt-4o`` -> Command("model", "gpt-4o"); plain text -> None."""
+def parse_command(text: str, extra: Iterable[CommandSpec] = ()) -> Command | None:
+    """``/model gpt-4o`` -> Command("model", "gpt-4o"); plain text -> None. ``extra``: custom commands,
+    whose argument may run over several lines."""
     stripped = text.strip()
-    if not stripped.startswith("/") or stripped.startswith("//") or "\n" in stripped:
+    if not stripped.startswith("/") or stripped.startswith("//"):
         return None
     name, _, arg = stripped[1:].partition(" ")
-    spec = BY_NAME.get(name)
+    name, newline, rest = name.partition("\n")
+    arg = rest + (" " if rest and arg else "") + arg if newline else arg
+    specs = _lookup(extra)
+    spec = specs.get(name)
+    if spec is not None and spec.custom:
+        return Command(name, arg.strip())
+    if newline or "\n" in arg:
+        return None
     if spec is None or not spec.slash:
-        known = " ".join(f"/{s.name}" for s in SLASH_COMMANDS)
+        known = " ".join(f"/{s.name}" for s in specs.values() if s.slash)
         raise CommandError(f"unknown command /{name} (known: {known})")
     arg = arg.strip()
     if spec.arg and not arg:
@@ -70,16 +93,27 @@ def parse_command(text: str) -> Command | None:
     return Command(name, arg)
 
 
-def resolve(command: Command) -> tuple[str, tuple[str, ...]]:
+def slash_choices(prefix: str, extra: Iterable[CommandSpec] = ()) -> list[Choice]:
+    """The ``/`` completion list: commands whose name starts with ``prefix``, with their help."""
+    specs = [*SLASH_COMMANDS, *(s for s in extra if s.name not in BY_NAME)]
+    return [Choice(f"/{s.name} ", s.usage, s.help, complete=not s.arg or s.custom)
+            for s in specs if s.name.startswith(prefix)]  # fmt: skip
+
+
+def resolve(command: Command, extra: Iterable[CommandSpec] = ()) -> tuple[str, tuple[str, ...]]:
     """The action a command runs and its arguments (as for ``App.run_action``)."""
-    spec = BY_NAME[command.name]
+    spec = _lookup(extra)[command.name]
+    if spec.custom:
+        return spec.action, (command.name, command.arg)
     return spec.action, ((command.arg,) if spec.arg else ())
 
 
-def palette(host: object) -> Iterable[tuple[str, str, Command]]:
+def palette(host: object, extra: Iterable[CommandSpec] = ()) -> Iterable[tuple[str, str, Command]]:
     """(title, help, command) per palette entry; ``host`` (the app) lists an argument's choices."""
-    for spec in COMMANDS:
-        if spec.choices is None:
+    for spec in (*COMMANDS, *extra):
+        if not spec.in_palette:
+            continue
+        if spec.custom or spec.choices is None:
             yield spec.title, spec.help, Command(spec.name)
             continue
         choices: Callable[[], Iterable[str]] = getattr(host, spec.choices)

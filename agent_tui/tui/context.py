@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from agent_tui.tui.clock import Timings
+from agent_tui.tui.command_registry import CommandSpec, custom_spec
 from agent_tui.tui.gc_policy import QuietCollector
 from agent_tui.tui.port import SessionsPort
 from agent_tui.vocab.clock import Clock, SystemClock
@@ -42,6 +43,9 @@ class TuiContext:
     # The picker's first rows (location or None for all, limit) read before the facade opens; blocking.
     peek_sessions: Callable[[str | None, int], list[Any]] | None = None
     mcp: Any = None  # a tui.mcp_view.McpPort (the runtime) once it is up; None: no MCP servers to show
+    paste_chip_lines: int = 20  # from the settings once they are validated
+    settings: Any = None  # the validated Settings once the core is open: rules for @mentions, vision
+    custom_commands: dict[str, Any] = field(default_factory=dict)  # name -> CustomCommand (the app keeps it fresh)
 
     def __post_init__(self) -> None:
         self.connected = asyncio.Event()  # the facade can read
@@ -79,6 +83,10 @@ class TuiContext:
         sessions = await self.ready()
         await self.runnable.wait()
         return sessions
+
+    def command_specs(self) -> tuple[CommandSpec, ...]:
+        """The custom commands as the command registry lists them."""
+        return tuple(custom_spec(name, command.help) for name, command in sorted(self.custom_commands.items()))
 
     def active(self) -> dict[str, dict[str, str]]:
         return self.sessions.active() if self.sessions is not None else {}

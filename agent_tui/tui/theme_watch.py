@@ -16,7 +16,7 @@ from textual.theme import Theme
 from agent_tui.tui.themes import ThemeError, load_theme_file
 
 
-def _import_watchfiles():  # noqa: ANN202 - the module
+def import_watchfiles():  # noqa: ANN202 - the module
     """watchfiles (~20 ms) and the anyio backend its ``awatch`` imports on first use (~70 ms,
     which stalled typing when it ran on the event loop), both in a worker thread."""
     watchfiles = importlib.import_module("watchfiles")
@@ -38,7 +38,7 @@ async def watch_theme_files(
     existing = [str(d) for d in dirs if d.is_dir()]
     if not existing:
         return
-    watchfiles = await asyncio.to_thread(_import_watchfiles)
+    watchfiles = await asyncio.to_thread(import_watchfiles)
     async for changes in watchfiles.awatch(
         *existing, stop_event=stop, debounce=debounce_ms, step=50, recursive=False
     ):

@@ -46,6 +46,7 @@ class Block:
 @dataclass(eq=False)
 class UserBlock(Block):
     text: str = ""
+    attachments: str = ""  # one chip per attached file, folder or image (see ``transcript_model.chips``)
 
 
 @dataclass(eq=False)
@@ -208,7 +209,7 @@ def _one_line(text: str, limit: int = 80) -> str:
 def summarize_args(name: str, args: dict, raw: str = "") -> str:
     """A one-line argument summary: the command, the path, the patched files."""
     match name, args:
-        case "bash", {"command": str(command)}:
+        case "bash" | "!", {"command": str(command)}:  # "!": the user's own command
             return _one_line(command)
         case "read", {"path": str(path)}:
             return path

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from agent_tui.humanize import byte_size
 from agent_tui.tui.transcript_blocks import (
     Block,
     CompactionBlock,
@@ -45,6 +46,32 @@ class PendingInput:
     text: str
     delivery: Delivery
     seq: int
+    attachments: str = ""
+    prompt: list = field(default_factory=list)  # the parts as admitted (re-sent as they are by "steer")
+    rank: int | None = None  # its place after a reorder (as the store's ``queue_rank``)
+
+    @property
+    def place(self) -> int:
+        return self.rank if self.rank is not None else self.seq
+
+
+def chips(prompt: list) -> str:
+    """The attachment chips of a prompt: ``📎 a.py``, ``📁 src/``, ``🖼 shot.png · 1.2 KiB · 640×480``."""
+    from agent_tui.core import events as ev  # see the module docstring
+
+    out = []
+    for part in prompt:
+        match part:
+            case ev.ImagePart(path=path, size=size, width=width, height=height):
+                facts = [path.rsplit("/", 1)[-1]]
+                if size is not None:
+                    facts.append(byte_size(size))
+                if width and height:
+                    facts.append(f"{width}×{height}")
+                out.append("🖼 " + " · ".join(facts))
+            case ev.FilePart(path=path, mime=mime):
+                out.append(f"📁 {path.rstrip('/')}/" if mime == "inode/directory" else f"📎 {path}")
+    return "  ".join(out)
 
 
 @dataclass
@@ -73,6 +100,7 @@ class SessionFacts:
     retry_at_ms: int | None = None
     compacting: bool = False
     step_open: bool = False
+    queue_paused: bool = False
 
 
 @dataclass
@@ -161,7 +189,7 @@ class Transcript:
             case ev.SessionMoved(location=location):
                 facts.location = location
             case ev.PromptAdmitted(input_id=input_id, prompt=prompt, delivery=delivery):
-                item = PendingInput(input_id, ev.prompt_text(prompt), delivery, seq)
+                item = PendingInput(input_id, ev.prompt_text(prompt), delivery, seq, chips(prompt), list(prompt))
                 self._admitted[input_id] = item
                 self.pending[input_id] = item
                 if facts.title is None:  # as the store titles the session (see session_title)
@@ -169,9 +197,15 @@ class Transcript:
             case ev.PromptPromoted(input_id=input_id):
                 item = self._admitted.pop(input_id, None)
                 self.pending.pop(input_id, None)
-                text = item.text if item else ""
+                text, attached = (item.text, item.attachments) if item else ("", "")
                 if input_id not in self._by_key:
-                    self._add(UserBlock(key=input_id, seq=seq, text=text))
+                    self._add(UserBlock(key=input_id, seq=seq, text=text, attachments=attached))
+            case ev.QueuePaused(paused=paused):
+                facts.queue_paused = paused
+            case ev.QueueReordered(order=order):
+                items = [self.pending[i] for i in order if i in self.pending]
+                for item, place in zip(items, sorted(item.place for item in items)):
+                    item.rank = place
             case ev.PromptWithdrawn(input_id=input_id):
                 self._admitted.pop(input_id, None)
                 self.pending.pop(input_id, None)
@@ -226,6 +260,21 @@ class Transcript:
                 block.started_ms = created
                 self._set_open(block, True)
                 self._changed(block)
+            case ev.ShellAdmitted(input_id=input_id, command=command):  # the user's ``!command``
+                block = self._tool(input_id, "shell", seq)
+                block.name, block.input, block.state = "!", {"command": command}, ToolState.RUNNING
+                block.started_ms = created
+                self._set_open(block, True)
+                self._changed(block)
+            case ev.ShellEnded(input_id=input_id, output=output, error=error):
+                block = self._tool(input_id, "shell", seq)
+                if error is None:
+                    block.state, block.output = ToolState.OK, output.text if output else ""
+                else:
+                    block.state = ToolState.INTERRUPTED if error.type == ErrorType.ABORTED else ToolState.FAILED
+                    block.output, block.error = (output.text if output else ""), error.message
+                block.ended_ms = created
+                self._settle_tool(block)
             case ev.ToolSucceeded(assistant_message_id=amid, call_id=call_id, output=output):
                 block = self._tool(amid, call_id, seq)
                 block.state, block.output, block.ended_ms = ToolState.OK, output.text, created
@@ -422,7 +471,7 @@ class Transcript:
 
     @property
     def pending_inputs(self) -> list[PendingInput]:
-        return sorted(self.pending.values(), key=lambda item: item.seq)
+        return sorted(self.pending.values(), key=lambda item: item.place)
 
     def last_queued(self) -> PendingInput | None:
         queued = [p for p in self.pending_inputs if p.delivery is Delivery.QUEUE]

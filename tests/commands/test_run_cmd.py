@@ -301,3 +301,25 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return not Path(f"/proc/{pid}/stat").read_text().split(") ")[-1].startswith("Z")
+
+
+async def test_at_mentions_and_file_flags_attach_what_the_model_reads(cli: Cli, fake: FakeProvider, workdir: Path) -> None:
+    (workdir / "a.py").write_text("print('from a')\n")
+    (workdir / "b.txt").write_text("bee\n")
+    fake.add({"text": "read them"})
+    code, out, err = await cli.run("--file", "b.txt", "what does @a.py do?")
+    assert code == 0, err
+    user = [m for m in fake.accepted[0].body["messages"] if m["role"] == "user"][-1]["content"]
+    texts = [c["text"] for c in user]
+    assert texts[0] == "what does @a.py do?"
+    assert texts[1].startswith('<file path="a.py">') and "print('from a')" in texts[1]
+    assert texts[2].startswith('<file path="b.txt">') and "bee" in texts[2]
+    admitted = next(e for e in await cli.log(session_of(err)) if e["type"] == "session.prompt.admitted.1")
+    assert [p["type"] for p in admitted["data"]["prompt"]] == ["text", "file", "file"]
+
+
+async def test_a_missing_mention_is_one_line_and_nothing_is_sent(cli: Cli, fake: FakeProvider) -> None:
+    code, out, err = await cli.run("explain @nope.py")
+    assert code == 1
+    assert "@nope.py: no such file or folder" in err
+    assert fake.requests == [] and "session " not in err

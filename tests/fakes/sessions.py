@@ -148,6 +148,23 @@ class FakeSessions:
         self.calls.append(("select_model", session_id, model))
         self.publish(session_id, ev.ModelSelected(model=model))
 
+    async def reorder_queue(self, session_id: str, order: list[str]) -> None:
+        self.calls.append(("reorder_queue", session_id, list(order)))
+        self.publish(session_id, ev.QueueReordered(order=list(order)))
+
+    async def pause_queue(self, session_id: str, paused: bool = True) -> None:
+        self.calls.append(("pause_queue", session_id, paused))
+        self.publish(session_id, ev.QueuePaused(paused=paused))
+
+    async def shell(self, session_id: str, command: str) -> str:
+        self.calls.append(("shell", session_id, command))
+        stored = self.publish(session_id, ev.ShellAdmitted(input_id=f"inp_s{len(self.calls)}", command=command))
+        return stored.event.input_id
+
+    async def select_agent(self, session_id: str, agent: str) -> None:
+        self.calls.append(("select_agent", session_id, agent))
+        self.publish(session_id, ev.AgentSelected(agent=agent))
+
     async def compact(self, session_id: str) -> FakeReceipt:
         """One barrier pending at a time: a second call returns the first."""
         self.calls.append(("compact", session_id))

@@ -148,3 +148,32 @@ async def test_interrupt_a_running_session(api: Api, runtime: Runtime, fake: Fak
     assert short(events[-1]["type"]) == "execution.interrupted" and events[-1]["data"]["reason"] == "user"
     status, result = await api.call("POST", f"/api/session/{sid}/interrupt")
     assert result == {"session_id": sid, "was_running": False}
+
+
+async def test_the_queue_is_reordered_over_http(api: Api, workdir: Path) -> None:
+    sid = await api.create(workdir)
+    for name in ("msg_a", "msg_b", "msg_c"):
+        await api.call("POST", f"/api/session/{sid}/prompt", {"id": name, "prompt": name, "delivery": "queue",
+                                                              "resume": False})  # fmt: skip
+    status, _ = await api.call("PUT", f"/api/session/{sid}/queue", {"order": ["msg_c", "msg_a", "msg_b"]})
+    assert status == 204
+    status, pending = await api.call("GET", f"/api/session/{sid}/pending")
+    assert {p["id"]: p["queue_rank"] for p in pending["data"]} == {"msg_c": 2, "msg_a": 3, "msg_b": 4}
+    status, error = await api.call("PUT", f"/api/session/{sid}/queue", {"order": ["msg_a"]})
+    assert status == 409 and "every queued input" in error["error"]["message"]
+
+
+async def test_the_queue_is_paused_and_resumed_over_http(api: Api, fake: FakeProvider, workdir: Path) -> None:
+    fake.add({"text": "ran"})
+    sid = await api.create(workdir)
+    status, _ = await api.call("PUT", f"/api/session/{sid}/queue/paused", {"paused": True})
+    assert status == 204
+    await api.call("POST", f"/api/session/{sid}/prompt", {"id": "msg_q", "prompt": "later", "delivery": "queue"})
+    await api.wait_idle(sid)
+    status, pending = await api.call("GET", f"/api/session/{sid}/pending")
+    assert [p["id"] for p in pending["data"]] == ["msg_q"] and fake.requests == []
+    status, _ = await api.call("PUT", f"/api/session/{sid}/queue/paused", {"paused": False})
+    assert status == 204
+    await api.wait_idle(sid)
+    status, pending = await api.call("GET", f"/api/session/{sid}/pending")
+    assert pending["data"] == [] and len(fake.accepted) == 1

@@ -146,10 +146,10 @@ async def test_the_pending_strip_offers_alt_up_only_when_something_is_queued(fak
         await pilot.press(*"now", "enter")
         await until(pilot, lambda: len(strip.items) == 1)
         hint = str(strip.render()).splitlines()[-1]
-        assert "alt+w withdraw last" in hint and "edit last queued" not in hint
+        assert "alt+w withdraw last" in hint and "last queued" not in hint
         await pilot.press(*"later", "tab")
         await until(pilot, lambda: len(strip.items) == 2)
-        assert "alt+↑ edit last queued" in str(strip.render()).splitlines()[-1]
+        assert "alt+↑ last queued" in str(strip.render()).splitlines()[-1]
 
 
 async def test_tab_sends_when_idle(fake, make_app) -> None:
@@ -171,7 +171,7 @@ async def test_esc_interrupts_and_pending_input_stays(fake, make_app) -> None:
         assert [p.text for p in app.query_one(PendingInputStrip).items] == ["queued one"]
 
 
-async def test_alt_up_edits_the_last_queued_input(fake, make_app) -> None:
+async def test_alt_up_then_enter_edits_the_last_queued_input(fake, make_app) -> None:
     log = stored(fake)
     log.prompt("first", delivery="queue", promote=False)
     log.prompt("second", delivery="queue", promote=False)
@@ -181,6 +181,8 @@ async def test_alt_up_edits_the_last_queued_input(fake, make_app) -> None:
         strip = app.query_one(PendingInputStrip)
         await until(pilot, lambda: len(strip.items) == 2)
         await pilot.press("alt+up")
+        assert strip.current.text == "second" and strip.has_focus
+        await pilot.press("enter")
         await until(pilot, lambda: app.query_one(PromptInput).text == "second")
         assert fake.calls[-1] == ("withdraw", SID, "msg_user3")
         await until(pilot, lambda: [p.text for p in strip.items] == ["first"])
@@ -194,6 +196,10 @@ async def test_up_and_down_recall_sent_prompts(fake, make_app) -> None:
         prompt = app.query_one(PromptInput)
         for text in ("one", "two"):
             await pilot.press(*text, "enter")
+        await until(pilot, lambda: app.view.session_id and len(fake._inbox(app.view.session_id)) == 2)
+        for row in fake._inbox(app.view.session_id):  # the runner's part: they are taken, none is pending
+            fake.publish(app.view.session_id, ev.PromptPromoted(input_id=row.id))
+        await until(pilot, lambda: not app.query_one(PendingInputStrip).items)
         await pilot.press(*"draft")
         await pilot.press("up")
         assert prompt.text == "two"
@@ -457,8 +463,10 @@ async def test_help_lists_every_key_and_command(fake, make_app) -> None:
     bound = {key for cls in (AgentApp, PromptInput) for b in cls.BINDINGS for key in b.key.split(",")}
     assert bound <= shown, f"bindings missing from help: {bound - shown}"
     assert {"ctrl+p", *(b.key for b in PermissionPanel.BINDINGS)} <= shown  # the palette, the ask's keys
-    assert {"/" + c.name for c in SLASH_COMMANDS} == {"/new", "/resume", "/compact", "/model", "/theme", "/mcp", "/help"}
-    assert [usage for usage, _ in commands] == ["/new", "/resume", "/compact", "/model NAME", "/theme NAME", "/mcp", "/help"]
+    assert {"/" + c.name for c in SLASH_COMMANDS} == {"/new", "/resume", "/compact", "/model", "/image", "/theme", "/mcp",
+                                                      "/help"}
+    assert [usage for usage, _ in commands] == ["/new", "/resume", "/compact", "/model NAME", "/image PATH", "/theme NAME",
+                                                "/mcp", "/help"]
     assert dict(commands)["/resume"] == "pick a session to open (Ctrl+R)"  # the key bound to the same action
 
 
@@ -739,3 +747,57 @@ async def test_overlapping_repaints_never_paint_a_block_before_it_is_mounted(fak
         await asyncio.gather(view.sync(), view.sync(), view.sync())
         tool = app.query_one(ToolCall)
         await until(pilot, lambda: tool.has_class("-running"))
+
+
+async def test_up_from_the_prompt_walks_the_numbered_strip_to_withdraw_steer_and_back(fake, make_app) -> None:
+    log = stored(fake)
+    log.prompt("first", delivery="queue", promote=False)
+    log.prompt("second", delivery="queue", promote=False)
+    log.prompt("third", delivery="queue", promote=False)
+    fake.running.add(SID)
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test() as pilot:
+        strip = app.query_one(PendingInputStrip)
+        await until(pilot, lambda: len(strip.items) == 3)
+        assert [line.split()[:2] for line in str(strip.render()).splitlines()[:3]] == [["1", "queued"], ["2", "queued"], ["3", "queued"]]
+        await pilot.press("up")  # the prompt is empty: its first line
+        assert strip.has_focus and strip.current.text == "third"
+        await pilot.press("up", "delete")
+        await until(pilot, lambda: [p.text for p in strip.items] == ["first", "third"])
+        assert ("withdraw", SID, "msg_user3") in fake.calls
+        await pilot.press("up", "s")
+        await until(pilot, lambda: [(p.text, p.delivery.value) for p in strip.items] == [("third", "queue"), ("first", "steer")])
+        assert fake.calls[-1][:4] == ("prompt", SID, "first", "steer")
+        await pilot.press("escape")
+        assert app.query_one(PromptInput).has_focus and strip.cursor is None
+        assert ("interrupt", SID, "user") not in fake.calls  # Esc in the strip only left it
+
+
+async def test_ctrl_up_and_down_reorder_queued_items_durably(fake, make_app) -> None:
+    log = stored(fake)
+    for text in ("first", "second", "third"):
+        log.prompt(text, delivery="queue", promote=False)
+    fake.running.add(SID)
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test() as pilot:
+        strip = app.query_one(PendingInputStrip)
+        await until(pilot, lambda: len(strip.items) == 3)
+        await pilot.press("alt+up", "ctrl+up")
+        await until(pilot, lambda: [p.text for p in strip.items] == ["first", "third", "second"])
+        assert fake.calls[-1] == ("reorder_queue", SID, ["msg_user2", "msg_user4", "msg_user3"])
+        assert strip.current.text == "third"  # the cursor moves with it
+        await pilot.press("ctrl+up", "ctrl+up")  # the second press: already first, nothing to do
+        await until(pilot, lambda: [p.text for p in strip.items] == ["third", "first", "second"])
+        await pilot.press("ctrl+down")
+        await until(pilot, lambda: [p.text for p in strip.items] == ["first", "third", "second"])
+        assert [c[0] for c in fake.calls].count("reorder_queue") == 3
+
+
+async def test_alt_p_pauses_and_resumes_the_queue_and_the_status_bar_says_so(fake, make_app) -> None:
+    async with opened(fake, make_app) as (app, pilot):
+        await pilot.press("alt+p")
+        await until(pilot, lambda: "queue paused" in status(app))
+        assert fake.calls[-1] == ("pause_queue", SID, True)
+        await pilot.press("alt+p")
+        await until(pilot, lambda: "queue paused" not in status(app))
+        assert fake.calls[-1] == ("pause_queue", SID, False)

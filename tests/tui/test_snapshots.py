@@ -44,6 +44,7 @@ def test_main_screen(snap_compare, fake, make_app) -> None:
     app = make_app(StartMode(session_id="ses_main"))
 
     async def ready(pilot) -> None:
+        app.view.query_one("#prompt").cursor_blink = False  # a blinking cursor is caught on or off at random
         while not app.view.synced or len(app.view.query_one("#transcript").children) < 9:
             await pilot.pause(0.01)
 

@@ -151,3 +151,27 @@ async def test_a_stopped_or_hung_up_app_stops_its_running_tool_first(how: str, w
     finally:
         await sessions.close()
     assert log[-1].event == ev.ExecutionInterrupted(reason="shutdown")
+
+
+async def test_typing_at_picks_a_file_and_sends_its_text(workdir: Path, agent_home: Path) -> None:
+    """``@`` in a real terminal: the list shows the project's file, Tab picks it, Enter sends it."""
+    (workdir / "docs").mkdir()
+    (workdir / "docs" / "smoke_notes.md").write_text("The secret word is marmalade.\n")
+    script = Script(turns=[Turn(text="The word is marmalade.")])
+    session = f"agent-tui-mention-{os.getpid()}"
+    async with FakeProvider(script) as fake:
+        await start_agent_tui(session, workdir, agent_home, "--model", "openai/fake", "--api-base", fake.openai_base,
+                              "--api-key", "sk-test")  # fmt: skip
+        try:
+            await screen_shows(session, "Ask anything")
+            await tmux("send-keys", "-t", session, "-l", "what is in @smknot")
+            await screen_shows(session, "docs/smoke_notes.md")
+            await tmux("send-keys", "-t", session, "Tab")
+            await screen_shows(session, "what is in @docs/smoke_notes.md")
+            await tmux("send-keys", "-t", session, "Enter")
+            await screen_shows(session, "The word is marmalade.")
+            await screen_shows(session, "idle")
+        finally:
+            await tmux("kill-session", "-t", session)
+    sent = [m for m in fake.requests[0].body["messages"] if m["role"] == "user"][-1]["content"]
+    assert any("The secret word is marmalade." in part.get("text", "") for part in sent)

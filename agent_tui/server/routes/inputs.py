@@ -1,10 +1,12 @@
-"""Input and execution control: prompt, compact, resume, interrupt, pending inbox, withdraw."""
+"""Input and execution control: prompt, compact, resume, interrupt, pending inbox, withdraw, queue order."""
 
 from __future__ import annotations
 
 from aiohttp import web
 
-from agent_tui.server.models import CompactBody, Interrupted, PendingList, PromptBody, Receipt, Resumed
+from agent_tui.server.models import (
+    CompactBody, Interrupted, PendingList, PromptBody, QueueOrderBody, QueuePausedBody, Receipt, Resumed,
+)  # fmt: skip
 from agent_tui.server.parse import body
 from agent_tui.server.respond import reply
 from agent_tui.server.state import sessions
@@ -59,4 +61,20 @@ async def pending(request: web.Request) -> web.Response:
 @routes.delete("/api/session/{id}/pending/{input_id}", status=204, conflicts=True)
 async def withdraw(request: web.Request) -> web.Response:
     await sessions(request).withdraw(request.match_info["id"], request.match_info["input_id"])
+    return web.Response(status=204)
+
+
+@routes.put("/api/session/{id}/queue", body=QueueOrderBody, status=204, conflicts=True)
+async def reorder_queue(request: web.Request) -> web.Response:
+    """The runner promotes the queued inputs in this order; 409 when the queue has changed meanwhile."""
+    spec = await body(request, QueueOrderBody)
+    await sessions(request).reorder_queue(request.match_info["id"], spec.order)
+    return web.Response(status=204)
+
+
+@routes.put("/api/session/{id}/queue/paused", body=QueuePausedBody, status=204, conflicts=True)
+async def pause_queue(request: web.Request) -> web.Response:
+    """``{"paused": true}``: queued inputs wait when the session goes idle; false resumes (and runs)."""
+    spec = await body(request, QueuePausedBody)
+    await sessions(request).pause_queue(request.match_info["id"], spec.paused)
     return web.Response(status=204)

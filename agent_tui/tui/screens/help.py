@@ -62,11 +62,11 @@ def command_rows(
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,f1", "dismiss", "close")]
 
-    def __init__(self, bindings: Iterable[BindingType]) -> None:
+    def __init__(self, bindings: Iterable[BindingType], custom: Iterable[CommandSpec] = ()) -> None:
         super().__init__()
         bindings = list(bindings)
         self.keys = key_rows(bindings)
-        self.commands = command_rows(bindings)
+        self.commands = command_rows(bindings, [*SLASH_COMMANDS, *custom])
 
     def compose(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2))

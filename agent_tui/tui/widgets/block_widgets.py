@@ -58,13 +58,17 @@ class UserMessage(BlockWidget):
     block: UserBlock
 
     def compose(self) -> ComposeResult:
-        yield Static(self.block.text or "…", markup=False)
+        yield Static(self.block.text or "…", markup=False, classes="text")
+        yield Static(self.block.attachments, markup=False, classes="attachments")
 
     async def on_mount(self) -> None:
         await self.sync()
 
     async def paint(self) -> None:  # the text arrives late when its admission was folded later
-        self.query_one(Static).update(self.block.text or "…")
+        self.query_one(".text", Static).update(self.block.text or "…")
+        chips = self.query_one(".attachments", Static)
+        chips.update(self.block.attachments)
+        chips.display = bool(self.block.attachments)
 
 
 class AssistantText(BlockWidget):

@@ -10,12 +10,34 @@ moving inside a multi-line draft still works.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+from agent_tui.tui.file_index import mention
+from agent_tui.tui.widgets.completion import CompletionList
+from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.vocab.kinds import Delivery
+
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
+
+
+def pasted_image_path(text: str) -> str | None:
+    """A paste that is one image path (as a terminal drops a file: maybe quoted, spaces escaped)."""
+    line = text.strip()
+    if not line or "\n" in line or len(line) > 4096:
+        return None
+    if len(line) > 1 and line[0] == line[-1] and line[0] in "'\"":
+        line = line[1:-1]
+    line = line.replace("\\ ", " ")
+    if line.startswith("file://"):
+        line = line[len("file://"):]
+    is_path = line.startswith(("/", "~", "./", "../"))
+    return line if is_path and line.lower().endswith(IMAGE_SUFFIXES) else None
 
 
 class PromptInput(TextArea):
@@ -23,10 +45,13 @@ class PromptInput(TextArea):
         Binding("enter", "submit('steer')", "send", tooltip="send (while running: steer into the next step)"),
         Binding("tab", "submit('queue')", "queue", tooltip="queue until the turn ends (idle: send)"),
         Binding("shift+enter,ctrl+j", "newline", "newline", show=False, tooltip="new line"),
-        Binding("up", "history(-1)", show=False, tooltip="previous prompt (at the first line)"),
+        Binding("up", "history(-1)", show=False,
+                tooltip="previous prompt (at the first line); with input pending: into the pending strip"),
         Binding("down", "history(1)", show=False, tooltip="next prompt (at the last line)"),
-        Binding("alt+up", "edit_queued", "edit queued", show=False,
-                tooltip="edit the last queued input (withdrawn, then re-sent)"),
+        Binding("ctrl+e", "expand_pastes", "expand paste", show=False,
+                tooltip="expand the [pasted N lines] chips in the prompt into their text"),
+        Binding("alt+up", "edit_queued", "pending", show=False,
+                tooltip="select the last queued input in the pending strip (Enter there edits it)"),
         # a prompt is a few lines: these scroll the talk
         Binding("pageup", "scroll_transcript(-1)", show=False, tooltip="scroll the transcript up a page"),
         Binding("pagedown", "scroll_transcript(1)", show=False, tooltip="scroll the transcript down a page"),
@@ -38,22 +63,30 @@ class PromptInput(TextArea):
             self.text = text
             self.delivery = delivery
 
-    class EditQueued(Message):
-        """Alt+Up: take the last queued input back into the prompt."""
-
-    def __init__(self, id: str | None = None) -> None:
+    def __init__(self, id: str | None = None, paste_lines: Callable[[], int] = lambda: 20) -> None:
         super().__init__(
             id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
             placeholder="Ask anything · Enter send · Shift+Enter new line · F1 keys",
         )  # fmt: skip
         self.sent: list[str] = []
+        self.paste_lines = paste_lines  # a paste of more lines than this shows as one chip
+        self._pastes: dict[str, str] = {}  # chip -> the text it stands for
         self._recall: int | None = None  # index into history while browsing
         self._draft = ""
 
     KEY_ACTIONS = {"enter": "steer", "tab": "queue"}
+    COMPLETION_KEYS = {"up": -1, "down": 1}
+
+    completion: CompletionList | None = None
+    """Set by the view: while it is open, Up/Down/Tab/Enter/Esc work it."""
+    pending: PendingInputStrip | None = None
+    """Set by the view: Up from the first line (or Alt+Up) moves into it when it has items."""
 
     async def _on_key(self, event: events.Key) -> None:
-        if event.key in self.KEY_ACTIONS:
+        if self.completion is not None and self.completion.display and self._complete_key(event.key):
+            event.stop()
+            event.prevent_default()
+        elif event.key in self.KEY_ACTIONS:
             event.stop()
             event.prevent_default()
             self.action_submit(self.KEY_ACTIONS[event.key])
@@ -64,14 +97,99 @@ class PromptInput(TextArea):
         else:
             await super()._on_key(event)
 
+    def _complete_key(self, key: str) -> bool:
+        assert self.completion is not None
+        if key in self.COMPLETION_KEYS:
+            self.completion.move(self.COMPLETION_KEYS[key])
+            return True
+        if key == "escape":
+            self.completion.close()
+            return True
+        choice = self.completion.current
+        if key in ("tab", "enter") and choice is not None:
+            self.accept(choice.value)
+            if key == "enter" and choice.complete:
+                self.completion.close()
+                self.action_submit("steer")
+            return True
+        return False
+
+    def completing(self) -> tuple[str, str] | None:
+        """``("@", query)`` with the cursor in an ``@`` mention, ``("/", query)`` in a leading
+        command name, else None."""
+        found = self._token()
+        if found is None:
+            return None
+        token, (row, col) = found
+        if token.startswith("@"):
+            return "@", token[1:].lstrip('"')
+        if token.startswith("/") and row == 0 and col == 0 and "/" not in token[1:]:
+            return "/", token[1:]
+        return None
+
+    def _token(self) -> tuple[str, tuple[int, int]] | None:
+        row, col = self.cursor_location
+        if self.selection.start != self.selection.end:
+            return None
+        before = self.document.get_line(row)[:col]
+        start = max(before.rfind(" "), before.rfind("\t")) + 1
+        token = before[start:]
+        if not token or (start and before[start - 1] == "\\"):
+            return None
+        return token, (row, start)
+
+    def accept(self, value: str) -> None:
+        """Replace the token before the cursor with ``value`` (an ``@path`` or ``/name``)."""
+        found = self._token()
+        if found is None:
+            return
+        _, start = found
+        self.replace(value, start, self.cursor_location)
+        if self.completion is not None and not value.endswith("/"):
+            self.completion.close()
+
     def action_submit(self, delivery: str) -> None:
-        text = self.text
+        text = self.full_text()
         if not text.strip():
             return
         self.sent.append(text)
         self._recall = None
         self.clear()
+        self._pastes.clear()
         self.post_message(self.Submitted(text, Delivery(delivery)))
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """A long paste becomes one ``[pasted N lines]`` chip; a pasted image path an ``@`` mention."""
+        text = event.text
+        lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+        image = pasted_image_path(text)
+        if image is not None:
+            event.prevent_default()
+            event.stop()
+            self.replace(mention(image), *self.selection)
+        elif lines > self.paste_lines() and not self.read_only:
+            event.prevent_default()
+            event.stop()
+            chip = f"[pasted {lines} lines]"
+            number = 2
+            while chip in self._pastes:
+                chip, number = f"[pasted {lines} lines #{number}]", number + 1
+            self._pastes[chip] = text
+            self.replace(chip, *self.selection)
+        # else TextArea's own handler (next in the MRO) pastes the text
+
+    def full_text(self) -> str:
+        """The prompt with every paste chip replaced by its text (what is sent)."""
+        text = self.text
+        for chip, pasted in self._pastes.items():
+            text = text.replace(chip, pasted)
+        return text
+
+    def action_expand_pastes(self) -> None:
+        if any(chip in self.text for chip in self._pastes):
+            self.load_text(self.full_text())
+            self._pastes.clear()
+            self.move_cursor(self.document.end)
 
     def action_newline(self) -> None:
         self.insert("\n")
@@ -79,6 +197,8 @@ class PromptInput(TextArea):
     def action_history(self, direction: int) -> None:
         row, _ = self.cursor_location
         at_edge = row == 0 if direction < 0 else row == self.document.line_count - 1
+        if at_edge and direction < 0 and self._recall is None and self.pending is not None and self.pending.enter():
+            return
         if not at_edge or not self.sent:
             self.action_cursor_up() if direction < 0 else self.action_cursor_down()
             return
@@ -106,4 +226,5 @@ class PromptInput(TextArea):
         self.post_message(self.ScrollTranscript(pages))
 
     def action_edit_queued(self) -> None:
-        self.post_message(self.EditQueued())
+        if self.pending is not None:
+            self.pending.enter(at_last_queued=True)

@@ -18,12 +18,15 @@ from textual.css.query import NoMatches
 from textual.message import Message
 from textual.worker import Worker
 
-from agent_tui.tui.command_registry import Command, CommandError, parse_command
+from agent_tui.tui.command_registry import Command, CommandError, parse_command, slash_choices
 from agent_tui.tui.context import TuiContext
+from agent_tui.tui.file_index import FileIndex, mention
 from agent_tui.tui.port import call
 from agent_tui.tui.session_feed import POLL_S, FetchOlder, SessionFeed
 from agent_tui.tui.transcript_blocks import ToolBlock
 from agent_tui.tui.transcript_model import Transcript
+from agent_tui.tui.choices import Choice
+from agent_tui.tui.widgets.completion import CompletionList
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.widgets.prompt import PromptInput
@@ -56,6 +59,9 @@ class SessionView(Vertical):
         # Asks answered here whose reply is not in the log yet: the panel closes at once, while the
         # transcript keeps the ask until the durable reply (which also restarts the tool's clock).
         self._answered: set[str] = set()
+        self._files: FileIndex | None = None  # the project's paths for @ completion, made on the first @
+        self._wanted: tuple[str, str] | None = None  # what the completion list answers
+        self._asked: tuple[str, str] | None = None  # (prompt, folder) whose external_directory ask was shown
 
     def compose(self) -> ComposeResult:
         clock = self.ctx.clock
@@ -63,11 +69,14 @@ class SessionView(Vertical):
         yield NewOutputHint("↓ new output below — Ctrl+End (or click) to follow", id="new-output")
         yield PendingInputStrip(id="pending")
         yield PermissionPanel(clock, self.ctx.timings.permission_grace_s, id="permission")
-        yield PromptInput(id="prompt")
+        yield CompletionList(id="completion")
+        yield PromptInput(id="prompt", paste_lines=lambda: self.ctx.paste_chip_lines)
         yield StatusBar(clock, id="status")
 
     async def on_mount(self) -> None:
         self.query_one("#new-output").display = False
+        self.query_one(PromptInput).completion = self.query_one(CompletionList)
+        self.query_one(PromptInput).pending = self.query_one(PendingInputStrip)
         self.query_one(PromptInput).focus()
         self.set_interval(POLL_S, self.feed.poll)
         await self.switch(self._opening)
@@ -172,7 +181,7 @@ class SessionView(Vertical):
         """Slash commands go to the app; ``//x`` sends ``/x`` literally."""
         text = message.text
         try:
-            command = parse_command(text)
+            command = parse_command(text, self.ctx.command_specs())
         except CommandError as error:
             self.app.notify(str(error), severity="error")
             self.query_one(PromptInput).load_text(text)
@@ -180,10 +189,30 @@ class SessionView(Vertical):
         if command is not None:
             self.post_message(self.CommandEntered(command))
             return
-        if text.lstrip().startswith("//"):
-            text = text.replace("/", "", 1)
+        if text.lstrip().startswith("//") or text.lstrip().startswith("\\!"):
+            text = text.replace("/" if text.lstrip()[0] == "/" else "\\", "", 1)
+        elif text.lstrip().startswith("!"):
+            self.run_shell(text.lstrip()[1:].strip(), text)
+            return
         delivery = message.delivery if self.is_active else Delivery.STEER
         self.send(text, delivery)
+
+    @work(group="send")
+    async def run_shell(self, command: str, text: str) -> None:
+        """``!command``: the session's bash tool runs it (no model step); the model sees it next turn."""
+        if not command:
+            self._keep(text, "! needs a command: !ls -la", "error")
+            return
+        async with self._sending:
+            try:
+                sessions = await self.ctx.ready_to_run()
+                if self.session_id is None:
+                    created = await call(sessions.create(location=self.ctx.location, model=self.ctx.model,
+                                                         agent=self.ctx.agent))  # fmt: skip
+                    self.feed.adopt(_session_id(created))
+                await call(sessions.shell(self.session_id, command))
+            except Exception as error:  # the facade's one-line reason
+                self._keep(text, f"not run: {error}", "error")
 
     @work(group="send")
     async def send(self, text: str, delivery: Delivery) -> None:
@@ -191,28 +220,107 @@ class SessionView(Vertical):
             await self._send(text, delivery)
 
     async def _send(self, text: str, delivery: Delivery) -> None:
+        from agent_tui.core.api import NeedsApproval
+
         try:
             sessions = await self.ctx.ready_to_run()
-            from agent_tui.core import events as ev  # once the core is open: the models' module imports pydantic
-
+            parts = await self._parts(text)  # before the session exists: a bad mention sends nothing
             if self.ctx.runner_error:
                 self.app.notify(self.ctx.runner_error, severity="error")
             if self.session_id is None:
-                created = await call(sessions.create(location=self.ctx.location, model=self.ctx.model))
+                created = await call(sessions.create(location=self.ctx.location, model=self.ctx.model, agent=self.ctx.agent))
                 self.feed.adopt(_session_id(created))
-            await call(sessions.prompt(self.session_id, ev.text_prompt(text), delivery=delivery.value))
+            await call(sessions.prompt(self.session_id, parts, delivery=delivery.value))
+        except NeedsApproval as asked:  # the user's answer is sending the same prompt again
+            self._asked = (text, asked.directory)
+            self._keep(text, f"{asked} — press Enter again to attach it once", "warning")
         except Exception as error:  # the facade's one-line reason, and the text stays recallable
-            self.app.notify(f"not sent: {error}", severity="error")
-            prompt = self.query_one(PromptInput)
-            if not prompt.text:
-                prompt.load_text(text)
+            self._keep(text, f"not sent: {error}", "error")
 
-    async def on_prompt_input_edit_queued(self) -> None:
-        item = self.transcript.last_queued()
-        if item is not None and await self._withdraw(item.input_id):
-            prompt = self.query_one(PromptInput)
-            prompt.load_text(item.text + (f"\n{prompt.text}" if prompt.text else ""))
+    def _keep(self, text: str, why: str, severity: str) -> None:
+        self.app.notify(why, severity=severity)  # type: ignore[arg-type]
+        prompt = self.query_one(PromptInput)
+        if not prompt.text:
+            prompt.load_text(text)
             prompt.move_cursor(prompt.document.end)
+
+    async def _parts(self, text: str) -> list:
+        """The durable prompt: the text, then every file, folder and image it mentions."""
+        from agent_tui.core import events as ev  # once the core is open: the models' module imports pydantic
+
+        if "@" not in text:
+            return ev.text_prompt(text)
+        from agent_tui.core.api import attach_policy, build_prompt, vision_check
+
+        approved = [self._asked[1]] if self._asked and self._asked[0] == text else []
+        policy = attach_policy(self.ctx.settings, self.ctx.agent, approved=approved)
+        return await build_prompt(text, self.ctx.location, policy=policy,
+                                  vision=vision_check(self.ctx.settings, self.ctx.model))  # fmt: skip
+
+    # ------------------------------------------------------------------ completion
+
+    def on_text_area_changed(self) -> None:
+        self._update_completion()
+
+    def on_text_area_selection_changed(self) -> None:
+        self._update_completion()
+
+    def _update_completion(self) -> None:
+        prompt, completion = self.query_one(PromptInput), self.query_one(CompletionList)
+        wanted = prompt.completing()
+        if wanted is None:
+            self._wanted = None
+            completion.close()
+            return
+        if wanted == self._wanted:
+            return
+        self._wanted = wanted
+        kind, query = wanted
+        if kind == "/":
+            choices = slash_choices(query, self.ctx.command_specs())
+            completion.show_choices(choices, None if choices else f"no command /{query}")
+        else:
+            self._complete_paths(query)
+
+    @work(group="complete", exclusive=True)
+    async def _complete_paths(self, query: str) -> None:
+        completion = self.query_one(CompletionList)
+        if self._files is None:
+            self._files = FileIndex(self.ctx.location, clock=self.ctx.clock)
+            completion.show_choices([], "listing the project's files…")
+        try:
+            paths = await self._files.search(query)
+        except Exception as error:  # an unreadable tree: say so in the list, the prompt still works
+            completion.show_choices([], f"cannot list files: {error}")
+            return
+        if self._wanted == ("@", query):
+            completion.show_choices([Choice(mention(p), p) for p in paths], f"no file matches {query!r}")
+
+    async def on_pending_input_strip_picked(self, message: PendingInputStrip.Picked) -> None:
+        """Edit (withdraw, into the prompt), withdraw, or re-send a queued item as a steer."""
+        item = message.item
+        if not await self._withdraw(item.input_id):
+            return
+        prompt = self.query_one(PromptInput)
+        match message.action:
+            case "edit":
+                prompt.load_text(item.text + (f"\n{prompt.text}" if prompt.text else ""))
+                prompt.move_cursor(prompt.document.end)
+                prompt.focus()
+            case "steer":
+                try:
+                    await call((await self.ctx.ready()).prompt(self.session_id, item.prompt, delivery=Delivery.STEER.value))
+                except Exception as error:  # withdrawn but not re-sent: the text goes back to the prompt
+                    self._keep(item.text, f"not sent: {error}", "error")
+
+    async def on_pending_input_strip_reordered(self, message: PendingInputStrip.Reordered) -> None:
+        try:
+            await call((await self.ctx.ready()).reorder_queue(self.session_id, message.order))
+        except Exception as error:  # the queue moved on meanwhile (an item was promoted)
+            self.app.notify(f"cannot reorder: {error}", severity="warning")
+
+    def on_pending_input_strip_left(self) -> None:
+        self.query_one(PromptInput).focus()
 
     async def withdraw_last(self) -> None:
         pending = self.transcript.pending_inputs

@@ -100,6 +100,8 @@ class StatusBar(Static):
                 out.append(f" · ${facts.cost:.4f}" if facts.cost < 1 else f" · ${facts.cost:.2f}")
         if inputs.mcp:
             out.append(f" · {inputs.mcp}")
+        if facts is not None and facts.queue_paused:
+            out.append(" · queue paused", style="bold")
         if inputs.background_asks:
             out.append(f" · ⚑ {inputs.background_asks} waiting elsewhere", style="bold")
         out.append(f" · {short_path((facts.location if facts else None) or inputs.location)}")
