@@ -30,6 +30,8 @@ _EXPORTS: dict[str, str] = {
     "PermissionRecord": "records",
     "SessionRow": "session_list",
     "Receipt": "admission",
+    "RewindPoint": "rewind",
+    "RewindResult": "rewind",
     # The log: one marker after replay, the live subscription.
     "Synced": "tail",
     "Subscription": "bus",
@@ -44,6 +46,9 @@ _EXPORTS: dict[str, str] = {
     "UnknownPermission": "sessions",
     "AdmissionConflict": "admission",
     "SessionOwnedElsewhere": "lease",
+    "UnknownMessage": "rewind",
+    "RewindRefused": "rewind",
+    "SnapshotError": "snapshots",
     "ConfigError": "config_layers",
     # Configuration.
     "Settings": "config",
@@ -94,7 +99,9 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers
     from agent_tui.core.records import (
         InboxRecord, MessageRecord, PermissionRecord, SessionRecord, SessionSummary,
     )  # fmt: skip
+    from agent_tui.core.rewind import RewindPoint, RewindRefused, RewindResult, UnknownMessage
     from agent_tui.core.runtime import Runtime
+    from agent_tui.core.snapshots import SnapshotError
     from agent_tui.core.session_list import SessionRow
     from agent_tui.core.sessions import HISTORY_MAX, History, InvalidRequest, Sessions, UnknownPermission, open_sessions
     from agent_tui.core.tail import Synced

@@ -63,6 +63,10 @@ class StorageSettings(_Section):
     busy_timeout_ms: int = Field(default=5_000, ge=0)
 
 
+class SnapshotSettings(_Section):
+    enabled: bool = True
+
+
 def _default_agents() -> dict[str, AgentSettings]:
     return {DEFAULT_AGENT: AgentSettings()}
 
@@ -79,6 +83,7 @@ class Settings(_Section):
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
     permission: list[PermissionRule] = Field(default_factory=list)
     storage: StorageSettings = Field(default_factory=StorageSettings)
+    snapshots: SnapshotSettings = Field(default_factory=SnapshotSettings)
     theme: str = "agent-dark"
 
     def agent_settings(self, name: str | None = None) -> AgentSettings:

@@ -24,10 +24,12 @@ from agent_tui.core.bus import Bus, Subscription
 from agent_tui.core.config import Settings
 from agent_tui.core.db import StoreError, UnknownSession
 from agent_tui.core.executor import Executor, IdleExecutor
+from agent_tui.core.rewind import Rewinder, RewindPoint, RewindResult, points
+from agent_tui.core.snapshots import WorkspaceSnapshots
 from agent_tui.core.records import InboxRecord, MessageRecord, PermissionRecord, SessionRecord, SessionSummary
 from agent_tui.core.store import Store
 from agent_tui.core.writer import Tx
-from agent_tui.vocab.kinds import Delivery, PermissionReply
+from agent_tui.vocab.kinds import Delivery, PermissionReply, RewindMode
 
 HISTORY_DEFAULT = 50
 HISTORY_MAX = 100
@@ -80,10 +82,15 @@ class Sessions:
         self._bus = store.bus
         self._settings = settings or Settings()
         self._executor: Executor = executor or IdleExecutor()
+        self.snapshots = WorkspaceSnapshots()
 
     def set_executor(self, executor: Executor) -> None:
         """Install the runner's coordinator (it is built after the facade)."""
         self._executor = executor
+
+    @property
+    def _rewinder(self) -> Rewinder:
+        return Rewinder(self._store, self._executor, self.snapshots)
 
     @property
     def database(self) -> Path:
@@ -218,6 +225,33 @@ class Sessions:
     def subscribe(self, session_id: str | None = None, *, deltas: bool = True) -> Subscription:
         """Live deltas plus ``HeadAdvanced`` wakes for one session (or all)."""
         return self._bus.subscribe(session_id, deltas=deltas)
+
+    # -- rewind ----------------------------------------------------------------------
+    async def rewind_points(self, session_id: str) -> list[RewindPoint]:
+        """The session's visible prompts, newest first: where a rewind can go."""
+        await self.get(session_id)
+        return points(await self._store.messages(session_id))
+
+    async def rewind_preview(self, session_id: str, message_id: str) -> list[ev.ChangedFile]:
+        """The files a files rewind to ``message_id`` would change; changes nothing."""
+        return await self._rewinder.preview(await self.get(session_id), message_id)
+
+    async def rewind(
+        self, session_id: str, message_id: str, mode: RewindMode | str = RewindMode.BOTH
+    ) -> RewindResult:
+        """Back to just before the prompt ``message_id``: the conversation, the files, or both."""
+        try:
+            chosen = RewindMode(mode)
+        except ValueError:
+            raise InvalidRequest(f"rewind mode must be both, conversation or files, not {mode!r}") from None
+        return await self._rewinder.rewind(await self.get(session_id), message_id, chosen)
+
+    async def undo_rewind(self, session_id: str) -> RewindResult:
+        """Take the last rewind back, files included (it must be the last thing that happened)."""
+        return await self._rewinder.undo(await self.get(session_id))
+
+    async def can_undo_rewind(self, session_id: str) -> bool:
+        return await self._rewinder.last_undoable(await self.get(session_id)) is not None
 
     # -- context entries ---------------------------------------------------------------
     async def context_put(self, session_id: str, key: str, value: Any) -> None:

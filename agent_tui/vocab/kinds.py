@@ -70,3 +70,11 @@ class PermissionReply(StrEnum):
     ONCE = "once"
     ALWAYS = "always"
     REJECT = "reject"
+
+
+class RewindMode(StrEnum):
+    """What a rewind brings back: the conversation, the location's files, or both."""
+
+    BOTH = "both"
+    CONVERSATION = "conversation"
+    FILES = "files"

@@ -1,0 +1,167 @@
+"""Rewind a session to just before one of its prompts, and take the last rewind back.
+
+The conversation part is one durable ``session.rewound`` event (its projector
+hides what follows the boundary); the files part restores the location to the
+snapshot taken before the first tool after that prompt, after snapshotting the
+present so an undo can bring it back. Everything is checked before anything
+changes: an unknown message, a running session, a missing snapshot each refuse
+with one line and leave the log and the files as they were.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from agent_tui.core import events as ev
+from agent_tui.core import lease
+from agent_tui.core.db import StoreError
+from agent_tui.core.executor import Executor
+from agent_tui.core.records import MessageRecord, SessionRecord
+from agent_tui.core.snapshots import SnapshotError, WorkspaceSnapshots
+from agent_tui.core.store import Store
+from agent_tui.vocab.kinds import RewindMode
+
+_CONVERSATION_MOVES = (ev.PromptPromoted.TYPE, ev.StepStarted.TYPE)
+
+
+class UnknownMessage(StoreError):
+    """The message id names no visible message of the session."""
+
+
+class RewindRefused(StoreError):
+    """The rewind (or its undo) cannot be done now; the message says why."""
+
+
+class RewindPoint(BaseModel):
+    """A prompt the session can be rewound to."""
+
+    model_config = ConfigDict(frozen=True)
+    message_id: str
+    seq: int
+    created: int
+    text: str
+
+
+class RewindResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    session_id: str
+    seq: int
+    """The seq of the rewind (or undo) event."""
+    message_id: str | None
+    mode: RewindMode | None
+    prompt: str | None
+    """The chosen prompt's text, for the prompt box (None for an undo)."""
+    changed: list[ev.ChangedFile]
+    note: str | None = None
+
+
+def prompt_of(message: MessageRecord) -> str:
+    return ev.prompt_text(ev.PromptAdmitted(input_id=message.id, prompt=message.data["prompt"]).prompt)
+
+
+def points(messages: list[MessageRecord]) -> list[RewindPoint]:
+    """The visible prompts, newest first."""
+    users = [m for m in messages if m.kind == "user"]
+    return [RewindPoint(message_id=m.id, seq=m.seq, created=m.created, text=prompt_of(m)) for m in reversed(users)]
+
+
+class Rewinder:
+    def __init__(self, store: Store, executor: Executor, snapshots: WorkspaceSnapshots) -> None:
+        self._store = store
+        self._executor = executor
+        self._snapshots = snapshots
+
+    async def target(self, session: SessionRecord, message_id: str) -> MessageRecord:
+        message = await self._store.message_anywhere(message_id)
+        if message is None:
+            raise UnknownMessage(f"unknown message {message_id} in session {session.id}")
+        if message.session_id != session.id:
+            raise UnknownMessage(f"message {message_id} belongs to session {message.session_id}, not {session.id}")
+        if message.kind != "user":
+            raise RewindRefused(f"message {message_id} is a {message.kind} message; rewind to a prompt (a user message)")
+        return message
+
+    async def preview(self, session: SessionRecord, message_id: str) -> list[ev.ChangedFile]:
+        """Which files a files rewind to ``message_id`` would change (nothing is changed)."""
+        message = await self.target(session, message_id)
+        snapshot = await self._snapshot_after(session, message.seq)
+        if snapshot is None:
+            return []
+        location = Path(session.location)
+        await self._snapshots.check(location, snapshot)
+        now = await self._snapshots.take(location)
+        return _changed(await self._snapshots.diff(location, now, snapshot))
+
+    async def rewind(self, session: SessionRecord, message_id: str, mode: RewindMode) -> RewindResult:
+        message = await self.target(session, message_id)
+        held = await self._hold(session.id)
+        try:
+            files, note = None, None
+            if mode != RewindMode.CONVERSATION:
+                snapshot = await self._snapshot_after(session, message.seq)
+                if snapshot is None:
+                    note = "no tool changed files after this prompt; the files are as they were"
+                else:
+                    before, changes = await self._snapshots.restore(Path(session.location), snapshot)
+                    files = ev.FilesRestored(target=snapshot, before=before, changed=_changed(changes))
+            stored = await self._store.publish(session.id, ev.SessionRewound(
+                message_id=message.id, boundary_seq=message.seq, conversation=mode != RewindMode.FILES, files=files))
+        finally:
+            held.release()
+        return RewindResult(session_id=session.id, seq=stored.seq, message_id=message.id, mode=mode,
+                            prompt=prompt_of(message), changed=files.changed if files else [], note=note)  # fmt: skip
+
+    async def undo(self, session: SessionRecord) -> RewindResult:
+        rewound = await self._last_rewind(session)
+        held = await self._hold(session.id)
+        try:
+            files = None
+            event = rewound.event
+            assert isinstance(event, ev.SessionRewound)
+            if event.files is not None:
+                before, changes = await self._snapshots.restore(Path(session.location), event.files.before)
+                files = ev.FilesRestored(target=event.files.before, before=before, changed=_changed(changes))
+            stored = await self._store.publish(session.id, ev.RewindUndone(rewind_seq=rewound.seq, files=files))
+        finally:
+            held.release()
+        return RewindResult(session_id=session.id, seq=stored.seq, message_id=event.message_id, mode=None,
+                            prompt=None, changed=files.changed if files else [])  # fmt: skip
+
+    async def last_undoable(self, session: SessionRecord) -> ev.StoredEvent | None:
+        try:
+            return await self._last_rewind(session)
+        except RewindRefused:
+            return None
+
+    async def _last_rewind(self, session: SessionRecord) -> ev.StoredEvent:
+        found = await self._store.events_of_type(
+            session.id, [ev.SessionRewound.TYPE, ev.RewindUndone.TYPE], limit=1, newest_first=True)
+        if not found or not isinstance(found[0].event, ev.SessionRewound):
+            raise RewindRefused(f"session {session.id} has no rewind to undo")
+        moved = await self._store.events_of_type(session.id, list(_CONVERSATION_MOVES), after=found[0].seq, limit=1)
+        if moved:
+            raise RewindRefused(f"session {session.id} has moved on since its last rewind; it can no longer be undone")
+        return found[0]
+
+    async def _snapshot_after(self, session: SessionRecord, seq: int) -> str | None:
+        taken = await self._store.events_of_type(session.id, [ev.WorkspaceSnapshotted.TYPE], after=seq, limit=1)
+        if not taken:
+            return None
+        event = taken[0].event
+        assert isinstance(event, ev.WorkspaceSnapshotted)
+        if event.snapshot_id is None:
+            raise SnapshotError(f"no snapshot was taken before the first tool after this prompt: {event.error}")
+        return event.snapshot_id
+
+    async def _hold(self, session_id: str) -> Any:
+        """The session's lease for the rewind: refused while this or another process runs it."""
+        if session_id in self._executor.active():
+            raise RewindRefused(f"session {session_id} is running; interrupt it before rewinding")
+        return await lease.acquire(session_id)
+
+
+def _changed(changes: list[Any]) -> list[ev.ChangedFile]:
+    return [ev.ChangedFile(path=c.path, change=c.change) for c in changes]
