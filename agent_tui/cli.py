@@ -1,4 +1,4 @@
-"""Entry points: the TUI, ``run``, ``serve``, ``sessions``, ``log``, ``db``.
+"""Entry points: the TUI, ``run``, ``serve``, ``sessions``, ``log``, ``db``, ``rewind``.
 
 Only argparse and the version are imported here (``--version`` answers before
 argparse); every subcommand imports its own implementation lazily so
@@ -71,6 +71,18 @@ def build_parser() -> argparse.ArgumentParser:
     log.add_argument("--after", type=int, default=None, help="only events after this seq")
     log.add_argument("--follow", action="store_true", help="keep printing new events")
 
+    rewind = sub.add_parser("rewind", help="rewind a session to before one of its prompts (no --to: list them)")
+    rewind.add_argument("session_id")
+    action = rewind.add_mutually_exclusive_group()
+    action.add_argument("--to", metavar="MESSAGE_ID", help="the prompt to go back to (it and what followed are hidden)")
+    action.add_argument("--undo", action="store_true", help="take the last rewind back, files included")
+    what = rewind.add_mutually_exclusive_group()
+    what.add_argument("--both", dest="mode", action="store_const", const="both", help="conversation and files (default)")
+    what.add_argument("--conversation", dest="mode", action="store_const", const="conversation")
+    what.add_argument("--files", dest="mode", action="store_const", const="files")
+    rewind.set_defaults(mode="both")
+    rewind.add_argument("--json", action="store_true", help="print the result as one JSON object")
+
     db = sub.add_parser("db", help="database maintenance")
     db_sub = db.add_subparsers(dest="db_command", required=True)
     db_sub.add_parser("rebuild", help="rebuild every projection from the event table")
@@ -84,6 +96,7 @@ _COMMANDS = {
     "sessions": "agent_tui.commands.sessions_cmd",
     "log": "agent_tui.commands.log_cmd",
     "db": "agent_tui.commands.db_cmd",
+    "rewind": "agent_tui.commands.rewind_cmd",
 }
 
 

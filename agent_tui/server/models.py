@@ -12,7 +12,10 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_tui.core.api import InboxRecord, MessageRecord, PermissionRecord, Receipt, SessionRecord, SessionSummary
+from agent_tui.core.api import (
+    InboxRecord, MessageRecord, PermissionRecord, Receipt, RewindPoint, RewindResult, SessionRecord, SessionSummary,
+)  # fmt: skip
+from agent_tui.core.events import ChangedFile
 
 IdText = Field(default=None, pattern=r"^[A-Za-z0-9_.\-]{1,128}$")
 Name = Field(min_length=1, max_length=200)
@@ -59,6 +62,15 @@ class AgentBody(_Body):
 class PermissionReplyBody(_Body):
     reply: Literal["once", "always", "reject"]
     message: str | None = None
+
+
+class RewindBody(_Body):
+    message_id: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.\-]+$")
+    mode: Literal["both", "conversation", "files"] = "both"
+
+
+class PreviewQuery(_Body):
+    message_id: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.\-]+$")
 
 
 class ListQuery(_Body):
@@ -112,6 +124,16 @@ class PermissionList(Listing[PermissionRecord]):
     pass
 
 
+class RewindPoints(Listing[RewindPoint]):
+    pass
+
+
+class RewindPreview(BaseModel):
+    """The files a files rewind would change (nothing is changed)."""
+
+    changed: list[ChangedFile]
+
+
 class LoggedEvent(BaseModel):
     """One durable event as ``agent-tui log`` prints it; ``data`` depends on ``type``."""
 
@@ -155,5 +177,6 @@ __all__ = [
     "ActiveSessions", "AgentBody", "CompactBody", "ContextEntries", "ContextEntry", "CreateSession", "ErrorBody",
     "ErrorResponse", "EventList", "HistoryQuery", "Interrupted", "ListQuery", "Listing", "LogQuery", "LoggedEvent",
     "MessageList", "MessagesQuery", "ModelBody", "PendingList", "PermissionList", "PermissionRecord",
-    "PermissionReplyBody", "PromptBody", "Receipt", "SessionList", "SessionRecord",
+    "PermissionReplyBody", "PreviewQuery", "PromptBody", "Receipt", "RewindBody", "RewindPoints", "RewindPreview",
+    "RewindResult", "SessionList", "SessionRecord",
 ]  # fmt: skip
