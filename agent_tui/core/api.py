@@ -31,6 +31,8 @@ _EXPORTS: dict[str, str] = {
     "SessionRow": "session_list",
     "Receipt": "admission",
     "RewindPoint": "rewind",
+    "FilesPreview": "rewind",
+    "RewindState": "rewind",
     "RewindResult": "rewind",
     # The log: one marker after replay, the live subscription.
     "Synced": "tail",
@@ -99,7 +101,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers
     from agent_tui.core.records import (
         InboxRecord, MessageRecord, PermissionRecord, SessionRecord, SessionSummary,
     )  # fmt: skip
-    from agent_tui.core.rewind import RewindPoint, RewindRefused, RewindResult, UnknownMessage
+    from agent_tui.core.rewind import FilesPreview, RewindPoint, RewindRefused, RewindResult, RewindState, UnknownMessage
     from agent_tui.core.runtime import Runtime
     from agent_tui.core.snapshots import SnapshotError
     from agent_tui.core.session_list import SessionRow

@@ -45,6 +45,14 @@ class RewindPoint(BaseModel):
     text: str
 
 
+class FilesPreview(BaseModel):
+    """What a files rewind would change: the files, and the diff from now to the snapshot."""
+
+    model_config = ConfigDict(frozen=True)
+    changed: list[ev.ChangedFile]
+    diff: str = ""
+
+
 class RewindResult(BaseModel):
     model_config = ConfigDict(frozen=True)
     session_id: str
@@ -56,6 +64,26 @@ class RewindResult(BaseModel):
     """The chosen prompt's text, for the prompt box (None for an undo)."""
     changed: list[ev.ChangedFile]
     note: str | None = None
+
+
+class RewindState(BaseModel):
+    """What a view folding the log needs: the ranges rewinds hide, and every rewind and undo it will meet."""
+
+    model_config = ConfigDict(frozen=True)
+    hidden: list[tuple[int, int]]
+    """``[boundary, rewind)`` per conversation rewind still in force."""
+    rewinds: list[int]
+    """The seq of every rewind, in force or undone."""
+    undone: list[int]
+    """The seqs of the rewinds that were undone."""
+
+
+def rewind_state(events: list[ev.StoredEvent]) -> RewindState:
+    """From a session's rewind and undo events (others are ignored)."""
+    undone = [e.event.rewind_seq for e in events if isinstance(e.event, ev.RewindUndone)]
+    rewinds = [e for e in events if isinstance(e.event, ev.SessionRewound)]
+    hidden = [(e.event.boundary_seq, e.seq) for e in rewinds if e.event.conversation and e.seq not in undone]
+    return RewindState(hidden=hidden, rewinds=[e.seq for e in rewinds], undone=undone)
 
 
 def prompt_of(message: MessageRecord) -> str:
@@ -84,16 +112,17 @@ class Rewinder:
             raise RewindRefused(f"message {message_id} is a {message.kind} message; rewind to a prompt (a user message)")
         return message
 
-    async def preview(self, session: SessionRecord, message_id: str) -> list[ev.ChangedFile]:
-        """Which files a files rewind to ``message_id`` would change (nothing is changed)."""
+    async def preview(self, session: SessionRecord, message_id: str) -> FilesPreview:
+        """Which files a files rewind to ``message_id`` would change, and how (nothing is changed)."""
         message = await self.target(session, message_id)
         snapshot = await self._snapshot_after(session, message.seq)
         if snapshot is None:
-            return []
+            return FilesPreview(changed=[])
         location = Path(session.location)
         await self._snapshots.check(location, snapshot)
         now = await self._snapshots.take(location)
-        return _changed(await self._snapshots.diff(location, now, snapshot))
+        changed = _changed(await self._snapshots.diff(location, now, snapshot))
+        return FilesPreview(changed=changed, diff=await self._snapshots.patch(location, now, snapshot) if changed else "")
 
     async def rewind(self, session: SessionRecord, message_id: str, mode: RewindMode) -> RewindResult:
         message = await self.target(session, message_id)
@@ -129,6 +158,9 @@ class Rewinder:
             held.release()
         return RewindResult(session_id=session.id, seq=stored.seq, message_id=event.message_id, mode=None,
                             prompt=None, changed=files.changed if files else [])  # fmt: skip
+
+    async def state(self, session_id: str) -> RewindState:
+        return rewind_state(await self._store.events_of_type(session_id, [ev.SessionRewound.TYPE, ev.RewindUndone.TYPE]))
 
     async def last_undoable(self, session: SessionRecord) -> ev.StoredEvent | None:
         try:

@@ -24,7 +24,7 @@ from agent_tui.core.bus import Bus, Subscription
 from agent_tui.core.config import Settings
 from agent_tui.core.db import StoreError, UnknownSession
 from agent_tui.core.executor import Executor, IdleExecutor
-from agent_tui.core.rewind import Rewinder, RewindPoint, RewindResult, points
+from agent_tui.core.rewind import FilesPreview, Rewinder, RewindPoint, RewindResult, RewindState, points
 from agent_tui.core.snapshots import WorkspaceSnapshots
 from agent_tui.core.records import InboxRecord, MessageRecord, PermissionRecord, SessionRecord, SessionSummary
 from agent_tui.core.store import Store
@@ -232,8 +232,8 @@ class Sessions:
         await self.get(session_id)
         return points(await self._store.messages(session_id))
 
-    async def rewind_preview(self, session_id: str, message_id: str) -> list[ev.ChangedFile]:
-        """The files a files rewind to ``message_id`` would change; changes nothing."""
+    async def rewind_preview(self, session_id: str, message_id: str) -> FilesPreview:
+        """The files a files rewind to ``message_id`` would change, with the diff; changes nothing."""
         return await self._rewinder.preview(await self.get(session_id), message_id)
 
     async def rewind(
@@ -249,6 +249,11 @@ class Sessions:
     async def undo_rewind(self, session_id: str) -> RewindResult:
         """Take the last rewind back, files included (it must be the last thing that happened)."""
         return await self._rewinder.undo(await self.get(session_id))
+
+    async def rewind_state(self, session_id: str) -> RewindState:
+        """The seq ranges rewinds hide, and every rewind and undo: for views that fold the log."""
+        await self.get(session_id)
+        return await self._rewinder.state(session_id)
 
     async def can_undo_rewind(self, session_id: str) -> bool:
         return await self._rewinder.last_undoable(await self.get(session_id)) is not None

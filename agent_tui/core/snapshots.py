@@ -94,6 +94,11 @@ class WorkspaceSnapshots:
         return [FileChange(path=fields[i + 1], change=_CHANGE.get(fields[i][0], "modified"))
                 for i in range(0, len(fields) - 1, 2)]  # fmt: skip
 
+    async def patch(self, location: Path, old: str, new: str, limit: int = 200_000) -> str:
+        """The unified diff from ``old`` to ``new`` (binary files named, not shown), cut at ``limit`` characters."""
+        out = await self._git(location, "diff-tree", "-r", "-p", "--no-renames", "--no-color", old, new)
+        return out if len(out) <= limit else out[:limit] + "\n… (diff cut)\n"
+
     async def restore(self, location: Path, snapshot: str) -> tuple[str, list[FileChange]]:
         """Bring the location back to ``snapshot``; returns (snapshot of the state before, what changed)."""
         async with self._lock(location):

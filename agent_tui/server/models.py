@@ -13,9 +13,8 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_tui.core.api import (
-    InboxRecord, MessageRecord, PermissionRecord, Receipt, RewindPoint, RewindResult, SessionRecord, SessionSummary,
+    FilesPreview, InboxRecord, MessageRecord, PermissionRecord, Receipt, RewindPoint, RewindResult, SessionRecord, SessionSummary,
 )  # fmt: skip
-from agent_tui.core.events import ChangedFile
 
 IdText = Field(default=None, pattern=r"^[A-Za-z0-9_.\-]{1,128}$")
 Name = Field(min_length=1, max_length=200)
@@ -128,12 +127,6 @@ class RewindPoints(Listing[RewindPoint]):
     pass
 
 
-class RewindPreview(BaseModel):
-    """The files a files rewind would change (nothing is changed)."""
-
-    changed: list[ChangedFile]
-
-
 class LoggedEvent(BaseModel):
     """One durable event as ``agent-tui log`` prints it; ``data`` depends on ``type``."""
 
@@ -177,6 +170,6 @@ __all__ = [
     "ActiveSessions", "AgentBody", "CompactBody", "ContextEntries", "ContextEntry", "CreateSession", "ErrorBody",
     "ErrorResponse", "EventList", "HistoryQuery", "Interrupted", "ListQuery", "Listing", "LogQuery", "LoggedEvent",
     "MessageList", "MessagesQuery", "ModelBody", "PendingList", "PermissionList", "PermissionRecord",
-    "PermissionReplyBody", "PreviewQuery", "PromptBody", "Receipt", "RewindBody", "RewindPoints", "RewindPreview",
+    "PermissionReplyBody", "PreviewQuery", "PromptBody", "Receipt", "RewindBody", "RewindPoints", "FilesPreview",
     "RewindResult", "SessionList", "SessionRecord",
 ]  # fmt: skip

@@ -28,7 +28,9 @@ from agent_tui.tui.context import CoreUnavailable, StartupFailed, TuiContext
 from agent_tui.tui.gc_policy import tune_runtime
 from agent_tui.tui.port import call
 from agent_tui.tui.screens.help import HelpScreen
+from agent_tui.tui.screens.confirm import ConfirmScreen
 from agent_tui.tui.screens.picker import SessionPicker
+from agent_tui.tui.screens.rewind import RewindChoice, RewindScreen
 from agent_tui.tui.theme_watch import watch_theme_files
 from agent_tui.tui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, theme_dirs
 from agent_tui.tui.widgets.permission import PermissionPanel
@@ -53,7 +55,8 @@ class AgentApp(App[None]):
     BINDINGS = [  # the footer shows the short descriptions, the help screen the tooltips
         Binding("ctrl+c", "ctrl_c", "copy / clear / quit", priority=True, show=False,
                 tooltip="copy selection, else clear the prompt; twice quits"),
-        Binding("escape", "interrupt", "interrupt", tooltip="interrupt the running session (pending input stays)"),
+        Binding("escape", "interrupt", "interrupt",
+                tooltip="interrupt the running session (pending input stays); idle, Esc Esc rewinds"),
         Binding("ctrl+r", "resume", "sessions", tooltip="session picker"),
         Binding("ctrl+n", "new_session", "new", tooltip="new session"),
         Binding("alt+w", "withdraw", "withdraw pending", show=False, tooltip="withdraw the last pending input"),
@@ -85,6 +88,7 @@ class AgentApp(App[None]):
         self.startup_error: str | None = None  # set when connect raised StartupFailed
         self.stopped_by: int | None = None  # the signal that stopped the app, if one did
         self._last_ctrl_c: int | None = None
+        self._last_escape: int | None = None
         self._stop_watch = asyncio.Event()
         themes, self._theme_errors = load_themes(self._theme_dirs)
         for item in themes.values():
@@ -209,8 +213,44 @@ class AgentApp(App[None]):
         await self.open_session(None)
 
     async def action_interrupt(self) -> None:
-        if not await self.view.interrupt():
-            self.view.query_one(PromptInput).focus()
+        """Esc interrupts a running session; idle, a second Esc soon after opens the rewind list."""
+        if await self.view.interrupt():
+            self._last_escape = None
+            return
+        now = self.ctx.clock.now_ms()
+        if self._last_escape is not None and now - self._last_escape <= self.ctx.timings.double_escape_s * 1000:
+            self._last_escape = None
+            await self.action_rewind()
+            return
+        self._last_escape = now
+        self.view.query_one(PromptInput).focus()
+
+    async def action_rewind(self) -> None:
+        """The rewind list; a running session is interrupted first, once the person says so."""
+        view = self.view
+        if view.session_id is None:
+            self.notify("nothing to rewind yet")
+            return
+        if not view.is_active:
+            self._open_rewind()
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.run_worker(self._interrupt_then_rewind(), group="rewind")
+
+        self.push_screen(ConfirmScreen("The session is running. Interrupt it and rewind?"), answered)
+
+    async def _interrupt_then_rewind(self) -> None:
+        await self.view.interrupt_and_wait()
+        self._open_rewind()
+
+    def _open_rewind(self) -> None:
+        def chosen(choice: RewindChoice | None) -> None:
+            if choice is not None:
+                self.run_worker(self.view.rewind(choice), group="rewind")
+
+        self.push_screen(RewindScreen(self.ctx, self.view.session_id), chosen)
 
     async def action_withdraw(self) -> None:
         await self.view.withdraw_last()

@@ -74,7 +74,8 @@ async def test_rewind_both_brings_back_what_bash_and_apply_patch_changed_and_und
     result = await runtime.sessions.rewind(sid, second, "both")
 
     expected = {("made.txt", "deleted"), ("mod.txt", "modified"), ("gone.txt", "created"), ("patched.txt", "modified")}
-    assert {(c.path, c.change) for c in result.changed} == expected == {(c.path, c.change) for c in preview}
+    assert {(c.path, c.change) for c in result.changed} == expected == {(c.path, c.change) for c in preview.changed}
+    assert "-made" in preview.diff and "+old" in preview.diff and "+bye" in preview.diff
     assert _files(location) == {**original, "build.log": "changed\n"}, "ignored files are left as they are"
     assert result.prompt == "change the files"
     assert [m.kind for m in await runtime.sessions.messages(sid)] == ["user", "assistant"]

@@ -35,6 +35,7 @@ async def test_preview_rewind_and_undo(api: Api, fake: FakeProvider, workdir: Pa
     status, preview = await api.call("GET", f"/api/session/{sid}/rewind/preview", params={"message_id": target})
     assert status == 200 and sorted((c["path"], c["change"]) for c in preview["changed"]) == [
         ("made.txt", "deleted"), ("mod.txt", "modified")]
+    assert "-after" in preview["diff"] and "+before" in preview["diff"]
     assert (workdir / "made.txt").exists(), "a preview changes nothing"
     status, result = await api.call("POST", f"/api/session/{sid}/rewind", {"message_id": target, "mode": "both"})
     assert status == 200, result

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from agent_tui.server.models import PreviewQuery, RewindBody, RewindPoints, RewindPreview, RewindResult
+from agent_tui.server.models import FilesPreview, PreviewQuery, RewindBody, RewindPoints, RewindResult
 from agent_tui.server.parse import body, query
 from agent_tui.server.respond import reply
 from agent_tui.server.state import sessions
@@ -19,11 +19,11 @@ async def points(request: web.Request) -> web.Response:
     return reply(RewindPoints(data=await sessions(request).rewind_points(request.match_info["id"])))
 
 
-@routes.get("/api/session/{id}/rewind/preview", query=PreviewQuery, response=RewindPreview, conflicts=True)
+@routes.get("/api/session/{id}/rewind/preview", query=PreviewQuery, response=FilesPreview, conflicts=True)
 async def preview(request: web.Request) -> web.Response:
+    """The files a files rewind would change and the diff; nothing is changed."""
     spec = query(request, PreviewQuery)
-    changed = await sessions(request).rewind_preview(request.match_info["id"], spec.message_id)
-    return reply(RewindPreview(changed=changed))
+    return reply(await sessions(request).rewind_preview(request.match_info["id"], spec.message_id))
 
 
 @routes.post("/api/session/{id}/rewind", body=RewindBody, response=RewindResult, conflicts=True)
