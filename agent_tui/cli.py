@@ -58,13 +58,16 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=4096, help="port to listen on (0 picks a free one and prints it)")
 
-    sessions = sub.add_parser("sessions", help="list sessions")
+    sessions = sub.add_parser("sessions", help="list and fork sessions")
     sessions_sub = sessions.add_subparsers(dest="sessions_command", required=True)
     listing = sessions_sub.add_parser("list", help="list sessions, newest first")
     listing.add_argument("--all", action="store_true", help="every location, not only this one")
     listing.add_argument("--json", action="store_true", help="one JSON object per line")
     listing.add_argument("--search", help="full-text search over titles and messages")
     listing.add_argument("--limit", type=int, default=50)
+    forking = sessions_sub.add_parser("fork", help="a new session with this one's history (prints its id)")
+    forking.add_argument("session_id")
+    forking.add_argument("--at", metavar="MESSAGE_ID", help="fork from just before this prompt (default: all of it)")
 
     log = sub.add_parser("log", help="print a session's durable events as JSON lines")
     log.add_argument("session_id")

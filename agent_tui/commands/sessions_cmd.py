@@ -1,4 +1,4 @@
-"""``agent-tui sessions list``: sessions newest first, this directory by default."""
+"""``agent-tui sessions list|fork``: sessions newest first (this directory by default); fork one."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from agent_tui.humanize import relative_time
 from agent_tui.commands.errors import fail
 from agent_tui.commands.store_access import run_with_sessions
-from agent_tui.core.api import Sessions, SessionSummary
+from agent_tui.core.api import SessionOwnedElsewhere, Sessions, SessionSummary
 
 
 def row(summary: SessionSummary, now_ms: int) -> str:
@@ -19,11 +19,29 @@ def row(summary: SessionSummary, now_ms: int) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.sessions_command == "fork":
+        return fork(args)
+    return listing(args)
+
+
+def fork(args: argparse.Namespace) -> int:
+    async def command(sessions: Sessions) -> int:
+        try:
+            child = await sessions.fork(args.session_id, at=args.at)
+        except SessionOwnedElsewhere as error:
+            return fail(str(error))
+        sys.stdout.write(f"{child.id}\n")
+        return 0
+
+    return run_with_sessions(command)
+
+
+def listing(args: argparse.Namespace) -> int:
     if args.limit < 1:
         return fail(f"--limit must be at least 1, not {args.limit}", 2)
     location = None if args.all else str(Path.cwd().resolve())
 
-    async def listing(sessions: Sessions) -> int:
+    async def rows(sessions: Sessions) -> int:
         found = await sessions.list(location=location, search=args.search, limit=args.limit)
         now = time.time_ns() // 1_000_000
         lines = [s.model_dump_json() if args.json else row(s, now) for s in found]
@@ -31,4 +49,4 @@ def main(args: argparse.Namespace) -> int:
             sys.stdout.write("\n".join(lines) + "\n")
         return 0
 
-    return run_with_sessions(listing)
+    return run_with_sessions(rows)

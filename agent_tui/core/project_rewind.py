@@ -42,6 +42,11 @@ def hide_from(conn: sqlite3.Connection, sid: str, seq: int, boundary: int) -> No
         delete_message(conn, message_id, sid)
     conn.execute("DELETE FROM tool_call WHERE session_id = ? AND seq >= ?", (sid, boundary))
     conn.execute("DELETE FROM instruction_checkpoint WHERE session_id = ?", (sid,))
+    refresh_last_message(conn, sid)
+
+
+def refresh_last_message(conn: sqlite3.Connection, sid: str) -> None:
+    """The picker's preview from the newest visible user or assistant text."""
     last = _last_text(conn, sid)
     conn.execute("UPDATE session SET last_message = ? WHERE id = ?", (preview(last) if last else None, sid))
 

@@ -16,6 +16,7 @@ from agent_tui.core import project_inbox as inbox
 from agent_tui.core import project_rewind as rewind
 from agent_tui.core import project_steps as steps
 from agent_tui.core.db import EventRejected
+from agent_tui.core.project_fork import fork_from
 from agent_tui.core.message_rows import dumps, index_text, insert_message
 from agent_tui.vocab.kinds import PermissionReply
 
@@ -34,8 +35,8 @@ def project(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Dur
         case ev.SessionMoved(location=location, project_root=root):
             conn.execute("UPDATE session SET location = ?, project_root = ? WHERE id = ?", (location, root, sid))
             conn.execute("DELETE FROM instruction_checkpoint WHERE session_id = ?", (sid,))
-        case ev.SessionForked(parent_id=parent):
-            conn.execute("UPDATE session SET parent_id = ? WHERE id = ?", (parent, sid))
+        case ev.SessionForked(parent_id=parent, parent_seq=point):
+            fork_from(conn, sid, parent, point)
         case ev.PromptAdmitted():
             inbox.prompt_admitted(conn, sid, seq, at, event)
         case ev.PromptPromoted():

@@ -159,8 +159,12 @@ class Rewinder:
         return RewindResult(session_id=session.id, seq=stored.seq, message_id=event.message_id, mode=None,
                             prompt=None, changed=files.changed if files else [])  # fmt: skip
 
-    async def state(self, session_id: str) -> RewindState:
-        return rewind_state(await self._store.events_of_type(session_id, [ev.SessionRewound.TYPE, ev.RewindUndone.TYPE]))
+    async def state(self, session_id: str, lineage: list[tuple[str, int]]) -> RewindState:
+        kinds = [ev.SessionRewound.TYPE, ev.RewindUndone.TYPE]
+        found: list[ev.StoredEvent] = []
+        for ancestor, upto in lineage:  # what was in force in each ancestor when it gave its history
+            found += [e for e in await self._store.events_of_type(ancestor, kinds) if e.seq <= upto]
+        return rewind_state(found + await self._store.events_of_type(session_id, kinds))
 
     async def last_undoable(self, session: SessionRecord) -> ev.StoredEvent | None:
         try:
@@ -179,7 +183,15 @@ class Rewinder:
         return found[0]
 
     async def _snapshot_after(self, session: SessionRecord, seq: int) -> str | None:
-        taken = await self._store.events_of_type(session.id, [ev.WorkspaceSnapshotted.TYPE], after=seq, limit=1)
+        """The first snapshot after ``seq``: a fork's copied prompts find theirs in its ancestors' logs."""
+        from agent_tui.core.fork import lineage
+
+        taken: list[ev.StoredEvent] = []
+        for sid, upto in [*await lineage(self._store, session.id), (session.id, None)]:
+            found = await self._store.events_of_type(sid, [ev.WorkspaceSnapshotted.TYPE], after=seq, limit=1)
+            if found and (upto is None or found[0].seq <= upto):
+                taken = found
+                break
         if not taken:
             return None
         event = taken[0].event

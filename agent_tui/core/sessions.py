@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agent_tui.core import events as ev
+from agent_tui.core import fork as forks
 from agent_tui.core import ids, paths, tail
 from agent_tui.core.admission import Receipt, admit_compaction, admit_prompt
 from agent_tui.core.bus import Bus, Subscription
@@ -251,9 +252,21 @@ class Sessions:
         return await self._rewinder.undo(await self.get(session_id))
 
     async def rewind_state(self, session_id: str) -> RewindState:
-        """The seq ranges rewinds hide, and every rewind and undo: for views that fold the log."""
+        """The seq ranges rewinds hide, and every rewind and undo (a fork's ancestors' included, up to
+        the point they gave it): for views that fold the log."""
         await self.get(session_id)
-        return await self._rewinder.state(session_id)
+        return await self._rewinder.state(session_id, await forks.lineage(self._store, session_id))
+
+    # -- forks -------------------------------------------------------------------------
+    async def fork(self, session_id: str, at: str | None = None) -> SessionRecord:
+        """A new session with this one's history (up to just before the prompt ``at``, or all of it)."""
+        parent = await self.get(session_id)
+        return await self.get(await forks.fork(self._store, self._executor, self._rewinder, parent, at))
+
+    async def lineage(self, session_id: str) -> list[tuple[str, int]]:
+        """The sessions a fork's history comes from, oldest first, each with the last seq it gave."""
+        await self.get(session_id)
+        return await forks.lineage(self._store, session_id)
 
     async def can_undo_rewind(self, session_id: str) -> bool:
         return await self._rewinder.last_undoable(await self.get(session_id)) is not None

@@ -68,6 +68,11 @@ class RewindBody(_Body):
     mode: Literal["both", "conversation", "files"] = "both"
 
 
+class ForkBody(_Body):
+    at: str | None = Field(default=None, min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.\-]+$")
+    """Fork from just before this prompt (a user message id); absent: the whole history."""
+
+
 class PreviewQuery(_Body):
     message_id: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.\-]+$")
 
@@ -168,7 +173,7 @@ class ErrorResponse(BaseModel):
 
 __all__ = [
     "ActiveSessions", "AgentBody", "CompactBody", "ContextEntries", "ContextEntry", "CreateSession", "ErrorBody",
-    "ErrorResponse", "EventList", "HistoryQuery", "Interrupted", "ListQuery", "Listing", "LogQuery", "LoggedEvent",
+    "ErrorResponse", "EventList", "ForkBody", "HistoryQuery", "Interrupted", "ListQuery", "Listing", "LogQuery", "LoggedEvent",
     "MessageList", "MessagesQuery", "ModelBody", "PendingList", "PermissionList", "PermissionRecord",
     "PermissionReplyBody", "PreviewQuery", "PromptBody", "Receipt", "RewindBody", "RewindPoints", "FilesPreview",
     "RewindResult", "SessionList", "SessionRecord",

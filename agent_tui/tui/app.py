@@ -30,7 +30,7 @@ from agent_tui.tui.port import call
 from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.confirm import ConfirmScreen
 from agent_tui.tui.screens.picker import SessionPicker
-from agent_tui.tui.screens.rewind import RewindChoice, RewindScreen
+from agent_tui.tui.screens.rewind import FORK, RewindChoice, RewindScreen
 from agent_tui.tui.theme_watch import watch_theme_files
 from agent_tui.tui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, theme_dirs
 from agent_tui.tui.widgets.permission import PermissionPanel
@@ -247,10 +247,33 @@ class AgentApp(App[None]):
 
     def _open_rewind(self) -> None:
         def chosen(choice: RewindChoice | None) -> None:
-            if choice is not None:
+            if choice is None:
+                return
+            if choice.action == FORK:
+                self.run_worker(self.fork(choice.message_id, choice.text), group="rewind")
+            else:
                 self.run_worker(self.view.rewind(choice), group="rewind")
 
-        self.push_screen(RewindScreen(self.ctx, self.view.session_id), chosen)
+        self.push_screen(RewindScreen(self.ctx, self.view.session_id, can_fork=True), chosen)
+
+    async def action_fork(self) -> None:
+        if self.view.session_id is None:
+            self.notify("nothing to fork yet")
+            return
+        await self.fork(None, "")
+
+    async def fork(self, at: str | None, prompt: str) -> None:
+        """Open a fork of the session on screen (from just before the prompt ``at``, or all of it)."""
+        parent = self.view.session_id
+        try:
+            child = await call((await self.ctx.ready()).fork(parent, at))
+        except Exception as error:  # the facade's one-line reason; nothing was created
+            self.notify(f"fork failed: {error}", severity="error")
+            return
+        await self.open_session(child.id)
+        if prompt:
+            self.view.query_one(PromptInput).load_text(prompt)
+        self.notify(f"forked into a new session; the parent stays as it was ({parent})")
 
     async def action_withdraw(self) -> None:
         await self.view.withdraw_last()

@@ -71,6 +71,10 @@ class SessionsPort(Protocol):
 
     def undo_rewind(self, session_id: str) -> Any: ...
 
+    def fork(self, session_id: str, at: str | None = None) -> Any: ...  # the new session's row
+
+    def lineage(self, session_id: str) -> Any: ...  # [(ancestor, last seq it gave)], oldest first
+
 
 async def call(value: T | Any) -> Any:
     """Await ``value`` if the facade returned an awaitable."""

@@ -119,12 +119,17 @@ class SessionFeed:
             record = await call(sessions.get(session_id))
             transcript.know_rewinds(await call(sessions.rewind_state(session_id)))
             after = max(0, record.head_seq - TAIL_EVENTS)  # only the newest busy periods before the first paint
+            lineage = list(await call(sessions.lineage(session_id)))
+            for ancestor, upto in lineage:  # a fork: its history is its ancestors' logs up to each fork point
+                for stored in await read_range(sessions, ancestor, transcript.head_seq, upto + 1):
+                    transcript.apply(stored)
+                after = upto
             replay: list[ev.StoredEvent] = []
             async with aclosing(sessions.log(session_id, after=after, follow=True)) as log:
                 async for item in log:
                     if not isinstance(item, ev.StoredEvent):
                         if not self.synced:  # the one Synced marker: paint what we have at once
-                            await self._first_paint(sessions, record, replay, after == 0)
+                            await self._first_paint(sessions, record, replay, after == 0 or bool(lineage))
                     elif self.synced:
                         transcript.apply(item)
                         if transcript.stale:  # rewound (or undone) meanwhile: fold it again from the store

@@ -85,3 +85,20 @@ async def test_rewind_refusals_are_one_line_exit_1_and_change_nothing(cli: Cli) 
     assert code == 2 and "not allowed with argument" in err
     assert await cli.log(sid) == before
     assert (cli.workdir / "made.txt").exists()
+
+
+async def test_sessions_fork_prints_the_new_session(cli: Cli) -> None:
+    sid, _ = await _changed_session(cli)
+    target = (await rewind(cli, sid))[1].split()[0]
+    proc = await cli.start("sessions", "fork", sid, "--at", target)
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0, err.decode()
+    child = out.decode().strip()
+    code, listed, _ = await rewind(cli, child)
+    assert [line.split(None, 1)[1] for line in listed.splitlines()] == ["say hi"]
+    log = await cli.log(child)
+    assert [e["type"] for e in log] == ["session.created.1", "session.forked.1"]
+    assert log[1]["data"]["parent_id"] == sid
+    proc = await cli.start("sessions", "fork", "ses_nope")
+    _, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 1 and err.decode() == "agent-tui: unknown session: ses_nope\n"

@@ -65,3 +65,20 @@ async def test_refusals(api: Api, fake: FakeProvider, workdir: Path) -> None:
         assert status == code and text in error["error"]["message"], (path, body, error)
         assert set(error["error"]) == {"type", "message"}
     assert await api.history(sid) == before
+
+
+async def test_fork_over_http(api: Api, fake: FakeProvider, workdir: Path) -> None:
+    sid, target = await _session(api, fake, workdir)
+    status, whole = await api.call("POST", f"/api/session/{sid}/fork")
+    assert status == 201 and whole["parent_id"] == sid
+    status, messages = await api.call("GET", f"/api/session/{whole['id']}/messages")
+    status, parent = await api.call("GET", f"/api/session/{sid}/messages")
+    assert [m["kind"] for m in messages["data"]] == [m["kind"] for m in parent["data"]]
+    status, early = await api.call("POST", f"/api/session/{sid}/fork", {"at": target})
+    assert status == 201
+    status, messages = await api.call("GET", f"/api/session/{early['id']}/messages")
+    assert [m["kind"] for m in messages["data"]] == ["user", "assistant"]
+    status, error = await api.call("POST", f"/api/session/{sid}/fork", {"at": "msg_nope"})
+    assert status == 404 and "unknown message msg_nope" in error["error"]["message"]
+    status, error = await api.call("POST", "/api/session/ses_nope/fork")
+    assert status == 404

@@ -1,10 +1,10 @@
-"""Rewind: where a session can go back to, what a files rewind would change, the rewind, its undo."""
+"""Branching: where a session can go back to, what a files rewind would change, the rewind, its undo, a fork."""
 
 from __future__ import annotations
 
 from aiohttp import web
 
-from agent_tui.server.models import FilesPreview, PreviewQuery, RewindBody, RewindPoints, RewindResult
+from agent_tui.server.models import FilesPreview, ForkBody, PreviewQuery, RewindBody, RewindPoints, RewindResult, SessionRecord
 from agent_tui.server.parse import body, query
 from agent_tui.server.respond import reply
 from agent_tui.server.state import sessions
@@ -36,3 +36,11 @@ async def rewind(request: web.Request) -> web.Response:
 @routes.post("/api/session/{id}/rewind/undo", response=RewindResult, conflicts=True)
 async def undo(request: web.Request) -> web.Response:
     return reply(await sessions(request).undo_rewind(request.match_info["id"]))
+
+
+@routes.post("/api/session/{id}/fork", body=ForkBody, body_optional=True, response=SessionRecord, status=201,
+             conflicts=True)
+async def fork(request: web.Request) -> web.Response:
+    """A new session with this one's history (up to just before ``at``); it shares nothing afterwards."""
+    spec = await body(request, ForkBody, optional=True)
+    return reply(await sessions(request).fork(request.match_info["id"], at=spec.at), 201)

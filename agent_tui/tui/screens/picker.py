@@ -32,15 +32,38 @@ PAGE = 50
 NEW_SESSION = ""  # dismiss value for Ctrl+N
 
 
-def row_text(summary: Any, now_ms: int, running: bool, asking: bool, show_location: bool) -> Text:
+def row_text(summary: Any, now_ms: int, running: bool, asking: bool, show_location: bool, depth: int = 0) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append("⚑ " if asking else "● " if running else "  ", style="bold")
+    if depth or getattr(summary, "parent_id", None):
+        text.append("  " * max(0, depth - 1) + "↳ ", style="dim")  # a fork, under its parent when both are listed
     text.append(session_title(summary.title, summary.last_message) or "(untitled)")
     count = summary.message_count
     text.append(f"  {relative_time(summary.updated, now_ms)} · {count} message{'' if count == 1 else 's'}", style="dim")
     if show_location:
         text.append(f" · {short_path(summary.location)}", style="dim")
     return text
+
+
+def under_parents(rows: list[Any]) -> list[tuple[Any, int]]:
+    """Rows in order, each fork moved under its parent when the parent is among them; with its depth."""
+    listed = {row.id for row in rows}
+    children: dict[str, list[Any]] = {}
+    for row in rows:
+        parent = getattr(row, "parent_id", None)
+        if parent in listed:
+            children.setdefault(parent, []).append(row)
+    out: list[tuple[Any, int]] = []
+
+    def place(row: Any, depth: int) -> None:
+        out.append((row, depth))
+        for child in children.get(row.id, []):
+            place(child, depth + 1)
+
+    for row in rows:
+        if getattr(row, "parent_id", None) not in listed:
+            place(row, 0)
+    return out
 
 
 class SessionPicker(ModalScreen[str | None]):
@@ -135,10 +158,12 @@ class SessionPicker(ModalScreen[str | None]):
 
     def _show(self, rows: list[Any], offset: int, active: dict[str, Any], asking: set[str]) -> None:
         self.has_more = len(rows) > PAGE
-        rows = rows[:PAGE]
+        placed = under_parents(rows[:PAGE])
+        rows = [row for row, _ in placed]
         now = self.ctx.clock.now_ms()
         options = [
-            Option(row_text(r, now, r.id in active, r.id in asking, self.all_locations), id=r.id) for r in rows
+            Option(row_text(r, now, r.id in active, r.id in asking, self.all_locations, depth), id=r.id)
+            for r, depth in placed
         ]
         option_list = self.query_one(OptionList)
         if offset == 0:

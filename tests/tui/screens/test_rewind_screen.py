@@ -75,7 +75,8 @@ async def test_esc_esc_rewinds_conversation_and_files_then_rewind_undoes_it(prov
         assert [o.split("  ")[0] for o in options(screen)] == ["make a file", "say hi"], "newest first"
         await pilot.press("enter")
         await until(pilot, lambda: screen.preview is not None)
-        assert options(screen) == ["conversation and files", "conversation only", "files only"]
+        assert options(screen) == ["conversation and files", "conversation only", "files only",
+                                   "fork from here (a new session)"]
         assert [(c.path, c.change) for c in screen.preview.changed] == [("made.txt", "deleted")]
         assert "-made" in str(screen.query_one("#rewind-preview").render())
         assert (workdir / "made.txt").exists(), "nothing is restored before the choice"
@@ -114,3 +115,30 @@ async def test_rewind_while_running_asks_then_interrupts_first(provider, app) ->
         await until(pilot, lambda: isinstance(app.screen, RewindScreen) and app.screen.loaded, timeout=10)
         assert not app.view.is_active
         assert [o.split("  ")[0] for o in options(app.screen)] == ["second", "first"]
+
+
+async def test_fork_from_the_rewind_list_and_with_slash_fork(provider, app, runtime) -> None:  # type: ignore[no-untyped-def]
+    provider.add(Turn(text="one"), Turn(text="two"), Turn(text="in the fork"))
+    async with app.run_test() as pilot:
+        for text in ("first", "second"):
+            await pilot.press(*text, "enter")
+            await idle(pilot, app)
+        await until(pilot, lambda: users(app) == ["first", "second"])
+        parent = app.view.session_id
+
+        await pilot.press("escape", "escape")
+        await until(pilot, lambda: isinstance(app.screen, RewindScreen) and app.screen.loaded)
+        await pilot.press("enter", "down", "down", "down", "enter")  # "second", then "fork from here"
+        await until(pilot, lambda: app.view.session_id != parent and users(app) == ["first"], timeout=10)
+        child = app.view.session_id
+        assert app.view.query_one(PromptInput).text == "second"
+        assert (await runtime.sessions.get(child)).parent_id == parent
+        await pilot.press("enter")  # send the edited prompt in the fork
+        await idle(pilot, app)
+        await until(pilot, lambda: users(app) == ["first", "second"])
+        assert [m.kind for m in await runtime.sessions.messages(parent)] == ["user", "assistant", "user", "assistant"]
+
+        await pilot.press(*"/fork", "enter")
+        await until(pilot, lambda: app.view.session_id not in (parent, child) and users(app) == ["first", "second"],
+                    timeout=10)
+        assert (await runtime.sessions.get(app.view.session_id)).parent_id == child
