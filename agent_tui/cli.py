@@ -1,4 +1,4 @@
-"""Entry points: the TUI, ``run``, ``serve``, ``sessions``, ``log``, ``db``, ``rewind``.
+"""Entry points: the TUI, ``run``, ``serve``, ``sessions``, ``log``, ``db``, ``rewind``, ``export``, ``import``.
 
 Only argparse and the version are imported here (``--version`` answers before
 argparse); every subcommand imports its own implementation lazily so
@@ -86,6 +86,13 @@ def build_parser() -> argparse.ArgumentParser:
     rewind.set_defaults(mode="both")
     rewind.add_argument("--json", action="store_true", help="print the result as one JSON object")
 
+    exporting = sub.add_parser("export", help="print a session as JSONL records (reference 002) or Markdown")
+    exporting.add_argument("session_id")
+    exporting.add_argument("--format", choices=["jsonl", "markdown"], default="jsonl")
+    exporting.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    importing = sub.add_parser("import", help="a new session (in this directory) from a JSONL export")
+    importing.add_argument("file", metavar="FILE.jsonl")
+
     db = sub.add_parser("db", help="database maintenance")
     db_sub = db.add_subparsers(dest="db_command", required=True)
     db_sub.add_parser("rebuild", help="rebuild every projection from the event table")
@@ -100,6 +107,8 @@ _COMMANDS = {
     "log": "agent_tui.commands.log_cmd",
     "db": "agent_tui.commands.db_cmd",
     "rewind": "agent_tui.commands.rewind_cmd",
+    "export": "agent_tui.commands.export_cmd",
+    "import": "agent_tui.commands.export_cmd",
 }
 
 

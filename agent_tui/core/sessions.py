@@ -257,6 +257,32 @@ class Sessions:
         await self.get(session_id)
         return await self._rewinder.state(session_id, await forks.lineage(self._store, session_id))
 
+    # -- export and import ---------------------------------------------------------------
+    async def export(self, session_id: str, format: str = "jsonl") -> str:
+        """The session as reference 002's JSONL records, or as a Markdown transcript."""
+        from agent_tui.core import export_jsonl, export_markdown
+
+        if format not in ("jsonl", "markdown"):
+            raise InvalidRequest(f"export format must be jsonl or markdown, not {format!r}")
+        session = await self.get(session_id)
+        messages = await self._store.messages(session_id)
+        calls = await self._store.tool_calls(session_id)
+        if format == "markdown":
+            return export_markdown.markdown(session, messages, calls)
+        return "".join(export_jsonl.lines(session, messages, calls))
+
+    async def import_session(self, text: str, *, location: str | Path, source: str = "import") -> SessionRecord:
+        """A new session from a JSONL export; a file that is not one changes nothing."""
+        from agent_tui.core import import_jsonl
+
+        rows = import_jsonl.parse(text, source)
+        where = await asyncio.to_thread(lambda: Path(location).resolve())
+        root = await asyncio.to_thread(paths.project_root, where)
+        events = import_jsonl.events_from(rows, str(where), str(root), source)
+        session_id = ids.session_id()
+        await self._store.publish_many(session_id, events)
+        return await self.get(session_id)
+
     # -- forks -------------------------------------------------------------------------
     async def fork(self, session_id: str, at: str | None = None) -> SessionRecord:
         """A new session with this one's history (up to just before the prompt ``at``, or all of it)."""

@@ -256,6 +256,23 @@ class AgentApp(App[None]):
 
         self.push_screen(RewindScreen(self.ctx, self.view.session_id, can_fork=True), chosen)
 
+    async def action_export(self) -> None:
+        """/export: the session as Markdown, written next to its files; the notice says where."""
+        sid = self.view.session_id
+        if sid is None:
+            self.notify("nothing to export yet")
+            return
+        sessions = await self.ctx.ready()
+        try:
+            record = await call(sessions.get(sid))
+            text = await call(sessions.export(sid, "markdown"))
+            path = Path(record.location) / f"agent-tui-{sid}.md"
+            await asyncio.to_thread(path.write_text, text, encoding="utf-8")
+        except Exception as error:  # an unwritable directory, a store error: one line
+            self.notify(f"export failed: {error}", severity="error")
+            return
+        self.notify(f"exported to {path}")
+
     async def action_fork(self) -> None:
         if self.view.session_id is None:
             self.notify("nothing to fork yet")

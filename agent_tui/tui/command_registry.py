@@ -34,6 +34,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("compact", "summarise older history to free context", "compact", "Compact"),
     CommandSpec("rewind", "go back to an earlier prompt: conversation, files or both (or undo)", "rewind", "Rewind"),
     CommandSpec("fork", "continue in a new session with this one's history", "fork", "Fork session"),
+    CommandSpec("export", "write the session as Markdown into its directory", "export", "Export session"),
     CommandSpec("model", "use another model from the next step", "select_model", "Model", "NAME", "model_names"),
     CommandSpec("theme", "switch the colour theme", "select_theme", "Theme", "NAME", "theme_names"),
     CommandSpec("help", "keys and commands", "help", "Help"),

@@ -75,6 +75,8 @@ class SessionsPort(Protocol):
 
     def lineage(self, session_id: str) -> Any: ...  # [(ancestor, last seq it gave)], oldest first
 
+    def export(self, session_id: str, format: str = "jsonl") -> Any: ...  # the text of the export
+
 
 async def call(value: T | Any) -> Any:
     """Await ``value`` if the facade returned an awaitable."""

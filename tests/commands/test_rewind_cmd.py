@@ -102,3 +102,33 @@ async def test_sessions_fork_prints_the_new_session(cli: Cli) -> None:
     proc = await cli.start("sessions", "fork", "ses_nope")
     _, err = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 1 and err.decode() == "agent-tui: unknown session: ses_nope\n"
+
+
+async def test_export_and_import_through_the_cli(cli: Cli) -> None:
+    sid, _ = await _changed_session(cli)
+    proc = await cli.start("export", sid)
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0, err.decode()
+    records = [json.loads(line) for line in out.decode().splitlines()]
+    assert records[0]["type"] == "header" and [r["type"] for r in records].count("run.start") == 2
+    target = cli.workdir / "out.jsonl"
+    proc = await cli.start("export", sid, "-o", str(target))
+    await asyncio.wait_for(proc.communicate(), 60)
+    assert target.read_text() == out.decode()
+    proc = await cli.start("import", str(target))
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0, err.decode()
+    copy = out.decode().strip()
+    code, listed, _ = await rewind(cli, copy)
+    assert [line.split(None, 1)[1] for line in listed.splitlines()] == ["change files", "say hi"]
+    proc = await cli.start("export", copy, "--format", "markdown")
+    out, _ = await asyncio.wait_for(proc.communicate(), 60)
+    assert "## User\n\nsay hi" in out.decode() and "<details><summary>✓ tool <code>bash</code></summary>" in out.decode()
+
+    (cli.workdir / "notes.txt").write_text("just notes\n")
+    proc = await cli.start("import", str(cli.workdir / "notes.txt"))
+    _, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 1 and err.decode().startswith("agent-tui: ") and "not an agent-tui export" in err.decode()
+    proc = await cli.start("import", str(cli.workdir / "absent.jsonl"))
+    _, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 1 and "cannot read" in err.decode()

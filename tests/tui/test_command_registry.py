@@ -19,7 +19,7 @@ def test_slash_commands_parse(text: str, parsed: Command | None) -> None:
 
 @pytest.mark.parametrize(
     ("text", "error"),
-    [("/frobnicate", "unknown command /frobnicate (known: /new /resume /compact /rewind /fork /model /theme /help)"),
+    [("/frobnicate", "unknown command /frobnicate (known: /new /resume /compact /rewind /fork /export /model /theme /help)"),
      ("/quit", "unknown command /quit"), ("/model", "/model needs NAME: /model NAME"),
      ("/new now", "/new takes no argument")],
 )  # fmt: skip
@@ -46,7 +46,7 @@ def test_the_palette_offers_each_command_and_each_choice() -> None:
 
     entries = [(title, command) for title, _, command in palette(Host())]
     assert entries == [
-        ("New session", Command("new")), ("Resume session", Command("resume")), ("Compact", Command("compact")), ("Rewind", Command("rewind")), ("Fork session", Command("fork")),
+        ("New session", Command("new")), ("Resume session", Command("resume")), ("Compact", Command("compact")), ("Rewind", Command("rewind")), ("Fork session", Command("fork")), ("Export session", Command("export")),
         ("Model: openai/fake", Command("model", "openai/fake")),
         ("Theme: dark", Command("theme", "dark")), ("Theme: light", Command("theme", "light")),
         ("Help", Command("help")), ("Quit", Command("quit")),

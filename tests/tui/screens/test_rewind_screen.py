@@ -142,3 +142,15 @@ async def test_fork_from_the_rewind_list_and_with_slash_fork(provider, app, runt
         await until(pilot, lambda: app.view.session_id not in (parent, child) and users(app) == ["first", "second"],
                     timeout=10)
         assert (await runtime.sessions.get(app.view.session_id)).parent_id == child
+
+
+async def test_slash_export_writes_markdown_next_to_the_session(provider, app, workdir) -> None:  # type: ignore[no-untyped-def]
+    provider.add(Turn(text="an answer"))
+    async with app.run_test() as pilot:
+        await pilot.press(*"a question", "enter")
+        await idle(pilot, app)
+        await pilot.press(*"/export", "enter")
+        path = workdir / f"agent-tui-{app.view.session_id}.md"
+        await until(pilot, lambda: path.exists(), timeout=10)
+        assert "## User\n\na question" in path.read_text() and "an answer" in path.read_text()
+        await until(pilot, lambda: any(str(path) in str(n.message) for n in app._notifications))
