@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=4096, help="port to listen on (0 picks a free one and prints it)")
 
-    sessions = sub.add_parser("sessions", help="list and fork sessions")
+    sessions = sub.add_parser("sessions", help="list, fork, rename and delete sessions")
     sessions_sub = sessions.add_subparsers(dest="sessions_command", required=True)
     listing = sessions_sub.add_parser("list", help="list sessions, newest first")
     listing.add_argument("--all", action="store_true", help="every location, not only this one")
@@ -68,6 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
     forking = sessions_sub.add_parser("fork", help="a new session with this one's history (prints its id)")
     forking.add_argument("session_id")
     forking.add_argument("--at", metavar="MESSAGE_ID", help="fork from just before this prompt (default: all of it)")
+    renaming = sessions_sub.add_parser("rename", help="give a session a new title")
+    renaming.add_argument("session_id")
+    renaming.add_argument("title")
+    deleting = sessions_sub.add_parser("delete", help="delete a session: its events, rows and snapshots, for good")
+    deleting.add_argument("session_id")
+    deleting.add_argument("--yes", action="store_true", help="do not ask (needed when standard input is no terminal)")
 
     log = sub.add_parser("log", help="print a session's durable events as JSON lines")
     log.add_argument("session_id")

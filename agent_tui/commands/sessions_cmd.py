@@ -1,4 +1,5 @@
-"""``agent-tui sessions list|fork``: sessions newest first (this directory by default); fork one."""
+"""``agent-tui sessions list|fork|rename|delete``: sessions newest first (this directory by default);
+fork, rename or delete one. A delete asks first (``--yes`` skips the question)."""
 
 from __future__ import annotations
 
@@ -19,9 +20,42 @@ def row(summary: SessionSummary, now_ms: int) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
-    if args.sessions_command == "fork":
-        return fork(args)
+    match args.sessions_command:
+        case "fork":
+            return fork(args)
+        case "rename":
+            return rename(args)
+        case "delete":
+            return delete(args)
     return listing(args)
+
+
+def rename(args: argparse.Namespace) -> int:
+    async def command(sessions: Sessions) -> int:
+        record = await sessions.rename(args.session_id, args.title)
+        sys.stdout.write(f"{record.id}  {record.title}\n")
+        return 0
+
+    return run_with_sessions(command)
+
+
+def delete(args: argparse.Namespace) -> int:
+    if not args.yes:
+        if not sys.stdin.isatty():
+            return fail(f"deleting {args.session_id} removes its log and snapshots for good; add --yes to confirm")
+        answer = input(f"delete session {args.session_id} and its snapshots for good? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            return fail("not deleted")
+
+    async def command(sessions: Sessions) -> int:
+        try:
+            count = await sessions.delete(args.session_id)
+        except SessionOwnedElsewhere as error:
+            return fail(str(error))
+        sys.stdout.write(f"deleted {args.session_id} ({count} events)\n")
+        return 0
+
+    return run_with_sessions(command)
 
 
 def fork(args: argparse.Namespace) -> int:

@@ -52,6 +52,7 @@ _EXPORTS: dict[str, str] = {
     "RewindRefused": "rewind",
     "SnapshotError": "snapshots",
     "NotAnExport": "import_jsonl",
+    "SessionBusy": "delete",
     "ConfigError": "config_layers",
     # Configuration.
     "Settings": "config",
@@ -97,6 +98,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers
     from agent_tui.core.db import (
         DatabaseLocked, EventRejected, SessionExists, StoreError, UnknownInput, UnknownSession,
     )  # fmt: skip
+    from agent_tui.core.delete import SessionBusy
     from agent_tui.core.import_jsonl import NotAnExport
     from agent_tui.core.lease import SessionOwnedElsewhere
     from agent_tui.core.peek import peek_sessions

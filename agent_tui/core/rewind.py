@@ -134,7 +134,7 @@ class Rewinder:
                 if snapshot is None:
                     note = "no tool changed files after this prompt; the files are as they were"
                 else:
-                    before, changes = await self._snapshots.restore(Path(session.location), snapshot)
+                    before, changes = await self._snapshots.restore(Path(session.location), snapshot, _pin(session))
                     files = ev.FilesRestored(target=snapshot, before=before, changed=_changed(changes))
             stored = await self._store.publish(session.id, ev.SessionRewound(
                 message_id=message.id, boundary_seq=message.seq, conversation=mode != RewindMode.FILES, files=files))
@@ -151,7 +151,7 @@ class Rewinder:
             event = rewound.event
             assert isinstance(event, ev.SessionRewound)
             if event.files is not None:
-                before, changes = await self._snapshots.restore(Path(session.location), event.files.before)
+                before, changes = await self._snapshots.restore(Path(session.location), event.files.before, _pin(session))
                 files = ev.FilesRestored(target=event.files.before, before=before, changed=_changed(changes))
             stored = await self._store.publish(session.id, ev.RewindUndone(rewind_seq=rewound.seq, files=files))
         finally:
@@ -205,6 +205,13 @@ class Rewinder:
         if session_id in self._executor.active():
             raise RewindRefused(f"session {session_id} is running; interrupt it before rewinding")
         return await lease.acquire(session_id)
+
+
+def _pin(session: SessionRecord) -> str:
+    """The name that keeps a restore's state-before in the snapshot store until the session is deleted."""
+    from agent_tui.core import ids
+
+    return f"{session.id}/restore-{ids.message_id()}"
 
 
 def _changed(changes: list[Any]) -> list[ev.ChangedFile]:

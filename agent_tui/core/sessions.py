@@ -34,6 +34,7 @@ from agent_tui.vocab.kinds import Delivery, PermissionReply, RewindMode
 
 HISTORY_DEFAULT = 50
 HISTORY_MAX = 100
+TITLE_MAX = 200
 _API_KEY = re.compile(r"^api/[A-Za-z0-9_.\-][A-Za-z0-9_.\-/]*$")
 
 
@@ -134,8 +135,21 @@ class Sessions:
         await self._store.transact(job)
         return await self.get(session_id)
 
-    async def rename(self, session_id: str, title: str) -> None:
-        await self._store.publish(session_id, ev.SessionRenamed(title=title))
+    async def rename(self, session_id: str, title: str) -> SessionRecord:
+        """A new title (one line); the first prompt no longer names the session."""
+        clean = " ".join(title.split())
+        if not clean:
+            raise InvalidRequest("a session title cannot be empty")
+        if len(clean) > TITLE_MAX:
+            raise InvalidRequest(f"a session title has at most {TITLE_MAX} characters, not {len(clean)}")
+        await self._store.publish(session_id, ev.SessionRenamed(title=clean))
+        return await self.get(session_id)
+
+    async def delete(self, session_id: str) -> int:
+        """Remove the session's events, projections and snapshots; refused while it runs or has forks."""
+        from agent_tui.core.delete import delete
+
+        return await delete(self._store, self._executor, self.snapshots, await self.get(session_id))
 
     async def select_model(self, session_id: str, model: str) -> None:
         """Applies from the next step; the current step keeps its model."""

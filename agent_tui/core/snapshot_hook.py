@@ -30,7 +30,8 @@ class SnapshotBeforeChange:
         if call.name not in FILE_CHANGING_TOOLS:
             return
         try:
-            snapshot = await self._snapshots.take(self._location)
+            snapshot = await self._snapshots.take(
+                self._location, pin=f"{call.session_id}/{call.assistant_message_id}-{call.call_id}")
         except SnapshotError as error:
             if self._said_why:
                 return

@@ -68,15 +68,30 @@ class WorkspaceSnapshots:
     def _lock(self, location: Path) -> asyncio.Lock:
         return self._locks.setdefault(str(location), asyncio.Lock())
 
-    async def take(self, location: Path) -> str:
-        """Snapshot the location now; returns the tree id."""
+    async def take(self, location: Path, pin: str | None = None) -> str:
+        """Snapshot the location now; returns the tree id. ``pin`` (``<session>/<name>``) keeps it
+        reachable under ``refs/agent-tui/`` until :meth:`forget` drops the session's pins."""
         async with self._lock(location):
-            return await self._take(location)
+            return await self._take(location, pin)
 
-    async def _take(self, location: Path) -> str:
+    async def _take(self, location: Path, pin: str | None) -> str:
         await self._ensure(location)
         await self._git(location, "add", "-A", "--ignore-errors", "--", ".", ok=(0, 1))
-        return (await self._git(location, "write-tree")).strip()
+        tree = (await self._git(location, "write-tree")).strip()
+        if pin is not None:
+            await self._git(location, "update-ref", f"refs/agent-tui/{pin}", tree)
+        return tree
+
+    async def forget(self, location: Path, session_id: str) -> int:
+        """Drop a deleted session's snapshots: its pins, then every object no pin reaches; returns pins dropped."""
+        if not (self.git_dir(location) / "HEAD").is_file():
+            return 0
+        async with self._lock(location):
+            refs = (await self._git(location, "for-each-ref", "--format=%(refname)", f"refs/agent-tui/{session_id}/")).split()
+            for ref in refs:
+                await self._git(location, "update-ref", "-d", ref)
+            await self._git(location, "prune", "--expire=now")
+            return len(refs)
 
     async def exists(self, location: Path, snapshot: str) -> bool:
         if not self.git_dir(location).is_dir():
@@ -99,11 +114,12 @@ class WorkspaceSnapshots:
         out = await self._git(location, "diff-tree", "-r", "-p", "--no-renames", "--no-color", old, new)
         return out if len(out) <= limit else out[:limit] + "\n… (diff cut)\n"
 
-    async def restore(self, location: Path, snapshot: str) -> tuple[str, list[FileChange]]:
-        """Bring the location back to ``snapshot``; returns (snapshot of the state before, what changed)."""
+    async def restore(self, location: Path, snapshot: str, pin: str | None = None) -> tuple[str, list[FileChange]]:
+        """Bring the location back to ``snapshot``; returns (snapshot of the state before, what changed).
+        ``pin`` keeps the state before (what an undo restores)."""
         async with self._lock(location):
             await self.check(location, snapshot)
-            before = await self._take(location)
+            before = await self._take(location, pin)
             changes = await self.diff(location, before, snapshot)
             if changes:
                 await self._git(location, "read-tree", "--reset", "-u", snapshot)

@@ -11,7 +11,7 @@ import logging
 from aiohttp import web
 
 from agent_tui.core.api import (
-    AdmissionConflict, ConfigError, DatabaseLocked, EventRejected, InvalidRequest, RewindRefused, SessionExists, SessionOwnedElsewhere, SnapshotError, StoreError, UnknownInput, UnknownMessage, UnknownPermission, UnknownSession,
+    AdmissionConflict, ConfigError, DatabaseLocked, EventRejected, InvalidRequest, RewindRefused, SessionBusy, SessionExists, SessionOwnedElsewhere, SnapshotError, StoreError, UnknownInput, UnknownMessage, UnknownPermission, UnknownSession,
 )  # fmt: skip
 from agent_tui.server.models import ErrorBody, ErrorResponse
 
@@ -45,7 +45,7 @@ def classify(error: BaseException) -> tuple[int, str]:
             return 404, "not-found"
         case SnapshotError():
             return 409, "snapshot"
-        case AdmissionConflict() | EventRejected() | SessionExists() | RewindRefused():
+        case AdmissionConflict() | EventRejected() | SessionExists() | RewindRefused() | SessionBusy():
             return 409, "conflict"
         case SessionOwnedElsewhere():
             return 409, "owned-elsewhere"

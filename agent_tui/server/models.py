@@ -54,6 +54,10 @@ class ModelBody(_Body):
     model: str = Name
 
 
+class RenameBody(_Body):
+    title: str = Field(min_length=1, max_length=1000)
+
+
 class AgentBody(_Body):
     agent: str = Name
 
@@ -175,6 +179,6 @@ __all__ = [
     "ActiveSessions", "AgentBody", "CompactBody", "ContextEntries", "ContextEntry", "CreateSession", "ErrorBody",
     "ErrorResponse", "EventList", "ForkBody", "HistoryQuery", "Interrupted", "ListQuery", "Listing", "LogQuery", "LoggedEvent",
     "MessageList", "MessagesQuery", "ModelBody", "PendingList", "PermissionList", "PermissionRecord",
-    "PermissionReplyBody", "PreviewQuery", "PromptBody", "Receipt", "RewindBody", "RewindPoints", "FilesPreview",
+    "PermissionReplyBody", "PreviewQuery", "PromptBody", "Receipt", "RenameBody", "RewindBody", "RewindPoints", "FilesPreview",
     "RewindResult", "SessionList", "SessionRecord",
 ]  # fmt: skip

@@ -30,6 +30,7 @@ from agent_tui.tui.port import call
 from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.confirm import ConfirmScreen
 from agent_tui.tui.screens.picker import SessionPicker
+from agent_tui.tui.screens.rename import RenameScreen
 from agent_tui.tui.screens.rewind import FORK, RewindChoice, RewindScreen
 from agent_tui.tui.theme_watch import watch_theme_files
 from agent_tui.tui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, theme_dirs
@@ -272,6 +273,28 @@ class AgentApp(App[None]):
             self.notify(f"export failed: {error}", severity="error")
             return
         self.notify(f"exported to {path}")
+
+    async def action_rename(self, title: str = "") -> None:
+        """/rename TITLE; from the palette (no title) a small editor asks for it."""
+        sid = self.view.session_id
+        if sid is None:
+            self.notify("nothing to rename yet: send a first prompt")
+            return
+        if not title.strip():
+            current = (await call((await self.ctx.ready()).get(sid))).title or ""
+
+            def entered(text: str | None) -> None:
+                if text:
+                    self.run_worker(self.action_rename(text), group="rename")
+
+            self.push_screen(RenameScreen(current), entered)
+            return
+        try:
+            record = await call((await self.ctx.ready()).rename(sid, title))
+        except Exception as error:  # an empty or too long title: the facade says which
+            self.notify(f"rename failed: {error}", severity="error")
+            return
+        self.notify(f"renamed: {record.title}")
 
     async def action_fork(self) -> None:
         if self.view.session_id is None:

@@ -22,6 +22,7 @@ class CommandSpec:
     arg: str | None = None  # the argument's name, when one is required
     choices: str | None = None  # with an argument: the app method listing the palette's choices
     slash: bool = True  # False: offered in the palette only
+    free: bool = False  # the argument is free text (no choices): the palette entry runs it without one, to ask
 
     @property
     def usage(self) -> str:
@@ -35,6 +36,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("rewind", "go back to an earlier prompt: conversation, files or both (or undo)", "rewind", "Rewind"),
     CommandSpec("fork", "continue in a new session with this one's history", "fork", "Fork session"),
     CommandSpec("export", "write the session as Markdown into its directory", "export", "Export session"),
+    CommandSpec("rename", "give this session a new title", "rename", "Rename session", "TITLE", free=True),
     CommandSpec("model", "use another model from the next step", "select_model", "Model", "NAME", "model_names"),
     CommandSpec("theme", "switch the colour theme", "select_theme", "Theme", "NAME", "theme_names"),
     CommandSpec("help", "keys and commands", "help", "Help"),

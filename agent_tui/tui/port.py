@@ -77,6 +77,10 @@ class SessionsPort(Protocol):
 
     def export(self, session_id: str, format: str = "jsonl") -> Any: ...  # the text of the export
 
+    def rename(self, session_id: str, title: str) -> Any: ...  # the session's row
+
+    def delete(self, session_id: str) -> Any: ...  # refused while it runs or has forks
+
 
 async def call(value: T | Any) -> Any:
     """Await ``value`` if the facade returned an awaitable."""

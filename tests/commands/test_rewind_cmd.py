@@ -132,3 +132,20 @@ async def test_export_and_import_through_the_cli(cli: Cli) -> None:
     proc = await cli.start("import", str(cli.workdir / "absent.jsonl"))
     _, err = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 1 and "cannot read" in err.decode()
+
+
+async def test_sessions_rename_and_delete_through_the_cli(cli: Cli) -> None:
+    sid, _ = await _changed_session(cli)
+    proc = await cli.start("sessions", "rename", sid, "Renamed here")
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0 and out.decode() == f"{sid}  Renamed here\n", err.decode()
+    proc = await cli.start("sessions", "delete", sid)  # stdin is no terminal: --yes is needed
+    _, err = await asyncio.wait_for(proc.communicate(b""), 60)
+    assert proc.returncode == 1 and "add --yes to confirm" in err.decode()
+    assert len(await cli.log(sid)) > 0, "nothing was deleted"
+    proc = await cli.start("sessions", "delete", sid, "--yes")
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0 and out.decode().startswith(f"deleted {sid} ("), err.decode()
+    proc = await cli.start("log", sid)
+    _, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 1 and f"unknown session: {sid}" in err.decode()

@@ -82,3 +82,18 @@ async def test_fork_over_http(api: Api, fake: FakeProvider, workdir: Path) -> No
     assert status == 404 and "unknown message msg_nope" in error["error"]["message"]
     status, error = await api.call("POST", "/api/session/ses_nope/fork")
     assert status == 404
+
+
+async def test_rename_and_delete_over_http(api: Api, fake: FakeProvider, workdir: Path) -> None:
+    sid, _ = await _session(api, fake, workdir)
+    status, renamed = await api.call("POST", f"/api/session/{sid}/rename", {"title": "  A better\ntitle "})
+    assert status == 200 and renamed["title"] == "A better title"
+    status, error = await api.call("POST", f"/api/session/{sid}/rename", {"title": "   "})
+    assert status == 400 and "cannot be empty" in error["error"]["message"]
+    status, child = await api.call("POST", f"/api/session/{sid}/fork")
+    status, error = await api.call("DELETE", f"/api/session/{sid}")
+    assert status == 409 and "has forks" in error["error"]["message"]
+    assert (await api.call("DELETE", f"/api/session/{child['id']}"))[0] == 204
+    assert (await api.call("DELETE", f"/api/session/{sid}"))[0] == 204
+    assert (await api.call("GET", f"/api/session/{sid}"))[0] == 404
+    assert (await api.call("DELETE", f"/api/session/{sid}"))[0] == 404

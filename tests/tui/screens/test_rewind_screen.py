@@ -154,3 +154,46 @@ async def test_slash_export_writes_markdown_next_to_the_session(provider, app, w
         await until(pilot, lambda: path.exists(), timeout=10)
         assert "## User\n\na question" in path.read_text() and "an answer" in path.read_text()
         await until(pilot, lambda: any(str(path) in str(n.message) for n in app._notifications))
+
+
+async def test_rename_and_delete_from_the_picker_and_slash_rename(provider, app, runtime, workdir) -> None:  # type: ignore[no-untyped-def]
+    from textual.widgets import Input
+
+    from agent_tui.tui.screens.picker import SessionPicker
+    from agent_tui.tui.screens.rename import RenameScreen
+
+    provider.add(Turn(text="one"), Turn(text="two"))
+    async with app.run_test() as pilot:
+        await pilot.press(*"first session", "enter")
+        await idle(pilot, app)
+        first = app.view.session_id
+        await pilot.press(*"/rename  Better name ", "enter")
+        await until(pilot, lambda: any("renamed: Better name" in str(n.message) for n in app._notifications))
+        assert (await runtime.sessions.get(first)).title == "Better name"
+        await app.run_action("new_session")
+        await pilot.press(*"second session", "enter")
+        await idle(pilot, app)
+        second = app.view.session_id
+
+        await app.run_action("resume")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker) and len(app.screen.rows) == 2)
+        picker = app.screen
+        assert [r.id for r in picker.rows] == [second, first]
+        await pilot.press("down", "f2")
+        await until(pilot, lambda: isinstance(app.screen, RenameScreen))
+        app.screen.query_one(Input).value = "Renamed in the picker"
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker))
+        await until(pilot, lambda: [r.title for r in picker.rows] == ["Renamed in the picker", "second session"])
+
+        await pilot.press("ctrl+d")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker))
+        assert len(await runtime.sessions.list(location=workdir)) == 2, "no: nothing is deleted"
+        await pilot.press("down", "ctrl+d")  # the session on screen
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await until(pilot, lambda: not isinstance(app.screen, (SessionPicker, ConfirmScreen)), timeout=10)
+        assert [s.id for s in await runtime.sessions.list(location=workdir)] == [first]
+        assert app.view.session_id is None, "the deleted session left the screen for a new one"
