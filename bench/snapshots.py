@@ -5,9 +5,11 @@
 - restore of those changed files (the files part of a rewind);
 - the conversation part of a rewind in a ``--messages``-message session
   (one ``session.rewound`` event whose projector hides every message after
-  the first prompt), and an undo of it (a re-projection of the session).
+  the first prompt), and an undo of it (a re-projection of the session);
+- a fork at the head of a ``--fork-messages``-message session (the fork's two
+  events, whose projector copies every message and tool call).
 
-Usage: ``python bench/snapshots.py [--files N] [--changed C] [--rounds R] [--messages M]``;
+Usage: ``python bench/snapshots.py [--files N] [--changed C] [--rounds R] [--messages M] [--fork-messages F]``;
 prints medians and writes ``bench/results/snapshots.json``.
 """
 
@@ -108,12 +110,38 @@ async def bench_rewind(root: Path, messages: int, rounds: int) -> dict[str, floa
             "undo_rewind_median_ms": round(statistics.median(undos), 1)}  # fmt: skip
 
 
+async def bench_fork(root: Path, messages: int, rounds: int) -> dict[str, float]:
+    from agent_tui.core.fork import fork
+    from agent_tui.core.executor import IdleExecutor
+    from agent_tui.core.rewind import Rewinder
+
+    store = await Store.open(root / "fork.db")
+    try:
+        sid = "ses_forkbench"
+        await store.publish(sid, ev.SessionCreated(location=str(root), project_root=str(root)))
+        batch: list[ev.DurableEvent] = []
+        for n in range(messages // 2):
+            batch.extend(_turn(10_000_000 + n))
+        await store.publish_many(sid, batch)
+        rewinder = Rewinder(store, IdleExecutor(), WorkspaceSnapshots())
+        times = []
+        for _ in range(rounds):
+            parent = await store.session(sid)
+            ms, child = await timed(fork(store, IdleExecutor(), rewinder, parent))
+            times.append(ms)
+            assert len(await store.messages(child)) == messages  # type: ignore[arg-type]
+    finally:
+        await store.close()
+    return {"fork_median_ms": round(statistics.median(times), 1)}
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--changed", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--messages", type=int, default=1_000)
+    parser.add_argument("--fork-messages", type=int, default=10_000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as home:
         os.environ["AGENT_TUI_HOME"] = home
@@ -127,6 +155,8 @@ async def main() -> None:
         result["unchanged_100_file_snapshot_median_ms"] = round(
             statistics.median([(await timed(snaps.take(small)))[0] for _ in range(args.rounds)]), 1)
         result.update(await bench_rewind(Path(home), args.messages, min(args.rounds, 5)))
+        result["fork_messages"] = args.fork_messages
+        result.update(await bench_fork(Path(home), args.fork_messages, min(args.rounds, 5)))
     for key, value in result.items():
         print(f"{key:>40}: {value}")
     verdict = "within" if result["unchanged_snapshot_median_ms"] < BUDGET_MS else "OVER"
