@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_tui.core import events as ev
 from agent_tui.core import lease
 from agent_tui.core.db import StoreError, UnknownSession
 from agent_tui.core.executor import Executor
+from agent_tui.core.preimages import PreimageStore
 from agent_tui.core.project_rewind import clear_session
 from agent_tui.core.records import SessionRecord
 from agent_tui.core.snapshots import SnapshotError, WorkspaceSnapshots
@@ -31,21 +33,25 @@ async def delete(store: Store, executor: Executor, snapshots: WorkspaceSnapshots
         raise SessionBusy(f"session {sid} is running; interrupt it before deleting it")
     held = await lease.acquire(sid)  # SessionOwnedElsewhere while another process runs it
     try:
-        def job(tx: Tx) -> int:
+        def job(tx: Tx) -> tuple[int, list[str]]:
             if tx.head(sid) is None:
                 raise UnknownSession(sid)
             forks = [row[0] for row in tx.conn.execute("SELECT id FROM session WHERE parent_id = ? ORDER BY id", (sid,))]
             if forks:
                 raise SessionBusy(f"session {sid} has forks ({', '.join(forks)}); delete them first")
+            pre = [row[0] for row in tx.conn.execute(
+                "SELECT json_extract(data_json, '$.snapshot_id') FROM event WHERE session_id = ? AND type = ?"
+                " AND json_extract(data_json, '$.snapshot_id') LIKE 'pre:%'", (sid, ev.WorkspaceSnapshotted.TYPE))]
             count = tx.conn.execute("DELETE FROM event WHERE session_id = ?", (sid,)).rowcount
             clear_session(tx.conn, sid)
-            return count
+            return count, pre
 
-        count = await store.transact(job)
+        count, pre = await store.transact(job)
     finally:
         held.release()
     try:
         await snapshots.forget(Path(session.location), sid)
     except SnapshotError:
         pass  # a missing or broken store holds nothing of it to remove
+    await PreimageStore().forget(pre)
     return count

@@ -20,7 +20,8 @@ from agent_tui.core import lease
 from agent_tui.core.db import StoreError
 from agent_tui.core.executor import Executor
 from agent_tui.core.records import MessageRecord, SessionRecord
-from agent_tui.core.snapshots import SnapshotError, WorkspaceSnapshots
+from agent_tui.core.file_restore import FileStores, restore_point
+from agent_tui.core.snapshots import WorkspaceSnapshots
 from agent_tui.core.store import Store
 from agent_tui.vocab.kinds import RewindMode
 
@@ -100,7 +101,7 @@ class Rewinder:
     def __init__(self, store: Store, executor: Executor, snapshots: WorkspaceSnapshots) -> None:
         self._store = store
         self._executor = executor
-        self._snapshots = snapshots
+        self._files = FileStores(snapshots)
 
     async def target(self, session: SessionRecord, message_id: str) -> MessageRecord:
         message = await self._store.message_anywhere(message_id)
@@ -115,14 +116,11 @@ class Rewinder:
     async def preview(self, session: SessionRecord, message_id: str) -> FilesPreview:
         """Which files a files rewind to ``message_id`` would change, and how (nothing is changed)."""
         message = await self.target(session, message_id)
-        snapshot = await self._snapshot_after(session, message.seq)
-        if snapshot is None:
+        point = await self._restore_point(session, message.seq)
+        if point is None:
             return FilesPreview(changed=[])
-        location = Path(session.location)
-        await self._snapshots.check(location, snapshot)
-        now = await self._snapshots.take(location)
-        changed = _changed(await self._snapshots.diff(location, now, snapshot))
-        return FilesPreview(changed=changed, diff=await self._snapshots.patch(location, now, snapshot) if changed else "")
+        changed, diff = await self._files.preview(Path(session.location), point)
+        return FilesPreview(changed=_changed(changed), diff=diff)
 
     async def rewind(self, session: SessionRecord, message_id: str, mode: RewindMode) -> RewindResult:
         message = await self.target(session, message_id)
@@ -130,12 +128,12 @@ class Rewinder:
         try:
             files, note = None, None
             if mode != RewindMode.CONVERSATION:
-                snapshot = await self._snapshot_after(session, message.seq)
-                if snapshot is None:
+                point = await self._restore_point(session, message.seq)
+                if point is None:
                     note = "no tool changed files after this prompt; the files are as they were"
                 else:
-                    before, changes = await self._snapshots.restore(Path(session.location), snapshot, _pin(session))
-                    files = ev.FilesRestored(target=snapshot, before=before, changed=_changed(changes))
+                    before, changes = await self._files.restore(Path(session.location), point, _pin(session))
+                    files = ev.FilesRestored(target=point[0], before=before, changed=_changed(changes))
             stored = await self._store.publish(session.id, ev.SessionRewound(
                 message_id=message.id, boundary_seq=message.seq, conversation=mode != RewindMode.FILES, files=files))
         finally:
@@ -151,7 +149,7 @@ class Rewinder:
             event = rewound.event
             assert isinstance(event, ev.SessionRewound)
             if event.files is not None:
-                before, changes = await self._snapshots.restore(Path(session.location), event.files.before, _pin(session))
+                before, changes = await self._files.restore(Path(session.location), [event.files.before], _pin(session))
                 files = ev.FilesRestored(target=event.files.before, before=before, changed=_changed(changes))
             stored = await self._store.publish(session.id, ev.RewindUndone(rewind_seq=rewound.seq, files=files))
         finally:
@@ -182,23 +180,15 @@ class Rewinder:
             raise RewindRefused(f"session {session.id} has moved on since its last rewind; it can no longer be undone")
         return found[0]
 
-    async def _snapshot_after(self, session: SessionRecord, seq: int) -> str | None:
-        """The first snapshot after ``seq``: a fork's copied prompts find theirs in its ancestors' logs."""
+    async def _restore_point(self, session: SessionRecord, seq: int) -> list[str] | None:
+        """From the snapshots after ``seq``: a fork's copied prompts find theirs in its ancestors' logs."""
         from agent_tui.core.fork import lineage
 
-        taken: list[ev.StoredEvent] = []
+        taken: list[ev.WorkspaceSnapshotted] = []
         for sid, upto in [*await lineage(self._store, session.id), (session.id, None)]:
-            found = await self._store.events_of_type(sid, [ev.WorkspaceSnapshotted.TYPE], after=seq, limit=1)
-            if found and (upto is None or found[0].seq <= upto):
-                taken = found
-                break
-        if not taken:
-            return None
-        event = taken[0].event
-        assert isinstance(event, ev.WorkspaceSnapshotted)
-        if event.snapshot_id is None:
-            raise SnapshotError(f"no snapshot was taken before the first tool after this prompt: {event.error}")
-        return event.snapshot_id
+            found = await self._store.events_of_type(sid, [ev.WorkspaceSnapshotted.TYPE], after=seq)
+            taken += [e.event for e in found if upto is None or e.seq <= upto]  # type: ignore[misc]
+        return restore_point(taken)
 
     async def _hold(self, session_id: str) -> Any:
         """The session's lease for the rewind: refused while this or another process runs it."""

@@ -178,3 +178,37 @@ async def test_snapshots_off_records_none(open_runtime: Any, fake: FakeProvider,
         assert not any(isinstance(e.event, ev.WorkspaceSnapshotted) for e in log)
         result = await runtime.sessions.rewind(sid, first, "files")
         assert result.changed == [] and "files are as they were" in (result.note or "")
+
+
+async def test_without_git_apply_patch_pre_images_are_restored_and_the_session_says_so_once(
+    runtime: Runtime, fake: FakeProvider, location: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import shutil
+
+    bin_dir = tmp_path / "bin-without-git"
+    bin_dir.mkdir()
+    for tool in ("bash", "sh", "echo", "rm", "cat", "env"):
+        found = shutil.which(tool)
+        if found:
+            os.symlink(found, bin_dir / tool)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    add = "*** Begin Patch\n*** Update File: patched.txt\n@@\n-old\n+new\n*** Add File: added.txt\n+fresh\n*** End Patch"
+    fake.add(
+        {"tool_calls": [{"id": "call_b", "name": "bash", "arguments": {"command": "echo after > mod.txt"}}]},
+        {"tool_calls": [{"id": "call_p", "name": "apply_patch", "arguments": {"patch": add}}]},
+        {"text": "done"},
+    )
+    sid = (await runtime.sessions.create(location=location)).id
+    first = await _turn(runtime, sid, "change without git")
+    assert (location / "added.txt").exists() and (location / "mod.txt").read_text() == "after\n"
+    taken = [e.event for e in await stored(runtime, sid) if isinstance(e.event, ev.WorkspaceSnapshotted)]
+    assert [bool(e.error) for e in taken] == [True, False], "said once, then the patch's pre-images"
+    assert "bash" in taken[0].error and taken[1].snapshot_id.startswith("pre:")
+
+    result = await runtime.sessions.rewind(sid, first, "files")
+    assert sorted((c.path, c.change) for c in result.changed) == [("added.txt", "deleted"), ("patched.txt", "modified")]
+    assert (location / "patched.txt").read_text() == "old\n" and not (location / "added.txt").exists()
+    assert (location / "mod.txt").read_text() == "after\n", "what bash changed is not covered without git"
+    await runtime.sessions.undo_rewind(sid)
+    assert (location / "patched.txt").read_text() == "new\n" and (location / "added.txt").read_text() == "fresh\n"
