@@ -216,7 +216,7 @@ class CoreOpener:
 
         gc.disable()
         try:
-            preload_llm()
+            preload_llm(tokenizer=False)  # idle RSS: ~240 MiB instead of ~330 until the first answer
             self.facts.learn(self.ctx.model)
         finally:
             gc.freeze()
