@@ -52,7 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--format", choices=["text", "json"], default="text")
     run.add_argument("--permission", choices=["allow", "deny"], default="deny",
                      help="how to answer permission asks (default: deny)")
-    run.add_argument("prompt", help="the prompt; - reads standard input")
+    run.add_argument("prompt", nargs="?", default=None,
+                     help="the prompt; - reads standard input; omitted with --session or --continue, the session "
+                          "resumes what it left (pending input, unfinished steps, tools a crash left running)")
 
     serve = sub.add_parser("serve", help="serve the local HTTP API")
     serve.add_argument("--host", default="127.0.0.1")

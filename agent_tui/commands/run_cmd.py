@@ -4,6 +4,7 @@ Exit codes: 0 success; 1 failed execution or bad input; 2 the session is run
 by another live process (the prompt is admitted and waits there); 130 after a
 clean interrupt on SIGINT; 143 after SIGTERM and 129 after SIGHUP (the
 terminal closed), both interrupted with reason ``shutdown``. The session id goes to stderr so the user can continue it.
+Without a prompt, ``--session``/``--continue`` resumes: an explicit run of what the session left.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def main(args: argparse.Namespace) -> int:
     return asyncio.run(_main(args))
 
 
-def _read_prompt(value: str) -> str:
+def _read_prompt(value: str | None) -> str | None:
     return sys.stdin.read() if value == "-" else value
 
 
@@ -38,7 +39,9 @@ async def _main(args: argparse.Namespace) -> int:
     from agent_tui.core.api import ConfigError, CredentialsError, StoreError, load_settings
 
     prompt = await asyncio.to_thread(_read_prompt, args.prompt)
-    if not prompt.strip():
+    if prompt is None and not (args.session or args.continue_):
+        return fail("give a prompt, or --session ID / --continue to resume a session")
+    if prompt is not None and not prompt.strip():
         return fail("the prompt is empty")
     cwd = Path.cwd()
     cli = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key}
@@ -54,7 +57,7 @@ async def _main(args: argparse.Namespace) -> int:
         return fail(str(error))
 
 
-async def _run(args: argparse.Namespace, prompt: str, cwd: Path, cli: dict[str, Any], settings: Any) -> int:
+async def _run(args: argparse.Namespace, prompt: str | None, cwd: Path, cli: dict[str, Any], settings: Any) -> int:
     from agent_tui.core.api import Runtime, SessionOwnedElsewhere, UnknownSession, resolve_credentials
 
     async with await Runtime.open(cli=cli, permission_policy=args.permission) as runtime:
@@ -81,18 +84,23 @@ async def _run(args: argparse.Namespace, prompt: str, cwd: Path, cli: dict[str, 
 
         head = (await sessions.get(sid)).head_seq
         printer = _Follower(sessions, sid, head, json_lines=args.format == "json", now_ms=_now_ms)
-        receipt = await sessions.prompt(sid, prompt, delivery=args.delivery, resume=False)
+        answering = None  # resume: what the session left is the work, the answer follows its last prompt
+        if prompt is not None:
+            answering = (await sessions.prompt(sid, prompt, delivery=args.delivery, resume=False)).input_id
         stopped_by = _install_signals(sessions, sid)
         try:
             error = await sessions.run(sid)
         except SessionOwnedElsewhere as owned:
-            return fail(f"{owned}; your prompt {receipt.input_id} is admitted and will run there", EXIT_OWNED)
+            if prompt is None:
+                return fail(str(owned), EXIT_OWNED)
+            return fail(f"{owned}; your prompt {answering} is admitted and will run there", EXIT_OWNED)
         finally:
             await printer.close()
         if stopped_by:
             return 128 + stopped_by[0]  # 130 SIGINT, 143 SIGTERM, 129 SIGHUP
         if args.format == "text":
-            text = await _final_text(sessions, sid, receipt.input_id)
+            answering = answering or await _last_user_message_id(sessions, sid)
+            text = await _final_text(sessions, sid, answering) if answering else ""
             if text:
                 _emit(text)
         if error is not None:
@@ -117,6 +125,11 @@ def _install_signals(sessions: Any, sid: str) -> list[int]:
     loop.add_signal_handler(signal.SIGTERM, on_signal, signal.SIGTERM, InterruptReason.SHUTDOWN)
     loop.add_signal_handler(signal.SIGHUP, on_signal, signal.SIGHUP, InterruptReason.SHUTDOWN)
     return stopped_by
+
+
+async def _last_user_message_id(sessions: Any, sid: str) -> str | None:
+    messages = await sessions.messages(sid)
+    return next((m.id for m in reversed(messages) if m.kind == "user"), None)
 
 
 async def _final_text(sessions: Any, sid: str, input_id: str) -> str:

@@ -63,6 +63,7 @@ _EXPORTS: dict[str, str] = {
     # What is known about a model before a step runs (from the layer below core).
     "model_info": "agent_tui.llm.models:model_info",
     "load_llm": "agent_tui.llm.lazy:load",
+    "preload_llm": "agent_tui.llm.lazy:preload",
     "resolve_credentials": "agent_tui.llm.credentials:resolve_credentials",
     "CredentialsError": "agent_tui.llm.credentials:CredentialsError",
 }
@@ -113,4 +114,5 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers
     from agent_tui.core.tail import Synced
     from agent_tui.llm.credentials import CredentialsError, resolve_credentials
     from agent_tui.llm.lazy import load as load_llm
+    from agent_tui.llm.lazy import preload as preload_llm
     from agent_tui.llm.models import model_info

@@ -77,6 +77,18 @@ class Coordinator:
             raise busy.refused
         return busy.result
 
+    async def resume(self, session_id: str) -> bool:
+        """``run`` for callers that follow the log instead of waiting (the HTTP API): returns once
+        the period holds the lease."""
+        busy = self._busy.get(session_id)
+        if busy is not None:
+            return False
+        busy = self._start(session_id, force=True)
+        await busy.leased.wait()
+        if busy.refused is not None:
+            raise busy.refused
+        return True
+
     async def wake(self, session_id: str) -> bool:
         """Report new durable inbox work. Returns False if another process owns it."""
         busy = self._busy.get(session_id)

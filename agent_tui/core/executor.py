@@ -18,6 +18,10 @@ class Executor(Protocol):
     async def wake(self, session_id: str) -> Any:
         """Start a drain when idle, else register one coalesced follow-up."""
 
+    async def resume(self, session_id: str) -> bool:
+        """``run`` without waiting for its end: True when this call started the period, False when
+        it joined a running one; raises ``SessionOwnedElsewhere`` as ``run`` does."""
+
     async def interrupt(self, session_id: str, reason: str = "user") -> None:
         """Cancel the drain and return after its terminal event; no-op when idle."""
 
@@ -36,6 +40,9 @@ class IdleExecutor:
 
     async def wake(self, session_id: str) -> None:
         return None
+
+    async def resume(self, session_id: str) -> bool:
+        return False
 
     async def interrupt(self, session_id: str, reason: str = "user") -> None:
         return None

@@ -7,7 +7,7 @@ from typing import Any, Iterable
 from agent_tui.core.compaction_text import checkpoint_text
 from agent_tui.core.records import MessageRecord, ToolCallRecord
 from agent_tui.llm import types as llm
-from agent_tui.vocab.kinds import TOOL_INTERRUPTED
+from agent_tui.vocab.kinds import TOOL_INTERRUPTED, ErrorType
 
 
 def history_messages(
@@ -97,6 +97,19 @@ def needs_continuation(messages: list[MessageRecord]) -> bool:
             data = message.data
             called = any(part.get("type") == "tool" for part in data.get("parts", []))
             return data.get("state") == "ended" and called
+        if message.kind == "user":
+            return False
+    return False
+
+
+def was_cut_short(messages: list[MessageRecord]) -> bool:
+    """The newest model-visible turn is a step that was stopped (a crash, an interrupt): an
+    explicit run may continue from it (reference 001: "Explicit run may deliberately continue
+    from durable projected history")."""
+    for message in reversed(messages):
+        if message.kind == "assistant":
+            data = message.data
+            return data.get("state") == "failed" and (data.get("error") or {}).get("type") == ErrorType.ABORTED
         if message.kind == "user":
             return False
     return False

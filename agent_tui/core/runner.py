@@ -17,7 +17,7 @@ from agent_tui.core.config import ConfigError, Settings
 from agent_tui.core.promotion import eligible
 from agent_tui.core.publisher import SessionPublisher
 from agent_tui.core.records import MessageRecord, SessionRecord
-from agent_tui.core.request_builder import awaits_answer, history_messages, needs_continuation
+from agent_tui.core.request_builder import awaits_answer, history_messages, needs_continuation, was_cut_short
 from agent_tui.core.step import StepExecutor, StepPlan, StreamFn, ToolHost
 from agent_tui.core.sweep import sweep_stale
 from agent_tui.llm import types as llm
@@ -131,7 +131,7 @@ class Runner:
             if not promoted and not needs_continuation(history):
                 if await self._idle_work(session, publish):
                     history = await store.messages(session_id)
-                elif not (forced and awaits_answer(history)):
+                elif not (forced and (awaits_answer(history) or was_cut_short(history))):
                     return None
             forced = False
             error = await self._step(session, services, history, publish)

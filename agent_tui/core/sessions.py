@@ -210,6 +210,11 @@ class Sessions:
         await self.get(session_id)
         return await self._executor.run(session_id)
 
+    async def resume(self, session_id: str) -> bool:
+        """Explicit resume that returns once it runs (True: started here, False: joined)."""
+        await self.get(session_id)
+        return await self._executor.resume(session_id)
+
     async def wake(self, session_id: str) -> None:
         await self._executor.wake(session_id)
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from agent_tui.core import events as ev
+from agent_tui.core.crash_seam import kill_after_commit
 from agent_tui.core.db import SessionExists, UnknownSession
 from agent_tui.core.projectors import project
 from agent_tui.vocab.clock import Clock
@@ -87,6 +88,7 @@ class Writer:
         self._conn = conn
         self._clock = clock
         self._translate = translate
+        self._after_commit = kill_after_commit()  # a test seam; None unless the environment sets it
         self._jobs: queue.SimpleQueue[tuple[Job, asyncio.AbstractEventLoop, asyncio.Future[Any], Done] | None] = (
             queue.SimpleQueue()
         )
@@ -108,6 +110,8 @@ class Writer:
                 try:
                     result = job(tx)
                     self._conn.execute("COMMIT")
+                    if tx.heads and self._after_commit is not None:
+                        self._after_commit()
                 except BaseException:
                     if self._conn.in_transaction:
                         self._conn.execute("ROLLBACK")

@@ -103,27 +103,45 @@ def loaded() -> bool:
     return _MODULE is not None
 
 
-def _preload() -> None:
-    """Import LiteLLM and what its first call would otherwise import on the event loop."""
+def preload(tokenizer: bool = True) -> None:
+    """Import LiteLLM and what its first call would otherwise import or build on the event loop.
+
+    Blocking: run it in a thread; safe to call many times. Without it the first call of a
+    process paid ~2.5 s of imports plus ~55 ms of pydantic models LiteLLM builds on first
+    use; with it the first call costs what later ones do (``bench/first_send.py``).
+    ``tokenizer`` also loads the encoding LiteLLM's cost logging uses once a stream has
+    ended (~73 MiB, a few hundred ms): an idle TUI leaves it to the first answer, when
+    LiteLLM loads it in its logging thread, after the request has left.
+    """
+    global _PRELOADED, _TOKENIZER
     litellm = load()
-    with _collection_paused():
-        for name in _FIRST_CALL_MODULES:
-            try:
-                importlib.import_module(name)
-            except Exception:  # noqa: BLE001 - a head start only; the call imports what it needs
-                continue
-    try:  # loads the tokenizer LiteLLM's cost logging uses after every stream
-        litellm.token_counter(model="gpt-4o", text="warm")
-    except Exception:  # noqa: BLE001
-        pass
+    if not _PRELOADED:
+        with _collection_paused():
+            for name in _FIRST_CALL_MODULES:
+                try:
+                    importlib.import_module(name)
+                except Exception:  # noqa: BLE001 - a head start only; the call imports what it needs
+                    continue
+        try:  # one mocked streamed completion (no network) builds the models a first call builds
+            for _ in litellm.completion(model="openai/warm-up", messages=[{"role": "user", "content": "warm"}],
+                                        mock_response="warm", stream=True, api_key="warm-up"):
+                pass
+        except Exception:  # noqa: BLE001 - another LiteLLM version: only the head start is lost
+            pass
+        _PRELOADED = True
+    if tokenizer and not _TOKENIZER:
+        try:
+            litellm.token_counter(model="gpt-4o", text="warm")
+        except Exception:  # noqa: BLE001
+            pass
+        _TOKENIZER = True
 
 
-_WARMED = False
+_PRELOADED = False
+_TOKENIZER = False
 
 
-async def warm() -> None:
-    """Import LiteLLM (and its first-call imports) in a worker thread; safe to call many times."""
-    global _WARMED
-    if not _WARMED:
-        await asyncio.to_thread(_preload)
-        _WARMED = True
+async def warm(tokenizer: bool = True) -> None:
+    """:func:`preload` in a worker thread; a no-op once done."""
+    if not _PRELOADED or (tokenizer and not _TOKENIZER):
+        await asyncio.to_thread(preload, tokenizer)

@@ -50,7 +50,7 @@ async def _close(response: Any) -> None:
 
 async def stream(request: Request) -> AsyncIterator[LLMEvent]:
     """Stream one completion; raises :class:`LLMError`. Use ``contextlib.aclosing`` to close early."""
-    await lazy.warm()  # no-op once warm; otherwise the import happens off the event loop
+    await lazy.warm(tokenizer=False)  # no-op once warm; else the imports happen off the event loop
     litellm = lazy.load()
     kwargs = completion_kwargs(request, provider_name(request.model))
     normalizer = Normalizer()

@@ -161,6 +161,12 @@ ActiveSessions = dict[str, dict[str, Any]]
 """What each running session is doing, by session id."""
 
 
+class Resumed(BaseModel):
+    session_id: str
+    started: bool
+    """False: the session was already running here and the call joined it."""
+
+
 class Interrupted(BaseModel):
     session_id: str
     was_running: bool
@@ -179,6 +185,6 @@ __all__ = [
     "ActiveSessions", "AgentBody", "CompactBody", "ContextEntries", "ContextEntry", "CreateSession", "ErrorBody",
     "ErrorResponse", "EventList", "ForkBody", "HistoryQuery", "Interrupted", "ListQuery", "Listing", "LogQuery", "LoggedEvent",
     "MessageList", "MessagesQuery", "ModelBody", "PendingList", "PermissionList", "PermissionRecord",
-    "PermissionReplyBody", "PreviewQuery", "PromptBody", "Receipt", "RenameBody", "RewindBody", "RewindPoints", "FilesPreview",
-    "RewindResult", "SessionList", "SessionRecord",
+    "PermissionReplyBody", "PreviewQuery", "PromptBody", "Receipt", "RenameBody", "Resumed", "RewindBody", "RewindPoints",
+    "FilesPreview", "RewindResult", "SessionList", "SessionRecord",
 ]  # fmt: skip

@@ -210,8 +210,13 @@ class CoreOpener:
         await asyncio.to_thread(self._warm)
 
     def _warm(self) -> None:
+        """LiteLLM and its first call's own imports and set-up, so the first Enter costs what later
+        ones do (loading LiteLLM alone left ~2.5 s of first-call work on the first send)."""
+        from agent_tui.core.api import preload_llm
+
         gc.disable()
         try:
+            preload_llm(tokenizer=False)  # idle RSS: ~240 MiB instead of ~330 until the first answer
             self.facts.learn(self.ctx.model)
         finally:
             gc.freeze()

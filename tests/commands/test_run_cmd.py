@@ -219,3 +219,23 @@ async def test_text_mode_tells_a_waiting_user_about_retries(cli: Cli, fake: Fake
     code, out, err = await cli.run("hi")
     assert code == 0 and out.strip() == "made it"
     assert "retrying in" in err and "attempt 2" in err
+
+
+async def test_without_a_prompt_run_needs_a_session_to_resume(cli: Cli) -> None:
+    code, _, err = await cli.run()
+    assert code == 1 and "--session ID / --continue" in err
+
+
+async def test_resume_without_a_prompt_continues_a_step_a_crash_cut_short(cli: Cli, fake: FakeProvider) -> None:
+    fake.add({"text": "partial answer", "chunks": 2, "hold": True}, {"text": "whole answer"})
+    proc = await cli.start("run", *cli.model_flags(), "answer me")
+    await fake.wait_for("held")
+    proc.kill()  # SIGKILL with the step open
+    _, err = await proc.communicate()
+    sid = session_of(err.decode())
+    code, out, err = await cli.run("--session", sid)
+    assert code == 0, err
+    assert out.strip() == "whole answer"
+    kinds = types(await cli.log(sid))
+    assert kinds.count("step.failed") == 1 and kinds.count("step.ended") == 1 and kinds[-1] == "execution.succeeded"
+    assert len(fake.accepted) == 2

@@ -29,6 +29,10 @@ class RecordingExecutor:
     async def wake(self, session_id: str) -> None:
         self.calls.append(("wake", session_id))
 
+    async def resume(self, session_id: str) -> bool:
+        self.calls.append(("resume", session_id))
+        return session_id not in self.running
+
     async def interrupt(self, session_id: str, reason: str = "user") -> None:
         self.calls.append(("interrupt", session_id, reason))
         if session_id in self.running and self.sessions is not None:

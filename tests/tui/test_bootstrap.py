@@ -67,3 +67,20 @@ def test_early_peek_raises_what_the_read_raised(monkeypatch) -> None:
     monkeypatch.setattr(bootstrap, "peek_sessions", broken)
     with pytest.raises(OSError, match="unable to open"):
         bootstrap.EarlyPeek("/nowhere")("/nowhere", 51)
+
+
+def test_the_tui_warms_litellm_as_far_as_the_headless_path(workdir) -> None:
+    """The first Enter must not pay LiteLLM's first-call imports (measured: ~2.5 s of them) on top
+    of what later ones cost: the TUI's background warm-up runs the same preload as ``run``."""
+    code = (
+        "import sys\nfrom pathlib import Path\n"
+        "from agent_tui.tui.bootstrap import CoreOpener, Launch, ModelFacts\n"
+        "from agent_tui.core.api import read_layers\nfrom agent_tui.tui.context import TuiContext\n"
+        f"where = Path({str(workdir)!r})\n"
+        "ctx = TuiContext(sessions=None, location=str(where), model='openai/fake')\n"
+        "opener = CoreOpener(Launch(model='openai/fake'), read_layers(where), ctx, ModelFacts())\n"
+        "opener._warm()\n"
+        "print(sorted(m for m in ('tiktoken_ext.openai_public', 'litellm.llms.anthropic.chat.handler') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['litellm.llms.anthropic.chat.handler', 'tiktoken_ext.openai_public']"

@@ -1,10 +1,10 @@
-"""Input and execution control: prompt, compact, interrupt, pending inbox, withdraw."""
+"""Input and execution control: prompt, compact, resume, interrupt, pending inbox, withdraw."""
 
 from __future__ import annotations
 
 from aiohttp import web
 
-from agent_tui.server.models import CompactBody, Interrupted, PendingList, PromptBody, Receipt
+from agent_tui.server.models import CompactBody, Interrupted, PendingList, PromptBody, Receipt, Resumed
 from agent_tui.server.parse import body
 from agent_tui.server.respond import reply
 from agent_tui.server.state import sessions
@@ -29,6 +29,16 @@ async def compact(request: web.Request) -> web.Response:
     """One coalesced manual barrier: while one is pending, the same receipt comes back."""
     spec = await body(request, CompactBody, optional=True)
     return reply(await sessions(request).compact(request.match_info["id"], resume=spec.resume), 202)
+
+
+@routes.post("/api/session/{id}/resume", response=Resumed, status=202, conflicts=True)
+async def resume(request: web.Request) -> web.Response:
+    """Explicit resume (``agent-tui run --session ID`` without a prompt): runs what the session
+    left — pending input, a step a crash cut short, tools a dead process left running. 202 once it
+    runs here; follow the log for the rest; 409 when another process runs it."""
+    sid = request.match_info["id"]
+    started = await sessions(request).resume(sid)
+    return reply(Resumed(session_id=sid, started=started), 202)
 
 
 @routes.post("/api/session/{id}/interrupt", response=Interrupted, conflicts=True)

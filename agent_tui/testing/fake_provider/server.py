@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal
+from typing import Any, Callable, Iterable, Literal
 
 from aiohttp import web
 
@@ -32,6 +33,9 @@ class RecordedRequest:
     body: dict[str, Any]
     headers: dict[str, str]
     rejected: str | None = None  # the validation message when answered 400
+    at: float = field(default_factory=time.monotonic)
+    """Arrival on CLOCK_MONOTONIC, which every process on the machine shares: benchmarks compare
+    it with the moment another process sent the request."""
 
 
 @dataclass
@@ -52,7 +56,11 @@ class FakeProvider:
         host: str = "127.0.0.1",
         port: int = 0,
         validate: bool = True,
+        responder: Callable[[RecordedRequest], Turn | dict[str, Any]] | None = None,
     ) -> None:
+        """``responder``, when given, answers each request from its content instead of the script:
+        a session replayed from many crash points asks different things each time."""
+        self._responder = responder
         items = turns.turns if isinstance(turns, Script) else turns
         self._turns: list[Turn] = [t if isinstance(t, Turn) else Turn.model_validate(t) for t in items]
         self._next = 0
@@ -152,16 +160,21 @@ class FakeProvider:
         record = RecordedRequest(wire, request.path, body, dict(request.headers))
         self.requests.append(record)
         await self._note("request")
-        if self._next >= len(self._turns):
+        if self._responder is not None:
+            answer = self._responder(record)
+            turn = answer if isinstance(answer, Turn) else Turn.model_validate(answer)
+        elif self._next >= len(self._turns):
             return _json_error(HttpError(500, _error_body(wire, f"fake provider: script exhausted at request {len(self.requests)}", "api_error")))
-        turn = self._turns[self._next]
+        else:
+            turn = self._turns[self._next]
         if self.validate and turn.validate_request:
             problem = validate_openai(body) if wire == "openai" else validate_anthropic(body)
             if problem is not None:
                 record.rejected = problem.body["error"]["message"]
                 await self._note("rejected")
                 return _json_error(problem)
-        self._next += 1
+        if self._responder is None:
+            self._next += 1
         self.stats.served += 1
         if turn.hold:
             await self._note("held")
@@ -251,7 +264,7 @@ class FakeProvider:
 
     async def _admin_requests(self, request: web.Request) -> web.Response:
         return web.json_response([
-            {"wire": r.wire, "path": r.path, "body": r.body, "rejected": r.rejected} for r in self.requests
+            {"wire": r.wire, "path": r.path, "body": r.body, "rejected": r.rejected, "at": r.at} for r in self.requests
         ])
 
 
