@@ -1,4 +1,4 @@
-"""Entry points: the TUI, ``run``, ``serve``, ``sessions``, ``log``, ``db``.
+"""Entry points: the TUI, ``run``, ``serve``, ``sessions``, ``log``, ``db``, ``rewind``, ``export``, ``import``.
 
 Only argparse and the version are imported here (``--version`` answers before
 argparse); every subcommand imports its own implementation lazily so
@@ -63,18 +63,46 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=4096, help="port to listen on (0 picks a free one and prints it)")
 
-    sessions = sub.add_parser("sessions", help="list sessions")
+    sessions = sub.add_parser("sessions", help="list, fork, rename and delete sessions")
     sessions_sub = sessions.add_subparsers(dest="sessions_command", required=True)
     listing = sessions_sub.add_parser("list", help="list sessions, newest first")
     listing.add_argument("--all", action="store_true", help="every location, not only this one")
     listing.add_argument("--json", action="store_true", help="one JSON object per line")
     listing.add_argument("--search", help="full-text search over titles and messages")
     listing.add_argument("--limit", type=int, default=50)
+    forking = sessions_sub.add_parser("fork", help="a new session with this one's history (prints its id)")
+    forking.add_argument("session_id")
+    forking.add_argument("--at", metavar="MESSAGE_ID", help="fork from just before this prompt (default: all of it)")
+    renaming = sessions_sub.add_parser("rename", help="give a session a new title")
+    renaming.add_argument("session_id")
+    renaming.add_argument("title")
+    deleting = sessions_sub.add_parser("delete", help="delete a session: its events, rows and snapshots, for good")
+    deleting.add_argument("session_id")
+    deleting.add_argument("--yes", action="store_true", help="do not ask (needed when standard input is no terminal)")
 
     log = sub.add_parser("log", help="print a session's durable events as JSON lines")
     log.add_argument("session_id")
     log.add_argument("--after", type=int, default=None, help="only events after this seq")
     log.add_argument("--follow", action="store_true", help="keep printing new events")
+
+    rewind = sub.add_parser("rewind", help="rewind a session to before one of its prompts (no --to: list them)")
+    rewind.add_argument("session_id")
+    action = rewind.add_mutually_exclusive_group()
+    action.add_argument("--to", metavar="MESSAGE_ID", help="the prompt to go back to (it and what followed are hidden)")
+    action.add_argument("--undo", action="store_true", help="take the last rewind back, files included")
+    what = rewind.add_mutually_exclusive_group()
+    what.add_argument("--both", dest="mode", action="store_const", const="both", help="conversation and files (default)")
+    what.add_argument("--conversation", dest="mode", action="store_const", const="conversation")
+    what.add_argument("--files", dest="mode", action="store_const", const="files")
+    rewind.set_defaults(mode="both")
+    rewind.add_argument("--json", action="store_true", help="print the result as one JSON object")
+
+    exporting = sub.add_parser("export", help="print a session as JSONL records (reference 002) or Markdown")
+    exporting.add_argument("session_id")
+    exporting.add_argument("--format", choices=["jsonl", "markdown"], default="jsonl")
+    exporting.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    importing = sub.add_parser("import", help="a new session (in this directory) from a JSONL export")
+    importing.add_argument("file", metavar="FILE.jsonl")
 
     db = sub.add_parser("db", help="database maintenance")
     db_sub = db.add_subparsers(dest="db_command", required=True)
@@ -89,6 +117,9 @@ _COMMANDS = {
     "sessions": "agent_tui.commands.sessions_cmd",
     "log": "agent_tui.commands.log_cmd",
     "db": "agent_tui.commands.db_cmd",
+    "rewind": "agent_tui.commands.rewind_cmd",
+    "export": "agent_tui.commands.export_cmd",
+    "import": "agent_tui.commands.export_cmd",
 }
 
 

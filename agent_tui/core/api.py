@@ -30,6 +30,10 @@ _EXPORTS: dict[str, str] = {
     "PermissionRecord": "records",
     "SessionRow": "session_list",
     "Receipt": "admission",
+    "RewindPoint": "rewind",
+    "FilesPreview": "rewind",
+    "RewindState": "rewind",
+    "RewindResult": "rewind",
     # The log: one marker after replay, the live subscription.
     "Synced": "tail",
     "Subscription": "bus",
@@ -44,6 +48,11 @@ _EXPORTS: dict[str, str] = {
     "UnknownPermission": "sessions",
     "AdmissionConflict": "admission",
     "SessionOwnedElsewhere": "lease",
+    "UnknownMessage": "rewind",
+    "RewindRefused": "rewind",
+    "SnapshotError": "snapshots",
+    "NotAnExport": "import_jsonl",
+    "SessionBusy": "delete",
     "ConfigError": "config_layers",
     # Prompts: @mentions and --file paths as durable parts.
     "build_prompt": "attachments",
@@ -100,12 +109,16 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers
     from agent_tui.core.db import (
         DatabaseLocked, EventRejected, SessionExists, StoreError, UnknownInput, UnknownSession,
     )  # fmt: skip
+    from agent_tui.core.delete import SessionBusy
+    from agent_tui.core.import_jsonl import NotAnExport
     from agent_tui.core.lease import SessionOwnedElsewhere
     from agent_tui.core.peek import peek_sessions
     from agent_tui.core.records import (
         InboxRecord, MessageRecord, PermissionRecord, SessionRecord, SessionSummary,
     )  # fmt: skip
+    from agent_tui.core.rewind import FilesPreview, RewindPoint, RewindRefused, RewindResult, RewindState, UnknownMessage
     from agent_tui.core.runtime import Runtime
+    from agent_tui.core.snapshots import SnapshotError
     from agent_tui.core.session_list import SessionRow
     from agent_tui.core.sessions import HISTORY_MAX, History, InvalidRequest, Sessions, UnknownPermission, open_sessions
     from agent_tui.core.tail import Synced

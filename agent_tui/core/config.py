@@ -79,6 +79,10 @@ class StorageSettings(_Section):
     busy_timeout_ms: int = Field(default=5_000, ge=0)
 
 
+class SnapshotSettings(_Section):
+    enabled: bool = True
+
+
 def _default_agents() -> dict[str, AgentSettings]:
     return {DEFAULT_AGENT: AgentSettings()}
 
@@ -96,6 +100,7 @@ class Settings(_Section):
     permission: list[PermissionRule] = Field(default_factory=list)
     storage: StorageSettings = Field(default_factory=StorageSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
+    snapshots: SnapshotSettings = Field(default_factory=SnapshotSettings)
     theme: str = "agent-dark"
     paste_chip_lines: int = Field(default=20, ge=1)
     """A paste of more lines than this shows in the prompt as one ``[pasted N lines]`` chip."""

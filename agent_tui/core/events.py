@@ -351,6 +351,56 @@ class ExecutionInterrupted(DurableEvent):
     reason: InterruptReason = InterruptReason.USER
 
 
+class WorkspaceSnapshotted(DurableEvent):
+    """The location's files just before a tool that may change them (bash, apply_patch) ran.
+
+    ``snapshot_id`` names a tree in agent-tui's snapshot store; without one,
+    ``error`` says why (once per session and process).
+    """
+
+    TYPE: ClassVar[str] = "session.snapshot.taken.1"
+    assistant_message_id: str
+    call_id: str
+    snapshot_id: str | None = None
+    error: str | None = None
+
+
+class ChangedFile(_Model):
+    path: str
+    change: Literal["created", "modified", "deleted"]
+
+
+class FilesRestored(_Model):
+    """A file restore: the snapshot restored, the snapshot of the state it replaced, what changed."""
+
+    target: str
+    before: str
+    changed: list[ChangedFile] = Field(default_factory=list)
+
+
+class SessionRewound(DurableEvent):
+    """Back to just before the user message ``message_id`` (promoted at ``boundary_seq``).
+
+    With ``conversation`` the projections hide every message from the boundary
+    on (the events stay), withdraw unpromoted input and reset the instruction
+    checkpoint; ``files`` records a restore of the location, if one was made.
+    """
+
+    TYPE: ClassVar[str] = "session.rewound.1"
+    message_id: str
+    boundary_seq: int
+    conversation: bool = True
+    files: FilesRestored | None = None
+
+
+class RewindUndone(DurableEvent):
+    """The rewind at ``rewind_seq`` is taken back: projections as if it never happened."""
+
+    TYPE: ClassVar[str] = "session.rewind.undone.1"
+    rewind_seq: int
+    files: FilesRestored | None = None
+
+
 class UnknownEvent(DurableEvent):
     """A stored event of a type this build does not know: kept, skipped."""
 
@@ -367,7 +417,7 @@ DURABLE_EVENTS: tuple[type[DurableEvent], ...] = (
     CompactionEnded, CompactionFailed, StepStarted, TextStarted, TextEnded,
     ReasoningStarted, ReasoningEnded, ToolCalled, ToolSucceeded, ToolFailed,
     StepEnded, StepFailed, RetryScheduled, ExecutionStarted, ExecutionSucceeded,
-    ExecutionFailed, ExecutionInterrupted,
+    ExecutionFailed, ExecutionInterrupted, WorkspaceSnapshotted, SessionRewound, RewindUndone,
 )  # fmt: skip
 
 EVENT_TYPES: dict[str, type[DurableEvent]] = {cls.TYPE: cls for cls in DURABLE_EVENTS}

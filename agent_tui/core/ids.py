@@ -58,3 +58,12 @@ def timestamp_ms(identifier: str) -> int:
     for ch in body:
         value = value * 32 + _ALPHABET.index(ch)
     return value
+
+
+def derived_id(identifier: str, salt: str) -> str:
+    """A stable id for a copy of ``identifier`` (a fork's copy of a message): same prefix and time, new tail."""
+    import hashlib
+
+    prefix, _, body = identifier.partition("_")
+    digest = int.from_bytes(hashlib.sha256(f"{salt}:{identifier}".encode()).digest()[:10], "big")
+    return f"{prefix}_{body[:10]}{_encode(digest, 16)}"

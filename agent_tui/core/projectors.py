@@ -13,8 +13,10 @@ import sqlite3
 
 from agent_tui.core import events as ev
 from agent_tui.core import project_inbox as inbox
+from agent_tui.core import project_rewind as rewind
 from agent_tui.core import project_steps as steps
 from agent_tui.core.db import EventRejected
+from agent_tui.core.project_fork import fork_from
 from agent_tui.core.message_rows import dumps, index_text, insert_message
 from agent_tui.vocab.kinds import PermissionReply
 
@@ -33,8 +35,8 @@ def project(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Dur
         case ev.SessionMoved(location=location, project_root=root):
             conn.execute("UPDATE session SET location = ?, project_root = ? WHERE id = ?", (location, root, sid))
             conn.execute("DELETE FROM instruction_checkpoint WHERE session_id = ?", (sid,))
-        case ev.SessionForked(parent_id=parent):
-            conn.execute("UPDATE session SET parent_id = ? WHERE id = ?", (parent, sid))
+        case ev.SessionForked(parent_id=parent, parent_seq=point):
+            fork_from(conn, sid, parent, point)
         case ev.PromptAdmitted():
             inbox.prompt_admitted(conn, sid, seq, at, event)
         case ev.PromptPromoted():
@@ -91,6 +93,13 @@ def project(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Dur
             steps.step_closed(conn, sid, at, event)
         case ev.ExecutionFailed() | ev.ExecutionInterrupted():
             steps.clear_retries(conn, sid, at)
+        case ev.SessionRewound(conversation=True, boundary_seq=boundary):
+            rewind.hide_from(conn, sid, seq, boundary)
+        case ev.RewindUndone(rewind_seq=rewound):
+            _check_undo(conn, sid, seq, rewound)
+            rewind.replay_without(conn, sid, seq, rewound, project)
+        case ev.SessionRewound() | ev.WorkspaceSnapshotted():
+            pass  # history only: the snapshot ids and file restores are read from the log
         case ev.ExecutionStarted() | ev.ExecutionSucceeded() | ev.UnknownEvent():
             pass  # history only: liveness comes from active(), never from the log
         case _:
@@ -107,6 +116,19 @@ def _created(conn: sqlite3.Connection, sid: str, at: int, e: ev.SessionCreated) 
     )  # fmt: skip
     if e.title:
         index_text(conn, sid, "", e.title)
+
+
+def _check_undo(conn: sqlite3.Connection, sid: str, seq: int, rewind_seq: int) -> None:
+    row = conn.execute("SELECT type FROM event WHERE session_id = ? AND seq = ?", (sid, rewind_seq)).fetchone()
+    if row is None or row[0] != ev.SessionRewound.TYPE:
+        raise EventRejected(f"event {rewind_seq} of session {sid} is not a rewind")
+    undone = conn.execute(
+        "SELECT 1 FROM event WHERE session_id = ? AND type = ? AND seq > ? AND seq < ?"
+        " AND json_extract(data_json, '$.rewind_seq') = ?",
+        (sid, ev.RewindUndone.TYPE, rewind_seq, seq, rewind_seq),
+    ).fetchone()
+    if undone:
+        raise EventRejected(f"the rewind at {sid}#{rewind_seq} was already undone")
 
 
 def _asked(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.PermissionAsked) -> None:

@@ -245,3 +245,26 @@ async def compaction_failed_before(conn: Connection, session_id: str, error_type
         (session_id, ev.CompactionFailed.TYPE, error_type, message),
     )
     return row is not None
+
+
+async def message_anywhere(conn: Connection, message_id: str) -> MessageRecord | None:
+    """A visible message by id in any session (to say whose it is when it is not the caller's)."""
+    return await fetch_one(
+        conn, "SELECT id, session_id, seq, kind, data_json, created, updated FROM message WHERE id = ?",
+        (message_id,), _message,
+    )  # fmt: skip
+
+
+async def events_of_type(
+    conn: Connection, session_id: str, types: list[str], after: int, limit: int | None, newest_first: bool = False
+) -> list[ev.StoredEvent]:
+    """The session's events of the given types after ``after`` (the rewind and snapshot lookups)."""
+    marks = ", ".join("?" for _ in types)
+    order = "DESC" if newest_first else ""
+    return await fetch(
+        conn,
+        f"SELECT seq, type, created_ms, data_json FROM event WHERE session_id = ? AND seq > ?"
+        f" AND type IN ({marks}) ORDER BY seq {order} LIMIT ?",
+        (session_id, after, *types, -1 if limit is None else limit),
+        row=lambda _cursor, row: stored_event(session_id, *row),
+    )

@@ -24,6 +24,7 @@ from agent_tui.core.publisher import SessionPublisher
 from agent_tui.core.records import SessionRecord
 from agent_tui.core.runner import LocationServices, Runner
 from agent_tui.core.sessions import Sessions, open_sessions
+from agent_tui.core.snapshot_hook import SnapshotBeforeChange
 from agent_tui.core.step import StreamFn
 from agent_tui.core.tool_host import RegistryToolHost, build_registry, make_gate
 from agent_tui.tools.registry import ToolRegistry
@@ -123,6 +124,7 @@ class Runtime:
             gate = make_gate(settings, session.agent or settings.agent, self._store, self.publisher(session.id),
                              location, root, self._policy, self.sessions.wait_permission_reply)
             host = RegistryToolHost(settings, registry, location, root, gate)
+            host.before_change = SnapshotBeforeChange(self.sessions.snapshots, self.publisher(session.id), location)
             self._hosts[session.id] = host
             self._mcp_tools[session.id] = McpRegistrations(registry)
         elif host.settings is not settings:  # the config changed: new rules, same gate (its asks and grants stay)

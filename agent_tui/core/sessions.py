@@ -18,19 +18,23 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agent_tui.core import events as ev
+from agent_tui.core import fork as forks
 from agent_tui.core import ids, paths, tail
 from agent_tui.core.admission import Receipt, admit_compaction, admit_prompt
 from agent_tui.core.bus import Bus, Subscription
 from agent_tui.core.config import Settings
 from agent_tui.core.db import StoreError, UnknownSession
 from agent_tui.core.executor import Executor, IdleExecutor
+from agent_tui.core.rewind import FilesPreview, Rewinder, RewindPoint, RewindResult, RewindState, points
+from agent_tui.core.snapshots import WorkspaceSnapshots
 from agent_tui.core.records import InboxRecord, MessageRecord, PermissionRecord, SessionRecord, SessionSummary
 from agent_tui.core.store import Store
 from agent_tui.core.writer import Tx
-from agent_tui.vocab.kinds import Delivery, PermissionReply
+from agent_tui.vocab.kinds import Delivery, PermissionReply, RewindMode
 
 HISTORY_DEFAULT = 50
 HISTORY_MAX = 100
+TITLE_MAX = 200
 _API_KEY = re.compile(r"^api/[A-Za-z0-9_.\-][A-Za-z0-9_.\-/]*$")
 
 
@@ -80,10 +84,15 @@ class Sessions:
         self._bus = store.bus
         self._settings = settings or Settings()
         self._executor: Executor = executor or IdleExecutor()
+        self.snapshots = WorkspaceSnapshots()
 
     def set_executor(self, executor: Executor) -> None:
         """Install the runner's coordinator (it is built after the facade)."""
         self._executor = executor
+
+    @property
+    def _rewinder(self) -> Rewinder:
+        return Rewinder(self._store, self._executor, self.snapshots)
 
     @property
     def database(self) -> Path:
@@ -126,8 +135,21 @@ class Sessions:
         await self._store.transact(job)
         return await self.get(session_id)
 
-    async def rename(self, session_id: str, title: str) -> None:
-        await self._store.publish(session_id, ev.SessionRenamed(title=title))
+    async def rename(self, session_id: str, title: str) -> SessionRecord:
+        """A new title (one line); the first prompt no longer names the session."""
+        clean = " ".join(title.split())
+        if not clean:
+            raise InvalidRequest("a session title cannot be empty")
+        if len(clean) > TITLE_MAX:
+            raise InvalidRequest(f"a session title has at most {TITLE_MAX} characters, not {len(clean)}")
+        await self._store.publish(session_id, ev.SessionRenamed(title=clean))
+        return await self.get(session_id)
+
+    async def delete(self, session_id: str) -> int:
+        """Remove the session's events, projections and snapshots; refused while it runs or has forks."""
+        from agent_tui.core.delete import delete
+
+        return await delete(self._store, self._executor, self.snapshots, await self.get(session_id))
 
     async def select_model(self, session_id: str, model: str) -> None:
         """Applies from the next step; the current step keeps its model."""
@@ -245,6 +267,76 @@ class Sessions:
     def subscribe(self, session_id: str | None = None, *, deltas: bool = True) -> Subscription:
         """Live deltas plus ``HeadAdvanced`` wakes for one session (or all)."""
         return self._bus.subscribe(session_id, deltas=deltas)
+
+    # -- rewind ----------------------------------------------------------------------
+    async def rewind_points(self, session_id: str) -> list[RewindPoint]:
+        """The session's visible prompts, newest first: where a rewind can go."""
+        await self.get(session_id)
+        return points(await self._store.messages(session_id))
+
+    async def rewind_preview(self, session_id: str, message_id: str) -> FilesPreview:
+        """The files a files rewind to ``message_id`` would change, with the diff; changes nothing."""
+        return await self._rewinder.preview(await self.get(session_id), message_id)
+
+    async def rewind(
+        self, session_id: str, message_id: str, mode: RewindMode | str = RewindMode.BOTH
+    ) -> RewindResult:
+        """Back to just before the prompt ``message_id``: the conversation, the files, or both."""
+        try:
+            chosen = RewindMode(mode)
+        except ValueError:
+            raise InvalidRequest(f"rewind mode must be both, conversation or files, not {mode!r}") from None
+        return await self._rewinder.rewind(await self.get(session_id), message_id, chosen)
+
+    async def undo_rewind(self, session_id: str) -> RewindResult:
+        """Take the last rewind back, files included (it must be the last thing that happened)."""
+        return await self._rewinder.undo(await self.get(session_id))
+
+    async def rewind_state(self, session_id: str) -> RewindState:
+        """The seq ranges rewinds hide, and every rewind and undo (a fork's ancestors' included, up to
+        the point they gave it): for views that fold the log."""
+        await self.get(session_id)
+        return await self._rewinder.state(session_id, await forks.lineage(self._store, session_id))
+
+    # -- export and import ---------------------------------------------------------------
+    async def export(self, session_id: str, format: str = "jsonl") -> str:
+        """The session as reference 002's JSONL records, or as a Markdown transcript."""
+        from agent_tui.core import export_jsonl, export_markdown
+
+        if format not in ("jsonl", "markdown"):
+            raise InvalidRequest(f"export format must be jsonl or markdown, not {format!r}")
+        session = await self.get(session_id)
+        messages = await self._store.messages(session_id)
+        calls = await self._store.tool_calls(session_id)
+        if format == "markdown":
+            return export_markdown.markdown(session, messages, calls)
+        return "".join(export_jsonl.lines(session, messages, calls))
+
+    async def import_session(self, text: str, *, location: str | Path, source: str = "import") -> SessionRecord:
+        """A new session from a JSONL export; a file that is not one changes nothing."""
+        from agent_tui.core import import_jsonl
+
+        rows = import_jsonl.parse(text, source)
+        where = await asyncio.to_thread(lambda: Path(location).resolve())
+        root = await asyncio.to_thread(paths.project_root, where)
+        events = import_jsonl.events_from(rows, str(where), str(root), source)
+        session_id = ids.session_id()
+        await self._store.publish_many(session_id, events)
+        return await self.get(session_id)
+
+    # -- forks -------------------------------------------------------------------------
+    async def fork(self, session_id: str, at: str | None = None) -> SessionRecord:
+        """A new session with this one's history (up to just before the prompt ``at``, or all of it)."""
+        parent = await self.get(session_id)
+        return await self.get(await forks.fork(self._store, self._executor, self._rewinder, parent, at))
+
+    async def lineage(self, session_id: str) -> list[tuple[str, int]]:
+        """The sessions a fork's history comes from, oldest first, each with the last seq it gave."""
+        await self.get(session_id)
+        return await forks.lineage(self._store, session_id)
+
+    async def can_undo_rewind(self, session_id: str) -> bool:
+        return await self._rewinder.last_undoable(await self.get(session_id)) is not None
 
     # -- context entries ---------------------------------------------------------------
     async def context_put(self, session_id: str, key: str, value: Any) -> None:

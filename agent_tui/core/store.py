@@ -179,6 +179,15 @@ class Store:
         """``[(message_id, reason)]`` of compactions still running, and the started manual barrier."""
         return await self._readers.read(q.running_compactions, session_id)
 
+    async def message_anywhere(self, message_id: str) -> MessageRecord | None:
+        return await self._readers.read(q.message_anywhere, message_id)
+
+    async def events_of_type(
+        self, session_id: str, types: Sequence[str], after: int = 0, limit: int | None = None,
+        newest_first: bool = False,
+    ) -> list[ev.StoredEvent]:  # fmt: skip
+        return await self._readers.read(q.events_of_type, session_id, list(types), after, limit, newest_first)
+
     async def compaction_failed_before(self, session_id: str, error_type: str, message: str) -> bool:
         return await self._readers.read(q.compaction_failed_before, session_id, error_type, message)
 

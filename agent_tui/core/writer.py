@@ -50,8 +50,11 @@ class Tx:
         ).fetchone()
         return row[0]
 
-    def append(self, session_id: str, event: ev.DurableEvent) -> ev.StoredEvent:
-        """Next seq = head + 1, insert, project: all inside this transaction."""
+    def append(self, session_id: str, event: ev.DurableEvent, first_seq: int = 1) -> ev.StoredEvent:
+        """Next seq = head + 1, insert, project: all inside this transaction.
+
+        ``first_seq`` numbers a new session's first event (a fork continues its parent's seqs).
+        """
         head = self.heads.get(session_id)
         if head is None:
             head = self.head(session_id)
@@ -60,7 +63,7 @@ class Tx:
             raise UnknownSession(session_id)
         if head is not None and created:
             raise SessionExists(session_id)
-        seq = (head or 0) + 1
+        seq = head + 1 if head is not None else first_seq
         at = self.clock.now_ms()
         type_, data = ev.encode(event)
         self.conn.execute(

@@ -11,7 +11,7 @@ import logging
 from aiohttp import web
 
 from agent_tui.core.api import (
-    AdmissionConflict, ConfigError, DatabaseLocked, EventRejected, InvalidRequest, SessionExists, SessionOwnedElsewhere, StoreError, UnknownInput, UnknownPermission, UnknownSession,
+    AdmissionConflict, ConfigError, DatabaseLocked, EventRejected, InvalidRequest, RewindRefused, SessionBusy, SessionExists, SessionOwnedElsewhere, SnapshotError, StoreError, UnknownInput, UnknownMessage, UnknownPermission, UnknownSession,
 )  # fmt: skip
 from agent_tui.server.models import ErrorBody, ErrorResponse
 
@@ -41,9 +41,11 @@ def classify(error: BaseException) -> tuple[int, str]:
             return error.status, error.type
         case InvalidRequest():
             return 400, "invalid-request"
-        case UnknownSession() | UnknownPermission() | UnknownInput():
+        case UnknownSession() | UnknownPermission() | UnknownInput() | UnknownMessage():
             return 404, "not-found"
-        case AdmissionConflict() | EventRejected() | SessionExists():
+        case SnapshotError():
+            return 409, "snapshot"
+        case AdmissionConflict() | EventRejected() | SessionExists() | RewindRefused() | SessionBusy():
             return 409, "conflict"
         case SessionOwnedElsewhere():
             return 409, "owned-elsewhere"

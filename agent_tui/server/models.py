@@ -12,7 +12,9 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_tui.core.api import InboxRecord, MessageRecord, PermissionRecord, Receipt, SessionRecord, SessionSummary
+from agent_tui.core.api import (
+    FilesPreview, InboxRecord, MessageRecord, PermissionRecord, Receipt, RewindPoint, RewindResult, SessionRecord, SessionSummary,
+)  # fmt: skip
 from agent_tui.vocab.kinds import McpState
 
 IdText = Field(default=None, pattern=r"^[A-Za-z0-9_.\-]{1,128}$")
@@ -61,6 +63,10 @@ class ModelBody(_Body):
     model: str = Name
 
 
+class RenameBody(_Body):
+    title: str = Field(min_length=1, max_length=1000)
+
+
 class AgentBody(_Body):
     agent: str = Name
 
@@ -68,6 +74,20 @@ class AgentBody(_Body):
 class PermissionReplyBody(_Body):
     reply: Literal["once", "always", "reject"]
     message: str | None = None
+
+
+class RewindBody(_Body):
+    message_id: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.\-]+$")
+    mode: Literal["both", "conversation", "files"] = "both"
+
+
+class ForkBody(_Body):
+    at: str | None = Field(default=None, min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.\-]+$")
+    """Fork from just before this prompt (a user message id); absent: the whole history."""
+
+
+class PreviewQuery(_Body):
+    message_id: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.\-]+$")
 
 
 class ListQuery(_Body):
@@ -137,6 +157,10 @@ class McpServerList(Listing[McpServer]):
     pass
 
 
+class RewindPoints(Listing[RewindPoint]):
+    pass
+
+
 class LoggedEvent(BaseModel):
     """One durable event as ``agent-tui log`` prints it; ``data`` depends on ``type``."""
 
@@ -184,7 +208,8 @@ class ErrorResponse(BaseModel):
 
 __all__ = [
     "ActiveSessions", "AgentBody", "CompactBody", "ContextEntries", "ContextEntry", "CreateSession", "ErrorBody",
-    "ErrorResponse", "EventList", "HistoryQuery", "Interrupted", "ListQuery", "Listing", "LogQuery", "LoggedEvent",
+    "ErrorResponse", "EventList", "ForkBody", "HistoryQuery", "Interrupted", "ListQuery", "Listing", "LogQuery", "LoggedEvent",
     "MessageList", "MessagesQuery", "ModelBody", "PendingList", "PermissionList", "PermissionRecord",
-    "PermissionReplyBody", "PromptBody", "Receipt", "Resumed", "SessionList", "SessionRecord",
+    "PermissionReplyBody", "PreviewQuery", "PromptBody", "Receipt", "RenameBody", "Resumed", "RewindBody", "RewindPoints",
+    "FilesPreview", "RewindResult", "SessionList", "SessionRecord",
 ]  # fmt: skip

@@ -31,7 +31,10 @@ from agent_tui.tui.port import call
 from agent_tui.tui.mcp_view import failure_notice, listing
 from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.mcp import McpScreen
+from agent_tui.tui.screens.confirm import ConfirmScreen
 from agent_tui.tui.screens.picker import SessionPicker
+from agent_tui.tui.screens.rename import RenameScreen
+from agent_tui.tui.screens.rewind import FORK, RewindChoice, RewindScreen
 from agent_tui.tui.theme_watch import watch_theme_files
 from agent_tui.tui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, theme_dirs
 from agent_tui.tui.widgets.pending import PendingInputStrip
@@ -59,7 +62,8 @@ class AgentApp(App[None]):
     BINDINGS = [  # the footer shows the short descriptions, the help screen the tooltips
         Binding("ctrl+c", "ctrl_c", "copy / clear / quit", priority=True, show=False,
                 tooltip="copy selection, else clear the prompt; twice quits"),
-        Binding("escape", "interrupt", "interrupt", tooltip="interrupt the running session (pending input stays)"),
+        Binding("escape", "interrupt", "interrupt",
+                tooltip="interrupt the running session (pending input stays); idle, Esc Esc rewinds"),
         Binding("ctrl+r", "resume", "sessions", tooltip="session picker"),
         Binding("ctrl+n", "new_session", "new", tooltip="new session"),
         Binding("alt+w", "withdraw", "withdraw pending", show=False, tooltip="withdraw the last pending input"),
@@ -96,6 +100,7 @@ class AgentApp(App[None]):
         self.startup_error: str | None = None  # set when connect raised StartupFailed
         self.stopped_by: int | None = None  # the signal that stopped the app, if one did
         self._last_ctrl_c: int | None = None
+        self._last_escape: int | None = None
         self._stop_watch = asyncio.Event()
         themes, self._theme_errors = load_themes(self._theme_dirs)
         for item in themes.values():
@@ -278,8 +283,106 @@ class AgentApp(App[None]):
         await self.open_session(None)
 
     async def action_interrupt(self) -> None:
-        if not await self.view.interrupt():
-            self.view.query_one(PromptInput).focus()
+        """Esc interrupts a running session; idle, a second Esc soon after opens the rewind list."""
+        if await self.view.interrupt():
+            self._last_escape = None
+            return
+        now = self.ctx.clock.now_ms()
+        if self._last_escape is not None and now - self._last_escape <= self.ctx.timings.double_escape_s * 1000:
+            self._last_escape = None
+            await self.action_rewind()
+            return
+        self._last_escape = now
+        self.view.query_one(PromptInput).focus()
+
+    async def action_rewind(self) -> None:
+        """The rewind list; a running session is interrupted first, once the person says so."""
+        view = self.view
+        if view.session_id is None:
+            self.notify("nothing to rewind yet")
+            return
+        if not view.is_active:
+            self._open_rewind()
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.run_worker(self._interrupt_then_rewind(), group="rewind")
+
+        self.push_screen(ConfirmScreen("The session is running. Interrupt it and rewind?"), answered)
+
+    async def _interrupt_then_rewind(self) -> None:
+        await self.view.interrupt_and_wait()
+        self._open_rewind()
+
+    def _open_rewind(self) -> None:
+        def chosen(choice: RewindChoice | None) -> None:
+            if choice is None:
+                return
+            if choice.action == FORK:
+                self.run_worker(self.fork(choice.message_id, choice.text), group="rewind")
+            else:
+                self.run_worker(self.view.rewind(choice), group="rewind")
+
+        self.push_screen(RewindScreen(self.ctx, self.view.session_id, can_fork=True), chosen)
+
+    async def action_export(self) -> None:
+        """/export: the session as Markdown, written next to its files; the notice says where."""
+        sid = self.view.session_id
+        if sid is None:
+            self.notify("nothing to export yet")
+            return
+        sessions = await self.ctx.ready()
+        try:
+            record = await call(sessions.get(sid))
+            text = await call(sessions.export(sid, "markdown"))
+            path = Path(record.location) / f"agent-tui-{sid}.md"
+            await asyncio.to_thread(path.write_text, text, encoding="utf-8")
+        except Exception as error:  # an unwritable directory, a store error: one line
+            self.notify(f"export failed: {error}", severity="error")
+            return
+        self.notify(f"exported to {path}")
+
+    async def action_rename(self, title: str = "") -> None:
+        """/rename TITLE; from the palette (no title) a small editor asks for it."""
+        sid = self.view.session_id
+        if sid is None:
+            self.notify("nothing to rename yet: send a first prompt")
+            return
+        if not title.strip():
+            current = (await call((await self.ctx.ready()).get(sid))).title or ""
+
+            def entered(text: str | None) -> None:
+                if text:
+                    self.run_worker(self.action_rename(text), group="rename")
+
+            self.push_screen(RenameScreen(current), entered)
+            return
+        try:
+            record = await call((await self.ctx.ready()).rename(sid, title))
+        except Exception as error:  # an empty or too long title: the facade says which
+            self.notify(f"rename failed: {error}", severity="error")
+            return
+        self.notify(f"renamed: {record.title}")
+
+    async def action_fork(self) -> None:
+        if self.view.session_id is None:
+            self.notify("nothing to fork yet")
+            return
+        await self.fork(None, "")
+
+    async def fork(self, at: str | None, prompt: str) -> None:
+        """Open a fork of the session on screen (from just before the prompt ``at``, or all of it)."""
+        parent = self.view.session_id
+        try:
+            child = await call((await self.ctx.ready()).fork(parent, at))
+        except Exception as error:  # the facade's one-line reason; nothing was created
+            self.notify(f"fork failed: {error}", severity="error")
+            return
+        await self.open_session(child.id)
+        if prompt:
+            self.view.query_one(PromptInput).load_text(prompt)
+        self.notify(f"forked into a new session; the parent stays as it was ({parent})")
 
     async def action_pause_queue(self) -> None:
         view = self.view

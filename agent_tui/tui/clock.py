@@ -28,6 +28,7 @@ class Timings:
 
     permission_grace_s: float = 0.4  # keys meant for the prompt do not answer a fresh ask
     quit_window_s: float = 2.0  # second Ctrl+C within this quits
+    double_escape_s: float = 0.8  # second Esc (idle) within this opens the rewind list
     search_debounce_s: float = 0.08  # picker search waits for a pause in typing
     flush_interval_s: float = 1 / 20  # transcript repaints at most this often while streaming
     gc_quiet_s: float = 1.0  # no key and no repaint for this long: time for a postponed full GC

@@ -26,6 +26,7 @@ class CommandSpec:
     slash: bool = True  # False: offered in the palette only
     in_palette: bool = True  # False: typed only (an argument no list can offer, such as a path)
     custom: bool = False  # a prompt file's command: any argument, run as ``run_custom(name, arg)``
+    free: bool = False  # the argument is free text (no choices): the palette entry runs it without one, to ask
 
     @property
     def usage(self) -> str:
@@ -36,6 +37,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("new", "start a new session here", "new_session", "New session"),
     CommandSpec("resume", "pick a session to open", "resume", "Resume session"),
     CommandSpec("compact", "summarise older history to free context", "compact", "Compact"),
+    CommandSpec("rewind", "go back to an earlier prompt: conversation, files or both (or undo)", "rewind", "Rewind"),
+    CommandSpec("fork", "continue in a new session with this one's history", "fork", "Fork session"),
+    CommandSpec("export", "write the session as Markdown into its directory", "export", "Export session"),
+    CommandSpec("rename", "give this session a new title", "rename", "Rename session", "TITLE", free=True),
     CommandSpec("model", "use another model from the next step", "select_model", "Model", "NAME", "model_names"),
     CommandSpec("image", "attach an image (PNG, JPEG, GIF, WebP) to the prompt", "attach_image", "Attach image", "PATH",
                 in_palette=False),

@@ -67,6 +67,28 @@ class SessionsPort(Protocol):
 
     def reply_permission(self, request_id: str, reply: str, message: str | None = None) -> Any: ...
 
+    def rewind_state(self, session_id: str) -> Any: ...  # hidden seq ranges, every rewind and undo
+
+    def rewind_points(self, session_id: str) -> Any: ...  # the prompts, newest first
+
+    def can_undo_rewind(self, session_id: str) -> Any: ...
+
+    def rewind_preview(self, session_id: str, message_id: str) -> Any: ...  # files + diff; changes nothing
+
+    def rewind(self, session_id: str, message_id: str, mode: str = "both") -> Any: ...
+
+    def undo_rewind(self, session_id: str) -> Any: ...
+
+    def fork(self, session_id: str, at: str | None = None) -> Any: ...  # the new session's row
+
+    def lineage(self, session_id: str) -> Any: ...  # [(ancestor, last seq it gave)], oldest first
+
+    def export(self, session_id: str, format: str = "jsonl") -> Any: ...  # the text of the export
+
+    def rename(self, session_id: str, title: str) -> Any: ...  # the session's row
+
+    def delete(self, session_id: str) -> Any: ...  # refused while it runs or has forks
+
 
 async def call(value: T | Any) -> Any:
     """Await ``value`` if the facade returned an awaitable."""

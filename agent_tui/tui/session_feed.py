@@ -66,6 +66,9 @@ class FeedView(Protocol):
     def report(self, message: str) -> None:
         """Say in one line what went wrong."""
 
+    def reopen(self) -> None:
+        """Show the session on screen again from scratch (after a rewind or its undo)."""
+
 
 class SessionFeed:
     """Owns the transcript of the session on screen and keeps it following the store."""
@@ -114,15 +117,24 @@ class SessionFeed:
             from agent_tui.core import events as ev  # see the module docstring
 
             record = await call(sessions.get(session_id))
+            transcript.know_rewinds(await call(sessions.rewind_state(session_id)))
             after = max(0, record.head_seq - TAIL_EVENTS)  # only the newest busy periods before the first paint
+            lineage = list(await call(sessions.lineage(session_id)))
+            for ancestor, upto in lineage:  # a fork: its history is its ancestors' logs up to each fork point
+                for stored in await read_range(sessions, ancestor, transcript.head_seq, upto + 1):
+                    transcript.apply(stored)
+                after = upto
             replay: list[ev.StoredEvent] = []
             async with aclosing(sessions.log(session_id, after=after, follow=True)) as log:
                 async for item in log:
                     if not isinstance(item, ev.StoredEvent):
                         if not self.synced:  # the one Synced marker: paint what we have at once
-                            await self._first_paint(sessions, record, replay, after == 0)
+                            await self._first_paint(sessions, record, replay, after == 0 or bool(lineage))
                     elif self.synced:
                         transcript.apply(item)
+                        if transcript.stale:  # rewound (or undone) meanwhile: fold it again from the store
+                            self._view.reopen()
+                            return
                         self.schedule_flush()
                     else:
                         replay.append(item)
@@ -144,6 +156,9 @@ class SessionFeed:
             await seed_for(sessions, record, transcript, replay[start].seq if replay else transcript.head_seq + 1)
         for stored in replay[start:]:
             transcript.apply(stored)
+        if transcript.stale:
+            self._view.reopen()
+            return
         self.synced = True
         transcript.set_active(self.is_active)
         fetch_older = None if whole else partial(fold_older, sessions, session_id, transcript)
@@ -253,7 +268,7 @@ async def fold_older(sessions: SessionsPort, session_id: str, transcript: Transc
     if not events:
         return 0
     start = segment_start(events, from_log_start=after == 0)
-    older = Transcript()
+    older = Transcript(hidden=transcript.hidden)  # its own rewinds are in the newer segment
     older.seed(events[start].seq, SessionFacts(), counted_seq=end, inbox=[], compactions=[])  # totals: counted
     for stored in events[start:]:
         older.apply(stored)

@@ -112,6 +112,10 @@ class Transcript:
     head_seq: int = 0
     is_active: bool = False
     version: int = 0  # bumped on any change: cheap "anything new?" check
+    hidden: list[tuple[int, int]] = field(default_factory=list)
+    """``[boundary, rewind)`` seq ranges the session's rewinds hide (read before folding)."""
+    stale: bool = False
+    """A rewind or an undo was folded that ``hidden`` does not know: fold the session again."""
 
     def __post_init__(self) -> None:
         self._by_key: dict[str, Block] = {b.key: b for b in self.blocks}
@@ -122,6 +126,8 @@ class Transcript:
         self.removed: list[str] = []  # keys removed since the view last looked
         self.start_seq = 1  # the first seq folded here; older segments are prepended (see prepend)
         self._counted_seq = 0  # usage at or below this seq is already in the seeded totals
+        self._rewinds: set[int] = set()  # rewinds and undos that ``hidden`` already accounts for
+        self._undone: set[int] = set()
 
     # ------------------------------------------------------------------ basics
 
@@ -140,6 +146,11 @@ class Transcript:
             self.blocks.remove(block)
             self._open.discard(key)
             self.removed.append(key)
+
+    def know_rewinds(self, state: object) -> None:
+        """Before folding: the ranges the session's rewinds hide, and which rewinds and undos exist."""
+        self.hidden = [tuple(r) for r in getattr(state, "hidden")]  # type: ignore[misc]
+        self._rewinds, self._undone = set(getattr(state, "rewinds")), set(getattr(state, "undone"))
 
     def _changed(self, block: Block) -> None:
         block.touch()
@@ -171,6 +182,8 @@ class Transcript:
             return
         self.head_seq = stored.seq
         self.version += 1
+        if any(start <= stored.seq < end for start, end in self.hidden) and not _is_fact(stored.event):
+            return  # rewound away: the events stay in the log, the transcript does not show them
         self._fold(stored.event, stored.seq, stored.created)
 
     def _fold(self, event: ev.DurableEvent, seq: int, created: int) -> None:
@@ -305,6 +318,14 @@ class Transcript:
                     error_type=error.type, message=error.message,
                 ))  # fmt: skip
                 self._set_open(block, True)
+            case ev.SessionRewound(conversation=True, boundary_seq=boundary):
+                if seq not in self._rewinds:
+                    self.stale = True
+                elif (boundary, seq) in self.hidden:  # it withdrew what was pending (in its projector, no events)
+                    self.pending = {k: v for k, v in self.pending.items() if v.seq > seq}
+            case ev.RewindUndone(rewind_seq=rewound):
+                if rewound not in self._undone:
+                    self.stale = True
             case ev.ExecutionFailed(error=error):
                 self._add(ErrorBlock(key=f"exec:{seq}", seq=seq, error_type=error.type, message=error.message))
             case ev.ExecutionSucceeded() | ev.ExecutionInterrupted():
@@ -476,6 +497,13 @@ class Transcript:
     def last_queued(self) -> PendingInput | None:
         queued = [p for p in self.pending_inputs if p.delivery is Delivery.QUEUE]
         return queued[-1] if queued else None
+
+
+def _is_fact(event: ev.DurableEvent) -> bool:
+    """Names and selections stay true after a rewind (the session row keeps them too)."""
+    from agent_tui.core import events as ev  # see the module docstring
+
+    return isinstance(event, (ev.SessionCreated, ev.SessionRenamed, ev.AgentSelected, ev.ModelSelected, ev.SessionMoved))
 
 
 def fold(events: list[ev.StoredEvent], is_active: bool = False) -> Transcript:

@@ -79,3 +79,11 @@ class McpState(StrEnum):
     READY = "ready"
     FAILED = "failed"
     STOPPED = "stopped"
+
+
+class RewindMode(StrEnum):
+    """What a rewind brings back: the conversation, the location's files, or both."""
+
+    BOTH = "both"
+    CONVERSATION = "conversation"
+    FILES = "files"

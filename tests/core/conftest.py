@@ -84,12 +84,33 @@ def every_event_script(location: str, root: str) -> dict[str, list[ev.DurableEve
         ev.SessionMoved(location=location + "/sub", project_root=root),
         ev.InstructionsBaselined(baseline="Moved.", applied={"core/environment": "sub"}),
         ev.ContextPut(key="api/owner", value="me"),
+        ev.WorkspaceSnapshotted(assistant_message_id="msg_a2", call_id="call_9", snapshot_id="4b825dc6"),
+        ev.WorkspaceSnapshotted(assistant_message_id="msg_a2", call_id="call_10", error="git is not installed"),
     ]  # fmt: skip
+    main.extend(_rewinds(len(main)))
     child = [
         ev.SessionCreated(location=location, project_root=root, title="Child", parent_id="ses_main"),
         ev.SessionForked(parent_id="ses_main", parent_seq=5),
     ]
     return {"ses_main": main, "ses_child": child}
+
+
+def _rewinds(head: int) -> list[ev.DurableEvent]:
+    """A prompt and an answer, a queued input, a rewind to the prompt, its undo and the rewind again."""
+    restored = ev.FilesRestored(target="t1", before="t0", changed=[ev.ChangedFile(path="a.py", change="modified")])
+    return [
+        ev.PromptAdmitted(input_id="msg_u3", prompt=ev.text_prompt("try again")),  # head + 1
+        ev.PromptPromoted(input_id="msg_u3"),  # head + 2: the boundary
+        ev.StepStarted(assistant_message_id="msg_a3", agent="build", model="m2"),
+        ev.TextStarted(assistant_message_id="msg_a3", ordinal=0),
+        ev.TextEnded(assistant_message_id="msg_a3", ordinal=0, text="tried"),
+        ev.StepEnded(assistant_message_id="msg_a3", finish="stop"),
+        ev.PromptAdmitted(input_id="msg_u4", prompt=ev.text_prompt("later"), delivery=Delivery.QUEUE),
+        ev.SessionRewound(message_id="msg_u3", boundary_seq=head + 2, files=restored),  # head + 8
+        ev.RewindUndone(rewind_seq=head + 8, files=restored),
+        ev.SessionRewound(message_id="msg_u3", boundary_seq=head + 2, conversation=True),
+        ev.InstructionsBaselined(baseline="After the rewind.", applied={"core/date": "2026-01-03"}),
+    ]
 
 
 @pytest.fixture

@@ -261,6 +261,14 @@ class FakeSessions:
         self._subscribers.setdefault(session_id, []).append(queue)
         return FakeSubscription(queue, lambda: self._subscribers[session_id].remove(queue))
 
+    async def lineage(self, session_id: str) -> list[tuple[str, int]]:
+        return []
+
+    async def rewind_state(self, session_id: str):  # type: ignore[no-untyped-def]
+        from agent_tui.core.rewind import rewind_state
+
+        return rewind_state(self._events(session_id))
+
     async def permissions(self, session_id: str) -> list:
         """The asks waiting for a reply (the transcript's ``PermissionAsk`` has the fields read)."""
         return list(fold(self._events(session_id)).asks.values())

@@ -16,6 +16,7 @@ class RecordingFeedView:
         self.shown: list[tuple[Transcript, Any]] = []
         self.repaints: list[bool] = []
         self.reports: list[str] = []
+        self.reopened = 0
 
     def run_feed_work(self, work: Callable[[], Awaitable[None]], name: str) -> asyncio.Task:
         task = asyncio.create_task(work(), name=name)
@@ -36,6 +37,9 @@ class RecordingFeedView:
 
     def report(self, message: str) -> None:
         self.reports.append(message)
+
+    def reopen(self) -> None:
+        self.reopened += 1
 
     def stop(self) -> None:
         for task in self.tasks:

@@ -463,10 +463,11 @@ async def test_help_lists_every_key_and_command(fake, make_app) -> None:
     bound = {key for cls in (AgentApp, PromptInput) for b in cls.BINDINGS for key in b.key.split(",")}
     assert bound <= shown, f"bindings missing from help: {bound - shown}"
     assert {"ctrl+p", *(b.key for b in PermissionPanel.BINDINGS)} <= shown  # the palette, the ask's keys
-    assert {"/" + c.name for c in SLASH_COMMANDS} == {"/new", "/resume", "/compact", "/model", "/image", "/theme", "/mcp",
-                                                      "/help"}
-    assert [usage for usage, _ in commands] == ["/new", "/resume", "/compact", "/model NAME", "/image PATH", "/theme NAME",
-                                                "/mcp", "/help"]
+    assert {"/" + c.name for c in SLASH_COMMANDS} == {"/new", "/resume", "/compact", "/rewind", "/fork", "/export",
+                                                      "/rename", "/model", "/image", "/theme", "/mcp", "/help"}
+    assert [usage for usage, _ in commands] == ["/new", "/resume", "/compact", "/rewind", "/fork", "/export",
+                                                "/rename TITLE", "/model NAME", "/image PATH", "/theme NAME", "/mcp",
+                                                "/help"]
     assert dict(commands)["/resume"] == "pick a session to open (Ctrl+R)"  # the key bound to the same action
 
 

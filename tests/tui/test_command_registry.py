@@ -19,7 +19,8 @@ def test_slash_commands_parse(text: str, parsed: Command | None) -> None:
 
 @pytest.mark.parametrize(
     ("text", "error"),
-    [("/frobnicate", "unknown command /frobnicate (known: /new /resume /compact /model /image /theme /mcp /help)"),
+    [("/frobnicate", "unknown command /frobnicate (known: /new /resume /compact /rewind /fork /export /rename /model "
+                     "/image /theme /mcp /help)"),
      ("/quit", "unknown command /quit"), ("/model", "/model needs NAME: /model NAME"),
      ("/new now", "/new takes no argument")],
 )  # fmt: skip
@@ -33,7 +34,8 @@ def test_every_command_runs_an_app_action_and_lists_its_choices() -> None:
         action, args = resolve(Command(spec.name, "x" if spec.arg else ""))
         assert callable(getattr(AgentApp, f"action_{action}")), spec
         assert len(args) == (1 if spec.arg else 0)
-        assert (spec.choices is None) == (spec.arg is None or not spec.in_palette) and (spec.choices is None or hasattr(AgentApp, spec.choices))
+        assert spec.free or (spec.choices is None) == (spec.arg is None or not spec.in_palette)
+        assert spec.choices is None or hasattr(AgentApp, spec.choices)
 
 
 def test_the_palette_offers_each_command_and_each_choice() -> None:
@@ -46,7 +48,7 @@ def test_the_palette_offers_each_command_and_each_choice() -> None:
 
     entries = [(title, command) for title, _, command in palette(Host())]
     assert entries == [
-        ("New session", Command("new")), ("Resume session", Command("resume")), ("Compact", Command("compact")),
+        ("New session", Command("new")), ("Resume session", Command("resume")), ("Compact", Command("compact")), ("Rewind", Command("rewind")), ("Fork session", Command("fork")), ("Export session", Command("export")), ("Rename session", Command("rename")),
         ("Model: openai/fake", Command("model", "openai/fake")),
         ("Theme: dark", Command("theme", "dark")), ("Theme: light", Command("theme", "light")),
         ("MCP servers", Command("mcp")), ("Help", Command("help")), ("Quit", Command("quit")),

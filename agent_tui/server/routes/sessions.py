@@ -1,4 +1,4 @@
-"""Sessions: create, list, read one, active, model and agent selection."""
+"""Sessions: create, list, read one, active, model and agent selection, rename, delete."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from aiohttp import web
 from agent_tui.core.api import UnknownSession
 from agent_tui.server.errors import bad_request
 from agent_tui.server.models import (
-    ActiveSessions, AgentBody, CreateSession, ListQuery, ModelBody, SessionList, SessionRecord,
+    ActiveSessions, AgentBody, CreateSession, ListQuery, ModelBody, RenameBody, SessionList, SessionRecord,
 )  # fmt: skip
 from agent_tui.server.parse import body, query
 from agent_tui.server.respond import reply
@@ -104,3 +104,16 @@ async def select_agent(request: web.Request) -> web.Response:
     await _check_agent(request, record.location, spec.agent)
     await sessions(request).select_agent(sid, spec.agent)
     return reply(await sessions(request).get(sid))
+
+
+@routes.post("/api/session/{id}/rename", body=RenameBody, response=SessionRecord, conflicts=True)
+async def rename(request: web.Request) -> web.Response:
+    spec = await body(request, RenameBody)
+    return reply(await sessions(request).rename(request.match_info["id"], spec.title))
+
+
+@routes.delete("/api/session/{id}", status=204, conflicts=True)
+async def delete(request: web.Request) -> web.Response:
+    """The session's events, rows and snapshots, for good; 409 while it runs or has forks."""
+    await sessions(request).delete(request.match_info["id"])
+    return web.Response(status=204)

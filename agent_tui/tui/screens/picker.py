@@ -25,6 +25,8 @@ from textual.widgets.option_list import Option
 from agent_tui.humanize import relative_time
 from agent_tui.tui.context import CoreUnavailable, TuiContext
 from agent_tui.tui.port import call
+from agent_tui.tui.screens.confirm import ConfirmScreen
+from agent_tui.tui.screens.rename import RenameScreen
 from agent_tui.tui.session_title import session_title
 from agent_tui.tui.widgets.status import short_path
 
@@ -32,9 +34,11 @@ PAGE = 50
 NEW_SESSION = ""  # dismiss value for Ctrl+N
 
 
-def row_text(summary: Any, now_ms: int, running: bool, asking: bool, show_location: bool) -> Text:
+def row_text(summary: Any, now_ms: int, running: bool, asking: bool, show_location: bool, depth: int = 0) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append("⚑ " if asking else "● " if running else "  ", style="bold")
+    if depth or getattr(summary, "parent_id", None):
+        text.append("  " * max(0, depth - 1) + "↳ ", style="dim")  # a fork, under its parent when both are listed
     text.append(session_title(summary.title, summary.last_message) or "(untitled)")
     count = summary.message_count
     text.append(f"  {relative_time(summary.updated, now_ms)} · {count} message{'' if count == 1 else 's'}", style="dim")
@@ -43,12 +47,35 @@ def row_text(summary: Any, now_ms: int, running: bool, asking: bool, show_locati
     return text
 
 
+def under_parents(rows: list[Any]) -> list[tuple[Any, int]]:
+    """Rows in order, each fork moved under its parent when the parent is among them; with its depth."""
+    listed = {row.id for row in rows}
+    children: dict[str, list[Any]] = {}
+    for row in rows:
+        parent = getattr(row, "parent_id", None)
+        if parent in listed:
+            children.setdefault(parent, []).append(row)
+    out: list[tuple[Any, int]] = []
+
+    def place(row: Any, depth: int) -> None:
+        out.append((row, depth))
+        for child in children.get(row.id, []):
+            place(child, depth + 1)
+
+    for row in rows:
+        if getattr(row, "parent_id", None) not in listed:
+            place(row, 0)
+    return out
+
+
 class SessionPicker(ModalScreen[str | None]):
     BINDINGS = [
         Binding("escape", "dismiss_picker", "close"),
         Binding("enter", "open", "open", priority=True),
         Binding("tab", "toggle_scope", "all locations", priority=True),
         Binding("ctrl+n", "new", "new session", priority=True),
+        Binding("f2", "rename", "rename", priority=True),
+        Binding("ctrl+d", "delete", "delete", priority=True),
         Binding("down", "move(1)", show=False, priority=True),
         Binding("up", "move(-1)", show=False, priority=True),
         Binding("pagedown", "move(10)", show=False, priority=True),
@@ -72,7 +99,8 @@ class SessionPicker(ModalScreen[str | None]):
             yield Static(id="picker-scope")
             yield Input(placeholder="search titles and messages", id="picker-search")
             yield OptionList(id="picker-list")
-            yield Static("enter open · esc close · tab all locations · ctrl+n new", id="picker-keys")
+            yield Static("enter open · esc close · tab all locations · ctrl+n new · f2 rename · ctrl+d delete",
+                         id="picker-keys")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
@@ -135,10 +163,12 @@ class SessionPicker(ModalScreen[str | None]):
 
     def _show(self, rows: list[Any], offset: int, active: dict[str, Any], asking: set[str]) -> None:
         self.has_more = len(rows) > PAGE
-        rows = rows[:PAGE]
+        placed = under_parents(rows[:PAGE])
+        rows = [row for row, _ in placed]
         now = self.ctx.clock.now_ms()
         options = [
-            Option(row_text(r, now, r.id in active, r.id in asking, self.all_locations), id=r.id) for r in rows
+            Option(row_text(r, now, r.id in active, r.id in asking, self.all_locations, depth), id=r.id)
+            for r, depth in placed
         ]
         option_list = self.query_one(OptionList)
         if offset == 0:
@@ -154,8 +184,8 @@ class SessionPicker(ModalScreen[str | None]):
             option_list.add_options(options)
 
     def _highlighted_id(self) -> str | None:
-        index = self.query_one(OptionList).highlighted
-        return self.rows[index].id if index is not None and index < len(self.rows) else None
+        row = self._highlighted_row()
+        return row.id if row is not None else None
 
     def action_move(self, delta: int) -> None:
         option_list = self.query_one(OptionList)
@@ -184,6 +214,47 @@ class SessionPicker(ModalScreen[str | None]):
 
     def action_new(self) -> None:
         self.dismiss(NEW_SESSION)
+
+    def action_rename(self) -> None:
+        row = self._highlighted_row()
+        if row is None:
+            return
+
+        def renamed(title: str | None) -> None:
+            if title is not None:
+                self.run_worker(self._change(lambda s: s.rename(row.id, title), "rename"), group="picker-change")
+
+        self.app.push_screen(RenameScreen(row.title or ""), renamed)
+
+    def action_delete(self) -> None:
+        row = self._highlighted_row()
+        if row is None:
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.run_worker(self._delete(row.id), group="picker-change")
+
+        name = row.title or row.id
+        self.app.push_screen(ConfirmScreen(f"Delete “{name}”, its log and its snapshots for good?"), answered)
+
+    async def _delete(self, session_id: str) -> None:
+        if await self._change(lambda s: s.delete(session_id), "delete") and session_id == self.current:
+            self.dismiss(NEW_SESSION)  # the session on screen is gone: a new one takes its place
+
+    async def _change(self, change: Any, what: str) -> bool:
+        try:
+            await call(change(await self.ctx.ready()))
+        except Exception as error:  # running, has forks, an empty title: the facade's one line
+            self.app.notify(f"{what} failed: {error}", severity="error")
+            return False
+        finally:
+            self.reload()
+        return True
+
+    def _highlighted_row(self) -> Any:
+        index = self.query_one(OptionList).highlighted
+        return self.rows[index] if index is not None and index < len(self.rows) else None
 
     def action_dismiss_picker(self) -> None:
         self.dismiss(None)

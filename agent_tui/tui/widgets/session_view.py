@@ -22,6 +22,7 @@ from agent_tui.tui.command_registry import Command, CommandError, parse_command,
 from agent_tui.tui.context import TuiContext
 from agent_tui.tui.file_index import FileIndex, mention
 from agent_tui.tui.port import call
+from agent_tui.tui.screens.rewind import UNDO, RewindChoice
 from agent_tui.tui.session_feed import POLL_S, FetchOlder, SessionFeed
 from agent_tui.tui.transcript_blocks import ToolBlock
 from agent_tui.tui.transcript_model import Transcript
@@ -34,6 +35,15 @@ from agent_tui.tui.mcp_view import count_label, ready_count
 from agent_tui.tui.widgets.status import StatusBar, StatusInputs
 from agent_tui.tui.widgets.transcript import NewOutputHint, TranscriptView
 from agent_tui.vocab.kinds import Delivery
+
+
+def rewind_summary(result: object) -> str:
+    """One notice: what was rewound and which files changed."""
+    changed = list(getattr(result, "changed", []))
+    head = "rewind undone" if getattr(result, "mode", None) is None else "rewound"
+    files = ", ".join(f"{c.path} ({c.change})" for c in changed[:5]) + (" …" if len(changed) > 5 else "")
+    note = getattr(result, "note", None)
+    return f"{head}: " + (f"{len(changed)} file(s) changed: {files}" if changed else note or "no file changed")
 
 
 def _session_id(created: object) -> str:
@@ -136,6 +146,11 @@ class SessionView(Vertical):
 
     def report(self, message: str) -> None:
         self.app.notify(message, severity="error")
+
+    def reopen(self) -> None:
+        """After a rewind (here or in another process): fold the session again from the store."""
+        if self.session_id is not None:
+            self.app.call_later(self.switch, self.session_id)
 
     def paint_chrome(self) -> None:
         try:
@@ -343,6 +358,32 @@ class SessionView(Vertical):
         self.paint_chrome()
         self.run_worker(call((await self.ctx.ready()).interrupt(self.session_id, reason)), group="interrupt")
         return True
+
+    async def interrupt_and_wait(self) -> None:
+        """Interrupt and return once the session's terminal event is durable (before a rewind)."""
+        if self.session_id is not None:
+            self.interrupting = True
+            self.paint_chrome()
+            await call((await self.ctx.ready()).interrupt(self.session_id, "user"))
+
+    async def rewind(self, choice: RewindChoice) -> None:
+        """Do what the rewind list chose; the prompt's text comes back into the prompt box."""
+        sessions = await self.ctx.ready()
+        sid = self.session_id
+        try:
+            if choice.action == UNDO:
+                result = await call(sessions.undo_rewind(sid))
+            else:
+                result = await call(sessions.rewind(sid, choice.message_id, choice.action))
+        except Exception as error:  # the facade's one-line reason; nothing was changed
+            self.app.notify(f"rewind failed: {error}", severity="error")
+            return
+        if choice.action in ("both", "conversation") and result.prompt is not None:
+            prompt = self.query_one(PromptInput)
+            prompt.load_text(result.prompt)
+            prompt.move_cursor(prompt.document.end)
+            prompt.focus()
+        self.app.notify(rewind_summary(result))
 
     def on_prompt_input_scroll_transcript(self, message: PromptInput.ScrollTranscript) -> None:
         view = self.query_one(TranscriptView)

@@ -1,0 +1,208 @@
+"""Rewind a session to just before one of its prompts, and take the last rewind back.
+
+The conversation part is one durable ``session.rewound`` event (its projector
+hides what follows the boundary); the files part restores the location to the
+snapshot taken before the first tool after that prompt, after snapshotting the
+present so an undo can bring it back. Everything is checked before anything
+changes: an unknown message, a running session, a missing snapshot each refuse
+with one line and leave the log and the files as they were.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from agent_tui.core import events as ev
+from agent_tui.core import lease
+from agent_tui.core.db import StoreError
+from agent_tui.core.executor import Executor
+from agent_tui.core.records import MessageRecord, SessionRecord
+from agent_tui.core.file_restore import FileStores, restore_point
+from agent_tui.core.snapshots import WorkspaceSnapshots
+from agent_tui.core.store import Store
+from agent_tui.vocab.kinds import RewindMode
+
+_CONVERSATION_MOVES = (ev.PromptPromoted.TYPE, ev.StepStarted.TYPE)
+
+
+class UnknownMessage(StoreError):
+    """The message id names no visible message of the session."""
+
+
+class RewindRefused(StoreError):
+    """The rewind (or its undo) cannot be done now; the message says why."""
+
+
+class RewindPoint(BaseModel):
+    """A prompt the session can be rewound to."""
+
+    model_config = ConfigDict(frozen=True)
+    message_id: str
+    seq: int
+    created: int
+    text: str
+
+
+class FilesPreview(BaseModel):
+    """What a files rewind would change: the files, and the diff from now to the snapshot."""
+
+    model_config = ConfigDict(frozen=True)
+    changed: list[ev.ChangedFile]
+    diff: str = ""
+
+
+class RewindResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    session_id: str
+    seq: int
+    """The seq of the rewind (or undo) event."""
+    message_id: str | None
+    mode: RewindMode | None
+    prompt: str | None
+    """The chosen prompt's text, for the prompt box (None for an undo)."""
+    changed: list[ev.ChangedFile]
+    note: str | None = None
+
+
+class RewindState(BaseModel):
+    """What a view folding the log needs: the ranges rewinds hide, and every rewind and undo it will meet."""
+
+    model_config = ConfigDict(frozen=True)
+    hidden: list[tuple[int, int]]
+    """``[boundary, rewind)`` per conversation rewind still in force."""
+    rewinds: list[int]
+    """The seq of every rewind, in force or undone."""
+    undone: list[int]
+    """The seqs of the rewinds that were undone."""
+
+
+def rewind_state(events: list[ev.StoredEvent]) -> RewindState:
+    """From a session's rewind and undo events (others are ignored)."""
+    undone = [e.event.rewind_seq for e in events if isinstance(e.event, ev.RewindUndone)]
+    rewinds = [e for e in events if isinstance(e.event, ev.SessionRewound)]
+    hidden = [(e.event.boundary_seq, e.seq) for e in rewinds if e.event.conversation and e.seq not in undone]
+    return RewindState(hidden=hidden, rewinds=[e.seq for e in rewinds], undone=undone)
+
+
+def prompt_of(message: MessageRecord) -> str:
+    return ev.prompt_text(ev.PromptAdmitted(input_id=message.id, prompt=message.data["prompt"]).prompt)
+
+
+def points(messages: list[MessageRecord]) -> list[RewindPoint]:
+    """The visible prompts, newest first."""
+    users = [m for m in messages if m.kind == "user"]
+    return [RewindPoint(message_id=m.id, seq=m.seq, created=m.created, text=prompt_of(m)) for m in reversed(users)]
+
+
+class Rewinder:
+    def __init__(self, store: Store, executor: Executor, snapshots: WorkspaceSnapshots) -> None:
+        self._store = store
+        self._executor = executor
+        self._files = FileStores(snapshots)
+
+    async def target(self, session: SessionRecord, message_id: str) -> MessageRecord:
+        message = await self._store.message_anywhere(message_id)
+        if message is None:
+            raise UnknownMessage(f"unknown message {message_id} in session {session.id}")
+        if message.session_id != session.id:
+            raise UnknownMessage(f"message {message_id} belongs to session {message.session_id}, not {session.id}")
+        if message.kind != "user":
+            raise RewindRefused(f"message {message_id} is a {message.kind} message; rewind to a prompt (a user message)")
+        return message
+
+    async def preview(self, session: SessionRecord, message_id: str) -> FilesPreview:
+        """Which files a files rewind to ``message_id`` would change, and how (nothing is changed)."""
+        message = await self.target(session, message_id)
+        point = await self._restore_point(session, message.seq)
+        if point is None:
+            return FilesPreview(changed=[])
+        changed, diff = await self._files.preview(Path(session.location), point)
+        return FilesPreview(changed=_changed(changed), diff=diff)
+
+    async def rewind(self, session: SessionRecord, message_id: str, mode: RewindMode) -> RewindResult:
+        message = await self.target(session, message_id)
+        held = await self._hold(session.id)
+        try:
+            files, note = None, None
+            if mode != RewindMode.CONVERSATION:
+                point = await self._restore_point(session, message.seq)
+                if point is None:
+                    note = "no tool changed files after this prompt; the files are as they were"
+                else:
+                    before, changes = await self._files.restore(Path(session.location), point, _pin(session))
+                    files = ev.FilesRestored(target=point[0], before=before, changed=_changed(changes))
+            stored = await self._store.publish(session.id, ev.SessionRewound(
+                message_id=message.id, boundary_seq=message.seq, conversation=mode != RewindMode.FILES, files=files))
+        finally:
+            held.release()
+        return RewindResult(session_id=session.id, seq=stored.seq, message_id=message.id, mode=mode,
+                            prompt=prompt_of(message), changed=files.changed if files else [], note=note)  # fmt: skip
+
+    async def undo(self, session: SessionRecord) -> RewindResult:
+        rewound = await self._last_rewind(session)
+        held = await self._hold(session.id)
+        try:
+            files = None
+            event = rewound.event
+            assert isinstance(event, ev.SessionRewound)
+            if event.files is not None:
+                before, changes = await self._files.restore(Path(session.location), [event.files.before], _pin(session))
+                files = ev.FilesRestored(target=event.files.before, before=before, changed=_changed(changes))
+            stored = await self._store.publish(session.id, ev.RewindUndone(rewind_seq=rewound.seq, files=files))
+        finally:
+            held.release()
+        return RewindResult(session_id=session.id, seq=stored.seq, message_id=event.message_id, mode=None,
+                            prompt=None, changed=files.changed if files else [])  # fmt: skip
+
+    async def state(self, session_id: str, lineage: list[tuple[str, int]]) -> RewindState:
+        kinds = [ev.SessionRewound.TYPE, ev.RewindUndone.TYPE]
+        found: list[ev.StoredEvent] = []
+        for ancestor, upto in lineage:  # what was in force in each ancestor when it gave its history
+            found += [e for e in await self._store.events_of_type(ancestor, kinds) if e.seq <= upto]
+        return rewind_state(found + await self._store.events_of_type(session_id, kinds))
+
+    async def last_undoable(self, session: SessionRecord) -> ev.StoredEvent | None:
+        try:
+            return await self._last_rewind(session)
+        except RewindRefused:
+            return None
+
+    async def _last_rewind(self, session: SessionRecord) -> ev.StoredEvent:
+        found = await self._store.events_of_type(
+            session.id, [ev.SessionRewound.TYPE, ev.RewindUndone.TYPE], limit=1, newest_first=True)
+        if not found or not isinstance(found[0].event, ev.SessionRewound):
+            raise RewindRefused(f"session {session.id} has no rewind to undo")
+        moved = await self._store.events_of_type(session.id, list(_CONVERSATION_MOVES), after=found[0].seq, limit=1)
+        if moved:
+            raise RewindRefused(f"session {session.id} has moved on since its last rewind; it can no longer be undone")
+        return found[0]
+
+    async def _restore_point(self, session: SessionRecord, seq: int) -> list[str] | None:
+        """From the snapshots after ``seq``: a fork's copied prompts find theirs in its ancestors' logs."""
+        from agent_tui.core.fork import lineage
+
+        taken: list[ev.WorkspaceSnapshotted] = []
+        for sid, upto in [*await lineage(self._store, session.id), (session.id, None)]:
+            found = await self._store.events_of_type(sid, [ev.WorkspaceSnapshotted.TYPE], after=seq)
+            taken += [e.event for e in found if upto is None or e.seq <= upto]  # type: ignore[misc]
+        return restore_point(taken)
+
+    async def _hold(self, session_id: str) -> Any:
+        """The session's lease for the rewind: refused while this or another process runs it."""
+        if session_id in self._executor.active():
+            raise RewindRefused(f"session {session_id} is running; interrupt it before rewinding")
+        return await lease.acquire(session_id)
+
+
+def _pin(session: SessionRecord) -> str:
+    """The name that keeps a restore's state-before in the snapshot store until the session is deleted."""
+    from agent_tui.core import ids
+
+    return f"{session.id}/restore-{ids.message_id()}"
+
+
+def _changed(changes: list[Any]) -> list[ev.ChangedFile]:
+    return [ev.ChangedFile(path=c.path, change=c.change) for c in changes]
