@@ -6,12 +6,16 @@ and look at the SVGs in ``__snapshots__`` before committing them.
 
 from __future__ import annotations
 
+from textual.widgets import Input
+
 from agent_tui.core import events as ev
 from agent_tui.tui.app import StartMode
 from agent_tui.tui.screens.picker import SessionPicker
+from agent_tui.tui.widgets.permission import PermissionPanel
+from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.vocab.kinds import CompactionReason
 
-from .conftest import LOCATION
+from .conftest import LOCATION, steady_screen
 from tests.fakes.logs import LogBuilder
 
 SIZE = (100, 36)
@@ -46,6 +50,7 @@ def test_main_screen(snap_compare, fake, make_app) -> None:
     async def ready(pilot) -> None:
         while not app.view.synced or len(app.view.query_one("#transcript").children) < 9:
             await pilot.pause(0.01)
+        await steady_screen(pilot, PromptInput)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)
 
@@ -62,6 +67,7 @@ def test_picker(snap_compare, fake, make_app) -> None:
     async def ready(pilot) -> None:
         while not isinstance(app.screen, SessionPicker) or len(app.screen.rows) < 3:
             await pilot.pause(0.01)
+        await steady_screen(pilot, Input)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)
 
@@ -82,5 +88,6 @@ def test_permission_panel(snap_compare, fake, make_app) -> None:
     async def ready(pilot) -> None:
         while not app.view.query_one("#permission").display:
             await pilot.pause(0.01)
+        await steady_screen(pilot, PermissionPanel)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)
