@@ -48,7 +48,9 @@ def test_main_screen(snap_compare, fake, make_app) -> None:
     app = make_app(StartMode(session_id="ses_main"))
 
     async def ready(pilot) -> None:
-        while not app.view.synced or len(app.view.query_one("#transcript").children) < 9:
+        # all 9 blocks: the newest 8 first, then the one above them, mounted by the "fill" worker
+        while (not app.view.synced or len(app.view.query_one("#transcript").children) < 9
+               or any(worker.group == "fill" and not worker.is_finished for worker in app.workers)):
             await pilot.pause(0.01)
         await steady_screen(pilot, PromptInput)
 
