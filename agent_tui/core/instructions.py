@@ -29,7 +29,13 @@ from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import ErrorType
 
 DISABLE_PROJECT_ENV = "AGENT_TUI_DISABLE_PROJECT_CONFIG"
-UNAVAILABLE = object()
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    """A source that could not be observed this time, and why (said to the user, never to the model)."""
+
+    reason: str
 
 
 def _as_observed(value: Any, previous: Any) -> Any:
@@ -152,15 +158,17 @@ def agents_files(location: Path, project_root: Path, environ: dict[str, str] | o
     return found
 
 
-def _observe_agents(session: SessionRecord) -> list[dict[str, str]] | object:
+def _observe_agents(session: SessionRecord) -> list[dict[str, str]] | Unavailable:
     out = []
     for path in agents_files(Path(session.location), Path(session.project_root)):
         try:
             out.append({"path": str(path), "text": path.read_text(encoding="utf-8")})
         except FileNotFoundError:
             continue
-        except (OSError, UnicodeDecodeError):
-            return UNAVAILABLE  # keep the last applied value rather than announcing a removal
+        except UnicodeDecodeError as error:  # keep the last applied value rather than announcing a removal
+            return Unavailable(f"{path} is not UTF-8 text ({error.reason} at byte {error.start})")
+        except OSError as error:
+            return Unavailable(f"{path} could not be read ({error.strerror or type(error).__name__})")
     return out
 
 
@@ -203,11 +211,13 @@ class Instructions:
         observed = await observe(session, context, self._today(), self._mcp)
         checkpoint = await self._store.checkpoint(session.id)
         if checkpoint is None or await self._compacted_since(session.id, checkpoint.baseline_seq):
-            if any(value is UNAVAILABLE for _, value in observed) and checkpoint is None:
-                return ErrorInfo(type=ErrorType.INSTRUCTIONS_UNAVAILABLE,
-                                 message="Project instructions (AGENTS.md) could not be read; the prompt stays pending.")
-            previous = checkpoint.applied if checkpoint else {}
-            applied = {s.key: (previous.get(s.key) if v is UNAVAILABLE else s.settle(v, previous.get(s.key)))
+            missing = [value.reason for _, value in observed if isinstance(value, Unavailable)]
+            if missing and checkpoint is None:  # no earlier value to stand in: nothing may become visible
+                return ErrorInfo(type=ErrorType.INSTRUCTIONS_UNAVAILABLE, message=(
+                    f"Instructions unavailable: {'; '.join(missing)}. "
+                    "The prompt stays pending and is sent by the next run once the file can be read."))
+            previous = checkpoint.applied if checkpoint else {}  # after a compaction: restate the last belief
+            applied = {s.key: (previous.get(s.key) if isinstance(v, Unavailable) else s.settle(v, previous.get(s.key)))
                        for s, v in observed}
             texts = [s.baseline(applied[s.key]) for s, _ in observed if applied.get(s.key) is not None]
             await publish(ev.InstructionsBaselined(baseline="\n\n".join(t for t in texts if t), applied=applied))
@@ -216,7 +226,7 @@ class Instructions:
         changes: list[str] = []
         current = {source.key for source, _ in observed}
         for source, value in observed:
-            if value is UNAVAILABLE:
+            if isinstance(value, Unavailable):
                 continue
             value = source.settle(value, applied.get(source.key))
             if applied.get(source.key, source.absent) == value:

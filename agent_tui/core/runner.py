@@ -183,7 +183,7 @@ class Runner:
         plan = StepPlan(
             session_id=session.id, assistant_message_id=ids.message_id(), agent=agent, model=model,
             request=request, attempts_allowed=remaining, max_retries=settings.retry.max_retries,
-            base_delay_ms=settings.retry.base_delay_ms,
+            base_delay_ms=settings.retry.base_delay_ms, final_request=None if final_step else as_final_step(request),
         )
         outcome = await StepExecutor(publish, self._stream, services.tools, self._clock).run(plan)
         if outcome.error is None or outcome.error.type != ErrorType.CONTEXT_OVERFLOW or outcome.durable_output:
@@ -193,7 +193,8 @@ class Runner:
         if compacted is not True:
             return outcome.error
         request = await self._rebuilt(session, services, agent, model, final_step, publish)
-        plan = replace(plan, assistant_message_id=ids.message_id(), request=request, attempts_allowed=1, max_retries=0)
+        plan = replace(plan, assistant_message_id=ids.message_id(), request=request, attempts_allowed=1, max_retries=0,
+                       final_request=None)
         outcome = await StepExecutor(publish, self._stream, services.tools, self._clock).run(plan)
         return outcome.error
 
@@ -222,10 +223,8 @@ class Runner:
         baseline = checkpoint.baseline if checkpoint is not None else prompts.environment_facts(
             Path(session.location), Path(session.project_root))
         messages = history_messages(history, await self._store.tool_calls(session.id))
-        if final_step:
-            messages.append(llm.SystemReminder(text=prompts.FINAL_STEP_REMINDER))
         model_settings = settings.model_settings(model)
-        return llm.Request(
+        request = llm.Request(
             model=model,
             system=[agent_prompt, baseline],
             messages=messages,
@@ -234,6 +233,13 @@ class Runner:
             api_key=settings.api_key,
             max_tokens=model_settings.max_output_tokens,
         )
+        return as_final_step(request) if final_step else request
+
+
+def as_final_step(request: llm.Request) -> llm.Request:
+    """The last step the allowance permits: no tools, and a reminder to answer now."""
+    reminder = llm.SystemReminder(text=prompts.FINAL_STEP_REMINDER)
+    return request.model_copy(update={"tools": [], "messages": [*request.messages, reminder]})
 
 
 async def _model_problem(session: SessionRecord, settings: Settings) -> ErrorInfo | None:

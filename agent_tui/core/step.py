@@ -60,6 +60,14 @@ class StepPlan:
     attempts_allowed: int  # physical attempts the allowance still permits
     max_retries: int
     base_delay_ms: int
+    # Sent by a retry that is the last attempt the allowance permits: retries consume the
+    # allowance, so that attempt is the final step (no tools, the final-step reminder).
+    final_request: llm.Request | None = None
+
+    def request_for(self, attempt: int) -> llm.Request:
+        if attempt == self.attempts_allowed and self.final_request is not None:
+            return self.final_request
+        return self.request
 
 
 @dataclass
@@ -107,7 +115,7 @@ class StepExecutor:
             state = _Attempt()
             try:
                 try:
-                    await self._consume(plan, state)
+                    await self._consume(plan.request_for(attempt), plan, state)
                 except LLMFailure as failure:
                     error = failure.error
                     if not self._may_retry(plan, state, error, attempt):
@@ -126,8 +134,8 @@ class StepExecutor:
 
     # -- one attempt ---------------------------------------------------------
 
-    async def _consume(self, plan: StepPlan, state: _Attempt) -> None:
-        await consume(self._stream(plan.request), lambda item: self._on_event(plan, state, item))
+    async def _consume(self, request: llm.Request, plan: StepPlan, state: _Attempt) -> None:
+        await consume(self._stream(request), lambda item: self._on_event(plan, state, item))
 
     async def _on_event(self, plan: StepPlan, state: _Attempt, item: Any) -> None:
         amid, sid = plan.assistant_message_id, plan.session_id

@@ -113,6 +113,27 @@ async def test_a_failed_execution_exits_1_with_the_error_type(cli: Cli, fake: Fa
     assert "provider.auth" in err
 
 
+async def test_unreadable_instructions_fail_the_run_and_its_prompt_goes_with_the_next_one(
+    cli: Cli, fake: FakeProvider, workdir: Path
+) -> None:
+    agents = workdir / "AGENTS.md"
+    agents.write_bytes(b"Project rule: \xff\xfe use tabs.")
+    fake.add({"text": "both answered"})
+    code, out, err = await cli.run("first")
+    assert code == 1 and out == ""
+    assert f"instructions.unavailable: Instructions unavailable: {agents.resolve()} is not UTF-8" in err
+    assert fake.requests == []
+    sid = session_of(err)
+    agents.write_text("Project rule: use tabs.")
+    code, out, err = await cli.run("--continue", "second")
+    assert code == 0 and session_of(err) == sid and out.strip() == "both answered", err
+    body = fake.accepted[0].body
+    assert "Project rule: use tabs." in json.dumps([m for m in body["messages"] if m["role"] == "system"])
+    users = [m["content"] if isinstance(m["content"], str) else m["content"][0]["text"]
+             for m in body["messages"] if m["role"] == "user"]
+    assert users == ["first", "second"]  # the pending prompt was not lost
+
+
 async def test_a_missing_key_names_the_variable(cli: Cli, fake: FakeProvider, workdir: Path) -> None:
     env = {k: v for k, v in cli.env().items() if k != "OPENAI_API_KEY"}
     proc = await asyncio.create_subprocess_exec(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
+from textual.widget import Widget
 
 from agent_tui.tui.app import AgentApp, StartMode
 from agent_tui.tui.clock import Timings
@@ -15,6 +17,17 @@ from tests.fakes.sessions import FakeSessions
 
 LOCATION = "/tmp/project"
 FAST = Timings(permission_grace_s=0.5, quit_window_s=2.0, search_debounce_s=0.0, flush_interval_s=0.0)
+
+
+async def steady_screen(pilot: Pilot, focused: type[Widget]) -> None:
+    """Before a snapshot: wait until a ``focused`` widget has the focus, then stop the text cursors
+    blinking (a focused one stays drawn). The blink toggles every 0.5 s from focus; a loaded machine
+    takes longer than that to reach the screenshot, which then caught the cursor in either phase."""
+    while not isinstance(pilot.app.focused, focused):
+        await pilot.pause(0.01)
+    for widget in pilot.app.screen.query("Input, TextArea"):
+        widget.cursor_blink = False  # type: ignore[attr-defined]
+    await pilot.pause()
 
 
 @pytest.fixture

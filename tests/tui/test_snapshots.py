@@ -6,12 +6,16 @@ and look at the SVGs in ``__snapshots__`` before committing them.
 
 from __future__ import annotations
 
+from textual.widgets import Input
+
 from agent_tui.core import events as ev
 from agent_tui.tui.app import StartMode
 from agent_tui.tui.screens.picker import SessionPicker
+from agent_tui.tui.widgets.permission import PermissionPanel
+from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.vocab.kinds import CompactionReason
 
-from .conftest import LOCATION
+from .conftest import LOCATION, steady_screen
 from tests.fakes.logs import LogBuilder
 
 SIZE = (100, 36)
@@ -44,9 +48,11 @@ def test_main_screen(snap_compare, fake, make_app) -> None:
     app = make_app(StartMode(session_id="ses_main"))
 
     async def ready(pilot) -> None:
-        app.view.query_one("#prompt").cursor_blink = False  # a blinking cursor is caught on or off at random
-        while not app.view.synced or len(app.view.query_one("#transcript").children) < 9:
+        # all 9 blocks: the newest 8 first, then the one above them, mounted by the "fill" worker
+        while (not app.view.synced or len(app.view.query_one("#transcript").children) < 9
+               or any(worker.group == "fill" and not worker.is_finished for worker in app.workers)):
             await pilot.pause(0.01)
+        await steady_screen(pilot, PromptInput)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)
 
@@ -63,6 +69,7 @@ def test_picker(snap_compare, fake, make_app) -> None:
     async def ready(pilot) -> None:
         while not isinstance(app.screen, SessionPicker) or len(app.screen.rows) < 3:
             await pilot.pause(0.01)
+        await steady_screen(pilot, Input)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)
 
@@ -83,5 +90,6 @@ def test_permission_panel(snap_compare, fake, make_app) -> None:
     async def ready(pilot) -> None:
         while not app.view.query_one("#permission").display:
             await pilot.pause(0.01)
+        await steady_screen(pilot, PermissionPanel)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)

@@ -31,6 +31,15 @@ async def runtime(open_runtime: Any, clock: ManualClock, settings_overrides: dic
         yield opened
 
 
+@pytest.fixture
+async def litellm_loaded() -> None:
+    """LiteLLM imported before the test starts, so that a wait for the first request (``fake.wait_for``)
+    covers the drain, not the cold import (3-8 s on a loaded 2-core machine)."""
+    from agent_tui.llm import lazy
+
+    await asyncio.to_thread(lazy.load)
+
+
 async def stored(runtime: Runtime, session_id: str) -> list[ev.StoredEvent]:
     return await runtime._store.events(session_id, limit=None)
 
