@@ -72,8 +72,9 @@ def test_the_registry_parses_completes_and_resolves_custom_commands(tmp_path: Pa
     assert parse_command("/review a.py b.py", extra) == Command("review", "a.py b.py")
     assert parse_command("/review\nwith lines", extra) == Command("review", "with lines")
     assert resolve(Command("review", "a.py"), extra) == ("run_custom", ("review", "a.py"))
-    assert [(c.label, c.help) for c in slash_choices("re", extra)] == [("/resume", "pick a session to open"),
-                                                                      ("/review [ARGUMENTS]", "Review a file")]
+    assert [c.label for c in slash_choices("re", extra)] == ["/resume", "/rewind", "/rename TITLE",
+                                                             "/review [ARGUMENTS]"]
+    assert slash_choices("rev", extra)[0].help == "Review a file"
     entries = [(title, what, command) for title, what, command in palette(Host(), extra) if command.name == "review"]
     assert entries == [("/review", "Review a file", Command("review"))]
     with pytest.raises(ValueError, match="unknown command /nope"):

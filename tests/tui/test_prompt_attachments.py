@@ -100,6 +100,7 @@ async def test_slash_image_puts_the_mention_in_the_prompt(vision_app, provider, 
         prompt = app.query_one(PromptInput)
         await until(pilot, lambda: prompt.text == "@pic.png ")
         await pilot.press(*"and @notes.md", "escape", "enter")
+        await provider.wait_for("completed", timeout=30)  # idle() alone can see the view before its drain starts
         await idle(pilot, app)
         kinds = [c["type"] for c in sent_user_content(provider)]
         assert kinds == ["text", "image_url", "text"]

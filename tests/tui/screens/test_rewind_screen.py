@@ -197,3 +197,17 @@ async def test_rename_and_delete_from_the_picker_and_slash_rename(provider, app,
         await until(pilot, lambda: not isinstance(app.screen, (SessionPicker, ConfirmScreen)), timeout=10)
         assert [s.id for s in await runtime.sessions.list(location=workdir)] == [first]
         assert app.view.session_id is None, "the deleted session left the screen for a new one"
+
+
+async def test_esc_then_a_key_then_esc_is_not_a_double_esc(provider, app) -> None:  # type: ignore[no-untyped-def]
+    """Esc Esc is two Esc keys in a row: an Esc that closed nothing, a typed key, another Esc stays in the prompt."""
+    provider.add(Turn(text="hello"))
+    async with app.run_test() as pilot:
+        await pilot.press(*"say hi", "enter")
+        await provider.wait_for("completed", timeout=30)
+        await idle(pilot, app)
+        await pilot.press("escape", "x", "escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, RewindScreen)
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, RewindScreen))
