@@ -239,8 +239,11 @@ class AgentApp(App[None]):
             unwatch()
 
     async def on_event(self, event: events.Event) -> None:
+        """The app sees every input event before the focused widget does."""
         if isinstance(event, events.InputEvent):  # the user is here: no full collection now
             self.ctx.quiet_gc.busy()
+        if isinstance(event, events.Key) and event.key != "escape":
+            self._last_escape = None  # Esc Esc is two Esc keys in a row: any other key disarms the first
         await super().on_event(event)
 
     # ------------------------------------------------------------------ themes
@@ -281,13 +284,6 @@ class AgentApp(App[None]):
 
     async def action_new_session(self) -> None:
         await self.open_session(None)
-
-    async def on_event(self, event: events.Event) -> None:
-        """Esc Esc means two Esc keys in a row: any other key in between disarms the first
-        (the app sees every key before the focused widget does)."""
-        if isinstance(event, events.Key) and event.key != "escape":
-            self._last_escape = None
-        await super().on_event(event)
 
     async def action_interrupt(self) -> None:
         """Esc interrupts a running session; idle, a second Esc soon after opens the rewind list."""
