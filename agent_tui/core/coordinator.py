@@ -212,6 +212,7 @@ class Coordinator:
         lease held and left its prompt to us) is drained here, not stranded."""
         try:
             if not self._closed and session_id not in self._busy and await self._has_pending(session_id):
-                await self.wake(session_id)
+                if session_id not in self._busy:  # a period started meanwhile drains it (and checks again at its end)
+                    await self.wake(session_id)
         except Exception:  # noqa: BLE001 - a closed store at shutdown: nothing to pick up
             pass

@@ -310,3 +310,34 @@ async def test_an_interrupt_while_started_is_published_ends_the_period_before_an
     assert result is not None and result.type == "aborted"
     assert recorder.types() == ["started", "interrupted"]
     assert drainer.calls == [] and coordinator.active() == {}
+
+
+async def test_a_late_input_check_that_finds_a_period_running_leaves_it_to_that_period() -> None:
+    """Period 1 ends and asks, in the background, whether another process left input. Before the
+    answer comes, this process's own prompt starts period 2 (which drains that input). The late
+    check must not register a follow-up on period 2: it would add an empty third period after it."""
+    drainer, recorder = ScriptedDrainer(), PublishRecorder()
+    drainer.release.set()
+    asked, answer = asyncio.Event(), asyncio.Event()
+
+    async def has_pending(session_id: str) -> bool:
+        asked.set()
+        await answer.wait()
+        return True
+
+    coordinator = Coordinator(drainer, recorder, has_pending=has_pending)
+    await coordinator.run("ses_a")
+    await asyncio.wait_for(asked.wait(), 5)  # period 1's late-input check is waiting on the store
+    drainer.release.clear()
+    drainer.results = [ErrorInfo(type="provider.context-overflow", message="too long")]
+    await coordinator.wake("ses_a")  # period 2, as a prompt admitted here starts it
+    await until(lambda: len(drainer.calls) == 2)
+    answer.set()
+    for _ in range(20):
+        await asyncio.sleep(0)
+    drainer.release.set()
+    await until(lambda: not coordinator.active())
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert drainer.calls == [("ses_a", True), ("ses_a", False)]
+    assert recorder.types() == ["started", "succeeded", "started", "failed"]

@@ -239,16 +239,18 @@ class SessionPicker(ModalScreen[str | None]):
         self.app.push_screen(ConfirmScreen(f"Delete “{name}”, its log and its snapshots for good?"), answered)
 
     async def _delete(self, session_id: str) -> None:
-        if await self._change(lambda s: s.delete(session_id), "delete") and session_id == self.current:
-            self.dismiss(NEW_SESSION)  # the session on screen is gone: a new one takes its place
+        leaving = session_id == self.current  # the session on screen is gone: a new one takes its place
+        if await self._change(lambda s: s.delete(session_id), "delete", reload=not leaving) and leaving:
+            self.dismiss(NEW_SESSION)  # no reload first: its rows would land on a screen already closed
 
-    async def _change(self, change: Any, what: str) -> bool:
+    async def _change(self, change: Any, what: str, reload: bool = True) -> bool:
         try:
             await call(change(await self.ctx.ready()))
         except Exception as error:  # running, has forks, an empty title: the facade's one line
             self.app.notify(f"{what} failed: {error}", severity="error")
+            self.reload()
             return False
-        finally:
+        if reload:
             self.reload()
         return True
 
