@@ -104,6 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
     importing = sub.add_parser("import", help="a new session (in this directory) from a JSONL export")
     importing.add_argument("file", metavar="FILE.jsonl")
 
+    warm = sub.add_parser("warm", help="the warm process that makes launches start fast")
+    warm.add_argument("warm_command", choices=["status", "start", "stop"],
+                      help="status: show it (pid, version, idle time, RSS); start: start one and wait for it; "
+                           "stop: end it (running launches finish)")
+    warm.add_argument("--json", action="store_true", help="status as one JSON object per warm process")
+
     db = sub.add_parser("db", help="database maintenance")
     db_sub = db.add_subparsers(dest="db_command", required=True)
     db_sub.add_parser("rebuild", help="rebuild every projection from the event table")
@@ -120,14 +126,25 @@ _COMMANDS = {
     "rewind": "agent_tui.commands.rewind_cmd",
     "export": "agent_tui.commands.export_cmd",
     "import": "agent_tui.commands.export_cmd",
+    "warm": "agent_tui.commands.warm_cmd",
 }
+WARM_COMMANDS = (None, "run", "serve")
+"""What a warm process may run: the commands that import the app, LiteLLM or the server."""
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, warm: bool | None = None) -> int:
+    """The ``agent-tui`` entry point. ``warm``: may a warm process run this launch (by default only
+    when called as the entry point, ``argv`` None; a warm child runs it with False)."""
     if list(sys.argv[1:] if argv is None else argv) == ["--version"]:  # without argparse's import: ~10 ms
         print(f"agent-tui {__version__}")
         return 0
     args = build_parser().parse_args(argv)
+    if (argv is None if warm is None else warm) and args.command in WARM_COMMANDS:
+        from agent_tui.warm import client
+
+        code = client.launch(list(sys.argv))
+        if code is not None:
+            return code
     try:
         module = importlib.import_module(_COMMANDS[args.command])
     except ModuleNotFoundError as error:

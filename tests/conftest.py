@@ -3,22 +3,48 @@
 from __future__ import annotations
 
 import os
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.warmth import LaunchMode, stop_warm_processes
+
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 
 
+@pytest.fixture(scope="session")
+def runtime_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The tests' own ``XDG_RUNTIME_DIR``: warm processes the tests start live here, never in the
+    user's, and are stopped when the session ends."""
+    path = tmp_path_factory.mktemp("runtime")
+    path.chmod(0o700)
+    yield path
+    stop_warm_processes(path)
+
+
 @pytest.fixture(autouse=True)
-def agent_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def agent_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, runtime_dir: Path) -> Path:
     home = tmp_path_factory.mktemp("agent-home")
     monkeypatch.setenv("AGENT_TUI_HOME", str(home))
     for name in list(os.environ):
         if name.startswith("AGENT_TUI_") and name not in {"AGENT_TUI_HOME"}:
             monkeypatch.delenv(name)
     monkeypatch.setenv("LITELLM_OFFLINE_MODE", "true")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime_dir))
+    monkeypatch.setenv("AGENT_TUI_NO_WARM", "1")  # a test that launches agent-tui asks for a mode: launch_mode
     return home
+
+
+@pytest.fixture(params=["in-process", "warm"])
+async def launch_mode(request: pytest.FixtureRequest, runtime_dir: Path) -> AsyncIterator[LaunchMode]:
+    """Run the test's ``agent-tui`` processes both ways: started in-process, and forked by a warm
+    process (started before the test, so its first launch is warm too). A warm run checks that
+    its launches really were served warm."""
+    mode = LaunchMode(request.param, runtime_dir)
+    await mode.prepare()
+    yield mode
+    await mode.verify()
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ DOOR = {"agent_tui.core.api", "agent_tui.core.events"}
 """What ``tui/``, ``server/`` and ``commands/`` may import from core: the facade module and the event types."""
 BELOW_CORE = ("agent_tui.llm", "agent_tui.tools")
 """Reached from above only through core (DESIGN §1: tui/server/cli -> core -> llm, tools)."""
-OUTSIDE_CORE = ("tui", "server", "commands")
+OUTSIDE_CORE = ("tui", "server", "commands", "warm")
 
 
 _MODULE_PATH = re.compile(r"^agent_tui(\.\w+)+$")

@@ -83,6 +83,11 @@ class SnapshotSettings(_Section):
     enabled: bool = True
 
 
+class WarmSettings(_Section):
+    idle_minutes: float = Field(default=30, ge=0)
+    """A warm process ends after this long without a launch; 0 turns warm start off (``agent_tui.warm``)."""
+
+
 def _default_agents() -> dict[str, AgentSettings]:
     return {DEFAULT_AGENT: AgentSettings()}
 
@@ -101,6 +106,7 @@ class Settings(_Section):
     storage: StorageSettings = Field(default_factory=StorageSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
     snapshots: SnapshotSettings = Field(default_factory=SnapshotSettings)
+    warm: WarmSettings = Field(default_factory=WarmSettings)
     theme: str = "agent-dark"
     paste_chip_lines: int = Field(default=20, ge=1)
     """A paste of more lines than this shows in the prompt as one ``[pasted N lines]`` chip."""

@@ -19,7 +19,7 @@ from agent_tui.core import paths
 
 ENV_PREFIX = "AGENT_TUI_"
 DEFAULT_AGENT = "build"
-ENV_RESERVED = frozenset({"HOME", "DISABLE_PROJECT_CONFIG", "TEST_TOOLS"})
+ENV_RESERVED = frozenset({"HOME", "DISABLE_PROJECT_CONFIG", "TEST_TOOLS", "NO_WARM"})
 
 
 class ConfigError(Exception):

@@ -13,15 +13,16 @@ from pathlib import Path
 import pytest
 
 from agent_tui.testing.fake_provider import FakeProvider
+from tests.warmth import LaunchMode
 
 
 class Cli:
-    def __init__(self, fake: FakeProvider, workdir: Path, home: Path) -> None:
-        self.fake, self.workdir, self.home = fake, workdir, home
+    def __init__(self, fake: FakeProvider, workdir: Path, home: Path, mode: LaunchMode) -> None:
+        self.fake, self.workdir, self.home, self.mode = fake, workdir, home, mode
         self.marks = home / "marks.txt"
 
     def env(self) -> dict[str, str]:
-        env = dict(os.environ)
+        env = self.mode.environ()
         env.update({
             "AGENT_TUI_HOME": str(self.home),
             "AGENT_TUI_TEST_TOOLS": "agent_tui.testing.test_tools:register",
@@ -58,8 +59,8 @@ class Cli:
 
 
 @pytest.fixture
-def cli(fake: FakeProvider, workdir: Path, agent_home: Path) -> Cli:
-    return Cli(fake, workdir, agent_home)
+def cli(fake: FakeProvider, workdir: Path, agent_home: Path, launch_mode: LaunchMode) -> Cli:
+    return Cli(fake, workdir, agent_home, launch_mode)
 
 
 def session_of(stderr: str) -> str:
@@ -163,7 +164,7 @@ async def test_crash_recovery_fails_the_orphaned_tool_and_never_reruns_it(cli: C
              {"text": "recovered"})
     proc = await cli.start("run", *cli.model_flags(), "block forever")
     await cli.wait_mark("block crash")
-    proc.kill()  # SIGKILL: no cleanup runs
+    await cli.mode.kill_agent(proc)  # SIGKILL: no cleanup runs
     _, err = await proc.communicate()
     sid = session_of(err.decode())
     assert types(await cli.log(sid))[-1] == "tool.called"
@@ -204,7 +205,7 @@ async def test_processes_a_killed_agent_left_running_are_killed_by_the_sweep(cli
         if len(_alive_members(group)) >= 3:
             break
         await asyncio.sleep(0.05)
-    proc.kill()  # SIGKILL: no cleanup runs
+    await cli.mode.kill_agent(proc)  # SIGKILL: no cleanup runs
     _, err = await proc.communicate()
     sid = session_of(err.decode())
     assert len(_alive_members(group)) >= 2  # orphaned, still running
@@ -225,7 +226,7 @@ async def test_a_second_process_neither_sweeps_nor_drains_a_live_session(cli: Cl
     sid = session_of((await owner.stderr.readline()).decode())
     code, out, err = await cli.run("--session", sid, "me too")
     assert code == 2
-    assert str(owner.pid) in err
+    assert str(await cli.mode.agent_pid(owner)) in err
     log = await cli.log(sid)
     assert "tool.failed" not in types(log)  # the running tool was not swept
     assert types(log)[-1] == "prompt.admitted"
@@ -251,7 +252,7 @@ async def test_resume_without_a_prompt_continues_a_step_a_crash_cut_short(cli: C
     fake.add({"text": "partial answer", "chunks": 2, "hold": True}, {"text": "whole answer"})
     proc = await cli.start("run", *cli.model_flags(), "answer me")
     await fake.wait_for("held")
-    proc.kill()  # SIGKILL with the step open
+    await cli.mode.kill_agent(proc)  # SIGKILL with the step open
     _, err = await proc.communicate()
     sid = session_of(err.decode())
     code, out, err = await cli.run("--session", sid)
@@ -300,7 +301,7 @@ async def test_an_mcp_call_a_killed_agent_left_running_is_swept_and_its_server_e
             break
         await asyncio.sleep(0.05)
     server_pid = int(started.read_text())
-    proc.kill()  # SIGKILL: no cleanup runs
+    await cli.mode.kill_agent(proc)  # SIGKILL: no cleanup runs
     _, err = await proc.communicate()
     sid = session_of(err.decode())
     before = types(await cli.log(sid))

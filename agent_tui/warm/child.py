@@ -1,0 +1,120 @@
+"""A forked child becomes the launch: the caller's stdio, cwd, environment, umask and argv.
+
+After :func:`adopt` the process looks to agent-tui's code like a fresh one
+started by the caller, and :func:`run` runs the same entry point a fresh
+process runs. Two things differ and are handled here: the child is not in the
+terminal's foreground process group, so it asks its caller to stop instead of
+stopping itself (:func:`_ask_to_suspend`); and the caller, not the terminal,
+delivers it the signals the terminal would have.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import socket
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from agent_tui.warm import wire
+
+_RETIRED: list[Any] = []
+"""The warm process's own stdio objects: kept alive, since closing them would close fds 0-2."""
+
+_CALLER: socket.socket | None = None
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One launch, as the caller asked for it."""
+
+    argv: list[str]
+    cwd: str
+    env: dict[str, str]
+    umask: int
+    path0: str | None
+    ignored: list[int]
+
+    @classmethod
+    def from_request(cls, request: dict[str, Any]) -> Launch:
+        try:
+            launch = cls(
+                argv=[str(a) for a in request["argv"]], cwd=str(request["cwd"]),
+                env={str(k): str(v) for k, v in dict(request["env"]).items()}, umask=int(request["umask"]) & 0o777,
+                path0=None if request.get("path0") is None else str(request["path0"]),
+                ignored=[int(s) for s in request.get("ignored", [])],
+            )  # fmt: skip
+        except (KeyError, TypeError, ValueError) as error:
+            raise wire.BadRequest(f"not a launch: {error!r}") from None
+        if not launch.argv:
+            raise wire.BadRequest("not a launch: empty argv")
+        return launch
+
+
+def adopt(launch: Launch, stdio: list[int], caller: socket.socket, defaults: dict[int, Any]) -> None:
+    """Take over the caller's process state; raises OSError (the caller then hears of a failed launch)."""
+    global _CALLER
+    _CALLER = caller
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os.chdir(launch.cwd)
+    for target, fd in enumerate(stdio):
+        if fd != target:
+            os.dup2(fd, target)
+            os.close(fd)
+    os.environ.clear()
+    os.environ.update(launch.env)
+    os.umask(launch.umask)
+    sys.argv = list(launch.argv)
+    if launch.path0 is not None:  # the script's directory, as a fresh process has it first on sys.path
+        if sys.flags.safe_path or not sys.path:  # the warm process runs with -P: it has none
+            sys.path.insert(0, launch.path0)
+        else:
+            sys.path[0] = launch.path0
+    _reopen_stdio()
+    signal.set_wakeup_fd(-1)
+    for signum, handler in defaults.items():
+        signal.signal(signum, handler)
+    for signum in launch.ignored:
+        signal.signal(signum, signal.SIG_IGN)
+    if signal.getsignal(signal.SIGTSTP) is not signal.SIG_IGN:
+        signal.signal(signal.SIGTSTP, _ask_to_suspend)
+
+
+def _reopen_stdio() -> None:
+    """New ``sys.std*`` objects over fds 0-2, buffered as Python buffers a fresh process's
+    (the warm process's own were made for its log file)."""
+    old_out, old_err = sys.__stdout__, sys.__stderr__
+    _RETIRED.extend([sys.__stdin__, old_out, old_err, sys.stdin, sys.stdout, sys.stderr])
+    encoding = old_out.encoding if old_out is not None else "utf-8"
+    errors = old_out.errors if old_out is not None else "strict"
+    unbuffered = bool(getattr(old_out, "write_through", False))  # PYTHONUNBUFFERED is in the key
+
+    def wrap(fd: int, mode: str, line: bool, errs: str) -> io.TextIOWrapper:
+        raw = io.FileIO(fd, mode, closefd=False)
+        buffered: Any = io.BufferedReader(raw) if mode == "r" else io.BufferedWriter(raw)
+        return io.TextIOWrapper(buffered, encoding=encoding, errors=errs, line_buffering=line,
+                                write_through=unbuffered and mode == "w")  # fmt: skip
+
+    sys.stdin = sys.__stdin__ = wrap(0, "r", False, errors)
+    sys.stdout = sys.__stdout__ = wrap(1, "w", os.isatty(1), errors)
+    sys.stderr = sys.__stderr__ = wrap(2, "w", True, "backslashreplace")
+
+
+def _ask_to_suspend(signum: int, frame: object) -> None:
+    """SIGTSTP: the kernel would drop it (this process group has no terminal), so the caller,
+    which holds the terminal's job control, stops itself once this process has stopped."""
+    if _CALLER is not None and wire.reply(_CALLER, {"suspend": True}):
+        os.kill(os.getpid(), signal.SIGSTOP)
+
+
+def run(launch: Launch) -> None:
+    """What the ``agent-tui`` entry point runs, with the caller's argv; raises SystemExit."""
+    from agent_tui.cli import main
+
+    raise SystemExit(main(launch.argv[1:], warm=False))

@@ -1,0 +1,201 @@
+"""The launcher's side of warm start: hand this launch to a warm process, or say it cannot.
+
+:func:`launch` returns the launch's exit code when a warm process ran it, or
+None when this process must run it itself (as it always did): warm start off,
+no warm process yet (one is started in the background for next time), a stale
+socket, a refusal or any error before the child began. Stdlib only; it runs
+before anything else on every launch.
+
+While the child runs, this process stays what the shell started: it is in the
+terminal's foreground process group, forwards the signals a terminal or a user
+sends it, stops itself when the child asks (Ctrl+Z) and exits as the child did.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sys
+from collections.abc import Mapping
+
+from agent_tui.warm import place, wire
+
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGWINCH, signal.SIGCONT, signal.SIGTSTP)
+_IGNORABLE = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGTSTP, signal.SIGPIPE)
+
+
+def launch(argv: list[str], environ: Mapping[str, str] | None = None) -> int | None:
+    """Run ``argv`` in a warm child; its exit code, or None to run it in this process."""
+    environ = os.environ if environ is None else environ
+    if place.switched_off(environ):
+        return None
+    try:
+        key = place.launch_key(environ)
+        path = place.socket_path(key, environ)
+    except (place.NoPlace, OSError) as error:
+        _note(f"no warm start: {error}")
+        return None
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(str(path))
+    except OSError as error:
+        sock.close()
+        if wanted(environ):
+            _note(f"no warm process at {path} ({error.strerror}): starting one; this launch runs in-process")
+            start(key)
+        return None
+    try:
+        return _launch(sock, argv, key, environ)
+    finally:
+        sock.close()
+
+
+def _launch(sock: socket.socket, argv: list[str], key: str, environ: Mapping[str, str]) -> int | None:
+    ignored = [int(s) for s in _IGNORABLE if signal.getsignal(s) is signal.SIG_IGN]
+    umask = os.umask(0)
+    os.umask(umask)
+    request = {
+        "op": "launch", "key": key, "argv": list(argv), "cwd": os.getcwd(), "env": dict(environ), "umask": umask,
+        "path0": None if sys.flags.safe_path or not sys.path else sys.path[0], "ignored": ignored,
+    }  # fmt: skip
+    replies = wire.Replies(sock)
+    try:
+        wire.send_request(sock, request, [0, 1, 2])
+        first = replies.next()
+    except OSError as error:
+        _note(f"the warm process did not take the launch: {error}")
+        return None
+    if first is None or not isinstance(first.get("pid"), int):
+        _note(f"the warm process refused the launch: {first}")
+        return None
+    return _follow(replies, first["pid"])
+
+
+def _follow(replies: wire.Replies, pid: int) -> int:
+    """Relay signals to the child until its exit status arrives; then exit as it did."""
+
+    def forward(signum: int, frame: object) -> None:
+        try:
+            os.kill(pid, signum)
+        except ProcessLookupError:
+            pass
+
+    for signum in FORWARDED:
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, forward)
+    while True:
+        message = replies.next()
+        if message is None:
+            _note(f"the warm process went away while child {pid} ran; its exit status is lost")
+            return 1
+        if message.get("suspend"):
+            _stop_with(pid, forward)
+        elif isinstance(message.get("exit"), int):
+            return message["exit"]
+        elif isinstance(message.get("signal"), int):
+            return _die_of(message["signal"])
+
+
+def _stop_with(pid: int, forward: object) -> None:
+    """The child stopped itself (it cannot stop the shell's job): stop this process the way
+    the terminal would have, so the shell sees the job stopped; SIGCONT then wakes both."""
+    _wait_stopped(pid)
+    signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGTSTP)
+    signal.signal(signal.SIGTSTP, forward)  # type: ignore[arg-type]
+
+
+def _wait_stopped(pid: int, timeout: float = 1.0) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                if stat.read().rsplit(b")", 1)[-1].split()[0] in (b"T", b"t"):
+                    return
+        except OSError:
+            return
+        time.sleep(0.005)
+
+
+def _die_of(signum: int) -> int:
+    """End as the child ended: by the same signal (a shell then reports it the same way)."""
+    sys.stdout.flush()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+    return 128 + signum  # only reached for a signal whose default is not to end the process
+
+
+def wanted(environ: Mapping[str, str] | None = None) -> bool:
+    """``[warm] idle_minutes`` is not 0 (read only on this path: with a warm process up, that
+    process watches the setting)."""
+    from agent_tui.core.api import ConfigError, read_layers
+
+    try:
+        config = read_layers(environ={}).sources[0][1]
+    except ConfigError:
+        config = {}
+    return place.idle_minutes(os.environ if environ is None else environ, config) > 0
+
+
+def start(key: str) -> None:
+    """Start the warm process for ``key`` in the background: detached (double fork, its own
+    session), in ``/``, output to ``<data dir>/warm.log``. It gives up by itself when another
+    one for the key holds the lock."""
+    from agent_tui.core.api import paths
+
+    data = paths.data_dir()
+    data.mkdir(parents=True, exist_ok=True)
+    log = str(data / "warm.log")
+    pid = os.fork()
+    if pid:
+        os.waitpid(pid, 0)
+        return
+    try:
+        os.setsid()
+        if os.fork() == 0:
+            out = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
+            os.dup2(out, 1)
+            os.dup2(out, 2)
+            os.closerange(3, 65536)
+            os.chdir("/")
+            os.execv(sys.executable, [sys.executable, "-P", "-m", "agent_tui.warm", key])
+    finally:
+        os._exit(0)
+
+
+def _note(line: str) -> None:
+    """One debug line in ``<data dir>/warm.log``; never a word on the user's terminal."""
+    try:
+        from agent_tui.core.api import paths
+
+        data = paths.data_dir()
+        data.mkdir(parents=True, exist_ok=True)
+        with open(data / "warm.log", "a", encoding="utf-8") as out:
+            out.write(f"launcher[{os.getpid()}] {line}\n")
+    except OSError:
+        pass
+
+
+def server_sockets(environ: Mapping[str, str] | None = None) -> list[str]:
+    """Every warm socket of this user (any key), for ``agent-tui warm status|stop``."""
+    directory = place.runtime_dir(environ)
+    return sorted(str(p) for p in directory.glob("warm-*.sock"))
+
+
+def ask(path: str, op: str, timeout: float = 5.0) -> dict | None:
+    """One ``status`` or ``stop`` request; None when nothing answers there."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(path)
+        wire.send_request(sock, {"op": op})
+        return wire.Replies(sock).next()
+    except OSError:
+        return None
+    finally:
+        sock.close()

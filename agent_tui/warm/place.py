@@ -1,0 +1,125 @@
+"""Which warm process fits a launch, and where it listens.
+
+A warm process may only serve launches that a fresh process would start the
+same way: the same agent-tui code, the same Python, and the same environment
+wherever it is read at import time (LiteLLM's, Textual's and Python's own
+variables, proxies and certificates). Those go into the key, and the key into
+the socket's name, so a launch can only reach a process that fits it.
+
+``AGENT_TUI_*`` variables are in the key too, except the ones agent-tui reads
+only when a launch runs (after the fork): :data:`READ_PER_LAUNCH`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+import agent_tui
+
+OFF_ENV = "AGENT_TUI_NO_WARM"
+IDLE_ENV = "AGENT_TUI_WARM__IDLE_MINUTES"
+DEFAULT_IDLE_MINUTES = 30.0
+
+READ_PER_LAUNCH = frozenset({
+    "AGENT_TUI_HOME", "AGENT_TUI_MODEL", "AGENT_TUI_API_BASE", "AGENT_TUI_API_KEY", "AGENT_TUI_SERVER_TOKEN",
+    "AGENT_TUI_DISABLE_PROJECT_CONFIG", "AGENT_TUI_TEST_KILL_AFTER_COMMIT", "AGENT_TUI_TEST_TOOLS",
+    "AGENT_TUI_TEST_MARKS",
+})  # fmt: skip
+"""Read by the launch itself, never at import: a warm process serves any value of them
+(``tests/warm/test_launch.py`` launches with values its warm process was not started with)."""
+
+_KEY_PREFIXES = ("AGENT_TUI_", "LITELLM_", "TEXTUAL_", "PYTHON", "LC_", "SSL_", "OPENSSL_")
+_KEY_NAMES = frozenset({
+    "LANG", "NO_COLOR", "FORCE_COLOR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NO_PROXY", "HTTP_PROXY",
+    "HTTPS_PROXY", "ALL_PROXY",
+})  # fmt: skip
+
+
+def in_key(name: str) -> bool:
+    upper = name.upper()
+    if name in READ_PER_LAUNCH:
+        return False
+    return upper in _KEY_NAMES or upper.startswith(_KEY_PREFIXES)
+
+
+def code_stamp(package: Path | None = None) -> str:
+    """The newest modification time and the count of agent-tui's source files.
+
+    The version alone misses an edited checkout (``pip install -e``); ~250 ``stat``
+    calls cost well under a millisecond."""
+    root = Path(agent_tui.__file__).parent if package is None else package
+    newest, count, pending = 0, 0, [str(root)]
+    while pending:
+        with os.scandir(pending.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name != "__pycache__":
+                        pending.append(entry.path)
+                elif entry.name.endswith(".py"):
+                    newest = max(newest, entry.stat().st_mtime_ns)
+                    count += 1
+    return f"{newest}:{count}"
+
+
+def launch_key(environ: Mapping[str, str] | None = None, stamp: str | None = None) -> str:
+    """Sixteen hex digits naming the warm process that may serve a launch with this environment."""
+    environ = os.environ if environ is None else environ
+    digest = hashlib.sha256()
+    for part in (agent_tui.__version__, stamp or code_stamp(), sys.executable, sys.version):
+        digest.update(part.encode() + b"\0")
+    for name in sorted(n for n in environ if in_key(n)):
+        digest.update(f"{name}={environ[name]}".encode("utf-8", "surrogateescape") + b"\0")
+    return digest.hexdigest()[:16]
+
+
+class NoPlace(Exception):
+    """No private runtime directory can be had: the launch runs in-process."""
+
+
+def runtime_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_RUNTIME_DIR/agent-tui`` (else ``/tmp/agent-tui-UID``), made 0700 and checked to be ours."""
+    environ = os.environ if environ is None else environ
+    base = environ.get("XDG_RUNTIME_DIR")
+    path = Path(base) / "agent-tui" if base else Path("/tmp") / f"agent-tui-{os.getuid()}"
+    try:
+        path.mkdir(mode=0o700, parents=bool(base), exist_ok=True)
+        info = path.lstat()
+    except OSError as error:
+        raise NoPlace(f"{path}: {error.strerror}") from None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise NoPlace(f"{path} is not a private directory of this user")
+    return path
+
+
+def socket_path(key: str, environ: Mapping[str, str] | None = None) -> Path:
+    return runtime_dir(environ) / f"warm-{key}.sock"
+
+
+def lock_path(key: str, environ: Mapping[str, str] | None = None) -> Path:
+    return runtime_dir(environ) / f"warm-{key}.lock"
+
+
+def idle_minutes(environ: Mapping[str, str] | None = None, config: Mapping[str, object] | None = None) -> float:
+    """``[warm] idle_minutes`` (the environment's ``AGENT_TUI_WARM__IDLE_MINUTES`` first); 0 is off."""
+    environ = os.environ if environ is None else environ
+    raw: object = environ.get(IDLE_ENV)
+    if raw is None and config is not None:
+        warm = config.get("warm")
+        raw = warm.get("idle_minutes") if isinstance(warm, Mapping) else None
+    if raw is None:
+        return DEFAULT_IDLE_MINUTES
+    try:
+        value = float(raw)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return DEFAULT_IDLE_MINUTES  # validated, with a clear error, by the launch's own settings
+    return max(value, 0.0)
+
+
+def switched_off(environ: Mapping[str, str] | None = None) -> bool:
+    environ = os.environ if environ is None else environ
+    return environ.get(OFF_ENV, "").strip() not in ("", "0")
