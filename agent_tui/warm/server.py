@@ -401,11 +401,11 @@ def warm_up() -> None:
             importlib.import_module(module)
         except Exception as error:  # noqa: BLE001 - a module the launch may not need; it imports it then
             log.warning("warm-up could not import %s: %s", module, error)
-    from agent_tui.llm import lazy
+    from agent_tui.core.api import load_llm, preload_llm
 
-    lazy.load()
+    load_llm()
     with _logging_inline():
-        lazy.preload(tokenizer=False)
+        preload_llm(tokenizer=False)
     gc.collect()
     gc.freeze()  # children never collect (and so never copy) what the warm process made
     gc.enable()
