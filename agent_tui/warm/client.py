@@ -123,7 +123,8 @@ def _wait_stopped(pid: int, timeout: float = 1.0) -> None:
 def _die_of(signum: int) -> int:
     """End as the child ended: by the same signal (a shell then reports it the same way)."""
     sys.stdout.flush()
-    signal.signal(signum, signal.SIG_DFL)
+    if signum not in (signal.SIGKILL, signal.SIGSTOP):  # those two have no handler to reset
+        signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
     return 128 + signum  # only reached for a signal whose default is not to end the process
 

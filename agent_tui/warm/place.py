@@ -70,7 +70,8 @@ def launch_key(environ: Mapping[str, str] | None = None, stamp: str | None = Non
     """Sixteen hex digits naming the warm process that may serve a launch with this environment."""
     environ = os.environ if environ is None else environ
     digest = hashlib.sha256()
-    for part in (agent_tui.__version__, stamp or code_stamp(), sys.executable, sys.version):
+    python = (sys.prefix, os.path.realpath(sys.executable), sys.version)  # bin/python and bin/python3 are one
+    for part in (agent_tui.__version__, stamp or code_stamp(), *python):
         digest.update(part.encode() + b"\0")
     for name in sorted(n for n in environ if in_key(n)):
         digest.update(f"{name}={environ[name]}".encode("utf-8", "surrogateescape") + b"\0")

@@ -14,6 +14,7 @@ from pathlib import Path
 from agent_tui.core.api import Settings, open_sessions
 from agent_tui.core.crash_seam import ENV as KILL_ENV
 from tests.core.conftest import snapshot
+from tests.warmth import LaunchMode
 
 from .scenario import Point, Responder, check_log, describe, prepare_point, stored_log
 
@@ -27,18 +28,19 @@ class Outcome:
     problems: list[str]
 
 
-def child_env(point: Point, kill_after: int | None) -> dict[str, str]:
+def child_env(point: Point, kill_after: int | None, mode: LaunchMode) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_TUI_")}
     env.update({"AGENT_TUI_HOME": str(point.home), "LITELLM_OFFLINE_MODE": "true"})
+    env = mode.environ(env)
     if kill_after is not None:
         env[KILL_ENV] = str(kill_after)
     return env
 
 
-async def agent_tui(point: Point, *args: str, kill_after: int | None = None,
+async def agent_tui(point: Point, *args: str, mode: LaunchMode, kill_after: int | None = None,
                     timeout: float = 90) -> tuple[int, str, str]:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "agent_tui", *args, cwd=point.project, env=child_env(point, kill_after),
+        sys.executable, "-m", "agent_tui", *args, cwd=point.project, env=child_env(point, kill_after, mode),
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )
     try:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.testing.fake_provider import FakeProvider
+from tests.warmth import LaunchMode
 
 from .scenario import FINAL, MODEL, PROMPT, Point, Responder, stored_log
 from .sweep import KILLED, Outcome, agent_tui, recovered, report, session_id, sweep
@@ -14,12 +15,12 @@ from .sweep import KILLED, Outcome, agent_tui, recovered, report, session_id, sw
 
 @pytest.mark.timeout(900)
 async def test_every_commit_point_of_a_run_recovers(crash_fake: FakeProvider, responder: Responder,
-                                                    tmp_path: Path) -> None:
+                                                    tmp_path: Path, launch_mode: LaunchMode) -> None:
     flags = ["--model", MODEL, "--api-base", crash_fake.openai_base, "--permission", "allow"]
 
     async def check(n: int, point: Point) -> Outcome:
         model = [*flags, "--api-key", point.key]
-        code, _, err = await agent_tui(point, "run", *model, PROMPT, kill_after=n)
+        code, _, err = await agent_tui(point, "run", *model, PROMPT, mode=launch_mode, kill_after=n)
         if code == 0:
             return Outcome(point, killed=False, problems=[])
         if code != KILLED:
@@ -28,7 +29,7 @@ async def test_every_commit_point_of_a_run_recovers(crash_fake: FakeProvider, re
         assert sid is not None, f"commit {n} was made, yet no session exists"
         admitted = any(e["type"] == "prompt.admitted" for e in stored_log(point.database))
         again = [] if admitted else [PROMPT]  # the prompt never became durable: the user sends it again
-        code, out, err = await agent_tui(point, "run", *model, "--session", sid, *again)
+        code, out, err = await agent_tui(point, "run", *model, "--session", sid, *again, mode=launch_mode)
         problems = [] if code == 0 else [f"the continuation exited {code}: {err.strip()[-400:]}"]
         if code == 0 and out.strip() != FINAL:
             problems.append(f"the continuation printed {out.strip()!r}, not the answer")

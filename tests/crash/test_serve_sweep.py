@@ -15,6 +15,8 @@ from agent_tui.testing.fake_provider import FakeProvider
 from tests.server.conftest import SseReader
 
 from .scenario import MODEL, PROMPT, Point, Responder, stored_log
+from tests.warmth import LaunchMode
+
 from .sweep import KILLED, Outcome, child_env, recovered, report, session_id, sweep
 
 TOKEN = "crash-sweep-token"
@@ -26,8 +28,8 @@ class Server:
         self.proc, self.url = proc, url
 
     @classmethod
-    async def start(cls, point: Point, fake: FakeProvider, kill_after: int | None) -> "Server":
-        env = {**child_env(point, kill_after), "AGENT_TUI_SERVER_TOKEN": TOKEN}
+    async def start(cls, point: Point, fake: FakeProvider, kill_after: int | None, mode: LaunchMode) -> "Server":
+        env = {**child_env(point, kill_after, mode), "AGENT_TUI_SERVER_TOKEN": TOKEN}
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "agent_tui",
             "--model", MODEL, "--api-base", fake.openai_base, "--api-key", point.key, "serve", "--port", "0",
@@ -66,9 +68,9 @@ async def follow_until_done(http: aiohttp.ClientSession, sid: str, after: int | 
 
 @pytest.mark.timeout(900)
 async def test_every_commit_point_of_a_served_session_recovers(crash_fake: FakeProvider, responder: Responder,
-                                                               tmp_path: Path) -> None:
+                                                               tmp_path: Path, launch_mode: LaunchMode) -> None:
     async def check(n: int, point: Point) -> Outcome:
-        server = await Server.start(point, crash_fake, kill_after=n)
+        server = await Server.start(point, crash_fake, kill_after=n, mode=launch_mode)
         try:
             async with server.client() as http:
                 async with http.post("/api/session", json={"location": str(point.project)}) as resp:
@@ -88,7 +90,7 @@ async def test_every_commit_point_of_a_served_session_recovers(crash_fake: FakeP
         assert sid is not None, f"commit {n} was made, yet no session exists"
         log = stored_log(point.database)
         admitted = any(e["type"] == "prompt.admitted" for e in log)
-        server = await Server.start(point, crash_fake, kill_after=None)
+        server = await Server.start(point, crash_fake, kill_after=None, mode=launch_mode)
         problems: list[str] = []
         try:
             async with server.client() as http:

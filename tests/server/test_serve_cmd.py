@@ -19,6 +19,8 @@ from agent_tui.commands.serve_cmd import is_loopback
 from agent_tui.core.sessions import open_sessions
 from agent_tui.testing.fake_provider import FakeProvider
 
+from tests.warmth import LaunchMode
+
 from .conftest import SseReader, short
 
 
@@ -27,10 +29,10 @@ class Served:
         self.proc, self.url, self.lines = proc, url, lines
 
 
-async def _serve(workdir: Path, home: Path, fake: FakeProvider, *flags: str,
+async def _serve(workdir: Path, home: Path, fake: FakeProvider, mode: LaunchMode, *flags: str,
                  env: dict[str, str] | None = None) -> Served:  # fmt: skip
     (home / "config.toml").write_text('[[permission]]\naction = "test"\npattern = "*"\neffect = "allow"\n')
-    environ = {**os.environ, "AGENT_TUI_HOME": str(home), "LITELLM_OFFLINE_MODE": "true",
+    environ = {**mode.environ(), "AGENT_TUI_HOME": str(home), "LITELLM_OFFLINE_MODE": "true",
                "AGENT_TUI_TEST_TOOLS": "agent_tui.testing.test_tools:register", **(env or {})}  # fmt: skip
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "agent_tui", "--model", "openai/fake-model", "--api-base", fake.openai_base,
@@ -54,12 +56,13 @@ async def fake() -> AsyncIterator[FakeProvider]:
         yield provider
 
 
-async def test_serve_runs_prompts_and_shuts_down_cleanly(workdir: Path, agent_home: Path, fake: FakeProvider) -> None:
-    served = await _serve(workdir, agent_home, fake)
+async def test_serve_runs_prompts_and_shuts_down_cleanly(workdir: Path, agent_home: Path, fake: FakeProvider,
+                                                         launch_mode: LaunchMode) -> None:  # fmt: skip
+    served = await _serve(workdir, agent_home, fake, launch_mode)
     info_path = agent_home / "server.json"
     info = json.loads(info_path.read_text())
     assert stat.S_IMODE(info_path.stat().st_mode) == 0o600
-    assert info["url"] == served.url and info["pid"] == served.proc.pid
+    assert info["url"] == served.url and info["pid"] == await launch_mode.agent_pid(served.proc)
     assert f"agent-tui: token {info['token']}" in served.lines
     assert not any("WARNING" in line for line in served.lines)
     headers = {"Authorization": f"Bearer {info['token']}"}
@@ -102,8 +105,8 @@ async def test_serve_runs_prompts_and_shuts_down_cleanly(workdir: Path, agent_ho
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGHUP])  # Ctrl+C; its terminal closing
 async def test_serve_uses_the_token_from_the_environment(workdir: Path, agent_home: Path, fake: FakeProvider,
-                                                         stop: int) -> None:  # fmt: skip
-    served = await _serve(workdir, agent_home, fake, env={"AGENT_TUI_SERVER_TOKEN": "from-env-token"})
+                                                         stop: int, launch_mode: LaunchMode) -> None:  # fmt: skip
+    served = await _serve(workdir, agent_home, fake, launch_mode, env={"AGENT_TUI_SERVER_TOKEN": "from-env-token"})
     try:
         assert "agent-tui: token from AGENT_TUI_SERVER_TOKEN" in served.lines
         assert not any("from-env-token" in line for line in served.lines)
@@ -118,7 +121,7 @@ async def test_serve_uses_the_token_from_the_environment(workdir: Path, agent_ho
             await served.proc.wait()
 
 
-async def test_a_busy_port_is_one_clear_error(workdir: Path, agent_home: Path) -> None:
+async def test_a_busy_port_is_one_clear_error(workdir: Path, agent_home: Path, launch_mode: LaunchMode) -> None:
     import socket
 
     with socket.socket() as taken:
@@ -127,7 +130,7 @@ async def test_a_busy_port_is_one_clear_error(workdir: Path, agent_home: Path) -
         port = taken.getsockname()[1]
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "agent_tui", "serve", "--port", str(port), cwd=workdir,
-            env={**os.environ, "AGENT_TUI_HOME": str(agent_home)}, stderr=asyncio.subprocess.PIPE,
+            env={**launch_mode.environ(), "AGENT_TUI_HOME": str(agent_home)}, stderr=asyncio.subprocess.PIPE,
         )
         _, err = await asyncio.wait_for(proc.communicate(), 30)
     assert proc.returncode == 1
