@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from agent_tui.warm import wire
+from agent_tui.warm import place, wire
 
 _RETIRED: list[Any] = []
 """The warm process's own stdio objects: kept alive, since closing them would close fds 0-2."""
@@ -36,6 +36,9 @@ class Launch:
     umask: int
     path0: str | None
     ignored: list[int]
+    executable: str | None = None
+    limits: dict[str, tuple[int, int]] | None = None
+    nice: int | None = None
 
     @classmethod
     def from_request(cls, request: dict[str, Any]) -> Launch:
@@ -45,11 +48,16 @@ class Launch:
                 env={str(k): str(v) for k, v in dict(request["env"]).items()}, umask=int(request["umask"]) & 0o777,
                 path0=None if request.get("path0") is None else str(request["path0"]),
                 ignored=[int(s) for s in request.get("ignored", [])],
+                executable=None if request.get("executable") is None else str(request["executable"]),
+                limits={str(k): (int(v[0]), int(v[1])) for k, v in dict(request.get("limits") or {}).items()},
+                nice=None if request.get("nice") is None else int(request["nice"]),
             )  # fmt: skip
         except (KeyError, TypeError, ValueError) as error:
             raise wire.BadRequest(f"not a launch: {error!r}") from None
         if not launch.argv:
             raise wire.BadRequest("not a launch: empty argv")
+        if unknown := set(launch.limits or {}) - set(place.LIMITS):
+            raise wire.BadRequest(f"not a launch: unknown limits {sorted(unknown)}")
         return launch
 
 
@@ -62,15 +70,18 @@ def adopt(launch: Launch, stdio: list[int], caller: socket.socket, defaults: dic
             stream.flush()
         except (OSError, ValueError):
             pass
-    os.chdir(launch.cwd)
     for target, fd in enumerate(stdio):
         if fd != target:
             os.dup2(fd, target)
             os.close(fd)
+    os.chdir(launch.cwd)  # after the caller's stderr is fd 2: a failure is reported there, not in warm.log
     os.environ.clear()
     os.environ.update(launch.env)
     os.umask(launch.umask)
+    _take_limits(launch)
     sys.argv = list(launch.argv)
+    if launch.executable:
+        sys.executable = launch.executable
     if launch.path0 is not None:  # the script's directory, as a fresh process has it first on sys.path
         if sys.flags.safe_path or not sys.path:  # the warm process runs with -P: it has none
             sys.path.insert(0, launch.path0)
@@ -84,6 +95,29 @@ def adopt(launch: Launch, stdio: list[int], caller: socket.socket, defaults: dic
         signal.signal(signum, signal.SIG_IGN)
     if signal.getsignal(signal.SIGTSTP) is not signal.SIG_IGN:
         signal.signal(signal.SIGTSTP, _ask_to_suspend)
+
+
+def grantable(launch: Launch) -> str | None:
+    """Why this process cannot take on the caller's limits and priority (None: it can): a limit
+    only goes down, and a priority only gets lower, without privileges."""
+    import resource
+
+    for name, (_, hard) in (launch.limits or {}).items():
+        own = resource.getrlimit(getattr(resource, name))[1]
+        if own != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or hard > own):
+            return f"{name} {hard} is above this process's {own}"
+    if launch.nice is not None and launch.nice < os.getpriority(os.PRIO_PROCESS, 0):
+        return f"priority {launch.nice} is above this process's"
+    return None
+
+
+def _take_limits(launch: Launch) -> None:
+    import resource
+
+    for name, (soft, hard) in (launch.limits or {}).items():
+        resource.setrlimit(getattr(resource, name), (soft, hard))
+    if launch.nice is not None:
+        os.setpriority(os.PRIO_PROCESS, 0, launch.nice)
 
 
 def _reopen_stdio() -> None:

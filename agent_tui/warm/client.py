@@ -52,12 +52,18 @@ def launch(argv: list[str], environ: Mapping[str, str] | None = None) -> int | N
 
 
 def _launch(sock: socket.socket, argv: list[str], key: str, environ: Mapping[str, str]) -> int | None:
+    try:
+        cwd = os.getcwd()
+    except OSError as error:  # the directory is gone: in-process, the launch says so itself
+        _note(f"no working directory ({error.strerror}): in-process")
+        return None
     ignored = [int(s) for s in _IGNORABLE if signal.getsignal(s) is signal.SIG_IGN]
     umask = os.umask(0)
     os.umask(umask)
     request = {
-        "op": "launch", "key": key, "argv": list(argv), "cwd": os.getcwd(), "env": dict(environ), "umask": umask,
+        "op": "launch", "key": key, "argv": list(argv), "cwd": cwd, "env": dict(environ), "umask": umask,
         "path0": None if sys.flags.safe_path or not sys.path else sys.path[0], "ignored": ignored,
+        "executable": sys.executable, "limits": place.limits(), "nice": os.getpriority(os.PRIO_PROCESS, 0),
     }  # fmt: skip
     replies = wire.Replies(sock)
     try:
@@ -176,7 +182,8 @@ def _note(line: str) -> None:
 
         data = paths.data_dir()
         data.mkdir(parents=True, exist_ok=True)
-        with open(data / "warm.log", "a", encoding="utf-8") as out:
+        fd = os.open(data / "warm.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)  # it names prompts
+        with open(fd, "a", encoding="utf-8") as out:
             out.write(f"launcher[{os.getpid()}] {line}\n")
     except OSError:
         pass

@@ -126,7 +126,20 @@ def idle_minutes(environ: Mapping[str, str] | None = None, config: Mapping[str, 
         value = float(raw)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return DEFAULT_IDLE_MINUTES  # validated, with a clear error, by the launch's own settings
+    if value != value or value in (float("inf"), float("-inf")):
+        return DEFAULT_IDLE_MINUTES
     return max(value, 0.0)
+
+
+LIMITS = ("RLIMIT_NOFILE", "RLIMIT_CORE", "RLIMIT_AS", "RLIMIT_DATA", "RLIMIT_STACK", "RLIMIT_NPROC",
+          "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_MEMLOCK")  # fmt: skip
+"""Resource limits a launch takes from its caller (``ulimit``), as a fresh process inherits them."""
+
+
+def limits() -> dict[str, list[int]]:
+    import resource
+
+    return {name: list(resource.getrlimit(getattr(resource, name))) for name in LIMITS if hasattr(resource, name)}
 
 
 def switched_off(environ: Mapping[str, str] | None = None) -> bool:

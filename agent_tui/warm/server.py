@@ -120,7 +120,7 @@ class Server:
                         log.info("warm start was turned off ([warm] idle_minutes = 0): stopping")
                         self._stop(selector)
                 if not self.stopping and not self.running and time.monotonic() - self.last_busy >= self.idle_s:
-                    log.info("idle for %.0f minutes: stopping", self.idle_s / 60)
+                    log.info("idle for %g minutes: stopping", self.idle_s / 60)
                     self._stop(selector)
         finally:
             if self._is_warm_process():
@@ -184,11 +184,13 @@ class Server:
     def _launch(self, conn: socket.socket, request: dict[str, Any], fds: list[int],
                 selector: selectors.BaseSelector) -> None:  # fmt: skip
         try:
-            child.Launch.from_request(request)
+            launch = child.Launch.from_request(request)
             if len(fds) != wire.STDIO:
                 raise wire.BadRequest(f"a launch with {len(fds)} descriptors, not {wire.STDIO}")
             if request.get("key") != self.key:
                 raise wire.BadRequest("a launch for another key")
+            if (why := child.grantable(launch)) is not None:
+                raise wire.BadRequest(f"the caller's limits cannot be granted: {why}")
         except wire.BadRequest:
             _close_all(fds)
             raise
@@ -215,7 +217,7 @@ class Server:
         self.last_busy = time.monotonic()
         selector.register(conn, selectors.EVENT_READ, running)
         wire.reply(conn, {"pid": spare.pid})
-        log.info("launch %d: child %d for %s", self.launches, spare.pid, " ".join(request["argv"][1:]) or "tui")
+        log.info("launch %d: child %d for %s", self.launches, spare.pid, _described(launch.argv))
 
     def _caller_readable(self, selector: selectors.BaseSelector, running: Running) -> None:
         try:
@@ -367,6 +369,20 @@ def _read_request(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:
         conn.settimeout(None)
 
 
+def _described(argv: list[str]) -> str:
+    """The launch's arguments for the log (the validated ones), without an API key given as one."""
+    words: list[str] = []
+    secret = False
+    for word in argv[1:]:
+        name, equals, _ = word.partition("=")
+        if secret:
+            word, secret = "***", False
+        elif len(name) > len("--api-") and "--api-key".startswith(name):  # argparse takes --api-k too
+            word, secret = name + ("=***" if equals else ""), not equals
+        words.append(word)
+    return " ".join(words) or "tui"
+
+
 def _close_all(fds: list[int]) -> None:
     for fd in fds:
         with contextlib.suppress(OSError):
@@ -450,6 +466,7 @@ def _logging_inline() -> Iterator[None]:
 
 def _setup_logging(data_dir: Path) -> None:
     data_dir.mkdir(parents=True, exist_ok=True)
+    os.close(os.open(data_dir / "warm.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))  # it names prompts
     handler = logging.FileHandler(data_dir / "warm.log", encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s warm[%(process)d] %(levelname)s %(message)s"))
     log.addHandler(handler)
@@ -460,7 +477,12 @@ def _setup_logging(data_dir: Path) -> None:
 def main(argv: list[str]) -> child.Launch | None:
     """Become the warm process for ``argv[0]`` (the key the launcher computed); returns a launch
     in a forked child, None when the warm process ends."""
-    defaults = {signum: signal.getsignal(signum) for signum in (*_SIGNALS, signal.SIGTSTP, signal.SIGPIPE)}
+    # A child starts from what a fresh ``python`` has, then ignores what its caller ignores (the
+    # launch's "ignored"); not from what this process inherited from the launcher that started it
+    # (``nohup`` ignores SIGHUP, a non-interactive shell's ``&`` SIGINT and SIGQUIT).
+    defaults = {signum: signal.SIG_DFL for signum in (*_SIGNALS, signal.SIGQUIT, signal.SIGTSTP)}
+    defaults[signal.SIGINT] = signal.default_int_handler
+    defaults[signal.SIGPIPE] = signal.SIG_IGN
     os.chdir("/")
     from agent_tui.core.api import paths
 

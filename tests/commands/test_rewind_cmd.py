@@ -11,16 +11,18 @@ import pytest
 from agent_tui.core import lease
 from agent_tui.testing.fake_provider import FakeProvider
 
+from tests.warmth import LaunchMode
+
 from .test_run_cmd import Cli, session_of
 
 BASH = "echo made > made.txt && echo after > mod.txt && rm gone.txt"
 
 
 @pytest.fixture
-def cli(fake: FakeProvider, workdir: Path, agent_home: Path) -> Cli:
+def cli(fake: FakeProvider, workdir: Path, agent_home: Path, runtime_dir: Path) -> Cli:
     (workdir / "mod.txt").write_text("before\n")
     (workdir / "gone.txt").write_text("bye\n")
-    return Cli(fake, workdir, agent_home)
+    return Cli(fake, workdir, agent_home, LaunchMode("in-process", runtime_dir))
 
 
 async def rewind(cli: Cli, *args: str) -> tuple[int, str, str]:

@@ -1,0 +1,124 @@
+"""Ctrl+Z, ``fg`` and Ctrl+C on a warm launch in a real terminal (tmux, an interactive bash).
+
+The warm child is not in the terminal's foreground process group: the terminal's SIGTSTP reaches
+the launcher, which forwards it; the child asks the launcher to stop too, so the shell sees its
+job stopped, and ``fg`` (SIGCONT to the launcher) wakes both."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from agent_tui.testing.fake_provider import FakeProvider
+
+from .helpers import PYTHON, Warm, alive, apoll, model_flags, state
+
+PROMPT = "warm-test$ "
+SHOWN = PROMPT.strip()  # capture-pane drops trailing blanks
+
+
+@pytest.fixture(autouse=True)
+def _tmux_installed() -> None:
+    assert shutil.which("tmux") is not None, "tmux is not installed: the terminal tests cannot run"
+
+
+class Tmux:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.server = f"agent-tui-warm-test-{os.getpid()}"  # a server of our own: its environment is ours
+
+    async def __call__(self, *args: str) -> str:
+        proc = await asyncio.create_subprocess_exec("tmux", "-L", self.server, *args, stdout=asyncio.subprocess.PIPE,
+                                                    stderr=asyncio.subprocess.PIPE)  # fmt: skip
+        out, err = await proc.communicate()
+        assert proc.returncode == 0, err.decode()
+        return out.decode()
+
+    async def screen(self) -> str:
+        return await self("capture-pane", "-p", "-t", self.name)
+
+    async def shows(self, text: str, timeout: float = 30.0) -> str:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while text not in (screen := await self.screen()):
+            if asyncio.get_running_loop().time() > deadline:
+                raise AssertionError(f"{text!r} never appeared; screen:\n{screen}")
+            await asyncio.sleep(0.05)
+        return screen
+
+    async def shows_after(self, first: str, then: str, timeout: float = 30.0) -> None:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while then not in (screen := await self.screen()).partition(first)[2]:
+            if asyncio.get_running_loop().time() > deadline:
+                raise AssertionError(f"{then!r} never appeared after {first!r}; screen:\n{screen}")
+            await asyncio.sleep(0.05)
+
+    async def type(self, line: str) -> None:
+        await self("send-keys", "-t", self.name, "-l", line)
+        await self("send-keys", "-t", self.name, "Enter")
+
+    async def key(self, key: str) -> None:
+        await self("send-keys", "-t", self.name, key)
+
+    async def shell_pid(self) -> int:
+        return int((await self("list-panes", "-t", self.name, "-F", "#{pane_pid}")).split()[0])
+
+
+@pytest.fixture
+async def shell(tmp_path: Path, workdir: Path, warm: Warm, agent_home: Path) -> AsyncIterator[Tmux]:
+    """An interactive ``bash --norc`` in tmux whose environment is the warm process's (its key is the same)."""
+    env = warm.launch_env(agent_home, AGENT_TUI_TEST_TOOLS="agent_tui.testing.test_tools:register",
+                          AGENT_TUI_TEST_MARKS=str(agent_home / "marks.txt"))  # fmt: skip
+    env.update(TERM="screen", PS1=PROMPT)
+    script = tmp_path / "shell.sh"
+    pairs = " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
+    script.write_text(f"#!/bin/sh\nexec env -i {pairs} bash --norc --noprofile -i\n")
+    script.chmod(0o700)
+    tmux = Tmux(f"warm-suspend-{os.getpid()}")
+    await tmux("new-session", "-d", "-s", tmux.name, "-x", "160", "-y", "40", "-c", str(workdir), str(script))
+    try:
+        await tmux.shows(SHOWN)
+        yield tmux
+    finally:
+        await tmux("kill-server")
+
+
+def _children(pid: int) -> list[int]:
+    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+async def test_ctrl_z_stops_the_job_fg_continues_it_and_ctrl_c_ends_it_with_130(
+    shell: Tmux, warm: Warm, fake: FakeProvider, agent_home: Path
+) -> None:
+    fake.add({"tool_calls": [{"id": "c1", "name": "block", "arguments": {}}]})
+    launches = warm.status()["launches"]
+    command = shlex.join([PYTHON, "-m", "agent_tui", "run", *model_flags(fake), "block"])
+    await shell.type(command)
+    marks = agent_home / "marks.txt"
+    await apoll(lambda: marks.exists() and "pid=" in marks.read_text(), "the block tool to run")
+    status = warm.status()
+    assert status["launches"] == launches + 1
+    (child,) = status["running"]
+    (launcher,) = _children(await shell.shell_pid())
+    assert launcher != child and alive(launcher) and alive(child)
+
+    await shell.key("C-z")
+    await shell.shows("Stopped")
+    await shell.shows_after("Stopped", SHOWN)  # and the shell has the terminal back
+    await apoll(lambda: state(child) == "T" and state(launcher) == "T", "the child and the launcher to stop")
+    assert warm.status()["running"] == [child]
+
+    await shell.type("fg")
+    await apoll(lambda: state(child) not in ("T", None) and state(launcher) not in ("T", None), "both to continue")
+    assert warm.status()["running"] == [child]
+
+    await shell.key("C-c")
+    await apoll(lambda: not alive(child) and not alive(launcher), "the child and the launcher to end")
+    await shell.type("echo EXIT=$?")
+    await shell.shows("EXIT=130")
+    assert warm.status()["running"] == []
