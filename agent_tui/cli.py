@@ -132,17 +132,48 @@ WARM_COMMANDS = (None, "run", "serve")
 """What a warm process may run: the commands that import the app, LiteLLM or the server."""
 
 
+_TUI_FLAGS = frozenset({"-c", "--continue", "-r", "--resume"})
+_TUI_VALUED = frozenset({"--model", "--api-base", "--api-key"})
+
+
+def _surely_warm(argv: Sequence[str]) -> bool:
+    """The launches people type most, told apart without argparse: ``run …``/``serve …`` (the warm
+    child parses them, usage errors included) and the TUI with its exact flags. Anything else
+    (abbreviations, ``--help``, an ID after ``-r``) is argparse's to read first."""
+    if not argv or argv[0] in ("run", "serve"):
+        return True
+    words = iter(argv)
+    for word in words:
+        if word in _TUI_VALUED:
+            value = next(words, None)
+            if value is None or value.startswith("-"):
+                return False
+        elif word not in _TUI_FLAGS and word.partition("=")[0] not in _TUI_VALUED:
+            return False
+    return True
+
+
+def _launch_warm() -> int | None:
+    from agent_tui.warm import client
+
+    return client.launch(list(sys.argv))
+
+
 def main(argv: Sequence[str] | None = None, warm: bool | None = None) -> int:
     """The ``agent-tui`` entry point. ``warm``: may a warm process run this launch (by default only
     when called as the entry point, ``argv`` None; a warm child runs it with False)."""
     if list(sys.argv[1:] if argv is None else argv) == ["--version"]:  # without argparse's import: ~10 ms
         print(f"agent-tui {__version__}")
         return 0
+    may_warm = argv is None if warm is None else warm
+    if may_warm and _surely_warm(sys.argv[1:] if argv is None else argv):  # argparse costs a launch ~12 ms
+        code = _launch_warm()
+        if code is not None:
+            return code
+        may_warm = False
     args = build_parser().parse_args(argv)
-    if (argv is None if warm is None else warm) and args.command in WARM_COMMANDS:
-        from agent_tui.warm import client
-
-        code = client.launch(list(sys.argv))
+    if may_warm and args.command in WARM_COMMANDS:
+        code = _launch_warm()
         if code is not None:
             return code
     try:

@@ -10,7 +10,9 @@ them) against the fake provider in its own process, medians of ``--rounds``:
 - the warm process's idle RSS (its spare child's beside it) and CPU over 5 idle seconds.
 
 Each is printed for the warm path beside the same-run baseline: the same launch with
-``AGENT_TUI_NO_WARM=1`` (in-process, as before warm start). Budgets (warm): ready <= 0.15 s,
+``AGENT_TUI_NO_WARM=1`` (in-process, as before warm start). Each launch is quit and waited
+for before the next starts, as at a shell prompt. ``ready`` also prints the harness's own
+floor (a program that shows the prompt and echoes at once), which every figure includes. Budgets (warm): ready <= 0.15 s,
 reply <= 1.0 s, run <= 0.6 s, idle RSS <= 350 MiB, idle CPU ~0.
 
 Usage: ``python bench/warm.py [--rounds N]`` (unset PYTHONDONTWRITEBYTECODE first: an
@@ -36,6 +38,7 @@ from tui import BINARY, _rss_mib  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "warm.json"
 REPLY = "pong-from-the-fake"
+EXITED = "agent-tui-exited"
 BUDGETS = {"ready_s": 0.15, "reply_s": 1.0, "run_s": 0.6, "idle_rss_mib": 350}
 
 
@@ -77,15 +80,23 @@ def launch(env: dict[str, str], cwd: Path) -> float:
     """The installed agent-tui in a fresh 120x40 tmux pane with exactly ``env``; returns when it was started."""
     subprocess.run(["tmux", "-L", "agent-tui-bench", "kill-server"], capture_output=True)
     pairs = [f"{k}={shlex.quote(v)}" for k, v in env.items() if k not in ("TERM", "TMUX", "TMUX_PANE")]
-    command = " ".join(["env", "-i", 'TERM="$TERM"', *pairs, shlex.quote(str(BINARY)), "; sleep 60"])
+    command = " ".join(["env", "-i", 'TERM="$TERM"', *pairs, shlex.quote(str(BINARY)), f"; echo {EXITED}; sleep 60"])
     started = time.perf_counter()
     tmux("-f", "/dev/null", "new-session", "-d", "-s", "bench", "-x", "120", "-y", "40", "-c", str(cwd), command)
     return started
 
 
 def quit_app() -> None:
-    tmux("send-keys", "-t", "bench", "C-c")
-    tmux("send-keys", "-t", "bench", "C-c")
+    """Ctrl+C twice, then wait for the launch to end, as a user's shell prompt would: the next
+    launch must not share the machine with this one's shutdown (on 2 cores that doubled it)."""
+    for _ in range(5):
+        tmux("send-keys", "-t", "bench", "C-c")
+        tmux("send-keys", "-t", "bench", "C-c")
+        try:
+            screen_shows(EXITED, timeout=5)
+            break
+        except RuntimeError:
+            continue
     subprocess.run(["tmux", "-L", "agent-tui-bench", "kill-server"], capture_output=True)
 
 
@@ -96,6 +107,20 @@ def ready(env: dict[str, str], cwd: Path) -> float:
     tmux("send-keys", "-t", "bench", "-l", "Q")
     echoed = screen_shows("│ Q")
     quit_app()
+    return echoed - started
+
+
+def harness_floor() -> float:
+    """``ready`` for a program that prints the prompt at once and echoes what is typed: what tmux,
+    the shell and the 5 ms screen reads add to every figure here."""
+    subprocess.run(["tmux", "-L", "agent-tui-bench", "kill-server"], capture_output=True)
+    started = time.perf_counter()
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "bench", "-x", "120", "-y", "40",
+         "sh -c 'printf \"Ask anything\\n│ \"; exec cat'")  # fmt: skip
+    screen_shows("Ask anything")
+    tmux("send-keys", "-t", "bench", "-l", "Q")
+    echoed = screen_shows("│ Q")
+    subprocess.run(["tmux", "-L", "agent-tui-bench", "kill-server"], capture_output=True)
     return echoed - started
 
 
@@ -164,6 +189,7 @@ def measure(tmp: Path, base: str, cwd: Path, rounds: int) -> dict:
         cold = [measure_one(cold_env, cwd) for _ in range(rounds)]
         result[name] = {"warm": median(warm), "in_process": median(cold), "budget": BUDGETS[name],
                         "warm_all": [round(v, 3) for v in warm]}  # fmt: skip
+    result["ready_s"]["harness_floor"] = median([harness_floor() for _ in range(rounds)])
     status = warm_process(warm_env)
     time.sleep(1)  # let the last launch's spare child settle before the idle window
     pid = status["pid"]

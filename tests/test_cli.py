@@ -20,3 +20,48 @@ def test_version_answers_before_argparse_or_typing_is_imported() -> None:
 def test_version_among_other_arguments_still_goes_through_argparse() -> None:
     out = subprocess.run([sys.executable, "-m", "agent_tui", "--version", "--model", "x"], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == f"agent-tui {__version__}"
+
+
+import pytest  # noqa: E402
+
+from agent_tui import cli  # noqa: E402
+
+
+@pytest.mark.parametrize("argv", [[], ["-c"], ["--continue", "-r"], ["--model", "openai/x", "-c"], ["--model=openai/x"],
+                                  ["--api-key", "sk", "--api-base", "http://h"], ["run", "hi"], ["run", "--bogus"],
+                                  ["serve", "--port", "0"]])  # fmt: skip
+def test_the_common_launches_go_warm_without_argparse(argv: list[str]) -> None:
+    assert cli._surely_warm(argv)
+
+
+@pytest.mark.parametrize("argv", [["-r", "SESSION"], ["--resume=SESSION"], ["--help"], ["-h"], ["--mod", "x"],
+                                  ["--model"], ["--model", "-c"], ["sessions", "list"], ["warm", "status"],
+                                  ["-c", "run"], ["--version", "-c"], ["bogus"]])  # fmt: skip
+def test_anything_else_is_read_by_argparse_first(argv: list[str]) -> None:
+    assert not cli._surely_warm(argv)
+
+
+def _launched(argv: list[str]) -> str:
+    """What ``agent-tui ARGV`` hands the warm launcher, and whether argparse was imported by then
+    (the launcher answering "no warm process here", so the launch goes on in-process)."""
+    probe = (
+        "import sys\nfrom agent_tui import cli\nfrom agent_tui.warm import client\ncalls = []\n"
+        "client.launch = lambda argv: calls.append((argv[1:], 'argparse' in sys.modules))\n"
+        "cli._COMMANDS = dict.fromkeys(cli._COMMANDS, 'agent_tui.humanize')  # no command runs\n"
+        "try:\n    cli.main()\nexcept (SystemExit, AttributeError):\n    pass\n"
+        "print(calls)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    ([], "[([], False)]"),
+    (["-c", "--model", "m"], "[(['-c', '--model', 'm'], False)]"),
+    (["run", "hi"], "[(['run', 'hi'], False)]"),  # once: no second try after "no warm process"
+    (["-r", "SESSION"], "[(['-r', 'SESSION'], True)]"),
+    (["sessions", "list"], "[]"),
+])  # fmt: skip
+def test_main_hands_warm_launches_over_before_argparse_only_when_sure(argv: list[str], expected: str) -> None:
+    assert _launched(argv) == expected

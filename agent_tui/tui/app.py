@@ -35,6 +35,7 @@ from agent_tui.tui.screens.confirm import ConfirmScreen
 from agent_tui.tui.screens.picker import SessionPicker
 from agent_tui.tui.screens.rename import RenameScreen
 from agent_tui.tui.screens.rewind import FORK, RewindChoice, RewindScreen
+from agent_tui.tui.shared_css import SharedStylesheet
 from agent_tui.tui.theme_watch import watch_theme_files
 from agent_tui.tui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, theme_dirs
 from agent_tui.tui.widgets.pending import PendingInputStrip
@@ -90,6 +91,7 @@ class AgentApp(App[None]):
         command_dirs_: list[Path] | None = None,
     ) -> None:
         super().__init__()
+        self.stylesheet = SharedStylesheet(variables=self.get_css_variables())  # before any CSS is read
         self.ctx = ctx
         self.start = start
         self._theme_dirs = theme_dirs() if theme_dirs_ is None else theme_dirs_

@@ -35,7 +35,9 @@ if TYPE_CHECKING:
     from agent_tui.tui.app import AgentApp
     from agent_tui.tui.context import TuiContext
 
-__all__ = ["CoreOpener", "EarlyPeek", "Launch", "LaunchFailed", "ModelFacts", "peek_sessions", "run", "setup_hint"]
+__all__ = [
+    "CoreOpener", "EarlyPeek", "Launch", "LaunchFailed", "ModelFacts", "peek_sessions", "rehearse", "run", "setup_hint",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,25 @@ async def _run(launch: Launch, layers: Any, location: Path, peek: Callable[[str 
     if app.stopped_by is not None:
         return 128 + app.stopped_by
     return app.return_code or 0
+
+
+def rehearse(theme: str | None = None) -> None:
+    """Run the app once, headless, to its first frame and out: Textual fills its per-class caches
+    and the CSS is parsed (``shared_css``) for every launch a warm process forks. ``theme``: the
+    one launches will most likely ask for (another one parses its CSS at launch, as without this).
+    Leaves no thread or event loop behind."""
+    import tempfile
+
+    from agent_tui.tui.app import DEFAULT_THEME, AgentApp
+    from agent_tui.tui.context import TuiContext
+
+    async def first_frame() -> None:
+        ctx = TuiContext(sessions=None, location=tempfile.gettempdir())
+        app = AgentApp(ctx, theme=theme or DEFAULT_THEME, theme_dirs_=None, watch_themes=False, command_dirs_=[])
+        async with app.run_test(headless=True, size=(120, 40)) as pilot:
+            await pilot.pause()
+
+    asyncio.run(first_frame())
 
 
 def stop_on_signals(app: AgentApp) -> None:

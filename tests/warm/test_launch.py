@@ -114,12 +114,17 @@ async def test_the_child_reads_the_callers_stdin(warm: Warm, fake: FakeProvider,
 
 
 async def test_a_usage_error_exits_2_with_the_usage(warm: Warm, workdir: Path, agent_home: Path) -> None:
-    """The launcher parses argv before it asks for a warm child: a usage error costs no launch."""
+    """``run …`` goes to a warm child unparsed (argparse would cost every launch ~6 ms), which
+    says what is wrong; what the launcher cannot place is parsed first and costs no launch."""
     status = warm.status()
     ran = await agent(warm.launch_env(agent_home), "run", "--format", "bogus", "hi", cwd=workdir)
     assert ran.code == 2 and ran.out == ""
     assert ran.err.startswith("usage: agent-tui run") and "invalid choice: 'bogus'" in ran.err
-    assert warm.status()["launches"] == status["launches"]
+    assert warm.status()["launches"] == status["launches"] + 1
+    ran = await agent(warm.launch_env(agent_home), "--bogus", cwd=workdir)
+    assert ran.code == 2 and ran.out == ""
+    assert ran.err.startswith("usage: agent-tui") and "unrecognized arguments: --bogus" in ran.err
+    assert warm.status()["launches"] == status["launches"] + 1
 
 
 def test_a_usage_error_in_the_warm_child_exits_2_with_the_usage_on_the_callers_stderr(

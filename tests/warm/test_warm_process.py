@@ -241,6 +241,7 @@ def test_warm_status_prints_pid_version_idle_time_and_rss(warm: Warm) -> None:
     as_json = json.loads(warm_cmd(warm, "status", "--json").stdout)
     assert as_json["pid"] == answer["pid"] and as_json["key"] == warm.key and as_json["python"] == PYTHON
     assert as_json["idle_minutes"] == 10 and as_json["stopping"] is False
+    assert as_json["rehearsed"] is True  # the app ran once headless: launches start with its CSS parsed
 
 
 def test_warm_status_without_a_warm_process(warms: Callable[..., Warm]) -> None:
