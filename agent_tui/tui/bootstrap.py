@@ -24,9 +24,10 @@ import contextlib
 import gc
 import os
 import signal
+import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from agent_tui.core.api import peek_sessions
 from agent_tui.tui.model_facts import ModelFacts, setup_hint
@@ -126,7 +127,8 @@ async def _run(launch: Launch, layers: Any, location: Path, peek: Callable[[str 
     app = AgentApp(ctx, start=start, theme=layers.text("theme") or DEFAULT_THEME, connect=core.connect)
     stop_on_signals(app)
     try:
-        await app.run_async()
+        with _suspend_handlers_restored():
+            await app.run_async()
     finally:
         await core.close()
     if app.startup_error is not None:
@@ -161,6 +163,48 @@ def stop_on_signals(app: AgentApp) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(signum, app.stop_for_signal, signum)
+
+
+@contextlib.contextmanager
+def _suspend_handlers_restored() -> Iterator[None]:
+    """Textual's terminal driver sets SIGTSTP and SIGCONT handlers that restart its input and
+    output threads, and never takes them back. A terminal that hangs up sends SIGHUP and SIGCONT:
+    after a quit, while the store closed, that restarted the threads on the dead terminal, where
+    the input thread spun at full CPU and, not being a daemon, kept the process from ever ending."""
+    saved = {signum: signal.getsignal(signum) for signum in (signal.SIGTSTP, signal.SIGCONT)}
+    try:
+        yield
+    finally:
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)
+
+
+async def _in_daemon_thread(work: Callable[[], None]) -> None:
+    """``work`` off the loop, in a thread a quit does not wait for: ``asyncio.run`` joins
+    ``to_thread``'s threads, so quitting during LiteLLM's warm-up (seconds, cold) kept the shell
+    prompt away until the import finished."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[None] = loop.create_future()
+
+    def settle(error: BaseException | None) -> None:
+        if done.done():
+            return
+        if error is None:
+            done.set_result(None)
+        else:
+            done.set_exception(error)
+
+    def run() -> None:
+        error: BaseException | None = None
+        try:
+            work()
+        except BaseException as raised:  # noqa: BLE001 - handed to the awaiting task
+            error = raised
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits any more
+            loop.call_soon_threadsafe(settle, error)
+
+    threading.Thread(target=run, name="llm-warm-up", daemon=True).start()
+    await done
 
 
 async def _from_core(name: str) -> Any:
@@ -233,7 +277,7 @@ class CoreOpener:
         from agent_tui.tui.lazy import BLOCK_WIDGETS
 
         await BLOCK_WIDGETS.load()  # before the first block needs it (the picker and a new session do not)
-        await asyncio.to_thread(self._warm)
+        await _in_daemon_thread(self._warm)
 
     def _warm(self) -> None:
         """LiteLLM and its first call's own imports and set-up, so the first Enter costs what later

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -84,3 +87,40 @@ def test_the_tui_warms_litellm_as_far_as_the_headless_path(workdir) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['litellm.llms.anthropic.chat.handler', 'tiktoken_ext.openai_public']"
+
+
+async def test_work_in_a_daemon_thread_hands_back_its_error() -> None:
+    from agent_tui.tui.bootstrap import _in_daemon_thread
+
+    ran: list[str] = []
+    await _in_daemon_thread(lambda: ran.append(threading.current_thread().name))
+    assert ran == ["llm-warm-up"]
+
+    def fails() -> None:
+        raise ValueError("no model map")
+
+    with pytest.raises(ValueError, match="no model map"):
+        await _in_daemon_thread(fails)
+
+
+def test_a_quit_does_not_wait_for_the_warm_up_thread() -> None:
+    """``asyncio.run`` joins ``to_thread``'s workers: a quit during LiteLLM's warm-up (seconds, cold)
+    kept the shell prompt away until it finished. The warm-up's thread is left to the exit."""
+    from agent_tui.tui.bootstrap import _in_daemon_thread
+
+    release = threading.Event()
+
+    async def app_quits_during_the_warm_up() -> None:
+        task = asyncio.create_task(_in_daemon_thread(release.wait))
+        await asyncio.sleep(0)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    try:
+        done = threading.Thread(target=asyncio.run, args=(app_quits_during_the_warm_up(),))
+        done.start()
+        done.join(timeout=10)
+        assert not done.is_alive(), "asyncio.run waited for the warm-up thread"
+    finally:
+        release.set()

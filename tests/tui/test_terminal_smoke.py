@@ -186,3 +186,32 @@ async def test_typing_at_picks_a_file_and_sends_its_text(workdir: Path, agent_ho
             await tmux("kill-session", "-t", session)
     sent = [m for m in fake.requests[0].body["messages"] if m["role"] == "user"][-1]["content"]
     assert any("The secret word is marmalade." in part.get("text", "") for part in sent)
+
+
+async def test_a_hang_up_after_the_app_ends_restarts_nothing(workdir: Path, agent_home: Path) -> None:
+    """A terminal that hangs up sends SIGHUP and SIGCONT. Textual's driver answers SIGCONT by
+    restarting its input and output threads, and leaves that handler set after the app ends: a
+    hang-up while the store closed started them on the dead terminal, where the input thread spun
+    at full CPU and kept the process from ever exiting. After the app, SIGCONT starts nothing."""
+    probe = (
+        "import os, signal, threading\nfrom agent_tui.tui import bootstrap\n"
+        "code = bootstrap.run(bootstrap.Launch())\n"
+        "os.kill(os.getpid(), signal.SIGCONT)\n"
+        "textual = sorted(t.name for t in threading.enumerate() if t.name.startswith('textual'))\n"
+        "print('AFTER', code, textual, signal.getsignal(signal.SIGCONT) == signal.SIG_DFL, flush=True)\n"
+        "os._exit(0)  # a spinning input thread would otherwise keep the pane busy\n"
+    )
+    env = {"AGENT_TUI_HOME": str(agent_home), "AGENT_TUI_NO_WARM": "1", "LITELLM_OFFLINE_MODE": "true",
+           "PATH": os.environ.get("PATH", "/usr/bin:/bin")}  # fmt: skip
+    command = " ".join(["env", "-i", 'TERM="$TERM"', *(f"{k}={shlex.quote(v)}" for k, v in env.items()),
+                        shlex.quote(sys.executable), "-c", shlex.quote(probe), "; sleep 60"])  # fmt: skip
+    session = f"agent-tui-sigcont-{os.getpid()}"
+    await tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "30", "-c", str(workdir), command)
+    try:
+        await screen_shows(session, "Ask anything")
+        await tmux("send-keys", "-t", session, "C-c")
+        await tmux("send-keys", "-t", session, "C-c")
+        screen = await screen_shows(session, "AFTER")
+    finally:
+        await tmux("kill-session", "-t", session)
+    assert "AFTER 0 [] True" in screen, screen
