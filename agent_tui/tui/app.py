@@ -168,14 +168,17 @@ class AgentApp(App[None]):
 
     async def _open_start(self) -> None:
         start = self.start
-        if start.session_id:
-            await self.open_session(start.session_id)
-        elif start.continue_latest:
-            latest = await call((await self.ctx.ready()).latest(self.ctx.location))
-            if latest is not None:
-                await self.open_session(latest.id)
-            else:
-                self.notify("no session in this directory yet: starting a new one")
+        try:
+            if start.session_id:
+                await self.open_session(start.session_id)
+            elif start.continue_latest:
+                latest = await call((await self.ctx.ready()).latest(self.ctx.location))
+                if latest is not None:
+                    await self.open_session(latest.id)
+                else:
+                    self.notify("no session in this directory yet: starting a new one")
+        finally:
+            self.ctx.started.set()  # prompts sent meanwhile go to the session now on screen
 
     async def _watch_theme_files(self) -> None:
         await self.ctx.runnable.wait()  # the least urgent start-up work: its import waits until the core is up

@@ -50,12 +50,15 @@ class TuiContext:
     def __post_init__(self) -> None:
         self.connected = asyncio.Event()  # the facade can read
         self.runnable = asyncio.Event()  # and a runner is attached: prompts can run
+        # and the session the app starts on (``-c``, ``-r ID``) is open: a prompt sent before then goes to it
+        self.started = asyncio.Event()
         self.runner_error: str | None = None
         self.core_error: str | None = None  # set when the store could not be opened
         self.quiet_gc = QuietCollector(self.clock, self.timings.gc_quiet_s)  # told of keys and repaints
         if self.sessions is not None:
             self.connected.set()
             self.runnable.set()
+            self.started.set()
 
     def connect_to(self, sessions: SessionsPort, runnable: bool = True) -> None:
         """The facade is open; ``runnable=False`` when the runner attaches later (set ``runnable`` then)."""
@@ -68,6 +71,7 @@ class TuiContext:
         """The core will not open: everything waiting for it gets :class:`CoreUnavailable`."""
         self.core_error = reason
         self.connected.set()
+        self.started.set()
         self.runnable.set()
 
     async def ready(self) -> SessionsPort:
@@ -79,9 +83,11 @@ class TuiContext:
         return self.sessions
 
     async def ready_to_run(self) -> SessionsPort:
-        """The facade once prompts can run (the runner opens after the store)."""
+        """The facade once prompts can run (the runner opens after the store) and the start
+        session is open (a prompt typed before it showed is for it)."""
         sessions = await self.ready()
         await self.runnable.wait()
+        await self.started.wait()
         return sessions
 
     def command_specs(self) -> tuple[CommandSpec, ...]:

@@ -6,6 +6,7 @@ import contextlib
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Callable
 
+import pytest
 from textual.widgets import Markdown
 
 from agent_tui.core import events as ev
@@ -569,6 +570,35 @@ async def test_typing_works_before_the_core_opens_and_a_prompt_waits_for_the_run
             ("create", "ses_new1", LOCATION, "openai/fake"),
             ("prompt", "ses_new1", "early bird", "steer"), ("prompt", "ses_new1", "second", "steer"),
         ]  # fmt: skip
+
+
+@pytest.mark.parametrize("start", [StartMode(continue_latest=True), StartMode(session_id=SID)])
+async def test_a_prompt_sent_before_the_start_session_opens_goes_to_it(fake, clock, start: StartMode) -> None:
+    """``agent-tui -c`` (or ``-r ID``) with Enter pressed before that session is on screen: the
+    prompt goes to it once it opens. The switch to it cancelled the waiting send, which lost the
+    text or left an empty new session behind."""
+    import asyncio
+
+    from agent_tui.tui.context import TuiContext
+
+    from .conftest import FAST
+
+    stored(fake, turns=1)
+    store_open = asyncio.Event()
+    ctx = TuiContext(sessions=None, location=LOCATION, model="openai/fake", clock=clock, timings=FAST)
+
+    async def connect() -> None:
+        await store_open.wait()
+        ctx.connect_to(fake)  # with the runner at once, as in a warm launch
+
+    app = AgentApp(ctx, start=start, connect=connect, watch_themes=False)
+    async with app.run_test() as pilot:
+        await pilot.press(*"early bird", "enter")
+        store_open.set()
+        await until(pilot, lambda: any(c[0] == "prompt" for c in fake.calls) and app.view.session_id == SID)
+        await pilot.pause()
+        assert [c for c in fake.calls if c[0] in ("create", "prompt")] == [("prompt", SID, "early bird", "steer")]
+        await until(pilot, lambda: [p.text for p in app.view.transcript.pending_inputs] == ["early bird"])
 
 
 def app_whose_core_fails(clock, error: Exception) -> AgentApp:  # noqa: ANN001

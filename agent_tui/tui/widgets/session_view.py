@@ -93,7 +93,7 @@ class SessionView(Vertical):
 
     async def switch(self, session_id: str | None) -> None:
         """Show another session (None: a new one) in place; the draft in the prompt stays."""
-        self.workers.cancel_node(self)  # the old feed stops here; its drain goes on in the runner
+        self.workers.cancel_group(self, "feed")  # the old feed stops here; its drain goes on in the runner
         self.feed.open(session_id)
         self.interrupting = False
         self._answered.clear()
