@@ -27,27 +27,43 @@ START_TIMEOUT_S = 150.0
 T = TypeVar("T")
 
 
+PAUSE_S = 0.02  # between two checks of a wait's condition
+
+
+class _Wait:
+    """One wait for ``condition()`` to be truthy, checked by :meth:`done` (the sync and the async
+    wait differ only in how they pause between checks)."""
+
+    def __init__(self, condition: Callable[[], T], what: str, timeout: float) -> None:
+        self.condition, self.what, self.timeout = condition, what, timeout
+        self.deadline = time.monotonic() + timeout
+        self.value: T | None = None
+
+    def done(self) -> bool:
+        """Whether ``condition()`` is truthy now (its value kept in :attr:`value`); fails once it
+        is not after ``timeout`` seconds."""
+        self.value = self.condition()
+        if self.value:
+            return True
+        if time.monotonic() > self.deadline:
+            raise AssertionError(f"timed out after {self.timeout:.0f} s waiting for {self.what}")
+        return False
+
+
 def poll(condition: Callable[[], T], what: str, timeout: float = 30.0) -> T:
     """``condition()`` once it is truthy; fails after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.02)
+    wait = _Wait(condition, what, timeout)
+    while not wait.done():
+        time.sleep(PAUSE_S)
+    return wait.value  # type: ignore[return-value]
 
 
 async def apoll(condition: Callable[[], T], what: str, timeout: float = 30.0) -> T:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        await asyncio.sleep(0.02)
+    """:func:`poll` for a coroutine: the event loop runs between checks."""
+    wait = _Wait(condition, what, timeout)
+    while not wait.done():
+        await asyncio.sleep(PAUSE_S)
+    return wait.value  # type: ignore[return-value]
 
 
 def state(pid: int) -> str | None:
