@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from agent_tui.warm import client, place, wire
 
@@ -30,7 +30,7 @@ T = TypeVar("T")
 PAUSE_S = 0.02  # between two checks of a wait's condition
 
 
-class _Wait:
+class _Wait(Generic[T]):
     """One wait for ``condition()`` to be truthy, checked by :meth:`done` (the sync and the async
     wait differ only in how they pause between checks)."""
 
