@@ -13,6 +13,7 @@ in a loop): the cursor's blink writes within a second.
 from __future__ import annotations
 
 import asyncio
+import signal
 from typing import IO, Callable
 
 from textual.drivers.linux_driver import LinuxDriver
@@ -59,12 +60,32 @@ class DroppingOutput:
 
 class HangupSafeDriver(LinuxDriver):
     """Textual's POSIX driver writing through :class:`DroppingOutput`; calls ``app.terminal_gone()``
-    on the app's loop when the terminal has gone away."""
+    on the app's loop when the terminal has gone away.
+
+    Textual's SIGTSTP handler leaves the terminal and then stops the process with SIGSTOP. A
+    process that had its own way to stop (a warm child, which asks its launcher to stop so the
+    shell sees the job stopped) keeps it: the terminal is left first, then that handler runs.
+    Textual's SIGCONT handler starts application mode (and its threads) again on every SIGCONT;
+    here only when it is not running (after a stop, or a start in the background that job
+    control stopped): a terminal's hang-up sends one to a running app, ``kill -CONT`` another."""
 
     def __init__(self, app, **kwargs) -> None:  # noqa: ANN001, ANN003 - as LinuxDriver
+        own_stop = signal.getsignal(signal.SIGTSTP)
         super().__init__(app, **kwargs)
         self._gone_loop: asyncio.AbstractEventLoop | None = None
         self._file = DroppingOutput(self._file, self._tell_app)
+        if callable(own_stop):
+            signal.signal(signal.SIGTSTP, lambda signum, frame: self._stop_as_before(own_stop, signum, frame))
+
+    def _stop_as_before(self, own_stop: Callable[[int, object], object], signum: int, frame: object) -> None:
+        if self._auto_restart:  # as Textual's own handler does before it stops the process
+            self.suspend_application_mode()
+            self._must_signal_resume = True
+        own_stop(signum, frame)
+
+    def _sigcont_application(self, *args: object) -> None:
+        if self._key_thread is None or not self._key_thread.is_alive():
+            super()._sigcont_application(*args)
 
     def start_application_mode(self) -> None:
         self._gone_loop = asyncio.get_running_loop()

@@ -15,6 +15,8 @@ import os
 import signal
 import socket
 import sys
+import tempfile
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,7 +54,7 @@ class Launch:
                 limits={str(k): (int(v[0]), int(v[1])) for k, v in dict(request.get("limits") or {}).items()},
                 nice=None if request.get("nice") is None else int(request["nice"]),
             )  # fmt: skip
-        except (KeyError, TypeError, ValueError) as error:
+        except (KeyError, TypeError, ValueError, ArithmeticError) as error:
             raise wire.BadRequest(f"not a launch: {error!r}") from None
         if not launch.argv:
             raise wire.BadRequest("not a launch: empty argv")
@@ -75,8 +77,7 @@ def adopt(launch: Launch, stdio: list[int], caller: socket.socket, defaults: dic
             os.dup2(fd, target)
             os.close(fd)
     os.chdir(launch.cwd)  # after the caller's stderr is fd 2: a failure is reported there, not in warm.log
-    os.environ.clear()
-    os.environ.update(launch.env)
+    take_environment(launch.env)
     os.umask(launch.umask)
     _take_limits(launch)
     sys.argv = list(launch.argv)
@@ -95,6 +96,14 @@ def adopt(launch: Launch, stdio: list[int], caller: socket.socket, defaults: dic
         signal.signal(signum, signal.SIG_IGN)
     if signal.getsignal(signal.SIGTSTP) is not signal.SIG_IGN:
         signal.signal(signal.SIGTSTP, _ask_to_suspend)
+
+
+def take_environment(env: dict[str, str]) -> None:
+    """The caller's environment, and what this process had read from its own once and kept."""
+    os.environ.clear()
+    os.environ.update(env)
+    time.tzset()  # the caller's TZ, not the one this process read its clock with
+    tempfile.tempdir = None  # the caller's TMPDIR, not the one the app's rehearsal cached
 
 
 def grantable(launch: Launch) -> str | None:

@@ -57,6 +57,9 @@ def _launch(sock: socket.socket, argv: list[str], key: str, environ: Mapping[str
     except OSError as error:  # the directory is gone: in-process, the launch says so itself
         _note(f"no working directory ({error.strerror}): in-process")
         return None
+    if _in_the_background():
+        _note("started in the background of its terminal: in-process, where job control stops it")
+        return None
     ignored = [int(s) for s in _IGNORABLE if signal.getsignal(s) is signal.SIG_IGN]
     umask = os.umask(0)
     os.umask(umask)
@@ -76,6 +79,17 @@ def _launch(sock: socket.socket, argv: list[str], key: str, environ: Mapping[str
         _note(f"the warm process refused the launch: {first}")
         return None
     return _follow(replies, first["pid"])
+
+
+def _in_the_background() -> bool:
+    """Launched as a background job (``agent-tui &``): the kernel stops such a job when it takes
+    the terminal, but a warm child has no terminal of its own and would draw over the shell."""
+    for fd in (0, 1, 2):
+        try:
+            return os.tcgetpgrp(fd) != os.getpgrp()
+        except OSError:  # not a terminal
+            continue
+    return False
 
 
 def _follow(replies: wire.Replies, pid: int) -> int:
@@ -110,6 +124,13 @@ def _stop_with(pid: int, forward: object) -> None:
     signal.signal(signal.SIGTSTP, signal.SIG_DFL)
     os.kill(os.getpid(), signal.SIGTSTP)
     signal.signal(signal.SIGTSTP, forward)  # type: ignore[arg-type]
+    # Here after SIGCONT (``fg``), or at once when the kernel dropped the stop (an orphaned process
+    # group: ``exec agent-tui``, a terminal running it directly), as it drops the child's in-process:
+    # either way the child goes on.
+    try:
+        os.kill(pid, signal.SIGCONT)
+    except ProcessLookupError:
+        pass
 
 
 def _wait_stopped(pid: int, timeout: float = 1.0) -> None:

@@ -145,3 +145,27 @@ def limits() -> dict[str, list[int]]:
 def switched_off(environ: Mapping[str, str] | None = None) -> bool:
     environ = os.environ if environ is None else environ
     return environ.get(OFF_ENV, "").strip() not in ("", "0")
+
+
+NAMESPACES = ("mnt", "pid", "net", "ipc", "uts", "user")
+
+
+def other_context(pid: int, gid: int) -> str | None:
+    """What a child of this process could not take on from the caller ``pid`` (None: nothing):
+    its group, its supplementary groups (one joined since this process started) or a namespace
+    (a sandbox or a container sharing the runtime directory). The launch then runs in-process.
+    The cgroup is not compared: terminals put each window in a scope of its own, and no launch
+    from another window would ever be warm."""
+    if gid != os.getgid():
+        return f"runs with group {gid}, not {os.getgid()}"
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            groups = next((line.split()[1:] for line in status if line.startswith("Groups:")), [])
+        if {int(g) for g in groups} != set(os.getgroups()):
+            return "has other supplementary groups"
+        for name in NAMESPACES:
+            if os.readlink(f"/proc/{pid}/ns/{name}") != os.readlink(f"/proc/self/ns/{name}"):
+                return f"is in another {name} namespace"
+    except OSError as error:
+        return f"cannot be compared ({error.strerror})"
+    return None

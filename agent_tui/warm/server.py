@@ -158,11 +158,17 @@ class Server:
             log.warning("refused a request: %s", error)
             wire.reply(conn, {"refused": str(error)})
             conn.close()
+        except Exception as error:  # noqa: BLE001 - one bad request never ends the warm process
+            log.exception("refused a request that failed unexpectedly")
+            wire.reply(conn, {"refused": f"failed: {error!r}"})
+            conn.close()
 
     def _handle(self, conn: socket.socket, selector: selectors.BaseSelector) -> None:
-        pid, uid, _ = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
+        pid, uid, gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
         if uid != os.getuid():
             raise wire.BadRequest(f"process {pid} of uid {uid} is not this user")
+        if (other := place.other_context(pid, gid)) is not None:
+            raise wire.BadRequest(f"process {pid} {other}")
         request, fds = _read_request(conn)
         match request["op"]:
             case "launch":
@@ -233,6 +239,7 @@ class Server:
             log.info("the caller of child %d hung up: SIGHUP", running.pid)
             running.hangup_at = time.monotonic()
             _kill(running.pid, signal.SIGHUP)
+            _kill(running.pid, signal.SIGCONT)  # as a terminal's hang-up does: a stopped child handles it too
 
     def _kill_stragglers(self) -> None:
         now = time.monotonic()

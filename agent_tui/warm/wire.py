@@ -55,16 +55,20 @@ def receive_request(sock: socket.socket, max_fds: int = STDIO) -> tuple[dict[str
             body += _exactly(sock, length - len(body))
         if len(body) > length:
             raise BadRequest("bytes after the request")
-        request = json.loads(body.decode("utf-8", "surrogateescape"))
+        request = json.loads(body.decode("utf-8", "surrogateescape"), parse_constant=_no_constant)
         if not isinstance(request, dict) or not isinstance(request.get("op"), str):
             raise BadRequest("no op")
         return request, fds
-    except (OSError, ValueError, struct.error) as error:
+    except (OSError, ValueError, struct.error, RecursionError) as error:
         _close(fds)
-        raise BadRequest(f"unreadable: {error}") from None
+        raise BadRequest(f"unreadable: {error!r}"[:200]) from None
     except BadRequest:
         _close(fds)
         raise
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a value a request has")
 
 
 def _exactly(sock: socket.socket, count: int) -> bytes:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +32,17 @@ def no_fallback(home: Path) -> None:
     """The launcher notes in its own ``warm.log`` when it runs a launch in-process; it noted nothing."""
     log = home / "warm.log"
     assert not log.exists(), log.read_text()
+
+
+async def blocked_run(warm: Warm, fake: FakeProvider, workdir: Path, agent_home: Path):  # noqa: ANN201
+    """``run block`` launched warm, once its test tool blocks in the child: (launcher, child pid, marks file)."""
+    marks = agent_home / "marks.txt"
+    fake.add({"tool_calls": [{"id": "c1", "name": "block", "arguments": {}}]})
+    env = warm.launch_env(agent_home, AGENT_TUI_TEST_TOOLS=TEST_TOOLS, AGENT_TUI_TEST_MARKS=str(marks))
+    launcher = await start_agent(env, "run", *model_flags(fake), "block", cwd=workdir)
+    await apoll(lambda: marks.exists() and "pid=" in marks.read_text(), "the block tool to run")
+    (child,) = warm.status()["running"]
+    return launcher, child, marks
 
 
 async def test_a_launch_runs_in_the_warm_processs_spare_child(
@@ -156,13 +168,8 @@ async def test_run_without_a_prompt_exits_1_with_its_message(warm: Warm, workdir
 async def test_a_caller_that_dies_mid_launch_leaves_no_child(
     warm: Warm, fake: FakeProvider, workdir: Path, agent_home: Path
 ) -> None:
-    marks = agent_home / "marks.txt"
-    fake.add({"tool_calls": [{"id": "c1", "name": "block", "arguments": {}}]})
-    env = warm.launch_env(agent_home, AGENT_TUI_TEST_TOOLS=TEST_TOOLS, AGENT_TUI_TEST_MARKS=str(marks))
-    launcher = await start_agent(env, "run", *model_flags(fake), "block", cwd=workdir)
+    launcher, child, marks = await blocked_run(warm, fake, workdir, agent_home)
     try:
-        await apoll(lambda: marks.exists() and "pid=" in marks.read_text(), "the block tool to run")
-        (child,) = warm.status()["running"]
         assert re.search(rf"pid={child}\b", marks.read_text()), marks.read_text()  # the tool runs in the child
         assert child != launcher.pid and alive(child)
         mark = len(warm.log())
@@ -180,13 +187,43 @@ async def test_a_caller_that_dies_mid_launch_leaves_no_child(
             await launcher.wait()
 
 
+async def test_a_stopped_child_whose_caller_dies_still_ends_on_the_hang_up(
+    warm: Warm, fake: FakeProvider, workdir: Path, agent_home: Path
+) -> None:
+    """A hang-up sends SIGCONT after SIGHUP, as a terminal's does: a stopped child would not see
+    the SIGHUP and was SIGKILLed 10 s later, leaving its tools' process groups behind."""
+    launcher, child, marks = await blocked_run(warm, fake, workdir, agent_home)
+    try:
+        os.kill(child, signal.SIGSTOP)
+        mark = len(warm.log())
+        launcher.kill()
+        await launcher.wait()
+        await apoll(lambda: warm.status()["running"] == [], "the warm process to reap the child", timeout=8)
+        log = warm.lines_after(mark)
+        assert f"child {child} ended: {{'exit': 129}}" in log and "SIGKILL" not in log, log
+    finally:
+        if launcher.returncode is None:
+            launcher.kill()
+            await launcher.wait()
+
+
+def test_the_child_takes_the_callers_time_zone_and_temporary_directory(tmp_path: Path) -> None:
+    """Both are read once and kept (the clock's zone, ``tempfile.tempdir``): a child has the caller's,
+    not the warm process's."""
+    probe = (
+        "import sys, time, tempfile\nfrom agent_tui.warm import child\n"
+        "before = (time.strftime('%Z'), tempfile.gettempdir())\n"
+        "child.take_environment({'TZ': 'NZST-12', 'TMPDIR': sys.argv[1]})\n"
+        "print(before, (time.strftime('%Z'), tempfile.gettempdir()))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True,
+                         env={**os.environ, "TZ": "UTC0", "TMPDIR": "/tmp"})  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == f"('UTC', '/tmp') ('NZST', '{tmp_path}')"
+
+
 async def test_the_caller_ends_as_its_child_ended(warm: Warm, fake: FakeProvider, workdir: Path, agent_home: Path) -> None:
-    marks = agent_home / "marks.txt"
-    fake.add({"tool_calls": [{"id": "c1", "name": "block", "arguments": {}}]})
-    env = warm.launch_env(agent_home, AGENT_TUI_TEST_TOOLS=TEST_TOOLS, AGENT_TUI_TEST_MARKS=str(marks))
-    launcher = await start_agent(env, "run", *model_flags(fake), "block", cwd=workdir)
-    await apoll(lambda: marks.exists() and "pid=" in marks.read_text(), "the block tool to run")
-    (child,) = warm.status()["running"]
+    launcher, child, marks = await blocked_run(warm, fake, workdir, agent_home)
     os.kill(child, signal.SIGKILL)
     assert await launcher.wait() == -signal.SIGKILL  # killed by the same signal, as a shell would see it
     await apoll(lambda: warm.status()["running"] == [], "the warm process to reap the child")
@@ -195,12 +232,7 @@ async def test_the_caller_ends_as_its_child_ended(warm: Warm, fake: FakeProvider
 async def test_signals_sent_to_the_caller_reach_the_child(
     warm: Warm, fake: FakeProvider, workdir: Path, agent_home: Path
 ) -> None:
-    marks = agent_home / "marks.txt"
-    fake.add({"tool_calls": [{"id": "c1", "name": "block", "arguments": {}}]})
-    env = warm.launch_env(agent_home, AGENT_TUI_TEST_TOOLS=TEST_TOOLS, AGENT_TUI_TEST_MARKS=str(marks))
-    launcher = await start_agent(env, "run", *model_flags(fake), "block", cwd=workdir)
-    await apoll(lambda: marks.exists() and "pid=" in marks.read_text(), "the block tool to run")
-    (child,) = warm.status()["running"]
+    launcher, child, marks = await blocked_run(warm, fake, workdir, agent_home)
     launcher.send_signal(signal.SIGTERM)
     out, err = await launcher.communicate()
     assert launcher.returncode == 143, err.decode()  # the child was interrupted (shutdown) and said so

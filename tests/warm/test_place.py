@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -186,3 +188,35 @@ def test_switched_off(value: str | None, off: bool) -> None:
 def test_idle_minutes(env: str | None, config: dict | None, minutes: float) -> None:
     environ = {} if env is None else {place.IDLE_ENV: env}
     assert place.idle_minutes(environ, config) == minutes
+
+
+def test_a_caller_with_this_processs_groups_and_namespaces_fits() -> None:
+    assert place.other_context(os.getpid(), os.getgid()) is None
+
+
+def test_a_caller_with_another_group_does_not_fit() -> None:
+    assert place.other_context(os.getpid(), os.getgid() + 1) == f"runs with group {os.getgid() + 1}, not {os.getgid()}"
+
+
+def test_a_caller_in_another_namespace_does_not_fit() -> None:
+    """A sandbox or a container sharing the runtime directory: a child of the warm process would
+    run outside it. (``unshare``: a new network namespace; without root, in a new user one too.)"""
+    flags = ["-n"] if os.getuid() == 0 else ["-Urn"]
+    inside = subprocess.Popen(["unshare", *flags, "sleep", "30"])
+    try:
+        deadline = time.monotonic() + 10
+        while os.readlink(f"/proc/{inside.pid}/ns/net") == os.readlink("/proc/self/ns/net"):
+            assert time.monotonic() < deadline, "unshare never entered its namespace"
+            time.sleep(0.01)
+        other = place.other_context(inside.pid, os.getgid())
+        assert other is not None and other.startswith("is in another ") and other.endswith(" namespace"), other
+    finally:
+        inside.kill()
+        inside.wait()
+
+
+def test_a_caller_that_is_gone_does_not_fit() -> None:
+    done = subprocess.Popen(["true"])
+    done.wait()  # reaped: its pid names nothing now
+    gone = done.pid
+    assert place.other_context(gone, os.getgid()) == "cannot be compared (No such file or directory)"

@@ -10,6 +10,7 @@ import asyncio
 import os
 import shlex
 import shutil
+import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -122,3 +123,51 @@ async def test_ctrl_z_stops_the_job_fg_continues_it_and_ctrl_c_ends_it_with_130(
     await shell.type("echo EXIT=$?")
     await shell.shows("EXIT=130")
     assert warm.status()["running"] == []
+
+
+async def test_a_launch_in_the_background_runs_in_process_where_job_control_stops_it(
+    shell: Tmux, warm: Warm, fake: FakeProvider
+) -> None:
+    """``agent-tui &``: the kernel stops a background job that takes its terminal; a warm child has
+    no terminal of its own and drew over the shell, taking the keys typed there."""
+    launches = warm.status()["launches"]
+    shell_pid = await shell.shell_pid()
+    await shell.type(shlex.join([PYTHON, "-m", "agent_tui", *model_flags(fake)]) + " &")
+    (job,) = await apoll(lambda: _children(int(shell_pid)) or None, "the job to start")
+    await apoll(lambda: state(job) == "T", "job control to stop the job")
+    await shell.type("jobs")
+    await shell.shows("Stopped")
+    assert warm.status()["launches"] == launches and warm.status()["running"] == []
+    await shell.type("fg")
+    await shell.shows("Ask anything")  # in the foreground it is the app, as in-process
+    await shell.key("C-c")
+    await shell.key("C-c")
+    await apoll(lambda: not alive(job), "the app to end")
+    await shell.type("echo EXIT=$?")
+    await shell.shows("EXIT=0")
+
+
+async def test_a_stop_signal_to_a_warm_tui_stops_the_job_and_fg_brings_the_app_back(
+    shell: Tmux, warm: Warm, fake: FakeProvider
+) -> None:
+    """``kill -TSTP`` on the launcher: the child leaves the terminal, asks the launcher to stop
+    and stops; Textual's handler stopped the child alone and left the shell waiting for ever."""
+    launches = warm.status()["launches"]
+    await shell.type(shlex.join([PYTHON, "-m", "agent_tui", *model_flags(fake)]))
+    await shell.shows("Ask anything")
+    (child,) = warm.status()["running"]
+    assert warm.status()["launches"] == launches + 1
+    (launcher,) = _children(await shell.shell_pid())
+    os.kill(launcher, signal.SIGTSTP)
+    await shell.shows("Stopped")
+    await apoll(lambda: state(child) == "T" and state(launcher) == "T", "the child and the launcher to stop")
+    await shell.type("fg")
+    await shell.shows("Ask anything")
+    await shell.key("C-c")
+    await shell.key("C-c")
+    try:
+        await apoll(lambda: not alive(child) and not alive(launcher), "the child and the launcher to end", timeout=5)
+    except AssertionError:
+        raise AssertionError((await shell.screen(), state(child), state(launcher)))
+    await shell.type("echo EXIT=$?")
+    await shell.shows("EXIT=0")

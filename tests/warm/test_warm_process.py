@@ -54,6 +54,10 @@ MALFORMED: dict[str, tuple[Callable[[Warm], bytes], str]] = {
     "not a launch": (lambda w: frame(b'{"op": "launch", "argv": "x"}'), "not a launch"),
     "empty argv": (lambda w: frame(_launch_body(w, argv=[])), "not a launch: empty argv"),
     "another key": (lambda w: frame(_launch_body(w, key="0" * 16)), "a launch for another key"),
+    # each of these three ended the warm process before (OverflowError, RecursionError)
+    "infinite umask": (lambda w: frame(_launch_body(w).replace(b'"umask": 18', b'"umask": 1e400')), "not a launch"),
+    "NaN": (lambda w: frame(_launch_body(w).replace(b'"umask": 18', b'"umask": NaN')), "unreadable"),
+    "too deep": (lambda w: frame(b'{"op": "status", "x": ' + b"[" * 200_000 + b"]" * 200_000 + b"}"), "unreadable"),
 }  # fmt: skip
 
 
@@ -343,3 +347,14 @@ async def test_a_dead_warm_process_means_an_in_process_launch_and_warm_start_mak
     assert "(Connection refused): starting one" in (agent_home / "warm.log").read_text()
     answer = warm.start()
     assert answer["pid"] != pid and alive(answer["pid"])
+
+
+def test_a_caller_in_another_namespace_is_refused(warm: Warm) -> None:
+    """Its child would run outside the caller's sandbox or container: the launcher then runs the
+    launch in-process."""
+    flags = ["-n"] if os.getuid() == 0 else ["-Urn"]
+    probe = f"from agent_tui.warm import client\nprint(client.ask({str(warm.socket)!r}, 'status'))"
+    out = subprocess.run(["unshare", *flags, PYTHON, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "'refused': 'process " in out.stdout and "is in another net namespace" in out.stdout, out.stdout
+    assert warm.status() is not None
