@@ -2,9 +2,12 @@
 # A peer sitting (../shared/peers, read-only there): agent-tui with a warm process up, agent-tui
 # in-process (AGENT_TUI_NO_WARM=1), Claude Code and Codex, one after another, nothing else running.
 # Usage: bench/peers/sitting.sh OUTDIR   (RUNS=3 by default; peers installed as ../shared/peers/README.md says)
-# The warm process is started before the warm profile's runs with exactly the environment the
-# harness launches with (env -i: HOME, PATH, LANG, LC_ALL), so every measured launch finds it;
-# it runs with the warm profile's HOME, so the harness counts it with that agent's memory.
+# The warm process is started before each warm invocation (--setup-cmd; the harness ends every
+# process of the profile's HOME when an invocation ends) in the environment the harness launches
+# with: its tmux panes get this script's environment plus LANG/LC_ALL=C.UTF-8; headless.py runs
+# with only HOME, PATH, LANG, LC_ALL and TERM. Otherwise the warm-up launch starts a second warm
+# process for its own environment and both are counted. It runs with the warm profile's HOME,
+# so the harness counts it (and each launch's child) with that agent's memory.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 P=$(cd "$ROOT/../shared/peers" && pwd)
@@ -15,6 +18,7 @@ WARM_HOME=$HOME/peerhome-agent-tui-warm
 AT_ENV=(--env AGENT_TUI_MODEL=openai/fake --env 'AGENT_TUI_API_BASE={base}/v1'
         --env AGENT_TUI_API_KEY=sk-fake --env 'AGENT_TUI_HOME={home}/.agent-tui')
 AT_PROF=(--wire chat --cmd "$AT" --ready 'Ask anything' --version-cmd "$AT --version" "${AT_ENV[@]}")
+WARM_SETUP="LANG=C.UTF-8 LC_ALL=C.UTF-8 AGENT_TUI_HOME=\$HOME/.agent-tui $AT warm start"
 WARM_ENV=(env -i HOME="$WARM_HOME" PATH="$PATH" LANG=C.UTF-8 LC_ALL=C.UTF-8 AGENT_TUI_HOME="$WARM_HOME/.agent-tui")
 U=(env -u PYTHONDONTWRITEBYTECODE)
 log=$OUT/bench.log
@@ -38,10 +42,11 @@ warm_start() {
 cd "$P"
 echo "### sitting start $(date -Is) load: $(cat /proc/loadavg)" >>"$log"
 python3 "$P/cpuwatch.py" --root $$ --out "$OUT/watch.jsonl" --every 2 &
-warm_start
-bench agent-tui-warm.json --name agent-tui-warm --home "$WARM_HOME" --warm "${AT_PROF[@]}" \
+bench agent-tui-warm.json --name agent-tui-warm --home "$WARM_HOME" --warm --setup-cmd "$WARM_SETUP" "${AT_PROF[@]}" \
   --measures version,first,rss,roundtrip,stream
-bench agent-tui-warm-coldreply.json --name agent-tui-warm --home "$WARM_HOME" --warm "${AT_PROF[@]}" --measures coldreply
+bench agent-tui-warm-coldreply.json --name agent-tui-warm --home "$WARM_HOME" --warm --setup-cmd "$WARM_SETUP" \
+  "${AT_PROF[@]}" --measures coldreply
+warm_start
 hl agent-tui-warm-headless.json --name agent-tui-warm --home "$WARM_HOME" --cmd "$AT run" "${AT_ENV[@]}" --runs 3
 "${U[@]}" "${WARM_ENV[@]}" "$AT" warm status >>"$log" 2>&1
 "${U[@]}" "${WARM_ENV[@]}" "$AT" warm stop >>"$log" 2>&1
