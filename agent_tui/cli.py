@@ -153,10 +153,10 @@ def _surely_warm(argv: Sequence[str]) -> bool:
     return True
 
 
-def _launch_warm() -> int | None:
+def _launch_warm(tui: bool) -> int | None:
     from agent_tui.warm import client
 
-    return client.launch(list(sys.argv))
+    return client.launch(list(sys.argv), tui=tui)
 
 
 def main(argv: Sequence[str] | None = None, warm: bool | None = None) -> int:
@@ -167,13 +167,14 @@ def main(argv: Sequence[str] | None = None, warm: bool | None = None) -> int:
         return 0
     may_warm = argv is None if warm is None else warm
     if may_warm and _surely_warm(sys.argv[1:] if argv is None else argv):  # argparse costs a launch ~12 ms
-        code = _launch_warm()
+        argv_ = sys.argv[1:] if argv is None else argv
+        code = _launch_warm(tui=not argv_ or argv_[0] not in ("run", "serve"))
         if code is not None:
             return code
         may_warm = False
     args = build_parser().parse_args(argv)
     if may_warm and args.command in WARM_COMMANDS:
-        code = _launch_warm()
+        code = _launch_warm(tui=args.command is None)
         if code is not None:
             return code
     try:

@@ -42,11 +42,12 @@ def test_anything_else_is_read_by_argparse_first(argv: list[str]) -> None:
 
 
 def _launched(argv: list[str]) -> str:
-    """What ``agent-tui ARGV`` hands the warm launcher, and whether argparse was imported by then
-    (the launcher answering "no warm process here", so the launch goes on in-process)."""
+    """What ``agent-tui ARGV`` hands the warm launcher, whether it is the app (which takes the terminal),
+    and whether argparse was imported by then (the launcher answering "no warm process here", so the
+    launch goes on in-process)."""
     probe = (
         "import sys\nfrom agent_tui import cli\nfrom agent_tui.warm import client\ncalls = []\n"
-        "client.launch = lambda argv: calls.append((argv[1:], 'argparse' in sys.modules))\n"
+        "client.launch = lambda argv, tui: calls.append((argv[1:], tui, 'argparse' in sys.modules))\n"
         "cli._COMMANDS = dict.fromkeys(cli._COMMANDS, 'agent_tui.humanize')  # no command runs\n"
         "try:\n    cli.main()\nexcept (SystemExit, AttributeError):\n    pass\n"
         "print(calls)\n"
@@ -57,10 +58,12 @@ def _launched(argv: list[str]) -> str:
 
 
 @pytest.mark.parametrize(("argv", "expected"), [
-    ([], "[([], False)]"),
-    (["-c", "--model", "m"], "[(['-c', '--model', 'm'], False)]"),
-    (["run", "hi"], "[(['run', 'hi'], False)]"),  # once: no second try after "no warm process"
-    (["-r", "SESSION"], "[(['-r', 'SESSION'], True)]"),
+    ([], "[([], True, False)]"),
+    (["-c", "--model", "m"], "[(['-c', '--model', 'm'], True, False)]"),
+    (["run", "hi"], "[(['run', 'hi'], False, False)]"),  # once: no second try after "no warm process"
+    (["serve", "--port", "0"], "[(['serve', '--port', '0'], False, False)]"),
+    (["-r", "SESSION"], "[(['-r', 'SESSION'], True, True)]"),
+    (["--model", "m", "run", "hi"], "[(['--model', 'm', 'run', 'hi'], False, True)]"),
     (["sessions", "list"], "[]"),
 ])  # fmt: skip
 def test_main_hands_warm_launches_over_before_argparse_only_when_sure(argv: list[str], expected: str) -> None:

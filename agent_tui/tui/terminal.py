@@ -71,6 +71,7 @@ class HangupSafeDriver(LinuxDriver):
 
     def __init__(self, app, **kwargs) -> None:  # noqa: ANN001, ANN003 - as LinuxDriver
         own_stop = signal.getsignal(signal.SIGTSTP)
+        self._resuming = False
         super().__init__(app, **kwargs)
         self._gone_loop: asyncio.AbstractEventLoop | None = None
         self._file = DroppingOutput(self._file, self._tell_app)
@@ -84,8 +85,13 @@ class HangupSafeDriver(LinuxDriver):
         own_stop(signum, frame)
 
     def _sigcont_application(self, *args: object) -> None:
-        if self._key_thread is None or not self._key_thread.is_alive():
+        if self._resuming or (self._key_thread is not None and self._key_thread.is_alive()):
+            return  # running, or being restarted by this handler further up the stack (handlers nest)
+        self._resuming = True
+        try:
             super()._sigcont_application(*args)
+        finally:
+            self._resuming = False
 
     def start_application_mode(self) -> None:
         self._gone_loop = asyncio.get_running_loop()

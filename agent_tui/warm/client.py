@@ -17,7 +17,7 @@ import os
 import signal
 import socket
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from agent_tui.warm import place, wire
 
@@ -25,8 +25,9 @@ FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGWINCH, sign
 _IGNORABLE = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGTSTP, signal.SIGPIPE)
 
 
-def launch(argv: list[str], environ: Mapping[str, str] | None = None) -> int | None:
-    """Run ``argv`` in a warm child; its exit code, or None to run it in this process."""
+def launch(argv: list[str], environ: Mapping[str, str] | None = None, tui: bool = True) -> int | None:
+    """Run ``argv`` in a warm child; its exit code, or None to run it in this process. ``tui``: the
+    launch takes the terminal (job control keeps it stopped in the background), not ``run``/``serve``."""
     environ = os.environ if environ is None else environ
     if place.switched_off(environ):
         return None
@@ -46,18 +47,18 @@ def launch(argv: list[str], environ: Mapping[str, str] | None = None) -> int | N
             start(key)
         return None
     try:
-        return _launch(sock, argv, key, environ)
+        return _launch(sock, argv, key, environ, tui)
     finally:
         sock.close()
 
 
-def _launch(sock: socket.socket, argv: list[str], key: str, environ: Mapping[str, str]) -> int | None:
+def _launch(sock: socket.socket, argv: list[str], key: str, environ: Mapping[str, str], tui: bool) -> int | None:
     try:
         cwd = os.getcwd()
     except OSError as error:  # the directory is gone: in-process, the launch says so itself
         _note(f"no working directory ({error.strerror}): in-process")
         return None
-    if _in_the_background():
+    if tui and _in_the_background():
         _note("started in the background of its terminal: in-process, where job control stops it")
         return None
     ignored = [int(s) for s in _IGNORABLE if signal.getsignal(s) is signal.SIG_IGN]
@@ -78,7 +79,7 @@ def _launch(sock: socket.socket, argv: list[str], key: str, environ: Mapping[str
     if first is None or not isinstance(first.get("pid"), int):
         _note(f"the warm process refused the launch: {first}")
         return None
-    return _follow(replies, first["pid"])
+    return _follow(replies, first["pid"], tui)
 
 
 def _in_the_background() -> bool:
@@ -92,10 +93,15 @@ def _in_the_background() -> bool:
     return False
 
 
-def _follow(replies: wire.Replies, pid: int) -> int:
+def _follow(replies: wire.Replies, pid: int, tui: bool) -> int:
     """Relay signals to the child until its exit status arrives; then exit as it did."""
 
     def forward(signum: int, frame: object) -> None:
+        if signum == signal.SIGCONT and tui and _in_the_background():
+            # ``bg``: in-process, the app would take the terminal and job control would stop it again
+            # (and ``fg`` then sends SIGCONT, which a running job would not get): so stop again here
+            os.kill(os.getpid(), signal.SIGSTOP)
+            return
         try:
             os.kill(pid, signum)
         except ProcessLookupError:
@@ -117,20 +123,17 @@ def _follow(replies: wire.Replies, pid: int) -> int:
             return _die_of(message["signal"])
 
 
-def _stop_with(pid: int, forward: object) -> None:
+def _stop_with(pid: int, forward: Callable[[int, object], None]) -> None:
     """The child stopped itself (it cannot stop the shell's job): stop this process the way
     the terminal would have, so the shell sees the job stopped; SIGCONT then wakes both."""
     _wait_stopped(pid)
     signal.signal(signal.SIGTSTP, signal.SIG_DFL)
     os.kill(os.getpid(), signal.SIGTSTP)
-    signal.signal(signal.SIGTSTP, forward)  # type: ignore[arg-type]
+    signal.signal(signal.SIGTSTP, forward)
     # Here after SIGCONT (``fg``), or at once when the kernel dropped the stop (an orphaned process
     # group: ``exec agent-tui``, a terminal running it directly), as it drops the child's in-process:
     # either way the child goes on.
-    try:
-        os.kill(pid, signal.SIGCONT)
-    except ProcessLookupError:
-        pass
+    forward(signal.SIGCONT, None)
 
 
 def _wait_stopped(pid: int, timeout: float = 1.0) -> None:

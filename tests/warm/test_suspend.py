@@ -147,7 +147,7 @@ async def test_a_launch_in_the_background_runs_in_process_where_job_control_stop
     await shell.shows("EXIT=0")
 
 
-async def test_a_stop_signal_to_a_warm_tui_stops_the_job_and_fg_brings_the_app_back(
+async def test_a_stop_signal_to_a_warm_tui_stops_the_job_bg_keeps_it_stopped_and_fg_brings_it_back(
     shell: Tmux, warm: Warm, fake: FakeProvider
 ) -> None:
     """``kill -TSTP`` on the launcher: the child leaves the terminal, asks the launcher to stop
@@ -161,8 +161,17 @@ async def test_a_stop_signal_to_a_warm_tui_stops_the_job_and_fg_brings_the_app_b
     os.kill(launcher, signal.SIGTSTP)
     await shell.shows("Stopped")
     await apoll(lambda: state(child) == "T" and state(launcher) == "T", "the child and the launcher to stop")
+    await shell.type("bg")  # in-process, job control stops the app again as it takes the terminal
+    await apoll(lambda: state(launcher) == "T", "the launcher to stop again")
+    assert state(child) == "T" and "Ask anything" not in await shell.screen()
     await shell.type("fg")
     await shell.shows("Ask anything")
+    for _ in range(50):  # the app takes keys again (the first ones after a resume can be lost, in-process too)
+        await shell.key("x")
+        if "│ x" in await shell.screen():
+            break
+    await shell.shows("│ x")
+    await shell.key("BSpace")
     await shell.key("C-c")
     await shell.key("C-c")
     try:
