@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from agent_tui.warm import place, wire
 
@@ -156,8 +156,39 @@ def _ask_to_suspend(signum: int, frame: object) -> None:
         os.kill(os.getpid(), signal.SIGSTOP)
 
 
-def run(launch: Launch) -> None:
-    """What the ``agent-tui`` entry point runs, with the caller's argv; raises SystemExit."""
+def run(launch: Launch) -> NoReturn:
+    """What the ``agent-tui`` entry point runs, with the caller's argv; then exits as it would."""
     from agent_tui.cli import main
 
-    raise SystemExit(main(launch.argv[1:], warm=False))
+    try:
+        code: object = main(launch.argv[1:], warm=False)
+    except SystemExit as stop:  # argparse's usage errors, --help
+        code = stop.code
+    end(code)
+
+
+def end(code: object) -> NoReturn:
+    """Exit as Python does (non-daemon threads joined, ``atexit`` handlers run, stdio flushed, the
+    same status) but without freeing the heap object by object: this child's objects are on pages
+    it shares with the warm process, and freeing them copied every page (``run "hi"``: 0.32 s ->
+    0.16 s, most of it after the answer was printed)."""
+    import atexit
+    import threading
+
+    for thread in threading.enumerate():
+        if thread is not threading.main_thread() and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()  # no public name; what Python's own exit runs here
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code & 0xFF
+    else:
+        print(code, file=sys.stderr)
+        status = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)

@@ -222,6 +222,22 @@ def test_the_child_takes_the_callers_time_zone_and_temporary_directory(tmp_path:
     assert out.stdout.strip() == f"('UTC', '/tmp') ('NZST', '{tmp_path}')"
 
 
+@pytest.mark.parametrize(("code", "status", "stderr"), [(0, 0, ""), (3, 3, ""), (None, 0, ""), (130, 130, ""),
+                                                      ("a message", 1, "a message\n")])  # fmt: skip
+def test_a_child_ends_as_python_would_without_freeing_its_heap(code: object, status: int, stderr: str) -> None:
+    """``child.end``: other threads finish, ``atexit`` handlers run, output is flushed, the status is
+    Python's for that code."""
+    probe = (
+        "import atexit, sys, threading, time\nfrom agent_tui.warm import child\n"
+        "atexit.register(lambda: print('atexit ran'))\n"
+        "threading.Thread(target=lambda: (time.sleep(0.2), print('thread done'))).start()\n"
+        "print('buffered', end='')\n"
+        f"child.end({code!r})\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert (out.returncode, out.stdout, out.stderr) == (status, "bufferedthread done\natexit ran\n", stderr)
+
+
 async def test_the_caller_ends_as_its_child_ended(warm: Warm, fake: FakeProvider, workdir: Path, agent_home: Path) -> None:
     launcher, child, marks = await blocked_run(warm, fake, workdir, agent_home)
     os.kill(child, signal.SIGKILL)

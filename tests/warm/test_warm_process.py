@@ -353,7 +353,8 @@ def test_a_caller_in_another_namespace_is_refused(warm: Warm) -> None:
     """Its child would run outside the caller's sandbox or container: the launcher then runs the
     launch in-process."""
     flags = ["-n"] if os.getuid() == 0 else ["-Urn"]
-    probe = f"from agent_tui.warm import client\nprint(client.ask({str(warm.socket)!r}, 'status'))"
+    poll(warm.status, "the warm process to answer")
+    probe = f"from agent_tui.warm import client\nprint(client.ask({str(warm.socket)!r}, 'status', timeout=30))"
     out = subprocess.run(["unshare", *flags, PYTHON, "-c", probe], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert "'refused': 'process " in out.stdout and "is in another net namespace" in out.stdout, out.stdout
