@@ -71,7 +71,10 @@ def _launch(sock: socket.socket, argv: list[str], key: str, environ: Mapping[str
     }  # fmt: skip
     replies = wire.Replies(sock)
     try:
-        wire.send_request(sock, request, [0, 1, 2])
+        try:
+            wire.send_request(sock, request, [0, 1, 2])
+        except BrokenPipeError:  # refused before it read the request: read why
+            pass
         first = replies.next()
     except OSError as error:
         _note(f"the warm process did not take the launch: {error}")
@@ -225,7 +228,10 @@ def ask(path: str, op: str, timeout: float = 5.0) -> dict | None:
     sock.settimeout(timeout)
     try:
         sock.connect(path)
-        wire.send_request(sock, {"op": op})
+        try:
+            wire.send_request(sock, {"op": op})
+        except BrokenPipeError:  # refused (and closed) before the request was read: the refusal is there
+            pass
         return wire.Replies(sock).next()
     except OSError:
         return None
