@@ -132,6 +132,7 @@ WARM_COMMANDS = (None, "run", "serve")
 """What a warm process may run: the commands that import the app, LiteLLM or the server."""
 
 
+_HEADLESS = ("run", "serve")  # the warm commands that are not the app
 _TUI_FLAGS = frozenset({"-c", "--continue", "-r", "--resume"})
 _TUI_VALUED = frozenset({"--model", "--api-base", "--api-key"})
 
@@ -140,7 +141,7 @@ def _surely_warm(argv: Sequence[str]) -> bool:
     """The launches people type most, told apart without argparse: ``run …``/``serve …`` (the warm
     child parses them, usage errors included) and the TUI with its exact flags. Anything else
     (abbreviations, ``--help``, an ID after ``-r``) is argparse's to read first."""
-    if not argv or argv[0] in ("run", "serve"):
+    if not argv or argv[0] in _HEADLESS:
         return True
     words = iter(argv)
     for word in words:
@@ -166,9 +167,9 @@ def main(argv: Sequence[str] | None = None, warm: bool | None = None) -> int:
         print(f"agent-tui {__version__}")
         return 0
     may_warm = argv is None if warm is None else warm
-    if may_warm and _surely_warm(sys.argv[1:] if argv is None else argv):  # argparse costs a launch ~12 ms
-        argv_ = sys.argv[1:] if argv is None else argv
-        code = _launch_warm(tui=not argv_ or argv_[0] not in ("run", "serve"))
+    words = list(sys.argv[1:] if argv is None else argv)
+    if may_warm and _surely_warm(words):  # argparse costs a launch ~6 ms
+        code = _launch_warm(tui=not words or words[0] not in _HEADLESS)
         if code is not None:
             return code
         may_warm = False

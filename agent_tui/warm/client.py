@@ -71,10 +71,7 @@ def _launch(sock: socket.socket, argv: list[str], key: str, environ: Mapping[str
     }  # fmt: skip
     replies = wire.Replies(sock)
     try:
-        try:
-            wire.send_request(sock, request, [0, 1, 2])
-        except BrokenPipeError:  # refused before it read the request: read why
-            pass
+        _send(sock, request, [0, 1, 2])
         first = replies.next()
     except OSError as error:
         _note(f"the warm process did not take the launch: {error}")
@@ -83,6 +80,15 @@ def _launch(sock: socket.socket, argv: list[str], key: str, environ: Mapping[str
         _note(f"the warm process refused the launch: {first}")
         return None
     return _follow(replies, first["pid"], tui)
+
+
+def _send(sock: socket.socket, request: dict, fds: list[int] | None = None) -> None:
+    """A request; a broken pipe is not an error here: the warm process refuses some callers (uid,
+    group, namespace) before it reads, and its refusal is still there to read."""
+    try:
+        wire.send_request(sock, request, fds or [])
+    except BrokenPipeError:
+        pass
 
 
 def _in_the_background() -> bool:
@@ -228,10 +234,7 @@ def ask(path: str, op: str, timeout: float = 5.0) -> dict | None:
     sock.settimeout(timeout)
     try:
         sock.connect(path)
-        try:
-            wire.send_request(sock, {"op": op})
-        except BrokenPipeError:  # refused (and closed) before the request was read: the refusal is there
-            pass
+        _send(sock, {"op": op})
         return wire.Replies(sock).next()
     except OSError:
         return None
