@@ -4,7 +4,8 @@ A *busy period* starts when a session goes from idle to draining and ends when
 no follow-up is pending. It is bracketed by exactly one ``execution.started``
 and one of ``succeeded`` / ``failed`` / ``interrupted``. Wakes that arrive
 while a drain runs coalesce into one follow-up; ``run`` joins an active busy
-period or starts a forced drain. Liveness is only ever this process's
+period or starts a forced drain (a period being interrupted is waited out
+first, never joined). Liveness is only ever this process's
 in-memory registry (``active()``), never the durable log.
 """
 
@@ -71,7 +72,7 @@ class Coordinator:
         Cancelling a caller only stops its wait: the period itself ends by ``interrupt``.
         Raises :class:`lease.SessionOwnedElsewhere` when another process runs it.
         """
-        busy = self._busy.get(session_id) or self._start(session_id, force=True)
+        busy = await self._live_period(session_id) or self._start(session_id, force=True)
         await busy.done.wait()
         if busy.refused is not None:
             raise busy.refused
@@ -80,14 +81,20 @@ class Coordinator:
     async def resume(self, session_id: str) -> bool:
         """``run`` for callers that follow the log instead of waiting (the HTTP API): returns once
         the period holds the lease."""
-        busy = self._busy.get(session_id)
-        if busy is not None:
+        if await self._live_period(session_id) is not None:
             return False
         busy = self._start(session_id, force=True)
         await busy.leased.wait()
         if busy.refused is not None:
             raise busy.refused
         return True
+
+    async def _live_period(self, session_id: str) -> _Busy | None:
+        """The period an explicit run may join: one being interrupted is dying (it would end the
+        run as aborted), so wait for its cleanup and take whatever period follows it, if any."""
+        while (busy := self._busy.get(session_id)) is not None and busy.interrupt_reason is not None:
+            await busy.done.wait()
+        return busy
 
     async def wake(self, session_id: str) -> bool:
         """Report new durable inbox work. Returns False if another process owns it."""

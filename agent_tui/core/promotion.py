@@ -3,8 +3,8 @@
 Steers: all pending, in admission order, at every boundary. Queued inputs: one,
 only when the session would otherwise go idle, the first in the queue's order
 (admission order, unless the user reordered it: ``queue.reordered``). A pending compaction barrier
-holds back every input admitted after it; so does a pending ``!`` command,
-which runs when the session would go idle.
+holds back every unpromoted prompt, whenever it was admitted; a pending ``!`` command holds back
+what was admitted after it, and runs when the session would go idle.
 """
 
 from __future__ import annotations
@@ -33,22 +33,22 @@ def queue_order(pending: list[InboxRecord]) -> list[InboxRecord]:
 
 
 def eligible(pending: list[InboxRecord]) -> Eligible:
+    """What may be promoted now. A pending compaction barrier holds back every unpromoted
+    prompt, admitted before or after it (the spec: it "blocks all unpromoted prompts"); a
+    ``!`` command admitted before the barrier still runs first, in admission order."""
     steers: list[InboxRecord] = []
     queued: InboxRecord | None = None
-    barrier: InboxRecord | None = None
+    barrier = next((row for row in sorted(pending, key=lambda r: r.admitted_seq) if row.kind == "compaction"), None)
     shell: InboxRecord | None = None
     for row in sorted(pending, key=lambda r: r.admitted_seq):
         if row.kind == "compaction":
-            barrier = barrier or row
             continue
         if row.kind == "shell":
-            if barrier is None and shell is None:
+            if shell is None and (barrier is None or row.admitted_seq < barrier.admitted_seq):
                 shell = row
             continue
-        if shell is not None:
-            continue
-        if barrier is not None:
-            continue  # held back until the barrier settles
+        if shell is not None or barrier is not None:
+            continue  # held back until the command ran or the barrier settled
         if row.delivery == "queue":
             if queued is None or _place(row) < _place(queued):
                 queued = row

@@ -341,3 +341,25 @@ async def test_a_late_input_check_that_finds_a_period_running_leaves_it_to_that_
         await asyncio.sleep(0)
     assert drainer.calls == [("ses_a", True), ("ses_a", False)]
     assert recorder.types() == ["started", "succeeded", "started", "failed"]
+
+
+@pytest.mark.parametrize("entry", ["run", "resume"])
+async def test_a_run_during_interrupt_cleanup_starts_a_fresh_drain_after_it(parts, entry: str) -> None:
+    """An explicit run that arrives while an interrupt is still cleaning up does not join the
+    dying period (and end as aborted): it waits for the cleanup, then drains afresh."""
+    drainer, recorder, coordinator = parts
+    drainer.cleanup = asyncio.Event()
+    await coordinator.wake("ses_a")
+    await drainer.started.wait()
+    interrupting = asyncio.create_task(coordinator.interrupt("ses_a"))
+    await drainer.cleaning.wait()
+    running = asyncio.create_task(getattr(coordinator, entry)("ses_a"))
+    await asyncio.sleep(0)
+    assert not running.done()  # it waits for the cleanup
+    drainer.release.set()
+    drainer.cleanup.set()
+    await interrupting
+    assert await running in (None, True)
+    await until(lambda: len(drainer.calls) == 2 and not coordinator.active())
+    assert drainer.calls == [("ses_a", False), ("ses_a", True)]
+    assert recorder.types() == ["started", "interrupted", "started", "succeeded"]

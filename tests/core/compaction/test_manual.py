@@ -207,3 +207,31 @@ async def test_an_unexpected_error_fails_the_compaction_instead_of_leaving_it_ru
     assert failed.input_id == receipt.input_id and failed.message_id is not None
     assert [e.input_id for e in of_type(log, ev.PromptPromoted)][-1] == later.input_id
     assert kinds(log)[-1] == "execution.succeeded"
+
+
+async def test_a_pending_barrier_holds_back_prompts_admitted_before_it_too(
+    runtime: Runtime, fake: FakeProvider, workdir
+) -> None:
+    """The spec: a pending compaction "blocks all unpromoted prompts" - a steer or a queued
+    prompt admitted before /compact waits for the barrier as one admitted after it does."""
+    fake.add(echo("call_1", "pong", hold=True), {"text": "loop done"}, {"text": SUMMARY},
+             {"text": "steer answer"}, {"text": "queued answer"})
+    sid = (await runtime.sessions.create(location=workdir)).id
+    await runtime.sessions.prompt(sid, "first")
+    await fake.wait_for("held")
+    steer = await runtime.sessions.prompt(sid, "steered before the compaction", delivery="steer")
+    queued = await runtime.sessions.prompt(sid, "queued before the compaction", delivery="queue")
+    await runtime.sessions.compact(sid)
+    fake.release()
+    await settle(runtime, sid)
+
+    log = await stored(runtime, sid)
+    names = kinds(log)
+    promoted = {e.event.input_id: i for i, e in enumerate(log) if isinstance(e.event, ev.PromptPromoted)}
+    assert names.index("compaction.ended") < promoted[steer.input_id] < promoted[queued.input_id]
+    bodies = [r.body for r in fake.accepted]
+    assert user_texts(bodies[1]) == ["first"]  # the tool loop went on without the steer
+    assert is_summary_request(bodies[2]) and "steered before" not in dumped(bodies[2])
+    assert user_texts(bodies[3])[-1] == "steered before the compaction"
+    assert user_texts(bodies[4])[-1] == "queued before the compaction"
+    assert await runtime.sessions.pending(sid) == []
