@@ -1,4 +1,5 @@
-"""Entry points: the TUI, ``run``, ``serve``, ``sessions``, ``log``, ``db``, ``rewind``, ``export``, ``import``.
+"""Entry points: the TUI, ``run``, ``serve``, ``sessions``, ``log``, ``db``, ``rewind``, ``export``, ``import``,
+``warm``, ``trust``.
 
 Only argparse and the version are imported here (``--version`` answers before
 argparse); every subcommand imports its own implementation lazily so
@@ -24,6 +25,15 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--api-key", help="provider API key")
 
 
+def _add_trust_flags(parser: argparse.ArgumentParser, default: object = None) -> None:
+    choice = parser.add_mutually_exclusive_group()
+    choice.add_argument("--trust", dest="trust", action="store_const", const=True, default=default,
+                        help="apply this project's own config in full for this launch (MCP servers, allow rules, "
+                             "endpoints), without asking")
+    choice.add_argument("--no-trust", dest="trust", action="store_const", const=False, default=default,
+                        help="leave out what this project's config may only do once trusted, for this launch")
+
+
 def build_parser() -> argparse.ArgumentParser:
     import argparse  # not for --version (see main)
 
@@ -40,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="open the session picker, or the session ID",
     )
     _add_model_flags(parser)
+    _add_trust_flags(parser)
     sub = parser.add_subparsers(dest="command")
 
     run = sub.add_parser("run", help="run one prompt headless")
@@ -48,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     target.add_argument("--continue", dest="continue_", action="store_true",
                         help="continue the most recent session of this directory")
     _add_model_flags(run)
+    _add_trust_flags(run, default=argparse.SUPPRESS)
     run.add_argument("--delivery", choices=["steer", "queue"], default="steer")
     run.add_argument("--format", choices=["text", "json"], default="text")
     run.add_argument("--permission", choices=["allow", "deny"], default="deny",
@@ -62,6 +74,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="serve the local HTTP API")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=4096, help="port to listen on (0 picks a free one and prints it)")
+    _add_trust_flags(serve, default=argparse.SUPPRESS)
+
+    trusting = sub.add_parser("trust", help="trust a project's own config, list trusted projects, or revoke trust")
+    trusting.add_argument("trust_command", choices=["add", "list", "revoke"],
+                          help="add: trust the config of DIR's project (shows what it grants); list: the trusted "
+                               "projects; revoke: stop trusting DIR's project")
+    trusting.add_argument("directory", nargs="?", default=".", help="a directory of the project (default: here)")
 
     sessions = sub.add_parser("sessions", help="list, fork, rename and delete sessions")
     sessions_sub = sessions.add_subparsers(dest="sessions_command", required=True)
@@ -127,13 +146,14 @@ _COMMANDS = {
     "export": "agent_tui.commands.export_cmd",
     "import": "agent_tui.commands.export_cmd",
     "warm": "agent_tui.commands.warm_cmd",
+    "trust": "agent_tui.commands.trust_cmd",
 }
 WARM_COMMANDS = (None, "run", "serve")
 """What a warm process may run: the commands that import the app, LiteLLM or the server."""
 
 
 _HEADLESS = ("run", "serve")  # the warm commands that are not the app
-_TUI_FLAGS = frozenset({"-c", "--continue", "-r", "--resume"})
+_TUI_FLAGS = frozenset({"-c", "--continue", "-r", "--resume", "--trust", "--no-trust"})
 _TUI_VALUED = frozenset({"--model", "--api-base", "--api-key"})
 
 

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent_tui.commands import trust_cmd
 from agent_tui.commands.errors import fail
 
 EXIT_FAILED, EXIT_OWNED = 1, 2
@@ -45,10 +46,13 @@ async def _main(args: argparse.Namespace) -> int:
         return fail("the prompt is empty")
     cwd = Path.cwd()
     cli = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key}
+    trust_cmd.apply(args)
     try:
         settings = await asyncio.to_thread(load_settings, cwd, cli)
     except ConfigError as error:
         return fail(str(error))
+    if settings.untrusted_project is not None:
+        print(f"agent-tui: {trust_cmd.ignored_line(settings.untrusted_project)}", file=sys.stderr, flush=True)
     try:
         return await _run(args, prompt, cwd, cli, settings)
     except CredentialsError as error:

@@ -16,8 +16,10 @@ import os
 import signal
 import socket
 import sys
+from pathlib import Path
 from typing import Any
 
+from agent_tui.commands import trust_cmd
 from agent_tui.commands.errors import fail
 
 
@@ -52,10 +54,14 @@ async def _main(args: argparse.Namespace) -> int:
         return fail(f"--port must be between 0 and 65535, not {args.port}")
     cli = {"model": getattr(args, "model", None), "api_base": getattr(args, "api_base", None),
            "api_key": getattr(args, "api_key", None)}  # fmt: skip
+    trust_cmd.apply(args)
     try:
         runtime = await Runtime.open(cli=cli, permission_policy=None)
     except (ConfigError, StoreError) as error:
         return fail(str(error))
+    untrusted = (await runtime.settings_for(str(Path.cwd()))).untrusted_project
+    if untrusted is not None:
+        _say(trust_cmd.ignored_line(untrusted))
     try:
         return await _serve(args, runtime)
     finally:

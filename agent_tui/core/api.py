@@ -67,6 +67,8 @@ _EXPORTS: dict[str, str] = {
     "validate": "config",
     "read_layers": "config_layers",
     "DEFAULT_AGENT": "config_layers",
+    "UntrustedProject": "config_layers",
+    "find_project_config": "config_layers",
     # What is known about a model before a step runs (from the layer below core).
     "model_info": "agent_tui.llm.models:model_info",
     "load_llm": "agent_tui.llm.lazy:load",
@@ -74,8 +76,8 @@ _EXPORTS: dict[str, str] = {
     "resolve_credentials": "agent_tui.llm.credentials:resolve_credentials",
     "CredentialsError": "agent_tui.llm.credentials:CredentialsError",
 }
-_MODULES = {"paths", "events"}
-"""Whole modules on the surface: where files live, and the event types."""
+_MODULES = {"paths", "events", "trust"}
+"""Whole modules on the surface: where files live, the event types, and project trust."""
 
 __all__ = sorted([*_EXPORTS, *_MODULES])
 
@@ -98,14 +100,16 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what the names are, for type checkers and readers
-    from agent_tui.core import events, paths
+    from agent_tui.core import events, paths, trust
     from agent_tui.core.admission import AdmissionConflict, Receipt
     from agent_tui.core.attachments import (
         AttachmentError, NeedsApproval, attach_policy, build_prompt, mentions, vision_check,
     )  # fmt: skip
     from agent_tui.core.bus import Subscription
     from agent_tui.core.config import Settings, load_settings, validate
-    from agent_tui.core.config_layers import DEFAULT_AGENT, ConfigError, read_layers
+    from agent_tui.core.config_layers import (
+        DEFAULT_AGENT, ConfigError, UntrustedProject, find_project_config, read_layers,
+    )  # fmt: skip
     from agent_tui.core.db import (
         DatabaseLocked, EventRejected, SessionExists, StoreError, UnknownInput, UnknownSession,
     )  # fmt: skip

@@ -12,18 +12,20 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from agent_tui.core.config_layers import (  # noqa: F401 - ConfigError re-exported
     DEFAULT_AGENT,
     ENVIRONMENT,
     ConfigError,
     Layers,
+    UntrustedProject,
     merge,
     read_layers,
 )
 from agent_tui.vocab.mcp_names import SERVER_NAME
 from agent_tui.vocab.mcp_server import McpServerConfig
+from agent_tui.vocab.kinds import Effect
 from agent_tui.vocab.permission_rule import PermissionRule
 
 
@@ -110,6 +112,23 @@ class Settings(_Section):
     theme: str = "agent-dark"
     paste_chip_lines: int = Field(default=20, ge=1)
     """A paste of more lines than this shows in the prompt as one ``[pasted N lines]`` chip."""
+    _user_rules: list[PermissionRule] = PrivateAttr(default_factory=list)
+    _user_agent_rules: dict[str, list[PermissionRule]] = PrivateAttr(default_factory=dict)
+    _untrusted: UntrustedProject | None = PrivateAttr(default=None)
+
+    @property
+    def untrusted_project(self) -> UntrustedProject | None:
+        """The project config whose powers were left out because it is not trusted, if any."""
+        return self._untrusted
+
+    def permission_rules(self, agent: str | None = None) -> list[PermissionRule]:
+        """Global rules, then the agent's (the last match wins), then the user's own rules from
+        their first deny on, so a rule from a project can never lift a deny the user wrote
+        (the user's own later rules still do, as they would without the project)."""
+        name = agent or self.agent
+        own = [*self._user_rules, *self._user_agent_rules.get(name, [])]
+        first_deny = next((i for i, rule in enumerate(own) if rule.effect == Effect.DENY), len(own))
+        return [*self.permission, *self.agent_settings(name).permission, *own[first_deny:]]
 
     def agent_settings(self, name: str | None = None) -> AgentSettings:
         return self.agents.get(name or self.agent) or AgentSettings()
@@ -144,20 +163,45 @@ def _settable_from_environment(layer: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in layer.items() if key in Settings.model_fields and key not in _NOT_FROM_ENVIRONMENT}
 
 
+def _rules(data: Mapping[str, Any]) -> tuple[list[Any], dict[str, list[Any]]]:
+    """A layer's global and per-agent permission rules, as data."""
+    agents = data.get("agents") if isinstance(data.get("agents"), Mapping) else {}
+    return list(data.get("permission") or []), {
+        name: list(agent.get("permission") or []) for name, agent in agents.items() if isinstance(agent, Mapping)}
+
+
 def validate(layers: Layers) -> Settings:
-    """``Settings`` from read layers; each layer is checked on its own first, so an error names its source."""
+    """``Settings`` from read layers; each layer is checked on its own first, so an error names its source.
+
+    Permission rules add up instead of replacing: a project's rules follow the user's (a
+    project layer holds only the rules trust let through, see ``core.trust``)."""
+    if layers.untrusted is not None:
+        _validate_layer(layers.untrusted.whole, str(layers.untrusted.config))
     merged: dict[str, Any] = {}
+    rules: list[Any] = []
+    agent_rules: dict[str, list[Any]] = {}
     for source, data in layers.sources:
         if source == ENVIRONMENT:
             data = _settable_from_environment(data)
         _validate_layer(data, source)
         merged = merge(merged, data)
+        global_rules, per_agent = _rules(data)
+        rules += global_rules
+        for name, listed in per_agent.items():
+            agent_rules.setdefault(name, []).extend(listed)
+    merged["permission"] = rules
+    for name, listed in agent_rules.items():
+        merged["agents"][name] = {**merged["agents"][name], "permission": listed}
     try:
         settings = Settings.model_validate(merged)
     except ValidationError as error:  # pragma: no cover - layers validated above
         raise ConfigError(f"configuration: {_describe(error)}") from None
     if DEFAULT_AGENT not in settings.agents:
         settings.agents = {DEFAULT_AGENT: AgentSettings(), **settings.agents}
+    user = Settings.model_validate(layers.user)
+    settings._user_rules = user.permission
+    settings._user_agent_rules = {name: agent.permission for name, agent in user.agents.items()}
+    settings._untrusted = layers.untrusted
     return settings
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from agent_tui.core import paths
+from agent_tui.core import paths, trust
 
 ENV_PREFIX = "AGENT_TUI_"
 DEFAULT_AGENT = "build"
@@ -90,10 +90,27 @@ COMMAND_LINE = "command line"
 
 
 @dataclass(frozen=True)
+class UntrustedProject:
+    """A project config whose powers were left out: it is not trusted (or changed since)."""
+
+    config: Path
+    powers: trust.Powers
+    whole: dict[str, Any]
+    """The file as written, powers included: still validated, so a mistake is named either way."""
+
+
+@dataclass(frozen=True)
 class Layers:
     """The sources in precedence order, lowest first, each named for error messages."""
 
     sources: tuple[tuple[str, dict[str, Any]], ...]
+    untrusted: UntrustedProject | None = None
+    """Set when the project's config asked for powers it was not given (see ``core.trust``)."""
+
+    @property
+    def user(self) -> dict[str, Any]:
+        """The user's own file: always the first source, the only one a project cannot shape."""
+        return self.sources[0][1]
 
     def merged(self) -> dict[str, Any]:
         result: dict[str, Any] = {}
@@ -126,7 +143,8 @@ def config_stamp(location: Path, environ: Mapping[str, str] | None = None) -> Co
     A few ``stat`` calls: cheap enough to check before every step."""
     environ = os.environ if environ is None else environ
     project = None if environ.get("AGENT_TUI_DISABLE_PROJECT_CONFIG") else find_project_config(location)
-    return (_stamp(paths.user_config_file()), _stamp(project))
+    store = trust.stamp()
+    return (_stamp(paths.user_config_file()), _stamp(project), None if store is None else ("trust", *store))
 
 
 def read_layers(
@@ -139,10 +157,15 @@ def read_layers(
     location = Path.cwd() if location is None else location
     user_file = paths.user_config_file()
     sources: list[tuple[str, dict[str, Any]]] = [(str(user_file), read_toml(user_file))]
+    untrusted = None
     if not environ.get("AGENT_TUI_DISABLE_PROJECT_CONFIG"):
         project_file = find_project_config(location)
         if project_file is not None:
-            sources.append((str(project_file), read_toml(project_file)))
+            data = read_toml(project_file)
+            kept, powers = trust.split_powers(data)
+            if not trust.is_trusted(project_file, powers):
+                data, untrusted = kept, UntrustedProject(project_file, powers, data)
+            sources.append((str(project_file), data))
     sources.append((ENVIRONMENT, env_layer(environ)))
     sources.append((COMMAND_LINE, {key: value for key, value in (cli or {}).items() if value is not None}))
-    return Layers(tuple(sources))
+    return Layers(tuple(sources), untrusted)

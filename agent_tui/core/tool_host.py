@@ -83,8 +83,8 @@ async def publish_if_unanswered(publish: SessionPublisher, request_id: str, mess
 
 
 def permission_rules(settings: Settings, agent: str) -> list:
-    """Global rules, then the agent's (the last match wins)."""
-    return [*settings.permission, *settings.agent_settings(agent).permission]
+    """Global rules, then the agent's (the last match wins), under the user's denies."""
+    return settings.permission_rules(agent)
 
 
 class RegistryToolHost:

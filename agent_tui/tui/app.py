@@ -164,7 +164,31 @@ class AgentApp(App[None]):
             self.view.notice = self.ctx.core_error
             self.view.paint_chrome()
             return
+        if self.ctx.trust_question is not None:
+            self._ask_trust()
         await self._open_start()
+
+    def _ask_trust(self) -> None:
+        """The project's config asks for powers it does not have yet: ask once, at open."""
+        from agent_tui.tui.screens.trust import TrustScreen
+
+        def answered(trusted: bool | None) -> None:
+            if trusted and self.ctx.trust_project is not None:
+                self.run_worker(self._trust(), group="trust")
+            elif not trusted:
+                self.notify("this project's config runs without what it asked for (agent-tui trust add, to trust it)")
+
+        self.push_screen(TrustScreen(self.ctx.trust_question), answered)
+
+    async def _trust(self) -> None:
+        assert self.ctx.trust_project is not None
+        try:
+            await self.ctx.trust_project()
+        except Exception as error:  # noqa: BLE001 - an unwritable data dir: say so, run untrusted
+            self.notify(f"could not record the trust: {error}", severity="error")
+            return
+        self.ctx.trust_question = None
+        self.notify("project trusted: its config applies in full")
 
     async def _open_start(self) -> None:
         start = self.start

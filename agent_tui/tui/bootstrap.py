@@ -50,6 +50,7 @@ class Launch:
     api_key: str | None = None
     continue_latest: bool = False
     resume: str | None = None  # "" opens the picker, an id that session, None a new session
+    trust: bool | None = None  # --trust / --no-trust: this launch only; None asks (core.trust)
 
     @property
     def cli(self) -> dict[str, str | None]:
@@ -96,8 +97,9 @@ def run(launch: Launch) -> int:
     gc.disable()  # start-up makes long-lived objects only; the app turns collection on after its first frame
     location = Path.cwd().resolve()
     peek = EarlyPeek(str(location)) if launch.resume == "" else peek_sessions
-    from agent_tui.core.api import ConfigError, read_layers
+    from agent_tui.core.api import ConfigError, read_layers, trust
 
+    trust.assume(launch.trust)
     try:  # read now (a broken file stops us here); validated by CoreOpener.connect after the first frame
         layers = read_layers(location, cli=launch.cli)
     except ConfigError as error:
@@ -245,12 +247,34 @@ class CoreOpener:
         except ConfigError as error:
             raise StartupFailed(str(error)) from None
         self.facts.settings = self.ctx.settings = self.settings
+        self._ask_trust_if_needed(self.settings.untrusted_project)
         self.ctx.paste_chip_lines = self.settings.paste_chip_lines
         self.ctx.known_models = tuple(self.settings.models)
         open_sessions = await _from_core("open_sessions")
         self.sessions = await open_sessions(self.settings)
         self.ctx.connect_to(self.sessions, runnable=False)
         self._task = asyncio.create_task(self._start_runtime())
+
+    def _ask_trust_if_needed(self, untrusted: Any) -> None:
+        from agent_tui.core.api import trust
+        from agent_tui.tui.screens.trust import TrustQuestion
+
+        if untrusted is None or trust.assumed() is not None:
+            return
+        before = trust.previously_trusted(untrusted.config)
+        self.ctx.trust_question = TrustQuestion(str(untrusted.config), untrusted.powers.lines,
+                                                None if before is None else before.powers)
+        self.ctx.trust_project = lambda: self._trust(untrusted)
+
+    async def _trust(self, untrusted: Any) -> None:
+        """Record the trust; the runtime reads the settings again (the trust store is part of the
+        config stamp) and the MCP servers the config names start."""
+        from agent_tui.core.api import trust
+
+        await asyncio.to_thread(trust.trust, untrusted.config, untrusted.powers)
+        await self.ctx.runnable.wait()
+        if self.runtime is not None:
+            await self.runtime.warm_mcp(Path(self.ctx.location))
 
     def _validate(self) -> Any:  # Settings
         from agent_tui.core.api import validate

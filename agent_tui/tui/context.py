@@ -46,6 +46,8 @@ class TuiContext:
     paste_chip_lines: int = 20  # from the settings once they are validated
     settings: Any = None  # the validated Settings once the core is open: rules for @mentions, vision
     custom_commands: dict[str, Any] = field(default_factory=dict)  # name -> CustomCommand (the app keeps it fresh)
+    trust_question: Any = None  # a screens.trust.TrustQuestion when the project's config waits to be trusted
+    trust_project: Callable[[], Any] | None = None  # records that trust (awaitable); set with trust_question
 
     def __post_init__(self) -> None:
         self.connected = asyncio.Event()  # the facade can read

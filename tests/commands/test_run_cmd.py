@@ -277,7 +277,7 @@ async def test_run_uses_the_mcp_servers_and_says_when_one_fails(cli: Cli, fake: 
     _mcp_config(workdir, {"notes": [sys.executable, str(server), "stdio"], "tracker": [sys.executable, str(broken)]})
     fake.add({"tool_calls": [{"id": "call_1", "name": "mcp__notes__echo", "arguments": {"text": "headless"}}]},
              {"text": "Echoed."})
-    code, out, err = await cli.run("--permission", "allow", "echo it", timeout=120)
+    code, out, err = await cli.run("--trust", "--permission", "allow", "echo it", timeout=120)
     assert code == 0, err
     assert out.strip() == "Echoed."
     notices = [line for line in err.splitlines() if line.startswith("agent-tui: MCP server tracker")]
@@ -294,7 +294,7 @@ async def test_an_mcp_call_a_killed_agent_left_running_is_swept_and_its_server_e
     server = Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py"
     _mcp_config(workdir, {"notes": [sys.executable, str(server), "stdio"]})
     fake.add({"tool_calls": [{"id": "call_1", "name": "mcp__notes__wait", "arguments": {}}]}, {"text": "recovered"})
-    proc = await cli.start("run", *cli.model_flags(), "--permission", "allow", "wait")
+    proc = await cli.start("run", *cli.model_flags(), "--trust", "--permission", "allow", "wait")
     started = workdir / "wait.started"  # FAKE_MCP_MARKS is unset: the server marks its working directory
     for _ in range(1200):
         if started.exists() and started.read_text():

@@ -18,6 +18,16 @@ from agent_tui.vocab.usage import Usage
 
 
 @pytest.fixture
+def trusted_projects():
+    """Project configs apply in full, as with ``--trust`` (tests of what they configure, not of trust)."""
+    from agent_tui.core import trust
+
+    trust.assume(True)
+    yield
+    trust.assume(None)
+
+
+@pytest.fixture
 async def store(tmp_path: Path) -> AsyncIterator[Store]:
     opened = await Store.open(tmp_path / "store.db")
     try:

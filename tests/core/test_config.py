@@ -82,7 +82,7 @@ def test_bad_environment_value_is_named(workdir: Path) -> None:
         config.load_settings(workdir, environ={"AGENT_TUI_RETRY__BASE_DELAY_MS": "soon"})
 
 
-def test_mcp_servers_and_the_agents_selection(workdir: Path) -> None:
+def test_mcp_servers_and_the_agents_selection(workdir: Path, trusted_projects: None) -> None:
     _write(workdir / ".agent-tui" / "config.toml", (
         '[mcp.servers.docs]\nurl = "http://h/mcp"\nheaders = { Authorization = "Bearer t" }\n'
         '[mcp.servers.notes]\ncommand = ["notes-server", "--stdio"]\nenv = { TOKEN = "x" }\ntimeout_s = 5\n'

@@ -90,8 +90,7 @@ def prepare_point(root: Path, index: int) -> "Point":
     home, project = root / f"home-{index}", root / f"project-{index}"
     home.mkdir(parents=True)
     (project / ".git").mkdir(parents=True)
-    (project / ".agent-tui").mkdir()
-    (project / ".agent-tui" / "config.toml").write_text(CONFIG)
+    (home / "config.toml").write_text(CONFIG)  # the user's own: a project's allow rules wait for trust
     (project / "steer.py").write_text(STEER_SCRIPT)
     return Point(index, home, project)
 

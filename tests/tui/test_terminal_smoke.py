@@ -123,8 +123,7 @@ async def test_a_stopped_or_hung_up_app_stops_its_running_tool_first(how: str, w
     from agent_tui.core import events as ev
     from agent_tui.core.sessions import open_sessions
 
-    (workdir / ".agent-tui").mkdir()
-    (workdir / ".agent-tui" / "config.toml").write_text('[[permission]]\naction = "bash"\npattern = "*"\neffect = "allow"\n')
+    (agent_home / "config.toml").write_text('[[permission]]\naction = "bash"\npattern = "*"\neffect = "allow"\n')
     pid_file = workdir / "tool.pid"
     script = Script(turns=[Turn(tool_calls=[{"id": "c1", "name": "bash",
                                              "arguments": {"command": f"echo $$ > {pid_file}; sleep 300 & sleep 301"}}]),

@@ -31,7 +31,7 @@ ALLOW_BASH = '[[permission]]\naction = "bash"\npattern = "echo *"\neffect = "all
 
 
 async def test_an_edited_permission_rule_applies_to_the_next_prompt(
-    open_runtime: Any, fake: FakeProvider, clock: ManualClock, workdir: Path
+    open_runtime: Any, fake: FakeProvider, clock: ManualClock, workdir: Path, trusted_projects: None
 ) -> None:
     project_config = workdir / ".agent-tui" / "config.toml"
     _edit(project_config, DENY_BASH)

@@ -170,7 +170,7 @@ def _system(body: dict) -> str:
 
 
 async def test_server_instructions_are_in_the_baseline_and_a_server_added_or_removed_is_an_update(
-    runtime: Runtime, fake: FakeProvider, workdir: Path, tmp_path: Path
+    runtime: Runtime, fake: FakeProvider, workdir: Path, tmp_path: Path, trusted_projects: None
 ) -> None:
     config = workdir / ".agent-tui" / "config.toml"
     config.parent.mkdir()

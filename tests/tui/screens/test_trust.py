@@ -1,0 +1,90 @@
+"""Opening a project whose config asks for powers: the app asks once, one key trusts it, and the
+MCP server it names starts only then (the real core, a real MCP server process)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from agent_tui.core import trust
+from agent_tui.tui.app import AgentApp
+from agent_tui.tui.bootstrap import CoreOpener, Launch, ModelFacts
+from agent_tui.tui.context import TuiContext
+from agent_tui.tui.screens.trust import TrustScreen
+
+SERVER = Path(__file__).resolve().parents[2] / "fakes" / "mcp_server.py"
+
+
+async def until(pilot, condition: Callable[[], object], timeout: float = 60.0) -> None:
+    import asyncio
+
+    async def wait() -> None:
+        while not condition():
+            await pilot.pause(0.02)
+
+    await asyncio.wait_for(wait(), timeout)
+
+
+@pytest.fixture(autouse=True)
+def stored_trust_only():
+    trust.assume(None)
+    yield
+    trust.assume(None)
+
+
+def project(workdir: Path) -> None:
+    config = workdir / ".agent-tui" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(f'[mcp.servers.notes]\ncommand = ["{sys.executable}", "{SERVER}", "stdio"]\n'
+                      "startup_timeout_s = 60\n")
+
+
+def servers(ctx: TuiContext) -> dict[str, str]:
+    return {s.name: str(s.state) for s in ctx.mcp.mcp_status()} if ctx.mcp is not None else {}
+
+
+@pytest.mark.parametrize("key", ["t", "n"])
+async def test_the_app_asks_to_trust_and_starts_the_server_only_when_trusted(workdir: Path, key: str) -> None:
+    from agent_tui.core.api import read_layers
+
+    project(workdir)
+    ctx = TuiContext(sessions=None, location=str(workdir), model="openai/fake")
+    opener = CoreOpener(Launch(model="openai/fake"), read_layers(workdir), ctx, ModelFacts())
+    app = AgentApp(ctx, connect=opener.connect, watch_themes=False)
+    try:
+        async with app.run_test() as pilot:
+            await until(pilot, lambda: isinstance(app.screen, TrustScreen))
+            shown = str(app.screen.query_one("#trust-question").render())
+            assert "start MCP server notes" in shown and str(workdir / ".agent-tui" / "config.toml") in shown
+            await until(pilot, lambda: ctx.runnable.is_set())
+            assert servers(ctx) == {}  # nothing started before the answer
+            await pilot.press(key)
+            if key == "t":
+                await until(pilot, lambda: servers(ctx).get("notes") == "ready")
+                assert [e.config for e in trust.trusted_projects()] == [str((workdir / ".agent-tui" / "config.toml").resolve())]
+            else:
+                await until(pilot, lambda: not isinstance(app.screen, TrustScreen))
+                assert servers(ctx) == {} and trust.trusted_projects() == []
+    finally:
+        await opener.close()
+
+
+async def test_a_trusted_project_is_not_asked_again(workdir: Path) -> None:
+    from agent_tui.core.api import read_layers
+
+    project(workdir)
+    untrusted = read_layers(workdir).untrusted
+    assert untrusted is not None
+    trust.trust(untrusted.config, untrusted.powers)
+    ctx = TuiContext(sessions=None, location=str(workdir), model="openai/fake")
+    opener = CoreOpener(Launch(model="openai/fake"), read_layers(workdir), ctx, ModelFacts())
+    app = AgentApp(ctx, connect=opener.connect, watch_themes=False)
+    try:
+        async with app.run_test() as pilot:
+            await until(pilot, lambda: servers(ctx).get("notes") == "ready")
+            assert not isinstance(app.screen, TrustScreen) and ctx.trust_question is None
+    finally:
+        await opener.close()
