@@ -75,7 +75,7 @@ async def idle(pilot, app: AgentApp) -> None:
 
 async def test_streaming_text_appears_incrementally(provider, app) -> None:
     answer = "Streaming arrives in many small pieces, one after another, until it is done."
-    provider.add(Turn(text=answer, chunks=15, delay_ms=40))
+    provider.add(Turn(text=answer, chunks=15, delay_ms=120))  # wide enough apart to be seen on a loaded machine
     async with app.run_test() as pilot:
         await pilot.press(*"stream please", "enter")
         await until(pilot, lambda: app.query(AssistantText), timeout=30)
