@@ -11,6 +11,8 @@ import asyncio
 from pathlib import Path
 from typing import BinaryIO
 
+from agent_tui.tools.private_files import open_private
+
 MAX_LINES = 2000
 MAX_BYTES = 50 * 1024
 
@@ -44,8 +46,7 @@ class OutputKeeper:
 
     def _open_spill(self) -> BinaryIO:
         """Called once, while ``_tail`` still holds everything printed so far."""
-        self.spill_path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(self.spill_path, "wb")
+        handle = open_private(self.spill_path)  # a command's output may hold secrets
         handle.write(self._tail)
         return handle
 
