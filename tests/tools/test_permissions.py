@@ -90,7 +90,10 @@ async def test_compound_command_with_one_unapproved_part_is_asked(workdir: Path)
     assert [r.resources for r in asker.requests] == [["rm -rf ~"]]
     assert asker.requests[0].save_patterns == ["rm *"]
     await gate.check("bash", ["git status && echo $(whoami)"])
-    assert asker.requests[-1].resources == ["echo $(whoami)", "whoami"]
+    # Not plain words: the whole line is asked, "always" would save what it runs.
+    assert asker.requests[-1].resources == ["git status && echo $(whoami)"]
+    assert asker.requests[-1].save_patterns == ["git status *", "echo *", "whoami *"]
+    assert "command substitution" in asker.requests[-1].detail["not_plain"]
 
 
 async def test_unparseable_command_is_only_allowed_by_a_bare_star(workdir: Path) -> None:
