@@ -42,14 +42,14 @@ _COMMAND_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+:@%,-]*")
 """A name looked up in PATH: no ``/`` (no ``./tool``), no globs, no quotes."""
 
 _PLAIN_BUILTINS = frozenset({":", "true", "false", "echo", "printf", "pwd", "cd", "pushd", "popd", "dirs",
-                             "test", "type", "kill", "umask", "times", "help", "jobs"})
+                             "test", "type", "kill", "umask", "times", "help"})
 """The builtins that run no code and evaluate no arithmetic (``test``/``printf`` minus ``-v``/``-R``)."""
 _NAME_TAKING_OPTIONS = frozenset({"-v", "-R"})
-"""``test -v 'a[$(cmd)]'`` and ``printf -v 'a[$(cmd)]'`` evaluate the subscript."""
+"""``test -v 'a[$(cmd)]'`` (and ``printf -v 'a[$(cmd)]'``) evaluate the subscript."""
 _SHELL_WORDS = frozenset({
     ".", "[", "alias", "bg", "bind", "break", "builtin", "caller", "command", "compgen", "complete",
     "compopt", "continue", "declare", "disown", "enable", "eval", "exec", "exit", "export", "fc", "fg",
-    "getopts", "hash", "history", "let", "local", "logout", "mapfile", "read", "readarray", "readonly",
+    "getopts", "hash", "history", "jobs", "let", "local", "logout", "mapfile", "read", "readarray", "readonly",
     "return", "set", "shift", "shopt", "source", "suspend", "trap", "typeset", "ulimit", "unalias",
     "unset", "wait",
     "!", "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for", "function", "if", "in",
@@ -144,8 +144,10 @@ class _Walk:
         name = _text(name_node)
         if not _COMMAND_NAME.fullmatch(name) or name in _SHELL_WORDS:
             raise _NotPlain(f"the command name {name!r} (a path, or a shell builtin that can run code)")
-        arguments = [_text(a) for a in node.children_by_field_name("argument")]
-        if name in ("test", "printf") and _NAME_TAKING_OPTIONS.intersection(arguments):
+        arguments = [_literal(a) for a in node.children_by_field_name("argument")]
+        if (name == "test" and _NAME_TAKING_OPTIONS.intersection(arguments)) or (
+            name == "printf" and arguments and arguments[0].startswith("-v")
+        ):
             raise _NotPlain(f"{name} -v/-R (it evaluates array subscripts)")
         if name in DIRECTORY_CHANGES:
             self.changes_directory = True
@@ -190,7 +192,7 @@ def _describe(node: Any) -> str:
         "variable_assignment": "a variable assignment (PATH and friends change what runs)",
         "declaration_command": "a declaration (export, declare, local ...)",
     }
-    return names.get(node.type, f"a {node.type.replace('_', ' ')}")
+    return names.get(node.type, f"the construct {node.type.replace('_', ' ')}")
 
 
 def _text(node: Any) -> str:
