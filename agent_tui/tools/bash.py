@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import glob
 import logging
 import os
 import time
@@ -163,10 +164,25 @@ def _outside_writes(command: str, workdir: Path, location: Path) -> list[str]:
     for target in write_targets(command):
         if target in HARMLESS_PATHS:
             continue
-        path = Path(os.path.realpath(workdir / os.path.expanduser(target)))
-        if not is_inside(path, location):
-            directories.append(path.parent.as_posix())
+        expanded = _expand_tilde(target, workdir)
+        matches = glob.glob(expanded, root_dir=workdir) if any(c in expanded for c in "*?[") else []
+        for candidate in (expanded, *matches):  # bash writes to the one file a glob matches
+            path = Path(os.path.realpath(workdir / candidate))
+            if not is_inside(path, location):
+                directories.append(path.parent.as_posix())
     return list(dict.fromkeys(directories))
+
+
+def _expand_tilde(target: str, workdir: Path) -> str:
+    """``~``, ``~user``, and bash's ``~+`` (the working directory) and ``~-`` (``$OLDPWD``)."""
+    head, _, rest = target.partition("/")
+    match head:
+        case "~+":
+            return os.path.join(workdir, rest)
+        case "~-" if os.environ.get("OLDPWD"):
+            return os.path.join(os.environ["OLDPWD"], rest)
+        case _:
+            return os.path.expanduser(target)
 
 
 def _outside_warnings(command: str, location: Path) -> list[str]:

@@ -35,6 +35,8 @@ _INERT_TOKENS = frozenset({
     ">", ">>", "<", "&>", "&>>", ">&", "<&", ">|", ">&-", "<&-", "<<", "<<-", "<<<",
 })  # fmt: skip
 _WRITE_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">&", ">|"})
+_EXPANDED_IN_TARGETS = ("*", "?", "[", "{")
+"""A redirection target with these may name another file than it reads as (``> l*`` is ``lf``)."""
 _SPECIAL_IN_TEXT = ("$", "`")
 """Literal text never holds these: tree-sitter should have made them nodes, so refuse rather than trust it."""
 
@@ -122,7 +124,7 @@ class _Walk:
         if node.type not in _INERT_NODES:
             raise _NotPlain(_describe(node))
         match node.type:
-            case "word" | "string_content" | "heredoc_content" | "comment":
+            case "word" | "string_content" | "heredoc_body" | "comment":
                 if node.type != "comment" and any(c in _text(node) for c in _SPECIAL_IN_TEXT):
                     raise _NotPlain(f"'$' or '`' in {_text(node)!r}")
                 return
@@ -131,6 +133,8 @@ class _Walk:
             case "file_redirect":
                 target = _write_target(node)
                 if target is not None:
+                    if any(c in target for c in _EXPANDED_IN_TARGETS) or target.startswith(("~+", "~-")):
+                        raise _NotPlain(f"the redirection target {target!r} is expanded (glob, braces, ~+, ~-)")
                     self.write_targets.append(target)
             case "heredoc_redirect" if _quoted_delimiter(node):
                 return  # a quoted delimiter makes the body literal text

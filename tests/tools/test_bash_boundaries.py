@@ -113,3 +113,15 @@ def test_every_provider_key_shape_is_kept_out_unless_named(name: str, provider: 
                f"ANTHROPIC_{name}": "4", f"AGENT_TUI_{name}": "5"}
     assert shell_environment(environ) == {}
     assert shell_environment(environ, [f"{provider}_API_KEY"]) == {f"{provider}_API_KEY": "1"}
+
+
+@pytest.mark.parametrize("redirect", [">> l*", "> ~-/x", "> l?"])
+async def test_a_redirect_whose_target_bash_expands_outside_is_asked_too(
+    workdir: Path, outside: Path, make_ctx, monkeypatch: pytest.MonkeyPatch, redirect: str
+) -> None:
+    (workdir / "lf").symlink_to(outside / "x")  # `l*` is this one file, so bash writes through it
+    monkeypatch.setenv("OLDPWD", str(outside))
+    asker = RecordingAsker(REJECT)
+    outcome = await invoke_tool(BASH, make_ctx(gate=gate_for(workdir, asker, ECHO_ALLOWED)), command=f"echo hi {redirect}")
+    assert [(r.action, r.resources) for r in asker.requests] == [("external_directory", [outside.as_posix()])]
+    assert outcome.error is not None and not (outside / "x").exists()
