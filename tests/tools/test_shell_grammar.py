@@ -81,7 +81,7 @@ def test_any_quoted_text_is_plain_and_reaches_the_command_as_written(arguments: 
     [("echo $(id)", "command substitution"), ("echo ${!x}", "parameter expansion"), ("PATH=. ls", "assignment"),
      ("./ls", "command name"), ("eval ls", "command name"), ("echo a & echo b", "'&'"), ("echo 'x", "syntax"),
      ("printf -v x 1", "-v"), ("[[ -n x ]]", "test"), ("echo $((1))", "arithmetic"), ("cd /tmp && echo > f", "relative"),
-     ("echo > l*", "expanded"), ("echo > ~-/x", "expanded"), ("cat <<EOF\n$[1]\nEOF", "'$'")],
+     ("echo > l*", "expanded"), ("echo > ~-/x", "expanded"), ("cat <<EOF\na $[1] b\nEOF", "'$'")],
 )
 def test_each_refusal_says_why(command: str, reason: str) -> None:
     assert reason in (read_line(command).not_plain or "")
