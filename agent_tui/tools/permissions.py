@@ -75,11 +75,14 @@ class Piece:
     """One resource to judge: a simple command of a plain line, or a whole line that is not plain."""
 
     resource: str
-    plain: bool = True
     not_plain: str | None = None
-    """Why the line is not plain (shown in the ask's ``detail``)."""
+    """Why the line is not plain (shown in the ask's ``detail``); ``None`` for a plain resource."""
     parts: tuple[str, ...] = ()
     """The simple commands of a line that is not plain, for deny rules."""
+
+    @property
+    def plain(self) -> bool:
+        return self.not_plain is None
 
 
 def expand(action: str, resources: Sequence[str], roots: Sequence[Path] = ()) -> list[Piece]:
@@ -96,7 +99,7 @@ def expand(action: str, resources: Sequence[str], roots: Sequence[Path] = ()) ->
         if why is None:
             out.extend(Piece(part) for part in parts)
         else:
-            out.append(Piece(" ".join(command.split()), plain=False, not_plain=why, parts=tuple(parts)))
+            out.append(Piece(" ".join(command.split()), not_plain=why, parts=tuple(parts)))
     return out
 
 
