@@ -90,6 +90,25 @@ class WarmSettings(_Section):
     """A warm process ends after this long without a launch; 0 turns warm start off (``agent_tui.warm``)."""
 
 
+class ShellEnvSettings(_Section):
+    include: list[str] = Field(default_factory=list)
+    """Variables ``bash`` gets although they look like secrets (``GITHUB_TOKEN``, ``AWS_*``)."""
+
+    @field_validator("include")
+    @classmethod
+    def _names(cls, names: list[str]) -> list[str]:
+        from agent_tui.tools.shell_env import ENV_NAME
+
+        for name in names:
+            if not ENV_NAME.fullmatch(name):
+                raise ValueError(f"{name!r} is not a variable name (letters, digits, '_', and '*' as a wildcard)")
+        return names
+
+
+class ShellSettings(_Section):
+    env: ShellEnvSettings = Field(default_factory=ShellEnvSettings)
+
+
 def _default_agents() -> dict[str, AgentSettings]:
     return {DEFAULT_AGENT: AgentSettings()}
 
@@ -109,6 +128,7 @@ class Settings(_Section):
     mcp: McpSettings = Field(default_factory=McpSettings)
     snapshots: SnapshotSettings = Field(default_factory=SnapshotSettings)
     warm: WarmSettings = Field(default_factory=WarmSettings)
+    shell: ShellSettings = Field(default_factory=ShellSettings)
     theme: str = "agent-dark"
     paste_chip_lines: int = Field(default=20, ge=1)
     """A paste of more lines than this shows in the prompt as one ``[pasted N lines]`` chip."""
@@ -156,7 +176,7 @@ def _validate_layer(data: Mapping[str, Any], source: str) -> None:
         raise ConfigError(f"{source}: {_describe(error)}") from None
 
 
-_NOT_FROM_ENVIRONMENT = frozenset({"models", "agents", "permission", "mcp"})
+_NOT_FROM_ENVIRONMENT = frozenset({"models", "agents", "permission", "mcp", "shell"})
 
 
 def _settable_from_environment(layer: Mapping[str, Any]) -> dict[str, Any]:

@@ -117,6 +117,7 @@ class RegistryToolHost:
             spill_dir=paths.spill_dir(), session_id=call.session_id,
             assistant_message_id=call.assistant_message_id, call_id=call.call_id,
             on_output=on_output, supports_vision=self._supports_vision,
+            shell_env_include=tuple(self.settings.shell.env.include),
         )
         if self.before_change is not None and self.settings.snapshots.enabled:
             await self.before_change(call)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import glob
 import logging
 import os
 import time
@@ -26,7 +27,9 @@ from agent_tui.tools.process_group import (
     track,
 )
 from agent_tui.tools.registry import Tool, ToolResult
-from agent_tui.tools.shell_parse import absolute_arguments
+from agent_tui.tools.shell_env import shell_environment
+from agent_tui.tools.shell_grammar import write_targets
+from agent_tui.tools.shell_parse import HARMLESS_PATHS, absolute_arguments
 from agent_tui.vocab.tool_output import ToolOutput
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -89,11 +92,14 @@ async def run_bash(ctx: ToolContext, params: BashInput) -> ToolResult:
     workdir = await asyncio.to_thread(_resolve_workdir, ctx.location, params.workdir)
     if not is_inside(workdir, ctx.location):
         await ctx.ask("external_directory", [workdir.as_posix()], detail={"path": workdir.as_posix(), "command": params.command})
+    outside = await asyncio.to_thread(_outside_writes, params.command, workdir, ctx.location)
+    if outside:
+        await ctx.ask("external_directory", outside, detail={"path": outside[0], "command": params.command})
     await ctx.ask("bash", [params.command], detail={"command": params.command, "workdir": workdir.as_posix()})
     timeout_s = (params.timeout_ms or DEFAULT_TIMEOUT_MS) / 1000
     spill = ctx.spill_dir / f"bash-{ctx.call_id or 'call'}-{uuid.uuid4().hex[:8]}.log"
     keeper = OutputKeeper(spill)
-    env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"}
+    env = {**shell_environment(os.environ, ctx.shell_env_include), "PAGER": "cat", "GIT_PAGER": "cat"}
     if ctx.session_id and ctx.call_id:  # found again by the crash sweep if this process dies
         env[TOOL_MARK_ENV] = tool_mark(ctx.session_id, ctx.call_id)
     become_subreaper()
@@ -149,6 +155,34 @@ async def run_bash(ctx: ToolContext, params: BashInput) -> ToolResult:
         "total_lines": keeper.total_lines,
     }
     return ToolResult(ToolOutput(text=text, data=data))
+
+
+def _outside_writes(command: str, workdir: Path, location: Path) -> list[str]:
+    """Directories outside the location that the line's redirections write into (``> /x``,
+    ``2>> ~/log``, ``&> ../y``), symlinks followed: each is an ``external_directory`` ask."""
+    directories = []
+    for target in write_targets(command):
+        if target in HARMLESS_PATHS:
+            continue
+        expanded = _expand_tilde(target, workdir)
+        matches = glob.glob(expanded, root_dir=workdir) if any(c in expanded for c in "*?[") else []
+        for candidate in (expanded, *matches):  # bash writes to the one file a glob matches
+            path = Path(os.path.realpath(workdir / candidate))
+            if not is_inside(path, location):
+                directories.append(path.parent.as_posix())
+    return list(dict.fromkeys(directories))
+
+
+def _expand_tilde(target: str, workdir: Path) -> str:
+    """``~``, ``~user``, and bash's ``~+`` (the working directory) and ``~-`` (``$OLDPWD``)."""
+    head, _, rest = target.partition("/")
+    match head:
+        case "~+":
+            return os.path.join(workdir, rest)
+        case "~-" if os.environ.get("OLDPWD"):
+            return os.path.join(os.environ["OLDPWD"], rest)
+        case _:
+            return os.path.expanduser(target)
 
 
 def _outside_warnings(command: str, location: Path) -> list[str]:

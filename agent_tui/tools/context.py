@@ -34,6 +34,8 @@ class ToolContext:
     supports_vision: bool = False
     kill_grace_s: float = 3.0
     """Seconds between SIGTERM and SIGKILL of a bash process group."""
+    shell_env_include: tuple[str, ...] = ()
+    """Secret-looking variables bash still gets (``[shell] env.include``; see ``shell_env``)."""
 
     def __post_init__(self) -> None:
         self.location = Path(self.location).resolve()

@@ -8,8 +8,11 @@ consults saved approvals ("always" replies, project-wide) and this gate's own
 everything still uncovered.
 
 A ``bash`` resource is a whole command line: every simple command in it must
-be allowed or approved on its own (see :mod:`.shell_parse`). Commands the
-parser could not read completely are only allowed by a bare ``*`` rule.
+be allowed or approved on its own (see :mod:`.shell_parse`). A rule or an
+approval names commands, so it only allows a line that is plain words
+(:mod:`.shell_grammar`) run by programs from outside the project
+(:mod:`.command_origin`); any other line is asked whole, unless a bare ``*``
+allows it. Deny rules still apply to every simple command found in it.
 
 Use one gate per session run: an "always" reply then releases the other
 pending asks it covers, and a plain reject rejects them all.
@@ -18,12 +21,15 @@ pending asks it covers, and a plain reject rejects them all.
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Sequence
 
 from agent_tui.tools.asks import ApprovalStore, Asker, CallOrigin, PermissionDecision, PermissionRequest
+from agent_tui.tools.command_origin import project_command
 from agent_tui.tools.errors import PermissionDenied, PermissionRejected
+from agent_tui.tools.shell_grammar import read_line
 from agent_tui.tools.shell_parse import parse_command, suggest_pattern
 from agent_tui.tools.wildcard import wildcard_match
 from agent_tui.vocab.kinds import Effect, PermissionReply
@@ -41,35 +47,59 @@ class Verdict:
     rule: PermissionRule
 
 
-def _matches(pattern: str, action: str, resource: str) -> bool:
+def _matches(pattern: str, action: str, resource: str, *, plain: bool = True) -> bool:
+    if not plain:
+        return pattern == "*"
     if wildcard_match(pattern, resource):
         return True
     # "/tmp/*" also covers the directory "/tmp" itself.
     return action == "external_directory" and wildcard_match(pattern, resource.rstrip("/") + "/")
 
 
-def evaluate(rules: Sequence[PermissionRule], action: str, resource: str, *, complete: bool = True) -> Verdict:
-    """The effect for one resource: last matching rule wins, defaults first."""
+def evaluate(rules: Sequence[PermissionRule], action: str, resource: str, *, plain: bool = True) -> Verdict:
+    """The effect for one resource: last matching rule wins, defaults first.
+
+    A resource that is not ``plain`` (a bash line outside the plain grammar) is
+    allowed only by a bare ``*``; any matching rule may still deny it."""
     verdict = Verdict(Effect.ASK, DEFAULT_RULES[0])
     for rule in (*DEFAULT_RULES, *rules):
         if wildcard_match(rule.action, action) and _matches(rule.pattern, action, resource):
             verdict = Verdict(rule.effect, rule)
-    if verdict.effect is Effect.ALLOW and not complete and verdict.rule.pattern != "*":
+    if verdict.effect is Effect.ALLOW and not plain and verdict.rule.pattern != "*":
         return Verdict(Effect.ASK, verdict.rule)
     return verdict
 
 
-def expand(action: str, resources: Sequence[str]) -> list[tuple[str, bool]]:
-    """Resources to judge one by one: a bash command line becomes its simple commands."""
+@dataclass(frozen=True)
+class Piece:
+    """One resource to judge: a simple command of a plain line, or a whole line that is not plain."""
+
+    resource: str
+    not_plain: str | None = None
+    """Why the line is not plain (shown in the ask's ``detail``); ``None`` for a plain resource."""
+    parts: tuple[str, ...] = ()
+    """The simple commands of a line that is not plain, for deny rules."""
+
+    @property
+    def plain(self) -> bool:
+        return self.not_plain is None
+
+
+def expand(action: str, resources: Sequence[str], roots: Sequence[Path] = ()) -> list[Piece]:
+    """Resources to judge one by one: a plain bash line becomes its simple commands.
+
+    Blocking (it looks up command names in PATH): call it off the event loop."""
     if action != "bash":
-        return [(r, True) for r in resources]
-    out: list[tuple[str, bool]] = []
+        return [Piece(r) for r in resources]
+    out: list[Piece] = []
     for command in resources:
-        parsed = parse_command(command)
-        if parsed.complete:
-            out.extend((part, True) for part in parsed.commands)
+        parts = parse_command(command).commands
+        line = read_line(command)
+        why = line.not_plain or project_command(line.command_names, os.environ, roots)
+        if why is None:
+            out.extend(Piece(part) for part in parts)
         else:
-            out.append((" ".join(command.split()), False))
+            out.append(Piece(" ".join(command.split()), not_plain=why, parts=tuple(parts)))
     return out
 
 
@@ -115,10 +145,10 @@ class PermissionGate:
         self.project_root = Path(project_root)
         self.on_auto_reply = on_auto_reply
         self._granted: list[tuple[str, str]] = []
-        self._pending: dict[str, tuple[PermissionRequest, asyncio.Future[PermissionDecision]]] = {}
+        self._pending: dict[str, tuple[PermissionRequest, list[Piece], asyncio.Future[PermissionDecision]]] = {}
 
     def pending(self) -> list[PermissionRequest]:
-        return [request for request, _ in self._pending.values()]
+        return [request for request, _, _ in self._pending.values()]
 
     async def check(
         self,
@@ -130,31 +160,36 @@ class PermissionGate:
         origin: CallOrigin | None = None,
     ) -> None:
         """Return when allowed; raise ``PermissionDenied`` or ``PermissionRejected``."""
-        undecided: list[str] = []
-        for resource, complete in expand(action, resources):
-            verdict = evaluate(self.rules, action, resource, complete=complete)
-            if verdict.effect is Effect.DENY:
-                raise PermissionDenied(action, resource, verdict.rule.pattern)
+        roots = (self.project_root, self.location)
+        pieces = await asyncio.to_thread(expand, action, resources, roots) if action == "bash" else expand(action, resources)
+        undecided: dict[str, Piece] = {}
+        for piece in pieces:
+            for part in piece.parts:  # deny rules see inside lines that are not plain too
+                self._raise_if_denied(action, part, evaluate(self.rules, action, part))
+            verdict = evaluate(self.rules, action, piece.resource, plain=piece.plain)
+            self._raise_if_denied(action, piece.resource, verdict)
             if verdict.effect is Effect.ASK:
-                undecided.append(resource)
-        undecided = list(dict.fromkeys(undecided))
+                undecided.setdefault(piece.resource, piece)
         if not undecided:
             return
         approvals = [*await self.approvals.approved(str(self.project_root)), *self._granted]
-        undecided = [r for r in undecided if not self._covered(action, [r], approvals)]
+        undecided = {r: p for r, p in undecided.items() if not self._covered(action, [p], approvals)}
         if not undecided:
             return
+        reasons = [p.not_plain for p in undecided.values() if p.not_plain]
+        if reasons:
+            detail = {**(detail or {}), "not_plain": "; ".join(dict.fromkeys(reasons))}
         origin = origin or CallOrigin()
         request = PermissionRequest(
             session_id=origin.session_id,
             assistant_message_id=origin.assistant_message_id,
             call_id=origin.call_id,
             action=action,
-            resources=undecided,
-            save_patterns=save_patterns or suggest_save(action, undecided),
+            resources=list(undecided),
+            save_patterns=save_patterns or suggest_save(action, [r for p in undecided.values() for r in p.parts or (p.resource,)]),
             detail=detail or {},
         )
-        decision = await self._ask(request)
+        decision = await self._ask(request, list(undecided.values()))
         match decision.reply:
             case PermissionReply.ONCE:
                 return
@@ -169,13 +204,18 @@ class PermissionGate:
                 raise PermissionRejected(decision.message, action=action, detail=summary)
 
     @staticmethod
-    def _covered(action: str, resources: Sequence[str], approvals: Sequence[tuple[str, str]]) -> bool:
-        relevant = [p for a, p in approvals if wildcard_match(a, action)]
-        return all(any(_matches(p, action, r) for p in relevant) for r in resources)
+    def _raise_if_denied(action: str, resource: str, verdict: Verdict) -> None:
+        if verdict.effect is Effect.DENY:
+            raise PermissionDenied(action, resource, verdict.rule.pattern)
 
-    async def _ask(self, request: PermissionRequest) -> PermissionDecision:
+    @staticmethod
+    def _covered(action: str, pieces: Sequence[Piece], approvals: Sequence[tuple[str, str]]) -> bool:
+        relevant = [p for a, p in approvals if wildcard_match(a, action)]
+        return all(any(_matches(p, action, piece.resource, plain=piece.plain) for p in relevant) for piece in pieces)
+
+    async def _ask(self, request: PermissionRequest, pieces: list[Piece]) -> PermissionDecision:
         settled: asyncio.Future[PermissionDecision] = asyncio.get_running_loop().create_future()
-        self._pending[request.id] = (request, settled)
+        self._pending[request.id] = (request, pieces, settled)
         asking = asyncio.ensure_future(self.asker(request))
         try:
             await asyncio.wait({asking, settled}, return_when=asyncio.FIRST_COMPLETED)
@@ -187,11 +227,11 @@ class PermissionGate:
             if not asking.done():
                 asking.cancel()
 
-    def _settle_others(self, decide: Callable[[PermissionRequest], PermissionDecision | None]) -> None:
-        for request, future in list(self._pending.values()):
+    def _settle_others(self, decide: Callable[[PermissionRequest, list[Piece]], PermissionDecision | None]) -> None:
+        for request, pieces, future in list(self._pending.values()):
             if future.done():
                 continue
-            decision = decide(request)
+            decision = decide(request, pieces)
             if decision is None:
                 continue
             future.set_result(decision)
@@ -200,11 +240,11 @@ class PermissionGate:
 
     def _release_covered(self) -> None:
         once = PermissionDecision(reply=PermissionReply.ONCE)
-        self._settle_others(lambda r: once if self._covered(r.action, r.resources, self._granted) else None)
+        self._settle_others(lambda r, pieces: once if self._covered(r.action, pieces, self._granted) else None)
 
     def _reject_pending(self) -> None:
         reject = PermissionDecision(reply=PermissionReply.REJECT)
-        self._settle_others(lambda r: reject)
+        self._settle_others(lambda r, pieces: reject)
 
 
 def _summary(request: PermissionRequest) -> str:

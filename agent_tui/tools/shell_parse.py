@@ -31,10 +31,15 @@ def _language() -> Any:
     return Language(tree_sitter_bash.language())
 
 
-def parse_command(command: str) -> ParsedCommand:
+def parse_tree(command: str) -> Any:
+    """The tree-sitter syntax tree of a bash line (``tree.root_node``)."""
     from tree_sitter import Parser
 
-    tree = Parser(_language()).parse(command.encode("utf-8"))
+    return Parser(_language()).parse(command.encode("utf-8"))
+
+
+def parse_command(command: str) -> ParsedCommand:
+    tree = parse_tree(command)
     found: list[str] = []
     stack = [tree.root_node]
     while stack:
@@ -51,24 +56,22 @@ def parse_command(command: str) -> ParsedCommand:
 
 
 _ARGUMENT_NODES = {"word", "string", "raw_string"}
-_HARMLESS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin")
+HARMLESS_PATHS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin")
+"""Paths outside every project that reading or writing never harms."""
 
 
 def absolute_arguments(command: str) -> list[str]:
     """Arguments and redirect targets that are absolute or ``~`` paths (advisory only:
     variables, globs and ``cd`` make any such scan incomplete)."""
-    from tree_sitter import Parser
-
-    tree = Parser(_language()).parse(command.encode("utf-8"))
     found: list[str] = []
-    stack = [tree.root_node]
+    stack = [parse_tree(command).root_node]
     while stack:
         node = stack.pop()
         if node.type in _ARGUMENT_NODES and (node.parent is None or node.parent.type != "command_name"):
             text = node.text.decode("utf-8", errors="replace")
             if node.type != "word":
                 text = text[1:-1]
-            if text.startswith(("/", "~")) and text not in _HARMLESS:
+            if text.startswith(("/", "~")) and text not in HARMLESS_PATHS:
                 found.append(text)
             continue
         stack.extend(reversed(node.children))

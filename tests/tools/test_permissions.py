@@ -90,7 +90,10 @@ async def test_compound_command_with_one_unapproved_part_is_asked(workdir: Path)
     assert [r.resources for r in asker.requests] == [["rm -rf ~"]]
     assert asker.requests[0].save_patterns == ["rm *"]
     await gate.check("bash", ["git status && echo $(whoami)"])
-    assert asker.requests[-1].resources == ["echo $(whoami)", "whoami"]
+    # Not plain words: the whole line is asked, "always" would save what it runs.
+    assert asker.requests[-1].resources == ["git status && echo $(whoami)"]
+    assert asker.requests[-1].save_patterns == ["git status *", "echo *", "whoami *"]
+    assert "command substitution" in asker.requests[-1].detail["not_plain"]
 
 
 async def test_unparseable_command_is_only_allowed_by_a_bare_star(workdir: Path) -> None:
@@ -134,8 +137,9 @@ async def test_always_covers_later_asks_and_releases_pending_ones(workdir: Path)
     first = asyncio.create_task(gate.check("bash", ["npm test"]))
     second = asyncio.create_task(gate.check("bash", ["npm test -- --watch=false"]))
     other = asyncio.create_task(gate.check("bash", ["make"]))
-    await asyncio.sleep(0.01)
-    assert len(gate.pending()) == 3
+    async with asyncio.timeout(5):  # bash lines are judged off the event loop: wait until all three ask
+        while len(gate.pending()) < 3:
+            await asyncio.sleep(0.001)
     release.set()
     await first
     await asyncio.wait_for(second, 1)
