@@ -23,7 +23,7 @@ def describe(result: RewindResult) -> list[str]:
     if result.changed:
         lines.append(f"changed {len(result.changed)} file{'s' if len(result.changed) != 1 else ''}:")
         lines.extend(f"  {c.change:<9} {c.path}" for c in result.changed)
-    elif result.mode is None or result.mode.value != "conversation":
+    elif (result.mode is None or result.mode.value != "conversation") and not result.unrestorable:
         lines.append("no file changed")
     if result.note:
         lines.append(result.note)

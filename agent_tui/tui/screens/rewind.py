@@ -136,14 +136,24 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
             box.update(Text(f"files: {error}", style="bold"))
             return
         self.preview = preview
-        if not preview.changed:
+        if preview.refusal is not None:  # a files rewind would be refused: say which calls and why
+            box.update(Text(f"files: {preview.refusal}", style="bold"))
+            return
+        if not preview.changed and not preview.unrestorable:
             box.update(Text("files: nothing would change", style="dim"))
             return
-        out = Text(f"files that would change ({len(preview.changed)}):\n", style="bold")
-        for change in preview.changed:
-            out.append(f"  {change.change:<9} {change.path}\n")
-        out.append("\n")
-        out.append_text(render_patch(preview.diff, self.app.theme_variables))
+        out = Text()
+        if preview.unrestorable:
+            out.append(f"would not be restored ({len(preview.unrestorable)}):\n", style="bold")
+            for uncovered in preview.unrestorable:
+                out.append(f"  {uncovered.line()}\n")
+            out.append("\n")
+        if preview.changed:
+            out.append(f"files that would change ({len(preview.changed)}):\n", style="bold")
+            for change in preview.changed:
+                out.append(f"  {change.change:<9} {change.path}\n")
+            out.append("\n")
+            out.append_text(render_patch(preview.diff, self.app.theme_variables))
         box.update(out)
 
     def action_back(self) -> None:
