@@ -1,8 +1,10 @@
 """``agent-tui rewind SESSION``: list the prompts, rewind to one, or undo the last rewind.
 
 Every refusal (unknown session or message, a message of another session, a
-session running here or in another process, a missing snapshot) is one line
-on stderr and exit code 1, with nothing changed.
+session running here or in another process, a missing snapshot, a files
+rewind over calls that changed files with no snapshot) is one line on stderr
+and exit code 1, with nothing changed. A rewind that leaves some calls'
+changes in place says which and why (its ``note``), never "no file changed".
 """
 
 from __future__ import annotations
