@@ -7,7 +7,10 @@ snapshot taken before the call started covers it (the snapshot is the whole
 location); without git, only a call with its own pre-images is covered. Every
 other call that ran is *unrestorable*, with the reason the session recorded
 (snapshots off, no git, a snapshot error) or, when it recorded none, that no
-snapshot was taken. A call whose permission was refused did not run.
+snapshot was taken. A call whose permission was refused did not run. A
+snapshot holds only the session's directory: a covered ``bash`` call that
+names absolute paths outside it is named too, with those paths (whatever it
+changed there stays; the scan is advisory, as the bash tool's own warning).
 
 The plan decides before anything changes: when nothing can be restored but a
 call may have changed files, or when with git a call ran before the first
@@ -20,7 +23,9 @@ fallback.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
@@ -54,6 +59,13 @@ class RestorePlan:
     point: list[str] | None
     """The snapshot ids to restore (git: the first tree; pre-images: all of them); None: no snapshot."""
     unrestorable: list[Unrestorable]
+    """Calls that may have changed files with no snapshot to undo them."""
+    outside: list[Unrestorable]
+    """Covered ``bash`` calls naming paths outside the session's directory (never a reason to refuse)."""
+
+    def named(self) -> list[Unrestorable]:
+        """Everything a files rewind that goes ahead leaves as it was."""
+        return [*self.unrestorable, *self.outside]
 
     def refusal(self) -> str | None:
         """Why a files rewind must change nothing, naming the calls; None when it may go ahead."""
@@ -65,14 +77,14 @@ class RestorePlan:
 
     def note(self) -> str | None:
         """What a files rewind that went ahead left as it was, in one line; None when it covered everything."""
-        if self.point is None and not self.unrestorable:
+        if self.point is None and not self.named():
             return "no tool that may change files ran after this prompt; the files are as they were"
-        if not self.unrestorable:
+        if not self.named():
             return None
-        return "not restored: " + "; ".join(u.line() for u in self.unrestorable)
+        return "not restored: " + "; ".join(u.line() for u in self.named())
 
 
-def restore_plan(events: list[tuple[bool, ev.DurableEvent]]) -> RestorePlan:
+def restore_plan(events: list[tuple[bool, ev.DurableEvent]], location: Path) -> RestorePlan:
     """From a session's tool-call, tool-failure and snapshot events, oldest first, each marked whether it
     comes after the prompt (the ones before only tell why a later call found no snapshot)."""
     said: str | None = None  # the last reason the session gave for taking no snapshot
@@ -96,17 +108,20 @@ def restore_plan(events: list[tuple[bool, ev.DurableEvent]]) -> RestorePlan:
                 did_not_run.add(event.call_id)
     point = _point(taken)
     pre_images = point is not None and point[0].startswith(PREFIX)
-    missing = []
+    missing, outside = [], []
     for call, git_before, said_then in calls:
         mine = own.get(call.call_id)
         snapshot = mine.snapshot_id if mine is not None else None
         covered = snapshot is not None and snapshot.startswith(PREFIX) if pre_images else (
             git_before or (snapshot is not None and not snapshot.startswith(PREFIX)))
-        if covered or call.call_id in did_not_run:
+        if call.call_id in did_not_run:
+            continue
+        if covered:
+            outside += [u for u in [_outside(call, location)] if u is not None]
             continue
         why = (mine.error if mine is not None and mine.error else None) or said_then or NO_SNAPSHOT
         missing.append(_unrestorable(call, why))
-    return RestorePlan(point=point, unrestorable=missing)
+    return RestorePlan(point=point, unrestorable=missing, outside=outside)
 
 
 def _point(taken: list[str]) -> list[str] | None:
@@ -127,3 +142,18 @@ def _unrestorable(call: ev.ToolCalled, why: str) -> Unrestorable:
     if len(detail) > _DETAIL_LIMIT:
         detail = detail[: _DETAIL_LIMIT - 1] + "…"
     return Unrestorable(call_id=call.call_id, tool=call.name, files=files, detail=detail, why=why)
+
+
+def _outside(call: ev.ToolCalled, location: Path) -> Unrestorable | None:
+    """A ``bash`` call's absolute paths outside ``location``, which no snapshot holds."""
+    from agent_tui.tools.paths import is_inside
+    from agent_tui.tools.shell_parse import absolute_arguments
+
+    if call.name != "bash":
+        return None
+    named = absolute_arguments(str(call.input.get("command", "")))
+    paths = [p for p in named if not is_inside(Path(os.path.normpath(os.path.expanduser(p))), location)]
+    if not paths:
+        return None
+    why = f"outside the session's directory {location}; a rewind restores only files inside it"
+    return Unrestorable(call_id=call.call_id, tool=call.name, files=paths, detail="", why=why)

@@ -128,15 +128,15 @@ class Rewinder:
         coverage = await self._plan(session, message.seq)
         refusal = coverage.refusal()
         if coverage.point is None or refusal is not None:
-            return FilesPreview(changed=[], unrestorable=coverage.unrestorable, refusal=refusal)
+            return FilesPreview(changed=[], unrestorable=coverage.named(), refusal=refusal)
         changed, diff = await self._files.preview(Path(session.location), coverage.point)
-        return FilesPreview(changed=_changed(changed), diff=diff, unrestorable=coverage.unrestorable)
+        return FilesPreview(changed=_changed(changed), diff=diff, unrestorable=coverage.named())
 
     async def rewind(self, session: SessionRecord, message_id: str, mode: RewindMode) -> RewindResult:
         message = await self.target(session, message_id)
         held = await self._hold(session.id)
         try:
-            files, coverage = None, RestorePlan(point=None, unrestorable=[])
+            files, coverage = None, RestorePlan(point=None, unrestorable=[], outside=[])
             if mode != RewindMode.CONVERSATION:
                 coverage = await self._plan(session, message.seq)
                 if (refusal := coverage.refusal()) is not None:
@@ -151,7 +151,7 @@ class Rewinder:
             held.release()
         return RewindResult(session_id=session.id, seq=stored.seq, message_id=message.id, mode=mode,
                             prompt=prompt_of(message), changed=files.changed if files else [],
-                            unrestorable=coverage.unrestorable,
+                            unrestorable=coverage.named(),
                             note=coverage.note() if mode != RewindMode.CONVERSATION else None)  # fmt: skip
 
     async def undo(self, session: SessionRecord) -> RewindResult:
@@ -203,7 +203,7 @@ class Rewinder:
         for sid, upto in [*await lineage(self._store, session.id), (session.id, None)]:
             found += [(e.seq > seq, e.event) for e in await self._store.events_of_type(sid, kinds)
                       if upto is None or e.seq <= upto]  # fmt: skip
-        return restore_plan(found)
+        return restore_plan(found, Path(session.location))
 
     async def _hold(self, session_id: str) -> Any:
         """The session's lease for the rewind: refused while this or another process runs it."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,6 +13,7 @@ from agent_tui.vocab.error_info import ErrorInfo
 
 TOOLS = ("bash", "apply_patch", "mcp__files__write", "read")
 OUTCOMES = ("git", "pre", "error", "none")
+PROJECT = Path("/work/project")
 PATCH = "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch"
 
 step = st.tuples(st.sampled_from(TOOLS), st.sampled_from(OUTCOMES), st.booleans())
@@ -51,10 +54,10 @@ def _covered(steps: list[tuple[str, str, bool]]) -> set[str]:
 def test_every_call_that_may_have_changed_files_is_covered_or_named_with_a_reason(
     said_before: str | None, steps: list[tuple[str, str, bool]]
 ) -> None:
-    found = restore_plan(_events(said_before, steps))
+    found = restore_plan(_events(said_before, steps), PROJECT)
     ran = {f"call_{n}" for n, (tool, _, rejected) in enumerate(steps, 1) if tool != "read" and not rejected}
     named = {u.call_id for u in found.unrestorable}
-    assert named == ran - _covered(steps)
+    assert named == ran - _covered(steps) and found.outside == [], "these commands name no outside path"
     assert all(u.why for u in found.unrestorable)
     if found.refusal() is None and found.point is None:
         assert not ran, "a rewind that goes ahead with nothing to restore must mean nothing could have changed"
@@ -67,10 +70,24 @@ def test_every_call_that_may_have_changed_files_is_covered_or_named_with_a_reaso
 
 def test_the_reason_of_an_uncovered_call_is_its_own_then_the_one_said_before_then_none_was_taken() -> None:
     steps = [("bash", "error", False), ("bash", "none", False)]
-    own, later = restore_plan(_events(None, steps)).unrestorable
+    own, later = restore_plan(_events(None, steps), PROJECT).unrestorable
     assert (own.why, later.why) == ("broken 1", "broken 1")
-    (lone,) = restore_plan(_events("git is not installed", [("mcp__files__write", "none", False)])).unrestorable
+    (lone,) = restore_plan(_events("git is not installed", [("mcp__files__write", "none", False)]), PROJECT).unrestorable
     assert lone.why == "git is not installed" and lone.tool == "mcp__files__write"
-    (unknown,) = restore_plan(_events(None, [("apply_patch", "none", False)])).unrestorable
+    (unknown,) = restore_plan(_events(None, [("apply_patch", "none", False)]), PROJECT).unrestorable
     assert unknown.why == NO_SNAPSHOT and unknown.files == ["a.txt"]
     assert unknown.line() == f"apply_patch call_1 (a.txt): {NO_SNAPSHOT}"
+
+
+def test_a_covered_bash_call_naming_paths_outside_the_directory_is_named_but_never_refused() -> None:
+    command = "cat /etc/hostname > /tmp/elsewhere/out.txt && echo ok > /work/project/in.txt && rm ../up.txt"
+    events: list[tuple[bool, ev.DurableEvent]] = [
+        (True, ev.ToolCalled(assistant_message_id="msg_a1", call_id="call_1", name="bash", input={"command": command})),
+        (True, ev.WorkspaceSnapshotted(assistant_message_id="msg_a1", call_id="call_1", snapshot_id="tree1")),
+    ]
+    found = restore_plan(events, PROJECT)
+    assert found.unrestorable == [] and found.refusal() is None and found.point == ["tree1"]
+    (outside,) = found.outside
+    assert outside.files == ["/etc/hostname", "/tmp/elsewhere/out.txt"]
+    assert found.note() == ("not restored: bash call_1 (/etc/hostname, /tmp/elsewhere/out.txt): outside the "
+                            "session's directory /work/project; a rewind restores only files inside it")

@@ -217,6 +217,22 @@ async def test_a_snapshot_error_before_the_first_call_refuses_the_file_rewind_na
     assert _files(location) == after and await runtime._store.head_seq(sid) == head
 
 
+async def test_a_file_bash_wrote_outside_the_directory_is_named_not_passed_over(
+    runtime: Runtime, fake: FakeProvider, location: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere.txt"
+    command = f"echo after > mod.txt && echo out > {elsewhere}"
+    fake.add({"tool_calls": [{"id": "call_b", "name": "bash", "arguments": {"command": command}}]}, {"text": "done"})
+    sid = (await runtime.sessions.create(location=location)).id
+    first = await _turn(runtime, sid, "change")
+    assert elsewhere.read_text() == "out\n"
+    result = await runtime.sessions.rewind(sid, first, "files")
+    assert [(c.path, c.change) for c in result.changed] == [("mod.txt", "modified")]
+    assert [(u.call_id, u.files) for u in result.unrestorable] == [("call_b", [str(elsewhere)])]
+    assert result.note is not None and f"bash call_b ({elsewhere}): outside the session's directory" in result.note
+    assert (location / "mod.txt").read_text() == "before\n" and elsewhere.read_text() == "out\n"
+
+
 async def test_a_file_an_mcp_tool_wrote_is_snapshotted_and_a_rewind_brings_it_back(
     open_runtime: Any, fake: FakeProvider, location: Path
 ) -> None:
