@@ -73,7 +73,7 @@ class RestorePlan:
         if not self.unrestorable or (self.point is not None and not git):
             return None
         named = "; ".join(u.line() for u in self.unrestorable)
-        return f"cannot restore the files: {named}; nothing was changed (a conversation-only rewind still works)"
+        return f"cannot restore the files: {named}; the rewind was not done (a conversation-only rewind still works)"
 
     def note(self) -> str | None:
         """What a files rewind that went ahead left as it was, in one line; None when it covered everything."""
@@ -110,17 +110,16 @@ def restore_plan(events: list[tuple[bool, ev.DurableEvent]], location: Path) -> 
     pre_images = point is not None and point[0].startswith(PREFIX)
     missing, outside = [], []
     for call, git_before, said_then in calls:
-        mine = own.get(call.call_id)
-        snapshot = mine.snapshot_id if mine is not None else None
-        covered = snapshot is not None and snapshot.startswith(PREFIX) if pre_images else (
-            git_before or (snapshot is not None and not snapshot.startswith(PREFIX)))
         if call.call_id in did_not_run:
             continue
-        if covered:
+        mine = own.get(call.call_id)
+        snapshot = (mine.snapshot_id if mine is not None else None) or ""
+        own_git = snapshot != "" and not snapshot.startswith(PREFIX)
+        if snapshot.startswith(PREFIX) if pre_images else (git_before or own_git):
             outside += [u for u in [_outside(call, location)] if u is not None]
-            continue
-        why = (mine.error if mine is not None and mine.error else None) or said_then or NO_SNAPSHOT
-        missing.append(_unrestorable(call, why))
+        else:
+            why = (mine.error if mine is not None else None) or said_then or NO_SNAPSHOT
+            missing.append(_unrestorable(call, why))
     return RestorePlan(point=point, unrestorable=missing, outside=outside)
 
 
