@@ -3,7 +3,8 @@
 Esc Esc (idle) or ``/rewind`` opens it. Choosing a prompt offers *conversation
 and files*, *conversation only*, *files only* (and *fork from here* when the
 host can fork), with the files a files rewind would change and their diff
-shown before anything is restored. The last rewind, while it can still be
+shown before anything is restored, and the tool calls it would not restore
+(or why it would be refused), never "nothing would change" over them. The last rewind, while it can still be
 undone, is offered first. The screen only chooses; the view does the rewind.
 """
 
