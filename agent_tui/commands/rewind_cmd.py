@@ -1,8 +1,10 @@
 """``agent-tui rewind SESSION``: list the prompts, rewind to one, or undo the last rewind.
 
 Every refusal (unknown session or message, a message of another session, a
-session running here or in another process, a missing snapshot) is one line
-on stderr and exit code 1, with nothing changed.
+session running here or in another process, a missing snapshot, a files
+rewind over calls that changed files with no snapshot) is one line on stderr
+and exit code 1, with nothing changed. A rewind that leaves some calls'
+changes in place says which and why (its ``note``), never "no file changed".
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ def describe(result: RewindResult) -> list[str]:
     if result.changed:
         lines.append(f"changed {len(result.changed)} file{'s' if len(result.changed) != 1 else ''}:")
         lines.extend(f"  {c.change:<9} {c.path}" for c in result.changed)
-    elif result.mode is None or result.mode.value != "conversation":
+    elif (result.mode is None or result.mode.value != "conversation") and not result.unrestorable:
         lines.append("no file changed")
     if result.note:
         lines.append(result.note)

@@ -4,8 +4,11 @@ The conversation part is one durable ``session.rewound`` event (its projector
 hides what follows the boundary); the files part restores the location to the
 snapshot taken before the first tool after that prompt, after snapshotting the
 present so an undo can bring it back. Everything is checked before anything
-changes: an unknown message, a running session, a missing snapshot each refuse
-with one line and leave the log and the files as they were.
+changes: an unknown message, a running session, a missing snapshot, a tool
+call that changed files with no snapshot to undo it (``restore_plan``) each
+refuse with one line and leave the log and the files as they were. What a
+rewind that goes ahead cannot restore is named in its result, never passed
+over as "nothing changed".
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from agent_tui.core import lease
 from agent_tui.core.db import StoreError
 from agent_tui.core.executor import Executor
 from agent_tui.core.records import MessageRecord, SessionRecord
-from agent_tui.core.file_restore import FileStores, restore_point
+from agent_tui.core.file_restore import FileStores
+from agent_tui.core.restore_plan import RestorePlan, Unrestorable, restore_plan
 from agent_tui.core.snapshots import WorkspaceSnapshots
 from agent_tui.core.store import Store
 from agent_tui.vocab.kinds import RewindMode
@@ -47,11 +51,14 @@ class RewindPoint(BaseModel):
 
 
 class FilesPreview(BaseModel):
-    """What a files rewind would change: the files, and the diff from now to the snapshot."""
+    """What a files rewind would change: the files, and the diff from now to the snapshot; what it could
+    not restore, and (when it would be refused) why."""
 
     model_config = ConfigDict(frozen=True)
     changed: list[ev.ChangedFile]
     diff: str = ""
+    unrestorable: list[Unrestorable] = []
+    refusal: str | None = None
 
 
 class RewindResult(BaseModel):
@@ -64,6 +71,8 @@ class RewindResult(BaseModel):
     prompt: str | None
     """The chosen prompt's text, for the prompt box (None for an undo)."""
     changed: list[ev.ChangedFile]
+    unrestorable: list[Unrestorable] = []
+    """Tool calls after the prompt whose file changes this rewind left as they were, and why."""
     note: str | None = None
 
 
@@ -116,22 +125,24 @@ class Rewinder:
     async def preview(self, session: SessionRecord, message_id: str) -> FilesPreview:
         """Which files a files rewind to ``message_id`` would change, and how (nothing is changed)."""
         message = await self.target(session, message_id)
-        point = await self._restore_point(session, message.seq)
-        if point is None:
-            return FilesPreview(changed=[])
-        changed, diff = await self._files.preview(Path(session.location), point)
-        return FilesPreview(changed=_changed(changed), diff=diff)
+        coverage = await self._plan(session, message.seq)
+        refusal = coverage.refusal()
+        if coverage.point is None or refusal is not None:
+            return FilesPreview(changed=[], unrestorable=coverage.named(), refusal=refusal)
+        changed, diff = await self._files.preview(Path(session.location), coverage.point)
+        return FilesPreview(changed=_changed(changed), diff=diff, unrestorable=coverage.named())
 
     async def rewind(self, session: SessionRecord, message_id: str, mode: RewindMode) -> RewindResult:
         message = await self.target(session, message_id)
         held = await self._hold(session.id)
         try:
-            files, note = None, None
+            files, coverage = None, RestorePlan(point=None, unrestorable=[], outside=[])
             if mode != RewindMode.CONVERSATION:
-                point = await self._restore_point(session, message.seq)
-                if point is None:
-                    note = "no tool changed files after this prompt; the files are as they were"
-                else:
+                coverage = await self._plan(session, message.seq)
+                if (refusal := coverage.refusal()) is not None:
+                    raise RewindRefused(refusal)
+                if coverage.point is not None:
+                    point = coverage.point
                     before, changes = await self._files.restore(Path(session.location), point, _pin(session))
                     files = ev.FilesRestored(target=point[0], before=before, changed=_changed(changes))
             stored = await self._store.publish(session.id, ev.SessionRewound(
@@ -139,7 +150,9 @@ class Rewinder:
         finally:
             held.release()
         return RewindResult(session_id=session.id, seq=stored.seq, message_id=message.id, mode=mode,
-                            prompt=prompt_of(message), changed=files.changed if files else [], note=note)  # fmt: skip
+                            prompt=prompt_of(message), changed=files.changed if files else [],
+                            unrestorable=coverage.named(),
+                            note=coverage.note() if mode != RewindMode.CONVERSATION else None)  # fmt: skip
 
     async def undo(self, session: SessionRecord) -> RewindResult:
         rewound = await self._last_rewind(session)
@@ -180,15 +193,17 @@ class Rewinder:
             raise RewindRefused(f"session {session.id} has moved on since its last rewind; it can no longer be undone")
         return found[0]
 
-    async def _restore_point(self, session: SessionRecord, seq: int) -> list[str] | None:
-        """From the snapshots after ``seq``: a fork's copied prompts find theirs in its ancestors' logs."""
+    async def _plan(self, session: SessionRecord, seq: int) -> RestorePlan:
+        """From the tool calls and snapshots after ``seq`` (and the reasons given before it): a fork's
+        copied prompts find theirs in its ancestors' logs."""
         from agent_tui.core.fork import lineage
 
-        taken: list[ev.WorkspaceSnapshotted] = []
+        kinds = [ev.ToolCalled.TYPE, ev.ToolFailed.TYPE, ev.WorkspaceSnapshotted.TYPE]
+        found: list[tuple[bool, ev.DurableEvent]] = []
         for sid, upto in [*await lineage(self._store, session.id), (session.id, None)]:
-            found = await self._store.events_of_type(sid, [ev.WorkspaceSnapshotted.TYPE], after=seq)
-            taken += [e.event for e in found if upto is None or e.seq <= upto]  # type: ignore[misc]
-        return restore_point(taken)
+            found += [(e.seq > seq, e.event) for e in await self._store.events_of_type(sid, kinds)
+                      if upto is None or e.seq <= upto]  # fmt: skip
+        return restore_plan(found, Path(session.location))
 
     async def _hold(self, session_id: str) -> Any:
         """The session's lease for the rewind: refused while this or another process runs it."""

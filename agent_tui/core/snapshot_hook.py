@@ -1,12 +1,15 @@
 """Snapshot the location before each tool call that may change its files.
 
-``bash`` and ``apply_patch`` may change files; before either runs, the
-location's snapshot id becomes durable in the log (``session.snapshot.taken``),
-so a later rewind knows what the files were. A store that cannot snapshot
-(no git, a broken snapshot dir) says so once per session and process, in the
-same event with ``error`` in place of the id; the tool still runs. Without git,
-an ``apply_patch`` call records the pre-images of the files it names instead
-(``preimages``), and the session says once that bash changes are not covered.
+``bash``, ``apply_patch`` and every MCP server tool may change files (a
+server's tool runs in the location and can write anything; the registry does
+not carry the servers' ``readOnlyHint``, so no MCP tool is taken at its word).
+Before any of them runs, the location's snapshot id becomes durable in the log
+(``session.snapshot.taken``), so a later rewind knows what the files were.
+When no snapshot can be taken (snapshots turned off, no git, a broken
+snapshot dir) the session says why once per reason and process, in the same
+event with ``error`` in place of the id; the tool still runs, and a rewind
+names the calls that ran uncovered. Without git, an ``apply_patch`` call
+records the pre-images of the files it names instead (``preimages``).
 """
 
 from __future__ import annotations
@@ -19,10 +22,17 @@ from agent_tui.core.publisher import SessionPublisher
 from agent_tui.core.preimages import PreimageStore, patch_paths
 from agent_tui.core.snapshots import SnapshotError, WorkspaceSnapshots, git_available
 from agent_tui.core.step import ToolInvocation
+from agent_tui.vocab.mcp_names import TOOL_PREFIX
 
 FILE_CHANGING_TOOLS = frozenset({"bash", "apply_patch"})
 NO_GIT = ("git is not installed: a file rewind restores only the files apply_patch changed "
-          "(from their pre-images), not what bash commands changed")
+          "(from their pre-images), not what bash commands or MCP tools changed")
+SNAPSHOTS_OFF = "snapshots are off ([snapshots] enabled = false): a file rewind cannot restore what tools changed"
+
+
+def may_change_files(name: str) -> bool:
+    """Whether a call of the tool ``name`` may change the location's files (built-in writers, MCP tools)."""
+    return name in FILE_CHANGING_TOOLS or name.startswith(TOOL_PREFIX)
 
 
 class SnapshotBeforeChange:
@@ -30,12 +40,15 @@ class SnapshotBeforeChange:
         self._snapshots = snapshots
         self._publish = publish
         self._location = location
-        self._said_why = False
+        self._said: set[str] = set()
         self._preimages = PreimageStore()
         self._git: bool | None = None  # looked up once, off the loop
 
-    async def __call__(self, call: ToolInvocation) -> None:
-        if call.name not in FILE_CHANGING_TOOLS:
+    async def __call__(self, call: ToolInvocation, enabled: bool = True) -> None:
+        if not may_change_files(call.name):
+            return
+        if not enabled:
+            await self._say_once(call, SNAPSHOTS_OFF)
             return
         if self._git is None:
             self._git = await asyncio.to_thread(git_available)
@@ -57,8 +70,8 @@ class SnapshotBeforeChange:
             assistant_message_id=call.assistant_message_id, call_id=call.call_id, snapshot_id=snapshot))
 
     async def _say_once(self, call: ToolInvocation, why: str) -> None:
-        if self._said_why:
+        if why in self._said:
             return
-        self._said_why = True
+        self._said.add(why)
         await self._publish(ev.WorkspaceSnapshotted(
             assistant_message_id=call.assistant_message_id, call_id=call.call_id, error=why))

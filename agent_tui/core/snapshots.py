@@ -135,9 +135,12 @@ class WorkspaceSnapshots:
             return
         if not git_available():
             raise SnapshotError("git is not installed; workspace snapshots need it")
-        await asyncio.to_thread(git_dir.parent.mkdir, parents=True, exist_ok=True)
-        await _run(["git", "init", "-q", "--bare", str(git_dir)], location, name="init")
-        await asyncio.to_thread(_write_excludes, git_dir, location, paths.data_dir())
+        try:
+            await asyncio.to_thread(git_dir.parent.mkdir, parents=True, exist_ok=True)
+            await _run(["git", "init", "-q", "--bare", str(git_dir)], location, name="init")
+            await asyncio.to_thread(_write_excludes, git_dir, location, paths.data_dir())
+        except OSError as error:  # a file where the store's folder should be, no space, no permission
+            raise SnapshotError(f"cannot set up the snapshot store {git_dir}: {error.strerror or error}") from None
 
     async def _git(self, location: Path, *args: str, ok: tuple[int, ...] = (0,)) -> str:
         command = ["git", f"--git-dir={self.git_dir(location)}", f"--work-tree={location}", *_CONFIG, *args]

@@ -98,8 +98,9 @@ class RegistryToolHost:
         self._project_root = project_root
         self.gate = gate
         self._supports_vision = supports_vision
-        self.before_change: Callable[[ToolInvocation], Awaitable[None]] | None = None
-        """Runs before every call (the workspace snapshot); ``None`` when snapshots are off."""
+        self.before_change: Callable[[ToolInvocation, bool], Awaitable[None]] | None = None
+        """Runs before every call (the workspace snapshot), told whether snapshots are on: when they
+        are off it records that, so a later rewind can say why it cannot restore the files."""
 
     def definitions(self, agent: str, final_step: bool) -> list[llm.ToolSpec]:
         if final_step:
@@ -119,8 +120,8 @@ class RegistryToolHost:
             on_output=on_output, supports_vision=self._supports_vision,
             shell_env_include=tuple(self.settings.shell.env.include),
         )
-        if self.before_change is not None and self.settings.snapshots.enabled:
-            await self.before_change(call)
+        if self.before_change is not None:
+            await self.before_change(call, self.settings.snapshots.enabled)
         outcome = await self._registry.invoke(call.name, call.input, ctx)
         return ToolSettlement(output=outcome.output, error=outcome.error, stops_run=outcome.stop_run,
                               result_meta=outcome.result_meta)

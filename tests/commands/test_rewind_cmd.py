@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -151,3 +153,51 @@ async def test_sessions_rename_and_delete_through_the_cli(cli: Cli) -> None:
     proc = await cli.start("log", sid)
     _, err = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 1 and f"unknown session: {sid}" in err.decode()
+
+
+async def test_with_snapshots_off_a_files_rewind_exits_1_naming_the_call_and_changes_nothing(cli: Cli) -> None:
+    (cli.workdir / ".agent-tui").mkdir()
+    (cli.workdir / ".agent-tui" / "config.toml").write_text("[snapshots]\nenabled = false\n")
+    sid, _ = await _changed_session(cli)
+    before = await cli.log(sid)
+    target = (await rewind(cli, sid))[1].split()[0]
+    code, out, err = await rewind(cli, sid, "--to", target, "--files")
+    assert (code, out) == (1, "")
+    assert err.startswith(f"agent-tui: cannot restore the files: bash call_1 (`{BASH}`): snapshots are off"), err
+    assert err.count("\n") == 1 and "no file changed" not in err
+    assert await cli.log(sid) == before
+    assert (cli.workdir / "made.txt").read_text() == "made\n" and not (cli.workdir / "gone.txt").exists()
+
+
+class CliWithoutGit(Cli):
+    """The same commands with a PATH that holds bash and the commands the script needs, but no git."""
+
+    def env(self) -> dict[str, str]:
+        bin_dir = self.home / "bin-without-git"
+        if not bin_dir.exists():
+            bin_dir.mkdir()
+            for tool in ("bash", "sh", "echo", "rm", "env"):
+                if (found := shutil.which(tool)) is not None:
+                    os.symlink(found, bin_dir / tool)
+        return {**super().env(), "PATH": str(bin_dir)}
+
+
+async def test_without_git_the_rewind_restores_the_patch_and_names_the_bash_call_it_could_not(cli: Cli) -> None:
+    nogit = CliWithoutGit(cli.fake, cli.workdir, cli.home, cli.mode)
+    (cli.workdir / "patched.txt").write_text("old\n")
+    patch = "*** Begin Patch\n*** Update File: patched.txt\n@@\n-old\n+new\n*** End Patch"
+    cli.fake.add({"tool_calls": [{"id": "call_1", "name": "bash", "arguments": {"command": BASH}}]},
+                 {"tool_calls": [{"id": "call_2", "name": "apply_patch", "arguments": {"patch": patch}}]},
+                 {"text": "done"})
+    code, _, err = await nogit.run("--permission", "allow", "change files")
+    assert code == 0, err
+    sid = session_of(err)
+    target = (await rewind(nogit, sid))[1].split()[0]
+    code, out, err = await rewind(nogit, sid, "--to", target, "--files")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[1:3] == ["changed 1 file:", "  modified  patched.txt"]
+    assert lines[3] == f"not restored: bash call_1 (`{BASH}`): git is not installed: a file rewind restores only " \
+                       "the files apply_patch changed (from their pre-images), not what bash commands or MCP tools changed"
+    assert "no file changed" not in out
+    assert (cli.workdir / "patched.txt").read_text() == "old\n" and (cli.workdir / "made.txt").exists()

@@ -10,6 +10,7 @@ import pytest
 from agent_tui.core import events as ev
 from agent_tui.core.rewind import RewindRefused, UnknownMessage
 from agent_tui.core.runtime import Runtime
+from agent_tui.core.snapshot_hook import NO_GIT, SNAPSHOTS_OFF
 from agent_tui.core.snapshots import SnapshotError
 from agent_tui.testing.fake_provider import FakeProvider
 
@@ -168,16 +169,91 @@ async def test_undo_is_refused_once_the_session_moved_on(runtime: Runtime, fake:
         await runtime.sessions.undo_rewind(sid)
 
 
-async def test_snapshots_off_records_none(open_runtime: Any, fake: FakeProvider, location: Path) -> None:
-    fake.add({"tool_calls": [{"id": "call_b", "name": "bash", "arguments": {"command": "true"}}]}, {"text": "ok"})
+async def test_with_snapshots_off_a_files_rewind_is_refused_naming_the_call_and_nothing_changes(
+    open_runtime: Any, fake: FakeProvider, location: Path
+) -> None:
+    fake.add({"tool_calls": [{"id": "call_b", "name": "bash", "arguments": {"command": "echo after > mod.txt"}}]},
+             {"text": "ok"})
     async with await open_runtime(policy="allow", tools="all", cli={"snapshots": {"enabled": False}}) as runtime:
         sid = (await runtime.sessions.create(location=location)).id
         first = await _turn(runtime, sid, "run")
-        log = await stored(runtime, sid)
-        assert any(isinstance(e.event, ev.ToolSucceeded) for e in log)
-        assert not any(isinstance(e.event, ev.WorkspaceSnapshotted) for e in log)
-        result = await runtime.sessions.rewind(sid, first, "files")
-        assert result.changed == [] and "files are as they were" in (result.note or "")
+        assert (location / "mod.txt").read_text() == "after\n"
+        taken = [e.event for e in await stored(runtime, sid) if isinstance(e.event, ev.WorkspaceSnapshotted)]
+        assert [(t.snapshot_id, t.error) for t in taken] == [(None, SNAPSHOTS_OFF)], "no snapshot, and why, once"
+        after, head = _files(location), await runtime._store.head_seq(sid)
+
+        preview = await runtime.sessions.rewind_preview(sid, first)
+        assert preview.changed == [] and [(u.tool, u.call_id) for u in preview.unrestorable] == [("bash", "call_b")]
+        assert preview.refusal is not None and "snapshots are off" in preview.refusal
+        for mode in ("files", "both"):
+            with pytest.raises(RewindRefused) as refused:
+                await runtime.sessions.rewind(sid, first, mode)
+            message = str(refused.value)
+            assert "bash call_b (`echo after > mod.txt`)" in message and "[snapshots] enabled = false" in message
+            assert "nothing changed" not in message and "\n" not in message
+        assert _files(location) == after and await runtime._store.head_seq(sid) == head
+        result = await runtime.sessions.rewind(sid, first, "conversation")
+        assert result.changed == [] and result.unrestorable == [] and result.note is None
+
+
+async def test_a_snapshot_error_before_the_first_call_refuses_the_file_rewind_naming_the_call_and_why(
+    runtime: Runtime, fake: FakeProvider, location: Path
+) -> None:
+    broken = runtime.sessions.snapshots.git_dir(location)
+    broken.parent.mkdir(parents=True, exist_ok=True)
+    broken.write_text("not a git directory\n")  # git init cannot make its snapshot store here
+    fake.add({"tool_calls": [{"id": "call_p", "name": "apply_patch", "arguments": {"patch": PATCH}}]},
+             {"tool_calls": [{"id": "call_b", "name": "bash", "arguments": {"command": "rm gone.txt"}}]},
+             {"text": "done"})
+    sid = (await runtime.sessions.create(location=location)).id
+    first = await _turn(runtime, sid, "change")
+    assert (location / "patched.txt").read_text() == "new\n" and not (location / "gone.txt").exists()
+    after, head = _files(location), await runtime._store.head_seq(sid)
+    with pytest.raises(RewindRefused) as refused:
+        await runtime.sessions.rewind(sid, first, "files")
+    message = str(refused.value)
+    assert "apply_patch call_p (patched.txt): git init failed" in message
+    assert "bash call_b (`rm gone.txt`): git init failed" in message, "the reason said once covers the later call"
+    assert _files(location) == after and await runtime._store.head_seq(sid) == head
+
+
+async def test_a_file_bash_wrote_outside_the_directory_is_named_not_passed_over(
+    runtime: Runtime, fake: FakeProvider, location: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere.txt"
+    command = f"echo after > mod.txt && echo out > {elsewhere}"
+    fake.add({"tool_calls": [{"id": "call_b", "name": "bash", "arguments": {"command": command}}]}, {"text": "done"})
+    sid = (await runtime.sessions.create(location=location)).id
+    first = await _turn(runtime, sid, "change")
+    assert elsewhere.read_text() == "out\n"
+    result = await runtime.sessions.rewind(sid, first, "files")
+    assert [(c.path, c.change) for c in result.changed] == [("mod.txt", "modified")]
+    assert [(u.call_id, u.files) for u in result.unrestorable] == [("call_b", [str(elsewhere)])]
+    assert result.note is not None and f"bash call_b ({elsewhere}): outside the session's directory" in result.note
+    assert (location / "mod.txt").read_text() == "before\n" and elsewhere.read_text() == "out\n"
+
+
+async def test_a_file_an_mcp_tool_wrote_is_snapshotted_and_a_rewind_brings_it_back(
+    open_runtime: Any, fake: FakeProvider, location: Path
+) -> None:
+    import sys
+
+    server = {"command": [sys.executable, str(Path(__file__).parents[1] / "fakes" / "mcp_writer.py")],
+              "startup_timeout_s": 60}
+    write = {"path": "mod.txt", "text": "written by the server\n"}
+    fake.add({"tool_calls": [{"id": "call_m", "name": "mcp__files__write", "arguments": write}]}, {"text": "done"})
+    async with await open_runtime(policy="allow", tools="all", cli={"mcp": {"servers": {"files": server}}}) as runtime:
+        sid = (await runtime.sessions.create(location=location)).id
+        first = await runtime.sessions.prompt(sid, "write it")
+        await settle(runtime, sid, timeout=60)
+        assert (location / "mod.txt").read_text() == "written by the server\n", "the server process wrote it"
+        taken = [e.event for e in await stored(runtime, sid) if isinstance(e.event, ev.WorkspaceSnapshotted)]
+        assert [t.call_id for t in taken] == ["call_m"] and taken[0].snapshot_id
+
+        result = await runtime.sessions.rewind(sid, first.input_id, "files")
+        assert [(c.path, c.change) for c in result.changed] == [("mod.txt", "modified")]
+        assert (location / "mod.txt").read_text() == "before\n"
+        assert result.unrestorable == [] and result.note is None
 
 
 async def test_without_git_apply_patch_pre_images_are_restored_and_the_session_says_so_once(
@@ -206,8 +282,12 @@ async def test_without_git_apply_patch_pre_images_are_restored_and_the_session_s
     assert [bool(e.error) for e in taken] == [True, False], "said once, then the patch's pre-images"
     assert "bash" in taken[0].error and taken[1].snapshot_id.startswith("pre:")
 
+    preview = await runtime.sessions.rewind_preview(sid, first)
     result = await runtime.sessions.rewind(sid, first, "files")
     assert sorted((c.path, c.change) for c in result.changed) == [("added.txt", "deleted"), ("patched.txt", "modified")]
+    assert [(u.tool, u.call_id, u.why) for u in result.unrestorable] == [("bash", "call_b", NO_GIT)]
+    assert preview.unrestorable == result.unrestorable and preview.refusal is None
+    assert result.note == f"not restored: bash call_b (`echo after > mod.txt`): {NO_GIT}"
     assert (location / "patched.txt").read_text() == "old\n" and not (location / "added.txt").exists()
     assert (location / "mod.txt").read_text() == "after\n", "what bash changed is not covered without git"
     await runtime.sessions.undo_rewind(sid)

@@ -98,3 +98,10 @@ async def test_without_git_taking_a_snapshot_says_so(repo: Path, monkeypatch) ->
     monkeypatch.setenv("PATH", str(repo / "no-bin-here"))
     with pytest.raises(SnapshotError, match="git is not installed"):
         await WorkspaceSnapshots().take(repo)
+
+
+async def test_a_store_folder_that_cannot_be_made_is_a_snapshot_error_naming_it(repo: Path, tmp_path: Path) -> None:
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the snapshot store should go\n")
+    with pytest.raises(SnapshotError, match=f"cannot set up the snapshot store {blocked}/.*: (File exists|Not a directory)"):
+        await WorkspaceSnapshots(root=blocked).take(repo)

@@ -97,3 +97,21 @@ async def test_rename_and_delete_over_http(api: Api, fake: FakeProvider, workdir
     assert (await api.call("DELETE", f"/api/session/{sid}"))[0] == 204
     assert (await api.call("GET", f"/api/session/{sid}"))[0] == 404
     assert (await api.call("DELETE", f"/api/session/{sid}"))[0] == 404
+
+
+async def test_with_snapshots_off_the_preview_names_the_call_and_a_files_rewind_is_refused(
+    api: Api, fake: FakeProvider, workdir: Path
+) -> None:
+    (workdir / ".agent-tui").mkdir()
+    (workdir / ".agent-tui" / "config.toml").write_text("[snapshots]\nenabled = false\n")
+    sid, target = await _session(api, fake, workdir)
+    before = await api.history(sid)
+    status, preview = await api.call("GET", f"/api/session/{sid}/rewind/preview", params={"message_id": target})
+    assert status == 200 and preview["changed"] == []
+    assert [(u["tool"], u["call_id"], u["detail"]) for u in preview["unrestorable"]] == [("bash", "call_1", BASH)]
+    assert "snapshots are off" in preview["unrestorable"][0]["why"] and "bash call_1" in preview["refusal"]
+    for mode in ("files", "both"):
+        status, error = await api.call("POST", f"/api/session/{sid}/rewind", {"message_id": target, "mode": mode})
+        assert status == 409 and error["error"]["message"] == preview["refusal"], error
+    assert await api.history(sid) == before
+    assert (workdir / "made.txt").read_text() == "made\n" and (workdir / "mod.txt").read_text() == "after\n"

@@ -3,7 +3,8 @@
 Esc Esc (idle) or ``/rewind`` opens it. Choosing a prompt offers *conversation
 and files*, *conversation only*, *files only* (and *fork from here* when the
 host can fork), with the files a files rewind would change and their diff
-shown before anything is restored. The last rewind, while it can still be
+shown before anything is restored, and the tool calls it would not restore
+(or why it would be refused), never "nothing would change" over them. The last rewind, while it can still be
 undone, is offered first. The screen only chooses; the view does the rewind.
 """
 
@@ -136,14 +137,24 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
             box.update(Text(f"files: {error}", style="bold"))
             return
         self.preview = preview
-        if not preview.changed:
+        if preview.refusal is not None:  # a files rewind would be refused: say which calls and why
+            box.update(Text(f"files: {preview.refusal}", style="bold"))
+            return
+        if not preview.changed and not preview.unrestorable:
             box.update(Text("files: nothing would change", style="dim"))
             return
-        out = Text(f"files that would change ({len(preview.changed)}):\n", style="bold")
-        for change in preview.changed:
-            out.append(f"  {change.change:<9} {change.path}\n")
-        out.append("\n")
-        out.append_text(render_patch(preview.diff, self.app.theme_variables))
+        out = Text()
+        if preview.unrestorable:
+            out.append(f"would not be restored ({len(preview.unrestorable)}):\n", style="bold")
+            for uncovered in preview.unrestorable:
+                out.append(f"  {uncovered.line()}\n")
+            out.append("\n")
+        if preview.changed:
+            out.append(f"files that would change ({len(preview.changed)}):\n", style="bold")
+            for change in preview.changed:
+                out.append(f"  {change.change:<9} {change.path}\n")
+            out.append("\n")
+            out.append_text(render_patch(preview.diff, self.app.theme_variables))
         box.update(out)
 
     def action_back(self) -> None:

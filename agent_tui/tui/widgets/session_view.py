@@ -42,8 +42,8 @@ def rewind_summary(result: object) -> str:
     changed = list(getattr(result, "changed", []))
     head = "rewind undone" if getattr(result, "mode", None) is None else "rewound"
     files = ", ".join(f"{c.path} ({c.change})" for c in changed[:5]) + (" …" if len(changed) > 5 else "")
-    note = getattr(result, "note", None)
-    return f"{head}: " + (f"{len(changed)} file(s) changed: {files}" if changed else note or "no file changed")
+    said = [f"{len(changed)} file(s) changed: {files}" if changed else "", getattr(result, "note", None) or ""]
+    return f"{head}: " + ("; ".join(part for part in said if part) or "no file changed")
 
 
 def _session_id(created: object) -> str:

@@ -211,3 +211,58 @@ async def test_esc_then_a_key_then_esc_is_not_a_double_esc(provider, app) -> Non
         assert not isinstance(app.screen, RewindScreen)
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, RewindScreen))
+
+
+async def test_with_snapshots_off_the_list_and_the_rewind_name_the_call_never_nothing_changed(  # type: ignore[no-untyped-def]
+    provider, workdir, clock
+) -> None:
+    cli = {"model": MODEL, "api_base": provider.openai_base, "api_key": "test-key", "snapshots": {"enabled": False}}
+    provider.add(
+        Turn(tool_calls=[ScriptToolCall(id="call_1", name="bash", arguments={"command": "echo made > made.txt"})]),
+        Turn(text="made it"),
+    )
+    async with await Runtime.open(lambda location: load_settings(location, cli=cli), permission_policy="allow") as rt:
+        ctx = TuiContext(sessions=rt.sessions, location=str(workdir), model=MODEL, clock=clock, timings=FAST)
+        app = AgentApp(ctx, start=StartMode(), watch_themes=False)
+        async with app.run_test() as pilot:
+            await pilot.press(*"make a file", "enter")
+            await until(pilot, lambda: (workdir / "made.txt").exists(), timeout=30)
+            await idle(pilot, app)
+            await pilot.press("escape", "escape")
+            await until(pilot, lambda: isinstance(app.screen, RewindScreen) and app.screen.loaded)
+            screen = app.screen
+            await pilot.press("enter")
+            await until(pilot, lambda: screen.preview is not None)
+            shown = str(screen.query_one("#rewind-preview").render())
+            assert "bash call_1 (`echo made > made.txt`): snapshots are off" in shown, shown
+            assert "nothing would change" not in shown
+            await pilot.press("down", "down", "enter")  # files only
+            await until(pilot, lambda: any("rewind failed" in str(n.message) for n in app._notifications), timeout=10)
+            said = [str(n.message) for n in app._notifications if "rewind" in str(n.message)]
+            assert said == [f"rewind failed: {screen.preview.refusal}"] and "no file changed" not in said[0]
+            assert (workdir / "made.txt").read_text() == "made\n"
+
+
+async def test_what_a_files_rewind_leaves_is_named_in_the_list_and_the_notice(provider, app, workdir, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    elsewhere = tmp_path / "elsewhere.txt"
+    command = f"echo made > made.txt && echo out > {elsewhere}"
+    provider.add(Turn(tool_calls=[ScriptToolCall(id="call_1", name="bash", arguments={"command": command})]),
+                 Turn(text="made it"))
+    async with app.run_test() as pilot:
+        await pilot.press(*"make files", "enter")
+        await until(pilot, lambda: elsewhere.exists(), timeout=30)
+        await idle(pilot, app)
+        await pilot.press("escape", "escape")
+        await until(pilot, lambda: isinstance(app.screen, RewindScreen) and app.screen.loaded)
+        screen = app.screen
+        await pilot.press("enter")
+        await until(pilot, lambda: screen.preview is not None)
+        shown = str(screen.query_one("#rewind-preview").render())
+        assert f"would not be restored (1):\n  bash call_1 ({elsewhere}): outside the session's directory" in shown
+        assert "files that would change (1):" in shown and "made.txt" in shown
+        await pilot.press("down", "down", "enter")  # files only
+        await until(pilot, lambda: not (workdir / "made.txt").exists(), timeout=10)
+        await until(pilot, lambda: any(str(n.message).startswith("rewound") for n in app._notifications))
+        (said,) = [str(n.message) for n in app._notifications if str(n.message).startswith("rewound")]
+        assert said.startswith("rewound: 1 file(s) changed: made.txt (deleted); not restored: bash call_1 (")
+        assert str(elsewhere) in said and elsewhere.read_text() == "out\n"

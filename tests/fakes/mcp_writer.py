@@ -1,0 +1,25 @@
+"""An MCP server (the SDK's ``MCPServer``) whose tool writes a file, run as a real stdio process.
+
+Its ``write`` tool writes text to a path relative to the server's working
+directory (agent-tui starts a stdio server in the session's location), the way
+a real file-editing MCP server changes the project behind agent-tui's back.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("files")
+
+
+@server.tool()
+def write(path: str, text: str) -> str:
+    """Write the text to the file at path (relative to the project)."""
+    Path(path).write_text(text, encoding="utf-8")
+    return f"wrote {len(text)} characters to {path}"
+
+
+if __name__ == "__main__":
+    server.run("stdio")
