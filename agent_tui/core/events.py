@@ -352,10 +352,10 @@ class ExecutionInterrupted(DurableEvent):
 
 
 class WorkspaceSnapshotted(DurableEvent):
-    """The location's files just before a tool that may change them (bash, apply_patch) ran.
+    """The location's files just before a tool that may change them (bash, apply_patch, MCP tools) ran.
 
     ``snapshot_id`` names a tree in agent-tui's snapshot store; without one,
-    ``error`` says why (once per session and process).
+    ``error`` says why (once per reason and process, before the call runs).
     """
 
     TYPE: ClassVar[str] = "session.snapshot.taken.1"

@@ -18,12 +18,14 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.core import paths
 from agent_tui.core.db import StoreError
+from agent_tui.tools.private_files import private_dir
 
 _CONFIG = (
     "-c", "core.autocrlf=false", "-c", "core.safecrlf=false", "-c", "core.fsmonitor=false",
@@ -48,6 +50,26 @@ class FileChange:
 
 def git_available() -> bool:
     return shutil.which("git") is not None
+
+
+_REF_SAFE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
+
+
+def _ref_part(text: str) -> str:
+    """One path component of a ref git accepts, whatever the text: a call id comes from the
+    provider (or a model) and may hold ``:``, ``~``, ``..``, spaces or ``.lock``. Text git
+    would refuse (or a name too long for a file) becomes its safe characters plus a hash of the
+    whole, so two ids never meet."""
+    if len(text) <= 96 and _REF_SAFE.fullmatch(text):
+        return text
+    safe = re.sub(r"[^A-Za-z0-9_-]", "_", text)[:80]
+    return f"{safe}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+
+
+def pin_ref(pin: str) -> str:
+    """``<session>/<name>`` as the ref that keeps a snapshot reachable."""
+    session, _, name = pin.partition("/")
+    return f"refs/agent-tui/{_ref_part(session)}/{_ref_part(name)}"
 
 
 def store_dir() -> Path:
@@ -79,7 +101,7 @@ class WorkspaceSnapshots:
         await self._git(location, "add", "-A", "--ignore-errors", "--", ".", ok=(0, 1))
         tree = (await self._git(location, "write-tree")).strip()
         if pin is not None:
-            await self._git(location, "update-ref", f"refs/agent-tui/{pin}", tree)
+            await self._git(location, "update-ref", pin_ref(pin), tree)
         return tree
 
     async def forget(self, location: Path, session_id: str) -> int:
@@ -87,7 +109,8 @@ class WorkspaceSnapshots:
         if not (self.git_dir(location) / "HEAD").is_file():
             return 0
         async with self._lock(location):
-            refs = (await self._git(location, "for-each-ref", "--format=%(refname)", f"refs/agent-tui/{session_id}/")).split()
+            refs = (await self._git(location, "for-each-ref", "--format=%(refname)",
+                                    f"refs/agent-tui/{_ref_part(session_id)}/")).split()
             for ref in refs:
                 await self._git(location, "update-ref", "-d", ref)
             await self._git(location, "prune", "--expire=now")
@@ -136,7 +159,7 @@ class WorkspaceSnapshots:
         if not git_available():
             raise SnapshotError("git is not installed; workspace snapshots need it")
         try:
-            await asyncio.to_thread(git_dir.parent.mkdir, parents=True, exist_ok=True)
+            await asyncio.to_thread(private_dir, git_dir.parent)  # file contents: the user's only
             await _run(["git", "init", "-q", "--bare", str(git_dir)], location, name="init")
             await asyncio.to_thread(_write_excludes, git_dir, location, paths.data_dir())
         except OSError as error:  # a file where the store's folder should be, no space, no permission

@@ -107,3 +107,26 @@ async def test_a_store_folder_that_cannot_be_made_is_a_snapshot_error_naming_it(
     blocked.write_text("a file where the snapshot store should go\n")
     with pytest.raises(SnapshotError, match=f"cannot set up the snapshot store {blocked}/.*: (File exists|Not a directory)"):
         await WorkspaceSnapshots(root=blocked).take(repo)
+
+
+@pytest.mark.parametrize("call_id", ["call:1", "toolu_01 ~^..x", "a.lock", "-x", "ça/va", "@{1}", "x" * 300])
+async def test_a_call_id_git_would_refuse_as_a_ref_still_pins_its_snapshot(repo: Path, call_id: str) -> None:
+    snaps = WorkspaceSnapshots()
+    tree = await snaps.take(repo, pin=f"ses_1/msg_1-{call_id}")
+    other = await snaps.take(repo, pin=f"ses_1/msg_1-{call_id}!")  # a near miss gets its own pin
+    refs = _git(repo, f"--git-dir={snaps.git_dir(repo)}", "for-each-ref", "--format=%(objectname) %(refname)").split("\n")
+    assert len([r for r in refs if r]) == 2 and all(r.startswith(tree) for r in refs if r) and other == tree
+    assert await snaps.forget(repo, "ses_1") == 2
+
+
+async def test_the_snapshot_store_is_private(repo: Path) -> None:
+    import os
+    import stat
+
+    old = os.umask(0)
+    try:
+        snaps = WorkspaceSnapshots()
+        await snaps.take(repo)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(snaps.git_dir(repo).parent.stat().st_mode) == 0o700
