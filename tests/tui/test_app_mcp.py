@@ -125,3 +125,20 @@ async def test_notices_wait_while_the_permission_panel_is_open_and_show_when_it_
         await until(pilot, lambda: len(app.screen.query(Toast)) == 2)
         shown = [n.message for n in app._notifications]
         assert shown == ["on screen before the ask", "MCP server tracker did not start within 1 s"]
+
+
+async def test_a_server_that_dies_while_idle_shows_failed_at_once_with_one_notice(
+    app: AgentApp, runtime: Runtime, workdir: Path
+) -> None:
+    import os
+    import signal
+
+    async with app.run_test(notifications=True) as pilot:
+        await until(pilot, lambda: "mcp 1" in _status(app), timeout=60)
+        (connection,) = runtime._mcp.hub.connections(workdir)  # noqa: SLF001 - the test needs the server's pid
+        pid = int((await connection.call("pid", {})).content[0].text)
+        os.kill(pid, signal.SIGKILL)
+        await until(pilot, lambda: any("MCP server notes" in n.message for n in app._notifications), timeout=30)
+        await until(pilot, lambda: "mcp 1" in _status(app) and "mcp 1/" not in _status(app), timeout=60)
+        (notice,) = [n.message for n in app._notifications if "MCP server notes" in n.message]
+        assert notice.startswith("MCP server notes exited")
