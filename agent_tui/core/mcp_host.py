@@ -49,8 +49,8 @@ class McpRegistrations:
             for tool in registrations(connection):
                 try:
                     self._removers.append(self._registry.register(tool))
-                except ValueError:
-                    continue  # two tool names that collide once shortened: the first one stays
+                except ValueError:  # not reached: tool_name is unique per server and `offered` drops
+                    continue  # (with a notice) a tool whose name another of its server's tools has
 
 
 class McpHost:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+import re
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+_VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class McpServerConfig(BaseModel):
@@ -25,6 +29,14 @@ class McpServerConfig(BaseModel):
     """How long starting (the process and the handshake) may take."""
     list_timeout_s: float = Field(default=30.0, gt=0)
     """How long listing the server's tools may take."""
+
+    @field_validator("env_vars")
+    @classmethod
+    def _variable_names(cls, names: list[str]) -> list[str]:
+        bad = [name for name in names if not _VARIABLE.match(name)]
+        if bad:
+            raise ValueError(f"env_vars: {', '.join(map(repr, bad))} is not a variable name (letters, digits, '_')")
+        return names
 
     @model_validator(mode="after")
     def _one_transport(self) -> "McpServerConfig":

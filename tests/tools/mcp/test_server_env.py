@@ -49,6 +49,8 @@ async def test_a_variable_named_in_env_vars_reaches_the_server(secret: str, work
     assert "SOME_RANDOM_SECRET" not in seen and "OPENAI_API_KEY" not in seen
 
 
-def test_env_vars_apply_only_to_a_command_server() -> None:
+def test_env_vars_apply_only_to_a_command_server_and_are_variable_names() -> None:
     with pytest.raises(ValueError, match="env_vars"):
         McpServerConfig(url="http://127.0.0.1:9/mcp", env_vars=["X"])
+    with pytest.raises(ValueError, match="'GITHUB_TOKEN=abc' is not a variable name"):
+        McpServerConfig(command=["server"], env_vars=["GITHUB_TOKEN=abc"])
