@@ -19,34 +19,23 @@ import importlib
 import logging
 import tempfile
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from agent_tui import __version__
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.mcp.end_watch import watched
+from agent_tui.tools.mcp.listing import McpToolInfo, list_all, offered
+from agent_tui.tools.mcp.sdk_log import route_sdk_logs
 from agent_tui.tools.mcp.server_env import server_environment
 from agent_tui.vocab.clock import Clock, SystemClock
 from agent_tui.vocab.kinds import McpState
-from agent_tui.vocab.mcp_names import tool_name
 from agent_tui.vocab.mcp_server import McpServerConfig
 
 STDERR_TAIL_CHARS = 1500
 BACKOFF_BASE_MS = 1_000
 BACKOFF_CAP_MS = 60_000
-LIST_PAGES = 100
-"""At most this many pages of a tool listing (a server that keeps paging is cut off there)."""
 CLIENT_NAME = "agent-tui"
-
-
-@dataclass(frozen=True)
-class McpToolInfo:
-    """One tool as the server lists it."""
-
-    name: str
-    description: str
-    schema: dict[str, Any]
 
 
 def backoff_ms(failures: int, crashed: bool = False) -> int:
@@ -64,29 +53,6 @@ async def load_sdk(log_file: Path | None = None) -> None:
     await asyncio.to_thread(route_sdk_logs, log_file)
     await asyncio.to_thread(importlib.import_module, "mcp.client.stdio")
     await asyncio.to_thread(importlib.import_module, "mcp.client.streamable_http")
-
-
-def route_sdk_logs(log_file: Path | None) -> None:
-    """The ``mcp`` loggers write to ``log_file`` only: without a handler of their own, Python's
-    last-resort handler would print their warnings and tracebacks over the TUI."""
-    logger = logging.getLogger("mcp")
-    for old in [h for h in logger.handlers if getattr(h, "agent_tui_mcp", False)]:
-        if getattr(old, "baseFilename", None) == (str(log_file.resolve()) if log_file else None):
-            return
-        logger.removeHandler(old)
-        old.close()
-    handler: logging.Handler = logging.NullHandler()
-    if log_file is not None:
-        try:
-            log_file.parent.mkdir(parents=True, exist_ok=True)
-            handler = logging.FileHandler(log_file, encoding="utf-8", delay=True)
-            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        except OSError:
-            handler = logging.NullHandler()
-    handler.agent_tui_mcp = True  # type: ignore[attr-defined]
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    logger.propagate = False
 
 
 def _stderr_tail(path: Path | None) -> str:
@@ -255,7 +221,7 @@ class McpConnection:
         """List the tools (bounded by ``list_timeout_s``); False when that failed the server."""
         try:
             async with asyncio.timeout(self.config.list_timeout_s):
-                listed = await _list_all(client)
+                listed = await list_all(client)
         except TimeoutError:
             await self._failed(f"did not list its tools within {self.config.list_timeout_s:g} s", stop)
             return False
@@ -357,37 +323,6 @@ class McpConnection:
             raise ToolError(f"MCP server {self.name}: {tool} failed: {_reason(error)}") from None
         self.failures = 0
         return result
-
-
-def offered(server: str, listed: list[Any]) -> tuple[list[McpToolInfo], tuple[str, ...]]:
-    """The listed tools agent-tui offers, and a notice for each one it cannot."""
-    tools: list[McpToolInfo] = []
-    skipped: list[str] = []
-    taken: dict[str, str] = {}
-    for tool in listed:
-        if getattr(getattr(tool, "execution", None), "task_support", None) == "required":
-            skipped.append(f"tool {tool.name} is not offered: it requires task-augmented execution, "
-                           "which agent-tui does not support")
-            continue
-        name = tool_name(server, tool.name)
-        if name in taken:
-            skipped.append(f"tool {tool.name} is not offered: its name {name} is already {taken[name]}'s")
-            continue
-        taken[name] = tool.name
-        tools.append(McpToolInfo(tool.name, tool.description or "", dict(tool.input_schema or {"type": "object"})))
-    return tools, tuple(skipped)
-
-
-async def _list_all(client: Any) -> list[Any]:
-    tools: list[Any] = []
-    cursor = None
-    for _ in range(LIST_PAGES):
-        page = await client.list_tools(cursor=cursor)
-        tools.extend(page.tools)
-        cursor = page.next_cursor
-        if not cursor:
-            break
-    return tools
 
 
 async def _first_of(*waits: Any) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mcp_types import Tool, ToolExecution
 
-from agent_tui.tools.mcp.connection import offered
+from agent_tui.tools.mcp.listing import offered
 
 
 def _tool(name: str, task_support: str | None = None) -> Tool:
