@@ -61,10 +61,15 @@ async def _main(args: argparse.Namespace) -> int:
         return fail(str(error))
 
 
-def _mcp_notice(server: Any) -> None:
-    """One line on stderr when an MCP server fails to start or dies (not for each retry); the run goes on."""
+def _mcp_notice(server: Any, told: set[str] | None = None) -> None:
+    """One line on stderr when an MCP server fails to start or dies (not for each retry), and one for
+    each listed tool it does not offer (once, in ``told``); the run goes on."""
     if server.fresh_failure:
         print(f"agent-tui: MCP server {server.name} {server.error}", file=sys.stderr, flush=True)
+    for line in (f"agent-tui: MCP server {server.name}: {skipped}" for skipped in getattr(server, "skipped", ())):
+        if told is not None and line not in told:
+            told.add(line)
+            print(line, file=sys.stderr, flush=True)
 
 
 async def _parts(args: argparse.Namespace, prompt: str, cwd: Path, settings: Any, model: str | None) -> Any:
@@ -79,7 +84,8 @@ async def _run(args: argparse.Namespace, prompt: str | None, cwd: Path, cli: dic
     from agent_tui.core.api import AttachmentError, Runtime, SessionOwnedElsewhere, UnknownSession, resolve_credentials
 
     async with await Runtime.open(cli=cli, permission_policy=args.permission) as runtime:
-        runtime.watch_mcp(_mcp_notice)
+        told: set[str] = set()
+        runtime.watch_mcp(lambda server: _mcp_notice(server, told))
         sessions = runtime.sessions
         if args.session:
             try:

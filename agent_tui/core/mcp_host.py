@@ -2,8 +2,10 @@
 
 One ``McpHub`` per process. At each step boundary ``attach`` syncs the
 location's connections with its configuration, waits for the agent's servers
-that are still starting (each bounded by its ``startup_timeout_s``), then puts
-their tools into the session's registry in place of the last step's.
+that are starting for the first time (each bounded by its timeouts; a server
+known to fail is retried in the background and never waited for again) and
+any relisting a server asked for, then puts their tools into the session's
+registry in place of the last step's.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import asyncio
 from pathlib import Path
 from typing import Awaitable, Callable
 
+from agent_tui.core import paths
 from agent_tui.core.config import Settings
 from agent_tui.core.records import SessionRecord
 from agent_tui.tools.mcp.connection import McpConnection
@@ -20,6 +23,10 @@ from agent_tui.tools.mcp.tools import registrations
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.vocab.clock import Clock
 from agent_tui.vocab.kinds import McpState
+
+SDK_LOG = "mcp.log"
+"""The MCP SDK's own log records, in agent-tui's data directory (never on the terminal)."""
+
 
 def enabled(settings: Settings) -> dict:
     return {name: server for name, server in settings.mcp.servers.items() if server.enabled}
@@ -42,13 +49,13 @@ class McpRegistrations:
             for tool in registrations(connection):
                 try:
                     self._removers.append(self._registry.register(tool))
-                except ValueError:
-                    continue  # two tool names that collide once shortened: the first one stays
+                except ValueError:  # not reached: tool_name is unique per server and `offered` drops
+                    continue  # (with a notice) a tool whose name another of its server's tools has
 
 
 class McpHost:
     def __init__(self, settings_for: Callable[[str], Awaitable[Settings]], clock: Clock | None = None) -> None:
-        self.hub = McpHub(clock)
+        self.hub = McpHub(clock, paths.data_dir() / SDK_LOG)
         self._settings_for = settings_for
         self._warming: set[asyncio.Task[list[McpConnection]]] = set()
 
@@ -56,7 +63,8 @@ class McpHost:
         connections = await self.hub.sync(location, enabled(settings))
         chosen = settings.mcp_servers(agent)
         selected = [c for c in connections if c.name in chosen]
-        await asyncio.gather(*(c.settled() for c in selected))
+        await asyncio.gather(*(c.settled() for c in selected if c.worth_waiting))
+        await asyncio.gather(*(c.relisted() for c in selected))
         tools.replace(selected)
 
     def warm(self, location: Path, settings: Settings) -> asyncio.Task[list[McpConnection]] | None:

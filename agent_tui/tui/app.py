@@ -28,7 +28,8 @@ from agent_tui.tui.context import CoreUnavailable, StartupFailed, TuiContext
 from agent_tui.tui.custom_commands import command_dirs, load_commands, watch_commands
 from agent_tui.tui.gc_policy import tune_runtime
 from agent_tui.tui.port import call
-from agent_tui.tui.mcp_view import failure_notice, listing
+from agent_tui.tui.mcp_view import failure_notice, listing, new_notices
+from agent_tui.tui.notice_hold import HeldNotice, NoticeHold
 from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.mcp import McpScreen
 from agent_tui.tui.screens.confirm import ConfirmScreen
@@ -98,6 +99,8 @@ class AgentApp(App[None]):
         self._watch_themes = watch_themes
         self._command_dirs = command_dirs_
         self._command_errors: set[str] = set()  # told once each, until the file is fixed
+        self._mcp_told: set[tuple[str, str, str]] = set()  # (location, server, notice) shown once each
+        self._notices = NoticeHold()
         self._connect = connect
         self.startup_error: str | None = None  # set when connect raised StartupFailed
         self.stopped_by: int | None = None  # the signal that stopped the app, if one did
@@ -219,7 +222,25 @@ class AgentApp(App[None]):
     def _mcp_changed(self, server: object) -> None:
         if server.fresh_failure:  # type: ignore[attr-defined] - a connection or its status
             self.notify(failure_notice(server), severity="error", timeout=10)
+        for notice in new_notices(server, self._mcp_told):
+            self.notify(notice, severity="warning", timeout=10)
         self.view.paint_chrome()
+
+    def notify(self, message: str, *, title: str = "", severity: str = "information",  # type: ignore[override]
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Every notice; held while a permission panel is open (see ``NoticeHold``)."""
+        if self._notices.holding:
+            self._notices.held.append(HeldNotice(message, title, severity, timeout, markup))
+            return
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)  # type: ignore[arg-type]
+
+    def on_permission_panel_toggled(self, message: PermissionPanel.Toggled) -> None:
+        if message.open and not self._notices.holding:
+            self._notices.hold(self._notifications)
+            self.clear_notifications()
+        elif not message.open and self._notices.holding:
+            self._notices.release(lambda n: self.notify(n.message, title=n.title, severity=n.severity,
+                                                        timeout=n.timeout, markup=n.markup))
 
     # ------------------------------------------------------------------ custom commands
 

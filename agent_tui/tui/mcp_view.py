@@ -53,6 +53,18 @@ def failure_notice(status: Any) -> str:
     return f"MCP server {status.name} {status.error or 'failed'}"
 
 
+def new_notices(status: Any, told: set[tuple[str, str, str]]) -> list[str]:
+    """The server's notices about tools it lists but agent-tui does not offer, not yet in ``told``
+    (which it adds them to): each is shown once, however often the server's state changes."""
+    fresh = []
+    for skipped in getattr(status, "skipped", ()):
+        key = (str(status.location), status.name, skipped)
+        if key not in told:
+            told.add(key)
+            fresh.append(f"MCP server {status.name}: {skipped}")
+    return fresh
+
+
 def tool_label(name: str) -> str:
     """A tool block's name: ``mcp__notes__echo`` shows as ``notes/echo`` (server, then tool)."""
     split = split_tool_name(name)

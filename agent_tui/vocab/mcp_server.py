@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+import re
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+_VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class McpServerConfig(BaseModel):
@@ -12,14 +16,27 @@ class McpServerConfig(BaseModel):
 
     command: list[str] | None = Field(default=None, min_length=1)
     env: dict[str, str] = Field(default_factory=dict)
+    """Variables set for the server process, over the minimal environment it gets."""
+    env_vars: list[str] = Field(default_factory=list)
+    """Names of agent-tui's own variables the server may read (``["GITHUB_TOKEN"]``); no others reach it."""
     cwd: str | None = None
     url: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
     enabled: bool = True
     timeout_s: float = Field(default=120.0, gt=0)
-    """How long one tool call may take before it fails."""
+    """How long one tool call may take before it fails (and the server is restarted)."""
     startup_timeout_s: float = Field(default=30.0, gt=0)
-    """How long starting (process + initialize + tools/list) may take."""
+    """How long starting (the process and the handshake) may take."""
+    list_timeout_s: float = Field(default=30.0, gt=0)
+    """How long listing the server's tools may take."""
+
+    @field_validator("env_vars")
+    @classmethod
+    def _variable_names(cls, names: list[str]) -> list[str]:
+        bad = [name for name in names if not _VARIABLE.match(name)]
+        if bad:
+            raise ValueError(f"env_vars: {', '.join(map(repr, bad))} is not a variable name (letters, digits, '_')")
+        return names
 
     @model_validator(mode="after")
     def _one_transport(self) -> "McpServerConfig":
@@ -27,8 +44,8 @@ class McpServerConfig(BaseModel):
             raise ValueError("set exactly one of command (stdio) or url (streamable HTTP)")
         if self.url is None and self.headers:
             raise ValueError("headers apply only to a url server")
-        if self.command is None and (self.env or self.cwd):
-            raise ValueError("env and cwd apply only to a command server")
+        if self.command is None and (self.env or self.env_vars or self.cwd):
+            raise ValueError("env, env_vars and cwd apply only to a command server")
         return self
 
     @property

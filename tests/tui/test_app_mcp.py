@@ -96,3 +96,49 @@ async def test_a_server_that_fails_to_start_shows_one_notice_with_its_stderr(
             (notice,) = [n for n in app._notifications if "tracker" in n.message]
             assert "failed to start" in notice.message and "missing API token" in notice.message
             assert "mcp 0/1" in _status(app)
+
+
+async def test_notices_wait_while_the_permission_panel_is_open_and_show_when_it_closes(provider, app, clock) -> None:
+    from textual.widgets._toast import Toast
+
+    from agent_tui.tools.mcp.hub import McpStatus
+    from agent_tui.tui.widgets.permission import PermissionPanel
+    from agent_tui.vocab.kinds import McpState
+
+    provider.add(
+        Turn(tool_calls=[ScriptToolCall(id="call_1", name="mcp__notes__echo", arguments={"text": "hold"})]),
+        Turn(text="Echoed."),
+    )
+    dead = McpStatus("tracker", str(app.ctx.location), "stdio", McpState.FAILED, (), "did not start within 1 s", 1)
+    async with app.run_test(notifications=True) as pilot:
+        app.notify("on screen before the ask", timeout=60)
+        await until(pilot, lambda: len(app.screen.query(Toast)) == 1)
+        await pilot.press(*"echo it", "enter")
+        panel = app.query_one(PermissionPanel)
+        await until(pilot, lambda: panel.display, timeout=60)
+        app._mcp_changed(dead)  # a server fails while the user reads the ask
+        await pilot.pause()
+        assert len(app.screen.query(Toast)) == 0 and not list(app._notifications)
+        clock.advance(1)
+        await pilot.press("y")
+        await until(pilot, lambda: not panel.display)
+        await until(pilot, lambda: len(app.screen.query(Toast)) == 2)
+        shown = [n.message for n in app._notifications]
+        assert shown == ["on screen before the ask", "MCP server tracker did not start within 1 s"]
+
+
+async def test_a_server_that_dies_while_idle_shows_failed_at_once_with_one_notice(
+    app: AgentApp, runtime: Runtime, workdir: Path
+) -> None:
+    import os
+    import signal
+
+    async with app.run_test(notifications=True) as pilot:
+        await until(pilot, lambda: "mcp 1" in _status(app), timeout=60)
+        (connection,) = runtime._mcp.hub.connections(workdir)  # noqa: SLF001 - the test needs the server's pid
+        pid = int((await connection.call("pid", {})).content[0].text)
+        os.kill(pid, signal.SIGKILL)
+        await until(pilot, lambda: any("MCP server notes" in n.message for n in app._notifications), timeout=30)
+        await until(pilot, lambda: "mcp 1" in _status(app) and "mcp 1/" not in _status(app), timeout=60)
+        (notice,) = [n.message for n in app._notifications if "MCP server notes" in n.message]
+        assert notice.startswith("MCP server notes exited")

@@ -48,3 +48,14 @@ def test_a_failure_notice_carries_the_stderr_tail() -> None:
 def test_tool_blocks_name_the_server() -> None:
     assert tool_label("mcp__notes__echo") == "notes/echo"
     assert tool_label("bash") == "bash" and tool_label("mcp__broken") == "mcp__broken"
+
+
+def test_each_tool_notice_of_a_server_is_shown_once() -> None:
+    from agent_tui.tui.mcp_view import new_notices
+
+    told: set[tuple[str, str, str]] = set()
+    jobs = Status("jobs", McpState.READY, ("peek",))
+    jobs.skipped = ("tool run is not offered: it requires task-augmented execution",)  # type: ignore[attr-defined]
+    assert new_notices(jobs, told) == ["MCP server jobs: tool run is not offered: it requires task-augmented execution"]
+    assert new_notices(jobs, told) == []  # the next state change of the same server says nothing again
+    assert new_notices(Status("notes", McpState.READY), told) == []

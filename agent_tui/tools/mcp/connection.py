@@ -5,20 +5,29 @@ it, holds it while the server is ready and leaves it on stop or failure;
 calls come from the runner's tool tasks and only send requests through it.
 Leaving the context ends a stdio server's whole process group (the SDK
 starts it in a new session and terminates the tree).
+
+Every wait on a server is bounded (start-up, listing, each call). A server
+that misses one is failed with the reason and retried in the background
+after its backoff; only a first start (or the immediate restart after a
+crash) is waited for, never a server already known to fail.
 """
 
 from __future__ import annotations
 
 import asyncio
 import importlib
-import os
+import logging
 import tempfile
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from agent_tui import __version__
 from agent_tui.tools.errors import ToolError
+from agent_tui.tools.mcp.end_watch import watched
+from agent_tui.tools.mcp.listing import McpToolInfo, list_all, offered
+from agent_tui.tools.mcp.sdk_log import route_sdk_logs
+from agent_tui.tools.mcp.server_env import server_environment
 from agent_tui.vocab.clock import Clock, SystemClock
 from agent_tui.vocab.kinds import McpState
 from agent_tui.vocab.mcp_server import McpServerConfig
@@ -26,15 +35,7 @@ from agent_tui.vocab.mcp_server import McpServerConfig
 STDERR_TAIL_CHARS = 1500
 BACKOFF_BASE_MS = 1_000
 BACKOFF_CAP_MS = 60_000
-
-
-@dataclass(frozen=True)
-class McpToolInfo:
-    """One tool as the server lists it."""
-
-    name: str
-    description: str
-    schema: dict[str, Any]
+CLIENT_NAME = "agent-tui"
 
 
 def backoff_ms(failures: int, crashed: bool = False) -> int:
@@ -46,8 +47,10 @@ def backoff_ms(failures: int, crashed: bool = False) -> int:
     return min(BACKOFF_BASE_MS * 2 ** (steps - 1), BACKOFF_CAP_MS)
 
 
-async def load_sdk() -> None:
-    """Import the SDK in a thread, so the event loop (the TUI) keeps running meanwhile."""
+async def load_sdk(log_file: Path | None = None) -> None:
+    """Import the SDK in a thread, so the event loop (the TUI) keeps running meanwhile; its log
+    records go to ``log_file`` (or nowhere), never to the terminal the TUI draws on."""
+    await asyncio.to_thread(route_sdk_logs, log_file)
     await asyncio.to_thread(importlib.import_module, "mcp.client.stdio")
     await asyncio.to_thread(importlib.import_module, "mcp.client.streamable_http")
 
@@ -72,8 +75,12 @@ class McpConnection:
         self.location = location
         self.state = McpState.STOPPED
         self.tools: list[McpToolInfo] = []
+        self.skipped: tuple[str, ...] = ()
+        """Why listed tools are not offered (each one a notice): no tool is dropped silently."""
         self.instructions: str | None = None
         self.error: str | None = None
+        self.last_error: str | None = None
+        """The latest failure's reason, kept while a restart is under way (``error`` is then None)."""
         self._clock = clock or SystemClock()
         self._on_change = on_change or (lambda _: None)
         self._client: Any = None
@@ -82,7 +89,11 @@ class McpConnection:
         self._stop = asyncio.Event()
         self.failures = 0
         """Failures in a row; a notice is shown for the first (``fresh_failure``), not for each retry."""
+        self._crashed = False
         self._retry_at_ms = 0
+        self._retry: asyncio.Task[None] | None = None
+        self._relisting: asyncio.Task[None] | None = None
+        self._stale = False
         self._stderr: Path | None = None
 
     # -- lifecycle -----------------------------------------------------------------
@@ -99,13 +110,29 @@ class McpConnection:
         self._set(McpState.STARTING, None)
         self._task = asyncio.get_running_loop().create_task(self._run(previous), name=f"mcp:{self.name}")
 
+    @property
+    def worth_waiting(self) -> bool:
+        """Starting for the first time, or restarting at once after a crash: a step or call waits for
+        it. A server known to fail is retried in the background and never waited for again."""
+        return self.state is McpState.STARTING and (self.failures == 0 or (self.failures == 1 and self._crashed))
+
     async def settled(self) -> None:
-        """Wait until the current start attempt is ready or failed (it is bounded by ``startup_timeout_s``)."""
+        """Wait until the current start attempt is ready or failed (it is bounded by its timeouts)."""
         if self.state is McpState.STARTING:
             await self._settled.wait()
 
+    async def relisted(self) -> None:
+        """Wait for a relisting the server asked for (bounded by ``list_timeout_s``), so the next step
+        offers the tools it lists now."""
+        relisting = self._relisting
+        if relisting is not None and not relisting.done():
+            await asyncio.wait([relisting])
+
     async def stop(self) -> None:
         self._stop.set()
+        for helper in (self._retry, self._relisting):
+            if helper is not None and not helper.done():
+                helper.cancel()
         task = self._task
         if task is not None and not task.done() and self.state is McpState.STARTING:
             task.cancel()  # nothing to close politely yet; the SDK's context still ends the process
@@ -122,6 +149,7 @@ class McpConnection:
 
     async def _run(self, previous: asyncio.Task[None] | None) -> None:
         settled, stop = self._settled, self._stop  # this attempt's: a restart makes new ones
+        ended = asyncio.Event()
         if previous is not None:  # a failed run still closing its server: let it finish first
             await asyncio.wait([previous])
         client = None
@@ -129,33 +157,40 @@ class McpConnection:
             async with AsyncExitStack() as stack:
                 try:
                     async with asyncio.timeout(self.config.startup_timeout_s):
-                        client = await self._connect(stack)
-                        listed = await client.list_tools()
+                        client = await self._connect(stack, ended.set)
                 except TimeoutError:
-                    await self._failed(f"did not start within {self.config.startup_timeout_s:g} s")
+                    await self._failed(f"did not start within {self.config.startup_timeout_s:g} s", stop)
                     return
                 except Exception as error:  # noqa: BLE001 - any start failure is one notice
                     exited = self.config.command is not None and _is_closed(error)
                     await self._failed("failed to start: " + ("the process exited before the handshake" if exited
-                                                              else _reason(error)))
+                                                              else _reason(error)), stop)
+                    return
+                if not await self._list(client, stop):
                     return
                 self._client = client
                 self.instructions = (client.instructions or "").strip() or None
-                self.tools = [McpToolInfo(t.name, t.description or "", dict(t.input_schema or {"type": "object"}))
-                              for t in listed.tools]
                 self._set(McpState.READY, None)
                 settled.set()
-                await stop.wait()
+                listening = asyncio.get_running_loop().create_task(self._listen(client))
+                try:
+                    await _first_of(stop.wait(), ended.wait())
+                finally:
+                    listening.cancel()
+                    await asyncio.gather(listening, return_exceptions=True)
+                if not stop.is_set():  # its output ended while nobody was calling it: the process is gone
+                    await self._failed("exited", stop, crashed=True)
         except Exception as error:  # noqa: BLE001 - a failure while closing the SDK's context
             if self.state is not McpState.FAILED and self._stop is stop:
-                await self._failed(f"stopped with an error: {_reason(error)}")
+                await self._failed(f"stopped with an error: {_reason(error)}", stop)
         finally:
             if self._client is client:
                 self._client = None
             settled.set()
 
-    async def _connect(self, stack: AsyncExitStack) -> Any:
+    async def _connect(self, stack: AsyncExitStack, on_end: Callable[[], None]) -> Any:
         from mcp import Client
+        from mcp.types import Implementation
 
         if self.config.command is not None:
             from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -167,8 +202,8 @@ class McpConnection:
             command, *args = self.config.command
             cwd = Path(self.config.cwd).expanduser() if self.config.cwd else self.location
             params = StdioServerParameters(command=command, args=args, cwd=str(self.location / cwd),
-                                           env={**os.environ, **self.config.env})
-            transport = stdio_client(params, errlog=errlog)
+                                           env=server_environment(self.config))
+            transport = watched(stdio_client(params, errlog=errlog), on_end)
         else:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
@@ -176,20 +211,89 @@ class McpConnection:
             http = await stack.enter_async_context(httpx2.AsyncClient(headers=self.config.headers,
                                                                       timeout=self.config.timeout_s))
             transport = streamable_http_client(self.config.url or "", http_client=http)
-        return await stack.enter_async_context(Client(transport, read_timeout_seconds=self.config.timeout_s))
+        client = Client(transport, client_info=Implementation(name=CLIENT_NAME, version=__version__),
+                        message_handler=self._on_message, cache=None)
+        return await stack.enter_async_context(client)
+
+    # -- tools ---------------------------------------------------------------------
+
+    async def _list(self, client: Any, stop: asyncio.Event) -> bool:
+        """List the tools (bounded by ``list_timeout_s``); False when that failed the server."""
+        try:
+            async with asyncio.timeout(self.config.list_timeout_s):
+                listed = await list_all(client)
+        except TimeoutError:
+            await self._failed(f"did not list its tools within {self.config.list_timeout_s:g} s", stop)
+            return False
+        except Exception as error:  # noqa: BLE001 - the SDK raises MCPError or transport errors
+            exited = _is_closed(error)
+            await self._failed("exited while listing its tools" if exited
+                               else f"failed to list its tools: {_reason(error)}", stop, crashed=exited)
+            return False
+        if stop.is_set():
+            return False
+        self.tools, self.skipped = offered(self.name, listed)
+        return True
+
+    async def _on_message(self, message: Any) -> None:
+        from mcp.types import ToolListChangedNotification
+
+        if isinstance(message, ToolListChangedNotification):
+            self.tools_changed()
+
+    async def _listen(self, client: Any) -> None:
+        """A 2026-era server announces a changed tool list only on a ``subscriptions/listen`` stream
+        (an older one sends the notification unasked); either reaches ``_on_message``."""
+        capabilities = getattr(client.server_capabilities, "tools", None)
+        if not getattr(capabilities, "list_changed", False):
+            return
+        try:
+            async with client.listen(tools_list_changed=True) as events:
+                async for _ in events:
+                    self.tools_changed()
+        except Exception as error:  # noqa: BLE001 - an older protocol, or the server went away
+            logging.getLogger(__name__).debug("MCP server %s: no tool-change stream: %s", self.name, _reason(error))
+
+    def tools_changed(self) -> None:
+        """The server says its tools changed: list them again now, so the next step offers them."""
+        self._stale = True
+        if self._relisting is None or self._relisting.done():
+            self._relisting = asyncio.get_running_loop().create_task(self._relist(), name=f"mcp-list:{self.name}")
+
+    async def _relist(self) -> None:
+        while self._stale and self.state is McpState.READY and self._client is not None:
+            self._stale = False
+            if not await self._list(self._client, self._stop):
+                return
+            self._on_change(self)
 
     @property
     def fresh_failure(self) -> bool:
         return self.state is McpState.FAILED and self.failures == 1
 
-    async def _failed(self, reason: str, crashed: bool = False) -> None:
+    async def _failed(self, reason: str, stop: asyncio.Event, crashed: bool = False) -> bool:
+        """Fail the attempt ``stop`` belongs to, once (a call and the watch may both see one death);
+        stop it and retry in the background after the backoff. False when it had already ended."""
+        if stop.is_set():
+            return False
+        stop.set()
         self.failures += 1
-        self._retry_at_ms = self._clock.now_ms() + backoff_ms(self.failures, crashed)
+        self._crashed = crashed
+        delay_ms = backoff_ms(self.failures, crashed)
+        self._retry_at_ms = self._clock.now_ms() + delay_ms
         tail = await asyncio.to_thread(_stderr_tail, self._stderr)
-        self.tools, self._client = [], None
-        self._set(McpState.FAILED, f"{reason}" + (f"\n{tail}" if tail else ""))
+        self.tools, self.skipped, self._client = [], (), None
+        self.last_error = reason + (f"\n{tail}" if tail else "")
+        self._set(McpState.FAILED, self.last_error)
         self._settled.set()
-        self._stop.set()
+        if self._retry is None or self._retry.done():
+            self._retry = asyncio.get_running_loop().create_task(self._retry_after(delay_ms / 1000))
+        return True
+
+    async def _retry_after(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+        if self.state is McpState.FAILED:
+            self.start()
 
     # -- calls ---------------------------------------------------------------------
 
@@ -197,22 +301,37 @@ class McpConnection:
         """The server's ``CallToolResult``; a server that is down, dies or times out raises ``ToolError``."""
         if self.state is not McpState.READY:
             self.start()
-            await self.settled()
-        client = self._client
+            if self.worth_waiting:
+                await self.settled()
+        client, stop = self._client, self._stop
         if self.state is not McpState.READY or client is None:
-            raise ToolError(f"MCP server {self.name} is not running: {self.error or self.state.value}.")
+            why = self.error or (f"{self.state.value} again after: {self.last_error}" if self.last_error
+                                 else self.state.value)
+            raise ToolError(f"MCP server {self.name} is not running: {why}.")
+        limit = self.config.timeout_s
         try:
-            async with asyncio.timeout(self.config.timeout_s):
+            async with asyncio.timeout(limit):
                 result = await client.call_tool(tool, arguments)
         except TimeoutError:
-            raise ToolError(f"MCP server {self.name}: {tool} did not answer within {self.config.timeout_s:g} s.") from None
+            await self._failed(f"did not answer {tool} within {limit:g} s", stop)
+            raise ToolError(f"MCP server {self.name}: {tool} did not answer within {limit:g} s; "
+                            "the server is restarted.") from None
         except Exception as error:  # noqa: BLE001 - the SDK raises MCPError or transport errors
-            if self._stop.is_set() or _is_closed(error):
-                await self._failed(f"exited during {tool}", crashed=True)
-                raise ToolError(f"MCP server {self.name} exited during {tool}: {self.error}") from None
+            if stop.is_set() or _is_closed(error):
+                await self._failed(f"exited during {tool}", stop, crashed=True)
+                raise ToolError(f"MCP server {self.name} exited during {tool}: {self.last_error or 'stopped'}") from None
             raise ToolError(f"MCP server {self.name}: {tool} failed: {_reason(error)}") from None
         self.failures = 0
         return result
+
+
+async def _first_of(*waits: Any) -> None:
+    tasks = [asyncio.ensure_future(w) for w in waits]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
 
 
 def _open_stderr_file(name: str) -> Any:

@@ -31,6 +31,8 @@ class McpStatus:
     tools: tuple[str, ...]
     error: str | None
     failures: int = 0
+    skipped: tuple[str, ...] = ()
+    """Why some of its tools are not offered: one notice each."""
 
     @property
     def fresh_failure(self) -> bool:
@@ -39,8 +41,9 @@ class McpStatus:
 
 
 class McpHub:
-    def __init__(self, clock: Clock | None = None) -> None:
+    def __init__(self, clock: Clock | None = None, log_file: Path | None = None) -> None:
         self._clock = clock
+        self._log_file = log_file
         self._connections: dict[tuple[Path, str], McpConnection] = {}
         self._listeners: list[Listener] = []
         self._sdk: asyncio.Task[None] | None = None
@@ -76,7 +79,7 @@ class McpHub:
 
     async def _load_sdk(self) -> None:
         if self._sdk is None:
-            self._sdk = asyncio.get_running_loop().create_task(load_sdk())
+            self._sdk = asyncio.get_running_loop().create_task(load_sdk(self._log_file))
         await asyncio.shield(self._sdk)
 
     def connections(self, location: Path | None = None) -> list[McpConnection]:
@@ -84,7 +87,7 @@ class McpHub:
 
     def status(self, location: Path | None = None) -> list[McpStatus]:
         return [McpStatus(c.name, str(c.location), c.config.transport, c.state, tuple(t.name for t in c.tools), c.error,
-                          c.failures) for c in self.connections(location)]
+                          c.failures, c.skipped) for c in self.connections(location)]
 
     async def close(self) -> None:
         connections, self._connections = list(self._connections.values()), {}

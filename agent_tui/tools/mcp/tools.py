@@ -8,7 +8,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from agent_tui.tools.context import ToolContext
-from agent_tui.tools.mcp.connection import McpConnection, McpToolInfo
+from agent_tui.tools.mcp.connection import McpConnection
+from agent_tui.tools.mcp.listing import McpToolInfo
 from agent_tui.tools.mcp.lowering import lower_result
 from agent_tui.tools.output_keeper import OutputKeeper
 from agent_tui.tools.registry import Tool, ToolResult

@@ -51,6 +51,13 @@ class PermissionPanel(Vertical, can_focus=True):
             self.reply = reply
             self.message = message
 
+    class Toggled(Message):
+        """The panel opened or closed (the app holds its notices while it is open)."""
+
+        def __init__(self, open: bool) -> None:
+            super().__init__()
+            self.open = open
+
     class Typed(Message):
         """A character typed during the grace period: it belongs to the prompt."""
 
@@ -83,6 +90,8 @@ class PermissionPanel(Vertical, can_focus=True):
         if ask is not None and self.ask is not None and ask.request_id == self.ask.request_id:
             return
         self.ask = ask
+        if self.display != (ask is not None):  # to the app itself: posted here it would stop at the session
+            self.app.post_message(self.Toggled(ask is not None))  # view, which calls show_ask (its sender)
         self.display = ask is not None
         if ask is None:
             return

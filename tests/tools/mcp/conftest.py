@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import sys
 from collections.abc import AsyncIterator
@@ -13,11 +14,25 @@ import pytest
 from agent_tui.vocab.mcp_server import McpServerConfig
 
 SERVER = Path(__file__).resolve().parents[2] / "fakes" / "mcp_server.py"
+UNRULY = Path(__file__).resolve().parents[2] / "fakes" / "mcp_unruly.py"
 
 
 def stdio_config(tmp_path: Path, **env: str) -> McpServerConfig:
     return McpServerConfig(command=[sys.executable, str(SERVER), "stdio"],
                            env={"FAKE_MCP_MARKS": str(tmp_path), **env}, startup_timeout_s=60)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def unruly_config(mode: str = "ok", **fields: object) -> McpServerConfig:
+    """The misbehaving server (``tests/fakes/mcp_unruly.py``) in ``mode``, with config ``fields``."""
+    return McpServerConfig(command=[sys.executable, str(UNRULY), mode], **{"startup_timeout_s": 60, **fields})
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ from agent_tui.vocab.clock import ManualClock
 from agent_tui.vocab.kinds import McpState
 from agent_tui.vocab.mcp_server import McpServerConfig
 
-from .conftest import stdio_config
+from .conftest import alive, stdio_config
 
 
 async def _ready(config: McpServerConfig, location: Path, clock: ManualClock | None = None) -> McpConnection:
@@ -21,14 +20,6 @@ async def _ready(config: McpServerConfig, location: Path, clock: ManualClock | N
     connection.start()
     await connection.settled()
     return connection
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 async def test_a_stdio_server_starts_lists_its_tools_answers_a_call_and_stops(notes, workdir, tmp_path) -> None:
@@ -57,17 +48,18 @@ async def test_stop_ends_the_server_process(notes, workdir, tmp_path) -> None:
     pid = int(marks.read_text())
     call.cancel()
     await connection.stop()
-    assert not _alive(pid)
+    assert not alive(pid)
 
 
 async def test_a_server_that_dies_mid_call_fails_the_call_with_its_stderr_and_restarts(notes, workdir) -> None:
     connection = await _ready(notes, workdir, ManualClock())
+    failures: list[tuple[bool, str]] = []
+    connection._on_change = lambda c: failures.append((c.fresh_failure, c.error or "")) if c.error else None
     try:
         with pytest.raises(ToolError) as failure:
             await connection.call("die", {})
         assert "exited during die" in failure.value.message and "disk on fire" in failure.value.message
-        assert connection.state is McpState.FAILED and "disk on fire" in (connection.error or "")
-        assert connection.fresh_failure
+        assert len(failures) == 1 and failures[0][0] and "disk on fire" in failures[0][1]
         result = await connection.call("echo", {"text": "back"})  # after a crash the first restart is immediate
         assert result.content[0].text == "echo: back" and connection.state is McpState.READY
     finally:

@@ -1,0 +1,29 @@
+"""The MCP SDK's own log records go to agent-tui's ``mcp.log``, never to the terminal the TUI draws on."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+
+def route_sdk_logs(log_file: Path | None) -> None:
+    """The ``mcp`` loggers write to ``log_file`` only: without a handler of their own, Python's
+    last-resort handler would print their warnings and tracebacks over the TUI."""
+    logger = logging.getLogger("mcp")
+    for old in [h for h in logger.handlers if getattr(h, "agent_tui_mcp", False)]:
+        if getattr(old, "baseFilename", None) == (str(log_file.resolve()) if log_file else None):
+            return
+        logger.removeHandler(old)
+        old.close()
+    handler: logging.Handler = logging.NullHandler()
+    if log_file is not None:
+        try:
+            log_file.parent.mkdir(parents=True, exist_ok=True)
+            handler = logging.FileHandler(log_file, encoding="utf-8", delay=True)
+            handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        except OSError:
+            handler = logging.NullHandler()
+    handler.agent_tui_mcp = True  # type: ignore[attr-defined]
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
