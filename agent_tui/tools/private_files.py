@@ -33,3 +33,14 @@ def open_private(path: Path) -> BinaryIO:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
     os.fchmod(fd, FILE_MODE)  # an existing file keeps its mode through O_CREAT
     return os.fdopen(fd, "wb")
+
+
+def touch_private(path: Path) -> Path:
+    """Make sure ``path`` exists as a 0600 file, keeping what it holds (a log others append to)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
+    try:
+        os.fchmod(fd, FILE_MODE)
+    finally:
+        os.close(fd)
+    return path

@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from agent_tui.tools.private_files import touch_private
+
 
 def route_sdk_logs(log_file: Path | None) -> None:
     """The ``mcp`` loggers write to ``log_file`` only: without a handler of their own, Python's
@@ -18,7 +20,7 @@ def route_sdk_logs(log_file: Path | None) -> None:
     handler: logging.Handler = logging.NullHandler()
     if log_file is not None:
         try:
-            log_file.parent.mkdir(parents=True, exist_ok=True)
+            touch_private(log_file)  # what servers log may name tokens and paths: the user's only
             handler = logging.FileHandler(log_file, encoding="utf-8", delay=True)
             handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         except OSError:

@@ -34,3 +34,19 @@ async def test_sdk_records_and_tracebacks_go_to_the_log_file_only(sdk_logger, tm
     assert "transport hiccup" not in out + err and "Traceback" not in out + err
     written = log_file.read_text()
     assert "failed mid-session" in written and "RuntimeError: transport hiccup" in written
+
+
+async def test_the_log_file_is_the_users_only(sdk_logger, tmp_path: Path) -> None:
+    import os
+    import stat
+
+    log_file = tmp_path / "data" / "mcp.log"
+    old = os.umask(0)
+    try:
+        await load_sdk(log_file)
+    finally:
+        os.umask(old)
+    logging.getLogger("mcp.client").warning("a server said something")
+    for handler in sdk_logger.handlers:
+        handler.flush()
+    assert stat.S_IMODE(log_file.stat().st_mode) == 0o600 and "said something" in log_file.read_text()
