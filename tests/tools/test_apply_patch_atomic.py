@@ -103,3 +103,4 @@ async def test_an_update_through_a_symlink_keeps_the_link(workdir: Path, ctx: To
     (workdir / "link.txt").symlink_to("real.txt")
     output_text(await invoke_tool(APPLY_PATCH, ctx, patch="*** Begin Patch\n*** Update File: link.txt\n-a\n+b\n*** End Patch"))
     assert (workdir / "link.txt").is_symlink() and (workdir / "real.txt").read_text() == "b\n"
+

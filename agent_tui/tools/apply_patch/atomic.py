@@ -4,11 +4,14 @@ The new bytes go to a temporary file in the same directory, are flushed to
 disk (fsync), then renamed over the target, so a reader sees either the old
 file or the new one, never a truncated mix. The old file's mode and owner are
 carried over before the rename; a new file gets the mode ``open`` would give
-it (0o666 less the umask).
+it (0o666 less the umask). A file we may not write stays as it is, as it would
+with a write in place. The rename gives the path a new inode, so another hard
+link to the old file keeps the old bytes.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 from pathlib import Path
@@ -20,7 +23,10 @@ def write_atomically(path: Path, data: bytes) -> None:
         old = os.stat(path)
     except FileNotFoundError:
         old = None
-    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.apply_patch.tmp")
+    if old is not None and not os.access(path, os.W_OK):
+        # Renaming over it would succeed; writing it in place would not. A read-only file stays read-only.
+        raise PermissionError(errno.EACCES, "Permission denied (the file is read-only)")
+    temp = path.with_name(f".{path.name[:200]}.{secrets.token_hex(4)}.apply_patch.tmp")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         try:
