@@ -7,6 +7,7 @@ write raises EFBIG instead of killing the process.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -15,10 +16,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agent_tui.tools.apply_patch.tool import APPLY_PATCH
 from agent_tui.tools.context import ToolContext
 
-from .conftest import invoke_tool, output_text
+from .conftest import error_message, invoke_tool, output_text
 
 LIMIT = 4096
 
@@ -104,3 +107,28 @@ async def test_an_update_through_a_symlink_keeps_the_link(workdir: Path, ctx: To
     output_text(await invoke_tool(APPLY_PATCH, ctx, patch="*** Begin Patch\n*** Update File: link.txt\n-a\n+b\n*** End Patch"))
     assert (workdir / "link.txt").is_symlink() and (workdir / "real.txt").read_text() == "b\n"
 
+
+
+async def test_a_move_whose_source_cannot_be_removed_says_both_halves(
+    workdir: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (workdir / "a.txt").write_text("a\n")
+    real_unlink = Path.unlink
+
+    def refuse(self: Path, missing_ok: bool = False) -> None:
+        if self.name == "a.txt":
+            raise PermissionError(errno.EPERM, "Operation not permitted")
+        real_unlink(self, missing_ok=missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", refuse)
+    patch = "*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n-a\n+b\n*** Delete File: c.txt\n*** End Patch"
+    (workdir / "c.txt").write_text("c\n")
+    message = error_message(await invoke_tool(APPLY_PATCH, ctx, patch=patch))
+    assert message == (
+        "apply_patch failed: Update File a.txt (move to b.txt): Operation not permitted; "
+        "b.txt was written, but a.txt was not removed\n"
+        "No earlier operation had been applied.\n"
+        "Not attempted, left as they were:\nDelete File c.txt"
+    )
+    assert (workdir / "a.txt").read_text() == "a\n" and (workdir / "b.txt").read_text() == "b\n"
+    assert (workdir / "c.txt").read_text() == "c\n"

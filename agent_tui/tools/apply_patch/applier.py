@@ -64,6 +64,8 @@ class Step:
     write: Path | None = None
     content: bytes | None = None
     remove: Path | None = None
+    source: str = ""
+    """A move's source as shown (``remove``), for a report that names what was left."""
     added: int = 0
     removed: int = 0
 
@@ -204,7 +206,7 @@ def _verify_one(operation: Operation, target: Target, dest: Target | None, tree:
             tree.remove(target.path)
             tree.write(dest.path, dest.shown, "move to", data)
             return Step("M", dest.shown, describe, write=dest.path, content=data, remove=target.path,
-                        added=added, removed=removed)  # fmt: skip
+                        source=target.shown, added=added, removed=removed)  # fmt: skip
     raise AssertionError(operation)
 
 
@@ -224,8 +226,9 @@ def write_step(step: Step) -> None:
         try:
             step.remove.unlink()
         except OSError as error:
-            wrote = f"{step.shown} was written, but " if step.write is not None else ""
-            raise StepFailed(f"{_reason(error)}; {wrote}{step.remove} was not removed") from error
+            if step.write is None:
+                raise StepFailed(f"{_reason(error)}; {step.shown} was left as it was") from error
+            raise StepFailed(f"{_reason(error)}; {step.shown} was written, but {step.source} was not removed") from error
 
 
 def _reason(error: OSError) -> str:
