@@ -19,8 +19,10 @@ Each commit is one of:
   apart, by reason, and not applied;
 - ``empty``: no file content changes.
 
-Usage: ``python bench/patch_history.py REPO [N] [-v]`` (N defaults to 100).
-Prints the counts and writes ``bench/results/patch_history-<repo>.json``.
+Usage: ``python bench/patch_history.py REPO [N] [-v] [--out FILE]`` (N
+defaults to 100). Prints the counts and writes them as JSON to FILE
+(``bench/results/patch_history-<repo>.json`` by default); exits 1 when a
+patch was refused or a tree differs.
 Blocking on purpose: it is a script, not part of the app.
 """
 
@@ -277,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("repo", type=Path)
     parser.add_argument("n", type=int, nargs="?", default=100)
     parser.add_argument("-v", "--verbose", action="store_true")
+    parser.add_argument("--out", type=Path, help="where to write the JSON (default bench/results/patch_history-<repo>.json)")
     args = parser.parse_args(argv)
     git = Git(args.repo)
     commits = git.run("rev-list", "--first-parent", "-n", str(args.n), "HEAD").decode().split()
@@ -298,9 +301,9 @@ def main(argv: list[str] | None = None) -> int:
     for reason, count in tally.reasons.most_common():
         print(f"    unrepresentable, {reason}: {count}")
     print(f"  time in apply_patch: {tally.apply_seconds:.2f} s")
-    RESULTS.mkdir(parents=True, exist_ok=True)
     name = os.path.basename(os.path.abspath(args.repo).rstrip("/")) or "repo"
-    out = RESULTS / f"patch_history-{name}.json"
+    out = args.out or RESULTS / f"patch_history-{name}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"repo": str(args.repo), "n": len(commits), "outcomes": tally.outcomes,
                                "unrepresentable": tally.reasons, "commits": tally.details}, indent=2))  # fmt: skip
     print(f"  wrote {out}")
