@@ -63,8 +63,10 @@ async def test_a_file_added_then_moved_then_updated(workdir: Path, ctx: ToolCont
          "Failed to move a.txt to d: the destination is a directory"),
         (("*** Update File: a.txt", "*** Move to: b.txt", "-a", "+b", "*** Update File: a.txt", "-a", "+c"),
          "Failed to update a.txt: an earlier operation of this patch deletes it"),
+        (("*** Update File: a.txt", "*** Move to: a.txt/inner.txt", "-a", "+b"), "Failed to write a.txt/inner.txt:"),
     ],
-    ids=["file-over-new-dir", "dir-under-new-file", "update-new-dir", "delete-new-dir", "move-onto-new-dir", "update-moved-away"],
+    ids=["file-over-new-dir", "dir-under-new-file", "update-new-dir", "delete-new-dir", "move-onto-new-dir",
+         "update-moved-away", "move-below-itself"],
 )  # fmt: skip
 async def test_an_invalid_later_operation_writes_nothing(
     workdir: Path, ctx: ToolContext, body: tuple[str, ...], reason: str

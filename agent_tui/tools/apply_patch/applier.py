@@ -203,8 +203,8 @@ def _verify_one(operation: Operation, target: Target, dest: Target | None, tree:
                 return Step("M", target.shown, describe, write=target.path, content=data, added=added, removed=removed)
             if tree.is_dir(dest.path):
                 raise ApplyError(f"Failed to move {target.shown} to {dest.shown}: the destination is a directory")
+            tree.write(dest.path, dest.shown, "move to", data)  # written before the source goes, as write_step does
             tree.remove(target.path)
-            tree.write(dest.path, dest.shown, "move to", data)
             return Step("M", dest.shown, describe, write=dest.path, content=data, remove=target.path,
                         source=target.shown, added=added, removed=removed)  # fmt: skip
     raise AssertionError(operation)
