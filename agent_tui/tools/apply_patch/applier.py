@@ -17,6 +17,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_tui.tools.apply_patch.atomic import write_atomically
 from agent_tui.tools.apply_patch.parser import AddFile, DeleteFile, Operation, UpdateFile
 from agent_tui.tools.apply_patch.textfile import ApplyError, TextFile, apply_chunks
 from agent_tui.tools.errors import ToolError
@@ -63,6 +64,8 @@ class Step:
     write: Path | None = None
     content: bytes | None = None
     remove: Path | None = None
+    source: str = ""
+    """A move's source as shown (``remove``), for a report that names what was left."""
     added: int = 0
     removed: int = 0
 
@@ -78,6 +81,10 @@ class Plan:
     def edit_resources(self) -> list[str]:
         shown = [t.shown for pair in self.targets for t in pair if t is not None]
         return list(dict.fromkeys(shown))
+
+    def not_attempted(self, applied: int) -> list[str]:
+        """The operations after the one that failed while writing, which were left as they were."""
+        return [_describe(op) for op in self.operations[applied + 1 :]]
 
     def outside_directories(self) -> list[str]:
         dirs = [t.path.parent.as_posix() for pair in self.targets for t in pair if t is not None and t.outside]
@@ -106,11 +113,26 @@ def resolve(root: Path, operations: list[Operation]) -> Plan:
     return Plan(operations, targets)
 
 
-class _Overlay:
-    """The files as earlier operations of the patch would leave them."""
+class _Tree:
+    """The tree as the earlier operations of the patch leave it.
+
+    Files written or removed, and the directories a write would create, are
+    recorded; anything else is looked up on disk. So an operation is judged
+    against a file an earlier one added, moved away or deleted, and a
+    directory an earlier one made, exactly as the writes will find them.
+    """
 
     def __init__(self) -> None:
         self._files: dict[Path, bytes | None] = {}
+        self._dirs: set[Path] = set()
+
+    def is_dir(self, path: Path) -> bool:
+        return path in self._dirs or (path not in self._files and path.is_dir())
+
+    def _is_file(self, path: Path) -> bool:
+        if path in self._files:
+            return self._files[path] is not None
+        return path not in self._dirs and (path.exists() or path.is_symlink())
 
     def read(self, path: Path, shown: str, verb: str) -> bytes:
         if path in self._files:
@@ -118,7 +140,7 @@ class _Overlay:
             if data is None:
                 raise ApplyError(f"Failed to {verb} {shown}: an earlier operation of this patch deletes it")
             return data
-        if path.is_dir():
+        if self.is_dir(path):
             raise ApplyError(f"Failed to {verb} {shown}: it is a directory, not a file")
         try:
             return path.read_bytes()
@@ -127,71 +149,90 @@ class _Overlay:
         except OSError as error:
             raise ApplyError(f"Failed to {verb} {shown}: {error.strerror}") from None
 
-    def put(self, path: Path, data: bytes | None) -> None:
+    def write(self, path: Path, shown: str, verb: str, data: bytes) -> None:
+        """Record a write, after checking that it can happen: not onto a directory, and every
+        ancestor a directory or creatable as one."""
+        if self.is_dir(path):
+            raise ApplyError(f"Failed to {verb} {shown}: it is a directory")
+        missing = []
+        for parent in path.parents:
+            if self.is_dir(parent):
+                break
+            if self._is_file(parent):
+                raise ApplyError(f"Failed to write {shown}: {parent} is not a directory")
+            missing.append(parent)
+        self._dirs.update(missing)
         self._files[path] = data
 
-
-def _check_parents(path: Path, shown: str) -> None:
-    """The nearest existing ancestor must be a directory, or the write would fail."""
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise ApplyError(f"Failed to write {shown}: {parent} is not a directory")
-            return
+    def remove(self, path: Path) -> None:
+        self._files[path] = None
 
 
 def verify(plan: Plan) -> Plan:
-    overlay = _Overlay()
+    tree = _Tree()
     for operation, (target, dest) in zip(plan.operations, plan.targets):
         try:
-            plan.steps.append(_verify_one(operation, target, dest, overlay))
+            plan.steps.append(_verify_one(operation, target, dest, tree))
         except ApplyError as error:
             plan.failure = str(error)
             break
     return plan
 
 
-def _verify_one(operation: Operation, target: Target, dest: Target | None, overlay: _Overlay) -> Step:
+def _verify_one(operation: Operation, target: Target, dest: Target | None, tree: _Tree) -> Step:
     describe = _describe(operation)
     match operation:
         case AddFile(contents=contents):
-            if target.path.is_dir():
-                raise ApplyError(f"Failed to add {target.shown}: it is a directory")
-            _check_parents(target.path, target.shown)
             data = contents.encode("utf-8")
-            overlay.put(target.path, data)
+            tree.write(target.path, target.shown, "add", data)
             return Step("A", target.shown, describe, write=target.path, content=data, added=contents.count("\n"))
         case DeleteFile() if target.is_link:
-            overlay.put(target.path, None)
+            tree.remove(target.path)
             return Step("D", target.shown, describe, remove=target.path)
         case DeleteFile():
-            data = overlay.read(target.path, target.shown, "delete")
-            overlay.put(target.path, None)
+            data = tree.read(target.path, target.shown, "delete")
+            tree.remove(target.path)
             return Step("D", target.shown, describe, remove=target.path, removed=data.count(b"\n"))
         case UpdateFile(chunks=chunks):
-            original = TextFile.parse(overlay.read(target.path, target.shown, "update"), target.shown)
+            original = TextFile.parse(tree.read(target.path, target.shown, "update"), target.shown)
             data = apply_chunks(original, chunks, target.shown).dump()
             added = sum(c.added for c in chunks)
             removed = sum(c.removed for c in chunks)
             if dest is None or dest.path == target.path:
-                overlay.put(target.path, data)
+                tree.write(target.path, target.shown, "update", data)
                 return Step("M", target.shown, describe, write=target.path, content=data, added=added, removed=removed)
-            if dest.path.is_dir():
+            if tree.is_dir(dest.path):
                 raise ApplyError(f"Failed to move {target.shown} to {dest.shown}: the destination is a directory")
-            _check_parents(dest.path, dest.shown)
-            overlay.put(target.path, None)
-            overlay.put(dest.path, data)
+            tree.write(dest.path, dest.shown, "move to", data)  # written before the source goes, as write_step does
+            tree.remove(target.path)
             return Step("M", dest.shown, describe, write=dest.path, content=data, remove=target.path,
-                        added=added, removed=removed)  # fmt: skip
+                        source=target.shown, added=added, removed=removed)  # fmt: skip
     raise AssertionError(operation)
 
 
+class StepFailed(Exception):
+    """Writing one step failed; the message says what of it was and was not changed."""
+
+
 def write_step(step: Step) -> None:
+    """Write one step: the new content atomically first, then the removal (a move's source)."""
     if step.write is not None and step.content is not None:
-        step.write.parent.mkdir(parents=True, exist_ok=True)
-        step.write.write_bytes(step.content)
+        try:
+            step.write.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(step.write, step.content)
+        except OSError as error:
+            raise StepFailed(f"{_reason(error)}; no file of this operation was changed") from error
     if step.remove is not None:
-        step.remove.unlink()
+        try:
+            step.remove.unlink()
+        except OSError as error:
+            if step.write is None:
+                raise StepFailed(f"{_reason(error)}; {step.shown} was left as it was") from error
+            raise StepFailed(f"{_reason(error)}; {step.shown} was written, but {step.source} was not removed") from error
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or str(error)
 
 
 def apply(plan: Plan) -> tuple[list[Step], str | None]:
@@ -206,7 +247,7 @@ def apply(plan: Plan) -> tuple[list[Step], str | None]:
     for step in plan.steps:
         try:
             write_step(step)
-        except OSError as error:
-            return applied, f"{step.describe}: {error.strerror or error}"
+        except StepFailed as failure:
+            return applied, f"{step.describe}: {failure}"
         applied.append(step)
     return applied, None

@@ -3,7 +3,10 @@
 Lenient where models slip harmlessly: a heredoc wrapper
 (``<<'EOF'`` … ``EOF``) or a Markdown code fence, whitespace around markers and headers, CRLF patch
 text, a first chunk without ``@@``. Strict everywhere else, with errors that
-name the line.
+name the line. Headers count only where the grammar puts them: inside an
+update, a line starting with ``' '``, ``-`` or ``+`` is content, so a file
+that contains ``*** End Patch`` or ``*** Delete File: x`` can be edited
+without the patch deleting, adding or moving anything.
 """
 
 from __future__ import annotations
@@ -77,7 +80,13 @@ def _is(stripped: str, marker: str) -> bool:
     return stripped.startswith(marker) or stripped == marker.rstrip()
 
 
+_CONTENT = (" ", "-", "+")
+"""Inside an update, a line starting with one of these is content, whatever follows: never a header."""
+
+
 def _header(line: str) -> str | None:
+    if line.startswith(_CONTENT):
+        return None
     stripped = line.strip()
     for marker in (ADD, DELETE, UPDATE, MOVE):
         if _is(stripped, marker):
@@ -115,7 +124,7 @@ def parse_patch(text: str) -> list[Operation]:
             path = _path(stripped[len(UPDATE) :], number)
             i += 1
             move_to = None
-            if i < len(body) and _is(body[i].strip(), MOVE):
+            if i < len(body) and _header(body[i]) == MOVE:
                 move_to = _path(body[i].strip()[len(MOVE) :], i + 2)
                 i += 1
             chunks, i = _chunks(body, i, path)

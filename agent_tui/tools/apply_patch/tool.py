@@ -48,6 +48,20 @@ def _report(applied: list[Step]) -> str:
     return "\n".join(f"{s.letter} {s.shown}" for s in applied)
 
 
+def _what_changed(plan: Plan, applied: list[Step]) -> str:
+    """After a failure: exactly which operations were written and which were left as they were."""
+    if plan.failure is not None:
+        return "No files were changed."
+    done = (
+        f"These operations were already applied and were NOT rolled back:\n{_report(applied)}"
+        if applied
+        else "No earlier operation had been applied."
+    )
+    not_attempted = plan.not_attempted(len(applied))
+    rest = "\nNot attempted, left as they were:\n" + "\n".join(not_attempted) if not_attempted else ""
+    return done + rest
+
+
 def _prepare(ctx: ToolContext, patch: str) -> Plan:
     try:
         operations = parse_patch(patch)
@@ -65,14 +79,7 @@ async def run_apply_patch(ctx: ToolContext, params: ApplyPatchInput) -> ToolResu
     applied, failure = await asyncio.to_thread(apply, plan)
     files = [{"op": s.letter, "path": s.shown, "added": s.added, "removed": s.removed} for s in applied]
     if failure is not None:
-        if not applied:
-            raise ToolError(f"apply_patch failed: {failure}\nNo files were changed.")
-        not_applied = [op for op in plan.operations[len(applied) + 1 :]]
-        rest = f"\nNot attempted: {len(not_applied)} later operation(s)." if not_applied else ""
-        raise ToolError(
-            f"apply_patch failed: {failure}\n"
-            f"These operations were already applied and were NOT rolled back:\n{_report(applied)}{rest}"
-        )
+        raise ToolError(f"apply_patch failed: {failure}\n{_what_changed(plan, applied)}")
     text = "Success. Updated the following files:\n" + _report(applied)
     return ToolResult(ToolOutput(text=text, data={"files": files}))
 
