@@ -5,8 +5,12 @@ Rules (DESIGN §6, §5.8):
   user-role ``<system-reminder>`` text at their place (LiteLLM hoists every
   system message of an Anthropic request to the top);
 - every tool use is answered by exactly one tool message right after its
-  assistant message (an unsettled one as an interrupted error), images from
-  tool results follow as one user message;
+  assistant message (an unsettled one as an interrupted error);
+- images (tool results, attachments) go only to a model that can see them
+  (``request.supports_vision``), otherwise as one placeholder line each. An
+  image from a tool goes inside its tool message for providers whose tool
+  results take images (Anthropic), and as one user message after the tool
+  messages for the others (OpenAI's tool messages take text only);
 - reasoning goes back natively (``thinking_blocks``) only when the turn's model
   is the request's model and the step did not fail; otherwise it becomes plain
   assistant text and provider metadata is dropped;
@@ -34,6 +38,9 @@ from agent_tui.llm.types import (
 
 INTERRUPTED = "Tool execution interrupted"
 _CACHE = {"type": "ephemeral"}
+IMAGES_IN_TOOL_RESULTS = frozenset({"anthropic"})
+"""Providers whose tool results carry image blocks (LiteLLM turns a tool message's ``image_url``
+parts into ``tool_result`` image blocks for Anthropic)."""
 
 
 def reminder_text(text: str) -> str:
@@ -44,7 +51,13 @@ def _image(part: ImagePart) -> dict[str, Any]:
     return {"type": "image_url", "image_url": {"url": f"data:{part.mime};base64,{part.data}"}}
 
 
-def _user_content(turn: UserTurn) -> list[dict[str, Any]]:
+def image_placeholder(part: ImagePart) -> str:
+    """What a model that cannot see images reads instead of one."""
+    name = f"{part.path} ({part.mime})" if part.path else part.mime
+    return f"[image {name} omitted: the current model cannot view images]"
+
+
+def _user_content(turn: UserTurn, vision: bool) -> list[dict[str, Any]]:
     content: list[dict[str, Any]] = []
     for part in turn.parts:
         match part:
@@ -53,17 +66,33 @@ def _user_content(turn: UserTurn) -> list[dict[str, Any]]:
             case FilePart(path=path, mime=mime, text=text):
                 body = f'<file path="{path}">\n{text}\n</file>' if text is not None else f"[attached file: {path} ({mime})]"
                 content.append({"type": "text", "text": body})
-            case ImagePart():
+            case ImagePart() if vision:
                 content.append(_image(part))
+            case ImagePart():
+                content.append({"type": "text", "text": image_placeholder(part)})
     return content
+
+
+def _tool_message(call_id: str, text: str, images: list[ImagePart], *, vision: bool,
+                  inline: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The tool message, and the image parts still to send after it (none when they went inside)."""
+    text = text or "(no output)"
+    if images and not vision:
+        text = "\n".join([text, *(image_placeholder(image) for image in images)])
+    if not images or not vision:
+        return {"role": "tool", "tool_call_id": call_id, "content": text}, []
+    parts = [_image(image) for image in images]
+    if inline:
+        return {"role": "tool", "tool_call_id": call_id, "content": [{"type": "text", "text": text}, *parts]}, []
+    return {"role": "tool", "tool_call_id": call_id, "content": text}, parts
 
 
 def _native(turn: AssistantTurn, model: str) -> bool:
     return turn.model == model and not turn.failed
 
 
-def _assistant(turn: AssistantTurn, model: str) -> list[dict[str, Any]]:
-    native = _native(turn, model)
+def _assistant(turn: AssistantTurn, request: Request, inline_images: bool) -> list[dict[str, Any]]:
+    native = _native(turn, request.model)
     texts: list[str] = []
     thinking: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
@@ -82,13 +111,12 @@ def _assistant(turn: AssistantTurn, model: str) -> list[dict[str, Any]]:
             case ToolUse(call_id=call_id, name=name, input=value, result=result):
                 calls.append({"id": call_id, "type": "function",
                               "function": {"name": name, "arguments": json.dumps(value, ensure_ascii=False)}})
-                if result is None:
-                    ok, text = False, INTERRUPTED
-                else:
-                    ok, text = result.ok, result.text
-                    images.extend(_image(image) for image in result.images)
+                ok, text, shown = (False, INTERRUPTED, []) if result is None else (result.ok, result.text, result.images)
                 text = text if ok else (text if text.lower().startswith("error") else f"Error: {text}")
-                results.append({"role": "tool", "tool_call_id": call_id, "content": text or "(no output)"})
+                message, after = _tool_message(call_id, text, shown, vision=request.supports_vision,
+                                               inline=inline_images)
+                results.append(message)
+                images.extend(after)
     if not texts and not calls:
         return []
     message: dict[str, Any] = {"role": "assistant", "content": "\n\n".join(texts) if texts else None}
@@ -102,21 +130,22 @@ def _assistant(turn: AssistantTurn, model: str) -> list[dict[str, Any]]:
     return out
 
 
-def lower_messages(request: Request) -> list[dict[str, Any]]:
+def lower_messages(request: Request, provider: str = "") -> list[dict[str, Any]]:
     """System prompt(s) first, then history in order."""
+    inline_images = provider in IMAGES_IN_TOOL_RESULTS
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": [{"type": "text", "text": text}]} for text in request.system if text
     ]
     for item in request.messages:
         match item:
             case UserTurn():
-                content = _user_content(item)
+                content = _user_content(item, request.supports_vision)
                 if content:
                     messages.append({"role": "user", "content": content})
             case SystemReminder(text=text):
                 messages.append({"role": "user", "content": [{"type": "text", "text": reminder_text(text)}]})
             case AssistantTurn():
-                messages.extend(_assistant(item, request.model))
+                messages.extend(_assistant(item, request, inline_images))
     return messages
 
 
@@ -155,7 +184,7 @@ def thinking_replayable(messages: list[dict[str, Any]]) -> bool:
 
 def completion_kwargs(request: Request, provider: str) -> dict[str, Any]:
     """Everything for ``litellm.acompletion`` except the streaming switches."""
-    messages = lower_messages(request)
+    messages = lower_messages(request, provider)
     if request.prompt_cache and provider == "anthropic":
         add_cache_control(messages)
     kwargs: dict[str, Any] = {"model": request.model, "messages": messages}

@@ -120,7 +120,10 @@ async def test_images_need_vision(workdir: Path, make_ctx) -> None:
     with open(workdir / "huge.jpg", "wb") as handle:
         handle.write(b"\xff\xd8\xff\xe0")
         handle.truncate(10_000_000)
-    assert "larger than" in error_of(await read(make_ctx(supports_vision=True), path="huge.jpg"))
+    assert error_of(await read(make_ctx(supports_vision=True), path="huge.jpg")) == (
+        "Cannot show the image 'huge.jpg' (image/jpeg) to the model: it is 9.5 MiB (10000000 bytes), over the "
+        "3.6 MiB (3750000 bytes) limit per image. Make a smaller copy (e.g. `convert IN -resize 2000x2000 OUT`) "
+        "and read that.")
 
 
 async def test_directory_listing_dirs_first_and_paged(workdir: Path, ctx: ToolContext) -> None:
