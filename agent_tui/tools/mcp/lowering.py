@@ -38,7 +38,7 @@ def _part_text(part: Any, vision: bool, images: list[dict[str, Any]]) -> str:
 def _image(data: str, declared: str, images: list[dict[str, Any]]) -> str:
     """Keep the image when a provider would take it (its MIME type read from its bytes), else say why not."""
     try:
-        check_size(len(data) * 3 // 4)
+        check_size(len(data) * 3 // 4 - data[-2:].count("="))  # before decoding it
         try:
             raw = base64.b64decode(data, validate=True)
         except (binascii.Error, ValueError):
