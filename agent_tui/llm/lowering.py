@@ -7,10 +7,11 @@ Rules (DESIGN §6, §5.8):
 - every tool use is answered by exactly one tool message right after its
   assistant message (an unsettled one as an interrupted error);
 - images (tool results, attachments) go only to a model that can see them
-  (``request.supports_vision``), otherwise as one placeholder line each. An
-  image from a tool goes inside its tool message for providers whose tool
-  results take images (Anthropic), and as one user message after the tool
-  messages for the others (OpenAI's tool messages take text only);
+  (``request.supports_vision``), and only the newest within a request's caps
+  (``images.plan_images``); each other one is a placeholder line. An image
+  from a tool goes inside its tool message for providers whose tool results
+  take images (Anthropic), and in one user message after the tool messages
+  for the others (OpenAI's tool messages take text only);
 - reasoning goes back natively (``thinking_blocks``) only when the turn's model
   is the request's model and the step did not fail; otherwise it becomes plain
   assistant text and provider metadata is dropped;
@@ -23,6 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agent_tui.llm.images import ImagePlan, image_url, plan_images
 from agent_tui.llm.types import (
     AssistantTurn,
     FilePart,
@@ -47,17 +49,7 @@ def reminder_text(text: str) -> str:
     return f"<system-reminder>\n{text}\n</system-reminder>"
 
 
-def _image(part: ImagePart) -> dict[str, Any]:
-    return {"type": "image_url", "image_url": {"url": f"data:{part.mime};base64,{part.data}"}}
-
-
-def image_placeholder(part: ImagePart) -> str:
-    """What a model that cannot see images reads instead of one."""
-    name = f"{part.path} ({part.mime})" if part.path else part.mime
-    return f"[image {name} omitted: the current model cannot view images]"
-
-
-def _user_content(turn: UserTurn, vision: bool) -> list[dict[str, Any]]:
+def _user_content(turn: UserTurn, images: ImagePlan) -> list[dict[str, Any]]:
     content: list[dict[str, Any]] = []
     for part in turn.parts:
         match part:
@@ -66,38 +58,34 @@ def _user_content(turn: UserTurn, vision: bool) -> list[dict[str, Any]]:
             case FilePart(path=path, mime=mime, text=text):
                 body = f'<file path="{path}">\n{text}\n</file>' if text is not None else f"[attached file: {path} ({mime})]"
                 content.append({"type": "text", "text": body})
-            case ImagePart() if vision:
-                content.append(_image(part))
+            case ImagePart() if images.shows(part):
+                content.append(image_url(part))
             case ImagePart():
-                content.append({"type": "text", "text": image_placeholder(part)})
+                content.append({"type": "text", "text": images.placeholder(part)})
     return content
 
 
-def _tool_message(call_id: str, text: str, images: list[ImagePart], *, vision: bool,
+def _tool_message(call_id: str, text: str, returned: list[ImagePart], images: ImagePlan,
                   inline: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The tool message, and the image parts still to send after it (none when they went inside)."""
-    text = text or "(no output)"
-    if images and not vision:
-        text = "\n".join([text, *(image_placeholder(image) for image in images)])
-    if not images or not vision:
-        return {"role": "tool", "tool_call_id": call_id, "content": text}, []
-    parts = [_image(image) for image in images]
-    if inline:
-        return {"role": "tool", "tool_call_id": call_id, "content": [{"type": "text", "text": text}, *parts]}, []
-    return {"role": "tool", "tool_call_id": call_id, "content": text}, parts
+    shown = [image_url(image) for image in returned if images.shows(image)]
+    text = "\n".join([text or "(no output)", *(images.placeholder(i) for i in returned if not images.shows(i))])
+    if shown and inline:
+        return {"role": "tool", "tool_call_id": call_id, "content": [{"type": "text", "text": text}, *shown]}, []
+    return {"role": "tool", "tool_call_id": call_id, "content": text}, shown
 
 
 def _native(turn: AssistantTurn, model: str) -> bool:
     return turn.model == model and not turn.failed
 
 
-def _assistant(turn: AssistantTurn, request: Request, inline_images: bool) -> list[dict[str, Any]]:
-    native = _native(turn, request.model)
+def _assistant(turn: AssistantTurn, model: str, images: ImagePlan, inline_images: bool) -> list[dict[str, Any]]:
+    native = _native(turn, model)
     texts: list[str] = []
     thinking: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
     results: list[dict[str, Any]] = []
-    images: list[dict[str, Any]] = []
+    following: list[dict[str, Any]] = []
     for part in turn.parts:
         match part:
             case TextBlock(text=text) if text:
@@ -111,12 +99,11 @@ def _assistant(turn: AssistantTurn, request: Request, inline_images: bool) -> li
             case ToolUse(call_id=call_id, name=name, input=value, result=result):
                 calls.append({"id": call_id, "type": "function",
                               "function": {"name": name, "arguments": json.dumps(value, ensure_ascii=False)}})
-                ok, text, shown = (False, INTERRUPTED, []) if result is None else (result.ok, result.text, result.images)
+                ok, text, returned = (False, INTERRUPTED, []) if result is None else (result.ok, result.text, result.images)
                 text = text if ok else (text if text.lower().startswith("error") else f"Error: {text}")
-                message, after = _tool_message(call_id, text, shown, vision=request.supports_vision,
-                                               inline=inline_images)
+                message, after = _tool_message(call_id, text, returned, images, inline_images)
                 results.append(message)
-                images.extend(after)
+                following.extend(after)
     if not texts and not calls:
         return []
     message: dict[str, Any] = {"role": "assistant", "content": "\n\n".join(texts) if texts else None}
@@ -125,27 +112,28 @@ def _assistant(turn: AssistantTurn, request: Request, inline_images: bool) -> li
     if thinking:
         message["thinking_blocks"] = thinking
     out = [message, *results]
-    if images:
-        out.append({"role": "user", "content": [{"type": "text", "text": "Images returned by the tools above:"}, *images]})
+    if following:
+        out.append({"role": "user", "content": [{"type": "text", "text": "Images returned by the tools above:"}, *following]})
     return out
 
 
 def lower_messages(request: Request, provider: str = "") -> list[dict[str, Any]]:
     """System prompt(s) first, then history in order."""
     inline_images = provider in IMAGES_IN_TOOL_RESULTS
+    images = plan_images(request)
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": [{"type": "text", "text": text}]} for text in request.system if text
     ]
     for item in request.messages:
         match item:
             case UserTurn():
-                content = _user_content(item, request.supports_vision)
+                content = _user_content(item, images)
                 if content:
                     messages.append({"role": "user", "content": content})
             case SystemReminder(text=text):
                 messages.append({"role": "user", "content": [{"type": "text", "text": reminder_text(text)}]})
             case AssistantTurn():
-                messages.extend(_assistant(item, request, inline_images))
+                messages.extend(_assistant(item, request.model, images, inline_images))
     return messages
 
 

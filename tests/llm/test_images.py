@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from agent_tui.llm.types import AssistantTurn, ImagePart, Request, TextPart, ToolResult, ToolUse, UserTurn
 from agent_tui.testing.fake_provider import FakeProvider, Turn
 
@@ -54,3 +57,25 @@ async def test_a_model_without_vision_gets_the_placeholder(fake: FakeProvider, w
     body = await _sent(fake, wire, vision=False)
     assert PIXEL not in str(body) and "image_url" not in str(body) and "'image'" not in str(body)
     assert "[image shot.png (image/png) omitted: the current model cannot view images]" in str(body["messages"][-1])
+
+
+@settings(max_examples=80, deadline=None)
+@given(sizes=st.lists(st.integers(min_value=4, max_value=9_000_000), max_size=40),
+       provider=st.sampled_from(["openai", "anthropic"]))
+def test_only_the_newest_images_within_the_request_caps_are_sent(sizes: list[int], provider: str) -> None:
+    from agent_tui.llm.images import MAX_IMAGE_CHARS, MAX_IMAGES, OLDER
+    from agent_tui.llm.lowering import lower_messages
+
+    turns: list[Any] = []
+    for n, size in enumerate(sizes):
+        image = ImagePart(mime="image/png", data="A" * size, path=f"{n}.png")
+        turns += [UserTurn(parts=[TextPart(text=f"read {n}.png")]), AssistantTurn(model=ANTHROPIC.model, parts=[
+            ToolUse(call_id=f"call_{n}", name="read", input={}, result=ToolResult(ok=True, text="ok", images=[image]))])]
+    messages = lower_messages(Request(model=ANTHROPIC.model, messages=turns, supports_vision=True), provider)
+    sent = [len(part["image_url"]["url"]) - len("data:image/png;base64,") for m in messages
+            if isinstance(m["content"], list) for part in m["content"] if part["type"] == "image_url"]
+    kept = 0
+    while kept < min(len(sizes), MAX_IMAGES) and sum(sizes[len(sizes) - kept - 1:]) <= MAX_IMAGE_CHARS:
+        kept += 1
+    assert sent == sizes[len(sizes) - kept:]
+    assert str(messages).count(OLDER) == len(sizes) - kept
