@@ -83,3 +83,20 @@ async def test_images_kept_in_the_log_become_placeholders_for_a_model_without_vi
     assert "image_url" not in str(body["messages"])
     assert _after_tool(body)[0]["content"].endswith(
         "\n[image shot.png (image/png) omitted: the current model cannot view images]")
+
+
+async def test_over_the_anthropic_wire_the_image_is_inside_the_tool_result(
+    open_runtime: Any, fake: FakeProvider, workdir: Path, clock: ManualClock
+) -> None:
+    (workdir / "shot.png").write_bytes(PNG)
+    fake.add(_read("shot.png"), {"text": "a tiny picture"})
+    model = "anthropic/claude-fake"
+    cli = {"model": model, "api_base": fake.base_url, "models": {model: {"supports_vision": True}}}
+    async with await open_runtime(cli=cli, tools="all", policy="allow", clock=clock) as runtime:
+        sid = (await runtime.sessions.create(location=workdir)).id
+        await _run(runtime, sid, "what is in shot.png?")
+    last = fake.accepted[1].body["messages"][-1]
+    (result,) = [block for block in last["content"] if block["type"] == "tool_result"]
+    assert result["tool_use_id"] == "call_1" and result["content"][0]["text"].startswith("Image shot.png (image/png")
+    assert result["content"][1]["source"] == {"type": "base64", "media_type": "image/png",
+                                              "data": base64.b64encode(PNG).decode()}
