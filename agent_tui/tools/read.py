@@ -24,7 +24,7 @@ DESCRIPTION = """Read a file or list a directory inside the working directory.
 - Text files come back as numbered lines, at most 2000 lines or 50 KiB per call; lines over 2000 characters are cut with a marker. When more follows, the output says which `offset` to pass next.
 - `offset` is the 1-based line to start at; `limit` the number of lines (max 2000).
 - Directories list their direct children, directories first (ending in `/`), then files, alphabetically, paged the same way.
-- Images (PNG, JPEG, GIF, WebP) are shown to you when the model supports images; other binary files are refused with their size and type."""
+- Images (PNG, JPEG, GIF, WebP; up to 3.75 MB and 8000 px a side) are shown to you when the model supports images; other binary files are refused with their size and type."""
 
 
 class ReadInput(BaseModel):
