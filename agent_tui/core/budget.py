@@ -43,8 +43,25 @@ def request_chars(request: llm.Request) -> int:
     return system + tools + sum(_chars(m) for m in request.messages)
 
 
+IMAGE_TOKENS = 1600
+"""One image as the providers count it (Anthropic scales an image to ~1.15 megapixels, ~1,600
+tokens; OpenAI's high detail is less), not its base64 length, which is thousands of times more."""
+
+
 def _chars(message: llm.HistoryMessage) -> int:
-    return len(message.model_dump_json())
+    images = _images(message)
+    base64_chars = sum(len(image.data) for image in images)
+    return len(message.model_dump_json()) - base64_chars + len(images) * IMAGE_TOKENS * CHARS_PER_TOKEN
+
+
+def _images(message: llm.HistoryMessage) -> list[llm.ImagePart]:
+    match message:
+        case llm.UserTurn(parts=parts):
+            return [part for part in parts if isinstance(part, llm.ImagePart)]
+        case llm.AssistantTurn(parts=parts):
+            return [image for part in parts if isinstance(part, llm.ToolUse) and part.result
+                    for image in part.result.images]
+    return []
 
 
 def _appended(messages: list[llm.HistoryMessage], after: list[llm.HistoryMessage]) -> list[llm.HistoryMessage]:

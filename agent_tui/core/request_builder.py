@@ -82,13 +82,19 @@ def _tool_use(call: ToolCallRecord, call_id: str) -> llm.ToolUse:
     match call.state:
         case "success":
             output = call.output or {}
-            result = llm.ToolResult(ok=True, text=output.get("text", ""))
+            result = llm.ToolResult(ok=True, text=output.get("text", ""), images=_images(output))
         case "failed":
             error = call.error or {}
             result = llm.ToolResult(ok=False, text=error.get("message") or "Tool failed")
         case _:
             result = llm.ToolResult(ok=False, text=TOOL_INTERRUPTED)
     return llm.ToolUse(call_id=call_id, name=call.name, input=call.input, result=result)
+
+
+def _images(output: dict[str, Any]) -> list[llm.ImagePart]:
+    """The images a tool returned, as stored with its output (``path`` is '' for an MCP image)."""
+    return [llm.ImagePart(mime=image["mime"], data=image["data"], path=image.get("path") or None)
+            for image in output.get("images") or [] if image.get("data") and image.get("mime")]
 
 
 def _checkpoint_text(data: dict[str, Any]) -> str:

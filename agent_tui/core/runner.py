@@ -224,6 +224,7 @@ class Runner:
             Path(session.location), Path(session.project_root))
         messages = history_messages(history, await self._store.tool_calls(session.id))
         model_settings = settings.model_settings(model)
+        vision = (await self._compaction.model_info(model, settings)).supports_vision
         request = llm.Request(
             model=model,
             system=[agent_prompt, baseline],
@@ -232,6 +233,7 @@ class Runner:
             api_base=model_settings.api_base or settings.api_base,
             api_key=settings.api_key,
             max_tokens=model_settings.max_output_tokens,
+            supports_vision=vision,
         )
         return as_final_step(request) if final_step else request
 

@@ -31,6 +31,7 @@ class ToolInvocation:
     call_id: str
     name: str
     input: dict[str, Any]
+    supports_vision: bool = False  # the step's model sees images: ``read`` and MCP tools may return them
 
 
 @dataclass(frozen=True)
@@ -213,7 +214,8 @@ class StepExecutor:
             await self._pub(ev.ToolFailed(assistant_message_id=amid, call_id=call.call_id, error=ErrorInfo(
                 type=ErrorType.TOOL_INPUT, message=call.input_error)))
             return
-        invocation = ToolInvocation(plan.session_id, amid, call.call_id, call.name, call.input)
+        invocation = ToolInvocation(plan.session_id, amid, call.call_id, call.name, call.input,
+                                    supports_vision=plan.request.supports_vision)
         state.tasks[call.call_id] = asyncio.create_task(self._run_tool(plan, state, invocation))
 
     async def _run_tool(self, plan: StepPlan, state: _Attempt, call: ToolInvocation) -> None:

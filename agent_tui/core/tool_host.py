@@ -91,13 +91,12 @@ class RegistryToolHost:
     """One session's tools at one location, behind one permission gate."""
 
     def __init__(self, settings: Settings, registry: ToolRegistry, location: Path, project_root: Path,
-                 gate: PermissionGate, supports_vision: bool = False) -> None:
+                 gate: PermissionGate) -> None:
         self.settings = settings
         self._registry = registry
         self.location = location
         self._project_root = project_root
         self.gate = gate
-        self._supports_vision = supports_vision
         self.before_change: Callable[[ToolInvocation, bool], Awaitable[None]] | None = None
         """Runs before every call (the workspace snapshot), told whether snapshots are on: when they
         are off it records that, so a later rewind can say why it cannot restore the files."""
@@ -117,7 +116,7 @@ class RegistryToolHost:
             location=self.location, project_root=self._project_root, gate=self.gate,
             spill_dir=paths.spill_dir(), session_id=call.session_id,
             assistant_message_id=call.assistant_message_id, call_id=call.call_id,
-            on_output=on_output, supports_vision=self._supports_vision,
+            on_output=on_output, supports_vision=call.supports_vision,
             shell_env_include=tuple(self.settings.shell.env.include),
         )
         if self.before_change is not None:

@@ -5,8 +5,13 @@ Rules (DESIGN §6, §5.8):
   user-role ``<system-reminder>`` text at their place (LiteLLM hoists every
   system message of an Anthropic request to the top);
 - every tool use is answered by exactly one tool message right after its
-  assistant message (an unsettled one as an interrupted error), images from
-  tool results follow as one user message;
+  assistant message (an unsettled one as an interrupted error);
+- images (tool results, attachments) go only to a model that can see them
+  (``request.supports_vision``), and only the newest within a request's caps
+  (``images.plan_images``); each other one is a placeholder line. An image
+  from a tool goes inside its tool message for providers whose tool results
+  take images (Anthropic), and in one user message after the tool messages
+  for the others (OpenAI's tool messages take text only);
 - reasoning goes back natively (``thinking_blocks``) only when the turn's model
   is the request's model and the step did not fail; otherwise it becomes plain
   assistant text and provider metadata is dropped;
@@ -19,6 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agent_tui.llm.images import ImagePlan, image_url, plan_images
 from agent_tui.llm.types import (
     AssistantTurn,
     FilePart,
@@ -34,17 +40,16 @@ from agent_tui.llm.types import (
 
 INTERRUPTED = "Tool execution interrupted"
 _CACHE = {"type": "ephemeral"}
+IMAGES_IN_TOOL_RESULTS = frozenset({"anthropic"})
+"""Providers whose tool results carry image blocks (LiteLLM turns a tool message's ``image_url``
+parts into ``tool_result`` image blocks for Anthropic)."""
 
 
 def reminder_text(text: str) -> str:
     return f"<system-reminder>\n{text}\n</system-reminder>"
 
 
-def _image(part: ImagePart) -> dict[str, Any]:
-    return {"type": "image_url", "image_url": {"url": f"data:{part.mime};base64,{part.data}"}}
-
-
-def _user_content(turn: UserTurn) -> list[dict[str, Any]]:
+def _user_content(turn: UserTurn, images: ImagePlan) -> list[dict[str, Any]]:
     content: list[dict[str, Any]] = []
     for part in turn.parts:
         match part:
@@ -53,22 +58,34 @@ def _user_content(turn: UserTurn) -> list[dict[str, Any]]:
             case FilePart(path=path, mime=mime, text=text):
                 body = f'<file path="{path}">\n{text}\n</file>' if text is not None else f"[attached file: {path} ({mime})]"
                 content.append({"type": "text", "text": body})
+            case ImagePart() if images.shows(part):
+                content.append(image_url(part))
             case ImagePart():
-                content.append(_image(part))
+                content.append({"type": "text", "text": images.placeholder(part)})
     return content
+
+
+def _tool_message(call_id: str, text: str, returned: list[ImagePart], images: ImagePlan,
+                  inline: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The tool message, and the image parts still to send after it (none when they went inside)."""
+    shown = [image_url(image) for image in returned if images.shows(image)]
+    text = "\n".join([text or "(no output)", *(images.placeholder(i) for i in returned if not images.shows(i))])
+    if shown and inline:
+        return {"role": "tool", "tool_call_id": call_id, "content": [{"type": "text", "text": text}, *shown]}, []
+    return {"role": "tool", "tool_call_id": call_id, "content": text}, shown
 
 
 def _native(turn: AssistantTurn, model: str) -> bool:
     return turn.model == model and not turn.failed
 
 
-def _assistant(turn: AssistantTurn, model: str) -> list[dict[str, Any]]:
+def _assistant(turn: AssistantTurn, model: str, images: ImagePlan, inline_images: bool) -> list[dict[str, Any]]:
     native = _native(turn, model)
     texts: list[str] = []
     thinking: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
     results: list[dict[str, Any]] = []
-    images: list[dict[str, Any]] = []
+    following: list[dict[str, Any]] = []
     for part in turn.parts:
         match part:
             case TextBlock(text=text) if text:
@@ -82,13 +99,11 @@ def _assistant(turn: AssistantTurn, model: str) -> list[dict[str, Any]]:
             case ToolUse(call_id=call_id, name=name, input=value, result=result):
                 calls.append({"id": call_id, "type": "function",
                               "function": {"name": name, "arguments": json.dumps(value, ensure_ascii=False)}})
-                if result is None:
-                    ok, text = False, INTERRUPTED
-                else:
-                    ok, text = result.ok, result.text
-                    images.extend(_image(image) for image in result.images)
+                ok, text, returned = (False, INTERRUPTED, []) if result is None else (result.ok, result.text, result.images)
                 text = text if ok else (text if text.lower().startswith("error") else f"Error: {text}")
-                results.append({"role": "tool", "tool_call_id": call_id, "content": text or "(no output)"})
+                message, after = _tool_message(call_id, text, returned, images, inline_images)
+                results.append(message)
+                following.extend(after)
     if not texts and not calls:
         return []
     message: dict[str, Any] = {"role": "assistant", "content": "\n\n".join(texts) if texts else None}
@@ -97,26 +112,28 @@ def _assistant(turn: AssistantTurn, model: str) -> list[dict[str, Any]]:
     if thinking:
         message["thinking_blocks"] = thinking
     out = [message, *results]
-    if images:
-        out.append({"role": "user", "content": [{"type": "text", "text": "Images returned by the tools above:"}, *images]})
+    if following:
+        out.append({"role": "user", "content": [{"type": "text", "text": "Images returned by the tools above:"}, *following]})
     return out
 
 
-def lower_messages(request: Request) -> list[dict[str, Any]]:
+def lower_messages(request: Request, provider: str = "") -> list[dict[str, Any]]:
     """System prompt(s) first, then history in order."""
+    inline_images = provider in IMAGES_IN_TOOL_RESULTS
+    images = plan_images(request)
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": [{"type": "text", "text": text}]} for text in request.system if text
     ]
     for item in request.messages:
         match item:
             case UserTurn():
-                content = _user_content(item)
+                content = _user_content(item, images)
                 if content:
                     messages.append({"role": "user", "content": content})
             case SystemReminder(text=text):
                 messages.append({"role": "user", "content": [{"type": "text", "text": reminder_text(text)}]})
             case AssistantTurn():
-                messages.extend(_assistant(item, request.model))
+                messages.extend(_assistant(item, request.model, images, inline_images))
     return messages
 
 
@@ -155,7 +172,7 @@ def thinking_replayable(messages: list[dict[str, Any]]) -> bool:
 
 def completion_kwargs(request: Request, provider: str) -> dict[str, Any]:
     """Everything for ``litellm.acompletion`` except the streaming switches."""
-    messages = lower_messages(request)
+    messages = lower_messages(request, provider)
     if request.prompt_cache and provider == "anthropic":
         add_cache_control(messages)
     kwargs: dict[str, Any] = {"model": request.model, "messages": messages}

@@ -118,6 +118,9 @@ class Request(_Model):
     api_key: str | None = None
     max_tokens: int | None = None
     prompt_cache: bool = True
+    supports_vision: bool = False
+    """The model takes images; otherwise every image in the history is sent as a placeholder line,
+    since the log keeps images whatever model wrote them and the model may change between steps."""
     extra: dict[str, Any] = Field(default_factory=dict)
 
 

@@ -11,14 +11,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.errors import ToolError
+from agent_tui.tools.image_limits import ImageRefused, check_size, checked_mime
 from agent_tui.tools.paths import Resolved, resolve_inside
 from agent_tui.tools.registry import Tool, ToolResult
 from agent_tui.tools.sniff import SNIFF_BYTES, human_size, sniff
 from agent_tui.tools.text_pages import MAX_LINES, MAX_PAGE_BYTES, file_key, read_page
 from agent_tui.vocab.tool_output import ToolOutput
-
-IMAGE_MAX_BYTES = 3_750_000
-"""Raw bytes; base64 makes it ~5 MB, the common provider limit per image."""
 
 DESCRIPTION = """Read a file or list a directory inside the working directory.
 
@@ -26,7 +24,7 @@ DESCRIPTION = """Read a file or list a directory inside the working directory.
 - Text files come back as numbered lines, at most 2000 lines or 50 KiB per call; lines over 2000 characters are cut with a marker. When more follows, the output says which `offset` to pass next.
 - `offset` is the 1-based line to start at; `limit` the number of lines (max 2000).
 - Directories list their direct children, directories first (ending in `/`), then files, alphabetically, paged the same way.
-- Images (PNG, JPEG, GIF, WebP) are shown to you when the model supports images; other binary files are refused with their size and type."""
+- Images (PNG, JPEG, GIF, WebP; up to 3.75 MB and 8000 px a side) are shown to you when the model supports images; other binary files are refused with their size and type."""
 
 
 class ReadInput(BaseModel):
@@ -81,11 +79,13 @@ def _image(fd: int, size: int, resolved: Resolved, mime: str, vision: bool) -> T
     what = f"{mime}, {human_size(size)}"
     if not vision:
         raise ToolError(f"Cannot read {resolved.rel!r}: it is an image ({what}) and the current model cannot view images.")
-    if size > IMAGE_MAX_BYTES:
-        raise ToolError(
-            f"Cannot read {resolved.rel!r}: the image ({what}) is larger than the {human_size(IMAGE_MAX_BYTES)} limit."
-        )
-    data = os.pread(fd, size, 0)
+    try:
+        check_size(size)
+        data = os.pread(fd, size, 0)
+        mime = checked_mime(data)
+    except ImageRefused as refused:
+        raise ToolError(f"Cannot show the image {resolved.rel!r} ({mime}) to the model: {refused}. "
+                        "Make a smaller copy (e.g. `convert IN -resize 2000x2000 OUT`) and read that.") from None
     image = {"path": resolved.rel, "mime": mime, "data": base64.b64encode(data).decode("ascii")}
     text = f"Image {resolved.rel} ({what}) is attached."
     return ToolResult(ToolOutput(text=text, images=[image], data={"path": resolved.rel, "kind": "image", "mime": mime}))

@@ -59,22 +59,48 @@ def test_every_tool_use_gets_exactly_one_result_right_after() -> None:
     assert tools[2]["content"] == f"Error: {INTERRUPTED}"
 
 
-def test_tool_images_follow_the_results_as_user_content() -> None:
+def _looked(*images: ImagePart) -> tuple[UserTurn, AssistantTurn]:
+    return (UserTurn(parts=[TextPart(text="look")]),
+            AssistantTurn(model=MODEL, parts=[ToolUse(call_id="c1", name="read", input={"path": "p.png"},
+                                                      result=ToolResult(ok=True, text="an image", images=list(images)))]))
+
+
+PNG_URL = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+
+
+def test_tool_images_follow_the_results_as_user_content_where_tool_messages_take_text_only() -> None:
     image = ImagePart(mime="image/png", data="iVBORw0KGgo=")
-    messages = lower_messages(request(
-        UserTurn(parts=[TextPart(text="look")]),
-        AssistantTurn(model=MODEL, parts=[ToolUse(call_id="c1", name="read", input={"path": "p.png"},
-                                                  result=ToolResult(ok=True, text="an image", images=[image]))]),
-    ))
+    messages = lower_messages(request(*_looked(image), supports_vision=True), "openai")
     assert [m["role"] for m in messages[3:]] == ["assistant", "tool", "user"]
-    assert messages[-1]["content"][1] == {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+    assert messages[4]["content"] == "an image"
+    assert messages[-1]["content"][1] == PNG_URL
+
+
+def test_tool_images_go_inside_the_tool_result_for_anthropic() -> None:
+    image = ImagePart(mime="image/png", data="iVBORw0KGgo=", path="p.png")
+    messages = lower_messages(request(*_looked(image, image), supports_vision=True), "anthropic")
+    assert [m["role"] for m in messages[3:]] == ["assistant", "tool"]
+    assert messages[4]["content"] == [{"type": "text", "text": "an image"}, PNG_URL, PNG_URL]
+
+
+def test_a_model_without_vision_gets_a_placeholder_for_each_image() -> None:
+    image = ImagePart(mime="image/png", data="iVBORw0KGgo=", path="p.png")
+    for provider in ("openai", "anthropic"):
+        messages = lower_messages(request(*_looked(image, ImagePart(mime="image/gif", data="R0lG")),
+                                          UserTurn(parts=[image])), provider)
+        assert [m["role"] for m in messages[3:]] == ["assistant", "tool", "user"]
+        assert messages[4]["content"] == ("an image\n[image p.png (image/png) omitted: the current model cannot view images]"
+                                          "\n[image image/gif omitted: the current model cannot view images]")
+        assert messages[5]["content"] == [{"type": "text", "text": "[image p.png (image/png) omitted: "
+                                                                    "the current model cannot view images]"}]
+        assert "image_url" not in str(messages)
 
 
 def test_user_parts_text_file_image() -> None:
     messages = lower_messages(request(UserTurn(parts=[
         TextPart(text="see"), FilePart(path="a.py", text="print(1)"), FilePart(path="b.bin", mime="application/octet-stream"),
         ImagePart(mime="image/jpeg", data="AAAA"),
-    ])))
+    ]), supports_vision=True))
     content = messages[-1]["content"]
     assert content[0] == {"type": "text", "text": "see"}
     assert content[1]["text"] == '<file path="a.py">\nprint(1)\n</file>'

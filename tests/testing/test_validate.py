@@ -36,6 +36,10 @@ OPENAI_BAD = {
     "null content": (_openai(USER, {"role": "assistant", "content": None}), "expected a string, got null"),
     "no messages": (_openai(), "empty array"),
     "bad tool name": (_openai(USER, tools=[{"type": "function", "function": {"name": "a b"}}]), "tools[0].function.name"),
+    "image in a tool message": (_openai(USER, {"role": "assistant", "content": None, "tool_calls": [_call("c1")]},
+                                        {"role": "tool", "tool_call_id": "c1", "content": [
+                                            {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}]}),
+                                "Invalid value: 'image_url'. Supported values are: 'text'."),
 }
 
 
@@ -88,6 +92,15 @@ ANTHROPIC_BAD = {
         _anthropic(AUSER, {"role": "assistant", "content": [{"type": "text", "text": "a"}, _use("u1")]},
                    {"role": "user", "content": [_result("u1")]}, thinking={"type": "enabled", "budget_tokens": 1024}),
         "must start with a thinking block"),
+    "svg image in a tool_result": (
+        _anthropic(AUSER, {"role": "assistant", "content": [_use("u1")]}, {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "u1", "content": [
+                {"type": "image", "source": {"type": "base64", "media_type": "image/svg+xml", "data": "PHN2Zz4="}}]}]}),
+        "media_type: Input should be 'image/jpeg'"),
+    "tool_use in a tool_result": (
+        _anthropic(AUSER, {"role": "assistant", "content": [_use("u1")]}, {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "u1", "content": [_use("u2")]}]}),
+        "messages.2.content.0.content.0.type: Input tag 'tool_use'"),
 }
 
 

@@ -120,7 +120,20 @@ async def test_images_need_vision(workdir: Path, make_ctx) -> None:
     with open(workdir / "huge.jpg", "wb") as handle:
         handle.write(b"\xff\xd8\xff\xe0")
         handle.truncate(10_000_000)
-    assert "larger than" in error_of(await read(make_ctx(supports_vision=True), path="huge.jpg"))
+    assert error_of(await read(make_ctx(supports_vision=True), path="huge.jpg")) == (
+        "Cannot show the image 'huge.jpg' (image/jpeg) to the model: it is 9.5 MiB (10000000 bytes), over the "
+        "3.6 MiB (3750000 bytes) limit per image. Make a smaller copy (e.g. `convert IN -resize 2000x2000 OUT`) "
+        "and read that.")
+
+
+async def test_an_image_a_provider_would_refuse_for_its_size_in_pixels_is_refused_with_the_cap(
+    workdir: Path, make_ctx
+) -> None:
+    ihdr = b"\x00\x00\x00\rIHDR" + (12_000).to_bytes(4, "big") + (300).to_bytes(4, "big")
+    (workdir / "banner.png").write_bytes(b"\x89PNG\r\n\x1a\n" + ihdr + b"\x08\x06\x00\x00\x00" + b"\x00" * 20)
+    assert error_of(await read(make_ctx(supports_vision=True), path="banner.png")) == (
+        "Cannot show the image 'banner.png' (image/png) to the model: its longest side is 12000 px, over the 8000 px "
+        "limit. Make a smaller copy (e.g. `convert IN -resize 2000x2000 OUT`) and read that.")
 
 
 async def test_directory_listing_dirs_first_and_paged(workdir: Path, ctx: ToolContext) -> None:

@@ -10,6 +10,7 @@ import pytest
 from textual import events
 
 from agent_tui.core.config import load_settings
+from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import Turn
 from agent_tui.tui.app import AgentApp, StartMode
 from agent_tui.tui.context import TuiContext
@@ -65,11 +66,22 @@ async def test_a_small_paste_is_plain_text(app) -> None:
         await until(pilot, lambda: prompt.text == "one\ntwo\n")
 
 
+def _vision_settings(provider) -> dict:  # noqa: F811 - the fixture above
+    return {"model": MODEL, "api_base": provider.openai_base, "api_key": "k", "models": {MODEL: {"supports_vision": True}}}
+
+
 @pytest.fixture
-def vision_app(runtime, workdir: Path, clock, provider) -> AgentApp:  # noqa: F811 - the fixtures above
-    cli = {"model": MODEL, "api_base": provider.openai_base, "api_key": "k", "models": {MODEL: {"supports_vision": True}}}
-    ctx = TuiContext(sessions=runtime.sessions, location=str(workdir), model=MODEL, clock=clock, timings=FAST,
-                     settings=load_settings(workdir, cli=cli))  # fmt: skip
+async def vision_runtime(provider):  # noqa: F811 - the fixture above
+    """The runner reads the same settings as the app: it sends images only to a model that can see them."""
+    cli = _vision_settings(provider)
+    async with await Runtime.open(lambda location: load_settings(location, cli=cli), permission_policy=None) as opened:
+        yield opened
+
+
+@pytest.fixture
+def vision_app(vision_runtime, workdir: Path, clock, provider) -> AgentApp:  # noqa: F811 - the fixtures above
+    ctx = TuiContext(sessions=vision_runtime.sessions, location=str(workdir), model=MODEL, clock=clock, timings=FAST,
+                     settings=load_settings(workdir, cli=_vision_settings(provider)))  # fmt: skip
     return AgentApp(ctx, start=StartMode(), watch_themes=False)
 
 

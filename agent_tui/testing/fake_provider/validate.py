@@ -62,6 +62,15 @@ def _openai_content(message: dict[str, Any], i: int, *, optional: bool) -> None:
                           f"messages.[{i}].content.[{j}].type")
 
 
+def _openai_text_only(message: dict[str, Any], i: int) -> None:
+    """A tool message's content is a string or text parts: images go in user messages."""
+    content = message.get("content")
+    for j, part in enumerate(content if isinstance(content, list) else []):
+        if part.get("type") != "text":
+            raise Invalid(f"Invalid value: '{part.get('type')}'. Supported values are: 'text'.",
+                          f"messages.[{i}].content.[{j}].type")
+
+
 def check_openai(body: dict[str, Any]) -> None:
     if not isinstance(body.get("model"), str) or not body["model"]:
         raise Invalid("you must provide a model parameter", "model")
@@ -92,6 +101,7 @@ def check_openai(body: dict[str, Any]) -> None:
             del open_calls[call_id]
             answered.add(call_id)
             _openai_content(message, i, optional=False)
+            _openai_text_only(message, i)
         elif role == "assistant":
             calls = message.get("tool_calls") or []
             _openai_content(message, i, optional=bool(calls))
@@ -137,12 +147,39 @@ def _blocks(content: Any, where: str) -> list[dict[str, Any]]:
     return content
 
 
+_IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+_TOOL_RESULT_BLOCKS = {"text", "image", "document", "search_result"}
+
+
+def _check_image(block: dict[str, Any], where: str) -> None:
+    source = block.get("source")
+    if not isinstance(source, dict) or source.get("type") not in ("base64", "url"):
+        raise Invalid(f"{where}.source: Input tag '{(source or {}).get('type')}' found using 'type' does not match "
+                      "any of the expected tags: 'base64', 'url'")
+    if source["type"] == "base64":
+        if source.get("media_type") not in _IMAGE_TYPES:
+            raise Invalid(f"{where}.source.base64.media_type: Input should be 'image/jpeg', 'image/png', "
+                          "'image/gif' or 'image/webp'")
+        if not isinstance(source.get("data"), str) or not source["data"]:
+            raise Invalid(f"{where}.source.base64.data: Field required")
+
+
+def _check_tool_result(block: dict[str, Any], where: str) -> None:
+    content = block.get("content")
+    for k, inner in enumerate(content if isinstance(content, list) else []):
+        _check_block(inner, _TOOL_RESULT_BLOCKS, f"{where}.content.{k}", "user")
+
+
 def _check_block(block: Any, allowed: set[str], where: str, role: str) -> str:
     kind = block.get("type") if isinstance(block, dict) else None
     if kind not in allowed:
         raise Invalid(f"{where}.type: Input tag '{kind}' found using 'type' is not allowed in a message with role '{role}'")
     if kind == "text" and not block.get("text"):
         raise Invalid("messages: text content blocks must be non-empty")
+    if kind == "image":
+        _check_image(block, where)
+    if kind == "tool_result":
+        _check_tool_result(block, where)
     if kind == "thinking":
         if not block.get("signature"):
             raise Invalid(f"{where}.thinking.signature: Field required")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from typing import Any
 
 from agent_tui.tools.errors import ToolError
+from agent_tui.tools.image_limits import ImageRefused, check_size, checked_mime
 from agent_tui.tools.output_keeper import OutputKeeper
 from agent_tui.tools.registry import ToolResult
 from agent_tui.vocab.tool_output import ToolOutput
@@ -16,8 +19,7 @@ def _part_text(part: Any, vision: bool, images: list[dict[str, Any]]) -> str:
         case "text":
             return part.text
         case "image" if vision:
-            images.append({"path": "", "mime": part.mime_type, "data": part.data})
-            return f"[image {part.mime_type} attached]"
+            return _image(part.data, part.mime_type, images)
         case "image":
             return f"[image {part.mime_type} omitted: the current model cannot view images]"
         case "audio":
@@ -31,6 +33,21 @@ def _part_text(part: Any, vision: bool, images: list[dict[str, Any]]) -> str:
         case "resource_link":
             return f"[resource link {part.uri}" + (f" ({part.name})" if getattr(part, "name", None) else "") + "]"
     return f"[unsupported content {getattr(part, 'type', type(part).__name__)}]"
+
+
+def _image(data: str, declared: str, images: list[dict[str, Any]]) -> str:
+    """Keep the image when a provider would take it (its MIME type read from its bytes), else say why not."""
+    try:
+        check_size(len(data) * 3 // 4 - data[-2:].count("="))  # before decoding it
+        try:
+            raw = base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError):
+            raise ImageRefused("its data is not valid base64") from None
+        mime = checked_mime(raw)
+    except ImageRefused as refused:
+        return f"[image {declared} omitted: {refused}]"
+    images.append({"path": "", "mime": mime, "data": base64.b64encode(raw).decode("ascii")})
+    return f"[image {mime} attached]"
 
 
 async def lower_result(result: Any, *, server: str, tool: str, vision: bool, keeper: OutputKeeper) -> ToolResult:

@@ -89,3 +89,10 @@ def test_an_appended_reminder_is_found_behind_steps_with_repeated_call_ids() -> 
     reminder = [llm.SystemReminder(text="w" * 400)]
     reminded = budget.estimate(_request(history, extra=reminder, calls=calls), history, calls)
     assert reminded - plain >= 100
+
+
+def test_an_image_counts_as_the_tokens_a_provider_charges_not_its_base64() -> None:
+    image = {"type": "image", "path": "shot.png", "mime": "image/png", "data": "A" * 4_000_000}
+    history = [_msg("u1", 1, "user", {"prompt": [{"type": "text", "text": "look"}, image]})]
+    estimate = budget.estimate(_request(history), history, [])
+    assert 1_600 < estimate < 1_600 + 100 + 50 + 60  # one image, system, tool definitions, framing

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 
+import pytest
+
 from agent_tui.core import events as ev
 from agent_tui.core.attachments import build_prompt
 from agent_tui.core.runtime import Runtime
@@ -15,6 +17,11 @@ from .conftest import of_type, stored
 
 def _user_content(body: dict) -> list[dict]:
     return [m for m in body["messages"] if m["role"] == "user"][-1]["content"]
+
+
+@pytest.fixture
+def settings_overrides() -> dict:
+    return {"models": {"openai/fake-model": {"supports_vision": True}}}
 
 
 async def test_the_file_text_and_image_go_to_the_model_and_stay_in_the_log(

@@ -15,6 +15,10 @@ from agent_tui.tools.mcp.lowering import lower_result
 from agent_tui.tools.output_keeper import OutputKeeper
 
 
+PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+"""A 1x1 PNG, base64."""
+
+
 def _result(*content, is_error: bool = False, structured=None) -> CallToolResult:
     return CallToolResult(content=list(content), is_error=is_error, structured_content=structured)
 
@@ -25,9 +29,9 @@ async def _lower(result: CallToolResult, tmp_path: Path, vision: bool = False, *
 
 
 async def test_images_are_attached_only_when_the_model_has_vision(tmp_path: Path) -> None:
-    result = _result(TextContent(type="text", text="a chart:"), ImageContent(type="image", data="iVBO", mime_type="image/png"))
+    result = _result(TextContent(type="text", text="a chart:"), ImageContent(type="image", data=PIXEL, mime_type="image/png"))
     seen = await _lower(result, tmp_path, vision=True)
-    assert seen.output.images == [{"path": "", "mime": "image/png", "data": "iVBO"}]
+    assert seen.output.images == [{"path": "", "mime": "image/png", "data": PIXEL}]
     assert seen.output.text == "a chart:\n\n[image image/png attached]"
     blind = await _lower(result, tmp_path, vision=False)
     assert blind.output.images == [] and "cannot view images" in blind.output.text
