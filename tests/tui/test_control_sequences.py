@@ -57,3 +57,11 @@ async def test_no_control_sequence_from_the_model_or_a_file_reaches_the_screen(p
         assert "file end" in screen and "thinking" in screen
         assert "\x1b]" not in screen and "\x1bP" not in screen and "\x07" not in screen, repr(screen)
         assert "PWNED" not in screen
+
+
+def test_a_session_title_is_shown_without_control_sequences() -> None:
+    """A title is any text a prompt or an API rename gave; the status bar and the picker show it inert."""
+    from agent_tui.tui.session_title import session_title
+
+    assert session_title(f"fix {HOSTILE} it") == "fix link5A it"
+    assert session_title(None, f"last {TITLE}message") == "last message"
