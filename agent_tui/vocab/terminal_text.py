@@ -26,6 +26,8 @@ _SEQUENCE = re.compile(
     r"|\x1b[\x20-\x2f]*[\x30-\x7e]?"  # any other escape, an unterminated introducer, a lone ESC
     r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"  # C0 but \t and \n, DEL, C1
 )
+_ANY_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""Every sequence starts with one of these: text without any is returned as it is, quickly."""
 _SGR = re.compile(r"\x1b\[[0-9;:]*m")
 _JSON_UNESCAPED_CONTROLS = re.compile(r"[\x7f-\x9f]")
 
@@ -41,6 +43,8 @@ def _drop_all_but_sgr(match: re.Match[str]) -> str:
 
 def inert(text: str, *, keep_sgr: bool = False) -> str:
     """``text`` without terminal control sequences (SGR colours kept only with ``keep_sgr``)."""
+    if _ANY_CONTROL.search(text) is None:
+        return text
     return _SEQUENCE.sub(_drop_all_but_sgr if keep_sgr else _drop, text)
 
 
