@@ -57,6 +57,10 @@ async def test_no_control_sequence_from_the_model_or_a_file_reaches_the_screen(p
         assert "file end" in screen and "thinking" in screen
         assert "\x1b]" not in screen and "\x1bP" not in screen and "\x07" not in screen, repr(screen)
         assert "PWNED" not in screen
+        red = [segment.style for strip in app.screen._compositor.render_strips() for segment in strip
+               if segment.text.strip() == "red"]  # fmt: skip
+        shade = red[0].color.get_truecolor() if red and red[0].color else None  # the file's SGR red, drawn by Rich
+        assert shade is not None and shade.red > 2 * max(shade.green, shade.blue), red
 
 
 def test_a_session_title_is_shown_without_control_sequences() -> None:
