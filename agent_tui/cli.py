@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 def _add_model_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="model name as LiteLLM knows it, e.g. openai/gpt-4o")
     parser.add_argument("--api-base", help="provider base URL")
-    parser.add_argument("--api-key", help="provider API key")
+    parser.add_argument("--api-key", help="provider API key (visible to other users in ps: prefer AGENT_TUI_API_KEY "
+                                          "or --api-key-file)")
+    parser.add_argument("--api-key-file", metavar="PATH", help="read the provider API key from this file")
 
 
 def _add_trust_flags(parser: argparse.ArgumentParser, default: object = None) -> None:
@@ -188,12 +190,26 @@ def main(argv: Sequence[str] | None = None, warm: bool | None = None) -> int:
         return 0
     may_warm = argv is None if warm is None else warm
     words = list(sys.argv[1:] if argv is None else argv)
+    if argv is None and any(word.startswith("--api-k") for word in words):
+        from agent_tui.api_key_arg import hide_given_key
+
+        hide_given_key(words)  # before anything else runs: the key leaves ps at once
     if may_warm and _surely_warm(words):  # argparse costs a launch ~6 ms
         code = _launch_warm(tui=not words or words[0] not in _HEADLESS)
         if code is not None:
             return code
         may_warm = False
     args = build_parser().parse_args(argv)
+    if getattr(args, "api_key_file", None):
+        from agent_tui.api_key_arg import read_key_file
+
+        try:
+            if args.api_key:
+                raise ValueError("give --api-key or --api-key-file, not both")
+            args.api_key = read_key_file(args.api_key_file)
+        except ValueError as error:
+            print(f"agent-tui: {error}", file=sys.stderr)
+            return 2
     if may_warm and args.command in WARM_COMMANDS:
         code = _launch_warm(tui=args.command is None)
         if code is not None:

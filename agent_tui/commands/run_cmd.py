@@ -19,6 +19,7 @@ from typing import Any
 
 from agent_tui.commands import trust_cmd
 from agent_tui.commands.errors import fail
+from agent_tui.vocab.terminal_text import inert, inert_json
 
 EXIT_FAILED, EXIT_OWNED = 1, 2
 
@@ -65,11 +66,11 @@ def _mcp_notice(server: Any, told: set[str] | None = None) -> None:
     """One line on stderr when an MCP server fails to start or dies (not for each retry), and one for
     each listed tool it does not offer (once, in ``told``); the run goes on."""
     if server.fresh_failure:
-        print(f"agent-tui: MCP server {server.name} {server.error}", file=sys.stderr, flush=True)
+        print(inert(f"agent-tui: MCP server {server.name} {server.error}"), file=sys.stderr, flush=True)
     for line in (f"agent-tui: MCP server {server.name}: {skipped}" for skipped in getattr(server, "skipped", ())):
         if told is not None and line not in told:
             told.add(line)
-            print(line, file=sys.stderr, flush=True)
+            print(inert(line), file=sys.stderr, flush=True)
 
 
 async def _parts(args: argparse.Namespace, prompt: str, cwd: Path, settings: Any, model: str | None) -> Any:
@@ -131,9 +132,9 @@ async def _run(args: argparse.Namespace, prompt: str | None, cwd: Path, cli: dic
             answering = answering or await _last_user_message_id(sessions, sid)
             text = await _final_text(sessions, sid, answering) if answering else ""
             if text:
-                _emit(text)
+                _emit(inert(text))  # the model's words, never its control sequences
         if error is not None:
-            return fail(f"{error.type}: {error.message}", EXIT_FAILED)
+            return fail(inert(f"{error.type}: {error.message}"), EXIT_FAILED)
         return 0
 
 
@@ -210,7 +211,7 @@ class _Follower:
                     continue
                 self._seen = item.seq
                 if self._json:
-                    _emit(item.to_json_line())
+                    _emit(inert_json(item.to_json_line()))
                 else:
                     self._progress(item.event)
                 self._moved.set()
@@ -222,7 +223,7 @@ class _Follower:
 
         async for item in deltas:
             if not isinstance(item, ev.HeadAdvanced):
-                _emit(json.dumps({"live": True, **item.model_dump(mode="json")}, ensure_ascii=False))
+                _emit(inert_json(json.dumps({"live": True, **item.model_dump(mode="json")}, ensure_ascii=False)))
 
     def _progress(self, event: Any) -> None:
         from agent_tui.core.api import events as ev
@@ -237,7 +238,7 @@ class _Follower:
                 note = f"compaction: {error.message}"
             case _:
                 return
-        print(f"agent-tui: {note}", file=sys.stderr, flush=True)
+        print(inert(f"agent-tui: {note}"), file=sys.stderr, flush=True)
 
     async def close(self) -> None:
         """Print everything committed up to now, then stop following."""

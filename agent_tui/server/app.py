@@ -16,13 +16,19 @@ from agent_tui.core.api import Sessions
 from agent_tui.server import routes
 from agent_tui.server.auth import bearer_middleware
 from agent_tui.server.errors import error_middleware
+from agent_tui.server.guards import host_middleware, path_id_middleware
 from agent_tui.server.state import STATE, ServerState, SettingsFor
+
+
+MAX_BODY_BYTES = 1024 * 1024
+"""A larger body is a 413 (aiohttp's default, named so it is seen and tested); reading stops at the limit."""
 
 
 def build_app(sessions: Sessions, token: str, *, settings_for: SettingsFor | None = None,
               mcp_status: Callable[[], list[Any]] = list, keepalive_s: float = 15.0) -> web.Application:  # fmt: skip
     """An application serving ``sessions``; every request must carry ``token``."""
-    app = web.Application(middlewares=[error_middleware, bearer_middleware(token)])
+    app = web.Application(middlewares=[error_middleware, host_middleware, bearer_middleware(token), path_id_middleware],
+                          client_max_size=MAX_BODY_BYTES)
     app[STATE] = ServerState(sessions=sessions, settings_for=settings_for, mcp_status=mcp_status,
                              keepalive_s=keepalive_s)
     routes.register(app)

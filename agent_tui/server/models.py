@@ -17,7 +17,9 @@ from agent_tui.core.api import (
 )  # fmt: skip
 from agent_tui.vocab.kinds import McpState
 
-IdText = Field(default=None, pattern=r"^[A-Za-z0-9_.\-]{1,128}$")
+ID_PATTERN = r"^[A-Za-z0-9_.\-]{1,128}$"
+"""What a client may name a session or an input: generated ids (``ses_…``, see ``core/ids.py``) match it too."""
+IdText = Field(default=None, pattern=ID_PATTERN)
 Name = Field(min_length=1, max_length=200)
 SQLITE_INT_MAX = 2**63 - 1
 """Sequence numbers and offsets reach SQLite: a larger integer is a 400, not an OverflowError."""
@@ -77,17 +79,17 @@ class PermissionReplyBody(_Body):
 
 
 class RewindBody(_Body):
-    message_id: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.\-]+$")
+    message_id: str = Field(pattern=ID_PATTERN)
     mode: Literal["both", "conversation", "files"] = "both"
 
 
 class ForkBody(_Body):
-    at: str | None = Field(default=None, min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.\-]+$")
+    at: str | None = Field(default=None, pattern=ID_PATTERN)
     """Fork from just before this prompt (a user message id); absent: the whole history."""
 
 
 class PreviewQuery(_Body):
-    message_id: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.\-]+$")
+    message_id: str = Field(pattern=ID_PATTERN)
 
 
 class ListQuery(_Body):

@@ -16,7 +16,8 @@ from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import JsonSchemaMode
 
 from agent_tui import __version__
-from agent_tui.server.models import ErrorResponse
+from agent_tui.server.guards import ID_PARAMS
+from agent_tui.server.models import ID_PATTERN, ErrorResponse
 from agent_tui.server.table import ANY_JSON, Route
 
 REF = "#/components/schemas/{model}"
@@ -32,7 +33,8 @@ _SSE_EVENT = {
                    "id": {"type": "string", "pattern": "^[0-9]+$"}},
 }  # fmt: skip
 _ERRORS = {400: "invalid-request", 401: "unauthorized (missing or wrong token)", 404: "not-found",
-           409: "conflict or owned-elsewhere", 413: "too-large", 500: "internal, store or config",
+           409: "conflict or owned-elsewhere", 413: "too-large", 415: "unsupported-media-type (a body that is not JSON)",
+           421: "misdirected (a Host that is not this loopback server)", 500: "internal, store or config",
            503: "unavailable (the database is locked)"}  # fmt: skip
 
 
@@ -97,8 +99,14 @@ def _operation(route: Route, refs: dict[tuple[Any, str], Any]) -> dict[str, Any]
 
 
 def _path_params(route: Route) -> list[dict[str, Any]]:
-    return [{"name": name, "in": "path", "required": True, "schema": {"type": "string", "minLength": 1}}
-            for name in route.params]  # fmt: skip
+    return [{"name": name, "in": "path", "required": True, "schema": _path_schema(name)} for name in route.params]
+
+
+def _path_schema(name: str) -> dict[str, Any]:
+    """An id parameter is described by the rule ``guards`` enforces; other parameters are any text."""
+    if name in ID_PARAMS:
+        return {"type": "string", "pattern": ID_PATTERN}
+    return {"type": "string", "minLength": 1}
 
 
 def _query_params(model: type[BaseModel] | None) -> list[dict[str, Any]]:
@@ -135,12 +143,12 @@ def _responses(route: Route, refs: dict[tuple[Any, str], Any]) -> dict[str, Any]
 def _error_statuses(route: Route) -> list[int]:
     """The refusals ``errors.py`` can produce for this route."""
     if route.public:
-        return [500]
-    statuses = [400, 401]
+        return [421, 500]
+    statuses = [400, 401, 421]
     if route.params:
         statuses.append(404)
     if route.conflicts:
         statuses.append(409)
     if route.body is not None:
-        statuses.append(413)
+        statuses += [413, 415]
     return statuses + [500, 503]

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
-from agent_tui.server.errors import bad_request
+from agent_tui.server.errors import ApiError, bad_request
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -21,8 +21,24 @@ def _describe(error: ValidationError, where: str) -> str:
     return f"{where} field {field}: {first['msg']}"
 
 
+MAX_DEPTH = 64
+"""Deeper JSON is refused: no body of this API nests more than a few levels, and a value
+nested thousands deep would exhaust the recursion of whatever walks it next."""
+
+
+def _check_content_type(request: web.Request) -> None:
+    """JSON, or no ``Content-Type`` at all; a form or text body is a 415, not a guess."""
+    given = request.headers.get("Content-Type")
+    if given is None:
+        return
+    kind = request.content_type
+    if kind != "application/json" and not kind.endswith("+json"):
+        raise ApiError(415, f"the request body must be application/json, not {given[:80]!r}")
+
+
 async def json_value(request: web.Request) -> Any:
-    """The body as JSON (any value); an empty or malformed body is a 400."""
+    """The body as JSON (any value); an empty, malformed or too deeply nested body is a 400."""
+    _check_content_type(request)
     raw = await request.read()
     if not raw.strip():
         raise bad_request("the request body is empty; send JSON")
@@ -30,8 +46,26 @@ async def json_value(request: web.Request) -> Any:
         value = json.loads(raw)
     except (UnicodeDecodeError, ValueError) as error:
         raise bad_request(f"the request body is not valid JSON: {error}") from None
+    except RecursionError:
+        raise bad_request(f"the request body nests deeper than {MAX_DEPTH} levels") from None
+    if _depth(value) > MAX_DEPTH:
+        raise bad_request(f"the request body nests deeper than {MAX_DEPTH} levels")
     _check_text(value)
     return value
+
+
+def _depth(value: Any) -> int:
+    """How deeply arrays and objects nest (a scalar is 0), without recursing."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, level)
+        if level <= MAX_DEPTH:
+            stack.extend((child, level + 1) for child in children)
+    return deepest
 
 
 def _check_text(value: Any) -> None:

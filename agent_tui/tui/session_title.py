@@ -10,10 +10,13 @@ through :func:`session_title`.
 
 from __future__ import annotations
 
+from agent_tui.vocab.terminal_text import inert
+
 SHOWN_CHARS = 70
 
 
 def session_title(title: str | None, last_message: str | None = None) -> str | None:
-    """The title as shown: one line of at most ``SHOWN_CHARS``; an untitled session goes by its last message."""
+    """The title as shown: one line of at most ``SHOWN_CHARS``, no control sequence (a title is any
+    text an API client or a prompt gave); an untitled session goes by its last message."""
     text = title or last_message
-    return " ".join(text.split())[:SHOWN_CHARS] if text else None
+    return " ".join(inert(text).split())[:SHOWN_CHARS] if text else None

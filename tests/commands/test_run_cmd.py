@@ -223,7 +223,9 @@ async def test_a_second_process_neither_sweeps_nor_drains_a_live_session(cli: Cl
     fake.add({"tool_calls": [{"id": "call_1", "name": "block", "arguments": {"label": "owner"}}]})
     owner = await cli.start("run", *cli.model_flags(), "hold the session")
     await cli.wait_mark("block owner")
-    sid = session_of((await owner.stderr.readline()).decode())
+    while not (line := (await owner.stderr.readline()).decode()).startswith("session "):  # after the --api-key warning
+        assert line, "the run ended before naming its session"
+    sid = session_of(line)
     code, out, err = await cli.run("--session", sid, "me too")
     assert code == 2
     assert str(await cli.mode.agent_pid(owner)) in err

@@ -35,9 +35,11 @@ class Api:
     headers: dict[str, str] = field(default_factory=lambda: {"Authorization": f"Bearer {TOKEN}"})
 
     async def call(self, method: str, path: str, body: Any = None, *, raw: bytes | None = None,
-                   params: dict[str, Any] | None = None) -> tuple[int, Any]:  # fmt: skip
+                   params: dict[str, Any] | None = None, headers: dict[str, str] | None = None) -> tuple[int, Any]:  # fmt: skip
+        """A body is sent as ``application/json`` unless ``headers`` say otherwise."""
         data = raw if raw is not None else None if body is None else json.dumps(body).encode()
-        async with self.client.request(method, path, data=data, params=params, headers=self.headers) as resp:
+        sent = {**self.headers, **({"Content-Type": "application/json"} if data is not None else {}), **(headers or {})}
+        async with self.client.request(method, path, data=data, params=params, headers=sent) as resp:
             text = await resp.text()
             return resp.status, json.loads(text) if text else None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_tui.server import routes
-from agent_tui.server.models import PromptBody
+from agent_tui.server.models import ID_PATTERN, PromptBody
 from agent_tui.server.openapi import REF
 
 from .conftest import Api
@@ -57,6 +57,7 @@ async def test_bodies_queries_and_responses_come_from_the_models(api: Api) -> No
     assert list(doc["paths"]["/api/session/{id}/log"]["get"]["responses"]["200"]["content"]) == ["text/event-stream"]
     assert "content" not in doc["paths"]["/api/session/{id}/context/{key}"]["delete"]["responses"]["204"]
     error = {"$ref": REF.format(model="ErrorResponse")}
-    for status in ("400", "401", "404", "409", "413", "500", "503"):
+    for status in ("400", "401", "404", "409", "413", "415", "421", "500", "503"):
         assert prompt["responses"][status]["content"]["application/json"]["schema"] == error
+    assert prompt["parameters"][0]["schema"] == {"type": "string", "pattern": ID_PATTERN}
     assert doc["components"]["schemas"]["ErrorBody"]["required"] == ["type", "message"]

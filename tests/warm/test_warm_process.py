@@ -325,7 +325,7 @@ async def test_a_stale_socket_means_an_in_process_launch_and_a_new_warm_process(
     fake.add({"text": "ran in-process"})
     ran = await agent(warm.launch_env(agent_home), "run", *model_flags(fake), "hi", cwd=workdir)
     assert ran.code == 0 and ran.out == "ran in-process\n", ran.err
-    assert re.fullmatch(r"session \S+\n", ran.err)  # not a word about warm start
+    assert re.fullmatch(r"(agent-tui: warning: the --api-key value .*\n)?session \S+\n", ran.err)  # not a word about warm start
     noted = (agent_home / "warm.log").read_text()
     assert f"no warm process at {warm.socket} (Connection refused): starting one; this launch runs in-process" in noted
     answer = poll(warm.status, "the warm process that launch started", timeout=150)  # it replaced the stale socket
@@ -343,7 +343,7 @@ async def test_a_dead_warm_process_means_an_in_process_launch_and_warm_start_mak
     fake.add({"text": "ran anyway"})
     ran = await agent(warm.launch_env(agent_home), "run", *model_flags(fake), "hi", cwd=workdir)
     assert ran.code == 0 and ran.out == "ran anyway\n", ran.err
-    assert re.fullmatch(r"session \S+\n", ran.err)
+    assert re.fullmatch(r"(agent-tui: warning: the --api-key value .*\n)?session \S+\n", ran.err)
     assert "(Connection refused): starting one" in (agent_home / "warm.log").read_text()
     answer = warm.start()
     assert answer["pid"] != pid and alive(answer["pid"])

@@ -1,5 +1,10 @@
 """One widget per transcript block. Each repaints only when its block's version moves.
 
+Every text a block shows (prompts, answers, reasoning, summaries, error
+messages) goes through ``vocab.terminal_text.inert`` first: a model or a file
+must not reach the terminal with control sequences (window titles, clipboard
+writes, cursor moves).
+
 ``BlockWidget.sync`` is the single update path: the transcript calls it after
 folding new events or deltas, so a widget never reaches into the store.
 """
@@ -25,6 +30,7 @@ from agent_tui.tui.clock import COUNTDOWN_SLACK_S, countdown
 from agent_tui.tui.widgets.fences import AnswerMarkdown
 from agent_tui.tui.widgets.markdown_parts import PART_CHARS, FrozenMarkdown, cut_point, split_parts
 from agent_tui.vocab.clock import Clock
+from agent_tui.vocab.terminal_text import inert
 
 
 def error_label(error_type: str) -> str:
@@ -58,14 +64,14 @@ class UserMessage(BlockWidget):
     block: UserBlock
 
     def compose(self) -> ComposeResult:
-        yield Static(self.block.text or "…", markup=False, classes="text")
+        yield Static(inert(self.block.text) or "…", markup=False, classes="text")
         yield Static(self.block.attachments, markup=False, classes="attachments")
 
     async def on_mount(self) -> None:
         await self.sync()
 
     async def paint(self) -> None:  # the text arrives late when its admission was folded later
-        self.query_one(".text", Static).update(self.block.text or "…")
+        self.query_one(".text", Static).update(inert(self.block.text) or "…")
         chips = self.query_one(".attachments", Static)
         chips.update(self.block.attachments)
         chips.display = bool(self.block.attachments)
@@ -84,7 +90,7 @@ class AssistantText(BlockWidget):
 
     def __init__(self, block: TextBlock, clock: Clock) -> None:
         super().__init__(block, clock)
-        self._written = "" if block.open else block.text
+        self._written = "" if block.open else inert(block.text)
         self._live_start = 0  # where the live (last) Markdown's text starts in ``_written``
         self._check_at = 0  # the live text's length at which to look for a cut again (see ``cut_point``)
         self._stream = None
@@ -105,7 +111,7 @@ class AssistantText(BlockWidget):
         return "".join(w.source for w in self.query_children() if isinstance(w, (AnswerMarkdown, FrozenMarkdown)))
 
     async def paint(self) -> None:
-        text = self.block.text
+        text = inert(self.block.text)  # the whole text: a sequence split across deltas is still whole here
         if not text.startswith(self._written):  # the durable value differs from what streamed
             await self._stop()
             await self.remove_children()
@@ -152,14 +158,14 @@ class ReasoningBlock(BlockWidget):
 
     def compose(self) -> ComposeResult:
         with Collapsible(title=self._title(), collapsed=True):
-            yield Static(self.block.text, markup=False, classes="reasoning-text")
+            yield Static(inert(self.block.text), markup=False, classes="reasoning-text")
 
     def _title(self) -> str:
         return "thinking…" if self.block.open and self.block.live else "thought"
 
     async def paint(self) -> None:
         self.query_one(Collapsible).title = self._title()
-        self.query_one(".reasoning-text", Static).update(self.block.text)
+        self.query_one(".reasoning-text", Static).update(inert(self.block.text))
 
 
 class InstructionNote(BlockWidget):
@@ -169,7 +175,7 @@ class InstructionNote(BlockWidget):
 
     def compose(self) -> ComposeResult:
         with Collapsible(title="instructions updated", collapsed=True):
-            yield Static(self.block.text, markup=False)
+            yield Static(inert(self.block.text), markup=False)
 
 
 class CompactionDivider(BlockWidget):
@@ -195,15 +201,16 @@ class CompactionDivider(BlockWidget):
         state = block.shown_state
         title = f"── {self.TITLES[state]} ({block.reason}) ──"
         if state is CompactionState.FAILED and block.error:
-            title = f"── {self.TITLES[state]}: {block.error} ──"
+            title = f"── {self.TITLES[state]}: {inert(block.error)} ──"
         self.query_one(".divider-title", Static).update(Text(title))
         self.set_class(state is CompactionState.FAILED, "-failed")
         done = state is CompactionState.DONE
         self.query_one(Collapsible).display = done
-        self.query_one(".divider-summary", Static).update(block.summary if done else "")
+        summary = inert(block.summary)
+        self.query_one(".divider-summary", Static).update(summary if done else "")
         live = self.query_one(".divider-live", Static)
-        live.display = state is CompactionState.RUNNING and bool(block.summary)
-        live.update(block.summary if live.display else "")
+        live.display = state is CompactionState.RUNNING and bool(summary)
+        live.update(summary if live.display else "")
 
     async def on_mount(self) -> None:
         await self.sync()
@@ -213,7 +220,7 @@ class StepError(BlockWidget):
     block: ErrorBlock
 
     def render(self) -> Text:
-        label, message = error_label(self.block.error_type), self.block.message
+        label, message = error_label(self.block.error_type), inert(self.block.message)
         if label == "interrupted":
             return Text("⊘ interrupted" + ("" if message.lower().startswith("interrupt") else f": {message}"))
         return Text(f"✗ {label}: {message}")
@@ -238,7 +245,7 @@ class RetryNotice(BlockWidget):
 
     def render(self) -> Text:
         block = self.block
-        reason = f"{error_label(block.error_type)}: {block.message}"
+        reason = f"{error_label(block.error_type)}: {inert(block.message)}"
         if not block.live:
             return Text(f"↻ retry {block.attempt} was scheduled ({reason}), then interrupted")
         seconds, _ = countdown(block.at_ms, self.clock.now_ms())

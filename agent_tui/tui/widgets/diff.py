@@ -7,6 +7,8 @@ from typing import Mapping
 from rich.style import Style
 from rich.text import Text
 
+from agent_tui.vocab.terminal_text import inert
+
 MAX_DIFF_LINES = 400
 
 
@@ -15,7 +17,7 @@ def render_patch(patch: str, variables: Mapping[str, str]) -> Text:
     removed = Style(color=variables.get("diff-removed"), bgcolor=variables.get("diff-removed-background"))
     hunk = Style(color=variables.get("diff-hunk"), bold=True)
     out = Text()
-    lines = patch.splitlines()
+    lines = inert(patch).splitlines()  # the model wrote it: no control sequence reaches the terminal
     for line in lines[:MAX_DIFF_LINES]:
         if line in ("*** Begin Patch", "*** End Patch"):
             continue

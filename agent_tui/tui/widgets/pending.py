@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from agent_tui.tui.transcript_model import PendingInput
 from agent_tui.vocab.kinds import Delivery
+from agent_tui.vocab.terminal_text import inert
 
 
 def _one_line(text: str, limit: int = 100) -> str:
@@ -138,7 +139,7 @@ class PendingInputStrip(Static):
             text.append("▸" if here else " ", style="bold")
             text.append(f"{number} ", style="bold" if here else "dim")
             text.append(" steer  " if is_steer else " queued ", style=f"bold reverse {steer if is_steer else queued}")
-            text.append(f" {_one_line(item.text)}\n", style="reverse" if here else "")
+            text.append(f" {_one_line(inert(item.text))}\n", style="reverse" if here else "")
         if self.cursor is not None:
             text.append("enter edit · del withdraw · s steer · ctrl+↑/↓ reorder · esc back", style="dim")
         elif self.items:

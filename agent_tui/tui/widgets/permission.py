@@ -21,6 +21,7 @@ from agent_tui.tui.transcript_model import PermissionAsk
 from agent_tui.tui.widgets.diff import render_patch
 from agent_tui.vocab.clock import Clock
 from agent_tui.vocab.kinds import PermissionReply
+from agent_tui.vocab.terminal_text import inert
 
 
 def describe_ask(ask: PermissionAsk) -> tuple[str, str]:
@@ -97,9 +98,9 @@ class PermissionPanel(Vertical, can_focus=True):
             return
         self.shown_at = self.clock.now_ms()
         what, text = describe_ask(ask)
-        self.query_one(".permission-title", Static).update(Text(f"⚑ The agent wants to {what}", style="bold"))
+        self.query_one(".permission-title", Static).update(Text(f"⚑ The agent wants to {inert(what)}", style="bold"))
         body = self.query_one(".permission-body", Static)
-        body.update(render_patch(patch, self.app.theme_variables) if patch is not None else Text(text))
+        body.update(render_patch(patch, self.app.theme_variables) if patch is not None else Text(inert(text)))
         self.query_one(Input).display = False
         self.focus()
 

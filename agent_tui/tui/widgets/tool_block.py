@@ -1,4 +1,9 @@
-"""A tool call: spinner/✓/✗ header, live bash output, collapsible output, patch diff."""
+"""A tool call: spinner/✓/✗ header, live bash output, collapsible output, patch diff.
+
+Output keeps its colours and nothing else: SGR sequences are rendered by
+Rich (``Text.from_ansi``) after ``inert`` has removed every other control
+sequence; the name, the summary and the error are plain text.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ from agent_tui.tui.mcp_view import tool_label
 from agent_tui.tui.transcript_blocks import ToolBlock, ToolState
 from agent_tui.tui.widgets.block_widgets import BlockWidget
 from agent_tui.tui.widgets.diff import render_patch
+from agent_tui.vocab.terminal_text import inert
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 LIVE_TAIL_LINES = 12
@@ -25,6 +31,11 @@ def format_duration(ms: int | None) -> str:
     if ms < 60_000:
         return f"{ms / 1000:.1f}s"
     return f"{ms // 60_000}m{(ms % 60_000) // 1000:02d}s"
+
+
+def coloured(text: str) -> Text:
+    """Tool output as shown: its colours rendered by Rich, every other control sequence gone."""
+    return Text.from_ansi(inert(text, keep_sgr=True))
 
 
 def tail(text: str, lines: int) -> str:
@@ -56,9 +67,9 @@ class ToolCall(BlockWidget):
         icon = ICONS.get(state) or SPINNER[self.clock.now_ms() // 100 % len(SPINNER)]  # frozen clock: fixed frame
         header = Text()
         header.append(f"{icon} ", style="bold")
-        header.append(tool_label(block.name or "tool"), style="bold")
+        header.append(inert(tool_label(block.name or "tool")), style="bold")
         if block.summary:
-            header.append(f"  {block.summary}")
+            header.append(f"  {inert(block.summary)}")
         if state is ToolState.INTERRUPTED:
             header.append("  interrupted")
         elif block.duration_ms is not None:
@@ -84,7 +95,7 @@ class ToolCall(BlockWidget):
         live = self.query_one(".tool-live", Static)
         live.display = running and bool(block.live_output)
         if live.display:
-            live.update(tail(block.live_output, LIVE_TAIL_LINES))
+            live.update(coloured(tail(block.live_output, LIVE_TAIL_LINES)))
 
         output = self.query_one(Collapsible)
         output.display = bool(block.output) and not running
@@ -92,12 +103,12 @@ class ToolCall(BlockWidget):
             text = block.output
             lines = text.count("\n") + 1
             output.title = f"output ({lines} line{'s' if lines != 1 else ''})"
-            self.query_one(".tool-output", Static).update(text[:OUTPUT_PREVIEW_CHARS])
+            self.query_one(".tool-output", Static).update(coloured(text[:OUTPUT_PREVIEW_CHARS]))
 
         error = self.query_one(".tool-error", Static)
         error.display = bool(block.error) and state is not ToolState.INTERRUPTED
         if error.display:
-            error.update(block.error or "")
+            error.update(inert(block.error or ""))
 
     def on_unmount(self) -> None:
         self._spinner.stop()
