@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.commands.errors import fail
+from agent_tui.vocab.terminal_text import inert
 
 
 def apply(args: argparse.Namespace) -> None:
@@ -26,9 +27,10 @@ def apply(args: argparse.Namespace) -> None:
 
 
 def ignored_line(untrusted: Any) -> str:
-    """One line: what an untrusted project's config asked for and did not get."""
-    return (f"{untrusted.config} is not trusted, so it may not: {'; '.join(untrusted.powers.lines)} "
-            f"(agent-tui trust add, or --trust for one launch)")
+    """One line: what an untrusted project's config asked for and did not get (inert: the
+    project wrote those commands and URLs)."""
+    return inert(f"{untrusted.config} is not trusted, so it may not: {'; '.join(untrusted.powers.lines)} "
+                 f"(agent-tui trust add, or --trust for one launch)")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -36,8 +38,8 @@ def main(args: argparse.Namespace) -> int:
 
     if args.trust_command == "list":
         for entry in trust.trusted_projects():
-            sys.stdout.write(f"{entry.config}\n")
-            sys.stdout.writelines(f"  {line}\n" for line in entry.powers)
+            sys.stdout.write(inert(f"{entry.config}") + "\n")
+            sys.stdout.writelines(inert(f"  {line}") + "\n" for line in entry.powers)
         return 0
     directory = Path(args.directory)
     if not directory.is_dir():
@@ -60,7 +62,7 @@ def main(args: argparse.Namespace) -> int:
                          "than it may take untrusted\n")
         return 0
     entry = trust.trust(untrusted.config, untrusted.powers)
-    sys.stdout.write(f"trusted {entry.config}; it may:\n")
-    sys.stdout.writelines(f"  {line}\n" for line in entry.powers)
+    sys.stdout.write(inert(f"trusted {entry.config}; it may:") + "\n")
+    sys.stdout.writelines(inert(f"  {line}") + "\n" for line in entry.powers)
     return 0
 

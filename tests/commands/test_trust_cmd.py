@@ -121,3 +121,21 @@ async def test_trust_flags_reach_a_warm_launch(
     assert code == 0, err
     assert (workdir / "bash-ran").exists() and len(elsewhere.accepted) == 2
     assert "is not trusted" not in err
+
+
+def test_what_a_project_wrote_is_shown_inert(workdir: Path) -> None:
+    """The MCP command and URL come from the repository: shown in a terminal, they must not drive it."""
+    from agent_tui.commands.trust_cmd import ignored_line
+    from agent_tui.core import trust
+    from agent_tui.core.config_layers import read_layers
+    from agent_tui.tui.screens.trust import TrustQuestion
+
+    config = workdir / ".agent-tui" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('[mcp.servers.x]\ncommand = ["sh", "\\u001b]0;PWNED\\u0007\\u001b]52;c;ZXZpbA==\\u0007"]\n')
+    trust.assume(None)
+    untrusted = read_layers(workdir).untrusted
+    assert untrusted is not None and "\x1b" in " ".join(untrusted.powers.lines)
+    assert "\x1b" not in ignored_line(untrusted) and "\x07" not in ignored_line(untrusted)
+    shown = TrustQuestion(str(untrusted.config), untrusted.powers.lines).text().plain
+    assert "\x1b" not in shown and "\x07" not in shown and "start MCP server x" in shown

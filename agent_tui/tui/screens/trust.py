@@ -17,6 +17,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from agent_tui.vocab.terminal_text import inert
+
 
 @dataclass(frozen=True)
 class TrustQuestion:
@@ -28,17 +30,17 @@ class TrustQuestion:
     def text(self) -> Text:
         text = Text()
         if self.before is None:
-            text.append(f"This project's config ({self.config}) wants to:\n", style="bold")
+            text.append(f"This project's config ({inert(self.config)}) wants to:\n", style="bold")
             for line in self.powers:
-                text.append(f"  • {line}\n")
+                text.append(f"  • {inert(line)}\n")
         else:
-            text.append(f"This project's config ({self.config}) changed since you trusted it:\n", style="bold")
+            text.append(f"This project's config ({inert(self.config)}) changed since you trusted it:\n", style="bold")
             for line in self.powers:
                 if line not in self.before:
-                    text.append(f"  + {line}\n", style="green")
+                    text.append(f"  + {inert(line)}\n", style="green")
             for line in self.before:
                 if line not in self.powers:
-                    text.append(f"  - {line}\n", style="red")
+                    text.append(f"  - {inert(line)}\n", style="red")
         text.append("Trust it? Until you do, agent-tui uses the rest of that config without these.")
         return text
 
