@@ -19,7 +19,7 @@ import pytest
 from agent_tui import __version__
 from agent_tui.testing.fake_provider import FakeProvider
 
-from .helpers import Warm, agent, alive, apoll, gone, launch_request, model_flags, raw_launch, start_agent
+from .helpers import Warm, agent, alive, apoll, gone, launch_request, model_flags, poll, raw_launch, start_agent
 
 TEST_TOOLS = "agent_tui.testing.test_tools:register"
 
@@ -299,21 +299,17 @@ async def test_a_fresh_process_and_a_warm_child_handle_the_same_signals(
 
 
 def signal_masks(pid: int) -> dict[str, int]:
-    """The process's ignored and caught signals, and the signals its main thread blocks. A thread
-    being created blocks all signals for a moment (glibc's ``pthread_create``): the blocked mask is
-    read until two reads in a row agree."""
+    """The process's ignored and caught signals, and the signals its main thread blocks. Blocking
+    (nearly) all signals is a moment's state, not the process's: glibc does it around creating a
+    thread and while a ``vfork``ed child (a ``git`` the agent runs) has not yet exec'd; the mask is
+    read again until it is past such a moment."""
 
     def read() -> dict[str, int]:
         status = Path(f"/proc/{pid}/status").read_text()
         fields = dict(line.split(":\t") for line in status.splitlines() if ":\t" in line)
         return {name: int(fields[name], 16) for name in ("SigIgn", "SigCgt", "SigBlk")}
 
-    masks = read()
-    for _ in range(100):
-        if (again := read()) == masks:
-            break
-        masks = again
-    return masks
+    return poll(lambda: (masks := read())["SigBlk"].bit_count() < 32 and masks, "a blocked mask past a moment's")
 
 
 async def test_the_child_takes_the_callers_limits_and_priority(
