@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.testing.fake_provider import FakeProvider
-from tests.warmth import LaunchMode
+from tests.warmth import UNDER_LOAD_S, LaunchMode
 
 
 class Cli:
@@ -61,7 +61,7 @@ class Cli:
     def model_flags(self) -> list[str]:
         return ["--model", "openai/fake-model", "--api-base", self.fake.openai_base, "--api-key", "test-key"]
 
-    async def run(self, *args: str, timeout: float = 60) -> tuple[int, str, str]:
+    async def run(self, *args: str, timeout: float = UNDER_LOAD_S) -> tuple[int, str, str]:
         proc = await self.start("run", *self.model_flags(), *args)
         out, err = await asyncio.wait_for(proc.communicate(b""), timeout)
         return proc.returncode or 0, out.decode(), err.decode()
@@ -72,7 +72,7 @@ class Cli:
         assert proc.returncode == 0, err.decode()
         return [json.loads(line) for line in out.decode().splitlines()]
 
-    async def wait_mark(self, needle: str, timeout: float = 30) -> None:
+    async def wait_mark(self, needle: str, timeout: float = UNDER_LOAD_S) -> None:
         async def seen() -> None:
             while not (self.marks.exists() and needle in self.marks.read_text()):
                 await asyncio.sleep(0.02)

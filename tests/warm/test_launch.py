@@ -18,6 +18,7 @@ import pytest
 
 from agent_tui import __version__
 from agent_tui.testing.fake_provider import FakeProvider
+from tests.warmth import UNDER_LOAD_S
 
 from .helpers import Warm, agent, alive, apoll, gone, launch_request, model_flags, poll, raw_launch, start_agent
 
@@ -40,7 +41,7 @@ async def blocked_run(warm: Warm, fake: FakeProvider, workdir: Path, agent_home:
     fake.add({"tool_calls": [{"id": "c1", "name": "block", "arguments": {}}]})
     env = warm.launch_env(agent_home, AGENT_TUI_TEST_TOOLS=TEST_TOOLS, AGENT_TUI_TEST_MARKS=str(marks))
     launcher = await start_agent(env, "run", *model_flags(fake), "block", cwd=workdir)
-    await apoll(lambda: marks.exists() and "pid=" in marks.read_text(), "the block tool to run")
+    await apoll(lambda: marks.exists() and "pid=" in marks.read_text(), "the block tool to run", UNDER_LOAD_S)
     (child,) = warm.status()["running"]
     return launcher, child, marks
 
@@ -276,7 +277,7 @@ async def test_a_fresh_process_and_a_warm_child_handle_the_same_signals(
             env["AGENT_TUI_NO_WARM"] = "1"
         launcher = await start_agent(env, "run", *model_flags(fake), "block", cwd=workdir,
                                      ignoring=ignoring if who == "the caller" else ())  # fmt: skip
-        await apoll(lambda: marks.exists() and "pid=" in marks.read_text(), "the block tool to run")  # noqa: B023
+        await apoll(lambda: marks.exists() and "pid=" in marks.read_text(), "the block tool to run", UNDER_LOAD_S)  # noqa: B023
         pid = launcher.pid if mode == "in-process" else warm.status()["running"][0]
         masks[mode] = signal_masks(pid)
         if who == "the caller":  # what the caller ignores stays ignored: the run goes on
