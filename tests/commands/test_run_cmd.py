@@ -352,7 +352,7 @@ async def test_without_a_prompt_run_needs_a_session_to_resume(cli: Cli) -> None:
 async def test_resume_without_a_prompt_continues_a_step_a_crash_cut_short(cli: Cli, fake: FakeProvider) -> None:
     fake.add({"text": "partial answer", "chunks": 2, "hold": True}, {"text": "whole answer"})
     proc = await cli.start("run", *cli.model_flags(), "answer me")
-    await fake.wait_for("held")
+    await fake.wait_for("held", timeout=UNDER_LOAD_S)
     await cli.mode.kill_agent(proc)  # SIGKILL with the step open
     _, err = await proc.communicate()
     sid = session_of(err.decode())
