@@ -8,9 +8,28 @@ from pathlib import Path
 
 import pytest
 
+from tests import leaks
 from tests.warmth import LaunchMode, stop_warm_processes
 
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+RUN_MARK = leaks.mark_this_run()
+LEAK_GRACE_S = 15.0  # a warm process hangs up on a child whose caller died, and kills it 10 s later
+_LEAKED: dict[int, str] = {}
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Whatever the run started and left running (its fixtures have stopped the warm processes)
+    is killed here, and fails the run: a passing run leaves nothing behind either."""
+    _LEAKED.update(leaks.sweep(RUN_MARK, LEAK_GRACE_S))
+    if _LEAKED and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _LEAKED:
+        terminalreporter.write_sep("!", f"{len(_LEAKED)} processes the tests left running (killed)", red=True)
+        for pid, command in sorted(_LEAKED.items()):
+            terminalreporter.write_line(f"{pid}: {command[:300]}")
 
 
 @pytest.fixture(scope="session")

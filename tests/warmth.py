@@ -8,6 +8,10 @@ import os
 import sys
 from pathlib import Path
 
+UNDER_LOAD_S = 120.0
+"""The deadline for what takes a second or two alone: with both cores busy, a cold in-process
+launch took more than 30 s to reach its first tool call. Only a broken launch waits that long."""
+
 
 def stop_warm_processes(runtime_dir: Path) -> None:
     """Ask every warm process under ``runtime_dir`` to stop (the tests' own, at the session's end)."""
@@ -64,7 +68,7 @@ class LaunchMode:
             launches = (await self.status())["launches"]
             assert launches > self._launches_before, "no launch of this test went through the warm process"
 
-    async def agent_pid(self, launcher: asyncio.subprocess.Process, timeout: float = 30) -> int:
+    async def agent_pid(self, launcher: asyncio.subprocess.Process, timeout: float = UNDER_LOAD_S) -> int:
         """The process running the agent: the launcher itself, or the warm child serving it
         (the test's only running launch)."""
         if not self.warm:

@@ -140,7 +140,10 @@ async def _run(args: argparse.Namespace, prompt: str | None, cwd: Path, cli: dic
 
 def _install_signals(sessions: Any, sid: str) -> list[int]:
     """Interrupt the run on SIGINT (``user``), SIGTERM or SIGHUP (``shutdown``); the list gets the
-    first signal. The default actions would end the process and orphan a running tool's processes."""
+    first signal. The default actions would end the process and orphan a running tool's processes.
+    A signal the caller ignores (``nohup``, a script's background job) stays ignored: the run goes on.
+    A clean-up that wedges does not keep the process alive (:mod:`agent_tui.exit_grace`)."""
+    from agent_tui import exit_grace
     from agent_tui.vocab.kinds import InterruptReason
 
     stopped_by: list[int] = []
@@ -149,11 +152,13 @@ def _install_signals(sessions: Any, sid: str) -> list[int]:
     def on_signal(signum: int, reason: Any) -> None:
         if not stopped_by:
             stopped_by.append(signum)
+            exit_grace.arm(signum)
             loop.create_task(sessions.interrupt(sid, reason))
 
-    loop.add_signal_handler(signal.SIGINT, on_signal, signal.SIGINT, InterruptReason.USER)
-    loop.add_signal_handler(signal.SIGTERM, on_signal, signal.SIGTERM, InterruptReason.SHUTDOWN)
-    loop.add_signal_handler(signal.SIGHUP, on_signal, signal.SIGHUP, InterruptReason.SHUTDOWN)
+    for signum, reason in ((signal.SIGINT, InterruptReason.USER), (signal.SIGTERM, InterruptReason.SHUTDOWN),
+                           (signal.SIGHUP, InterruptReason.SHUTDOWN)):  # fmt: skip
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            loop.add_signal_handler(signum, on_signal, signum, reason)
     return stopped_by
 
 

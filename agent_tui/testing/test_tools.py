@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -54,6 +55,14 @@ async def _block(ctx: ToolContext, params: BlockInput) -> ToolResult:
     raise AssertionError("unreachable")
 
 
+async def _wedge(ctx: ToolContext, params: BlockInput) -> ToolResult:
+    """Blocks a worker thread for good: cancelling the call leaves it blocked, so the process's
+    clean-up cannot finish (``asyncio.run`` waits for its executor); for exit-grace tests."""
+    _mark(f"wedge {params.label} pid={os.getpid()}")
+    await asyncio.to_thread(threading.Event().wait)
+    raise AssertionError("unreachable")
+
+
 class BoomInput(BaseModel):
     message: str = "boom"
 
@@ -73,6 +82,7 @@ async def _echo(ctx: ToolContext, params: EchoInput) -> ToolResult:
 TEST_TOOLS = (
     Tool("sleep", "Sleep for a while.", SleepInput, _sleep, action="test"),
     Tool("block", "Block until cancelled.", BlockInput, _block, action="test"),
+    Tool("wedge", "Block a thread for good.", BlockInput, _wedge, action="test"),
     Tool("boom", "Raise an exception.", BoomInput, _boom, action="test"),
     Tool("echo", "Echo the text back.", EchoInput, _echo, action="test"),
 )

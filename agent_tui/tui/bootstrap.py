@@ -161,10 +161,18 @@ def rehearse(theme: str | None = None) -> None:
 
 def stop_on_signals(app: AgentApp) -> None:
     """SIGTERM and SIGHUP stop the app as a quit does: the default actions would end the process
-    and orphan running tools' process groups."""
+    and orphan running tools' process groups. One the caller ignores (``nohup``) stays ignored. A
+    quit that wedges does not keep the process alive (:mod:`agent_tui.exit_grace`)."""
+    from agent_tui import exit_grace
+
+    def stop(signum: int) -> None:
+        exit_grace.arm(signum)
+        app.stop_for_signal(signum)
+
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGHUP):
-        loop.add_signal_handler(signum, app.stop_for_signal, signum)
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            loop.add_signal_handler(signum, stop, signum)
 
 
 @contextlib.contextmanager

@@ -98,5 +98,8 @@ class HangupSafeDriver(LinuxDriver):
         super().start_application_mode()
 
     def _tell_app(self) -> None:  # on the writer thread
+        from agent_tui import exit_grace
+
+        exit_grace.arm(signal.SIGHUP)  # as for SIGHUP: a quit that wedges does not keep the process alive
         if self._gone_loop is not None:
             self._gone_loop.call_soon_threadsafe(self._app.terminal_gone)

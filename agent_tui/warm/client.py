@@ -23,6 +23,9 @@ from agent_tui.warm import place, wire
 
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGWINCH, signal.SIGCONT, signal.SIGTSTP)
 _IGNORABLE = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGTSTP, signal.SIGPIPE)
+FIRST_REPLY_S = 30.0
+"""How long the launcher waits for the child's pid: the warm process answers in milliseconds; one
+that does not (stopped, wedged) leaves the launch to this process instead of hanging it."""
 
 
 def launch(argv: list[str], environ: Mapping[str, str] | None = None, tui: bool = True) -> int | None:
@@ -70,16 +73,28 @@ def _launch(sock: socket.socket, argv: list[str], key: str, environ: Mapping[str
         "executable": sys.executable, "limits": place.limits(), "nice": os.getpriority(os.PRIO_PROCESS, 0),
     }  # fmt: skip
     replies = wire.Replies(sock)
+    relay = Relay(tui)  # from before the request: a signal sent while the child starts is not lost
     try:
-        _send(sock, request, [0, 1, 2])
-        first = replies.next()
-    except OSError as error:
-        _note(f"the warm process did not take the launch: {error}")
+        try:
+            _send(sock, request, [0, 1, 2])
+            sock.settimeout(FIRST_REPLY_S)
+            first = replies.next()
+            sock.settimeout(None)
+        except OSError as error:
+            _note(f"the warm process did not take the launch: {error}")
+            first = None
+        else:
+            if first is None or not isinstance(first.get("pid"), int):
+                _note(f"the warm process refused the launch: {first}")
+                first = None
+    except BaseException:
+        relay.give_back()
+        raise
+    if first is None:
+        relay.give_back()
         return None
-    if first is None or not isinstance(first.get("pid"), int):
-        _note(f"the warm process refused the launch: {first}")
-        return None
-    return _follow(replies, first["pid"], tui)
+    relay.deliver_to(first["pid"])
+    return _follow(replies, relay)
 
 
 def _send(sock: socket.socket, request: dict, fds: list[int] | None = None) -> None:
@@ -102,30 +117,77 @@ def _in_the_background() -> bool:
     return False
 
 
-def _follow(replies: wire.Replies, pid: int, tui: bool) -> int:
-    """Relay signals to the child until its exit status arrives; then exit as it did."""
+class Relay:
+    """The launcher's handlers for the signals a terminal or a user sends it: held until the
+    child's pid is known (a Ctrl+C while the warm process forks it is not lost, nor does it kill
+    the launcher and leave the child to a hang-up), then forwarded to the child.
 
-    def forward(signum: int, frame: object) -> None:
-        if signum == signal.SIGCONT and tui and _in_the_background():
+    Signals the caller ignores stay ignored here and are not forwarded: the child ignores them too."""
+
+    def __init__(self, tui: bool) -> None:
+        self._tui = tui
+        self._pid: int | None = None
+        self._pidfd: int | None = None
+        self._held: list[int] = []
+        self._before = {signum: signal.getsignal(signum) for signum in FORWARDED}
+        for signum, before in self._before.items():
+            if before is not signal.SIG_IGN:
+                signal.signal(signum, self.forward)
+
+    def forward(self, signum: int, frame: object = None) -> None:
+        if self._pid is None:
+            self._held.append(signum)
+            return
+        if signum == signal.SIGCONT and self._tui and _in_the_background():
             # ``bg``: in-process, the app would take the terminal and job control would stop it again
             # (and ``fg`` then sends SIGCONT, which a running job would not get): so stop again here
             os.kill(os.getpid(), signal.SIGSTOP)
             return
         try:
-            os.kill(pid, signum)
+            if self._pidfd is not None:  # never a process that reused the pid of an ended child
+                signal.pidfd_send_signal(self._pidfd, signum)
+            else:
+                os.kill(self._pid, signum)
         except ProcessLookupError:
             pass
 
-    for signum in FORWARDED:
-        if signal.getsignal(signum) is not signal.SIG_IGN:
-            signal.signal(signum, forward)
+    def deliver_to(self, pid: int) -> None:
+        """The child runs: what was held goes to it, in order, and so does every signal from now on."""
+        try:
+            self._pidfd = os.pidfd_open(pid)
+        except (AttributeError, OSError):  # an older kernel, or the child already ended
+            self._pidfd = None
+        self._pid = pid
+        while self._held:
+            self.forward(self._held.pop(0))
+
+    def give_back(self) -> None:
+        """No child: this process runs the launch, with its own handlers back; a signal held
+        meanwhile is raised again, so it lands as it would have without the attempt."""
+        for signum, before in self._before.items():
+            if before is not signal.SIG_IGN:
+                signal.signal(signum, before)
+        held, self._held = self._held, []
+        for signum in dict.fromkeys(held):
+            if signum not in (signal.SIGWINCH, signal.SIGCONT):
+                os.kill(os.getpid(), signum)
+
+    @property
+    def pid(self) -> int:
+        assert self._pid is not None
+        return self._pid
+
+
+def _follow(replies: wire.Replies, relay: Relay) -> int:
+    """Relay signals to the child until its exit status arrives; then exit as it did."""
+    pid = relay.pid
     while True:
         message = replies.next()
         if message is None:
             _note(f"the warm process went away while child {pid} ran; its exit status is lost")
             return 1
         if message.get("suspend"):
-            _stop_with(pid, forward)
+            _stop_with(pid, relay.forward)
         elif isinstance(message.get("exit"), int):
             return message["exit"]
         elif isinstance(message.get("signal"), int):

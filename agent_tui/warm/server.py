@@ -363,15 +363,15 @@ class Server:
 
 
 def _read_request(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:
-    """The caller's request, waiting at most :data:`REQUEST_TIMEOUT_S` for it."""
+    """The caller's request: its first bytes within :data:`REQUEST_TIMEOUT_S`, and all of it
+    within as long again (a caller trickling its bytes would otherwise hold every other launch)."""
     import select
 
     ready, _, _ = select.select([conn], [], [], REQUEST_TIMEOUT_S)
     if not ready:
         raise wire.BadRequest(f"no request within {REQUEST_TIMEOUT_S:.0f} s")
-    conn.settimeout(REQUEST_TIMEOUT_S)
     try:
-        return wire.receive_request(conn)
+        return wire.receive_request(conn, deadline=time.monotonic() + REQUEST_TIMEOUT_S)
     finally:
         conn.settimeout(None)
 

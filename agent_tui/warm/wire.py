@@ -34,31 +34,37 @@ def send_request(sock: socket.socket, request: dict[str, Any], fds: list[int] = 
         sock.sendall(frame[sent:])
 
 
-def receive_request(sock: socket.socket, max_fds: int = STDIO) -> tuple[dict[str, Any], list[int]]:
+def receive_request(sock: socket.socket, max_fds: int = STDIO,
+                    deadline: float | None = None) -> tuple[dict[str, Any], list[int]]:  # fmt: skip
     """One request and the descriptors that came with it (more than ``max_fds`` is refused);
-    raises :class:`BadRequest`.
+    raises :class:`BadRequest`. ``deadline`` (``time.monotonic()``): the whole request must be in
+    by then, however its bytes trickle in (the warm process serves one connection at a time).
 
     Descriptors are closed here when the request is refused, so a bad caller
     cannot leak them into the warm process."""
     fds: list[int] = []
     try:
+        _until(sock, deadline)
         data, fds, flags, _ = socket.recv_fds(sock, 64 * 1024, max_fds)
         if flags & socket.MSG_CTRUNC:
             raise BadRequest(f"more than {max_fds} descriptors")
         if len(data) < 4:
-            data += _exactly(sock, 4 - len(data))
+            data += _exactly(sock, 4 - len(data), deadline)
         (length,) = struct.unpack(">I", data[:4])
         if length > MAX_REQUEST:
             raise BadRequest(f"a request of {length} bytes")
         body = data[4:]
         if len(body) < length:
-            body += _exactly(sock, length - len(body))
+            body += _exactly(sock, length - len(body), deadline)
         if len(body) > length:
             raise BadRequest("bytes after the request")
         request = json.loads(body.decode("utf-8", "surrogateescape"), parse_constant=_no_constant)
         if not isinstance(request, dict) or not isinstance(request.get("op"), str):
             raise BadRequest("no op")
         return request, fds
+    except TimeoutError:
+        _close(fds)
+        raise BadRequest("unreadable: the request was not complete in time") from None
     except (OSError, ValueError, struct.error, RecursionError) as error:
         _close(fds)
         raise BadRequest(f"unreadable: {error!r}"[:200]) from None
@@ -71,9 +77,22 @@ def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not a value a request has")
 
 
-def _exactly(sock: socket.socket, count: int) -> bytes:
+def _until(sock: socket.socket, deadline: float | None) -> None:
+    """The socket's timeout: what is left until ``deadline``."""
+    if deadline is None:
+        return
+    import time
+
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise BadRequest("unreadable: the request was not complete in time")
+    sock.settimeout(left)
+
+
+def _exactly(sock: socket.socket, count: int, deadline: float | None = None) -> bytes:
     chunks, left = [], count
     while left:
+        _until(sock, deadline)
         chunk = sock.recv(left)
         if not chunk:
             raise BadRequest("the caller hung up mid-request")

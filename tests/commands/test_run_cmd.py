@@ -4,22 +4,25 @@ the fake provider over real HTTP, assertions on exit codes, output and the store
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from agent_tui.testing.fake_provider import FakeProvider
-from tests.warmth import LaunchMode
+from tests.warmth import UNDER_LOAD_S, LaunchMode
 
 
 class Cli:
     def __init__(self, fake: FakeProvider, workdir: Path, home: Path, mode: LaunchMode) -> None:
         self.fake, self.workdir, self.home, self.mode = fake, workdir, home, mode
         self.marks = home / "marks.txt"
+        self.started: list[asyncio.subprocess.Process] = []
 
     def env(self) -> dict[str, str]:
         env = self.mode.environ()
@@ -31,16 +34,34 @@ class Cli:
         })
         return env
 
-    async def start(self, *args: str) -> asyncio.subprocess.Process:
-        return await asyncio.create_subprocess_exec(
+    async def start(self, *args: str, ignoring: tuple[int, ...] = ()) -> asyncio.subprocess.Process:
+        """``agent-tui ARGS``; ``ignoring``: signals it starts with ignored (``nohup``, a script's ``&``)."""
+
+        def ignore() -> None:
+            for signum in ignoring:
+                signal.signal(signum, signal.SIG_IGN)
+
+        proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "agent_tui", *args, cwd=self.workdir, env=self.env(),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            preexec_fn=ignore if ignoring else None,
         )
+        self.started.append(proc)
+        return proc
+
+    async def close(self) -> None:
+        """Kill what a failed test left running: its launches (a warm child is hung up on by its
+        warm process when its launcher dies)."""
+        for proc in self.started:
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+                await proc.wait()
 
     def model_flags(self) -> list[str]:
         return ["--model", "openai/fake-model", "--api-base", self.fake.openai_base, "--api-key", "test-key"]
 
-    async def run(self, *args: str, timeout: float = 60) -> tuple[int, str, str]:
+    async def run(self, *args: str, timeout: float = UNDER_LOAD_S) -> tuple[int, str, str]:
         proc = await self.start("run", *self.model_flags(), *args)
         out, err = await asyncio.wait_for(proc.communicate(b""), timeout)
         return proc.returncode or 0, out.decode(), err.decode()
@@ -51,7 +72,7 @@ class Cli:
         assert proc.returncode == 0, err.decode()
         return [json.loads(line) for line in out.decode().splitlines()]
 
-    async def wait_mark(self, needle: str, timeout: float = 30) -> None:
+    async def wait_mark(self, needle: str, timeout: float = UNDER_LOAD_S) -> None:
         async def seen() -> None:
             while not (self.marks.exists() and needle in self.marks.read_text()):
                 await asyncio.sleep(0.02)
@@ -59,8 +80,10 @@ class Cli:
 
 
 @pytest.fixture
-def cli(fake: FakeProvider, workdir: Path, agent_home: Path, launch_mode: LaunchMode) -> Cli:
-    return Cli(fake, workdir, agent_home, launch_mode)
+async def cli(fake: FakeProvider, workdir: Path, agent_home: Path, launch_mode: LaunchMode) -> AsyncIterator[Cli]:
+    cli = Cli(fake, workdir, agent_home, launch_mode)
+    yield cli
+    await cli.close()
 
 
 def session_of(stderr: str) -> str:
@@ -159,6 +182,84 @@ async def test_signals_interrupt_cleanly(cli: Cli, fake: FakeProvider, sig: int,
     assert log[-1]["data"]["reason"] == reason
 
 
+@pytest.mark.parametrize(("ignored", "then", "code", "reason"),
+                         [(signal.SIGHUP, signal.SIGINT, 130, "user"), (signal.SIGINT, signal.SIGTERM, 143, "shutdown")],
+                         ids=["nohup", "background-job"])
+async def test_a_signal_the_caller_ignores_stays_ignored(cli: Cli, fake: FakeProvider, ignored: int, then: int,
+                                                         code: int, reason: str) -> None:  # fmt: skip
+    """Under ``nohup`` (SIGHUP ignored) or as a script's background job (SIGINT ignored) the run
+    goes on through that signal, warm or not; the next signal it does not ignore ends it."""
+    fake.add({"tool_calls": [{"id": "call_1", "name": "block", "arguments": {"label": "ignoring"}}]})
+    proc = await cli.start("run", *cli.model_flags(), "block", ignoring=(ignored,))
+    await cli.wait_mark("block ignoring")
+    ignoring, catching = dispositions(await cli.mode.agent_pid(proc))
+    assert ignored in ignoring and ignored not in catching
+    proc.send_signal(ignored)
+    proc.send_signal(then)  # had the first one landed, the run would have ended by it (the first one counts)
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == code, err.decode()
+    log = await cli.log(session_of(err.decode()))
+    assert types(log)[-1] == "execution.interrupted" and log[-1]["data"]["reason"] == reason
+
+
+def dispositions(pid: int) -> tuple[set[int], set[int]]:
+    """The signals ``pid`` ignores and those it catches, as ``/proc`` shows them."""
+    fields = dict(line.split(":\t") for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":\t" in line)
+    return tuple({n for n in range(1, 65) if int(fields[name], 16) >> (n - 1) & 1} for name in ("SigIgn", "SigCgt"))
+
+
+START_UP_DELAYS_S = (0.0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.8, 1.2, 2.0)
+"""When the signal comes after the launch: before the interpreter is up, while it imports, while
+the launcher waits for its warm child, while the run opens the store, and once it runs."""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM])
+async def test_a_launch_ends_on_a_hangup_or_term_at_any_moment_of_start_up(cli: Cli, fake: FakeProvider,
+                                                                           sig: int) -> None:  # fmt: skip
+    """Closing the terminal (or ``kill``) just after a launch ends it, however far it got: with 129
+    or 143 once the run catches it, or by the signal itself before that; nothing is left running."""
+    fake.add(*[{"tool_calls": [{"id": f"call_{i}", "name": "block", "arguments": {}}]} for i in START_UP_DELAYS_S])
+    ended = {}
+    for delay in START_UP_DELAYS_S:
+        proc = await cli.start("run", *cli.model_flags(), "block")
+        await asyncio.sleep(delay)  # the input under test: how far the launch got
+        proc.send_signal(sig)
+        try:
+            _, err = await asyncio.wait_for(proc.communicate(), 30)
+        except TimeoutError:
+            raise AssertionError(f"still running 30 s after a signal {delay} s into its launch") from None
+        ended[delay] = proc.returncode
+        assert proc.returncode in (128 + sig, -sig), (delay, err.decode())
+    await no_agent_running(cli.mode)
+
+
+async def no_agent_running(mode: LaunchMode, timeout: float = 20) -> None:
+    """In-process, the launcher was the agent; warm, its child ends too (hung up on by its warm
+    process, at the latest, when the launcher died before it knew the child)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while mode.warm and (running := (await mode.status())["running"]):
+        assert asyncio.get_running_loop().time() < deadline, f"still running: {running}"
+        await asyncio.sleep(0.05)
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+async def test_a_run_whose_clean_up_wedges_still_ends_on_a_signal(cli: Cli, fake: FakeProvider, sig: int,
+                                                                   code: int) -> None:  # fmt: skip
+    """A tool's thread that never returns kept the process waiting for its executor after the run
+    was interrupted, and the loop swallowed every further SIGTERM: it ends after the grace."""
+    from agent_tui import exit_grace
+
+    fake.add({"tool_calls": [{"id": "call_1", "name": "wedge", "arguments": {"label": "stuck"}}]})
+    proc = await cli.start("run", *cli.model_flags(), "wedge")
+    await cli.wait_mark("wedge stuck")
+    proc.send_signal(sig)
+    out, err = await asyncio.wait_for(proc.communicate(), exit_grace.GRACE_S + 30)
+    assert proc.returncode == code, err.decode()
+    assert "after signal" in err.decode()
+    log = await cli.log(session_of(err.decode()))
+    assert types(log)[-1] == "execution.interrupted"  # what the clean-up records came first
+
+
 async def test_crash_recovery_fails_the_orphaned_tool_and_never_reruns_it(cli: Cli, fake: FakeProvider) -> None:
     fake.add({"tool_calls": [{"id": "call_1", "name": "block", "arguments": {"label": "crash"}}]},
              {"text": "recovered"})
@@ -253,7 +354,7 @@ async def test_without_a_prompt_run_needs_a_session_to_resume(cli: Cli) -> None:
 async def test_resume_without_a_prompt_continues_a_step_a_crash_cut_short(cli: Cli, fake: FakeProvider) -> None:
     fake.add({"text": "partial answer", "chunks": 2, "hold": True}, {"text": "whole answer"})
     proc = await cli.start("run", *cli.model_flags(), "answer me")
-    await fake.wait_for("held")
+    await fake.wait_for("held", timeout=UNDER_LOAD_S)
     await cli.mode.kill_agent(proc)  # SIGKILL with the step open
     _, err = await proc.communicate()
     sid = session_of(err.decode())

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
+import os
+import pty
+import signal
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
 from agent_tui.commands import tui_cmd
 from agent_tui.tui import bootstrap
+from tests.warmth import LaunchMode
 
 
 def args(**given: object) -> argparse.Namespace:
@@ -29,3 +38,57 @@ def test_a_failed_launch_is_one_line_and_exit_1(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(bootstrap, "run", broken)
     assert tui_cmd.main(args()) == 1
     assert capsys.readouterr().err == "agent-tui: /p/config.toml: model: Input should be a valid string\n"
+
+
+START_UP_DELAYS_S = (0.0, 0.02, 0.1, 0.3, 0.7, 1.5)
+"""Before the interpreter is up, while it imports, while a warm launcher waits for its child,
+while the app paints its first frame and opens the core, and once it runs."""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM])
+async def test_the_app_ends_on_a_hangup_or_term_at_any_moment_of_start_up(
+    sig: int, launch_mode: LaunchMode, workdir: Path, agent_home: Path
+) -> None:
+    """``agent-tui -r ID`` in a terminal closed (or killed) just after it started ends promptly:
+    129/143 once the app catches the signal, or by the signal itself before that."""
+    ended = {}
+    for delay in START_UP_DELAYS_S:
+        async with in_a_terminal(launch_mode, workdir, agent_home, "-r", "01JNOSUCHSESSION000000000") as app:
+            await asyncio.sleep(delay)  # the input under test: how far the launch got
+            app.send_signal(sig)
+            try:
+                ended[delay] = await asyncio.wait_for(app.wait(), 30)
+            except TimeoutError:
+                raise AssertionError(f"still running 30 s after a signal {delay} s into its launch; {ended}") from None
+        assert ended[delay] in (128 + sig, -sig), ended
+
+
+@contextlib.asynccontextmanager
+async def in_a_terminal(mode: LaunchMode, workdir: Path, home: Path, *args: str) -> AsyncIterator[asyncio.subprocess.Process]:
+    """``agent-tui ARGS`` with a pseudo-terminal for its stdio (what it writes there is read and
+    dropped); killed if the test leaves it running."""
+    master, slave = pty.openpty()
+    loop = asyncio.get_running_loop()
+    loop.add_reader(master, _drain, loop, master)
+    env = {**mode.environ(), "AGENT_TUI_HOME": str(home), "LITELLM_OFFLINE_MODE": "true", "TERM": "xterm-256color"}
+    try:
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "agent_tui", *args, cwd=workdir, env=env,
+                                                    stdin=slave, stdout=slave, stderr=slave)  # fmt: skip
+        os.close(slave)
+        try:
+            yield proc
+        finally:
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+                await proc.wait()
+    finally:
+        loop.remove_reader(master)
+        os.close(master)
+
+
+def _drain(loop: asyncio.AbstractEventLoop, master: int) -> None:
+    try:
+        os.read(master, 65536)
+    except OSError:  # EIO once no process holds the terminal open
+        loop.remove_reader(master)

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
 
-from .helpers import Warm
+from .helpers import Warm, kill_leftovers
 
 IDLE_MINUTES = "10"  # a warm process a failed test leaves behind still ends by itself
 
@@ -55,3 +55,10 @@ def warm(module_warms: Pool) -> Warm:
     process = module_warms(public=True)
     process.start()
     return process
+
+
+@pytest.fixture(autouse=True)
+async def kill_leftover_launches() -> AsyncIterator[None]:
+    """A failed test's launches (in-process ones too, which no warm process stops) end with it."""
+    yield
+    await kill_leftovers()

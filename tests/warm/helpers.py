@@ -235,10 +235,25 @@ async def start_agent(env: Mapping[str, str], *args: str, cwd: Path, umask: int 
         for signum in ignoring:
             signal.signal(signum, signal.SIG_IGN)
 
-    return await asyncio.create_subprocess_exec(
+    proc = await asyncio.create_subprocess_exec(
         PYTHON, "-m", "agent_tui", *args, cwd=cwd, env=dict(env), umask=umask, preexec_fn=ignore if ignoring else None,
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
+    STARTED.append(proc)
+    return proc
+
+
+STARTED: list[asyncio.subprocess.Process] = []
+"""The test's launches: what it leaves running is killed after it (``conftest.kill_leftover_launches``)."""
+
+
+async def kill_leftovers() -> None:
+    while STARTED:
+        proc = STARTED.pop()
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await proc.wait()
 
 
 async def agent(env: Mapping[str, str], *args: str, cwd: Path, stdin: bytes = b"", umask: int = -1,

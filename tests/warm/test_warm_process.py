@@ -9,6 +9,7 @@ import json
 import os
 import re
 import signal
+import select
 import socket
 import stat
 import struct
@@ -133,6 +134,30 @@ def test_a_connection_that_sends_nothing_is_dropped_and_serving_goes_on(warm: Wa
         silent.connect(str(warm.socket))
         assert wire.Replies(silent).next() == {"refused": "no request within 5 s"}
     assert "refused a request: no request within 5 s" in warm.log()[mark:]
+    assert warm.status() is not None
+
+
+def test_a_request_that_trickles_in_is_dropped_at_the_deadline_and_serving_goes_on(warm: Warm) -> None:
+    """A byte every second never completes the frame: refused 5 s after its first bytes, not 5 s
+    after its last (which let such a caller hold the warm process, and every launch, for good)."""
+    mark = len(warm.log())
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as slow:
+        slow.connect(str(warm.socket))
+        slow.sendall(struct.pack(">I", 100) + b"{")  # a frame of 100 bytes, of which one came
+        slow.setblocking(False)
+        for _ in range(60):  # one byte a second for a minute, unless refused first
+            try:
+                slow.send(b" ")
+            except BlockingIOError:
+                pass
+            except OSError:
+                break  # refused and closed
+            ready, _, _ = select.select([slow], [], [], 1.0)
+            if ready:
+                break
+        else:
+            raise AssertionError("still reading a trickling request after a minute")
+    assert "refused a request: unreadable: the request was not complete in time" in warm.log()[mark:]
     assert warm.status() is not None
 
 
