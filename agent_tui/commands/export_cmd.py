@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from agent_tui.commands.errors import fail
+from agent_tui.vocab.terminal_text import inert, inert_json
 from agent_tui.commands.store_access import run_with_sessions
 from agent_tui.core.api import Sessions
 
@@ -16,7 +17,7 @@ def export(args: argparse.Namespace) -> int:
     async def command(sessions: Sessions) -> int:
         text = await sessions.export(args.session_id, args.format)
         if args.output in (None, "-"):
-            sys.stdout.write(text)
+            sys.stdout.write(inert_json(text) if args.format == "jsonl" else inert(text))  # to a terminal
             return 0
         try:
             await asyncio.to_thread(Path(args.output).write_text, text, encoding="utf-8")

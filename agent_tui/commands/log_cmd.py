@@ -10,6 +10,7 @@ import argparse
 import sys
 
 from agent_tui.commands.errors import fail
+from agent_tui.vocab.terminal_text import inert_json
 from agent_tui.commands.store_access import run_with_sessions
 from agent_tui.core.api import Sessions, Synced
 
@@ -23,7 +24,7 @@ def main(args: argparse.Namespace) -> int:
         async for item in sessions.log(args.session_id, after=args.after, follow=args.follow):
             if isinstance(item, Synced):
                 continue
-            sys.stdout.write(item.to_json_line() + "\n")
+            sys.stdout.write(inert_json(item.to_json_line()) + "\n")  # DEL and C1 escaped too
             sys.stdout.flush()
         return 0
 

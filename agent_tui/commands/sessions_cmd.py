@@ -10,6 +10,7 @@ from pathlib import Path
 
 from agent_tui.humanize import relative_time
 from agent_tui.commands.errors import fail
+from agent_tui.vocab.terminal_text import inert, inert_json
 from agent_tui.commands.store_access import run_with_sessions
 from agent_tui.core.api import SessionOwnedElsewhere, Sessions, SessionSummary
 
@@ -33,7 +34,7 @@ def main(args: argparse.Namespace) -> int:
 def rename(args: argparse.Namespace) -> int:
     async def command(sessions: Sessions) -> int:
         record = await sessions.rename(args.session_id, args.title)
-        sys.stdout.write(f"{record.id}  {record.title}\n")
+        sys.stdout.write(inert(f"{record.id}  {record.title}") + "\n")
         return 0
 
     return run_with_sessions(command)
@@ -78,7 +79,8 @@ def listing(args: argparse.Namespace) -> int:
     async def rows(sessions: Sessions) -> int:
         found = await sessions.list(location=location, search=args.search, limit=args.limit)
         now = time.time_ns() // 1_000_000
-        lines = [s.model_dump_json() if args.json else row(s, now) for s in found]
+        # a title is whatever a prompt or a rename said: never a control sequence on the terminal
+        lines = [inert_json(s.model_dump_json()) if args.json else inert(row(s, now)) for s in found]
         if lines:
             sys.stdout.write("\n".join(lines) + "\n")
         return 0

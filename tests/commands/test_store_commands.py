@@ -179,3 +179,20 @@ def test_store_commands_never_import_litellm_or_textual(command: list[str]) -> N
     modules = set(next(l for l in out.stdout.splitlines() if l.startswith("MODULES")).split()[1:])
     assert "agent_tui.core.store" in modules  # the command really ran
     assert {m for m in modules if m.split(".")[0] in {"litellm", "textual"}} == set()
+
+
+async def test_listing_logging_and_exporting_print_no_control_sequence(workdir: Path) -> None:
+    """A title or a message is whatever a prompt (or a model, or an API rename) said: the commands
+    that print it to a terminal never let it change the terminal's title or clipboard."""
+    hostile = "fix \x1b]0;PWNED\x07 it\x1b]52;c;ZXZpbA==\x07 now \x9b2J"
+    sessions = await open_sessions()
+    try:
+        await _seed(sessions, "ses_x", workdir, hostile)
+    finally:
+        await sessions.close()
+    for args in (["sessions", "list"], ["sessions", "list", "--json"], ["log", "ses_x"], ["export", "ses_x"],
+                 ["export", "ses_x", "--format", "markdown"], ["sessions", "rename", "ses_x", hostile]):
+        done = agent_tui(*args, cwd=workdir)
+        assert done.returncode == 0, done.stderr
+        assert not any(c in done.stdout for c in "\x1b\x07\x9b"), (args, done.stdout)
+        assert "fix" in done.stdout or args[0] == "log", args
