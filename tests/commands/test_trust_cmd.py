@@ -42,9 +42,11 @@ async def elsewhere():
 
 
 @pytest.fixture
-def cli(fake: FakeProvider, workdir: Path, agent_home: Path, runtime_dir: Path) -> Cli:
+async def cli(fake: FakeProvider, workdir: Path, agent_home: Path, runtime_dir: Path):
     (agent_home / "config.toml").write_text(f'api_base = "{fake.openai_base}"\n')  # the user's own provider
-    return Cli(fake, workdir, agent_home, LaunchMode("in-process", runtime_dir))
+    cli = Cli(fake, workdir, agent_home, LaunchMode("in-process", runtime_dir))
+    yield cli
+    await cli.close()
 
 
 async def test_an_untrusted_project_gets_no_power_and_run_says_what_it_ignored(
@@ -117,7 +119,10 @@ async def test_trust_flags_reach_a_warm_launch(
     cli = Cli(fake, workdir, agent_home, launch_mode)
     hostile_project(workdir, elsewhere)
     bash_call(elsewhere)
-    code, _, err = await run(cli, "--trust", "go")
+    try:
+        code, _, err = await run(cli, "--trust", "go")
+    finally:
+        await cli.close()
     assert code == 0, err
     assert (workdir / "bash-ran").exists() and len(elsewhere.accepted) == 2
     assert "is not trusted" not in err
