@@ -241,6 +241,8 @@ class _Follower:
                 note = f"compacting the conversation ({reason})…"
             case ev.CompactionFailed(error=error):
                 note = f"compaction: {error.message}"
+            case ev.WorkspaceSnapshotted(call_id=call_id, error=str() as why):
+                note = f"no snapshot before call {call_id} ({why}): a rewind cannot undo it"
             case _:
                 return
         print(inert(f"agent-tui: {note}"), file=sys.stderr, flush=True)

@@ -63,8 +63,9 @@ class SnapshotBeforeChange:
         try:
             snapshot = await self._snapshots.take(
                 self._location, pin=f"{call.session_id}/{call.assistant_message_id}-{call.call_id}")
-        except SnapshotError as error:
-            await self._say_once(call, str(error))
+        except SnapshotError as error:  # a failure, not a setting: every call it leaves uncovered says so
+            await self._publish(ev.WorkspaceSnapshotted(
+                assistant_message_id=call.assistant_message_id, call_id=call.call_id, error=str(error)))
             return
         await self._publish(ev.WorkspaceSnapshotted(
             assistant_message_id=call.assistant_message_id, call_id=call.call_id, snapshot_id=snapshot))

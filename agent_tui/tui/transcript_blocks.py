@@ -87,6 +87,7 @@ class ToolBlock(Block):
     output: str = ""
     live_output: str = ""  # a bounded tail: the settled output carries the whole result
     error: str | None = None
+    unsnapshotted: str | None = None  # why no snapshot was taken before it ran (a rewind cannot undo it)
 
     LIVE_OUTPUT_CHARS: ClassVar[int] = 16_384
 

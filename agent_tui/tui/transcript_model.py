@@ -288,6 +288,10 @@ class Transcript:
                     block.output, block.error = (output.text if output else ""), error.message
                 block.ended_ms = created
                 self._settle_tool(block)
+            case ev.WorkspaceSnapshotted(assistant_message_id=amid, call_id=call_id, error=str() as why):
+                block = self._tool(amid, call_id, seq)
+                block.unsnapshotted = why
+                self._changed(block)
             case ev.ToolSucceeded(assistant_message_id=amid, call_id=call_id, output=output):
                 block = self._tool(amid, call_id, seq)
                 block.state, block.output, block.ended_ms = ToolState.OK, output.text, created

@@ -352,3 +352,17 @@ def test_a_patch_shows_while_the_model_writes_it() -> None:
     assert isinstance(draft, ToolBlock) and draft.state is ToolState.INPUT
     assert draft.patch == "*** Begin Patch\n*** Update File: src/a.py\n@@\n-old\n+new\n"
     assert draft.summary == "src/a.py"
+
+
+def test_a_call_no_snapshot_covers_says_so_on_its_block() -> None:
+    log = LogBuilder().created()
+    log.prompt("edit it")
+    amid = log.step("msg_a1")
+    log.add(ev.ToolCalled(assistant_message_id=amid, call_id="c1", name="bash", input={"command": "make"}))
+    log.add(ev.WorkspaceSnapshotted(assistant_message_id=amid, call_id="c1", error="cannot set up the snapshot store"))
+    log.add(ev.ToolCalled(assistant_message_id=amid, call_id="c2", name="bash", input={"command": "ls"}))
+    log.add(ev.WorkspaceSnapshotted(assistant_message_id=amid, call_id="c2", snapshot_id="abc"))
+    t = fold(log.events)
+    first, second = t.get("msg_a1:tool:c1"), t.get("msg_a1:tool:c2")
+    assert isinstance(first, ToolBlock) and first.unsnapshotted == "cannot set up the snapshot store"
+    assert isinstance(second, ToolBlock) and second.unsnapshotted is None

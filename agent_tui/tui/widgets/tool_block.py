@@ -53,6 +53,7 @@ class ToolCall(BlockWidget):
         with Collapsible(title="output", collapsed=True):
             yield Static(markup=False, classes="tool-output")
         yield Static(markup=False, classes="tool-error")
+        yield Static(markup=False, classes="tool-note")
 
     async def on_mount(self) -> None:
         self._spinner = self.set_interval(0.1, self._spin, pause=True)
@@ -109,6 +110,11 @@ class ToolCall(BlockWidget):
         error.display = bool(block.error) and state is not ToolState.INTERRUPTED
         if error.display:
             error.update(inert(block.error or ""))
+
+        note = self.query_one(".tool-note", Static)
+        note.display = bool(block.unsnapshotted)
+        if note.display:
+            note.update(inert(f"⚠ no snapshot before this call ({block.unsnapshotted}): a rewind cannot undo it"))
 
     def on_unmount(self) -> None:
         self._spinner.stop()
