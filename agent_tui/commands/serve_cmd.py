@@ -81,7 +81,8 @@ async def _serve(args: argparse.Namespace, runtime: Any) -> int:
         return fail(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for signum in STOP_SIGNALS:
+    caught = [signum for signum in STOP_SIGNALS if signal.getsignal(signum) is not signal.SIG_IGN]
+    for signum in caught:  # what the caller ignores (nohup, a script's &) stays ignored
         loop.add_signal_handler(signum, stop.set)
     app = build_app(runtime.sessions, token, settings_for=runtime.settings_for, mcp_status=runtime.mcp_status)
     runner = web.AppRunner(app, handler_cancellation=True, shutdown_timeout=5, access_log=None)
@@ -91,7 +92,7 @@ async def _serve(args: argparse.Namespace, runtime: Any) -> int:
         return await _announce_and_wait(args.host, sock.getsockname()[1], token, from_env, stop, runtime)
     finally:
         await runner.cleanup()
-        for signum in STOP_SIGNALS:
+        for signum in caught:
             loop.remove_signal_handler(signum)
 
 

@@ -30,7 +30,7 @@ class Served:
 
 
 async def _serve(workdir: Path, home: Path, fake: FakeProvider, mode: LaunchMode, *flags: str,
-                 env: dict[str, str] | None = None) -> Served:  # fmt: skip
+                 env: dict[str, str] | None = None, ignoring: tuple[int, ...] = ()) -> Served:  # fmt: skip
     (home / "config.toml").write_text('[[permission]]\naction = "test"\npattern = "*"\neffect = "allow"\n')
     environ = {**mode.environ(), "AGENT_TUI_HOME": str(home), "LITELLM_OFFLINE_MODE": "true",
                "AGENT_TUI_TEST_TOOLS": "agent_tui.testing.test_tools:register", **(env or {})}  # fmt: skip
@@ -38,6 +38,7 @@ async def _serve(workdir: Path, home: Path, fake: FakeProvider, mode: LaunchMode
         sys.executable, "-m", "agent_tui", "--model", "openai/fake-model", "--api-base", fake.openai_base,
         "--api-key", "test-key", "serve", "--port", "0", *flags,
         cwd=workdir, env=environ, stdin=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+        preexec_fn=(lambda: [signal.signal(signum, signal.SIG_IGN) for signum in ignoring]) if ignoring else None,
     )
     assert proc.stderr is not None
     lines: list[str] = []
@@ -141,3 +142,27 @@ async def test_a_busy_port_is_one_clear_error(workdir: Path, agent_home: Path, l
 def test_loopback_detection() -> None:
     assert all(is_loopback(host) for host in ("127.0.0.1", "127.1.2.3", "::1", "localhost"))
     assert not any(is_loopback(host) for host in ("0.0.0.0", "192.168.1.4", "::", "example.com"))
+
+
+async def test_under_nohup_serve_goes_on_through_a_hang_up(workdir: Path, agent_home: Path, fake: FakeProvider,
+                                                          launch_mode: LaunchMode) -> None:  # fmt: skip
+    """A launch keeps the caller's signal dispositions: SIGHUP ignored (nohup) stays ignored, warm or not."""
+    served = await _serve(workdir, agent_home, fake, launch_mode, ignoring=(signal.SIGHUP,))
+    token = json.loads((agent_home / "server.json").read_text())["token"]
+    try:
+        from tests.commands.test_run_cmd import dispositions
+
+        ignoring, catching = dispositions(await launch_mode.agent_pid(served.proc))
+        assert signal.SIGHUP in ignoring and signal.SIGHUP not in catching
+        served.proc.send_signal(signal.SIGHUP)
+        os.kill(await launch_mode.agent_pid(served.proc), signal.SIGHUP)  # the server itself, when warm
+        async with aiohttp.ClientSession(served.url, headers={"Authorization": f"Bearer {token}"}) as http:
+            async with http.get("/api/session") as resp:
+                assert resp.status == 200  # still serving
+        assert served.proc.returncode is None
+        served.proc.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(served.proc.wait(), 30) == 0
+    finally:
+        if served.proc.returncode is None:
+            served.proc.kill()
+            await served.proc.wait()
