@@ -95,6 +95,7 @@ class McpConnection:
         self._relisting: asyncio.Task[None] | None = None
         self._stale = False
         self._stderr: Path | None = None
+        self._kept_tail: dict[Path | None, str] = {}  # the last ended attempt's stderr tail, by its file
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -188,6 +189,11 @@ class McpConnection:
                 self._client = None
             settled.set()
 
+    async def _keep_stderr_tail(self, path: Path) -> None:
+        """What a dying server last said outlives its stderr file: the attempt's clean-up may
+        remove the file before the call that saw the death reads it (a race a loaded machine won)."""
+        self._kept_tail = {path: await asyncio.to_thread(_stderr_tail, path)}
+
     async def _connect(self, stack: AsyncExitStack, on_end: Callable[[], None]) -> Any:
         from mcp import Client
         from mcp.types import Implementation
@@ -199,6 +205,7 @@ class McpConnection:
             stack.callback(errlog.close)
             self._stderr = Path(errlog.name)
             stack.callback(_unlink, self._stderr)
+            stack.push_async_callback(self._keep_stderr_tail, self._stderr)  # before the unlink (LIFO)
             command, *args = self.config.command
             cwd = Path(self.config.cwd).expanduser() if self.config.cwd else self.location
             params = StdioServerParameters(command=command, args=args, cwd=str(self.location / cwd),
@@ -281,7 +288,7 @@ class McpConnection:
         self._crashed = crashed
         delay_ms = backoff_ms(self.failures, crashed)
         self._retry_at_ms = self._clock.now_ms() + delay_ms
-        tail = await asyncio.to_thread(_stderr_tail, self._stderr)
+        tail = await asyncio.to_thread(_stderr_tail, self._stderr) or self._kept_tail.get(self._stderr, "")
         self.tools, self.skipped, self._client = [], (), None
         self.last_error = reason + (f"\n{tail}" if tail else "")
         self._set(McpState.FAILED, self.last_error)

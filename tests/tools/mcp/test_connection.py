@@ -116,3 +116,19 @@ async def test_a_missing_command_and_an_unreachable_url_say_why(workdir) -> None
     assert missing.state is McpState.FAILED and "No such file" in (missing.error or ""), missing.error
     unreachable = await _ready(McpServerConfig(url="http://127.0.0.1:9/mcp", startup_timeout_s=20), workdir)
     assert unreachable.state is McpState.FAILED and "failed to start" in (unreachable.error or "")
+
+
+async def test_a_dead_servers_last_words_survive_its_stderr_file_being_cleaned_up_first(notes, workdir) -> None:
+    """The attempt's clean-up can remove the stderr file before the call that saw the death
+    reads it (it lost "disk on fire" once on a loaded machine): the tail is kept at clean-up."""
+    connection = await _ready(notes, workdir, ManualClock())
+    try:
+        stderr = connection._stderr
+        assert stderr is not None
+        stderr.write_text("notes server: disk on fire\n")
+        await connection._keep_stderr_tail(stderr)  # the clean-up ran first ...
+        stderr.unlink()  # ... and removed the file
+        assert await connection._failed("exited during die", connection._stop, crashed=True)
+        assert "disk on fire" in (connection.last_error or "")
+    finally:
+        await connection.stop()
