@@ -228,12 +228,7 @@ async def test_with_snapshots_off_the_list_and_the_rewind_name_the_call_never_no
             await pilot.press(*"make a file", "enter")
             await until(pilot, lambda: (workdir / "made.txt").exists(), timeout=30)
             await idle(pilot, app)
-            await pilot.press("escape", "escape")
-            await until(pilot, lambda: isinstance(app.screen, RewindScreen) and app.screen.loaded)
-            screen = app.screen
-            await pilot.press("enter")
-            await until(pilot, lambda: screen.preview is not None)
-            shown = str(screen.query_one("#rewind-preview").render())
+            screen, shown = await preview_the_last_prompt(pilot, app)
             assert "bash call_1 (`echo made > made.txt`): snapshots are off" in shown, shown
             assert "nothing would change" not in shown
             await pilot.press("down", "down", "enter")  # files only
@@ -252,12 +247,7 @@ async def test_what_a_files_rewind_leaves_is_named_in_the_list_and_the_notice(pr
         await pilot.press(*"make files", "enter")
         await until(pilot, lambda: elsewhere.exists(), timeout=30)
         await idle(pilot, app)
-        await pilot.press("escape", "escape")
-        await until(pilot, lambda: isinstance(app.screen, RewindScreen) and app.screen.loaded)
-        screen = app.screen
-        await pilot.press("enter")
-        await until(pilot, lambda: screen.preview is not None)
-        shown = str(screen.query_one("#rewind-preview").render())
+        screen, shown = await preview_the_last_prompt(pilot, app)
         assert f"would not be restored (1):\n  bash call_1 ({elsewhere}): outside the session's directory" in shown
         assert "files that would change (1):" in shown and "made.txt" in shown
         await pilot.press("down", "down", "enter")  # files only
@@ -266,3 +256,13 @@ async def test_what_a_files_rewind_leaves_is_named_in_the_list_and_the_notice(pr
         (said,) = [str(n.message) for n in app._notifications if str(n.message).startswith("rewound")]
         assert said.startswith("rewound: 1 file(s) changed: made.txt (deleted); not restored: bash call_1 (")
         assert str(elsewhere) in said and elsewhere.read_text() == "out\n"
+
+
+async def preview_the_last_prompt(pilot, app):  # type: ignore[no-untyped-def]
+    """Esc Esc, then Enter on the newest prompt: the screen and its files preview as shown."""
+    await pilot.press("escape", "escape")
+    await until(pilot, lambda: isinstance(app.screen, RewindScreen) and app.screen.loaded)
+    screen = app.screen
+    await pilot.press("enter")
+    await until(pilot, lambda: screen.preview is not None)
+    return screen, str(screen.query_one("#rewind-preview").render())
