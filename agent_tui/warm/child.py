@@ -96,6 +96,9 @@ def adopt(launch: Launch, stdio: list[int], caller: socket.socket, defaults: dic
         signal.signal(signum, signal.SIG_IGN)
     if signal.getsignal(signal.SIGTSTP) is not signal.SIG_IGN:
         signal.signal(signal.SIGTSTP, _ask_to_suspend)
+    # Held since the spare was forked: a stop forwarded before this point lands now, on the handler
+    # (with the default action the kernel drops it: this process group has no terminal).
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTSTP})
 
 
 def take_environment(env: dict[str, str]) -> None:

@@ -281,14 +281,20 @@ class Server:
             self._stop(None)
             return None
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        # The spare is born with SIGTSTP held, and holds it until it has taken a launch on (see
+        # child.adopt): the launcher forwards a stop as soon as it hears the pid, which can be before.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTSTP})
         try:
             pid = os.fork()
         except OSError as error:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
             log.error("fork failed: %s", error)
             mine.close()
             theirs.close()
             self._stop(None)
             return None
+        if pid != 0:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         if pid == 0:
             mine.close()
             return self._wait_as_spare(theirs)

@@ -7,6 +7,7 @@ job stopped, and ``fg`` (SIGCONT to the launcher) wakes both."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import shlex
 import shutil
@@ -24,6 +25,7 @@ from .helpers import PYTHON, Warm, alive, apoll, model_flags, state
 
 PROMPT = "warm-test$ "
 SHOWN = PROMPT.strip()  # capture-pane drops trailing blanks
+_SHELLS = itertools.count()
 
 
 @pytest.fixture(autouse=True)
@@ -34,7 +36,9 @@ def _tmux_installed() -> None:
 class Tmux:
     def __init__(self, name: str) -> None:
         self.name = name
-        self.server = f"agent-tui-warm-test-{os.getpid()}"  # a server of our own: its environment is ours
+        # A server of our own (its environment is ours), one per test: the last test's server may
+        # still be going away when the next test starts, and a client then finds it "exited unexpectedly"
+        self.server = f"agent-tui-warm-test-{name}"
 
     async def __call__(self, *args: str) -> str:
         proc = await asyncio.create_subprocess_exec("tmux", "-L", self.server, *args, stdout=asyncio.subprocess.PIPE,
@@ -82,7 +86,7 @@ async def shell(tmp_path: Path, workdir: Path, warm: Warm, agent_home: Path) -> 
     pairs = " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
     script.write_text(f"#!/bin/sh\nexec env -i {pairs} bash --norc --noprofile -i\n")
     script.chmod(0o700)
-    tmux = Tmux(f"warm-suspend-{os.getpid()}")
+    tmux = Tmux(f"warm-suspend-{os.getpid()}-{next(_SHELLS)}")
     await tmux("new-session", "-d", "-s", tmux.name, "-x", "160", "-y", "40", "-c", str(workdir), str(script))
     try:
         await tmux.shows(SHOWN)
@@ -182,5 +186,31 @@ async def test_a_stop_signal_to_a_warm_tui_stops_the_job_bg_keeps_it_stopped_and
                     timeout=UNDER_LOAD_S)
     except AssertionError:
         raise AssertionError((await shell.screen(), state(child), state(launcher)))
+    await shell.type("echo EXIT=$?")
+    await shell.shows("EXIT=0")
+
+
+async def test_a_stop_signal_that_reaches_the_child_before_it_took_the_launch_still_stops_the_job(
+    shell: Tmux, warm: Warm, fake: FakeProvider
+) -> None:
+    """The launcher forwards a stop as soon as it knows the child's pid, which the warm process
+    sends once the spare child has the launch, not once it has taken it on. A SIGTSTP in that
+    window found the spare's default disposition; its process group has no terminal, so the
+    kernel dropped it and the job never stopped (the launch after a stop sent to the spare
+    itself is the same window, made wide)."""
+    spare = warm.status()["spare_pid"]
+    os.kill(spare, signal.SIGTSTP)
+    await shell.type(shlex.join([PYTHON, "-m", "agent_tui", *model_flags(fake)]))
+    await shell.shows("Stopped")
+    assert warm.status()["running"] == [spare]
+    (launcher,) = _children(await shell.shell_pid())
+    await apoll(lambda: state(spare) == "T" and state(launcher) == "T", "the child and the launcher to stop")
+    await shell.type("fg")
+    await shell.shows("Ask anything")
+    await shell.key("C-c")
+    await shell.shows("press Ctrl+C again to quit")
+    await shell.key("C-c")
+    await apoll(lambda: not alive(spare) and not alive(launcher), "the child and the launcher to end",
+                timeout=UNDER_LOAD_S)  # fmt: skip
     await shell.type("echo EXIT=$?")
     await shell.shows("EXIT=0")
