@@ -55,7 +55,7 @@ async def _adapter(base: str) -> float:
 
 
 async def _runner_turns(base: str, prompts: int, home: Path) -> float:
-    from agent_tui.core.config import load_settings
+    from agent_tui.core.settings.config import load_settings
     from agent_tui.core.runtime import Runtime
     from agent_tui.tools.registry import ToolRegistry
 

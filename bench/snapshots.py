@@ -24,9 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent_tui.core import events as ev
-from agent_tui.core.snapshots import WorkspaceSnapshots
-from agent_tui.core.store import Store
+from agent_tui.core.log import events as ev
+from agent_tui.core.workspace.snapshots import WorkspaceSnapshots
+from agent_tui.core.store.store import Store
 
 RESULTS = Path(__file__).resolve().parent / "results" / "snapshots.json"
 BUDGET_MS = 100.0
@@ -111,9 +111,9 @@ async def bench_rewind(root: Path, messages: int, rounds: int) -> dict[str, floa
 
 
 async def bench_fork(root: Path, messages: int, rounds: int) -> dict[str, float]:
-    from agent_tui.core.fork import fork
-    from agent_tui.core.executor import IdleExecutor
-    from agent_tui.core.rewind import Rewinder
+    from agent_tui.core.history.fork import fork
+    from agent_tui.core.run.executor import IdleExecutor
+    from agent_tui.core.history.rewind import Rewinder
 
     store = await Store.open(root / "fork.db")
     try:

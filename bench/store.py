@@ -29,11 +29,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent_tui.core import events as ev
-from agent_tui.core.config import StorageSettings
-from agent_tui.core.db import connect
-from agent_tui.core.schema import migrate
-from agent_tui.core.store import Store
+from agent_tui.core.log import events as ev
+from agent_tui.core.settings.config import StorageSettings
+from agent_tui.core.store.db import connect
+from agent_tui.core.store.schema import migrate
+from agent_tui.core.store.store import Store
 from agent_tui.vocab.tool_output import ToolOutput
 from agent_tui.vocab.usage import Usage
 
@@ -127,7 +127,7 @@ async def median_ms(call, rounds: int = 15) -> float:  # type: ignore[no-untyped
 
 async def replay_reads(path: Path, count: int) -> dict[str, float]:
     """Median ms to read a ``count``-event session back, and the loop's longest stall meanwhile."""
-    from agent_tui.core.tail import log
+    from agent_tui.core.store.tail import log
 
     store = await Store.open(path)
     await store.publish("ses_r", ev.SessionCreated(location="/bench", project_root="/bench"))

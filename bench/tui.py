@@ -55,7 +55,7 @@ class Running:
 
 
 def turn_events(n: int, text: str, tag: str) -> list:
-    from agent_tui.core import events as ev
+    from agent_tui.core.log import events as ev
     from agent_tui.vocab.usage import Usage
 
     amid, uid = f"msg_{tag}a{n:07d}", f"msg_{tag}u{n:07d}"
@@ -138,7 +138,7 @@ def key(app, name: str) -> None:
 
 
 async def bench_streaming(sessions, executor: Running, location: str, chunks: int) -> dict:
-    from agent_tui.core import events as ev
+    from agent_tui.core.log import events as ev
     from agent_tui.tui.app import StartMode
     from agent_tui.tui.widgets.block_widgets import AssistantText
 
@@ -239,9 +239,9 @@ async def bench_first_paint(sessions, location: str, messages: int, rounds: int)
 
 
 async def bench_picker(sessions, location: str, count: int, rounds: int) -> dict:
-    from agent_tui.core.writer import Tx
+    from agent_tui.core.store.writer import Tx
     from agent_tui.tui.screens.picker import SessionPicker
-    from agent_tui.core import events as ev
+    from agent_tui.core.log import events as ev
 
     topics = ["parser", "flaky test", "docs", "release", "refactor", "benchmark", "theme", "picker"]
 

@@ -21,7 +21,7 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
-DOOR = {"agent_tui.core.api", "agent_tui.core.events"}
+DOOR = {"agent_tui.core.api", "agent_tui.core.log.events"}
 """What ``tui/``, ``server/`` and ``commands/`` may import from core: the facade module and the event types."""
 BELOW_CORE = ("agent_tui.llm", "agent_tui.tools")
 """Reached from above only through core (DESIGN §1: tui/server/cli -> core -> llm, tools)."""
@@ -81,10 +81,11 @@ def door_violations(source: str, module: str) -> list[str]:
 
 def test_the_door_checker_catches_each_kind_of_violation() -> None:
     where = "agent_tui.tui.widgets.view"
-    assert door_violations("from agent_tui.core.store import Store", where) == [f"{where}:1: agent_tui.core.store"]
-    assert door_violations("def f():\n    import agent_tui.core.runner", where) == [f"{where}:2: agent_tui.core.runner"]
+    assert door_violations("from agent_tui.core.store.store import Store", where) == [f"{where}:1: agent_tui.core.store.store"]
+    assert door_violations("def f():\n    import agent_tui.core.run.runner", where) == [f"{where}:2: agent_tui.core.run.runner"]
     assert door_violations("from agent_tui.core import paths", where) == [f"{where}:1: agent_tui.core.paths"]
-    assert door_violations("from ...core.bus import Bus", where) == [f"{where}:1: agent_tui.core.bus"]
+    assert door_violations("from ...core.store.bus import Bus", where) == [f"{where}:1: agent_tui.core.store.bus"]
+    assert door_violations("from agent_tui.core import events", where) == [f"{where}:1: agent_tui.core.events"]
     assert door_violations("importlib.import_module('agent_tui.core.sessions')", where) == [
         f"{where}:1: agent_tui.core.sessions"]  # fmt: skip
     assert door_violations("await to_thread(import_module, 'agent_tui.core.runtime')", where) == [
@@ -93,7 +94,7 @@ def test_the_door_checker_catches_each_kind_of_violation() -> None:
     assert door_violations("from agent_tui import llm", where) == [f"{where}:1: agent_tui.llm"]
     assert door_violations("from agent_tui.tools.registry import ToolRegistry", where) == [
         f"{where}:1: agent_tui.tools.registry"]  # fmt: skip
-    assert door_violations("from agent_tui.core.api import Sessions\nfrom agent_tui.core import events", where) == []
+    assert door_violations("from agent_tui.core.api import Sessions\nfrom agent_tui.core.api import events", where) == []
 
 
 def test_tui_server_and_commands_enter_core_only_through_its_door() -> None:

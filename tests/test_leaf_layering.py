@@ -82,8 +82,8 @@ def _tree_offenders(layer: str, forbidden: tuple[str, ...], allowed: tuple[str, 
 
 
 def test_the_checker_finds_an_import_from_core() -> None:
-    source = "from agent_tui.core.events import ToolOutput\n"
-    assert offenders(source, "agent_tui.tools", ABOVE_THE_LEAVES) == ["agent_tui.core.events"]
+    source = "from agent_tui.core.log.events import ToolOutput\n"
+    assert offenders(source, "agent_tui.tools", ABOVE_THE_LEAVES) == ["agent_tui.core.log.events"]
 
 
 def test_the_checker_resolves_relative_imports() -> None:

@@ -1,6 +1,8 @@
-"""The session core: events, store, projections, inbox, coordinator, runner.
+"""The session core: the log, the store, projections, the inbox, runs, history.
 
 Pure asyncio; never imports Textual. Callers outside core enter through
-``agent_tui.core.api`` (and the event types in ``agent_tui.core.events``)
-only; every other module here is internal.
+``agent_tui.core.api`` only (the event types too: ``from agent_tui.core.api
+import events``); every other module here is internal. Each sub-package is a
+room named after one idea of the design; ``pyproject.toml``'s import-linter
+contracts say which rooms may never import which.
 """

@@ -12,21 +12,21 @@ import asyncio
 from pathlib import Path
 from typing import Any, Callable
 
-from agent_tui.core import paths
-from agent_tui.core.compaction import Compactor
-from agent_tui.core.config import Settings, load_settings
-from agent_tui.core.config_layers import ConfigStamp, config_stamp
-from agent_tui.core.coordinator import Coordinator
-from agent_tui.core.instructions import Instructions
-from agent_tui.core.mcp_host import McpHost, McpRegistrations
-from agent_tui.core.promotion import eligible
-from agent_tui.core.publisher import SessionPublisher
-from agent_tui.core.records import SessionRecord
-from agent_tui.core.runner import LocationServices, Runner
+from agent_tui.core.settings import paths
+from agent_tui.core.run.compaction import Compactor
+from agent_tui.core.settings.config import Settings, load_settings
+from agent_tui.core.settings.config_layers import ConfigStamp, config_stamp
+from agent_tui.core.run.coordinator import Coordinator
+from agent_tui.core.request.instructions import Instructions
+from agent_tui.core.host.mcp_host import McpHost, McpRegistrations
+from agent_tui.core.inbox.promotion import eligible
+from agent_tui.core.log.publisher import SessionPublisher
+from agent_tui.core.log.records import SessionRecord
+from agent_tui.core.run.runner import LocationServices, Runner
 from agent_tui.core.sessions import Sessions, open_sessions
-from agent_tui.core.snapshot_hook import SnapshotBeforeChange
-from agent_tui.core.step import StreamFn
-from agent_tui.core.tool_host import RegistryToolHost, build_registry, make_gate
+from agent_tui.core.host.snapshot_hook import SnapshotBeforeChange
+from agent_tui.core.run.step import StreamFn
+from agent_tui.core.host.tool_host import RegistryToolHost, build_registry, make_gate
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.vocab.clock import Clock
 

@@ -17,19 +17,22 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from agent_tui.core import events as ev
-from agent_tui.core import fork as forks
-from agent_tui.core import ids, paths, tail
-from agent_tui.core.admission import Receipt, admit_compaction, admit_prompt
-from agent_tui.core.bus import Bus, Subscription
-from agent_tui.core.config import Settings
-from agent_tui.core.db import StoreError, UnknownSession
-from agent_tui.core.executor import Executor, IdleExecutor
-from agent_tui.core.rewind import FilesPreview, Rewinder, RewindPoint, RewindResult, RewindState, points
-from agent_tui.core.snapshots import WorkspaceSnapshots
-from agent_tui.core.records import InboxRecord, MessageRecord, PermissionRecord, SessionRecord, SessionSummary
-from agent_tui.core.store import Store
-from agent_tui.core.writer import Tx
+from agent_tui.core.log import events as ev
+from agent_tui.core.history import fork as forks
+from agent_tui.core.history.lineage import lineage as walk_lineage
+from agent_tui.core.log import ids
+from agent_tui.core.settings import paths
+from agent_tui.core.store import tail
+from agent_tui.core.inbox.admission import Receipt, admit_compaction, admit_prompt
+from agent_tui.core.store.bus import Bus, Subscription
+from agent_tui.core.settings.config import Settings
+from agent_tui.core.errors import StoreError, UnknownSession
+from agent_tui.core.run.executor import Executor, IdleExecutor
+from agent_tui.core.history.rewind import FilesPreview, Rewinder, RewindPoint, RewindResult, RewindState, points
+from agent_tui.core.workspace.snapshots import WorkspaceSnapshots
+from agent_tui.core.log.records import InboxRecord, MessageRecord, PermissionRecord, SessionRecord, SessionSummary
+from agent_tui.core.store.store import Store
+from agent_tui.core.store.writer import Tx
 from agent_tui.vocab.kinds import Delivery, PermissionReply, RewindMode
 
 HISTORY_DEFAULT = 50
@@ -147,7 +150,7 @@ class Sessions:
 
     async def delete(self, session_id: str) -> int:
         """Remove the session's events, projections and snapshots; refused while it runs or has forks."""
-        from agent_tui.core.delete import delete
+        from agent_tui.core.history.delete import delete
 
         return await delete(self._store, self._executor, self.snapshots, await self.get(session_id))
 
@@ -296,12 +299,13 @@ class Sessions:
         """The seq ranges rewinds hide, and every rewind and undo (a fork's ancestors' included, up to
         the point they gave it): for views that fold the log."""
         await self.get(session_id)
-        return await self._rewinder.state(session_id, await forks.lineage(self._store, session_id))
+        return await self._rewinder.state(session_id, await walk_lineage(self._store, session_id))
 
     # -- export and import ---------------------------------------------------------------
     async def export(self, session_id: str, format: str = "jsonl") -> str:
         """The session as reference 002's JSONL records, or as a Markdown transcript."""
-        from agent_tui.core import export_jsonl, export_markdown
+        from agent_tui.core.transfer import export_jsonl
+        from agent_tui.core.transfer import export_markdown
 
         if format not in ("jsonl", "markdown"):
             raise InvalidRequest(f"export format must be jsonl or markdown, not {format!r}")
@@ -314,7 +318,7 @@ class Sessions:
 
     async def import_session(self, text: str, *, location: str | Path, source: str = "import") -> SessionRecord:
         """A new session from a JSONL export; a file that is not one changes nothing."""
-        from agent_tui.core import import_jsonl
+        from agent_tui.core.transfer import import_jsonl
 
         rows = import_jsonl.parse(text, source)
         where = await asyncio.to_thread(lambda: Path(location).resolve())
@@ -333,7 +337,7 @@ class Sessions:
     async def lineage(self, session_id: str) -> list[tuple[str, int]]:
         """The sessions a fork's history comes from, oldest first, each with the last seq it gave."""
         await self.get(session_id)
-        return await forks.lineage(self._store, session_id)
+        return await walk_lineage(self._store, session_id)
 
     async def can_undo_rewind(self, session_id: str) -> bool:
         return await self._rewinder.last_undoable(await self.get(session_id)) is not None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 from pydantic import BaseModel
 
-from agent_tui.core import events as ev
+from agent_tui.core.api import events as ev
 
 
 def reply(model: BaseModel, status: int = 200) -> web.Response:

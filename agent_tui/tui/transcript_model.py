@@ -37,7 +37,7 @@ from agent_tui.vocab.kinds import Delivery, ErrorType
 from agent_tui.vocab.titles import prompt_title
 
 if TYPE_CHECKING:
-    from agent_tui.core import events as ev
+    from agent_tui.core.api import events as ev
 
 
 @dataclass
@@ -57,7 +57,7 @@ class PendingInput:
 
 def chips(prompt: list) -> str:
     """The attachment chips of a prompt: ``📎 a.py``, ``📁 src/``, ``🖼 shot.png · 1.2 KiB · 640×480``."""
-    from agent_tui.core import events as ev  # see the module docstring
+    from agent_tui.core.api import events as ev  # see the module docstring
 
     out = []
     for part in prompt:
@@ -187,7 +187,7 @@ class Transcript:
         self._fold(stored.event, stored.seq, stored.created)
 
     def _fold(self, event: ev.DurableEvent, seq: int, created: int) -> None:
-        from agent_tui.core import events as ev  # see the module docstring
+        from agent_tui.core.api import events as ev  # see the module docstring
 
         facts = self.facts
         match event:
@@ -409,7 +409,7 @@ class Transcript:
 
     def apply_delta(self, delta: ev.LiveEvent) -> Block | None:
         """Fold one live delta; returns the block it changed (None when stale)."""
-        from agent_tui.core import events as ev  # see the module docstring
+        from agent_tui.core.api import events as ev  # see the module docstring
 
         match delta:
             case ev.TextDelta(assistant_message_id=amid, ordinal=ordinal, delta=text) | ev.ReasoningDelta(
@@ -505,7 +505,7 @@ class Transcript:
 
 def _is_fact(event: ev.DurableEvent) -> bool:
     """Names and selections stay true after a rewind (the session row keeps them too)."""
-    from agent_tui.core import events as ev  # see the module docstring
+    from agent_tui.core.api import events as ev  # see the module docstring
 
     return isinstance(event, (ev.SessionCreated, ev.SessionRenamed, ev.AgentSelected, ev.ModelSelected, ev.SessionMoved))
 

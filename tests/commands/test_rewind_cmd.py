@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core import lease
+from agent_tui.core.run import lease
 from agent_tui.testing.fake_provider import FakeProvider
 
 from tests.warmth import LaunchMode

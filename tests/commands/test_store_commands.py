@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core import events as ev
-from agent_tui.core import paths
-from agent_tui.core.schema import CURRENT_VERSION
+from agent_tui.core.log import events as ev
+from agent_tui.core.settings import paths
+from agent_tui.core.store.schema import CURRENT_VERSION
 from agent_tui.core.sessions import Sessions, open_sessions
 
 
@@ -177,7 +177,7 @@ def test_store_commands_never_import_litellm_or_textual(command: list[str]) -> N
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     modules = set(next(l for l in out.stdout.splitlines() if l.startswith("MODULES")).split()[1:])
-    assert "agent_tui.core.store" in modules  # the command really ran
+    assert "agent_tui.core.store.store" in modules  # the command really ran
     assert {m for m in modules if m.split(".")[0] in {"litellm", "textual"}} == set()
 
 

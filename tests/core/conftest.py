@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core import events as ev
-from agent_tui.core.schema import PROJECTION_TABLES
-from agent_tui.core.store import Store
+from agent_tui.core.log import events as ev
+from agent_tui.core.store.schema import PROJECTION_TABLES
+from agent_tui.core.store.store import Store
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import CompactionReason, Delivery, ErrorType, InterruptReason, PermissionReply
 from agent_tui.vocab.tool_output import ToolOutput
@@ -20,7 +20,7 @@ from agent_tui.vocab.usage import Usage
 @pytest.fixture
 def trusted_projects():
     """Project configs apply in full, as with ``--trust`` (tests of what they configure, not of trust)."""
-    from agent_tui.core import trust
+    from agent_tui.core.settings import trust
 
     trust.assume(True)
     yield

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from agent_tui.core import events as ev
-from agent_tui.core.admission import AdmissionConflict
-from agent_tui.core.db import EventRejected, UnknownSession
+from agent_tui.core.log import events as ev
+from agent_tui.core.inbox.admission import AdmissionConflict
+from agent_tui.core.errors import EventRejected, UnknownSession
 from agent_tui.core.sessions import InvalidRequest, Sessions, UnknownPermission, open_sessions
-from agent_tui.core.store import Store
+from agent_tui.core.store.store import Store
 from agent_tui.vocab.kinds import CompactionReason
 from tests.fakes.executors import RecordingExecutor
 

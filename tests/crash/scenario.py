@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.compaction_text import SUMMARY_SYSTEM
+from agent_tui.core.request.compaction_text import SUMMARY_SYSTEM
 from agent_tui.testing.fake_provider import RecordedRequest
 from agent_tui.vocab.kinds import TOOL_INTERRUPTED
 

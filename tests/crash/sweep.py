@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.core.api import Settings, open_sessions
-from agent_tui.core.crash_seam import ENV as KILL_ENV
+from agent_tui.core.store.crash_seam import ENV as KILL_ENV
 from tests.core.conftest import snapshot
 from tests.warmth import LaunchMode
 

@@ -11,7 +11,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
-from agent_tui.core import events as ev
+from agent_tui.core.log import events as ev
 from agent_tui.core.api import EventRejected, UnknownInput, UnknownSession
 from agent_tui.tui.transcript_model import fold
 from agent_tui.vocab.kinds import Delivery, InterruptReason, PermissionReply
@@ -265,7 +265,7 @@ class FakeSessions:
         return []
 
     async def rewind_state(self, session_id: str):  # type: ignore[no-untyped-def]
-        from agent_tui.core.rewind import rewind_state
+        from agent_tui.core.history.rewind import rewind_state
 
         return rewind_state(self._events(session_id))
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core import events as ev
+from agent_tui.core.log import events as ev
 from agent_tui.core.api import open_sessions
 from agent_tui.tui.port import call
 from tests.fakes.sessions import FakeSessions

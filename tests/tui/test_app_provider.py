@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core import events as ev
-from agent_tui.core.config import Settings, load_settings
+from agent_tui.core.log import events as ev
+from agent_tui.core.settings.config import Settings, load_settings
 from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider, ScriptToolCall, Turn
 from agent_tui.tui.app import AgentApp, StartMode

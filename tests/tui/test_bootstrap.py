@@ -28,11 +28,11 @@ async def test_first_frame_path_does_without_pydantic(workdir) -> None:
     code = (
         "import sys\nfrom pathlib import Path\n"
         "from agent_tui.tui.bootstrap import peek_sessions, setup_hint\n"
-        "from agent_tui.core.config_layers import read_layers\nimport agent_tui.tui.app\n"
+        "from agent_tui.core.settings.config_layers import read_layers\nimport agent_tui.tui.app\n"
         f"layers = read_layers(Path({str(workdir)!r}))\n"
         "setup_hint(layers.text('model'), None, None)\n"
         f"rows = peek_sessions({str(workdir)!r}, 5)\n"
-        "print(len(rows), rows[0].message_count, sorted(m for m in ('pydantic', 'agent_tui.core.events') if m in sys.modules))"
+        "print(len(rows), rows[0].message_count, sorted(m for m in ('pydantic', 'agent_tui.core.log.events') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "1 0 []"

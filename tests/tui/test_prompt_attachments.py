@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual import events
 
-from agent_tui.core.config import load_settings
+from agent_tui.core.settings.config import load_settings
 from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import Turn
 from agent_tui.tui.app import AgentApp, StartMode
@@ -17,7 +17,7 @@ from agent_tui.tui.context import TuiContext
 from agent_tui.tui.widgets.block_widgets import UserMessage
 from agent_tui.tui.widgets.prompt import PromptInput
 
-from tests.core.test_attachments import PNG
+from tests.core.inbox.test_attachments import PNG
 
 from .conftest import FAST
 from .test_app import until

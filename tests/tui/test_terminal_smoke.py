@@ -120,7 +120,7 @@ async def test_a_stopped_or_hung_up_app_stops_its_running_tool_first(how: str, w
     running (they have their own process group); the app interrupts the run first."""
     import signal
 
-    from agent_tui.core import events as ev
+    from agent_tui.core.log import events as ev
     from agent_tui.core.sessions import open_sessions
 
     (agent_home / "config.toml").write_text('[[permission]]\naction = "bash"\npattern = "*"\neffect = "allow"\n')

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.config import load_settings
-from agent_tui.core.mcp_host import McpHost, McpRegistrations
+from agent_tui.core.settings.config import load_settings
+from agent_tui.core.host.mcp_host import McpHost, McpRegistrations
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.mcp.connection import McpConnection, backoff_ms
 from agent_tui.tools.registry import ToolRegistry

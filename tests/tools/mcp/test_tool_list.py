@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_tui import __version__
-from agent_tui.core.config import load_settings
-from agent_tui.core.mcp_host import McpHost, McpRegistrations
+from agent_tui.core.settings.config import load_settings
+from agent_tui.core.host.mcp_host import McpHost, McpRegistrations
 from agent_tui.tools.mcp.connection import McpConnection
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.vocab.mcp_names import MAX_TOOL_NAME, tool_name

@@ -1,0 +1,62 @@
+"""The store's one-line errors, raised on every floor of core.
+
+Their own module, below everything: projections, the inbox and history raise
+them too, and importing them must not pull in SQLite connections.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class StoreError(Exception):
+    """Base of every store failure; ``str(error)`` is one line for the CLI."""
+
+
+class DatabaseCorrupt(StoreError):
+    def __init__(self, path: Path | str, detail: str) -> None:
+        super().__init__(f"database {path} is corrupt or not an agent-tui database ({detail})")
+
+
+class DatabaseTooNew(StoreError):
+    def __init__(self, path: Path | str, found: int, supported: int) -> None:
+        super().__init__(
+            f"database {path} has schema version {found}, newer than this agent-tui "
+            f"understands ({supported}); upgrade agent-tui"
+        )
+
+
+class DatabaseLocked(StoreError):
+    def __init__(self, path: Path | str, timeout_ms: int) -> None:
+        super().__init__(
+            f"database {path} is locked by another process (waited {timeout_ms} ms)"
+        )
+
+
+class DatabaseUnavailable(StoreError):
+    def __init__(self, path: Path | str, detail: str) -> None:
+        super().__init__(f"cannot open database {path}: {detail}")
+
+
+class UnknownSession(StoreError):
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"unknown session: {session_id}")
+        self.session_id = session_id
+
+
+class SessionExists(StoreError):
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"session {session_id} already exists")
+
+
+class EventRejected(StoreError):
+    """A projector refused an event (e.g. promoting an unknown input); nothing was written."""
+
+
+class UnknownInput(EventRejected):
+    """An event names an inbox row that this session does not have."""
+
+
+class CorruptEvent(StoreError):
+    def __init__(self, session_id: str, seq: int, detail: str) -> None:
+        super().__init__(f"stored event {session_id}#{seq} is unreadable: {detail}")

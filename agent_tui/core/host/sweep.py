@@ -1,0 +1,45 @@
+"""Crash recovery at drain start: fail what a dead process left running.
+
+Only runs under the session's lease, so the owner of those tools is known to
+be gone. Processes those tools started that are still running are killed
+(found by the mark in their environment: they run in process groups of their
+own, so the owner's death did not stop them). Tools are failed (never re-run),
+attributed to their original assistant message; then each orphaned step is
+closed as aborted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from agent_tui.core.log import events as ev
+from agent_tui.core.log.publisher import SessionPublisher
+from agent_tui.tools.process_group import kill_marked, tool_mark
+from agent_tui.vocab.error_info import ErrorInfo
+from agent_tui.vocab.kinds import TOOL_INTERRUPTED, ErrorType, PermissionReply
+
+
+async def sweep_stale(store: object, session_id: str, publish: SessionPublisher) -> int:
+    stale = ErrorInfo(type=ErrorType.TOOL_STALE, message=TOOL_INTERRUPTED)
+    events: list[ev.DurableEvent] = [
+        ev.PermissionReplied(request_id=ask.request_id, reply=PermissionReply.REJECT, message=TOOL_INTERRUPTED)
+        for ask in await store.pending_permissions(session_id)
+    ]  # asks of a dead owner: nobody can act on the answer any more
+    running = await store.tool_calls(session_id, states=["running"])
+    if running:
+        await asyncio.to_thread(kill_marked, {tool_mark(session_id, call.call_id) for call in running})
+    for call in running:
+        events.append(ev.ToolFailed(assistant_message_id=call.assistant_message_id, call_id=call.call_id, error=stale))
+    for message in await store.messages(session_id):
+        if message.kind != "assistant" or message.data.get("state") != "running":
+            continue
+        for part in message.data.get("parts", []):
+            if part.get("type") in ("text", "reasoning") and not part.get("text"):  # started, never ended
+                ended = ev.TextEnded if part["type"] == "text" else ev.ReasoningEnded
+                events.append(ended(assistant_message_id=message.id, ordinal=part["ordinal"], text=part.get("text", "")))
+        events.append(ev.StepFailed(
+            assistant_message_id=message.id,
+            error=ErrorInfo(type=ErrorType.ABORTED, message="The process running this step stopped."),
+        ))
+    await publish.many(events)
+    return len(events)

@@ -1,0 +1,143 @@
+"""The runner's door to the tools layer: catalogue, invocation, permission asks.
+
+Asks become durable ``permission.asked`` events so the TUI, a background
+session's marker and HTTP clients all find them; the answer is the durable
+``permission.replied`` — typed by a person (interactive) or by the headless
+``--permission`` policy, recorded the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from agent_tui.core.log import events as ev
+from agent_tui.core.settings import paths
+from agent_tui.core.settings.config import Settings
+from agent_tui.core.log.publisher import SessionPublisher
+from agent_tui.core.host.port import ToolInvocation, ToolSettlement
+from agent_tui.llm import types as llm
+from agent_tui.tools.asks import Asker, PermissionDecision, PermissionRequest
+from agent_tui.tools.context import ToolContext
+from agent_tui.tools.permissions import PermissionGate
+from agent_tui.tools.registry import ToolRegistry, default_registry
+from agent_tui.vocab.kinds import TOOL_INTERRUPTED, PermissionReply
+
+TEST_TOOLS_ENV = "AGENT_TUI_TEST_TOOLS"
+WaitReply = Callable[[str], Awaitable[Any]]
+
+
+def build_registry(location: Path) -> ToolRegistry:
+    """The built-in tools, plus ``AGENT_TUI_TEST_TOOLS=module:function`` extras for tests."""
+    registry = default_registry(location)
+    spec = os.environ.get(TEST_TOOLS_ENV)
+    if spec:
+        module_name, _, function = spec.partition(":")
+        getattr(importlib.import_module(module_name), function or "register")(registry)
+    return registry
+
+
+class StoreApprovals:
+    def __init__(self, store: Any) -> None:
+        self._store = store
+
+    async def approved(self, project_root: str) -> list[tuple[str, str]]:
+        return [(row.action, row.pattern) for row in await self._store.approvals(project_root)]
+
+
+def recording_asker(publish: SessionPublisher, decide: Callable[[PermissionRequest], Awaitable[PermissionDecision]] | None,
+                    wait_reply: WaitReply) -> Asker:
+    """Publish the ask; then either wait for someone's durable reply or decide and record it."""
+
+    async def ask(request: PermissionRequest) -> PermissionDecision:
+        await publish(ev.PermissionAsked(
+            request_id=request.id, assistant_message_id=request.assistant_message_id, call_id=request.call_id,
+            action=request.action, resources=request.resources, save=request.save_patterns, detail=request.detail,
+        ))
+        if decide is not None:
+            decision = await decide(request)
+            await publish(ev.PermissionReplied(request_id=request.id, reply=decision.reply, message=decision.message))
+            return decision
+        try:
+            record = await wait_reply(request.id)
+        except asyncio.CancelledError:
+            # Abandoned (interrupt, or settled by another reply): close the ask in the
+            # log unless a reply landed meanwhile, so no client keeps offering it.
+            await publish_if_unanswered(publish, request.id, TOOL_INTERRUPTED)
+            raise
+        return PermissionDecision(reply=PermissionReply(record.reply), message=record.message)
+
+    return ask
+
+
+async def publish_if_unanswered(publish: SessionPublisher, request_id: str, message: str) -> None:
+    from agent_tui.core.errors import EventRejected
+
+    try:
+        await publish(ev.PermissionReplied(request_id=request_id, reply=PermissionReply.REJECT, message=message))
+    except EventRejected:
+        pass  # already answered
+
+
+def permission_rules(settings: Settings, agent: str) -> list:
+    """Global rules, then the agent's (the last match wins), under the user's denies."""
+    return settings.permission_rules(agent)
+
+
+class RegistryToolHost:
+    """One session's tools at one location, behind one permission gate."""
+
+    def __init__(self, settings: Settings, registry: ToolRegistry, location: Path, project_root: Path,
+                 gate: PermissionGate) -> None:
+        self.settings = settings
+        self._registry = registry
+        self.location = location
+        self._project_root = project_root
+        self.gate = gate
+        self.before_change: Callable[[ToolInvocation, bool], Awaitable[None]] | None = None
+        """Runs before every call (the workspace snapshot), told whether snapshots are on: when they
+        are off it records that, so a later rewind can say why it cannot restore the files."""
+
+    def definitions(self, agent: str, final_step: bool) -> list[llm.ToolSpec]:
+        if final_step:
+            return []
+        return [llm.ToolSpec(**spec) for spec in self._registry.definitions(permission_rules(self.settings, agent))]
+
+    def use_settings(self, settings: Settings, agent: str) -> None:
+        """Edited config: its rules apply from now on; pending asks and this run's grants stay."""
+        self.settings = settings
+        self.gate.rules = permission_rules(settings, agent)
+
+    async def execute(self, call: ToolInvocation, on_output: Callable[[str], None]) -> ToolSettlement:
+        ctx = ToolContext(
+            location=self.location, project_root=self._project_root, gate=self.gate,
+            spill_dir=paths.spill_dir(), session_id=call.session_id,
+            assistant_message_id=call.assistant_message_id, call_id=call.call_id,
+            on_output=on_output, supports_vision=call.supports_vision,
+            shell_env_include=tuple(self.settings.shell.env.include),
+        )
+        if self.before_change is not None:
+            await self.before_change(call, self.settings.snapshots.enabled)
+        outcome = await self._registry.invoke(call.name, call.input, ctx)
+        return ToolSettlement(output=outcome.output, error=outcome.error, stops_run=outcome.stop_run,
+                              result_meta=outcome.result_meta)
+
+
+def make_gate(settings: Settings, agent: str, store: Any, publish: SessionPublisher, location: Path,
+              project_root: Path, policy: str | None, wait_reply: WaitReply) -> PermissionGate:
+    decide = None
+    if policy is not None:
+        from agent_tui.tools.asks import policy_asker
+
+        decide = policy_asker(policy)
+    rules = permission_rules(settings, agent)
+
+    def on_auto_reply(request: PermissionRequest, decision: PermissionDecision) -> None:
+        asyncio.get_running_loop().create_task(publish(ev.PermissionReplied(
+            request_id=request.id, reply=decision.reply, message=decision.message)))
+
+    return PermissionGate(rules, StoreApprovals(store), recording_asker(publish, decide, wait_reply),
+                          location, project_root, on_auto_reply=on_auto_reply)

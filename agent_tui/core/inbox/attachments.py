@@ -1,0 +1,186 @@
+"""``@path`` mentions and ``--file`` attachments -> durable prompt parts.
+
+Each file is read when the prompt is sent, through the ``read`` tool's own
+reader (the same page limits, the same footer saying where it was cut), and the
+text is stored in the :class:`~agent_tui.core.log.events.FilePart`, so a replay of
+the log shows what the model saw even after the file changed. A folder becomes
+its listing, an image an :class:`~agent_tui.core.log.events.ImagePart` (refused when
+the model cannot view images). A path outside the session location follows the
+``external_directory`` permission rules: ``deny`` refuses, ``ask`` raises
+:class:`NeedsApproval` unless the caller approved that folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from agent_tui.core.log import events as ev
+from agent_tui.tools.errors import ToolError
+from agent_tui.tools.paths import Resolved, is_inside
+from agent_tui.tools.permissions import evaluate
+from agent_tui.tools.read import ReadInput, read_resolved
+from agent_tui.vocab.kinds import Effect
+from agent_tui.vocab.permission_rule import PermissionRule
+
+_MENTION = re.compile(r'(?<![\w\\@])@(?:"([^"\n]+)"|([^\s"]+))')
+_TRAILING = ".,;:!?)]}'"
+_LITERAL_AT = re.compile(r"\\@")
+
+
+class AttachmentError(ValueError):
+    """A mention that cannot be attached: one line naming the path and why."""
+
+
+class NeedsApproval(AttachmentError):
+    """A path outside the location whose ``external_directory`` rule says ``ask``."""
+
+    def __init__(self, raw: str, directory: str) -> None:
+        super().__init__(f"@{raw} is outside the session location ({directory}): the external_directory permission asks first")
+        self.raw = raw
+        self.directory = directory
+
+
+def mentions(text: str) -> list[str]:
+    """The ``@path`` (or ``@"path with spaces"``) mentions in ``text``, in order, once each.
+
+    ``\\@`` is a literal ``@``; an address such as ``a@b.c`` is no mention."""
+    found: list[str] = []
+    for match in _MENTION.finditer(text):
+        raw = match.group(1) or match.group(2).rstrip(_TRAILING)
+        if raw and raw not in found:
+            found.append(raw)
+    return found
+
+
+@dataclass(frozen=True)
+class AttachPolicy:
+    """What decides an attachment: the permission rules, and the folders the user approved."""
+
+    rules: Sequence[PermissionRule] = ()
+    approved: frozenset[str] = frozenset()
+    external: str | None = None
+    """``allow``/``deny`` answers every ``ask`` at once (``agent-tui run --permission``)."""
+
+
+def _target(location: Path, raw: str) -> tuple[Path, str]:
+    """The real path and the name the model is shown (location-relative inside it)."""
+    expanded = os.path.expanduser(raw)
+    candidate = Path(expanded) if os.path.isabs(expanded) else location / expanded
+    if not os.path.lexists(candidate):
+        raise AttachmentError(f"@{raw}: no such file or folder")
+    real = Path(os.path.realpath(candidate))
+    if not real.exists():
+        raise AttachmentError(f"@{raw}: a dangling symlink")
+    root = location.resolve()
+    if is_inside(real, root):
+        return real, real.relative_to(root).as_posix() if real != root else "."
+    return real, real.as_posix()
+
+
+def _check_external(raw: str, real: Path, policy: AttachPolicy) -> None:
+    directory = (real if real.is_dir() else real.parent).as_posix()
+    verdict = evaluate(policy.rules, "external_directory", directory)
+    if verdict.effect is Effect.DENY:
+        raise AttachmentError(f"@{raw}: the external_directory rule {verdict.rule.pattern!r} denies {directory}")
+    if verdict.effect is Effect.ALLOW or directory in policy.approved or policy.external == "allow":
+        return
+    if policy.external == "deny":
+        raise AttachmentError(f"@{raw} is outside the session location ({directory}) and the permission policy denies it")
+    raise NeedsApproval(raw, directory)
+
+
+def attach_one(location: Path, raw: str, policy: AttachPolicy, vision: Callable[[], bool]) -> ev.PromptPart:
+    """Blocking: one path as the part the model will see."""
+    real, shown = _target(location, raw)
+    if shown == real.as_posix():
+        _check_external(raw, real, policy)
+    resolved = Resolved(path=real, rel=shown)
+    is_image = not real.is_dir() and _looks_like_image(real)
+    try:
+        result = read_resolved(ReadInput(path=shown), vision() if is_image else False, resolved)
+    except ToolError as error:
+        raise AttachmentError(f"@{raw}: {_reason(error.message, shown)}") from None
+    output = result.output
+    if output.images:
+        image = output.images[0]
+        size = real.stat().st_size
+        width, height = dimensions(real)
+        return ev.ImagePart(path=shown, mime=image["mime"], data=image["data"], size=size, width=width, height=height)
+    mime = "inode/directory" if output.data.get("kind") == "directory" else "text/plain"
+    return ev.FilePart(path=shown, mime=mime, text=output.text)
+
+
+def dimensions(path: Path) -> tuple[int | None, int | None]:
+    """Width and height from the image's header (``imagesize`` reads only that)."""
+    import imagesize
+
+    try:
+        width, height = imagesize.get(path)
+    except (OSError, ValueError):
+        return None, None
+    return (width, height) if width > 0 and height > 0 else (None, None)
+
+
+def _looks_like_image(path: Path) -> bool:
+    from agent_tui.tools.sniff import image_mime
+
+    try:
+        with open(path, "rb") as handle:
+            return image_mime(handle.read(16)) is not None
+    except OSError:
+        return False
+
+
+def _reason(message: str, shown: str) -> str:
+    """The read tool's sentence without its ``Cannot read 'x':`` lead (the mention names it)."""
+    for lead in (f"Cannot read {shown!r}: ", "Cannot read "):
+        if message.startswith(lead):
+            return message[len(lead):]
+    return message
+
+
+def attach_all(location: Path, paths: Iterable[str], policy: AttachPolicy, vision: Callable[[], bool]) -> list[ev.PromptPart]:
+    """Blocking: every path, in order; the first one that fails raises."""
+    parts: list[ev.PromptPart] = []
+    for raw in dict.fromkeys(paths):
+        parts.append(attach_one(location, raw, policy, vision))
+    return parts
+
+
+async def build_prompt(
+    text: str, location: str | Path, *, files: Sequence[str] = (), policy: AttachPolicy = AttachPolicy(),
+    vision: Callable[[], bool] = lambda: False,
+) -> list[ev.PromptPart]:
+    """The prompt's parts: the text as typed, then each mentioned and each ``--file`` path (off the loop).
+
+    ``vision`` is asked (in the worker thread) only when an image is attached."""
+    wanted = [*mentions(text), *files]
+    plain = _LITERAL_AT.sub("@", text)  # ``\@`` was a literal ``@``
+    parts: list[ev.PromptPart] = [ev.TextPart(text=plain)] if plain.strip() else []
+    if wanted:
+        parts.extend(await asyncio.to_thread(attach_all, Path(location), wanted, policy, vision))
+    return parts
+
+
+def attach_policy(settings: Any, agent: str | None, *, approved: Iterable[str] = (), external: str | None = None) -> AttachPolicy:
+    """The policy the session's tools would follow: global rules, then the agent's."""
+    from agent_tui.core.host.tool_host import permission_rules
+
+    rules = permission_rules(settings, agent or settings.agent) if settings is not None else []
+    return AttachPolicy(rules=tuple(rules), approved=frozenset(approved), external=external)
+
+
+def vision_check(settings: Any, model: str | None) -> Callable[[], bool]:
+    """Blocking when called (LiteLLM's model map): does ``model`` take images?"""
+    def check() -> bool:
+        from agent_tui.llm.models import model_info
+
+        overrides = settings.model_settings(model) if settings is not None and model else None
+        return bool(model) and model_info(model, overrides).supports_vision
+
+    return check

@@ -1,0 +1,96 @@
+"""Message rows and the counters and search text that must move with them.
+
+Every insert of a ``message`` row goes through :func:`insert_message`, so
+``session.message_count`` can never drift from the rows it counts, and every
+change to a message's searchable text goes through :func:`index_text`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from agent_tui.core.errors import EventRejected
+
+PREVIEW_CHARS = 200
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def preview(text: str) -> str:
+    """One line of at most :data:`PREVIEW_CHARS` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1] + "…"
+
+
+def insert_message(
+    conn: sqlite3.Connection, *, id: str, session_id: str, seq: int, kind: str,
+    data: dict[str, Any], created: int,
+) -> None:
+    if conn.execute("SELECT 1 FROM message WHERE id = ?", (id,)).fetchone():
+        raise EventRejected(f"message {id} already exists")
+    conn.execute(
+        "INSERT INTO message (id, session_id, seq, kind, data_json, created, updated)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (id, session_id, seq, kind, dumps(data), created, created),
+    )
+    conn.execute(
+        "UPDATE session SET message_count = message_count + 1 WHERE id = ?", (session_id,)
+    )
+
+
+def load_message(
+    conn: sqlite3.Connection, message_id: str, session_id: str, kind: str | None = None
+) -> dict[str, Any] | None:
+    """The row's data, or None; a row of another kind than ``kind`` is refused."""
+    row = conn.execute(
+        "SELECT data_json, kind FROM message WHERE id = ? AND session_id = ?", (message_id, session_id)
+    ).fetchone()
+    if row is None:
+        return None
+    if kind is not None and row[1] != kind:
+        raise EventRejected(f"message {message_id} is a {row[1]} message, not {kind}")
+    return json.loads(row[0])
+
+
+def save_message(conn: sqlite3.Connection, message_id: str, data: dict[str, Any], updated: int) -> None:
+    conn.execute(
+        "UPDATE message SET data_json = ?, updated = ? WHERE id = ?",
+        (dumps(data), updated, message_id),
+    )
+
+
+def delete_message(conn: sqlite3.Connection, message_id: str, session_id: str) -> None:
+    if conn.execute("DELETE FROM message WHERE id = ? AND session_id = ?", (message_id, session_id)).rowcount:
+        conn.execute(
+            "UPDATE session SET message_count = message_count - 1 WHERE id = ?", (session_id,)
+        )
+        index_text(conn, session_id, message_id, "")
+
+
+def set_last_message(conn: sqlite3.Connection, session_id: str, text: str) -> None:
+    if text.strip():
+        conn.execute("UPDATE session SET last_message = ? WHERE id = ?", (preview(text), session_id))
+
+
+def index_text(conn: sqlite3.Connection, session_id: str, message_id: str, text: str) -> None:
+    """Make ``text`` the searchable text of a message ('' = the session title)."""
+    row = conn.execute(
+        "SELECT id FROM search_doc WHERE session_id = ? AND message_id = ?", (session_id, message_id)
+    ).fetchone()
+    if row is not None:
+        conn.execute("DELETE FROM search WHERE rowid = ?", (row[0],))
+        if not text:
+            conn.execute("DELETE FROM search_doc WHERE id = ?", (row[0],))
+            return
+        doc = row[0]
+    elif not text:
+        return
+    else:
+        doc = conn.execute(
+            "INSERT INTO search_doc (session_id, message_id) VALUES (?, ?)", (session_id, message_id)
+        ).lastrowid
+    conn.execute("INSERT INTO search (rowid, text) VALUES (?, ?)", (doc, text))

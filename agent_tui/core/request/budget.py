@@ -1,0 +1,91 @@
+"""How big the next request is, and how big it may be (DESIGN §8).
+
+The estimate covers the complete request — system, history, tool definitions.
+When a step since the last checkpoint reported its input tokens, that figure
+is the base and only what came after it (that step's own output and tool
+results, later messages, appended reminders) is estimated at ~4 characters
+per token; otherwise the whole request is estimated that way.
+"""
+
+from __future__ import annotations
+
+import json
+
+from agent_tui.core.request.compaction_text import CHARS_PER_TOKEN, active_history
+from agent_tui.core.log.records import MessageRecord, ToolCallRecord
+from agent_tui.core.request.builder import history_messages
+from agent_tui.llm import types as llm
+
+
+def tokens_for(chars: int) -> int:
+    return -(-chars // CHARS_PER_TOKEN)
+
+
+def budget(context_window: int, output_allowance: int | None, buffer: int) -> int:
+    """Context window minus the absolute reserve: the larger of the output allowance and the buffer."""
+    return context_window - max(output_allowance or 0, buffer)
+
+
+def estimate(request: llm.Request, history: list[MessageRecord], tool_calls: list[ToolCallRecord]) -> int:
+    """Tokens of ``request``, which was built from ``history``."""
+    _, active = active_history(history)
+    anchor = _last_reported(active)
+    if anchor is None:
+        return tokens_for(request_chars(request))
+    reported = int(active[anchor].data["usage"]["input_tokens"])
+    after = history_messages(active[anchor:], tool_calls)
+    return reported + tokens_for(sum(_chars(m) for m in [*after, *_appended(request.messages, after)]))
+
+
+def request_chars(request: llm.Request) -> int:
+    system = sum(len(text) for text in request.system)
+    tools = len(json.dumps([t.model_dump() for t in request.tools], ensure_ascii=False)) if request.tools else 0
+    return system + tools + sum(_chars(m) for m in request.messages)
+
+
+IMAGE_TOKENS = 1600
+"""One image as the providers count it (Anthropic scales an image to ~1.15 megapixels, ~1,600
+tokens; OpenAI's high detail is less), not its base64 length, which is thousands of times more."""
+
+
+def _chars(message: llm.HistoryMessage) -> int:
+    images = _images(message)
+    base64_chars = sum(len(image.data) for image in images)
+    return len(message.model_dump_json()) - base64_chars + len(images) * IMAGE_TOKENS * CHARS_PER_TOKEN
+
+
+def _images(message: llm.HistoryMessage) -> list[llm.ImagePart]:
+    match message:
+        case llm.UserTurn(parts=parts):
+            return [part for part in parts if isinstance(part, llm.ImagePart)]
+        case llm.AssistantTurn(parts=parts):
+            return [image for part in parts if isinstance(part, llm.ToolUse) and part.result
+                    for image in part.result.images]
+    return []
+
+
+def _appended(messages: list[llm.HistoryMessage], after: list[llm.HistoryMessage]) -> list[llm.HistoryMessage]:
+    """What the runner added behind the history (the final-step reminder), found without lowering it all."""
+    if after:
+        last = _key(after[-1])
+        for back in range(min(3, len(messages))):
+            if _key(messages[len(messages) - 1 - back]) == last:
+                return messages[len(messages) - back:]
+    return []
+
+
+def _key(message: llm.HistoryMessage) -> str:
+    """A message without its tool call ids (the full lowering renames repeated ones)."""
+    if isinstance(message, llm.AssistantTurn):
+        parts = [p.model_copy(update={"call_id": ""}) if isinstance(p, llm.ToolUse) else p for p in message.parts]
+        message = message.model_copy(update={"parts": parts})
+    return message.model_dump_json()
+
+
+def _last_reported(active: list[MessageRecord]) -> int | None:
+    for index in range(len(active) - 1, -1, -1):
+        message = active[index]
+        usage = message.data.get("usage") if message.kind == "assistant" else None
+        if usage and usage.get("input_tokens"):
+            return index
+    return None

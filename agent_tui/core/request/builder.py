@@ -1,0 +1,134 @@
+"""Projected history -> the LLM adapter's :class:`llm.Request` messages."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from agent_tui.core.request.compaction_text import checkpoint_text
+from agent_tui.core.log.records import MessageRecord, ToolCallRecord
+from agent_tui.core.request.shell_text import shell_text
+from agent_tui.llm import types as llm
+from agent_tui.vocab.kinds import TOOL_INTERRUPTED, ErrorType
+
+
+def history_messages(
+    messages: Iterable[MessageRecord], tool_calls: Iterable[ToolCallRecord]
+) -> list[llm.HistoryMessage]:
+    calls = {(call.assistant_message_id, call.call_id): call for call in tool_calls}
+    seen_ids: dict[str, int] = {}
+    out: list[llm.HistoryMessage] = []
+    for message in messages:
+        match message.kind:
+            case "user":
+                out.append(_user_turn(message.data))
+            case "assistant":
+                turn = _assistant_turn(message, calls, seen_ids)
+                if turn is not None:
+                    out.append(turn)
+            case "shell":
+                out.append(llm.UserTurn(parts=[llm.TextPart(text=shell_text(message.data))]))
+            case "system" | "synthetic":
+                text = message.data.get("text")
+                if text:
+                    out.append(llm.SystemReminder(text=text))
+            case "compaction":
+                if message.data.get("state") == "ended":
+                    out = [llm.SystemReminder(text=_checkpoint_text(message.data))]
+    return out
+
+
+def _user_turn(data: dict[str, Any]) -> llm.UserTurn:
+    parts: list[Any] = []
+    for part in data.get("prompt", []):
+        match part.get("type"):
+            case "text":
+                parts.append(llm.TextPart(text=part.get("text", "")))
+            case "file":
+                parts.append(llm.FilePart(path=part["path"], mime=part.get("mime") or "text/plain", text=part.get("text")))
+            case "image" if part.get("data"):
+                parts.append(llm.ImagePart(mime=part["mime"], data=part["data"], path=part.get("path")))
+            case "image":
+                parts.append(llm.TextPart(text=f"[image: {part.get('path')}]"))
+    return llm.UserTurn(parts=parts or [llm.TextPart(text="")])
+
+
+def _assistant_turn(message: MessageRecord, calls: dict[tuple[str, str], ToolCallRecord],
+                    seen_ids: dict[str, int]) -> llm.AssistantTurn | None:
+    data = message.data
+    parts: list[Any] = []
+    for part in data.get("parts", []):
+        match part.get("type"):
+            case "text" if part.get("text"):
+                parts.append(llm.TextBlock(text=part["text"]))
+            case "reasoning" if part.get("text") or part.get("provider_meta"):
+                parts.append(llm.ReasoningBlock(text=part.get("text", ""), provider_meta=part.get("provider_meta") or {}))
+            case "tool":
+                call = calls.get((message.id, part["call_id"]))
+                if call is not None:
+                    parts.append(_tool_use(call, _unique_call_id(call.call_id, seen_ids)))
+    if not parts:
+        return None
+    return llm.AssistantTurn(model=data.get("model") or "", failed=data.get("state") == "failed", parts=parts)
+
+
+def _unique_call_id(call_id: str, seen: dict[str, int]) -> str:
+    """Call ids are unique only within a step; providers want them unique per request."""
+    count = seen.get(call_id, 0)
+    seen[call_id] = count + 1
+    return call_id if count == 0 else f"{call_id}_{count + 1}"
+
+
+def _tool_use(call: ToolCallRecord, call_id: str) -> llm.ToolUse:
+    match call.state:
+        case "success":
+            output = call.output or {}
+            result = llm.ToolResult(ok=True, text=output.get("text", ""), images=_images(output))
+        case "failed":
+            error = call.error or {}
+            result = llm.ToolResult(ok=False, text=error.get("message") or "Tool failed")
+        case _:
+            result = llm.ToolResult(ok=False, text=TOOL_INTERRUPTED)
+    return llm.ToolUse(call_id=call_id, name=call.name, input=call.input, result=result)
+
+
+def _images(output: dict[str, Any]) -> list[llm.ImagePart]:
+    """The images a tool returned, as stored with its output (``path`` is '' for an MCP image)."""
+    return [llm.ImagePart(mime=image["mime"], data=image["data"], path=image.get("path") or None)
+            for image in output.get("images") or [] if image.get("data") and image.get("mime")]
+
+
+def _checkpoint_text(data: dict[str, Any]) -> str:
+    return checkpoint_text(data.get("summary") or "", data.get("recent") or "")
+
+
+def needs_continuation(messages: list[MessageRecord]) -> bool:
+    """The newest visible message is a completed assistant step that called tools."""
+    for message in reversed(messages):
+        if message.kind == "assistant":
+            data = message.data
+            called = any(part.get("type") == "tool" for part in data.get("parts", []))
+            return data.get("state") == "ended" and called
+        if message.kind == "user":
+            return False
+    return False
+
+
+def was_cut_short(messages: list[MessageRecord]) -> bool:
+    """The newest model-visible turn is a step that was stopped (a crash, an interrupt): an
+    explicit run may continue from it (reference 001: "Explicit run may deliberately continue
+    from durable projected history")."""
+    for message in reversed(messages):
+        if message.kind == "assistant":
+            data = message.data
+            return data.get("state") == "failed" and (data.get("error") or {}).get("type") == ErrorType.ABORTED
+        if message.kind == "user":
+            return False
+    return False
+
+
+def awaits_answer(messages: list[MessageRecord]) -> bool:
+    """The newest model-visible turn is the user's (e.g. a crash before the step)."""
+    for message in reversed(messages):
+        if message.kind in ("user", "assistant"):
+            return message.kind == "user"
+    return False

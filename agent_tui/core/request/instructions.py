@@ -1,0 +1,246 @@
+"""Instruction sources and the checkpoint that records what the model was told.
+
+Sources are observed concurrently and combined in a fixed order, each under a
+namespaced key with its own baseline / update / removal renderers:
+``core/environment``, ``core/date``, ``core/instructions`` (AGENTS.md files),
+``core/mcp`` (the selected MCP servers' ``instructions``), then ``api/*``
+context entries (reference 001's order; skills and references do not exist yet). The first complete observation becomes the
+immutable baseline (system text); later changes become one chronological
+``instructions.updated`` system message that advances ``applied`` in the same
+event. An unavailable source keeps its last applied value.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import json
+import os
+import platform
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from agent_tui.core.log import events as ev
+from agent_tui.core.log import ids
+from agent_tui.core.settings import paths
+from agent_tui.core.log.publisher import SessionPublisher
+from agent_tui.core.log.records import SessionRecord
+from agent_tui.vocab.error_info import ErrorInfo
+from agent_tui.vocab.kinds import ErrorType
+
+DISABLE_PROJECT_ENV = "AGENT_TUI_DISABLE_PROJECT_CONFIG"
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    """A source that could not be observed this time, and why (said to the user, never to the model)."""
+
+    reason: str
+
+
+def _as_observed(value: Any, previous: Any) -> Any:
+    return value
+
+
+@dataclass(frozen=True)
+class Source:
+    key: str
+    baseline: Callable[[Any], str]
+    update: Callable[[Any], str]
+    removal: Callable[[Any], str]
+    absent: Any = None
+    """The value a checkpoint without this key is taken to hold (one written before the source existed)."""
+    settle: Callable[[Any, Any], Any] = _as_observed
+    """The value to apply from an observation and the last applied value (parts unavailable keep theirs)."""
+
+
+# -- renderers ------------------------------------------------------------------
+
+
+def _environment_text(value: dict[str, Any]) -> str:
+    return (
+        "<environment>\n"
+        f"Working directory: {value['cwd']}\n"
+        f"Project root: {value['project_root']}\n"
+        f"Git repository: {'yes' if value['git'] else 'no'}\n"
+        f"Platform: {value['platform']}\n"
+        "</environment>"
+    )
+
+
+def _agents_text(files: list[dict[str, str]]) -> str:
+    blocks = [f"Instructions from {item['path']}:\n\n{item['text'].strip()}" for item in files]
+    return "\n\n".join(blocks)
+
+
+def _context_text(key: str, value: Any) -> str:
+    return f"Context {key}:\n{json.dumps(value, ensure_ascii=False, indent=2)}"
+
+
+ENVIRONMENT = Source(
+    "core/environment",
+    baseline=_environment_text,
+    update=lambda v: "The environment changed:\n" + _environment_text(v),
+    removal=lambda _: "",
+)
+DATE = Source(
+    "core/date",
+    baseline=lambda v: f"Today's date: {v}",
+    update=lambda v: f"The date is now {v}.",
+    removal=lambda _: "",
+)
+def aggregate_source(key: str, render: Callable[[Any], str], changed: str, each: str, **extra: Any) -> Source:
+    """A source whose value is a whole set of instructions: an update restates all of it, an empty one revokes it."""
+    removed = f"All {each} instructions were removed; disregard them from now on."
+    return Source(
+        key,
+        baseline=lambda value: render(value) if value else "",
+        update=lambda value: (
+            f"The {changed} changed. These replace every earlier {each} instruction:\n\n" + render(value)
+        ) if value else removed,
+        removal=lambda _: removed,
+        **extra,
+    )
+
+
+AGENTS = aggregate_source("core/instructions", _agents_text, "project instructions", "AGENTS.md")
+
+
+def _mcp_text(servers: dict[str, str]) -> str:
+    return "\n\n".join(f"Instructions from MCP server {name}:\n\n{text.strip()}" for name, text in servers.items())
+
+
+def _settle_mcp(observed: dict[str, str | None], previous: Any) -> dict[str, str]:
+    """A selected server not ready now (starting, failed) keeps the guidance the model last saw from it."""
+    previous = previous if isinstance(previous, dict) else {}
+    settled = {name: text if text is not None else previous.get(name) for name, text in observed.items()}
+    return {name: text for name, text in settled.items() if text}
+
+
+MCP = aggregate_source("core/mcp", _mcp_text, "MCP server instructions", "MCP server", absent={}, settle=_settle_mcp)
+McpGuidance = Callable[[SessionRecord], Awaitable[dict[str, str | None]]]
+"""Per selected server: its instructions, "" for none, None while it is not ready (keep the last)."""
+
+
+async def _no_mcp(_: SessionRecord) -> dict[str, str | None]:
+    return {}
+
+
+def context_source(key: str) -> Source:
+    return Source(
+        key,
+        baseline=lambda v: _context_text(key, v),
+        update=lambda v: f"Context {key} changed; it is now:\n{json.dumps(v, ensure_ascii=False, indent=2)}",
+        removal=lambda _: f"Context {key} was removed; disregard it.",
+    )
+
+
+# -- observation ------------------------------------------------------------------
+
+
+def _observe_environment(session: SessionRecord) -> dict[str, Any]:
+    root = Path(session.project_root)
+    return {"cwd": session.location, "project_root": session.project_root, "git": (root / ".git").exists(),
+            "platform": platform.system().lower()}
+
+
+def agents_files(location: Path, project_root: Path, environ: dict[str, str] | os._Environ[str] = os.environ) -> list[Path]:
+    """Global AGENTS.md, then every AGENTS.md from the project root down to the location."""
+    found = [paths.config_dir() / "AGENTS.md"]
+    if not environ.get(DISABLE_PROJECT_ENV):
+        location, project_root = location.resolve(), project_root.resolve()
+        chain = [location, *location.parents]
+        if project_root in chain:
+            chain = chain[: chain.index(project_root) + 1]
+        else:
+            chain = [location]
+        found.extend(directory / "AGENTS.md" for directory in reversed(chain))
+    return found
+
+
+def _observe_agents(session: SessionRecord) -> list[dict[str, str]] | Unavailable:
+    out = []
+    for path in agents_files(Path(session.location), Path(session.project_root)):
+        try:
+            out.append({"path": str(path), "text": path.read_text(encoding="utf-8")})
+        except FileNotFoundError:
+            continue
+        except UnicodeDecodeError as error:  # keep the last applied value rather than announcing a removal
+            return Unavailable(f"{path} is not UTF-8 text ({error.reason} at byte {error.start})")
+        except OSError as error:
+            return Unavailable(f"{path} could not be read ({error.strerror or type(error).__name__})")
+    return out
+
+
+class DuplicateSource(ValueError):
+    pass
+
+
+def combine(observed: list[tuple[Source, Any]]) -> list[tuple[Source, Any]]:
+    seen: set[str] = set()
+    for source, _ in observed:
+        if source.key in seen:
+            raise DuplicateSource(f"duplicate instruction source {source.key}")
+        seen.add(source.key)
+    return observed
+
+
+async def observe(session: SessionRecord, context: dict[str, Any], today: _dt.date | None = None,
+                  mcp: McpGuidance = _no_mcp) -> list[tuple[Source, Any]]:
+    environment, agents, guidance = await asyncio.gather(
+        asyncio.to_thread(_observe_environment, session), asyncio.to_thread(_observe_agents, session), mcp(session)
+    )
+    day = (today or _dt.date.today()).isoformat()
+    api = [(context_source(key), value) for key, value in sorted(context.items())]
+    return combine([(ENVIRONMENT, environment), (DATE, day), (AGENTS, agents), (MCP, guidance), *api])
+
+
+# -- the checkpoint -----------------------------------------------------------------
+
+
+class Instructions:
+    """The runner's instruction hook: baseline once, then chronological updates."""
+
+    def __init__(self, store: Any, today: Callable[[], _dt.date] | None = None, mcp: McpGuidance = _no_mcp) -> None:
+        self._store = store
+        self._today = today or _dt.date.today
+        self._mcp = mcp
+
+    async def prepare(self, session: SessionRecord, publish: SessionPublisher) -> ErrorInfo | None:
+        context = await self._store.context_entries(session.id)
+        observed = await observe(session, context, self._today(), self._mcp)
+        checkpoint = await self._store.checkpoint(session.id)
+        if checkpoint is None or await self._compacted_since(session.id, checkpoint.baseline_seq):
+            missing = [value.reason for _, value in observed if isinstance(value, Unavailable)]
+            if missing and checkpoint is None:  # no earlier value to stand in: nothing may become visible
+                return ErrorInfo(type=ErrorType.INSTRUCTIONS_UNAVAILABLE, message=(
+                    f"Instructions unavailable: {'; '.join(missing)}. "
+                    "The prompt stays pending and is sent by the next run once the file can be read."))
+            previous = checkpoint.applied if checkpoint else {}  # after a compaction: restate the last belief
+            applied = {s.key: (previous.get(s.key) if isinstance(v, Unavailable) else s.settle(v, previous.get(s.key)))
+                       for s, v in observed}
+            texts = [s.baseline(applied[s.key]) for s, _ in observed if applied.get(s.key) is not None]
+            await publish(ev.InstructionsBaselined(baseline="\n\n".join(t for t in texts if t), applied=applied))
+            return None
+        applied = dict(checkpoint.applied)
+        changes: list[str] = []
+        current = {source.key for source, _ in observed}
+        for source, value in observed:
+            if isinstance(value, Unavailable):
+                continue
+            value = source.settle(value, applied.get(source.key))
+            if applied.get(source.key, source.absent) == value:
+                continue
+            changes.append(source.update(value))
+            applied[source.key] = value
+        for key in [k for k in applied if k.startswith("api/") and k not in current]:
+            changes.append(context_source(key).removal(applied.pop(key)))
+        changes = [text for text in changes if text]
+        if changes:
+            await publish(ev.InstructionsUpdated(message_id=ids.message_id(), text="\n\n".join(changes), applied=applied))
+        return None
+
+    async def _compacted_since(self, session_id: str, baseline_seq: int) -> bool:
+        rows = await self._store.messages(session_id, after=baseline_seq)
+        return any(m.kind == "compaction" and m.data.get("state") == "ended" for m in rows)

@@ -1,0 +1,225 @@
+"""Process-global execution coordinator: one drain per session.
+
+A *busy period* starts when a session goes from idle to draining and ends when
+no follow-up is pending. It is bracketed by exactly one ``execution.started``
+and one of ``succeeded`` / ``failed`` / ``interrupted``. Wakes that arrive
+while a drain runs coalesce into one follow-up; ``run`` joins an active busy
+period or starts a forced drain (a period being interrupted is waited out
+first, never joined). Liveness is only ever this process's
+in-memory registry (``active()``), never the durable log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Protocol
+
+from agent_tui.core.log import events as ev
+from agent_tui.core.run import lease as leases
+from agent_tui.vocab.error_info import ErrorInfo
+from agent_tui.vocab.kinds import ErrorType, InterruptReason
+
+Publish = Callable[[str, ev.DurableEvent], Awaitable[Any]]
+
+
+class Drainer(Protocol):
+    async def drain(self, session_id: str, force: bool) -> ErrorInfo | None:
+        """Run steps until idle. Returns an error for a failed execution."""
+
+
+AcquireLease = Callable[[str], Awaitable[leases.Lease]]
+HasPending = Callable[[str], Awaitable[bool]]
+
+
+async def _never_pending(session_id: str) -> bool:
+    return False
+
+
+@dataclass
+class _Busy:
+    task: asyncio.Task[None] | None = None
+    follow_up: bool = False
+    interrupt_reason: InterruptReason | None = None
+    draining: bool = False  # only a drain is ever cancelled: lifecycle publishes run to the end
+    leased: asyncio.Event = field(default_factory=asyncio.Event)
+    refused: Exception | None = None  # why the lease was not taken
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+    result: ErrorInfo | None = None
+
+
+class Coordinator:
+    def __init__(self, drainer: Drainer, publish: Publish, acquire_lease: AcquireLease = leases.acquire,
+                 has_pending: HasPending = _never_pending) -> None:
+        self._drainer = drainer
+        self._publish = publish
+        self._acquire_lease = acquire_lease
+        self._has_pending = has_pending
+        self._busy: dict[str, _Busy] = {}
+        self._background: set[asyncio.Task[None]] = set()
+        self._closed = False
+
+    def active(self) -> dict[str, dict[str, str]]:
+        return {session_id: {"type": "running"} for session_id in self._busy}
+
+    def is_active(self, session_id: str) -> bool:
+        return session_id in self._busy
+
+    async def run(self, session_id: str) -> ErrorInfo | None:
+        """Explicit resume: join the active busy period or start a forced drain.
+
+        Cancelling a caller only stops its wait: the period itself ends by ``interrupt``.
+        Raises :class:`lease.SessionOwnedElsewhere` when another process runs it.
+        """
+        busy = await self._live_period(session_id) or self._start(session_id, force=True)
+        await busy.done.wait()
+        if busy.refused is not None:
+            raise busy.refused
+        return busy.result
+
+    async def resume(self, session_id: str) -> bool:
+        """``run`` for callers that follow the log instead of waiting (the HTTP API): returns once
+        the period holds the lease."""
+        if await self._live_period(session_id) is not None:
+            return False
+        busy = self._start(session_id, force=True)
+        await busy.leased.wait()
+        if busy.refused is not None:
+            raise busy.refused
+        return True
+
+    async def _live_period(self, session_id: str) -> _Busy | None:
+        """The period an explicit run may join: one being interrupted is dying (it would end the
+        run as aborted), so wait for its cleanup and take whatever period follows it, if any."""
+        while (busy := self._busy.get(session_id)) is not None and busy.interrupt_reason is not None:
+            await busy.done.wait()
+        return busy
+
+    async def wake(self, session_id: str) -> bool:
+        """Report new durable inbox work. Returns False if another process owns it."""
+        busy = self._busy.get(session_id)
+        if busy is not None:
+            busy.follow_up = True
+            return True
+        busy = self._start(session_id, force=False)
+        await busy.leased.wait()
+        if isinstance(busy.refused, leases.SessionOwnedElsewhere):
+            return False
+        if busy.refused is not None:
+            raise busy.refused
+        return True
+
+    async def interrupt(self, session_id: str, reason: InterruptReason | str = InterruptReason.USER) -> None:
+        """Stop the period, drop the follow-up registered so far, wait for the terminal event.
+
+        Only a running drain is cancelled; a period already publishing its terminal event
+        just finishes, so it keeps exactly one. Wakes after this call get their own period.
+        """
+        busy = self._busy.get(session_id)
+        if busy is None:
+            return
+        busy.follow_up = False
+        if busy.interrupt_reason is None:
+            busy.interrupt_reason = InterruptReason(reason)
+        if busy.draining and busy.task is not None:
+            busy.task.cancel()
+        await busy.done.wait()
+
+    async def shutdown(self) -> None:
+        self._closed = True  # no successor or late-input period after this
+        await asyncio.gather(
+            *(self.interrupt(sid, InterruptReason.SHUTDOWN) for sid in list(self._busy))
+        )
+
+    def _start(self, session_id: str, force: bool) -> _Busy:
+        """Claim the session synchronously (concurrent callers join) and run its period."""
+        busy = self._busy[session_id] = _Busy()
+        busy.task = asyncio.get_running_loop().create_task(self._busy_period(session_id, busy, force))
+        return busy
+
+    async def _busy_period(self, session_id: str, busy: _Busy, force: bool) -> None:
+        try:
+            lease = await self._acquire_lease(session_id)
+        except Exception as error:  # noqa: BLE001 - handed to the callers waiting on the period
+            busy.refused = error
+            self._finish(session_id, busy)
+            return
+        except asyncio.CancelledError:  # the loop is going away: leave no claim behind
+            self._finish(session_id, busy)
+            raise
+        finally:
+            busy.leased.set()
+        terminal: ev.DurableEvent | None = None
+        try:
+            if busy.interrupt_reason is None:  # else interrupted before anything started
+                await self._publish(session_id, ev.ExecutionStarted())
+                terminal = await self._drains(session_id, busy, force)
+        except asyncio.CancelledError:
+            terminal = self._interrupted(busy)
+        except Exception as error:  # a bug in the drain: record it, never leave the period open
+            busy.result = ErrorInfo(type="internal", message=f"{type(error).__name__}: {error}")
+            terminal = ev.ExecutionFailed(error=busy.result)
+        finally:
+            try:
+                if terminal is not None:
+                    with contextlib.suppress(Exception):
+                        await self._publish_terminal(session_id, terminal)
+            finally:
+                lease.release()
+                self._finish(session_id, busy)
+
+    async def _drains(self, session_id: str, busy: _Busy, force: bool) -> ev.DurableEvent:
+        """Drain, then once per coalesced follow-up; returns the period's terminal event."""
+        while busy.interrupt_reason is None:
+            busy.draining = True
+            try:
+                error = await self._drainer.drain(session_id, force)
+            finally:
+                busy.draining = False
+            if busy.interrupt_reason is not None:  # the drain ended as the interrupt landed
+                break
+            if error is not None:
+                busy.result = error
+                return ev.ExecutionFailed(error=error)
+            if not busy.follow_up:
+                return ev.ExecutionSucceeded()
+            busy.follow_up, force = False, False
+        return self._interrupted(busy)
+
+    def _publish_terminal(self, session_id: str, terminal: ev.DurableEvent) -> Awaitable[Any]:
+        """Shield an interrupted write from a further cancel (loop teardown); others go
+        straight through, so ``run`` returns as soon as the terminal event is written."""
+        publishing = self._publish(session_id, terminal)
+        return asyncio.shield(publishing) if isinstance(terminal, ev.ExecutionInterrupted) else publishing
+
+    @staticmethod
+    def _interrupted(busy: _Busy) -> ev.DurableEvent:
+        reason = busy.interrupt_reason or InterruptReason.SHUTDOWN
+        busy.result = ErrorInfo(type=ErrorType.ABORTED, message=f"interrupted ({reason})")
+        return ev.ExecutionInterrupted(reason=reason)
+
+    def _finish(self, session_id: str, busy: _Busy) -> None:
+        """Close the period; a wake it did not consume (one admitted while it failed, was
+        interrupted, or published its terminal event) starts a successor at once."""
+        if self._busy.get(session_id) is busy:
+            del self._busy[session_id]
+        busy.done.set()
+        if busy.refused is not None or self._closed or session_id in self._busy:
+            return
+        if busy.follow_up:
+            self._start(session_id, force=False)
+        elif busy.result is None and busy.interrupt_reason is None:
+            task = asyncio.get_running_loop().create_task(self._late_input(session_id))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+    async def _late_input(self, session_id: str) -> None:
+        """Input admitted by another process while this one was finishing (it saw the
+        lease held and left its prompt to us) is drained here, not stranded."""
+        try:
+            if not self._closed and session_id not in self._busy and await self._has_pending(session_id):
+                if session_id not in self._busy:  # a period started meanwhile drains it (and checks again at its end)
+                    await self.wake(session_id)
+        except Exception:  # noqa: BLE001 - a closed store at shutdown: nothing to pick up
+            pass

@@ -1,0 +1,264 @@
+"""The runner: drain a session's inbox, one physical step at a time.
+
+Exactly DESIGN.md §5: sweep stale tools, then loop — promote input, check the
+step allowance, run a step, continue while the model asked for tools.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Awaitable, Callable, Protocol
+
+from agent_tui.core.log import events as ev
+from agent_tui.core.log import ids
+from agent_tui.core.request import prompts
+from agent_tui.core.settings.config import ConfigError, Settings
+from agent_tui.core.inbox.promotion import eligible
+from agent_tui.core.log.publisher import SessionPublisher
+from agent_tui.core.log.records import MessageRecord, SessionRecord
+from agent_tui.core.request.builder import awaits_answer, history_messages, needs_continuation, was_cut_short
+from agent_tui.core.host.shell import run_shell
+from agent_tui.core.host.port import ToolHost
+from agent_tui.core.run.step import StepExecutor, StepPlan, StreamFn
+from agent_tui.core.host.sweep import sweep_stale
+from agent_tui.llm import types as llm
+from agent_tui.vocab.clock import Clock, SystemClock
+from agent_tui.vocab.error_info import ErrorInfo
+from agent_tui.vocab.kinds import CompactionReason, ErrorType
+
+
+class CompactionHook(Protocol):
+    """Manual barriers, automatic compaction before a step, one overflow compaction (DESIGN §8).
+
+    ``before_step`` / ``after_overflow`` answer True when a checkpoint was
+    written, False when nothing was done, or the error of a failed compaction.
+    """
+
+    async def sweep(self, session_id: str, publish: SessionPublisher) -> None: ...
+
+    async def run_barrier(self, session: SessionRecord, input_id: str, publish: SessionPublisher) -> None: ...
+
+    async def before_step(self, session: SessionRecord, settings: Settings, request: llm.Request,
+                          history: list[MessageRecord], publish: SessionPublisher) -> ErrorInfo | bool: ...
+
+    async def after_overflow(self, session: SessionRecord, settings: Settings,
+                             publish: SessionPublisher) -> ErrorInfo | bool: ...
+
+
+class NoCompaction:
+    """Without a compactor a barrier settles as failed instead of blocking input forever."""
+
+    async def sweep(self, session_id: str, publish: SessionPublisher) -> None:
+        return None
+
+    async def run_barrier(self, session: SessionRecord, input_id: str, publish: SessionPublisher) -> None:
+        await publish(ev.CompactionFailed(
+            reason=CompactionReason.MANUAL, input_id=input_id,
+            error=ErrorInfo(type="compaction.unavailable", message="Compaction is not available in this build."),
+        ))
+
+    async def before_step(self, session: SessionRecord, settings: Settings, request: llm.Request,
+                          history: list[MessageRecord], publish: SessionPublisher) -> ErrorInfo | bool:
+        return False
+
+    async def after_overflow(self, session: SessionRecord, settings: Settings,
+                             publish: SessionPublisher) -> ErrorInfo | bool:
+        return False
+
+
+class InstructionsHook(Protocol):
+    """Prepares the instruction checkpoint before promotion (DESIGN §7).
+
+    Returns an error when a first baseline is unavailable: the drain stops and
+    the input stays pending.
+    """
+
+    async def prepare(self, session: SessionRecord, publish: SessionPublisher) -> ErrorInfo | None: ...
+
+
+class NoInstructions:
+    """No instruction sources yet: environment facts travel in the system prompt."""
+
+    async def prepare(self, session: SessionRecord, publish: SessionPublisher) -> ErrorInfo | None:
+        return None
+
+
+@dataclass
+class LocationServices:
+    settings: Settings
+    tools: ToolHost
+
+
+class Runner:
+    def __init__(
+        self,
+        store: object,
+        publisher_for: Callable[[str], SessionPublisher],
+        services_for: Callable[[SessionRecord], Awaitable[LocationServices]],
+        stream: StreamFn | None = None,
+        clock: Clock | None = None,
+        compaction: CompactionHook | None = None,
+        instructions: InstructionsHook | None = None,
+    ) -> None:
+        self._store = store
+        self._publisher_for = publisher_for
+        self._services_for = services_for
+        self._stream = stream or _default_stream
+        self._clock = clock or SystemClock()
+        self._compaction = compaction or NoCompaction()
+        self._instructions = instructions or NoInstructions()
+
+    async def drain(self, session_id: str, force: bool) -> ErrorInfo | None:
+        store = self._store
+        session = await store.session(session_id)
+        if session is None:
+            return ErrorInfo(type="session.missing", message=f"unknown session {session_id}")
+        publish = self._publisher_for(session_id)
+        await sweep_stale(store, session_id, publish)
+        await self._compaction.sweep(session_id, publish)
+        forced = force
+        while True:
+            session = await store.session(session_id)
+            try:
+                services = await self._services_for(session)
+            except ConfigError as error:  # a config file edited into an invalid state
+                return ErrorInfo(type="config.invalid", message=str(error))  # the input stays pending
+            problem = await _model_problem(session, services.settings)
+            problem = problem or await self._instructions.prepare(session, publish)
+            if problem is not None:
+                return problem  # before promotion: the input stays pending for a later run
+            promoted = await self._promote_steers(session_id, publish)
+            history = await store.messages(session_id)
+            if not promoted and not needs_continuation(history):
+                if await self._idle_work(session, services, publish):
+                    history = await store.messages(session_id)
+                elif not (forced and (awaits_answer(history) or was_cut_short(history))):
+                    return None
+            forced = False
+            error = await self._step(session, services, history, publish)
+            if error is not None:
+                return error
+
+    async def _promote_steers(self, session_id: str, publish: SessionPublisher) -> bool:
+        ready = eligible(await self._store.pending_inputs(session_id))
+        await publish.many([ev.PromptPromoted(input_id=row.id) for row in ready.steers])
+        return bool(ready.steers)
+
+    async def _idle_work(self, session: SessionRecord, services: LocationServices, publish: SessionPublisher) -> bool:
+        """The session would go idle: run a ``!`` command, settle a compaction barrier, else promote
+        one queued input."""
+        while True:
+            ready = eligible(await self._store.pending_inputs(session.id))
+            if ready.steers:  # released by a barrier that just settled
+                await publish.many([ev.PromptPromoted(input_id=row.id) for row in ready.steers])
+                return True
+            if ready.shell is not None:
+                await run_shell(session.id, ready.shell, services.tools, publish)
+                continue
+            if ready.barrier is not None:
+                await self._compaction.run_barrier(session, ready.barrier.id, publish)
+                continue
+            if ready.next_queued is not None and not await self._store.queue_paused(session.id):
+                await publish(ev.PromptPromoted(input_id=ready.next_queued.id))
+                return True
+            return False
+
+    async def _step(self, session: SessionRecord, services: LocationServices, history: list[MessageRecord],
+                    publish: SessionPublisher) -> ErrorInfo | None:
+        settings = services.settings
+        agent = session.agent or settings.agent
+        model = session.model or settings.model or ""
+        allowance = settings.agent_settings(agent).steps
+        used = await self._steps_since_promotion(session.id, history)
+        remaining = allowance - used
+        if remaining <= 0:
+            return None
+        final_step = remaining == 1
+        request = await self._request(session, services, history, agent, model, final_step)
+        compacted = await self._compaction.before_step(session, settings, request, history, publish)
+        if isinstance(compacted, ErrorInfo):
+            return compacted
+        if compacted:
+            request = await self._rebuilt(session, services, agent, model, final_step, publish)
+        plan = StepPlan(
+            session_id=session.id, assistant_message_id=ids.message_id(), agent=agent, model=model,
+            request=request, attempts_allowed=remaining, max_retries=settings.retry.max_retries,
+            base_delay_ms=settings.retry.base_delay_ms, final_request=None if final_step else as_final_step(request),
+        )
+        outcome = await StepExecutor(publish, self._stream, services.tools, self._clock).run(plan)
+        if outcome.error is None or outcome.error.type != ErrorType.CONTEXT_OVERFLOW or outcome.durable_output:
+            return outcome.error
+        # Overflow before any output: one compaction, then the same step with one last attempt.
+        compacted = await self._compaction.after_overflow(session, settings, publish)
+        if compacted is not True:
+            return outcome.error
+        request = await self._rebuilt(session, services, agent, model, final_step, publish)
+        plan = replace(plan, assistant_message_id=ids.message_id(), request=request, attempts_allowed=1, max_retries=0,
+                       final_request=None)
+        outcome = await StepExecutor(publish, self._stream, services.tools, self._clock).run(plan)
+        return outcome.error
+
+    async def _rebuilt(self, session: SessionRecord, services: LocationServices, agent: str, model: str,
+                       final_step: bool, publish: SessionPublisher) -> llm.Request:
+        """After a checkpoint: re-baseline the instructions, reload history, build the request again."""
+        await self._instructions.prepare(session, publish)
+        history = await self._store.messages(session.id)
+        return await self._request(session, services, history, agent, model, final_step)
+
+    async def _steps_since_promotion(self, session_id: str, history: list[MessageRecord]) -> int:
+        last_user_seq = max((m.seq for m in history if m.kind == "user"), default=0)
+        count, after = 0, last_user_seq
+        while True:
+            page = await self._store.events(session_id, after=after, limit=500)
+            if not page:
+                return count
+            count += sum(1 for stored in page if stored.type == ev.StepStarted.TYPE)
+            after = page[-1].seq
+
+    async def _request(self, session: SessionRecord, services: LocationServices, history: list[MessageRecord],
+                       agent: str, model: str, final_step: bool) -> llm.Request:
+        settings = services.settings
+        agent_prompt = settings.agent_settings(agent).prompt or prompts.BUILD_PROMPT
+        checkpoint = await self._store.checkpoint(session.id)
+        baseline = checkpoint.baseline if checkpoint is not None else prompts.environment_facts(
+            Path(session.location), Path(session.project_root))
+        messages = history_messages(history, await self._store.tool_calls(session.id))
+        model_settings = settings.model_settings(model)
+        vision = (await self._compaction.model_info(model, settings)).supports_vision
+        request = llm.Request(
+            model=model,
+            system=[agent_prompt, baseline],
+            messages=messages,
+            tools=[] if final_step else services.tools.definitions(agent, final_step),
+            api_base=model_settings.api_base or settings.api_base,
+            api_key=settings.api_key,
+            max_tokens=model_settings.max_output_tokens,
+            supports_vision=vision,
+        )
+        return as_final_step(request) if final_step else request
+
+
+def as_final_step(request: llm.Request) -> llm.Request:
+    """The last step the allowance permits: no tools, and a reminder to answer now."""
+    reminder = llm.SystemReminder(text=prompts.FINAL_STEP_REMINDER)
+    return request.model_copy(update={"tools": [], "messages": [*request.messages, reminder]})
+
+
+async def _model_problem(session: SessionRecord, settings: Settings) -> ErrorInfo | None:
+    """No model, or no key for its provider: one sentence saying what to set."""
+    from agent_tui.llm.credentials import CredentialsError, resolve_credentials
+
+    model = session.model or settings.model
+    try:
+        await asyncio.to_thread(resolve_credentials, model, api_key=settings.api_key)
+    except CredentialsError as error:
+        return ErrorInfo(type="config.credentials", message=str(error))
+    return None
+
+
+def _default_stream(request: llm.Request):  # type: ignore[no-untyped-def]
+    from agent_tui import llm as adapter
+
+    return adapter.stream(request)

@@ -1,0 +1,173 @@
+"""Configuration sources read as plain data, before any validation.
+
+Reading the layers needs only ``tomllib``, so the TUI can take the handful of
+values its first frame shows (model, agent, theme) without importing pydantic
+(~60 ms); :func:`agent_tui.core.settings.config.validate` turns the same layers into
+``Settings`` once the first frame is up. Precedence (highest last in
+:attr:`Layers.sources`): user file < project file < environment < CLI.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from agent_tui.core.settings import paths
+
+from agent_tui.core.settings import trust
+
+ENV_PREFIX = "AGENT_TUI_"
+DEFAULT_AGENT = "build"
+ENV_RESERVED = frozenset({"HOME", "DISABLE_PROJECT_CONFIG", "TEST_TOOLS", "NO_WARM"})
+
+
+class ConfigError(Exception):
+    """A configuration source is unreadable or invalid; the message names it."""
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """One TOML config file as data; a missing file is empty."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+
+
+def env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
+    """``AGENT_TUI_MODEL=x`` -> ``model``; ``AGENT_TUI_RETRY__BASE_DELAY_MS`` nests.
+
+    Every non-reserved ``AGENT_TUI_*`` name is kept here; ``config`` keeps the
+    ones that name a setting."""
+    layer: dict[str, Any] = {}
+    for name, value in environ.items():
+        key = name[len(ENV_PREFIX) :] if name.startswith(ENV_PREFIX) else ""
+        if not key or key in ENV_RESERVED:
+            continue
+        parts = key.lower().split("__")
+        target = layer
+        for part in parts[:-1]:
+            nested = target.setdefault(part, {})
+            if not isinstance(nested, dict):  # AGENT_TUI_RETRY=x beside AGENT_TUI_RETRY__...: the table wins
+                nested = target[part] = {}
+            target = nested
+        target[parts[-1]] = value
+    return layer
+
+
+def merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """Deep-merge tables; lists and scalars from ``over`` replace."""
+    result = dict(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(result.get(key), Mapping):
+            result[key] = merge(dict(result[key]), value)
+        else:
+            result[key] = value
+    return result
+
+
+def find_project_config(location: Path) -> Path | None:
+    """Nearest ``.agent-tui/config.toml`` from the location up to its project root."""
+    location = location.resolve()
+    root = paths.project_root(location)
+    for directory in (location, *location.parents):
+        candidate = paths.project_config_file(directory)
+        if candidate.is_file():
+            return candidate
+        if directory == root:
+            break
+    return None
+
+
+ENVIRONMENT = "environment (AGENT_TUI_*)"
+COMMAND_LINE = "command line"
+
+
+@dataclass(frozen=True)
+class UntrustedProject:
+    """A project config whose powers were left out: it is not trusted (or changed since)."""
+
+    config: Path
+    powers: trust.Powers
+    whole: dict[str, Any]
+    """The file as written, powers included: still validated, so a mistake is named either way."""
+
+
+@dataclass(frozen=True)
+class Layers:
+    """The sources in precedence order, lowest first, each named for error messages."""
+
+    sources: tuple[tuple[str, dict[str, Any]], ...]
+    untrusted: UntrustedProject | None = None
+    """Set when the project's config asked for powers it was not given (see ``core.trust``)."""
+
+    @property
+    def user(self) -> dict[str, Any]:
+        """The user's own file: always the first source, the only one a project cannot shape."""
+        return self.sources[0][1]
+
+    def merged(self) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for _, data in self.sources:
+            result = merge(result, data)
+        return result
+
+    def text(self, key: str) -> str | None:
+        """A top-level string value as the layers give it, unvalidated (None if absent or not a string)."""
+        value = self.merged().get(key)
+        return value if isinstance(value, str) else None
+
+
+ConfigStamp = tuple[tuple[str, int, int] | None, ...]
+
+
+def _stamp(path: Path | None) -> tuple[str, int, int] | None:
+    if path is None:
+        return None
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return (str(path), stat.st_mtime_ns, stat.st_size)
+
+
+def config_stamp(location: Path, environ: Mapping[str, str] | None = None) -> ConfigStamp:
+    """Which config files apply at ``location`` and their mtime and size: equal stamps mean
+    the settings read there are still current (the environment and CLI do not change in a process).
+    A few ``stat`` calls: cheap enough to check before every step."""
+    environ = os.environ if environ is None else environ
+    project = None if environ.get("AGENT_TUI_DISABLE_PROJECT_CONFIG") else find_project_config(location)
+    store = trust.stamp()
+    return (_stamp(paths.user_config_file()), _stamp(project), None if store is None else ("trust", *store))
+
+
+def read_layers(
+    location: Path | None = None,
+    cli: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Layers:
+    """Every source for a working directory; raises ``ConfigError`` for an unreadable file."""
+    environ = os.environ if environ is None else environ
+    location = Path.cwd() if location is None else location
+    user_file = paths.user_config_file()
+    sources: list[tuple[str, dict[str, Any]]] = [(str(user_file), read_toml(user_file))]
+    untrusted = None
+    if not environ.get("AGENT_TUI_DISABLE_PROJECT_CONFIG"):
+        project_file = find_project_config(location)
+        if project_file is not None:
+            data = read_toml(project_file)
+            kept, powers = trust.split_powers(data)
+            if not trust.is_trusted(project_file, powers):
+                data, untrusted = kept, UntrustedProject(project_file, powers, data)
+            sources.append((str(project_file), data))
+    sources.append((ENVIRONMENT, env_layer(environ)))
+    sources.append((COMMAND_LINE, {key: value for key, value in (cli or {}).items() if value is not None}))
+    return Layers(tuple(sources), untrusted)

@@ -1,0 +1,31 @@
+"""The picker's first page, read-only, before the facade has opened the store.
+
+``--resume`` shows rows within the first frames: this reads them with stdlib
+``sqlite3`` in ``mode=ro`` (never creates or migrates the file) and returns
+plain :class:`SessionRow` tuples, so neither pydantic nor the event models are
+imported on that path. Blocking: call it in a thread.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent_tui.core.store.session_list import SessionRow
+
+
+def peek_sessions(location: str | None, limit: int) -> list[SessionRow]:
+    """Sessions at ``location`` (None: everywhere), newest first, at most ``limit``.
+
+    Its imports run here, in the caller's thread: the TUI imports this module on
+    the way to its first frame, where ``sqlite3`` would cost ~3-6 ms.
+    """
+    import contextlib
+    import sqlite3
+
+    from agent_tui.core.settings import paths
+    from agent_tui.core.store.session_list import SessionRow, session_rows
+
+    uri = f"{paths.database_path().as_uri()}?mode=ro"
+    with contextlib.closing(sqlite3.connect(uri, uri=True)) as conn:
+        return [SessionRow._make(row) for row in session_rows(conn, location, None, limit, 0)]

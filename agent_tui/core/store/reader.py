@@ -1,0 +1,180 @@
+"""Reader connections: a small pool of aiosqlite connections, one read job each at a time.
+
+WAL lets readers run while the writer commits, so reads never queue behind
+the writer thread; two connections let two reads run at once. A read job
+borrows one connection for its whole run: a single statement in autocommit
+mode is its own snapshot (:func:`fetch`), and a job of several statements
+wraps them in :func:`snapshot` (``BEGIN`` ... ``COMMIT``) to see one snapshot.
+
+Why aiosqlite here and not for the writer (``writer.py``): a read is a
+statement or two, and aiosqlite's public API runs each statement as one hop
+to the connection's thread. The writer's commit budget needs *our* function —
+seq allocation, insert, projection, ``COMMIT`` — to run as one hop on the
+connection's thread, which aiosqlite offers only through private API
+(``_execute``/``_conn``), so the writer keeps its own thread and stdlib
+``sqlite3``.
+
+Records are built as rows are fetched, by a per-statement ``row_factory``
+that runs on the connection's thread (as the old thread pool did), so
+decoding a long history never stalls the event loop.
+
+A job runs to its end even if its caller is cancelled (its ``COMMIT`` must
+run before the connection is lent again); a job that fails leaves its
+connection in an unknown state (an unfinished statement, an open
+transaction), so that connection is closed, not reused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import sqlite3
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from functools import partial
+from pathlib import Path
+from typing import Any, TypeVar
+
+import aiosqlite
+
+from agent_tui.core.settings.config import StorageSettings
+from agent_tui.core.errors import StoreError
+from agent_tui.core.store.db import connect, translate
+
+T = TypeVar("T")
+READERS = 2
+RowFactory = Callable[[sqlite3.Cursor, tuple[Any, ...]], Any]
+ReadJob = Callable[..., Awaitable[T]]
+
+
+async def fetch(
+    conn: aiosqlite.Connection, sql: str, params: Iterable[Any] = (), row: RowFactory | None = None
+) -> list[Any]:
+    """Every row of one statement, in one hop; ``row(cursor, values)`` builds each on the connection's thread."""
+    conn.row_factory = row  # the connection is lent to this job alone, so this statement gets it
+    try:
+        return list(await conn.execute_fetchall(sql, tuple(params)))
+    finally:
+        conn.row_factory = None
+
+
+async def fetch_one(
+    conn: aiosqlite.Connection, sql: str, params: Iterable[Any] = (), row: RowFactory | None = None
+) -> Any:
+    """The first row of one statement, or ``None``; the statement still runs to its end (no open snapshot)."""
+    rows = await fetch(conn, sql, params, row)
+    return rows[0] if rows else None
+
+
+@contextlib.asynccontextmanager
+async def snapshot(conn: aiosqlite.Connection) -> AsyncIterator[None]:
+    """Several statements that must see one snapshot: ``BEGIN`` (deferred) ... ``COMMIT``."""
+    await conn.execute_fetchall("BEGIN")
+    try:
+        yield
+    finally:
+        await conn.execute_fetchall("COMMIT")
+
+
+def _connector(path: Path, settings: StorageSettings) -> sqlite3.Connection:
+    """Runs on the connection's aiosqlite thread: the store's PRAGMAs, and a name to find the thread by."""
+    threading.current_thread().name = "agent-tui-read"
+    return connect(path, settings, reader=True)
+
+
+async def _open(path: Path, settings: StorageSettings) -> aiosqlite.Connection:
+    """A connection opened by ``db.connect(..., reader=True)`` on its own aiosqlite thread.
+
+    aiosqlite's worker thread is not a daemon and lives until ``close()``; a
+    store a caller forgot to close must not keep the process alive (the writer
+    thread is a daemon for the same reason; a reader has no write to finish).
+    A new thread inherits the daemon flag of the thread that creates it, so the
+    proxy (which creates its worker thread) is built on a short daemon thread.
+    """
+    built: concurrent.futures.Future[aiosqlite.Connection] = concurrent.futures.Future()
+
+    def build() -> None:
+        try:
+            built.set_result(aiosqlite.Connection(partial(_connector, path, settings), 64))
+        except BaseException as error:  # noqa: BLE001 - handed to the awaiting opener
+            built.set_exception(error)
+
+    threading.Thread(target=build, name="agent-tui-read-open", daemon=True).start()
+    proxy = await asyncio.wrap_future(built)
+    return await proxy  # starts the worker thread, which runs the connector (errors already translated)
+
+
+class ReaderPool:
+    """Up to ``size`` reader connections, opened on first need, each lent to one job at a time."""
+
+    def __init__(self, path: Path, settings: StorageSettings, size: int = READERS) -> None:
+        self._path = path
+        self._settings = settings
+        self._slots = asyncio.Semaphore(size)  # one per connection, open or not yet opened
+        self._idle: list[aiosqlite.Connection] = []
+        self._jobs: set[asyncio.Future[Any]] = set()
+        self._closed = False
+
+    async def read(self, job: ReadJob[T], *args: Any) -> T:
+        """Run ``await job(conn, *args)`` on a borrowed reader connection."""
+        if self._closed:
+            raise StoreError(f"database {self._path} is closed")
+        gave_up = asyncio.Event()
+        task = asyncio.ensure_future(self._lend(job, args, gave_up))
+        self._jobs.add(task)
+        task.add_done_callback(self._finished)
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            gave_up.set()
+            raise
+
+    async def _lend(self, job: ReadJob[T], args: tuple[Any, ...], gave_up: asyncio.Event) -> T:
+        conn = await self._acquire()
+        if gave_up.is_set():  # the caller left while this waited for a connection: nothing to run
+            self._release(conn)
+            raise asyncio.CancelledError
+        try:
+            result = await job(conn, *args)
+        except BaseException as error:
+            await self._retire(conn)
+            if isinstance(error, sqlite3.Error):
+                raise translate(error, self._path, self._settings) from None
+            raise
+        self._release(conn)
+        return result
+
+    def _finished(self, task: asyncio.Future[Any]) -> None:
+        self._jobs.discard(task)
+        if not task.cancelled():
+            task.exception()  # retrieved: a caller that gave up never sees it
+
+    async def _acquire(self) -> aiosqlite.Connection:
+        await self._slots.acquire()
+        if self._idle:
+            return self._idle.pop()
+        try:
+            return await _open(self._path, self._settings)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def _release(self, conn: aiosqlite.Connection) -> None:
+        self._idle.append(conn)
+        self._slots.release()
+
+    async def _retire(self, conn: aiosqlite.Connection) -> None:
+        self._slots.release()  # a waiting job may open a fresh connection in this slot
+        with contextlib.suppress(Exception):
+            await conn.close()
+
+    async def close(self) -> None:
+        """Refuse new reads, let lent jobs finish, then close every connection (and its thread)."""
+        self._closed = True
+        while self._jobs:
+            await asyncio.gather(*self._jobs, return_exceptions=True)
+        idle, self._idle = self._idle, []
+        for conn in idle:
+            with contextlib.suppress(Exception):
+                await conn.close()

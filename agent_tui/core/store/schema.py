@@ -1,0 +1,192 @@
+"""The database schema as forward-only migrations keyed by ``PRAGMA user_version``.
+
+``event`` is the source of truth; every other table is a projection that
+:meth:`Store.rebuild` can recreate from it. A migration only ever adds: a
+database with a higher version than :data:`CURRENT_VERSION` is refused, never
+"repaired".
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from agent_tui.core.errors import DatabaseCorrupt, DatabaseTooNew
+
+_V1 = """
+CREATE TABLE event (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    data_json TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+);
+CREATE TABLE session (
+    id TEXT PRIMARY KEY,
+    title TEXT,
+    title_source TEXT,
+    location TEXT NOT NULL,
+    project_root TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    model TEXT,
+    parent_id TEXT,
+    created INTEGER NOT NULL,
+    updated INTEGER NOT NULL,
+    message_count INTEGER NOT NULL DEFAULT 0,
+    last_message TEXT,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    cost REAL NOT NULL DEFAULT 0,
+    head_seq INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX session_updated ON session (updated DESC, id);
+CREATE INDEX session_location_updated ON session (location, updated DESC, id);
+CREATE TABLE message (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES session (id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    data_json TEXT NOT NULL,
+    created INTEGER NOT NULL,
+    updated INTEGER NOT NULL
+);
+CREATE INDEX message_session_seq ON message (session_id, seq);
+CREATE TABLE tool_call (
+    session_id TEXT NOT NULL REFERENCES session (id) ON DELETE CASCADE,
+    assistant_message_id TEXT NOT NULL,
+    call_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    input_json TEXT NOT NULL,
+    state TEXT NOT NULL,
+    output_json TEXT,
+    error_json TEXT,
+    call_meta_json TEXT NOT NULL,
+    result_meta_json TEXT,
+    hosted INTEGER NOT NULL,
+    PRIMARY KEY (assistant_message_id, call_id)
+);
+CREATE INDEX tool_call_session ON tool_call (session_id, seq);
+CREATE TABLE session_input (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES session (id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    delivery TEXT,
+    prompt_json TEXT,
+    fingerprint TEXT NOT NULL,
+    admitted_seq INTEGER NOT NULL,
+    promoted_seq INTEGER,
+    settled_seq INTEGER,
+    withdrawn INTEGER NOT NULL DEFAULT 0,
+    created INTEGER NOT NULL
+);
+CREATE INDEX session_input_pending ON session_input (session_id, admitted_seq)
+    WHERE promoted_seq IS NULL AND withdrawn = 0;
+CREATE UNIQUE INDEX session_input_one_pending_compaction ON session_input (session_id)
+    WHERE kind = 'compaction' AND promoted_seq IS NULL AND withdrawn = 0;
+CREATE TABLE instruction_checkpoint (
+    session_id TEXT PRIMARY KEY REFERENCES session (id) ON DELETE CASCADE,
+    baseline TEXT NOT NULL,
+    baseline_seq INTEGER NOT NULL,
+    applied_json TEXT NOT NULL
+);
+CREATE TABLE context_entry (
+    session_id TEXT NOT NULL REFERENCES session (id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    value_json TEXT NOT NULL,
+    PRIMARY KEY (session_id, key)
+);
+CREATE TABLE permission_request (
+    request_id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES session (id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    assistant_message_id TEXT,
+    call_id TEXT,
+    action TEXT NOT NULL,
+    resources_json TEXT NOT NULL,
+    save_json TEXT NOT NULL,
+    detail_json TEXT NOT NULL,
+    reply TEXT,
+    message TEXT,
+    replied_seq INTEGER,
+    created INTEGER NOT NULL
+);
+CREATE INDEX permission_request_pending ON permission_request (session_id, seq)
+    WHERE reply IS NULL;
+CREATE TABLE permission_approval (
+    project_root TEXT NOT NULL,
+    action TEXT NOT NULL,
+    pattern TEXT NOT NULL,
+    created INTEGER NOT NULL,
+    PRIMARY KEY (project_root, action, pattern)
+);
+CREATE TABLE search_doc (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    UNIQUE (session_id, message_id)
+);
+CREATE VIRTUAL TABLE search USING fts5 (text, tokenize = 'unicode61 remove_diacritics 2');
+"""
+
+_V2 = """
+ALTER TABLE session_input ADD COLUMN queue_rank INTEGER;
+CREATE TABLE queue_state (
+    session_id TEXT PRIMARY KEY REFERENCES session (id) ON DELETE CASCADE,
+    paused INTEGER NOT NULL
+);
+"""
+"""Where a queued input stands when the user reordered the queue (else its ``admitted_seq``), and
+whether the user paused the queue."""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+CURRENT_VERSION = len(MIGRATIONS)
+
+PROJECTION_TABLES: tuple[str, ...] = (
+    "search", "search_doc", "queue_state", "permission_approval", "permission_request", "context_entry",
+    "instruction_checkpoint", "session_input", "tool_call", "message", "session",
+)  # fmt: skip
+"""Every table derived from ``event``, children before parents (delete order)."""
+
+
+def user_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def check_version(conn: sqlite3.Connection, path: Path) -> int:
+    """The file's schema version; refuses newer files and foreign databases."""
+    version = user_version(conn)
+    if version > CURRENT_VERSION:
+        raise DatabaseTooNew(path, version, CURRENT_VERSION)
+    if version == 0:
+        tables = conn.execute(
+            "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
+        ).fetchone()[0]
+        if tables:
+            raise DatabaseCorrupt(path, "it has tables but no agent-tui schema version")
+    return version
+
+
+def migrate(conn: sqlite3.Connection, path: Path) -> None:
+    """Apply the missing migrations in one ``BEGIN IMMEDIATE`` transaction.
+
+    The version is re-read inside the write lock, so two processes opening a
+    fresh file at once migrate it exactly once.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = check_version(conn, path)
+        for script in MIGRATIONS[version:]:
+            for statement in _statements(script):
+                conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {CURRENT_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script (no semicolons inside statements) for ``execute``."""
+    return [part.strip() for part in script.split(";") if part.strip()]

@@ -1,0 +1,209 @@
+"""The durable event store: one SQLite file, one writer thread, reader pool.
+
+``publish`` runs one function on the writer thread — ``BEGIN IMMEDIATE``,
+next seq, insert, project, ``COMMIT`` — and only after the commit tells the
+bus ``{session_id, head_seq}``. Reads go to separate aiosqlite connections
+(``reader.py``), each running one async query of ``queries.py``. Every
+projection can be rebuilt from the ``event`` table alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from agent_tui.core.log import events as ev
+from agent_tui.core.store import queries as q
+from agent_tui.core.store.bus import Bus
+from agent_tui.core.settings.config import StorageSettings
+from agent_tui.core.errors import EventRejected, StoreError
+from agent_tui.core.store.db import connect, translate
+from agent_tui.core.projections.projectors import project
+from agent_tui.core.store.reader import ReaderPool
+from agent_tui.core.log.records import (
+    ApprovalRecord, CheckpointRecord, InboxRecord, MessageRecord, PermissionRecord,
+    SessionRecord, SessionSummary, ToolCallRecord,
+)  # fmt: skip
+from agent_tui.core.store.schema import CURRENT_VERSION, PROJECTION_TABLES, check_version, migrate
+from agent_tui.core.store.watch import CommitWatcher
+from agent_tui.core.store.writer import Tx, Writer
+from agent_tui.vocab.clock import Clock, SystemClock
+
+T = TypeVar("T")
+DEFAULT_PAGE = 500
+
+
+def _open_writer(path: Path, settings: StorageSettings) -> sqlite3.Connection:
+    """Open (and create or migrate) the file; refuses anything it must not touch."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fresh = not path.exists()
+    conn = connect(path, settings)
+    if fresh:  # transcripts are private; -wal and -shm inherit the file's mode
+        os.chmod(path, 0o600)
+    try:
+        version = check_version(conn, path)
+        if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+        if version < CURRENT_VERSION:
+            migrate(conn, path)
+    except sqlite3.Error as error:
+        conn.close()
+        raise translate(error, path, settings) from None
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+class Store:
+    """Async facade over the writer thread and the reader pool."""
+
+    def __init__(self, path: Path, settings: StorageSettings, writer: Writer, readers: ReaderPool, bus: Bus) -> None:
+        self.path = path
+        self.settings = settings
+        self.bus = bus
+        self._writer = writer
+        self._readers = readers
+        self._watcher = CommitWatcher(path, settings, bus)
+        self._closed = False
+
+    @classmethod
+    async def open(
+        cls, path: Path | str, storage_settings: StorageSettings | None = None, *,
+        bus: Bus | None = None, clock: Clock | None = None,
+    ) -> Store:  # fmt: skip
+        path = Path(path)
+        settings = storage_settings or StorageSettings()
+        conn = await asyncio.to_thread(_open_writer, path, settings)
+        writer = Writer(conn, clock or SystemClock(), lambda error: translate(error, path, settings))
+        store = cls(path, settings, writer, ReaderPool(path, settings), bus or Bus())
+        store._watcher.start()
+        return store
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        await self._watcher.stop()
+        await asyncio.to_thread(self._writer.close)
+        await self._readers.close()
+
+    async def __aenter__(self) -> Store:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.close()
+
+    # -- writes ---------------------------------------------------------------
+    def _notify(self, heads: dict[str, int]) -> None:
+        for session_id, head in heads.items():
+            self.bus.notify_head(session_id, head)
+
+    async def transact(self, job: Callable[[Tx], T]) -> T:
+        """Run ``job(tx)`` as one write transaction; ``tx.append`` publishes events.
+
+        All or nothing: if ``job`` raises, nothing it appended is kept. Heads are
+        announced on the bus after the commit.
+        """
+        if self._closed:
+            raise StoreError(f"database {self.path} is closed")
+        return await self._writer.submit(job, self._notify)
+
+    async def publish(self, session_id: str, event: ev.DurableEvent) -> ev.StoredEvent:
+        return await self.transact(lambda tx: tx.append(session_id, event))
+
+    async def publish_many(self, session_id: str, events: Sequence[ev.DurableEvent]) -> list[ev.StoredEvent]:
+        return await self.transact(lambda tx: [tx.append(session_id, event) for event in events])
+
+    async def rebuild(self) -> int:
+        """Recreate every projection from ``event`` alone; returns events replayed."""
+        count = await self.transact(_rebuild)
+        self._notify(await self._readers.read(q.heads))
+        return count
+
+    # -- reads ----------------------------------------------------------------
+    async def events(self, session_id: str, after: int | None = None, limit: int | None = DEFAULT_PAGE) -> list[ev.StoredEvent]:
+        return await self._readers.read(q.events, session_id, after, limit)
+
+    async def head_seq(self, session_id: str) -> int:
+        return await self._readers.read(q.head_seq, session_id)
+
+    async def session(self, session_id: str) -> SessionRecord | None:
+        return await self._readers.read(q.session, session_id)
+
+    async def most_recent_session(self, location: str | Path) -> SessionRecord | None:
+        return await self._readers.read(q.most_recent_session, str(location))
+
+    async def list_sessions(
+        self, location: str | Path | None = None, search: str | None = None, limit: int = 50, offset: int = 0
+    ) -> list[SessionSummary]:
+        where = None if location is None else str(location)
+        return await self._readers.read(q.list_sessions, where, search, limit, offset)
+
+    async def messages(
+        self, session_id: str, after: int | None = None, before: int | None = None, limit: int | None = None
+    ) -> list[MessageRecord]:
+        return await self._readers.read(q.messages, session_id, after, before, limit)
+
+    async def tool_calls(self, session_id: str, states: Sequence[str] | None = None) -> list[ToolCallRecord]:
+        return await self._readers.read(q.tool_calls, session_id, list(states) if states else None)
+
+    async def pending_inputs(self, session_id: str) -> list[InboxRecord]:
+        return await self._readers.read(q.pending_inputs, session_id)
+
+    async def queue_paused(self, session_id: str) -> bool:
+        return await self._readers.read(q.queue_paused, session_id)
+
+    async def input(self, input_id: str) -> InboxRecord | None:
+        return await self._readers.read(q.input_row, input_id)
+
+    async def checkpoint(self, session_id: str) -> CheckpointRecord | None:
+        return await self._readers.read(q.checkpoint, session_id)
+
+    async def context_entries(self, session_id: str) -> dict[str, Any]:
+        return await self._readers.read(q.context_entries, session_id)
+
+    async def approvals(self, project_root: str | Path) -> list[ApprovalRecord]:
+        return await self._readers.read(q.approvals, str(project_root))
+
+    async def pending_permissions(self, session_id: str) -> list[PermissionRecord]:
+        return await self._readers.read(q.pending_permissions, session_id)
+
+    async def permission(self, request_id: str) -> PermissionRecord | None:
+        return await self._readers.read(q.permission, request_id)
+
+    async def running_compactions(self, session_id: str) -> tuple[list[tuple[str, str]], str | None]:
+        """``[(message_id, reason)]`` of compactions still running, and the started manual barrier."""
+        return await self._readers.read(q.running_compactions, session_id)
+
+    async def message_anywhere(self, message_id: str) -> MessageRecord | None:
+        return await self._readers.read(q.message_anywhere, message_id)
+
+    async def events_of_type(
+        self, session_id: str, types: Sequence[str], after: int = 0, limit: int | None = None,
+        newest_first: bool = False,
+    ) -> list[ev.StoredEvent]:  # fmt: skip
+        return await self._readers.read(q.events_of_type, session_id, list(types), after, limit, newest_first)
+
+    async def compaction_failed_before(self, session_id: str, error_type: str, message: str) -> bool:
+        return await self._readers.read(q.compaction_failed_before, session_id, error_type, message)
+
+
+def _rebuild(tx: Tx) -> int:
+    conn = tx.conn
+    for table in PROJECTION_TABLES:
+        conn.execute(f"DELETE FROM {table}")
+    count = 0
+    rows = conn.cursor().execute("SELECT session_id, seq, type, created_ms, data_json FROM event ORDER BY rowid")
+    for session_id, seq, type_, created, data in rows:
+        stored = q.stored_event(session_id, seq, type_, created, data)
+        try:
+            project(conn, session_id, seq, created, stored.event)
+        except EventRejected as error:
+            raise EventRejected(f"rebuild stopped at {session_id}#{seq} ({type_}): {error}") from None
+        count += 1
+    return count

@@ -1,0 +1,2 @@
+"""Sessions in and out as files: JSONL export and import, Markdown export (DESIGN §14).
+"""

@@ -1,0 +1,153 @@
+"""A session as reference 002's append-only JSONL records, for other tools to audit a run.
+
+One ``header`` (``schema_version: 1``), then per prompt (a *run*, its id the
+prompt's message id): ``run.start``; per model step an ``llm.request`` (the
+messages added since the previous request: the prompt, tool results,
+instruction updates — ``meta.incremental``, so a long session's export stays
+linear) and an ``llm.response`` with usage; a ``tool.output`` per call with the
+full result; ``run.status`` and ``run.end``. Instruction updates and
+compactions are ``agent.event`` records. What agent-tui needs to import the
+export again rides in ``meta`` (readers ignore fields they do not know).
+The export is what the model sees: rewound history is not in it.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from agent_tui import __version__
+from agent_tui.core.log.records import MessageRecord, SessionRecord, ToolCallRecord
+
+SCHEMA_VERSION = 1
+
+
+def iso(ms: int) -> str:
+    return _dt.datetime.fromtimestamp(ms / 1000, _dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def prompt_text(prompt: list[dict[str, Any]]) -> str:
+    return "\n".join(p.get("text", "") if p.get("type") == "text" else f"@{p.get('path', '')}" for p in prompt)
+
+
+def assistant_text(data: dict[str, Any]) -> str:
+    return "\n".join(p["text"] for p in data.get("parts", []) if p["type"] == "text" and p["text"])
+
+
+def _usage(data: dict[str, Any]) -> dict[str, Any] | None:
+    usage = data.get("usage")
+    if not usage:
+        return None
+    return {"model": data.get("model"), "input_tokens": usage.get("input_tokens", 0),
+            "input_cached_tokens": usage.get("cache_read_tokens", 0),
+            "input_cache_creation_tokens": usage.get("cache_write_tokens", 0),
+            "output_tokens": usage.get("output_tokens", 0),
+            "total_tokens": usage.get("input_tokens", 0) + usage.get("output_tokens", 0),
+            "reasoning_tokens": usage.get("reasoning_tokens", 0)}  # fmt: skip
+
+
+def _status(data: dict[str, Any] | None) -> str:
+    if data is None or data.get("state") == "ended":
+        return "completed"
+    error = data.get("error") or {}
+    return "cancelled" if error.get("type") == "aborted" else "error"
+
+
+class _Writer:
+    def __init__(self, session: SessionRecord, calls: list[ToolCallRecord]) -> None:
+        self.session = session
+        self.calls = {(c.assistant_message_id, c.call_id): c for c in calls}
+        self.run_id: str | None = None
+        self.last_assistant: dict[str, Any] | None = None
+        self.unsent: list[dict[str, Any]] = []  # messages since the last llm.request
+        self.invocation = 0
+        self.event_seq = 0
+
+    def header(self) -> dict[str, Any]:
+        s = self.session
+        return {"type": "header", "schema_version": SCHEMA_VERSION, "run_id": s.id, "session_id": s.id,
+                "started_at": iso(s.created), "client": {"name": "agent-tui", "version": __version__},
+                "model": {"name": s.model}, "runtime": {"cwd": s.location},
+                "meta": {"title": s.title, "agent": s.agent, "project_root": s.project_root}}  # fmt: skip
+
+    def message(self, m: MessageRecord) -> Iterator[dict[str, Any]]:
+        ts = iso(m.created)
+        match m.kind:
+            case "user":
+                yield from self.end_run(ts)
+                self.run_id, self.last_assistant = m.id, None
+                text = prompt_text(m.data["prompt"])
+                self.unsent.append({"role": "user", "content": text})
+                yield self._rec("run.start", ts, input={"type": "text", "text": text}, session_id=self.session.id,
+                                meta={"prompt": m.data["prompt"], "delivery": m.data.get("delivery")})
+            case "assistant":
+                yield from self.step(m, ts)
+            case "system":
+                self.unsent.append({"role": "system", "content": m.data["text"]})
+                yield self.agent_event(ts, {"type": "instructions_update", "text": m.data["text"]})
+            case "compaction":
+                d = m.data
+                yield self.agent_event(ts, {"type": "compaction_start", "reason": d.get("reason")})
+                done = {"type": "compaction_complete", "reason": d.get("reason"), "state": d.get("state"),
+                        "summary": d.get("summary"), "recent": d.get("recent"), "error": d.get("error")}  # fmt: skip
+                yield self.agent_event(ts, done)
+
+    def step(self, m: MessageRecord, ts: str) -> Iterator[dict[str, Any]]:
+        d = m.data
+        self.invocation += 1
+        yield self._rec("llm.request", ts, seq=self.invocation, model={"name": d.get("model")},
+                        input={"messages": self.unsent, "model": d.get("model")},
+                        meta={"incremental": True, "agent": d.get("agent"), "attempt": d.get("attempt")})
+        self.unsent = []
+        calls = [self.calls.get((m.id, p["call_id"])) for p in d.get("parts", []) if p["type"] == "tool"]
+        reply: dict[str, Any] = {"role": "assistant", "content": assistant_text(d) or None}
+        if calls:
+            reply["tool_calls"] = [{"id": c.call_id, "type": "function", "function": {
+                "name": c.name, "arguments": json.dumps(c.input, ensure_ascii=False)}} for c in calls if c]
+        reasoning = [p for p in d.get("parts", []) if p["type"] == "reasoning"]
+        parts = [{k: v for k, v in p.items()} for p in d.get("parts", [])]
+        yield self._rec("llm.response", ts, seq=self.invocation, output={
+            "messages": [reply], "usage": _usage(d), "stop_reason": d.get("finish"),
+            "provider_meta": [p.get("provider_meta") for p in reasoning] or None,
+        }, meta={"parts": parts, "state": d.get("state"), "error": d.get("error"), "cost": d.get("cost")})
+        for call in calls:
+            if call is None or call.state == "running":
+                continue
+            failed = call.state == "failed"
+            raw = (call.error or {}).get("message", "") if failed else (call.output or {}).get("text", "")
+            self.unsent.append({"role": "tool", "tool_call_id": call.call_id, "content": raw})
+            yield self._rec("tool.output", ts, tool=call.name, tool_call_id=call.call_id, result_raw=raw,
+                            is_error=failed, meta={"input": call.input, "output": call.output, "error": call.error,
+                                                   "hosted": call.hosted})  # fmt: skip
+        self.last_assistant = d
+
+    def agent_event(self, ts: str, event: dict[str, Any]) -> dict[str, Any]:
+        self.event_seq += 1
+        return self._rec("agent.event", ts, seq=self.event_seq, event=event)
+
+    def end_run(self, ts: str) -> Iterator[dict[str, Any]]:
+        if self.run_id is None:
+            return
+        status = _status(self.last_assistant)
+        final = assistant_text(self.last_assistant) if self.last_assistant else None
+        yield self._rec("run.status", ts, status=status)
+        yield self._rec("run.end", ts, outcome=status, final=final or None)
+
+    def _rec(self, type_: str, ts: str, **fields: Any) -> dict[str, Any]:
+        return {"type": type_, "run_id": self.run_id or self.session.id, "ts": ts, **fields}
+
+
+def records(session: SessionRecord, messages: list[MessageRecord], calls: list[ToolCallRecord]) -> Iterator[dict[str, Any]]:
+    """Every record of the export, in order."""
+    writer = _Writer(session, calls)
+    yield writer.header()
+    for message in messages:
+        yield from writer.message(message)
+    yield from writer.end_run(iso(session.updated))
+
+
+def lines(session: SessionRecord, messages: list[MessageRecord], calls: list[ToolCallRecord]) -> Iterator[str]:
+    for record in records(session, messages, calls):
+        yield json.dumps(record, ensure_ascii=False) + "\n"
