@@ -28,7 +28,7 @@ _EXPORTS: dict[str, str] = {
     "MessageRecord": "log.records",
     "InboxRecord": "log.records",
     "PermissionRecord": "log.records",
-    "SessionRow": "store.session_list",
+    "SessionRow": "log.session_row",
     "Receipt": "inbox.admission",
     "RewindPoint": "history.rewind",
     "FilesPreview": "history.rewind",
@@ -125,7 +125,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers
     from agent_tui.core.history.rewind import FilesPreview, RewindPoint, RewindRefused, RewindResult, RewindState, UnknownMessage
     from agent_tui.core.runtime import Runtime
     from agent_tui.core.workspace.snapshots import SnapshotError
-    from agent_tui.core.store.session_list import SessionRow
+    from agent_tui.core.log.session_row import SessionRow
     from agent_tui.core.sessions import HISTORY_MAX, History, InvalidRequest, Sessions, UnknownPermission, open_sessions
     from agent_tui.core.store.tail import Synced
     from agent_tui.llm.credentials import CredentialsError, resolve_credentials

@@ -99,7 +99,7 @@ def rewind_state(events: list[ev.StoredEvent]) -> RewindState:
 
 
 def prompt_of(message: MessageRecord) -> str:
-    return ev.prompt_text(ev.PromptAdmitted(input_id=message.id, prompt=message.data["prompt"]).prompt)
+    return ev.prompt_text(message.data["prompt"])
 
 
 def points(messages: list[MessageRecord]) -> list[RewindPoint]:

@@ -13,6 +13,7 @@ matching ``.ended``/settlement event carries the full value.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -65,14 +66,20 @@ def text_prompt(text: str) -> list[TextPart]:
     return [TextPart(text=text)]
 
 
-def prompt_text(prompt: list[Any]) -> str:
-    """The plain text of a prompt (file and image parts by path, unless the text mentions them)."""
+def prompt_text(prompt: Sequence[PromptPart | dict[str, Any]]) -> str:
+    """The plain text of a prompt: its text parts, and each file or image part as ``@path``
+    unless the text already mentions it.
+
+    The one rendering of a prompt as text, for parsed parts and for the stored JSON alike:
+    titles, the TUI's pending rows (folded or seeded), exports and compaction's input all
+    show the same words for the same prompt.
+    """
     out: list[str] = []
     for part in prompt:
         match part:
-            case TextPart(text=text):
+            case TextPart(text=text) | {"type": "text", "text": str() as text}:
                 out.append(text)
-            case FilePart(path=path) | ImagePart(path=path):
+            case FilePart(path=path) | ImagePart(path=path) | {"type": "file" | "image", "path": str() as path}:
                 if not any(f"@{path}" in line or f'@"{path}"' in line for line in out):
                     out.append(f"@{path}")
     return "\n".join(out)

@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_tui.core.log.session_row import SessionFields
+
 MessageKind = Literal["user", "assistant", "system", "compaction", "synthetic", "shell"]
 ToolState = Literal["running", "success", "failed"]
 InputKind = Literal["prompt", "compaction", "shell"]
@@ -19,22 +21,8 @@ class _Record(BaseModel):
     model_config = ConfigDict(frozen=True)
 
 
-class SessionRecord(_Record):
-    id: str
-    title: str | None
-    location: str
-    project_root: str
-    agent: str
-    model: str | None
-    parent_id: str | None
-    created: int
-    updated: int
-    message_count: int
-    last_message: str | None
-    input_tokens: int
-    output_tokens: int
-    cost: float
-    head_seq: int
+class SessionRecord(SessionFields, _Record):
+    """A session as the facade returns it; its fields are ``session_row.SessionFields``."""
 
 
 class SessionSummary(SessionRecord):

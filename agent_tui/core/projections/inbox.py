@@ -74,7 +74,7 @@ def prompt_promoted(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev
     prompt = json.loads(prompt_json)
     insert_message(conn, id=e.input_id, session_id=sid, seq=seq, kind="user",
                    data={"prompt": prompt, "delivery": delivery}, created=at)  # fmt: skip
-    text = ev.prompt_text(ev.PromptAdmitted(input_id=e.input_id, prompt=prompt).prompt)
+    text = ev.prompt_text(prompt)
     index_text(conn, sid, e.input_id, text)
     set_last_message(conn, sid, text)
 

@@ -60,7 +60,7 @@ def _last_text(conn: sqlite3.Connection, sid: str) -> str | None:
     for kind, raw in rows:
         data = json.loads(raw)
         if kind == "user":
-            text = ev.prompt_text(ev.PromptAdmitted(input_id="msg_x", prompt=data["prompt"]).prompt)
+            text = ev.prompt_text(data["prompt"])
         else:
             text = "\n".join(p["text"] for p in data.get("parts", []) if p["type"] == "text" and p["text"])
         if text.strip():

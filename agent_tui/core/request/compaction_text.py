@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from agent_tui.core.log import events as ev
 from agent_tui.core.log.records import MessageRecord, ToolCallRecord
 from agent_tui.core.request.shell_text import shell_text
 
@@ -189,7 +190,7 @@ def _serialise(message: MessageRecord, calls: dict[tuple[str, str], ToolCallReco
     data = message.data
     match message.kind:
         case "user":
-            body = _prompt_text(data.get("prompt") or [])
+            body = ev.prompt_text(data.get("prompt") or []).strip()
             return f"User:\n{body}" if body else None
         case "system" | "synthetic":
             body = (data.get("text") or "").strip()
@@ -199,19 +200,6 @@ def _serialise(message: MessageRecord, calls: dict[tuple[str, str], ToolCallReco
         case "assistant":
             return _assistant_text(message, calls, tool_chars)
     return None
-
-
-def _prompt_text(parts: list[dict[str, Any]]) -> str:
-    out = []
-    for part in parts:
-        match part.get("type"):
-            case "text":
-                out.append(part.get("text", ""))
-            case "file":
-                out.append(f"[attached file: {part.get('path')}]")
-            case "image":
-                out.append(f"[image: {part.get('path')}]")
-    return "\n".join(out).strip()
 
 
 def _assistant_text(message: MessageRecord, calls: dict[tuple[str, str], ToolCallRecord],

@@ -2,7 +2,7 @@
 
 ``--resume`` shows rows within the first frames: this reads them with stdlib
 ``sqlite3`` in ``mode=ro`` (never creates or migrates the file) and returns
-plain :class:`SessionRow` tuples, so neither pydantic nor the event models are
+plain :class:`SessionRow` objects, so neither pydantic nor the event models are
 imported on that path. Blocking: call it in a thread.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agent_tui.core.store.session_list import SessionRow
+    from agent_tui.core.log.session_row import SessionRow
 
 
 def peek_sessions(location: str | None, limit: int) -> list[SessionRow]:
@@ -24,8 +24,9 @@ def peek_sessions(location: str | None, limit: int) -> list[SessionRow]:
     import sqlite3
 
     from agent_tui.core.settings import paths
-    from agent_tui.core.store.session_list import SessionRow, session_rows
+    from agent_tui.core.log.session_row import SessionRow
+    from agent_tui.core.store.session_list import session_rows
 
     uri = f"{paths.database_path().as_uri()}?mode=ro"
     with contextlib.closing(sqlite3.connect(uri, uri=True)) as conn:
-        return [SessionRow._make(row) for row in session_rows(conn, location, None, limit, 0)]
+        return [SessionRow.of(row) for row in session_rows(conn, location, None, limit, 0)]

@@ -19,7 +19,8 @@ from agent_tui.core.log.records import (
     SessionRecord, SessionSummary, ToolCallRecord,
 )  # fmt: skip
 from agent_tui.core.store.reader import fetch, fetch_one, snapshot
-from agent_tui.core.store.session_list import SESSION_COLUMNS, SESSION_FIELDS, session_rows_sql
+from agent_tui.core.log.session_row import SESSION_FIELDS
+from agent_tui.core.store.session_list import SESSION_COLUMNS, session_rows_sql
 
 
 def _loads(raw: str | None) -> Any:

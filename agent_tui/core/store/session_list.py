@@ -4,37 +4,18 @@
 it on the store's aiosqlite readers and wraps the rows in ``SessionSummary``
 records. The TUI's ``--resume`` reads the picker's first page with
 :func:`session_rows` on a stdlib ``sqlite3`` connection before the facade has
-opened, and shows it as :class:`SessionRow` tuples: the first frame then needs
+opened, and shows it as ``log.session_row.SessionRow``: the first frame then needs
 neither pydantic, aiosqlite nor the event models.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from typing import Any, NamedTuple
+from typing import Any
+
+from agent_tui.core.log.session_row import SESSION_FIELDS
 
 
-class SessionRow(NamedTuple):
-    """A ``session`` table row; the same fields as ``records.SessionRecord`` (a test keeps them equal)."""
-
-    id: str
-    title: str | None
-    location: str
-    project_root: str
-    agent: str
-    model: str | None
-    parent_id: str | None
-    created: int
-    updated: int
-    message_count: int
-    last_message: str | None
-    input_tokens: int
-    output_tokens: int
-    cost: float
-    head_seq: int
-
-
-SESSION_FIELDS = list(SessionRow._fields)
 SESSION_COLUMNS = ", ".join(SESSION_FIELDS)
 
 

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from agent_tui import __version__
+from agent_tui.core.log import events as ev
 from agent_tui.core.log.records import MessageRecord, SessionRecord, ToolCallRecord
 
 SCHEMA_VERSION = 1
@@ -26,10 +27,6 @@ SCHEMA_VERSION = 1
 
 def iso(ms: int) -> str:
     return _dt.datetime.fromtimestamp(ms / 1000, _dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-
-
-def prompt_text(prompt: list[dict[str, Any]]) -> str:
-    return "\n".join(p.get("text", "") if p.get("type") == "text" else f"@{p.get('path', '')}" for p in prompt)
 
 
 def assistant_text(data: dict[str, Any]) -> str:
@@ -78,7 +75,7 @@ class _Writer:
             case "user":
                 yield from self.end_run(ts)
                 self.run_id, self.last_assistant = m.id, None
-                text = prompt_text(m.data["prompt"])
+                text = ev.prompt_text(m.data["prompt"])
                 self.unsent.append({"role": "user", "content": text})
                 yield self._rec("run.start", ts, input={"type": "text", "text": text}, session_id=self.session.id,
                                 meta={"prompt": m.data["prompt"], "delivery": m.data.get("delivery")})

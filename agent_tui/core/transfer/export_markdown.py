@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from agent_tui.core.transfer.export_jsonl import iso, prompt_text
+from agent_tui.core.log import events as ev
+from agent_tui.core.transfer.export_jsonl import iso
 from agent_tui.core.log.records import MessageRecord, SessionRecord, ToolCallRecord
 
 
@@ -62,7 +63,7 @@ def markdown(session: SessionRecord, messages: list[MessageRecord], calls: list[
     for m in messages:
         match m.kind:
             case "user":
-                out.append(f"## User\n\n{prompt_text(m.data['prompt'])}")
+                out.append(f"## User\n\n{ev.prompt_text(m.data['prompt'])}")
                 speaker = "user"
             case "assistant":
                 if speaker != "assistant":

@@ -6,11 +6,12 @@ from pathlib import Path
 
 from agent_tui.core.settings import paths
 from agent_tui.core.log.records import SessionRecord, SessionSummary
-from agent_tui.core.store.session_list import SESSION_FIELDS, SessionRow, session_rows
+from agent_tui.core.log.session_row import SESSION_FIELDS, SessionRow
+from agent_tui.core.store.session_list import session_rows
 
 
 def test_rows_have_the_records_fields() -> None:
-    assert SESSION_FIELDS == list(SessionRecord.model_fields) == list(SessionSummary.model_fields)
+    assert list(SESSION_FIELDS) == list(SessionRecord.model_fields) == list(SessionSummary.model_fields)
 
 
 async def test_plain_rows_match_the_facade_listing(workdir: Path) -> None:
@@ -27,8 +28,8 @@ async def test_plain_rows_match_the_facade_listing(workdir: Path) -> None:
     finally:
         await sessions.close()
     with sqlite3.connect(paths.database_path()) as conn:
-        rows = [SessionRow._make(row) for row in session_rows(conn, str(workdir / "0"), None, 10, 0)]
-    assert [row._asdict() for row in rows] == [summary.model_dump() for summary in listed]
+        rows = [SessionRow.of(row) for row in session_rows(conn, str(workdir / "0"), None, 10, 0)]
+    assert [row.as_dict() for row in rows] == [summary.model_dump() for summary in listed]
     assert len(rows) == 2
 
 
