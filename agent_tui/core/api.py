@@ -52,7 +52,7 @@ _EXPORTS: dict[str, str] = {
     "RewindRefused": "history.rewind",
     "SnapshotError": "workspace.snapshots",
     "NotAnExport": "transfer.import_jsonl",
-    "SessionBusy": "history.delete",
+    "SessionBusy": "errors",
     "ConfigError": "settings.config_layers",
     # Prompts: @mentions and --file paths as durable parts.
     "build_prompt": "inbox.attachments",
@@ -113,9 +113,8 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers
         DEFAULT_AGENT, ConfigError, UntrustedProject, find_project_config, read_layers,
     )  # fmt: skip
     from agent_tui.core.errors import (
-        DatabaseLocked, EventRejected, SessionExists, StoreError, UnknownInput, UnknownSession,
+        DatabaseLocked, EventRejected, SessionBusy, SessionExists, StoreError, UnknownInput, UnknownSession,
     )  # fmt: skip
-    from agent_tui.core.history.delete import SessionBusy
     from agent_tui.core.transfer.import_jsonl import NotAnExport
     from agent_tui.core.run.lease import SessionOwnedElsewhere
     from agent_tui.core.store.peek import peek_sessions

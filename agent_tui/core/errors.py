@@ -60,3 +60,8 @@ class UnknownInput(EventRejected):
 class CorruptEvent(StoreError):
     def __init__(self, session_id: str, seq: int, detail: str) -> None:
         super().__init__(f"stored event {session_id}#{seq} is unreadable: {detail}")
+
+
+class SessionBusy(StoreError):
+    """An operation on a session's past is refused for now: the session is running (rewind, fork
+    at its head, delete) or still has forks (delete); the message says why and what to do."""

@@ -14,7 +14,8 @@ from agent_tui.core.log import ids
 from agent_tui.core.run import lease
 from agent_tui.core.run.executor import Executor
 from agent_tui.core.log.records import SessionRecord
-from agent_tui.core.history.rewind import RewindRefused, Rewinder
+from agent_tui.core.errors import SessionBusy
+from agent_tui.core.history.rewind import Rewinder
 from agent_tui.core.store.store import Store
 from agent_tui.core.store.writer import Tx
 
@@ -26,7 +27,7 @@ async def fork(store: Store, executor: Executor, rewinder: Rewinder, parent: Ses
         point = (await rewinder.target(parent, at)).seq - 1
     else:
         if parent.id in executor.active() or lease.current_owner(parent.id) is not None:
-            raise RewindRefused(f"session {parent.id} is running; interrupt it or fork from an earlier prompt")
+            raise SessionBusy(f"session {parent.id} is running; interrupt it or fork from an earlier prompt")
         point = parent.head_seq
     child = ids.session_id()
     created = ev.SessionCreated(location=parent.location, project_root=parent.project_root, title=parent.title,

@@ -22,7 +22,7 @@ from agent_tui.core.history.lineage import lineage
 from agent_tui.core.log import ids
 from agent_tui.core.log import events as ev
 from agent_tui.core.run import lease
-from agent_tui.core.errors import StoreError
+from agent_tui.core.errors import SessionBusy, StoreError
 from agent_tui.core.run.executor import Executor
 from agent_tui.core.log.records import MessageRecord, SessionRecord
 from agent_tui.core.workspace.file_restore import FileStores
@@ -208,7 +208,7 @@ class Rewinder:
     async def _hold(self, session_id: str) -> Any:
         """The session's lease for the rewind: refused while this or another process runs it."""
         if session_id in self._executor.active():
-            raise RewindRefused(f"session {session_id} is running; interrupt it before rewinding")
+            raise SessionBusy(f"session {session_id} is running; interrupt it before rewinding")
         return await lease.acquire(session_id)
 
 

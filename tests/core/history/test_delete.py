@@ -10,7 +10,7 @@ import pytest
 
 from agent_tui.core.run import lease
 from agent_tui.core.errors import UnknownSession
-from agent_tui.core.history.delete import SessionBusy
+from agent_tui.core.errors import SessionBusy
 from agent_tui.core.run.lease import SessionOwnedElsewhere
 from agent_tui.core.runtime import Runtime
 from agent_tui.core.store.schema import PROJECTION_TABLES
