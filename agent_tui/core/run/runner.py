@@ -21,7 +21,7 @@ from agent_tui.core.log.records import MessageRecord, SessionRecord
 from agent_tui.core.request.builder import awaits_answer, history_messages, needs_continuation, was_cut_short
 from agent_tui.core.host.shell import run_shell
 from agent_tui.core.host.port import ToolHost
-from agent_tui.core.run.step import StepExecutor, StepPlan, StreamFn
+from agent_tui.core.run.step import Step, StepPlan, StreamFn
 from agent_tui.core.host.sweep import sweep_stale
 from agent_tui.llm import types as llm
 from agent_tui.vocab.clock import Clock, SystemClock
@@ -187,7 +187,7 @@ class Runner:
             request=request, attempts_allowed=remaining, max_retries=settings.retry.max_retries,
             base_delay_ms=settings.retry.base_delay_ms, final_request=None if final_step else as_final_step(request),
         )
-        outcome = await StepExecutor(publish, self._stream, services.tools, self._clock).run(plan)
+        outcome = await Step(publish, self._stream, services.tools, self._clock).run(plan)
         if outcome.error is None or outcome.error.type != ErrorType.CONTEXT_OVERFLOW or outcome.durable_output:
             return outcome.error
         # Overflow before any output: one compaction, then the same step with one last attempt.
@@ -197,7 +197,7 @@ class Runner:
         request = await self._rebuilt(session, services, agent, model, final_step, publish)
         plan = replace(plan, assistant_message_id=ids.message_id(), request=request, attempts_allowed=1, max_retries=0,
                        final_request=None)
-        outcome = await StepExecutor(publish, self._stream, services.tools, self._clock).run(plan)
+        outcome = await Step(publish, self._stream, services.tools, self._clock).run(plan)
         return outcome.error
 
     async def _rebuilt(self, session: SessionRecord, services: LocationServices, agent: str, model: str,

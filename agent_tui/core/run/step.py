@@ -74,7 +74,7 @@ class _Attempt:
     closed: bool = False  # the terminal step event is being written
 
 
-class StepExecutor:
+class Step:
     def __init__(self, publisher: SessionPublisher, stream: StreamFn, tools: ToolHost, clock: Clock) -> None:
         self._pub = publisher
         self._stream = stream

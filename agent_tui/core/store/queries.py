@@ -18,7 +18,7 @@ from agent_tui.core.log.records import (
     ApprovalRecord, CheckpointRecord, InboxRecord, MessageRecord, PermissionRecord,
     SessionRecord, SessionSummary, ToolCallRecord,
 )  # fmt: skip
-from agent_tui.core.store.reader import fetch, fetch_one, snapshot
+from agent_tui.core.store.reader import consistent_read, fetch, fetch_one
 from agent_tui.core.log.session_row import SESSION_FIELDS
 from agent_tui.core.store.session_list import SESSION_COLUMNS, session_rows_sql
 
@@ -221,7 +221,7 @@ async def permission(conn: Connection, request_id: str) -> PermissionRecord | No
 
 async def running_compactions(conn: Connection, session_id: str) -> tuple[list[tuple[str, str]], str | None]:
     """Compaction rows still ``running`` and the started manual barrier, if any: one snapshot."""
-    async with snapshot(conn):
+    async with consistent_read(conn):
         rows = await fetch(
             conn,
             "SELECT id, json_extract(data_json, '$.reason') FROM message WHERE session_id = ? AND kind = 'compaction'"

@@ -4,7 +4,7 @@ WAL lets readers run while the writer commits, so reads never queue behind
 the writer thread; two connections let two reads run at once. A read job
 borrows one connection for its whole run: a single statement in autocommit
 mode is its own snapshot (:func:`fetch`), and a job of several statements
-wraps them in :func:`snapshot` (``BEGIN`` ... ``COMMIT``) to see one snapshot.
+wraps them in :func:`consistent_read` (``BEGIN`` ... ``COMMIT``) to see one snapshot.
 
 Why aiosqlite here and not for the writer (``writer.py``): a read is a
 statement or two, and aiosqlite's public API runs each statement as one hop
@@ -68,7 +68,7 @@ async def fetch_one(
 
 
 @contextlib.asynccontextmanager
-async def snapshot(conn: aiosqlite.Connection) -> AsyncIterator[None]:
+async def consistent_read(conn: aiosqlite.Connection) -> AsyncIterator[None]:
     """Several statements that must see one snapshot: ``BEGIN`` (deferred) ... ``COMMIT``."""
     await conn.execute_fetchall("BEGIN")
     try:

@@ -20,7 +20,7 @@ from agent_tui.core.log import events as ev
 from agent_tui.core.store import queries as q
 from agent_tui.core.settings.config import StorageSettings
 from agent_tui.core.errors import DatabaseLocked, StoreError
-from agent_tui.core.store.reader import ReaderPool, fetch, fetch_one, snapshot
+from agent_tui.core.store.reader import ReaderPool, consistent_read, fetch, fetch_one
 from agent_tui.core.store.store import Store
 
 
@@ -61,7 +61,7 @@ async def test_two_reads_run_at_once_and_a_third_waits(pool: ReaderPool) -> None
 
 async def test_a_snapshot_sees_one_state_across_statements(store: Store, pool: ReaderPool) -> None:
     async def twice(conn: Connection) -> tuple[int, int]:
-        async with snapshot(conn):
+        async with consistent_read(conn):
             first = await q.head_seq(conn, "ses_1")
             await store.publish("ses_1", ev.ModelSelected(model="m"))  # commits between the two reads
             return first, await q.head_seq(conn, "ses_1")
@@ -77,7 +77,7 @@ async def test_a_cancelled_caller_does_not_leave_its_snapshot_open(store: Store)
     seen: list[int] = []
 
     async def slow(conn: Connection) -> None:
-        async with snapshot(conn):
+        async with consistent_read(conn):
             seen.append(await q.head_seq(conn, "ses_1"))
             started.set()
             await go.wait()
