@@ -210,7 +210,7 @@ async def test_a_stop_signal_that_reaches_the_child_before_it_took_the_launch_st
     await shell.key("C-c")
     await shell.shows("press Ctrl+C again to quit")
     await shell.key("C-c")
-    await apoll(lambda: not alive(spare) and not alive(launcher), "the child and the launcher to end",
-                timeout=UNDER_LOAD_S)  # fmt: skip
+    ended = "the child and the launcher to end"
+    await apoll(lambda: not alive(spare) and not alive(launcher), ended, timeout=UNDER_LOAD_S)
     await shell.type("echo EXIT=$?")
     await shell.shows("EXIT=0")
