@@ -21,8 +21,8 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
-DOOR = {"agent_tui.core.api", "agent_tui.core.log.events"}
-"""What ``tui/``, ``server/`` and ``commands/`` may import from core: the facade module and the event types."""
+DOOR = {"agent_tui.core.api"}
+"""What ``tui/``, ``server/``, ``commands/`` and ``warm/`` may import from core: the door (the event types too, as ``core.api.events``)."""
 BELOW_CORE = ("agent_tui.llm", "agent_tui.tools")
 """Reached from above only through core (DESIGN §1: tui/server/cli -> core -> llm, tools)."""
 OUTSIDE_CORE = ("tui", "server", "commands", "warm")

@@ -1,9 +1,9 @@
-"""The one door into core: everything ``tui/``, ``server/`` and ``commands/`` may use.
+"""The one door into core: everything ``tui/``, ``server/``, ``commands/`` and ``warm/`` may use.
 
-Callers outside core import from here (and the event types from
-``agent_tui.core.log.events``; the types every layer shares, such as ``Delivery``
-or ``ErrorInfo``, come from ``agent_tui.vocab``) and nothing else;
-``tests/test_layering.py`` enforces it. Names load lazily (PEP 562): ``from agent_tui.core.api import
+Callers outside core import from here and nothing else, the event types too
+(``from agent_tui.core.api import events``); the types every layer shares, such
+as ``Delivery`` or ``ErrorInfo``, come from ``agent_tui.vocab``. The ``door``
+contract in ``pyproject.toml`` and ``tests/test_layering.py`` enforce it. Names load lazily (PEP 562): ``from agent_tui.core.api import
 read_layers`` costs only the config-layer module, so the TUI's first frame
 and ``--version`` never pay for pydantic, the store or the runner before
 they need them.
