@@ -73,12 +73,17 @@ def _launch(sock: socket.socket, argv: list[str], key: str, environ: Mapping[str
         "executable": sys.executable, "limits": place.limits(), "nice": os.getpriority(os.PRIO_PROCESS, 0),
     }  # fmt: skip
     replies = wire.Replies(sock)
+    suspended = False
     relay = Relay(tui)  # from before the request: a signal sent while the child starts is not lost
     try:
         try:
             _send(sock, request, [0, 1, 2])
             sock.settimeout(FIRST_REPLY_S)
             first = replies.next()
+            # The child can ask to stop before the warm process has sent its pid: both write to this
+            # socket, the child as soon as it has the launch (a stop forwarded while it started).
+            while first is not None and first.get("suspend"):
+                suspended, first = True, replies.next()
             sock.settimeout(None)
         except OSError as error:
             _note(f"the warm process did not take the launch: {error}")
@@ -94,6 +99,8 @@ def _launch(sock: socket.socket, argv: list[str], key: str, environ: Mapping[str
         relay.give_back()
         return None
     relay.deliver_to(first["pid"])
+    if suspended:
+        _stop_with(relay.pid, relay.forward)
     return _follow(replies, relay)
 
 
