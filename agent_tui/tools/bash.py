@@ -26,7 +26,7 @@ from agent_tui.tools.process_group import (
     tool_mark,
     track,
 )
-from agent_tui.tools.registry import Tool, ToolResult
+from agent_tui.tools.tool import Tool, ToolResult
 from agent_tui.tools.shell_env import shell_environment
 from agent_tui.tools.shell_grammar import write_targets
 from agent_tui.tools.shell_parse import HARMLESS_PATHS, absolute_arguments

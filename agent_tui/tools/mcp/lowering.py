@@ -10,7 +10,7 @@ from typing import Any
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.image_limits import ImageRefused, check_size, checked_mime
 from agent_tui.tools.output_keeper import OutputKeeper
-from agent_tui.tools.registry import ToolResult
+from agent_tui.tools.tool import ToolResult
 from agent_tui.vocab.tool_output import ToolOutput
 
 
