@@ -21,7 +21,7 @@ _EXPORTS = {
 }
 _TYPES = (
     "Request", "UserTurn", "AssistantTurn", "SystemReminder", "HistoryMessage", "TextPart", "FilePart",
-    "ImagePart", "TextBlock", "ReasoningBlock", "ToolUse", "ToolResult", "ToolSpec", "LLMEvent",
+    "ImagePart", "TextBlock", "ReasoningBlock", "ToolUse", "ToolUseResult", "ToolSpec", "LLMEvent",
     "TextStart", "TextDelta", "TextEnd", "ReasoningStart", "ReasoningDelta", "ReasoningEnd",
     "ToolInputStart", "ToolInputDelta", "ToolCall", "Finish", "FinishReason", "ModelInfo",
 )

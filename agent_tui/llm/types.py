@@ -67,7 +67,7 @@ class ReasoningBlock(_Model):
     provider_meta: dict[str, Any] = Field(default_factory=dict)
 
 
-class ToolResult(_Model):
+class ToolUseResult(_Model):
     ok: bool
     text: str
     images: list[ImagePart] = Field(default_factory=list)
@@ -78,7 +78,7 @@ class ToolUse(_Model):
     call_id: str
     name: str
     input: dict[str, Any]
-    result: ToolResult | None = None
+    result: ToolUseResult | None = None
 
 
 AssistantPart = Annotated[Union[TextBlock, ReasoningBlock, ToolUse], Field(discriminator="type")]
