@@ -10,8 +10,8 @@ that LiteLLM reads itself.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 # Providers whose key variable we know without importing LiteLLM.
 PROVIDER_KEYS: dict[str, tuple[str, ...]] = {

@@ -13,8 +13,9 @@ import asyncio
 import json
 import re
 import time
+from collections.abc import Iterator, Mapping
 from email.utils import parsedate_to_datetime
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from agent_tui.vocab.kinds import RETRYABLE, ErrorType
 

@@ -6,8 +6,9 @@ only task cancellation escapes :meth:`ToolRegistry.invoke`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from pydantic import ValidationError
 

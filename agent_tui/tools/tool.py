@@ -6,8 +6,9 @@ both import from here; nothing here imports a tool.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -42,7 +43,7 @@ class ToolOutcome:
         return self.error is None
 
     @staticmethod
-    def failure(type_: str, message: str, *, stop_run: bool = False) -> "ToolOutcome":
+    def failure(type_: str, message: str, *, stop_run: bool = False) -> ToolOutcome:
         return ToolOutcome(error=ErrorInfo(type=str(type_), message=message), stop_run=stop_run)
 
 

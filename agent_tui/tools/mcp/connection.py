@@ -18,9 +18,10 @@ import asyncio
 import importlib
 import logging
 import tempfile
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from agent_tui import __version__
 from agent_tui.tools.errors import ToolError
@@ -69,7 +70,7 @@ class McpConnection:
     """A server by name at one location; ``state``, ``tools`` and ``instructions`` describe it now."""
 
     def __init__(self, name: str, config: McpServerConfig, location: Path, clock: Clock | None = None,
-                 on_change: Callable[["McpConnection"], None] | None = None) -> None:
+                 on_change: Callable[[McpConnection], None] | None = None) -> None:
         self.name = name
         self.config = config
         self.location = location

@@ -8,9 +8,9 @@ them all (their process groups too) when the process exits.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping
 
 from agent_tui.tools.mcp.connection import McpConnection, load_sdk
 from agent_tui.vocab.clock import Clock
