@@ -55,7 +55,8 @@ def provider_name(model: str, use_litellm: bool = True) -> str:
     from agent_tui.llm import lazy
 
     try:
-        return lazy.load().get_llm_provider(model)[1]
+        provider: str = lazy.load().get_llm_provider(model)[1]
+        return provider
     except Exception:  # noqa: BLE001 - unknown bare model name
         return ""
 

@@ -59,7 +59,11 @@ class ToolRegistry:
         if tool.name in self._tools:
             raise ValueError(f"tool {tool.name!r} is already registered")
         self._tools[tool.name] = tool
-        return lambda: self._tools.pop(tool.name, None)  # type: ignore[func-returns-value]
+
+        def unregister() -> None:
+            self._tools.pop(tool.name, None)
+
+        return unregister
 
     def names(self) -> list[str]:
         return list(self._tools)

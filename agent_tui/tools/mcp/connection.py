@@ -45,7 +45,7 @@ def backoff_ms(failures: int, crashed: bool = False) -> int:
     steps = failures - 1 if crashed else failures
     if steps <= 0:
         return 0
-    return min(BACKOFF_BASE_MS * 2 ** (steps - 1), BACKOFF_CAP_MS)
+    return min(BACKOFF_BASE_MS * (1 << (steps - 1)), BACKOFF_CAP_MS)
 
 
 async def load_sdk(log_file: Path | None = None) -> None:

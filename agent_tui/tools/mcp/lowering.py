@@ -17,7 +17,8 @@ from agent_tui.vocab.tool_output import ToolOutput
 def _part_text(part: Any, vision: bool, images: list[dict[str, Any]]) -> str:
     match getattr(part, "type", None):
         case "text":
-            return part.text
+            content: str = part.text
+            return content
         case "image" if vision:
             return _image(part.data, part.mime_type, images)
         case "image":
