@@ -21,7 +21,7 @@ _EXPORTS = {
 }
 _TYPES = (
     "Request", "UserTurn", "AssistantTurn", "SystemReminder", "HistoryMessage", "TextPart", "FilePart",
-    "ImagePart", "TextBlock", "ReasoningBlock", "ToolUse", "ToolResult", "ToolSpec", "LLMEvent",
+    "ImagePart", "TextBlock", "ReasoningBlock", "ToolUse", "ToolUseResult", "ToolSpec", "LLMEvent",
     "TextStart", "TextDelta", "TextEnd", "ReasoningStart", "ReasoningDelta", "ReasoningEnd",
     "ToolInputStart", "ToolInputDelta", "ToolCall", "Finish", "FinishReason", "ModelInfo",
 )
@@ -30,11 +30,14 @@ _EXPORTS.update({name: "agent_tui.llm.types" for name in _TYPES})
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
-    from agent_tui.llm.credentials import CredentialsError, check_credentials, resolve_credentials
-    from agent_tui.llm.errors import LLMError, classify
-    from agent_tui.llm.lazy import warm
-    from agent_tui.llm.models import model_info
-    from agent_tui.llm.streaming import stream
+    from agent_tui.llm.credentials import CredentialsError as CredentialsError
+    from agent_tui.llm.credentials import check_credentials as check_credentials
+    from agent_tui.llm.credentials import resolve_credentials as resolve_credentials
+    from agent_tui.llm.errors import LLMError as LLMError
+    from agent_tui.llm.errors import classify as classify
+    from agent_tui.llm.lazy import warm as warm
+    from agent_tui.llm.models import model_info as model_info
+    from agent_tui.llm.streaming import stream as stream
     from agent_tui.llm.types import *  # noqa: F403
 
 

@@ -10,8 +10,8 @@ that LiteLLM reads itself.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 # Providers whose key variable we know without importing LiteLLM.
 PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
@@ -55,7 +55,8 @@ def provider_name(model: str, use_litellm: bool = True) -> str:
     from agent_tui.llm import lazy
 
     try:
-        return lazy.load().get_llm_provider(model)[1]
+        provider: str = lazy.load().get_llm_provider(model)[1]
+        return provider
     except Exception:  # noqa: BLE001 - unknown bare model name
         return ""
 

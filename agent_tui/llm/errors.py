@@ -13,8 +13,9 @@ import asyncio
 import json
 import re
 import time
+from collections.abc import Iterator, Mapping
 from email.utils import parsedate_to_datetime
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from agent_tui.vocab.kinds import RETRYABLE, ErrorType
 
@@ -170,7 +171,8 @@ def _kind_of_body(body: Any) -> ErrorType | None:
     """An error body's own ``code``/``type`` (the most specific signal there is)."""
     if not isinstance(body, dict):
         return None
-    inner = body.get("error") if isinstance(body.get("error"), dict) else body
+    error = body.get("error")
+    inner: dict[Any, Any] = error if isinstance(error, dict) else body
     message = str(inner.get("message") or "")
     if _OVERFLOW.search(message):
         return ErrorType.CONTEXT_OVERFLOW
@@ -263,10 +265,10 @@ def _clean(message: str) -> str:
 def _body_message(body: Any) -> str | None:
     if isinstance(body, dict):
         inner = body.get("error")
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return inner["message"]
-        if isinstance(body.get("message"), str):
-            return body["message"]
+        if isinstance(inner, dict) and isinstance(message := inner.get("message"), str):
+            return message
+        if isinstance(message := body.get("message"), str):
+            return message
     return None
 
 

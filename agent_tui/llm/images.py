@@ -10,8 +10,9 @@ the request, so a resumed session sends the same request.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from agent_tui.llm.types import AssistantTurn, ImagePart, Request, ToolUse, UserTurn
 

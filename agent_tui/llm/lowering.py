@@ -101,8 +101,8 @@ def _assistant(turn: AssistantTurn, model: str, images: ImagePlan, inline_images
                               "function": {"name": name, "arguments": json.dumps(value, ensure_ascii=False)}})
                 ok, text, returned = (False, INTERRUPTED, []) if result is None else (result.ok, result.text, result.images)
                 text = text if ok else (text if text.lower().startswith("error") else f"Error: {text}")
-                message, after = _tool_message(call_id, text, returned, images, inline_images)
-                results.append(message)
+                result_message, after = _tool_message(call_id, text, returned, images, inline_images)
+                results.append(result_message)
                 following.extend(after)
     if not texts and not calls:
         return []

@@ -7,7 +7,8 @@ still works because it reacts to the provider's error).
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from agent_tui.llm import lazy
 from agent_tui.llm.types import ModelInfo

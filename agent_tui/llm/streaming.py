@@ -11,7 +11,8 @@ complete calls arrived).
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 from agent_tui.llm import lazy
 from agent_tui.llm.credentials import provider_name

@@ -8,7 +8,7 @@ stream back into durable events.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -46,7 +46,7 @@ class ImagePart(_Model):
     path: str | None = None
 
 
-UserPart = Annotated[Union[TextPart, FilePart, ImagePart], Field(discriminator="type")]
+UserPart = Annotated[TextPart | FilePart | ImagePart, Field(discriminator="type")]
 
 
 class UserTurn(_Model):
@@ -67,7 +67,7 @@ class ReasoningBlock(_Model):
     provider_meta: dict[str, Any] = Field(default_factory=dict)
 
 
-class ToolResult(_Model):
+class ToolUseResult(_Model):
     ok: bool
     text: str
     images: list[ImagePart] = Field(default_factory=list)
@@ -78,10 +78,10 @@ class ToolUse(_Model):
     call_id: str
     name: str
     input: dict[str, Any]
-    result: ToolResult | None = None
+    result: ToolUseResult | None = None
 
 
-AssistantPart = Annotated[Union[TextBlock, ReasoningBlock, ToolUse], Field(discriminator="type")]
+AssistantPart = Annotated[TextBlock | ReasoningBlock | ToolUse, Field(discriminator="type")]
 
 
 class AssistantTurn(_Model):
@@ -98,7 +98,7 @@ class SystemReminder(_Model):
     text: str
 
 
-HistoryMessage = Annotated[Union[UserTurn, AssistantTurn, SystemReminder], Field(discriminator="role")]
+HistoryMessage = Annotated[UserTurn | AssistantTurn | SystemReminder, Field(discriminator="role")]
 
 
 class ToolSpec(_Model):
@@ -203,11 +203,11 @@ class Finish(_Event):
     cost: float | None = None
 
 
-LLMEvent = Union[
-    TextStart, TextDelta, TextEnd,
-    ReasoningStart, ReasoningDelta, ReasoningEnd,
-    ToolInputStart, ToolInputDelta, ToolCall, Finish,
-]
+LLMEvent = (
+    TextStart | TextDelta | TextEnd
+    | ReasoningStart | ReasoningDelta | ReasoningEnd
+    | ToolInputStart | ToolInputDelta | ToolCall | Finish
+)
 
 
 class ModelInfo(_Model):

@@ -35,7 +35,7 @@ def bad_request(message: str) -> ApiError:
     return ApiError(400, message)
 
 
-def classify(error: BaseException) -> tuple[int, str]:
+def http_status_and_type(error: BaseException) -> tuple[int, str]:
     """``(status, type)`` for a facade error."""
     match error:
         case ApiError():
@@ -80,7 +80,7 @@ async def error_middleware(request: web.Request, handler: web.RequestHandler) ->
         allow = {"Allow": error.headers["Allow"]} if "Allow" in error.headers else None  # required on a 405
         return error_response(error.status, _HTTP_TYPES.get(error.status, "error"), message, allow)
     except (ApiError, StoreError, SessionOwnedElsewhere, ConfigError) as error:
-        status, type_ = classify(error)
+        status, type_ = http_status_and_type(error)
         if status >= 500:
             log.error("%s %s failed: %s", request.method, request.path, error)
         headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None

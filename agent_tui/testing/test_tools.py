@@ -15,7 +15,8 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from agent_tui.tools.context import ToolContext
-from agent_tui.tools.registry import Tool, ToolRegistry, ToolResult
+from agent_tui.tools.registry import ToolRegistry
+from agent_tui.tools.tool import Tool, ToolResult
 from agent_tui.vocab.tool_output import ToolOutput
 
 MARK_ENV = "AGENT_TUI_TEST_MARKS"

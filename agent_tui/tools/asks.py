@@ -9,7 +9,8 @@ injected :data:`Asker` (the core wires it to durable ``permission.asked`` /
 from __future__ import annotations
 
 import uuid
-from typing import Any, Awaitable, Callable, Protocol
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -81,7 +82,7 @@ class PermissionChecker(Protocol):
         *,
         detail: dict[str, Any] | None = None,
         save_patterns: list[str] | None = None,
-        origin: "CallOrigin | None" = None,
+        origin: CallOrigin | None = None,
     ) -> None: ...
 
 

@@ -26,10 +26,10 @@ from agent_tui.tools.process_group import (
     tool_mark,
     track,
 )
-from agent_tui.tools.registry import Tool, ToolResult
 from agent_tui.tools.shell_env import shell_environment
 from agent_tui.tools.shell_grammar import write_targets
 from agent_tui.tools.shell_parse import HARMLESS_PATHS, absolute_arguments
+from agent_tui.tools.tool import Tool, ToolResult
 from agent_tui.vocab.tool_output import ToolOutput
 
 DEFAULT_TIMEOUT_MS = 120_000

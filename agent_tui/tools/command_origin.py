@@ -10,8 +10,8 @@ run instead of the program too.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Iterable, Mapping
 
 from agent_tui.tools.paths import is_inside
 

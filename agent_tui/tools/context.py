@@ -7,9 +7,10 @@ cancellation: tools clean up (bash kills its process group) on
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from agent_tui.tools.asks import CallOrigin, PermissionChecker
 

@@ -52,7 +52,8 @@ def _longest_side(data: bytes) -> int:
     import imagesize
 
     try:
-        width, height = imagesize.get(io.BytesIO(data))
+        size: tuple[int, int] = imagesize.get(io.BytesIO(data))  # (-1, -1) when the header does not say
+        width, height = size
     except Exception:  # noqa: BLE001 - a header imagesize cannot parse is not ours to refuse
         return 0
     return max(width, height, 0)

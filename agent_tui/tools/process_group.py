@@ -55,7 +55,12 @@ async def shell_exited(proc: asyncio.subprocess.Process) -> None:
         return
     loop = asyncio.get_running_loop()
     exited: asyncio.Future[None] = loop.create_future()
-    loop.add_reader(fd, lambda: exited.done() or exited.set_result(None))
+
+    def wake() -> None:
+        if not exited.done():
+            exited.set_result(None)
+
+    loop.add_reader(fd, wake)
     try:
         await exited
     finally:
@@ -65,7 +70,7 @@ async def shell_exited(proc: asyncio.subprocess.Process) -> None:
 
 def _members(pgid: int) -> list[tuple[int, int, str]]:
     """``(pid, ppid, state)`` of every process in the group (via /proc)."""
-    found = []
+    found: list[tuple[int, int, str]] = []
     try:
         names = os.listdir("/proc")
     except OSError:

@@ -13,9 +13,9 @@ from agent_tui.tools.context import ToolContext
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.image_limits import ImageRefused, check_size, checked_mime
 from agent_tui.tools.paths import Resolved, resolve_inside
-from agent_tui.tools.registry import Tool, ToolResult
 from agent_tui.tools.sniff import SNIFF_BYTES, human_size, sniff
 from agent_tui.tools.text_pages import MAX_LINES, MAX_PAGE_BYTES, file_key, read_page
+from agent_tui.tools.tool import Tool, ToolResult
 from agent_tui.vocab.tool_output import ToolOutput
 
 DESCRIPTION = """Read a file or list a directory inside the working directory.

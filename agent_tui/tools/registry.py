@@ -6,88 +6,19 @@ only task cancellation escapes :meth:`ToolRegistry.invoke`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Sequence
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.errors import PermissionRejected, ToolError
+from agent_tui.tools.tool import Tool, ToolOutcome, ToolResult
 from agent_tui.tools.wildcard import wildcard_match
-from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import Effect, ErrorType
 from agent_tui.vocab.permission_rule import PermissionRule
 from agent_tui.vocab.tool_output import ToolOutput
-
-
-@dataclass(frozen=True)
-class ToolResult:
-    """What a tool returns: the model-visible output plus metadata for the log."""
-
-    output: ToolOutput
-    result_meta: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class ToolOutcome:
-    """A settled call: exactly one of ``output`` / ``error``.
-
-    ``stop_run`` is set when the user rejected a permission without a message:
-    the runner fails the tool and stops the run.
-    """
-
-    output: ToolOutput | None = None
-    error: ErrorInfo | None = None
-    result_meta: dict[str, Any] = field(default_factory=dict)
-    stop_run: bool = False
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
-
-    @staticmethod
-    def failure(type_: str, message: str, *, stop_run: bool = False) -> "ToolOutcome":
-        return ToolOutcome(error=ErrorInfo(type=str(type_), message=message), stop_run=stop_run)
-
-
-Runner = Callable[[ToolContext, Any], Awaitable[ToolResult]]
-
-
-@dataclass(frozen=True)
-class Tool:
-    """A registration: name, model-facing description, input model, handler.
-
-    ``action`` is the permission action the tool needs (catalogue visibility).
-    ``parameters`` is a JSON schema given as is (an MCP server's) in place of
-    the input model's; the model then only checks that the input is an object.
-    """
-
-    name: str
-    description: str
-    input_model: type[BaseModel]
-    run: Runner
-    action: str
-    parameters: dict[str, Any] | None = None
-
-    def spec(self) -> dict[str, Any]:
-        parameters = self.parameters if self.parameters is not None else _schema(self.input_model)
-        return {"name": self.name, "description": self.description, "parameters": parameters}
-
-
-def _schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The input model's JSON schema, trimmed for the model: no titles, and an
-    optional ``X | None = None`` field shown as plain ``X`` (None is still accepted)."""
-    schema = model.model_json_schema()
-    schema.pop("title", None)
-    properties = schema.get("properties", {})
-    for name, prop in list(properties.items()):
-        prop.pop("title", None)
-        options = prop.get("anyOf")
-        if options and len(options) == 2 and {"type": "null"} in options and prop.get("default", 0) is None:
-            (kept,) = [o for o in options if o != {"type": "null"}]
-            properties[name] = {**kept, **{k: v for k, v in prop.items() if k not in ("anyOf", "default")}}
-    return schema
 
 
 def denied_outright(action: str, rules: Sequence[PermissionRule]) -> bool:
@@ -128,7 +59,11 @@ class ToolRegistry:
         if tool.name in self._tools:
             raise ValueError(f"tool {tool.name!r} is already registered")
         self._tools[tool.name] = tool
-        return lambda: self._tools.pop(tool.name, None)  # type: ignore[func-returns-value]
+
+        def unregister() -> None:
+            self._tools.pop(tool.name, None)
+
+        return unregister
 
     def names(self) -> list[str]:
         return list(self._tools)
@@ -168,15 +103,3 @@ class ToolRegistry:
         except ValidationError as error:
             return ToolOutcome.failure(ErrorType.TOOL_EXECUTION, f"{name} returned invalid output: {describe_validation(error)}")
         return ToolOutcome(output=output, result_meta=dict(result.result_meta))
-
-
-def default_registry(location: Path) -> ToolRegistry:
-    """The built-in tools: read, bash, apply_patch."""
-    from agent_tui.tools.apply_patch.tool import APPLY_PATCH
-    from agent_tui.tools.bash import BASH
-    from agent_tui.tools.read import READ
-
-    registry = ToolRegistry(location)
-    for tool in (READ, BASH, APPLY_PATCH):
-        registry.register(tool)
-    return registry

@@ -10,7 +10,7 @@ unless ``[shell] env.include`` names them.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from agent_tui.tools.wildcard import wildcard_match
 

@@ -200,4 +200,5 @@ def _describe(node: Any) -> str:
 
 
 def _text(node: Any) -> str:
-    return node.text.decode("utf-8", errors="replace")
+    text: bytes = node.text
+    return text.decode("utf-8", errors="replace")

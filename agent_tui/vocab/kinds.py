@@ -29,7 +29,6 @@ class ErrorType(StrEnum):
     TOOL_INPUT = "tool.input"
     TOOL_UNKNOWN = "tool.unknown"
     PERMISSION_REJECTED = "permission.rejected"
-    STEP_LIMIT = "step.limit"
     INSTRUCTIONS_UNAVAILABLE = "instructions.unavailable"
     STORE_WRITE = "store.write"  # the store refused a write the step needed (disk full, locked database)
 
@@ -49,7 +48,6 @@ class Delivery(StrEnum):
 class InterruptReason(StrEnum):
     USER = "user"
     SHUTDOWN = "shutdown"
-    SUPERSEDED = "superseded"
 
 
 class CompactionReason(StrEnum):

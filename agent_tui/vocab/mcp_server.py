@@ -39,7 +39,7 @@ class McpServerConfig(BaseModel):
         return names
 
     @model_validator(mode="after")
-    def _one_transport(self) -> "McpServerConfig":
+    def _one_transport(self) -> McpServerConfig:
         if (self.command is None) == (self.url is None):
             raise ValueError("set exactly one of command (stdio) or url (streamable HTTP)")
         if self.url is None and self.headers:

@@ -89,12 +89,12 @@ async def test_unreachable_server_is_transport(make_request) -> None:
 
 
 async def test_a_request_the_api_rejects_is_invalid_request(fake: FakeProvider, make_request, wire) -> None:
-    from agent_tui.llm.types import AssistantTurn, TextPart, ToolResult, ToolUse, UserTurn
+    from agent_tui.llm.types import AssistantTurn, TextPart, ToolUseResult, ToolUse, UserTurn
 
     # Two steps that reuse one call id: both real APIs refuse that history.
     def step() -> AssistantTurn:
         return AssistantTurn(model=wire.model, parts=[
-            ToolUse(call_id="call_1", name="read", input={}, result=ToolResult(ok=True, text="x"))])
+            ToolUse(call_id="call_1", name="read", input={}, result=ToolUseResult(ok=True, text="x"))])
 
     fake.add(Turn(text="unused"))
     with pytest.raises(LLMError) as caught:

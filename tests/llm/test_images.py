@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_tui.llm.types import AssistantTurn, ImagePart, Request, TextPart, ToolResult, ToolUse, UserTurn
+from agent_tui.llm.types import AssistantTurn, ImagePart, Request, TextPart, ToolUseResult, ToolUse, UserTurn
 from agent_tui.testing.fake_provider import FakeProvider, Turn
 
 from tests.llm.conftest import WIRES, Wire, collect
@@ -24,7 +24,7 @@ def _history(model: str) -> list[Any]:
     return [
         UserTurn(parts=[TextPart(text="what is in shot.png?")]),
         AssistantTurn(model=model, parts=[ToolUse(call_id="call_1", name="read", input={"path": "shot.png"},
-                                                  result=ToolResult(ok=True, text="Image shot.png is attached.",
+                                                  result=ToolUseResult(ok=True, text="Image shot.png is attached.",
                                                                     images=[image]))]),
     ]
 
@@ -70,7 +70,7 @@ def test_only_the_newest_images_within_the_request_caps_are_sent(sizes: list[int
     for n, size in enumerate(sizes):
         image = ImagePart(mime="image/png", data="A" * size, path=f"{n}.png")
         turns += [UserTurn(parts=[TextPart(text=f"read {n}.png")]), AssistantTurn(model=ANTHROPIC.model, parts=[
-            ToolUse(call_id=f"call_{n}", name="read", input={}, result=ToolResult(ok=True, text="ok", images=[image]))])]
+            ToolUse(call_id=f"call_{n}", name="read", input={}, result=ToolUseResult(ok=True, text="ok", images=[image]))])]
     messages = lower_messages(Request(model=ANTHROPIC.model, messages=turns, supports_vision=True), provider)
     sent = [len(part["image_url"]["url"]) - len("data:image/png;base64,") for m in messages
             if isinstance(m["content"], list) for part in m["content"] if part["type"] == "image_url"]

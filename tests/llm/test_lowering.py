@@ -12,7 +12,7 @@ from agent_tui.llm.types import (
     SystemReminder,
     TextBlock,
     TextPart,
-    ToolResult,
+    ToolUseResult,
     ToolSpec,
     ToolUse,
     UserTurn,
@@ -43,8 +43,8 @@ def test_every_tool_use_gets_exactly_one_result_right_after() -> None:
         UserTurn(parts=[TextPart(text="go")]),
         AssistantTurn(model=MODEL, parts=[
             TextBlock(text="two calls"),
-            ToolUse(call_id="c1", name="read", input={"path": "a"}, result=ToolResult(ok=True, text="A")),
-            ToolUse(call_id="c2", name="bash", input={"command": "x"}, result=ToolResult(ok=False, text="boom")),
+            ToolUse(call_id="c1", name="read", input={"path": "a"}, result=ToolUseResult(ok=True, text="A")),
+            ToolUse(call_id="c2", name="bash", input={"command": "x"}, result=ToolUseResult(ok=False, text="boom")),
             ToolUse(call_id="c3", name="bash", input={}, result=None),
         ]),
     ))
@@ -62,7 +62,7 @@ def test_every_tool_use_gets_exactly_one_result_right_after() -> None:
 def _looked(*images: ImagePart) -> tuple[UserTurn, AssistantTurn]:
     return (UserTurn(parts=[TextPart(text="look")]),
             AssistantTurn(model=MODEL, parts=[ToolUse(call_id="c1", name="read", input={"path": "p.png"},
-                                                      result=ToolResult(ok=True, text="an image", images=list(images)))]))
+                                                      result=ToolUseResult(ok=True, text="an image", images=list(images)))]))
 
 
 PNG_URL = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}

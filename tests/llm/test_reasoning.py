@@ -13,7 +13,7 @@ from agent_tui.llm.types import (
     TextBlock,
     TextPart,
     ToolCall,
-    ToolResult,
+    ToolUseResult,
     ToolSpec,
     ToolUse,
     UserTurn,
@@ -37,7 +37,7 @@ async def _first_step(fake: FakeProvider, make_request, model: str) -> Assistant
     return AssistantTurn(model=model, parts=[
         ReasoningBlock(text=end.text, provider_meta=end.provider_meta),
         TextBlock(text="Reading."),
-        ToolUse(call_id=call.call_id, name=call.name, input=call.input, result=ToolResult(ok=True, text="data")),
+        ToolUse(call_id=call.call_id, name=call.name, input=call.input, result=ToolUseResult(ok=True, text="data")),
     ])
 
 
@@ -117,7 +117,7 @@ async def test_thinking_enabled_tool_loop_is_accepted_with_replay(fake: FakeProv
     call = next(e for e in events if isinstance(e, ToolCall))
     turn = AssistantTurn(model=model, parts=[
         ReasoningBlock(text=end.text, provider_meta=end.provider_meta),
-        ToolUse(call_id=call.call_id, name=call.name, input=call.input, result=ToolResult(ok=True, text="data")),
+        ToolUse(call_id=call.call_id, name=call.name, input=call.input, result=ToolUseResult(ok=True, text="data")),
     ])
     await collect(request(turn))
     assert fake.requests[0].body["thinking"]["type"] == "enabled"
@@ -132,7 +132,7 @@ async def test_thinking_is_paused_when_the_tool_loop_cannot_replay_it(fake: Fake
     turn = AssistantTurn(model="anthropic/claude-other", parts=[
         ReasoningBlock(text=THOUGHT, provider_meta={"thinking_blocks": [
             {"type": "thinking", "thinking": THOUGHT, "signature": "sig-other"}]}),
-        ToolUse(call_id="call_s", name="read", input={"path": "a"}, result=ToolResult(ok=True, text="data")),
+        ToolUse(call_id="call_s", name="read", input={"path": "a"}, result=ToolUseResult(ok=True, text="data")),
     ])
     fake.add(Turn(text="Done."))
     request = Request(model="anthropic/claude-sonnet-4-5", api_base=fake.base_url, api_key="k", max_tokens=4096,
@@ -155,7 +155,7 @@ async def test_redacted_thinking_round_trips(fake: FakeProvider) -> None:
     assert [b["type"] for b in end.provider_meta["thinking_blocks"]] == ["thinking", "redacted_thinking"]
     turn = AssistantTurn(model=request.model, parts=[
         ReasoningBlock(text=end.text, provider_meta=end.provider_meta),
-        ToolUse(call_id="call_r", name="read", input={}, result=ToolResult(ok=True, text="data")),
+        ToolUse(call_id="call_r", name="read", input={}, result=ToolUseResult(ok=True, text="data")),
     ])
     await collect(request.model_copy(update={"messages": [*request.messages, turn]}))
     assert fake.requests[1].rejected is None

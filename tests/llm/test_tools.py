@@ -11,7 +11,7 @@ from agent_tui.llm.types import (
     ToolCall,
     ToolInputDelta,
     ToolInputStart,
-    ToolResult,
+    ToolUseResult,
     ToolSpec,
     ToolUse,
     UserTurn,
@@ -101,7 +101,7 @@ async def test_tool_results_go_back_in_a_request_the_provider_accepts(fake: Fake
         AssistantTurn(model=wire.model, parts=[
             {"type": "text", "text": "Checking."},
             *[ToolUse(call_id=c.call_id, name=c.name, input=c.input,
-                      result=ToolResult(ok=c.name == "read", text="contents" if c.name == "read" else "exit 1"))
+                      result=ToolUseResult(ok=c.name == "read", text="contents" if c.name == "read" else "exit 1"))
               for c in calls],
         ]),
     ]

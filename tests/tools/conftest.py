@@ -10,7 +10,8 @@ import pytest
 from agent_tui.tools.asks import NoApprovals, PermissionDecision, PermissionRequest
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.permissions import AllowAll, PermissionGate
-from agent_tui.tools.registry import Tool, ToolOutcome, ToolRegistry
+from agent_tui.tools.registry import ToolRegistry
+from agent_tui.tools.tool import Tool, ToolOutcome
 from agent_tui.vocab.permission_rule import PermissionRule
 
 

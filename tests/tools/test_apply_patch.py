@@ -9,7 +9,7 @@ from agent_tui.tools.apply_patch.parser import AddFile, DeleteFile, PatchError, 
 from agent_tui.tools.apply_patch.tool import APPLY_PATCH
 from agent_tui.tools.asks import PermissionDecision
 from agent_tui.tools.context import ToolContext
-from agent_tui.tools.registry import ToolOutcome
+from agent_tui.tools.tool import ToolOutcome
 from agent_tui.vocab.kinds import Effect, PermissionReply
 from agent_tui.vocab.permission_rule import PermissionRule
 

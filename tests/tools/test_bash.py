@@ -11,7 +11,7 @@ from agent_tui.tools.asks import PermissionDecision
 from agent_tui.tools.bash import BASH
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.process_group import group_alive
-from agent_tui.tools.registry import ToolOutcome
+from agent_tui.tools.tool import ToolOutcome
 from agent_tui.vocab.kinds import Effect, PermissionReply
 from agent_tui.vocab.permission_rule import PermissionRule
 

@@ -12,7 +12,7 @@ import pytest
 from agent_tui.tools.asks import PermissionDecision
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.read import READ
-from agent_tui.tools.registry import ToolOutcome
+from agent_tui.tools.tool import ToolOutcome
 from agent_tui.vocab.kinds import Effect, PermissionReply
 from agent_tui.vocab.permission_rule import PermissionRule
 

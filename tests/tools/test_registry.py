@@ -6,10 +6,12 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, Field
 
+from agent_tui.tools.builtin import default_registry
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.read import READ
-from agent_tui.tools.registry import Tool, ToolRegistry, ToolResult
+from agent_tui.tools.registry import ToolRegistry
+from agent_tui.tools.tool import Tool, ToolResult
 from agent_tui.vocab.kinds import Effect
 from agent_tui.vocab.permission_rule import PermissionRule
 from agent_tui.vocab.tool_output import ToolOutput
@@ -118,8 +120,6 @@ def test_register_twice_and_unregister(workdir: Path) -> None:
 
 
 async def test_default_registry_has_the_builtins(workdir: Path, ctx: ToolContext) -> None:
-    from agent_tui.tools.registry import default_registry
-
     reg = default_registry(workdir)
     (workdir / "x.txt").write_text("hello\n")
     assert [d["name"] for d in reg.definitions()] == ["read", "bash", "apply_patch"]

@@ -23,7 +23,8 @@ from agent_tui.llm import types as llm
 from agent_tui.tools.asks import Asker, PermissionDecision, PermissionRequest
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.permissions import PermissionGate
-from agent_tui.tools.registry import ToolRegistry, default_registry
+from agent_tui.tools.builtin import default_registry
+from agent_tui.tools.registry import ToolRegistry
 from agent_tui.vocab.kinds import TOOL_INTERRUPTED, PermissionReply
 
 TEST_TOOLS_ENV = "AGENT_TUI_TEST_TOOLS"

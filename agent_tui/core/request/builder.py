@@ -82,12 +82,12 @@ def _tool_use(call: ToolCallRecord, call_id: str) -> llm.ToolUse:
     match call.state:
         case "success":
             output = call.output or {}
-            result = llm.ToolResult(ok=True, text=output.get("text", ""), images=_images(output))
+            result = llm.ToolUseResult(ok=True, text=output.get("text", ""), images=_images(output))
         case "failed":
             error = call.error or {}
-            result = llm.ToolResult(ok=False, text=error.get("message") or "Tool failed")
+            result = llm.ToolUseResult(ok=False, text=error.get("message") or "Tool failed")
         case _:
-            result = llm.ToolResult(ok=False, text=TOOL_INTERRUPTED)
+            result = llm.ToolUseResult(ok=False, text=TOOL_INTERRUPTED)
     return llm.ToolUse(call_id=call_id, name=call.name, input=call.input, result=result)
 
 

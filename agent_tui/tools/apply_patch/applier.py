@@ -170,7 +170,7 @@ class _Tree:
 
 def verify(plan: Plan) -> Plan:
     tree = _Tree()
-    for operation, (target, dest) in zip(plan.operations, plan.targets):
+    for operation, (target, dest) in zip(plan.operations, plan.targets, strict=True):
         try:
             plan.steps.append(_verify_one(operation, target, dest, tree))
         except ApplyError as error:

@@ -8,7 +8,7 @@ as well. Same order as Codex's ``seek_sequence``.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 _PUNCTUATION = str.maketrans(
     {

@@ -165,7 +165,7 @@ def _chunks(body: list[str], i: int, path: str) -> tuple[list[Chunk], int]:
             current = None
             i += 1
             continue
-        if line.strip().startswith("@@") and (line.startswith("@@") or not line[:1] in " +-"):
+        if line.strip().startswith("@@") and (line.startswith("@@") or line[:1] not in " +-"):
             rest = line.strip()[2:]
             current = Chunk(context=rest.strip() or None)
             chunks.append(current)

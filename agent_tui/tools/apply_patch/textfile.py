@@ -35,7 +35,7 @@ class TextFile:
         return "\r\n" if crlf > lf else "\n"
 
     @classmethod
-    def parse(cls, data: bytes, name: str) -> "TextFile":
+    def parse(cls, data: bytes, name: str) -> TextFile:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
@@ -53,7 +53,7 @@ class TextFile:
         return cls(lines, eols, bom)
 
     def dump(self) -> bytes:
-        body = "".join(line + eol for line, eol in zip(self.lines, self.eols))
+        body = "".join(line + eol for line, eol in zip(self.lines, self.eols, strict=True))
         return ((BOM if self.bom else "") + body).encode("utf-8")
 
 
@@ -100,7 +100,7 @@ def apply_chunks(file: TextFile, chunks: list[Chunk], name: str) -> TextFile:
             found = anchor.seek(old, index)
         if found is None:
             raise ApplyError(anchor.failure(chunk.old, name))
-        texts = [text if j is None or j >= len(old) else lines[found + j] for text, j in zip(new, kept)]
+        texts = [text if j is None or j >= len(old) else lines[found + j] for text, j in zip(new, kept, strict=True)]
         eols = [eol if j is None or j >= len(old) else file.eols[found + j] for j in kept]
         replacements.append((found, len(old), texts, eols))
         index = found + len(old)

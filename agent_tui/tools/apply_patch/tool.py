@@ -10,7 +10,7 @@ from agent_tui.tools.apply_patch.applier import Plan, Step, apply, resolve, veri
 from agent_tui.tools.apply_patch.parser import PatchError, parse_patch
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.errors import ToolError
-from agent_tui.tools.registry import Tool, ToolResult
+from agent_tui.tools.tool import Tool, ToolResult
 from agent_tui.vocab.tool_output import ToolOutput
 
 DESCRIPTION = """Edit files with a patch. Use it to add, update, move and delete files.

@@ -18,9 +18,10 @@ import asyncio
 import importlib
 import logging
 import tempfile
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from agent_tui import __version__
 from agent_tui.tools.errors import ToolError
@@ -44,7 +45,7 @@ def backoff_ms(failures: int, crashed: bool = False) -> int:
     steps = failures - 1 if crashed else failures
     if steps <= 0:
         return 0
-    return min(BACKOFF_BASE_MS * 2 ** (steps - 1), BACKOFF_CAP_MS)
+    return min(BACKOFF_BASE_MS * (1 << (steps - 1)), BACKOFF_CAP_MS)
 
 
 async def load_sdk(log_file: Path | None = None) -> None:
@@ -69,7 +70,7 @@ class McpConnection:
     """A server by name at one location; ``state``, ``tools`` and ``instructions`` describe it now."""
 
     def __init__(self, name: str, config: McpServerConfig, location: Path, clock: Clock | None = None,
-                 on_change: Callable[["McpConnection"], None] | None = None) -> None:
+                 on_change: Callable[[McpConnection], None] | None = None) -> None:
         self.name = name
         self.config = config
         self.location = location

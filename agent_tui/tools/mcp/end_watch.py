@@ -39,7 +39,7 @@ class EndWatch:
     async def aclose(self) -> None:
         await self._inner.aclose()
 
-    def __aiter__(self) -> "EndWatch":
+    def __aiter__(self) -> EndWatch:
         return self
 
     async def __anext__(self) -> Any:
@@ -50,7 +50,7 @@ class EndWatch:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def __aenter__(self) -> "EndWatch":
+    async def __aenter__(self) -> EndWatch:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

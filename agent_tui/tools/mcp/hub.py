@@ -8,9 +8,9 @@ them all (their process groups too) when the process exits.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping
 
 from agent_tui.tools.mcp.connection import McpConnection, load_sdk
 from agent_tui.vocab.clock import Clock
@@ -63,10 +63,10 @@ class McpHub:
             await self._load_sdk()
         stale = [(key, c) for key, c in self._connections.items()
                  if key[0] == location and servers.get(key[1]) != c.config]
-        for key, connection in stale:
-            if self._connections.get(key) is connection:  # another sync may have replaced it meanwhile
+        for key, old in stale:
+            if self._connections.get(key) is old:  # another sync may have replaced it meanwhile
                 del self._connections[key]
-                await connection.stop()
+                await old.stop()
         out = []
         for name, config in servers.items():
             connection = self._connections.get((location, name))

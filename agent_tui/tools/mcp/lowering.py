@@ -10,14 +10,15 @@ from typing import Any
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.image_limits import ImageRefused, check_size, checked_mime
 from agent_tui.tools.output_keeper import OutputKeeper
-from agent_tui.tools.registry import ToolResult
+from agent_tui.tools.tool import ToolResult
 from agent_tui.vocab.tool_output import ToolOutput
 
 
 def _part_text(part: Any, vision: bool, images: list[dict[str, Any]]) -> str:
     match getattr(part, "type", None):
         case "text":
-            return part.text
+            content: str = part.text
+            return content
         case "image" if vision:
             return _image(part.data, part.mime_type, images)
         case "image":

@@ -12,7 +12,7 @@ from agent_tui.tools.mcp.connection import McpConnection
 from agent_tui.tools.mcp.listing import McpToolInfo
 from agent_tui.tools.mcp.lowering import lower_result
 from agent_tui.tools.output_keeper import OutputKeeper
-from agent_tui.tools.registry import Tool, ToolResult
+from agent_tui.tools.tool import Tool, ToolResult
 from agent_tui.vocab.mcp_names import tool_name
 
 ACTION = "mcp"
