@@ -17,22 +17,22 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from agent_tui.core.log import events as ev
+from agent_tui.core.errors import StoreError, UnknownSession
 from agent_tui.core.history import fork as forks
 from agent_tui.core.history.lineage import lineage as walk_lineage
-from agent_tui.core.log import ids
-from agent_tui.core.settings import paths
-from agent_tui.core.store import tail
-from agent_tui.core.inbox.admission import Receipt, admit_compaction, admit_prompt
-from agent_tui.core.store.bus import Bus, Subscription
-from agent_tui.core.settings.config import Settings
-from agent_tui.core.errors import StoreError, UnknownSession
-from agent_tui.core.run.executor import Executor, IdleExecutor
 from agent_tui.core.history.rewind import FilesPreview, Rewinder, RewindPoint, RewindResult, RewindState, points
-from agent_tui.core.workspace.snapshots import WorkspaceSnapshots
+from agent_tui.core.inbox.admission import Receipt, admit_compaction, admit_prompt
+from agent_tui.core.log import events as ev
+from agent_tui.core.log import ids
 from agent_tui.core.log.records import InboxRecord, MessageRecord, PermissionRecord, SessionRecord, SessionSummary
+from agent_tui.core.run.executor import Executor, IdleExecutor
+from agent_tui.core.settings import paths
+from agent_tui.core.settings.config import Settings
+from agent_tui.core.store import tail
+from agent_tui.core.store.bus import Bus, Subscription
 from agent_tui.core.store.store import Store
 from agent_tui.core.store.writer import Tx
+from agent_tui.core.workspace.snapshots import WorkspaceSnapshots
 from agent_tui.vocab.kinds import Delivery, PermissionReply, RewindMode
 
 HISTORY_DEFAULT = 50
@@ -304,8 +304,7 @@ class Sessions:
     # -- export and import ---------------------------------------------------------------
     async def export(self, session_id: str, format: str = "jsonl") -> str:
         """The session as reference 002's JSONL records, or as a Markdown transcript."""
-        from agent_tui.core.transfer import export_jsonl
-        from agent_tui.core.transfer import export_markdown
+        from agent_tui.core.transfer import export_jsonl, export_markdown
 
         if format not in ("jsonl", "markdown"):
             raise InvalidRequest(f"export format must be jsonl or markdown, not {format!r}")

@@ -18,17 +18,17 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agent_tui.core.history.lineage import lineage
-from agent_tui.core.log import ids
-from agent_tui.core.log import events as ev
-from agent_tui.core.run import lease
 from agent_tui.core.errors import SessionBusy, StoreError
-from agent_tui.core.run.executor import Executor
-from agent_tui.core.log.records import MessageRecord, SessionRecord
-from agent_tui.core.workspace.file_restore import FileStores
+from agent_tui.core.history.lineage import lineage
 from agent_tui.core.history.restore_plan import RestorePlan, Unrestorable, restore_plan
-from agent_tui.core.workspace.snapshots import WorkspaceSnapshots
+from agent_tui.core.log import events as ev
+from agent_tui.core.log import ids
+from agent_tui.core.log.records import MessageRecord, SessionRecord
+from agent_tui.core.run import lease
+from agent_tui.core.run.executor import Executor
 from agent_tui.core.store.store import Store
+from agent_tui.core.workspace.file_restore import FileStores
+from agent_tui.core.workspace.snapshots import WorkspaceSnapshots
 from agent_tui.vocab.kinds import RewindMode
 
 _CONVERSATION_MOVES = (ev.PromptPromoted.TYPE, ev.StepStarted.TYPE)

@@ -11,12 +11,12 @@ registry in place of the last step's.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Awaitable, Callable
 
+from agent_tui.core.log.records import SessionRecord
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
-from agent_tui.core.log.records import SessionRecord
 from agent_tui.tools.mcp.connection import McpConnection
 from agent_tui.tools.mcp.hub import Listener, McpHub, McpStatus
 from agent_tui.tools.mcp.tools import registrations

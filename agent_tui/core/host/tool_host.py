@@ -11,14 +11,15 @@ from __future__ import annotations
 import asyncio
 import importlib
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
+from agent_tui.core.host.port import ToolInvocation, ToolSettlement
 from agent_tui.core.log import events as ev
+from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
-from agent_tui.core.log.publisher import SessionPublisher
-from agent_tui.core.host.port import ToolInvocation, ToolSettlement
 from agent_tui.llm import types as llm
 from agent_tui.tools.asks import Asker, PermissionDecision, PermissionRequest
 from agent_tui.tools.context import ToolContext

@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from agent_tui.core.log import events as ev
 from agent_tui.core.errors import StoreError
+from agent_tui.core.log import events as ev
 from agent_tui.core.projections.inbox import fingerprint
 from agent_tui.core.store.writer import Tx
 from agent_tui.vocab.kinds import Delivery

@@ -15,9 +15,10 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from agent_tui.core.log import events as ev
 from agent_tui.tools.errors import ToolError

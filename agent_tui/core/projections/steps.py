@@ -15,10 +15,15 @@ import json
 import sqlite3
 from typing import Any
 
-from agent_tui.core.log import events as ev
 from agent_tui.core.errors import EventRejected
+from agent_tui.core.log import events as ev
 from agent_tui.core.projections.message_rows import (
-    dumps, index_text, insert_message, load_message, save_message, set_last_message,
+    dumps,
+    index_text,
+    insert_message,
+    load_message,
+    save_message,
+    set_last_message,
 )
 from agent_tui.vocab.usage import Usage
 

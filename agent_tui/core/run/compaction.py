@@ -16,17 +16,18 @@ compaction changes nothing the model sees: only an ended row is a checkpoint.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
-from agent_tui.core.request import budget
-from agent_tui.core.request import compaction_text as text
 from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
-from agent_tui.core.run import retry
-from agent_tui.core.settings.config import Settings
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.log.records import MessageRecord, SessionRecord
+from agent_tui.core.request import budget
+from agent_tui.core.request import compaction_text as text
+from agent_tui.core.run import retry
 from agent_tui.core.run.step import LLMFailure, StreamFn, consume
+from agent_tui.core.settings.config import Settings
 from agent_tui.llm import types as llm
 from agent_tui.vocab.clock import Clock, SystemClock
 from agent_tui.vocab.error_info import ErrorInfo

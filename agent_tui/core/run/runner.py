@@ -7,22 +7,23 @@ step allowance, run a step, continue while the model asked for tools.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Awaitable, Callable, Protocol
+from typing import Protocol
 
+from agent_tui.core.host.port import ToolHost
+from agent_tui.core.host.shell import run_shell
+from agent_tui.core.host.sweep import sweep_stale
+from agent_tui.core.inbox.promotion import eligible
 from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
-from agent_tui.core.request import prompts
-from agent_tui.core.settings.config import ConfigError, Settings
-from agent_tui.core.inbox.promotion import eligible
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.log.records import MessageRecord, SessionRecord
+from agent_tui.core.request import prompts
 from agent_tui.core.request.builder import awaits_answer, history_messages, needs_continuation, was_cut_short
-from agent_tui.core.host.shell import run_shell
-from agent_tui.core.host.port import ToolHost
 from agent_tui.core.run.step import Step, StepPlan, StreamFn
-from agent_tui.core.host.sweep import sweep_stale
+from agent_tui.core.settings.config import ConfigError, Settings
 from agent_tui.llm import types as llm
 from agent_tui.vocab.clock import Clock, SystemClock
 from agent_tui.vocab.error_info import ErrorInfo

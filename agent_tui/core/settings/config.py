@@ -8,9 +8,10 @@ The sources are read by ``config_layers`` (no pydantic); this module validates t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
@@ -23,9 +24,9 @@ from agent_tui.core.settings.config_layers import (  # noqa: F401 - ConfigError 
     merge,
     read_layers,
 )
+from agent_tui.vocab.kinds import Effect
 from agent_tui.vocab.mcp_names import SERVER_NAME
 from agent_tui.vocab.mcp_server import McpServerConfig
-from agent_tui.vocab.kinds import Effect
 from agent_tui.vocab.permission_rule import PermissionRule
 
 

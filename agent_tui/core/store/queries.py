@@ -12,14 +12,20 @@ from typing import Any
 
 from aiosqlite import Connection
 
-from agent_tui.core.log import events as ev
 from agent_tui.core.errors import CorruptEvent
+from agent_tui.core.log import events as ev
 from agent_tui.core.log.records import (
-    ApprovalRecord, CheckpointRecord, InboxRecord, MessageRecord, PermissionRecord,
-    SessionRecord, SessionSummary, ToolCallRecord,
+    ApprovalRecord,
+    CheckpointRecord,
+    InboxRecord,
+    MessageRecord,
+    PermissionRecord,
+    SessionRecord,
+    SessionSummary,
+    ToolCallRecord,
 )  # fmt: skip
-from agent_tui.core.store.reader import consistent_read, fetch, fetch_one
 from agent_tui.core.log.session_row import SESSION_FIELDS
+from agent_tui.core.store.reader import consistent_read, fetch, fetch_one
 from agent_tui.core.store.session_list import SESSION_COLUMNS, session_rows_sql
 
 
@@ -56,11 +62,11 @@ async def heads(conn: Connection) -> dict[str, int]:
 
 
 def _session(_cursor: Any, row: tuple[Any, ...]) -> SessionRecord:
-    return SessionRecord(**dict(zip(SESSION_FIELDS, row)))
+    return SessionRecord(**dict(zip(SESSION_FIELDS, row, strict=True)))
 
 
 def _summary(_cursor: Any, row: tuple[Any, ...]) -> SessionSummary:
-    return SessionSummary(**dict(zip(SESSION_FIELDS, row)))
+    return SessionSummary(**dict(zip(SESSION_FIELDS, row, strict=True)))
 
 
 async def session(conn: Connection, session_id: str) -> SessionRecord | None:

@@ -38,8 +38,8 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from agent_tui.core.settings.config import StorageSettings
 from agent_tui.core.errors import StoreError
+from agent_tui.core.settings.config import StorageSettings
 from agent_tui.core.store.db import connect, translate
 
 T = TypeVar("T")

@@ -25,10 +25,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from agent_tui.core.log import events as ev
-from agent_tui.core.store.crash_seam import kill_after_commit
 from agent_tui.core.errors import SessionExists, UnknownSession
+from agent_tui.core.log import events as ev
 from agent_tui.core.projections.projectors import project
+from agent_tui.core.store.crash_seam import kill_after_commit
 from agent_tui.vocab.clock import Clock
 
 T = TypeVar("T")

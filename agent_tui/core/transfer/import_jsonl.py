@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent_tui.core.errors import StoreError
 from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
-from agent_tui.core.errors import StoreError
 from agent_tui.core.transfer.export_jsonl import SCHEMA_VERSION
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import TOOL_INTERRUPTED, CompactionReason, ErrorType
