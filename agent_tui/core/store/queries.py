@@ -53,7 +53,8 @@ async def events(conn: Connection, session_id: str, after: int | None, limit: in
 
 async def head_seq(conn: Connection, session_id: str) -> int:
     row = await fetch_one(conn, "SELECT coalesce(max(seq), 0) FROM event WHERE session_id = ?", (session_id,))
-    return row[0]
+    seq: int = row[0]
+    return seq
 
 
 async def heads(conn: Connection) -> dict[str, int]:

@@ -48,7 +48,8 @@ class Tx:
         row = self.conn.execute(
             "SELECT max(seq) FROM event WHERE session_id = ?", (session_id,)
         ).fetchone()
-        return row[0]
+        seq: int | None = row[0]
+        return seq
 
     def append(self, session_id: str, event: ev.DurableEvent, first_seq: int = 1) -> ev.StoredEvent:
         """Next seq = head + 1, insert, project: all inside this transaction.
