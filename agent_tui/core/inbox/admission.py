@@ -37,10 +37,11 @@ class Receipt(BaseModel):
 
 
 def _existing(tx: Tx, input_id: str) -> tuple[Any, ...] | None:
-    return tx.conn.execute(
+    row: tuple[Any, ...] | None = tx.conn.execute(
         "SELECT session_id, kind, delivery, fingerprint, admitted_seq FROM session_input WHERE id = ?",
         (input_id,),
     ).fetchone()
+    return row
 
 
 def admit_prompt(

@@ -39,7 +39,7 @@ def title_from(prompt: list[Any]) -> str | None:
 
 
 def _input(conn: sqlite3.Connection, sid: str, input_id: str) -> tuple[Any, ...]:
-    row = conn.execute(
+    row: tuple[Any, ...] | None = conn.execute(
         "SELECT kind, promoted_seq, withdrawn, prompt_json, delivery, settled_seq FROM session_input"
         " WHERE id = ? AND session_id = ?",
         (input_id, sid),
@@ -153,6 +153,7 @@ def _divider(reason: str, state: str) -> dict[str, Any]:
 
 def compaction_progress(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.DurableEvent) -> None:
     """started / ended / failed: move the divider along and settle a manual barrier."""
+    fields: dict[str, Any]
     match event:
         case ev.CompactionStarted(message_id=mid, reason=reason, input_id=input_id):
             state, fields = "running", {}

@@ -36,6 +36,7 @@ def _assistant(conn: sqlite3.Connection, session_id: str, message_id: str) -> di
 
 
 def _part(data: dict[str, Any], kind: str, ordinal: int) -> dict[str, Any] | None:
+    part: dict[str, Any]
     for part in data["parts"]:
         if part["type"] == kind and part.get("ordinal") == ordinal:
             return part
@@ -108,6 +109,8 @@ def tool_called(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.Too
 
 
 def tool_settled(conn: sqlite3.Connection, sid: str, at: int, event: ev.ToolSucceeded | ev.ToolFailed) -> None:
+    out: str | None
+    err: str | None
     match event:
         case ev.ToolSucceeded(output=output):
             state, out, err = "success", dumps(output.model_dump(mode="json")), None
