@@ -23,12 +23,13 @@ from agent_tui.tools.mcp.tools import registrations
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.vocab.clock import Clock
 from agent_tui.vocab.kinds import McpState
+from agent_tui.vocab.mcp_server import McpServerConfig
 
 SDK_LOG = "mcp.log"
 """The MCP SDK's own log records, in agent-tui's data directory (never on the terminal)."""
 
 
-def enabled(settings: Settings) -> dict:
+def enabled(settings: Settings) -> dict[str, McpServerConfig]:
     return {name: server for name, server in settings.mcp.servers.items() if server.enabled}
 
 

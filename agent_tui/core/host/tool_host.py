@@ -26,6 +26,7 @@ from agent_tui.tools.context import ToolContext
 from agent_tui.tools.permissions import PermissionGate
 from agent_tui.tools.registry import ToolRegistry, default_registry
 from agent_tui.vocab.kinds import TOOL_INTERRUPTED, PermissionReply
+from agent_tui.vocab.permission_rule import PermissionRule
 
 TEST_TOOLS_ENV = "AGENT_TUI_TEST_TOOLS"
 WaitReply = Callable[[str], Awaitable[Any]]
@@ -83,7 +84,7 @@ async def publish_if_unanswered(publish: SessionPublisher, request_id: str, mess
         pass  # already answered
 
 
-def permission_rules(settings: Settings, agent: str) -> list:
+def permission_rules(settings: Settings, agent: str) -> list[PermissionRule]:
     """Global rules, then the agent's (the last match wins), under the user's denies."""
     return settings.permission_rules(agent)
 
