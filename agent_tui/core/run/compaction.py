@@ -16,7 +16,7 @@ compaction changes nothing the model sees: only an ended row is a checkpoint.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from agent_tui.core.log import events as ev
@@ -220,7 +220,7 @@ def _notice(info: llm.ModelInfo) -> str:
     return info.warning or f"The context window of {info.model} is unknown, so automatic compaction is off."
 
 
-def _default_stream(request: llm.Request):  # type: ignore[no-untyped-def]
+def _default_stream(request: llm.Request) -> AsyncIterator[llm.LLMEvent]:
     from agent_tui import llm as adapter
 
     return adapter.stream(request)

@@ -311,8 +311,10 @@ async def consume(stream: AsyncIterator[Any], on_event: Callable[[Any], Awaitabl
                 raise LLMFailure.from_exception(error) from error
             await on_event(item)
     finally:
-        with contextlib.suppress(Exception):
-            await stream.aclose()  # type: ignore[attr-defined]
+        close = getattr(stream, "aclose", None)  # an async generator's; a plain async iterator has none
+        if close is not None:
+            with contextlib.suppress(Exception):
+                await close()
 
 
 class LLMFailure(Exception):
