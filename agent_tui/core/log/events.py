@@ -62,7 +62,7 @@ class ImagePart(_Model):
 PromptPart = Annotated[TextPart | FilePart | ImagePart, Field(discriminator="type")]
 
 
-def text_prompt(text: str) -> list[TextPart]:
+def text_prompt(text: str) -> list[PromptPart]:
     return [TextPart(text=text)]
 
 
