@@ -28,6 +28,7 @@ from agent_tui.core.sessions import Sessions, open_sessions
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings, load_settings
 from agent_tui.core.settings.config_layers import ConfigStamp, config_stamp
+from agent_tui.tools.mcp.hub import McpStatus
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.vocab.clock import Clock
 
@@ -83,7 +84,7 @@ class Runtime:
         its first frame); a step that needs them waits only for what is still starting."""
         self._mcp.warm(location, await self.settings_for(str(location)))
 
-    def mcp_status(self) -> list:
+    def mcp_status(self) -> list[McpStatus]:
         """Every MCP server this process has: name, location, transport, state, tools, error."""
         return self._mcp.status()
 

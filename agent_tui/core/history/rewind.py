@@ -93,9 +93,9 @@ class RewindState(BaseModel):
 def rewind_state(events: list[ev.StoredEvent]) -> RewindState:
     """From a session's rewind and undo events (others are ignored)."""
     undone = [e.event.rewind_seq for e in events if isinstance(e.event, ev.RewindUndone)]
-    rewinds = [e for e in events if isinstance(e.event, ev.SessionRewound)]
-    hidden = [(e.event.boundary_seq, e.seq) for e in rewinds if e.event.conversation and e.seq not in undone]
-    return RewindState(hidden=hidden, rewinds=[e.seq for e in rewinds], undone=undone)
+    rewinds = [(e.seq, e.event) for e in events if isinstance(e.event, ev.SessionRewound)]
+    hidden = [(rewind.boundary_seq, seq) for seq, rewind in rewinds if rewind.conversation and seq not in undone]
+    return RewindState(hidden=hidden, rewinds=[seq for seq, _ in rewinds], undone=undone)
 
 
 def prompt_of(message: MessageRecord) -> str:
