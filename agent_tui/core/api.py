@@ -99,35 +99,62 @@ def __dir__() -> list[str]:
     return __all__
 
 
-if TYPE_CHECKING:  # what the names are, for type checkers and readers
-    from agent_tui.core.log import events
-    from agent_tui.core.settings import paths
-    from agent_tui.core.settings import trust
-    from agent_tui.core.inbox.admission import AdmissionConflict, Receipt
-    from agent_tui.core.inbox.attachments import (
-        AttachmentError, NeedsApproval, attach_policy, build_prompt, mentions, vision_check,
-    )  # fmt: skip
-    from agent_tui.core.store.bus import Subscription
-    from agent_tui.core.settings.config import Settings, load_settings, validate
-    from agent_tui.core.settings.config_layers import (
-        DEFAULT_AGENT, ConfigError, UntrustedProject, find_project_config, read_layers,
-    )  # fmt: skip
-    from agent_tui.core.errors import (
-        DatabaseLocked, EventRejected, SessionBusy, SessionExists, StoreError, UnknownInput, UnknownSession,
-    )  # fmt: skip
-    from agent_tui.core.transfer.import_jsonl import NotAnExport
-    from agent_tui.core.run.lease import SessionOwnedElsewhere
-    from agent_tui.core.store.peek import peek_sessions
-    from agent_tui.core.log.records import (
-        InboxRecord, MessageRecord, PermissionRecord, SessionRecord, SessionSummary,
-    )  # fmt: skip
-    from agent_tui.core.history.rewind import FilesPreview, RewindPoint, RewindRefused, RewindResult, RewindState, UnknownMessage
-    from agent_tui.core.runtime import Runtime
-    from agent_tui.core.workspace.snapshots import SnapshotError
-    from agent_tui.core.log.session_row import SessionRow
-    from agent_tui.core.sessions import HISTORY_MAX, History, InvalidRequest, Sessions, UnknownPermission, open_sessions
-    from agent_tui.core.store.tail import Synced
-    from agent_tui.llm.credentials import CredentialsError, resolve_credentials
-    from agent_tui.llm.lazy import load as load_llm
-    from agent_tui.llm.lazy import preload as preload_llm
-    from agent_tui.llm.models import model_info
+if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X": a re-export)
+    from agent_tui.core.errors import DatabaseLocked as DatabaseLocked
+    from agent_tui.core.errors import EventRejected as EventRejected
+    from agent_tui.core.errors import SessionBusy as SessionBusy
+    from agent_tui.core.errors import SessionExists as SessionExists
+    from agent_tui.core.errors import StoreError as StoreError
+    from agent_tui.core.errors import UnknownInput as UnknownInput
+    from agent_tui.core.errors import UnknownSession as UnknownSession
+    from agent_tui.core.history.rewind import FilesPreview as FilesPreview
+    from agent_tui.core.history.rewind import RewindPoint as RewindPoint
+    from agent_tui.core.history.rewind import RewindRefused as RewindRefused
+    from agent_tui.core.history.rewind import RewindResult as RewindResult
+    from agent_tui.core.history.rewind import RewindState as RewindState
+    from agent_tui.core.history.rewind import UnknownMessage as UnknownMessage
+    from agent_tui.core.inbox.admission import AdmissionConflict as AdmissionConflict
+    from agent_tui.core.inbox.admission import Receipt as Receipt
+    from agent_tui.core.inbox.attachments import AttachmentError as AttachmentError
+    from agent_tui.core.inbox.attachments import NeedsApproval as NeedsApproval
+    from agent_tui.core.inbox.attachments import attach_policy as attach_policy
+    from agent_tui.core.inbox.attachments import build_prompt as build_prompt
+    from agent_tui.core.inbox.attachments import mentions as mentions
+    from agent_tui.core.inbox.attachments import vision_check as vision_check
+    from agent_tui.core.log import events as events
+    from agent_tui.core.log.records import InboxRecord as InboxRecord
+    from agent_tui.core.log.records import MessageRecord as MessageRecord
+    from agent_tui.core.log.records import PermissionRecord as PermissionRecord
+    from agent_tui.core.log.records import SessionRecord as SessionRecord
+    from agent_tui.core.log.records import SessionSummary as SessionSummary
+    from agent_tui.core.log.session_row import SessionRow as SessionRow
+    from agent_tui.core.run.lease import SessionOwnedElsewhere as SessionOwnedElsewhere
+    from agent_tui.core.runtime import Runtime as Runtime
+    from agent_tui.core.sessions import HISTORY_MAX as HISTORY_MAX
+    from agent_tui.core.sessions import History as History
+    from agent_tui.core.sessions import InvalidRequest as InvalidRequest
+    from agent_tui.core.sessions import Sessions as Sessions
+    from agent_tui.core.sessions import UnknownPermission as UnknownPermission
+    from agent_tui.core.sessions import open_sessions as open_sessions
+    from agent_tui.core.settings import paths as paths
+    from agent_tui.core.settings import trust as trust
+    from agent_tui.core.settings.config import Settings as Settings
+    from agent_tui.core.settings.config import load_settings as load_settings
+    from agent_tui.core.settings.config import validate as validate
+    from agent_tui.core.settings.config_layers import DEFAULT_AGENT as DEFAULT_AGENT
+    from agent_tui.core.settings.config_layers import ConfigError as ConfigError
+    from agent_tui.core.settings.config_layers import UntrustedProject as UntrustedProject
+    from agent_tui.core.settings.config_layers import find_project_config as find_project_config
+    from agent_tui.core.settings.config_layers import read_layers as read_layers
+    from agent_tui.core.store.bus import Subscription as Subscription
+    from agent_tui.core.store.peek import peek_sessions as peek_sessions
+    from agent_tui.core.store.tail import Synced as Synced
+    from agent_tui.core.transfer.import_jsonl import NotAnExport as NotAnExport
+    from agent_tui.core.workspace.snapshots import SnapshotError as SnapshotError
+    from agent_tui.llm import lazy as _lazy
+    from agent_tui.llm.credentials import CredentialsError as CredentialsError
+    from agent_tui.llm.credentials import resolve_credentials as resolve_credentials
+    from agent_tui.llm.models import model_info as model_info
+
+    load_llm = _lazy.load
+    preload_llm = _lazy.preload

@@ -9,24 +9,26 @@ facade method.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from agent_tui.core.settings import paths
-from agent_tui.core.run.compaction import Compactor
-from agent_tui.core.settings.config import Settings, load_settings
-from agent_tui.core.settings.config_layers import ConfigStamp, config_stamp
-from agent_tui.core.run.coordinator import Coordinator
-from agent_tui.core.request.instructions import Instructions
 from agent_tui.core.host.mcp_host import McpHost, McpRegistrations
+from agent_tui.core.host.snapshot_hook import SnapshotBeforeChange
+from agent_tui.core.host.tool_host import RegistryToolHost, build_registry, make_gate
 from agent_tui.core.inbox.promotion import eligible
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.log.records import SessionRecord
+from agent_tui.core.request.instructions import Instructions
+from agent_tui.core.run.compaction import Compactor
+from agent_tui.core.run.coordinator import Coordinator
 from agent_tui.core.run.runner import LocationServices, Runner
-from agent_tui.core.sessions import Sessions, open_sessions
-from agent_tui.core.host.snapshot_hook import SnapshotBeforeChange
 from agent_tui.core.run.step import StreamFn
-from agent_tui.core.host.tool_host import RegistryToolHost, build_registry, make_gate
+from agent_tui.core.sessions import Sessions, open_sessions
+from agent_tui.core.settings import paths
+from agent_tui.core.settings.config import Settings, load_settings
+from agent_tui.core.settings.config_layers import ConfigStamp, config_stamp
+from agent_tui.tools.mcp.hub import McpStatus
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.vocab.clock import Clock
 
@@ -64,7 +66,7 @@ class Runtime:
         clock: Clock | None = None,
         db_path: Path | None = None,
         registry_factory: Callable[[Path], ToolRegistry] = build_registry,
-    ) -> "Runtime":
+    ) -> Runtime:
         loader = settings_loader or (lambda location: load_settings(location, cli=cli))
         base = await asyncio.to_thread(loader, Path.cwd())
         sessions = await open_sessions(base, path=db_path or paths.database_path())
@@ -82,7 +84,7 @@ class Runtime:
         its first frame); a step that needs them waits only for what is still starting."""
         self._mcp.warm(location, await self.settings_for(str(location)))
 
-    def mcp_status(self) -> list:
+    def mcp_status(self) -> list[McpStatus]:
         """Every MCP server this process has: name, location, transport, state, tools, error."""
         return self._mcp.status()
 
@@ -90,7 +92,7 @@ class Runtime:
         """Call ``listener`` with a server whenever its state changes; returns the unsubscribe function."""
         return self._mcp.watch(listener)
 
-    async def __aenter__(self) -> "Runtime":
+    async def __aenter__(self) -> Runtime:
         return self
 
     async def __aexit__(self, *_: object) -> None:

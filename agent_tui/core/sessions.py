@@ -9,6 +9,7 @@ come from projections; execution is delegated to an :class:`Executor`
 from __future__ import annotations
 
 import asyncio
+import builtins
 import json
 import re
 from collections.abc import AsyncIterator, Sequence
@@ -17,22 +18,22 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from agent_tui.core.log import events as ev
+from agent_tui.core.errors import StoreError, UnknownSession
 from agent_tui.core.history import fork as forks
 from agent_tui.core.history.lineage import lineage as walk_lineage
-from agent_tui.core.log import ids
-from agent_tui.core.settings import paths
-from agent_tui.core.store import tail
-from agent_tui.core.inbox.admission import Receipt, admit_compaction, admit_prompt
-from agent_tui.core.store.bus import Bus, Subscription
-from agent_tui.core.settings.config import Settings
-from agent_tui.core.errors import StoreError, UnknownSession
-from agent_tui.core.run.executor import Executor, IdleExecutor
 from agent_tui.core.history.rewind import FilesPreview, Rewinder, RewindPoint, RewindResult, RewindState, points
-from agent_tui.core.workspace.snapshots import WorkspaceSnapshots
+from agent_tui.core.inbox.admission import Receipt, admit_compaction, admit_prompt
+from agent_tui.core.log import events as ev
+from agent_tui.core.log import ids
 from agent_tui.core.log.records import InboxRecord, MessageRecord, PermissionRecord, SessionRecord, SessionSummary
+from agent_tui.core.run.executor import Executor, IdleExecutor
+from agent_tui.core.settings import paths
+from agent_tui.core.settings.config import Settings
+from agent_tui.core.store import tail
+from agent_tui.core.store.bus import Bus, Subscription
 from agent_tui.core.store.store import Store
 from agent_tui.core.store.writer import Tx
+from agent_tui.core.workspace.snapshots import WorkspaceSnapshots
 from agent_tui.vocab.kinds import Delivery, PermissionReply, RewindMode
 
 HISTORY_DEFAULT = 50
@@ -214,7 +215,7 @@ class Sessions:
         """Take back an unpromoted input; refused once it is promoted."""
         await self._store.publish(session_id, ev.PromptWithdrawn(input_id=input_id))
 
-    async def pending(self, session_id: str) -> list[InboxRecord]:
+    async def pending(self, session_id: str) -> builtins.list[InboxRecord]:
         await self.get(session_id)
         return await self._store.pending_inputs(session_id)
 
@@ -249,7 +250,7 @@ class Sessions:
     # -- reading ---------------------------------------------------------------------
     async def messages(
         self, session_id: str, after: int | None = None, before: int | None = None, limit: int | None = None
-    ) -> list[MessageRecord]:
+    ) -> builtins.list[MessageRecord]:
         await self.get(session_id)
         return await self._store.messages(session_id, after=after, before=before, limit=limit)
 
@@ -272,7 +273,7 @@ class Sessions:
         return self._bus.subscribe(session_id, deltas=deltas)
 
     # -- rewind ----------------------------------------------------------------------
-    async def rewind_points(self, session_id: str) -> list[RewindPoint]:
+    async def rewind_points(self, session_id: str) -> builtins.list[RewindPoint]:
         """The session's visible prompts, newest first: where a rewind can go."""
         await self.get(session_id)
         return points(await self._store.messages(session_id))
@@ -304,8 +305,7 @@ class Sessions:
     # -- export and import ---------------------------------------------------------------
     async def export(self, session_id: str, format: str = "jsonl") -> str:
         """The session as reference 002's JSONL records, or as a Markdown transcript."""
-        from agent_tui.core.transfer import export_jsonl
-        from agent_tui.core.transfer import export_markdown
+        from agent_tui.core.transfer import export_jsonl, export_markdown
 
         if format not in ("jsonl", "markdown"):
             raise InvalidRequest(f"export format must be jsonl or markdown, not {format!r}")
@@ -334,7 +334,7 @@ class Sessions:
         parent = await self.get(session_id)
         return await self.get(await forks.fork(self._store, self._executor, self._rewinder, parent, at))
 
-    async def lineage(self, session_id: str) -> list[tuple[str, int]]:
+    async def lineage(self, session_id: str) -> builtins.list[tuple[str, int]]:
         """The sessions a fork's history comes from, oldest first, each with the last seq it gave."""
         await self.get(session_id)
         return await walk_lineage(self._store, session_id)
@@ -370,7 +370,7 @@ class Sessions:
         return await self._store.context_entries(session_id)
 
     # -- permissions ------------------------------------------------------------------
-    async def permissions(self, session_id: str) -> list[PermissionRecord]:
+    async def permissions(self, session_id: str) -> builtins.list[PermissionRecord]:
         await self.get(session_id)
         return await self._store.pending_permissions(session_id)
 

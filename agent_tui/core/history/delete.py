@@ -10,16 +10,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_tui.core.errors import SessionBusy, UnknownSession
 from agent_tui.core.log import events as ev
-from agent_tui.core.run import lease
-from agent_tui.core.errors import SessionBusy, StoreError, UnknownSession
-from agent_tui.core.run.executor import Executor
-from agent_tui.core.workspace.preimages import PreimageStore
-from agent_tui.core.projections.rewind import clear_session
 from agent_tui.core.log.records import SessionRecord
-from agent_tui.core.workspace.snapshots import SnapshotError, WorkspaceSnapshots
+from agent_tui.core.projections.rewind import clear_session
+from agent_tui.core.run import lease
+from agent_tui.core.run.executor import Executor
 from agent_tui.core.store.store import Store
 from agent_tui.core.store.writer import Tx
+from agent_tui.core.workspace.preimages import PreimageStore
+from agent_tui.core.workspace.snapshots import SnapshotError, WorkspaceSnapshots
 
 
 async def delete(store: Store, executor: Executor, snapshots: WorkspaceSnapshots, session: SessionRecord) -> int:

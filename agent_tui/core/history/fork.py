@@ -9,13 +9,13 @@ projector copies the history (``project_fork``).
 
 from __future__ import annotations
 
-from agent_tui.core.log import events as ev
-from agent_tui.core.log import ids
-from agent_tui.core.run import lease
-from agent_tui.core.run.executor import Executor
-from agent_tui.core.log.records import SessionRecord
 from agent_tui.core.errors import SessionBusy
 from agent_tui.core.history.rewind import Rewinder
+from agent_tui.core.log import events as ev
+from agent_tui.core.log import ids
+from agent_tui.core.log.records import SessionRecord
+from agent_tui.core.run import lease
+from agent_tui.core.run.executor import Executor
 from agent_tui.core.store.store import Store
 from agent_tui.core.store.writer import Tx
 

@@ -29,9 +29,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from agent_tui.core.host.snapshot_hook import may_change_files
 from agent_tui.core.log import events as ev
 from agent_tui.core.workspace.preimages import PREFIX, patch_paths
-from agent_tui.core.host.snapshot_hook import may_change_files
 
 NO_SNAPSHOT = "no snapshot was taken before it ran"
 _DETAIL_LIMIT = 80

@@ -18,17 +18,17 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agent_tui.core.history.lineage import lineage
-from agent_tui.core.log import ids
-from agent_tui.core.log import events as ev
-from agent_tui.core.run import lease
 from agent_tui.core.errors import SessionBusy, StoreError
-from agent_tui.core.run.executor import Executor
-from agent_tui.core.log.records import MessageRecord, SessionRecord
-from agent_tui.core.workspace.file_restore import FileStores
+from agent_tui.core.history.lineage import lineage
 from agent_tui.core.history.restore_plan import RestorePlan, Unrestorable, restore_plan
-from agent_tui.core.workspace.snapshots import WorkspaceSnapshots
+from agent_tui.core.log import events as ev
+from agent_tui.core.log import ids
+from agent_tui.core.log.records import MessageRecord, SessionRecord
+from agent_tui.core.run import lease
+from agent_tui.core.run.executor import Executor
 from agent_tui.core.store.store import Store
+from agent_tui.core.workspace.file_restore import FileStores
+from agent_tui.core.workspace.snapshots import WorkspaceSnapshots
 from agent_tui.vocab.kinds import RewindMode
 
 _CONVERSATION_MOVES = (ev.PromptPromoted.TYPE, ev.StepStarted.TYPE)
@@ -93,9 +93,9 @@ class RewindState(BaseModel):
 def rewind_state(events: list[ev.StoredEvent]) -> RewindState:
     """From a session's rewind and undo events (others are ignored)."""
     undone = [e.event.rewind_seq for e in events if isinstance(e.event, ev.RewindUndone)]
-    rewinds = [e for e in events if isinstance(e.event, ev.SessionRewound)]
-    hidden = [(e.event.boundary_seq, e.seq) for e in rewinds if e.event.conversation and e.seq not in undone]
-    return RewindState(hidden=hidden, rewinds=[e.seq for e in rewinds], undone=undone)
+    rewinds = [(e.seq, e.event) for e in events if isinstance(e.event, ev.SessionRewound)]
+    hidden = [(rewind.boundary_seq, seq) for seq, rewind in rewinds if rewind.conversation and seq not in undone]
+    return RewindState(hidden=hidden, rewinds=[seq for seq, _ in rewinds], undone=undone)
 
 
 def prompt_of(message: MessageRecord) -> str:

@@ -11,24 +11,25 @@ registry in place of the last step's.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Awaitable, Callable
 
+from agent_tui.core.log.records import SessionRecord
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
-from agent_tui.core.log.records import SessionRecord
 from agent_tui.tools.mcp.connection import McpConnection
 from agent_tui.tools.mcp.hub import Listener, McpHub, McpStatus
 from agent_tui.tools.mcp.tools import registrations
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.vocab.clock import Clock
 from agent_tui.vocab.kinds import McpState
+from agent_tui.vocab.mcp_server import McpServerConfig
 
 SDK_LOG = "mcp.log"
 """The MCP SDK's own log records, in agent-tui's data directory (never on the terminal)."""
 
 
-def enabled(settings: Settings) -> dict:
+def enabled(settings: Settings) -> dict[str, McpServerConfig]:
     return {name: server for name, server in settings.mcp.servers.items() if server.enabled}
 
 

@@ -6,8 +6,9 @@ snapshot hook) implement it without importing the run room that uses it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from agent_tui.llm import types as llm
 from agent_tui.vocab.error_info import ErrorInfo

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import asyncio
 
+from agent_tui.core.host.port import ToolHost, ToolInvocation
 from agent_tui.core.log import events as ev
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.log.records import InboxRecord
-from agent_tui.core.host.port import ToolHost, ToolInvocation
 from agent_tui.core.request.shell_text import SHELL_CALL_ID
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import ErrorType
+
 
 def shell_command(row: InboxRecord) -> str:
     return str((row.prompt or [{}])[0].get("text", ""))

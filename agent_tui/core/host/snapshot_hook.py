@@ -17,11 +17,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from agent_tui.core.host.port import ToolInvocation
 from agent_tui.core.log import events as ev
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.workspace.preimages import PreimageStore, patch_paths
 from agent_tui.core.workspace.snapshots import SnapshotError, WorkspaceSnapshots, git_available
-from agent_tui.core.host.port import ToolInvocation
 from agent_tui.vocab.mcp_names import TOOL_PREFIX
 
 FILE_CHANGING_TOOLS = frozenset({"bash", "apply_patch"})

@@ -11,15 +11,28 @@ closed as aborted.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
+from typing import Protocol
 
 from agent_tui.core.log import events as ev
 from agent_tui.core.log.publisher import SessionPublisher
+from agent_tui.core.log.records import MessageRecord, PermissionRecord, ToolCallRecord
 from agent_tui.tools.process_group import kill_marked, tool_mark
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import TOOL_INTERRUPTED, ErrorType, PermissionReply
 
 
-async def sweep_stale(store: object, session_id: str, publish: SessionPublisher) -> int:
+class StaleReads(Protocol):
+    """What the sweep reads of a session (the store's reads; the host room never imports the store)."""
+
+    async def pending_permissions(self, session_id: str) -> list[PermissionRecord]: ...
+
+    async def tool_calls(self, session_id: str, states: Sequence[str] | None = None) -> list[ToolCallRecord]: ...
+
+    async def messages(self, session_id: str) -> list[MessageRecord]: ...
+
+
+async def sweep_stale(store: StaleReads, session_id: str, publish: SessionPublisher) -> int:
     stale = ErrorInfo(type=ErrorType.TOOL_STALE, message=TOOL_INTERRUPTED)
     events: list[ev.DurableEvent] = [
         ev.PermissionReplied(request_id=ask.request_id, reply=PermissionReply.REJECT, message=TOOL_INTERRUPTED)

@@ -11,21 +11,23 @@ from __future__ import annotations
 import asyncio
 import importlib
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
+from agent_tui.core.host.port import ToolInvocation, ToolSettlement
 from agent_tui.core.log import events as ev
+from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
-from agent_tui.core.log.publisher import SessionPublisher
-from agent_tui.core.host.port import ToolInvocation, ToolSettlement
 from agent_tui.llm import types as llm
 from agent_tui.tools.asks import Asker, PermissionDecision, PermissionRequest
+from agent_tui.tools.builtin import default_registry
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.permissions import PermissionGate
-from agent_tui.tools.builtin import default_registry
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.vocab.kinds import TOOL_INTERRUPTED, PermissionReply
+from agent_tui.vocab.permission_rule import PermissionRule
 
 TEST_TOOLS_ENV = "AGENT_TUI_TEST_TOOLS"
 WaitReply = Callable[[str], Awaitable[Any]]
@@ -83,7 +85,7 @@ async def publish_if_unanswered(publish: SessionPublisher, request_id: str, mess
         pass  # already answered
 
 
-def permission_rules(settings: Settings, agent: str) -> list:
+def permission_rules(settings: Settings, agent: str) -> list[PermissionRule]:
     """Global rules, then the agent's (the last match wins), under the user's denies."""
     return settings.permission_rules(agent)
 

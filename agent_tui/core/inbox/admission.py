@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from agent_tui.core.log import events as ev
 from agent_tui.core.errors import StoreError
+from agent_tui.core.log import events as ev
 from agent_tui.core.projections.inbox import fingerprint
 from agent_tui.core.store.writer import Tx
 from agent_tui.vocab.kinds import Delivery
@@ -37,10 +37,11 @@ class Receipt(BaseModel):
 
 
 def _existing(tx: Tx, input_id: str) -> tuple[Any, ...] | None:
-    return tx.conn.execute(
+    row: tuple[Any, ...] | None = tx.conn.execute(
         "SELECT session_id, kind, delivery, fingerprint, admitted_seq FROM session_input WHERE id = ?",
         (input_id,),
     ).fetchone()
+    return row
 
 
 def admit_prompt(

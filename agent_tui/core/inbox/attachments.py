@@ -15,9 +15,10 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from agent_tui.core.log import events as ev
 from agent_tui.tools.errors import ToolError
@@ -26,6 +27,9 @@ from agent_tui.tools.permissions import evaluate
 from agent_tui.tools.read import ReadInput, read_resolved
 from agent_tui.vocab.kinds import Effect
 from agent_tui.vocab.permission_rule import PermissionRule
+
+if TYPE_CHECKING:  # the settings model imports pydantic: only its name is needed here
+    from agent_tui.core.settings.config import Settings
 
 _MENTION = re.compile(r'(?<![\w\\@])@(?:"([^"\n]+)"|([^\s"]+))')
 _TRAILING = ".,;:!?)]}'"
@@ -167,7 +171,7 @@ async def build_prompt(
     return parts
 
 
-def attach_policy(settings: Any, agent: str | None, *, approved: Iterable[str] = (), external: str | None = None) -> AttachPolicy:
+def attach_policy(settings: Settings | None, agent: str | None, *, approved: Iterable[str] = (), external: str | None = None) -> AttachPolicy:
     """The policy the session's tools would follow: global rules, then the agent's."""
     from agent_tui.core.host.tool_host import permission_rules
 
@@ -175,12 +179,14 @@ def attach_policy(settings: Any, agent: str | None, *, approved: Iterable[str] =
     return AttachPolicy(rules=tuple(rules), approved=frozenset(approved), external=external)
 
 
-def vision_check(settings: Any, model: str | None) -> Callable[[], bool]:
+def vision_check(settings: Settings | None, model: str | None) -> Callable[[], bool]:
     """Blocking when called (LiteLLM's model map): does ``model`` take images?"""
     def check() -> bool:
         from agent_tui.llm.models import model_info
 
-        overrides = settings.model_settings(model) if settings is not None and model else None
-        return bool(model) and model_info(model, overrides).supports_vision
+        if not model:
+            return False
+        overrides = settings.model_settings(model) if settings is not None else None
+        return model_info(model, overrides).supports_vision
 
     return check

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Annotated, Any, ClassVar, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -59,10 +59,10 @@ class ImagePart(_Model):
     height: int | None = None
 
 
-PromptPart = Annotated[Union[TextPart, FilePart, ImagePart], Field(discriminator="type")]
+PromptPart = Annotated[TextPart | FilePart | ImagePart, Field(discriminator="type")]
 
 
-def text_prompt(text: str) -> list[TextPart]:
+def text_prompt(text: str) -> list[PromptPart]:
     return [TextPart(text=text)]
 
 

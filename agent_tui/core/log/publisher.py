@@ -8,7 +8,8 @@ by the cleanup code) before the cancellation propagates.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from agent_tui.core.log import events as ev
 

@@ -42,7 +42,7 @@ class SessionRow(SessionFields):
     def __init__(self, *values: Any) -> None:
         if len(values) != len(SESSION_FIELDS):
             raise TypeError(f"a session row has {len(SESSION_FIELDS)} fields, not {len(values)}")
-        self.__dict__.update(zip(SESSION_FIELDS, values))
+        self.__dict__.update(zip(SESSION_FIELDS, values, strict=True))
 
     @classmethod
     def of(cls, row: Iterable[Any]) -> SessionRow:

@@ -13,10 +13,16 @@ import json
 import sqlite3
 from typing import Any
 
-from agent_tui.core.log import events as ev
 from agent_tui.core.errors import EventRejected, UnknownInput
+from agent_tui.core.log import events as ev
 from agent_tui.core.projections.message_rows import (
-    delete_message, dumps, index_text, insert_message, load_message, save_message, set_last_message,
+    delete_message,
+    dumps,
+    index_text,
+    insert_message,
+    load_message,
+    save_message,
+    set_last_message,
 )
 from agent_tui.vocab.titles import prompt_title
 
@@ -33,7 +39,7 @@ def title_from(prompt: list[Any]) -> str | None:
 
 
 def _input(conn: sqlite3.Connection, sid: str, input_id: str) -> tuple[Any, ...]:
-    row = conn.execute(
+    row: tuple[Any, ...] | None = conn.execute(
         "SELECT kind, promoted_seq, withdrawn, prompt_json, delivery, settled_seq FROM session_input"
         " WHERE id = ? AND session_id = ?",
         (input_id, sid),
@@ -100,7 +106,7 @@ def queue_reordered(conn: sqlite3.Connection, sid: str, e: ev.QueueReordered) ->
     if sorted(e.order) != sorted(row[0] for row in rows) or len(set(e.order)) != len(e.order):
         raise EventRejected("a reorder must list every queued input of the session once; the queue has changed")
     places = sorted(rank for _, rank in rows)
-    conn.executemany("UPDATE session_input SET queue_rank = ? WHERE id = ?", list(zip(places, e.order)))
+    conn.executemany("UPDATE session_input SET queue_rank = ? WHERE id = ?", list(zip(places, e.order, strict=True)))
 
 
 def shell_admitted(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.ShellAdmitted) -> None:
@@ -147,6 +153,7 @@ def _divider(reason: str, state: str) -> dict[str, Any]:
 
 def compaction_progress(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.DurableEvent) -> None:
     """started / ended / failed: move the divider along and settle a manual barrier."""
+    fields: dict[str, Any]
     match event:
         case ev.CompactionStarted(message_id=mid, reason=reason, input_id=input_id):
             state, fields = "running", {}

@@ -53,7 +53,8 @@ def load_message(
         return None
     if kind is not None and row[1] != kind:
         raise EventRejected(f"message {message_id} is a {row[1]} message, not {kind}")
-    return json.loads(row[0])
+    data: dict[str, Any] = json.loads(row[0])
+    return data
 
 
 def save_message(conn: sqlite3.Connection, message_id: str, data: dict[str, Any], updated: int) -> None:

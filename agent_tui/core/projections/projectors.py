@@ -10,18 +10,27 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 
-from agent_tui.core.log import events as ev
-from agent_tui.core.projections import inbox
-from agent_tui.core.projections import rewind
-from agent_tui.core.projections import steps
 from agent_tui.core.errors import EventRejected
+from agent_tui.core.log import events as ev
+from agent_tui.core.projections import inbox, rewind, steps
 from agent_tui.core.projections.fork import fork_from
 from agent_tui.core.projections.message_rows import dumps, index_text, insert_message
 from agent_tui.vocab.kinds import PermissionReply
 
 
 def project(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.DurableEvent) -> None:
+    for projector in _PROJECTORS:  # in order: the first that knows the event applies it
+        if projector(conn, sid, seq, at, event):
+            break
+    else:
+        raise EventRejected(f"no projector for {type(event).__name__}")
+    conn.execute("UPDATE session SET head_seq = ?, updated = ? WHERE id = ?", (seq, at, sid))
+
+
+def _session(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.DurableEvent) -> bool:
+    """The session row itself: created, renamed, its agent, model and place, a fork."""
     match event:
         case ev.SessionCreated():
             _created(conn, sid, at, event)
@@ -37,6 +46,14 @@ def project(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Dur
             conn.execute("DELETE FROM instruction_checkpoint WHERE session_id = ?", (sid,))
         case ev.SessionForked(parent_id=parent, parent_seq=point):
             fork_from(conn, sid, parent, point)
+        case _:
+            return False
+    return True
+
+
+def _input(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.DurableEvent) -> bool:
+    """The inbox: prompts, the queue, ``!`` commands, compactions."""
+    match event:
         case ev.PromptAdmitted():
             inbox.prompt_admitted(conn, sid, seq, at, event)
         case ev.PromptPromoted():
@@ -55,6 +72,14 @@ def project(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Dur
             inbox.compaction_admitted(conn, sid, seq, at, event)
         case ev.CompactionStarted() | ev.CompactionEnded() | ev.CompactionFailed():
             inbox.compaction_progress(conn, sid, seq, at, event)
+        case _:
+            return False
+    return True
+
+
+def _context(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.DurableEvent) -> bool:
+    """Context entries, instruction checkpoints and permission requests."""
+    match event:
         case ev.ContextPut(key=key, value=value):
             conn.execute(
                 "INSERT INTO context_entry (session_id, key, value_json) VALUES (?, ?, ?)"
@@ -81,6 +106,14 @@ def project(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Dur
             _asked(conn, sid, seq, at, event)
         case ev.PermissionReplied():
             _replied(conn, sid, seq, at, event)
+        case _:
+            return False
+    return True
+
+
+def _steps(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.DurableEvent) -> bool:
+    """Steps and their parts, tool calls, the end of a run, rewinds; and the events that are history only."""
+    match event:
         case ev.StepStarted():
             steps.step_started(conn, sid, seq, at, event)
         case ev.TextStarted() | ev.TextEnded() | ev.ReasoningStarted() | ev.ReasoningEnded():
@@ -103,8 +136,13 @@ def project(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Dur
         case ev.ExecutionStarted() | ev.ExecutionSucceeded() | ev.UnknownEvent():
             pass  # history only: liveness comes from active(), never from the log
         case _:
-            raise EventRejected(f"no projector for {type(event).__name__}")
-    conn.execute("UPDATE session SET head_seq = ?, updated = ? WHERE id = ?", (seq, at, sid))
+            return False
+    return True
+
+
+_PROJECTORS: tuple[Callable[[sqlite3.Connection, str, int, int, ev.DurableEvent], bool], ...] = (
+    _session, _input, _context, _steps,
+)
 
 
 def _created(conn: sqlite3.Connection, sid: str, at: int, e: ev.SessionCreated) -> None:

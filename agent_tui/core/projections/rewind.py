@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Callable
+from collections.abc import Callable
 
 from agent_tui.core.log import events as ev
 from agent_tui.core.projections.message_rows import delete_message, preview

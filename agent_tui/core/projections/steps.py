@@ -15,10 +15,15 @@ import json
 import sqlite3
 from typing import Any
 
-from agent_tui.core.log import events as ev
 from agent_tui.core.errors import EventRejected
+from agent_tui.core.log import events as ev
 from agent_tui.core.projections.message_rows import (
-    dumps, index_text, insert_message, load_message, save_message, set_last_message,
+    dumps,
+    index_text,
+    insert_message,
+    load_message,
+    save_message,
+    set_last_message,
 )
 from agent_tui.vocab.usage import Usage
 
@@ -31,6 +36,7 @@ def _assistant(conn: sqlite3.Connection, session_id: str, message_id: str) -> di
 
 
 def _part(data: dict[str, Any], kind: str, ordinal: int) -> dict[str, Any] | None:
+    part: dict[str, Any]
     for part in data["parts"]:
         if part["type"] == kind and part.get("ordinal") == ordinal:
             return part
@@ -103,6 +109,8 @@ def tool_called(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.Too
 
 
 def tool_settled(conn: sqlite3.Connection, sid: str, at: int, event: ev.ToolSucceeded | ev.ToolFailed) -> None:
+    out: str | None
+    err: str | None
     match event:
         case ev.ToolSucceeded(output=output):
             state, out, err = "success", dumps(output.model_dump(mode="json")), None

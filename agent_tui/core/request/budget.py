@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 
-from agent_tui.core.request.compaction_text import CHARS_PER_TOKEN, active_history
 from agent_tui.core.log.records import MessageRecord, ToolCallRecord
 from agent_tui.core.request.builder import history_messages
+from agent_tui.core.request.compaction_text import CHARS_PER_TOKEN, active_history
 from agent_tui.llm import types as llm
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
-from agent_tui.core.request.compaction_text import checkpoint_text
 from agent_tui.core.log.records import MessageRecord, ToolCallRecord
+from agent_tui.core.request.compaction_text import checkpoint_text
 from agent_tui.core.request.shell_text import shell_text
 from agent_tui.llm import types as llm
 from agent_tui.vocab.kinds import TOOL_INTERRUPTED, ErrorType

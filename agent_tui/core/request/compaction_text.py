@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
 
 from agent_tui.core.log import events as ev
 from agent_tui.core.log.records import MessageRecord, ToolCallRecord

@@ -17,15 +17,16 @@ import datetime as _dt
 import json
 import os
 import platform
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
-from agent_tui.core.settings import paths
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.log.records import SessionRecord
+from agent_tui.core.settings import paths
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import ErrorType
 

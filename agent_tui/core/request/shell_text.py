@@ -6,11 +6,13 @@ building a request must not import the tool host.
 
 from __future__ import annotations
 
+from typing import Any
+
 SHELL_CALL_ID = "shell"
 """The call id of a ``!`` command's live output (its input id names the command)."""
 
 
-def shell_text(data: dict) -> str:
+def shell_text(data: dict[str, Any]) -> str:
     """The model's view of a ``shell`` message."""
     output = (data.get("output") or {}).get("text") or ""
     error = (data.get("error") or {}).get("message")

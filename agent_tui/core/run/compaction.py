@@ -16,17 +16,18 @@ compaction changes nothing the model sees: only an ended row is a checkpoint.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
-from agent_tui.core.request import budget
-from agent_tui.core.request import compaction_text as text
 from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
-from agent_tui.core.run import retry
-from agent_tui.core.settings.config import Settings
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.log.records import MessageRecord, SessionRecord
+from agent_tui.core.request import budget
+from agent_tui.core.request import compaction_text as text
+from agent_tui.core.run import retry
 from agent_tui.core.run.step import LLMFailure, StreamFn, consume
+from agent_tui.core.settings.config import Settings
 from agent_tui.llm import types as llm
 from agent_tui.vocab.clock import Clock, SystemClock
 from agent_tui.vocab.error_info import ErrorInfo
@@ -219,7 +220,7 @@ def _notice(info: llm.ModelInfo) -> str:
     return info.warning or f"The context window of {info.model} is unknown, so automatic compaction is off."
 
 
-def _default_stream(request: llm.Request):  # type: ignore[no-untyped-def]
+def _default_stream(request: llm.Request) -> AsyncIterator[llm.LLMEvent]:
     from agent_tui import llm as adapter
 
     return adapter.stream(request)

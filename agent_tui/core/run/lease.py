@@ -92,7 +92,8 @@ def current_owner(session_id: str) -> dict[str, object] | None:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
             try:
-                return json.loads(os.pread(fd, 4096, 0) or b"{}")
+                owner: dict[str, object] = json.loads(os.pread(fd, 4096, 0) or b"{}")
+                return owner
             except ValueError:
                 return {}
         fcntl.flock(fd, fcntl.LOCK_UN)

@@ -11,5 +11,5 @@ def is_retryable(error_type: str) -> bool:
 
 def delay_ms(retry_number: int, base_delay_ms: int, retry_after_ms: int | None) -> int:
     """``base * 2**(n-1)`` for the n-th retry, raised to the provider's retry-after."""
-    delay = base_delay_ms * (2 ** (retry_number - 1))
+    delay: int = base_delay_ms * (2 ** (retry_number - 1))  # n >= 1: int ** int is typed Any
     return max(delay, retry_after_ms or 0)

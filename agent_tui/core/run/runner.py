@@ -7,26 +7,41 @@ step allowance, run a step, continue while the model asked for tools.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Awaitable, Callable, Protocol
+from typing import Protocol
 
+from agent_tui.core.host.port import ToolHost
+from agent_tui.core.host.shell import run_shell
+from agent_tui.core.host.sweep import StaleReads, sweep_stale
+from agent_tui.core.inbox.promotion import eligible
 from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
-from agent_tui.core.request import prompts
-from agent_tui.core.settings.config import ConfigError, Settings
-from agent_tui.core.inbox.promotion import eligible
 from agent_tui.core.log.publisher import SessionPublisher
-from agent_tui.core.log.records import MessageRecord, SessionRecord
+from agent_tui.core.log.records import CheckpointRecord, InboxRecord, MessageRecord, SessionRecord
+from agent_tui.core.request import prompts
 from agent_tui.core.request.builder import awaits_answer, history_messages, needs_continuation, was_cut_short
-from agent_tui.core.host.shell import run_shell
-from agent_tui.core.host.port import ToolHost
 from agent_tui.core.run.step import Step, StepPlan, StreamFn
-from agent_tui.core.host.sweep import sweep_stale
+from agent_tui.core.settings.config import ConfigError, Settings
 from agent_tui.llm import types as llm
 from agent_tui.vocab.clock import Clock, SystemClock
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import CompactionReason, ErrorType
+
+
+class RunnerReads(StaleReads, Protocol):
+    """What the runner reads of the store (``store.Store`` in the runtime)."""
+
+    async def session(self, session_id: str) -> SessionRecord | None: ...
+
+    async def pending_inputs(self, session_id: str) -> list[InboxRecord]: ...
+
+    async def queue_paused(self, session_id: str) -> bool: ...
+
+    async def events(self, session_id: str, after: int | None = None, limit: int | None = ...) -> list[ev.StoredEvent]: ...
+
+    async def checkpoint(self, session_id: str) -> CheckpointRecord | None: ...
 
 
 class CompactionHook(Protocol):
@@ -45,6 +60,8 @@ class CompactionHook(Protocol):
 
     async def after_overflow(self, session: SessionRecord, settings: Settings,
                              publish: SessionPublisher) -> ErrorInfo | bool: ...
+
+    async def model_info(self, model: str, settings: Settings) -> llm.ModelInfo: ...
 
 
 class NoCompaction:
@@ -66,6 +83,11 @@ class NoCompaction:
     async def after_overflow(self, session: SessionRecord, settings: Settings,
                              publish: SessionPublisher) -> ErrorInfo | bool:
         return False
+
+    async def model_info(self, model: str, settings: Settings) -> llm.ModelInfo:
+        from agent_tui.llm.models import model_info
+
+        return await asyncio.to_thread(model_info, model, settings.models.get(model))
 
 
 class InstructionsHook(Protocol):
@@ -94,7 +116,7 @@ class LocationServices:
 class Runner:
     def __init__(
         self,
-        store: object,
+        store: RunnerReads,
         publisher_for: Callable[[str], SessionPublisher],
         services_for: Callable[[SessionRecord], Awaitable[LocationServices]],
         stream: StreamFn | None = None,
@@ -107,7 +129,7 @@ class Runner:
         self._services_for = services_for
         self._stream = stream or _default_stream
         self._clock = clock or SystemClock()
-        self._compaction = compaction or NoCompaction()
+        self._compaction: CompactionHook = compaction or NoCompaction()
         self._instructions = instructions or NoInstructions()
 
     async def drain(self, session_id: str, force: bool) -> ErrorInfo | None:
@@ -121,6 +143,8 @@ class Runner:
         forced = force
         while True:
             session = await store.session(session_id)
+            if session is None:  # not expected: a delete is refused while the session runs
+                return ErrorInfo(type="session.missing", message=f"unknown session {session_id}")
             try:
                 services = await self._services_for(session)
             except ConfigError as error:  # a config file edited into an invalid state
@@ -137,9 +161,9 @@ class Runner:
                 elif not (forced and (awaits_answer(history) or was_cut_short(history))):
                     return None
             forced = False
-            error = await self._step(session, services, history, publish)
-            if error is not None:
-                return error
+            failure = await self._step(session, services, history, publish)
+            if failure is not None:
+                return failure
 
     async def _promote_steers(self, session_id: str, publish: SessionPublisher) -> bool:
         ready = eligible(await self._store.pending_inputs(session_id))
@@ -258,7 +282,7 @@ async def _model_problem(session: SessionRecord, settings: Settings) -> ErrorInf
     return None
 
 
-def _default_stream(request: llm.Request):  # type: ignore[no-untyped-def]
+def _default_stream(request: llm.Request) -> AsyncIterator[llm.LLMEvent]:
     from agent_tui import llm as adapter
 
     return adapter.stream(request)

@@ -10,20 +10,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
+from typing import Any
 
-from agent_tui.core.log import events as ev
-from agent_tui.core.run import retry
 from agent_tui.core.errors import StoreError
 from agent_tui.core.host.port import ToolHost, ToolInvocation, ToolSettlement
+from agent_tui.core.log import events as ev
 from agent_tui.core.log.publisher import SessionPublisher
+from agent_tui.core.run import retry
 from agent_tui.llm import types as llm
 from agent_tui.vocab.clock import Clock
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import TOOL_INTERRUPTED, ErrorType
 from agent_tui.vocab.tool_output import ToolOutput
-
 
 StreamFn = Callable[[llm.Request], AsyncIterator[Any]]
 
@@ -311,8 +311,10 @@ async def consume(stream: AsyncIterator[Any], on_event: Callable[[Any], Awaitabl
                 raise LLMFailure.from_exception(error) from error
             await on_event(item)
     finally:
-        with contextlib.suppress(Exception):
-            await stream.aclose()  # type: ignore[attr-defined]
+        close = getattr(stream, "aclose", None)  # an async generator's; a plain async iterator has none
+        if close is not None:
+            with contextlib.suppress(Exception):
+                await close()
 
 
 class LLMFailure(Exception):
@@ -323,7 +325,7 @@ class LLMFailure(Exception):
         self.error = error
 
     @classmethod
-    def from_exception(cls, error: BaseException) -> "LLMFailure":
+    def from_exception(cls, error: BaseException) -> LLMFailure:
         info = getattr(error, "info", None)
         if callable(info):  # llm.LLMError already knows its ErrorInfo shape
             return cls(ErrorInfo(**info()))

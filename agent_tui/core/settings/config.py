@@ -8,24 +8,25 @@ The sources are read by ``config_layers`` (no pydantic); this module validates t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
-from agent_tui.core.settings.config_layers import (  # noqa: F401 - ConfigError re-exported
+from agent_tui.core.settings.config_layers import (
     DEFAULT_AGENT,
     ENVIRONMENT,
-    ConfigError,
     Layers,
     UntrustedProject,
     merge,
     read_layers,
 )
+from agent_tui.core.settings.config_layers import ConfigError as ConfigError  # re-exported: raised from here too
+from agent_tui.vocab.kinds import Effect
 from agent_tui.vocab.mcp_names import SERVER_NAME
 from agent_tui.vocab.mcp_server import McpServerConfig
-from agent_tui.vocab.kinds import Effect
 from agent_tui.vocab.permission_rule import PermissionRule
 
 
@@ -185,7 +186,8 @@ def _settable_from_environment(layer: Mapping[str, Any]) -> dict[str, Any]:
 
 def _rules(data: Mapping[str, Any]) -> tuple[list[Any], dict[str, list[Any]]]:
     """A layer's global and per-agent permission rules, as data."""
-    agents = data.get("agents") if isinstance(data.get("agents"), Mapping) else {}
+    found = data.get("agents")
+    agents: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     return list(data.get("permission") or []), {
         name: list(agent.get("permission") or []) for name, agent in agents.items() if isinstance(agent, Mapping)}
 

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-from agent_tui.core.settings import paths
-
-from agent_tui.core.settings import trust
+from agent_tui.core.settings import paths, trust
 
 ENV_PREFIX = "AGENT_TUI_"
 DEFAULT_AGENT = "build"

@@ -21,9 +21,10 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from agent_tui.core.settings import paths
 
@@ -92,6 +93,22 @@ def split_powers(data: Mapping[str, Any]) -> tuple[dict[str, Any], Powers]:
                 agent = {**agent, "permission": _split_rules(agent["permission"], f"agents.{name}.permission",
                                                                wanted, lines)}
             kept["agents"][name] = agent
+    _split_mcp(kept, wanted, lines)
+    for key in _ENDPOINT_KEYS:
+        if key in kept:
+            wanted[key] = kept.pop(key)
+            lines.append(f"send model requests to {wanted[key]}" if key == "api_base" else "set the provider API key")
+    _split_models(kept, wanted, lines)
+    shell = kept.get("shell")
+    if isinstance(shell, Mapping) and "env" in shell:
+        wanted["shell.env"] = shell["env"]
+        lines.append(f"pass environment variables to bash: {json.dumps(shell['env'])}")
+        kept["shell"] = {key: value for key, value in shell.items() if key != "env"}
+    return kept, Powers(wanted, tuple(lines))
+
+
+def _split_mcp(kept: dict[str, Any], wanted: dict[str, Any], lines: list[str]) -> None:
+    """Take out the MCP servers (each one a program started or a server connected to)."""
     mcp = kept.get("mcp")
     if isinstance(mcp, Mapping) and isinstance(mcp.get("servers"), Mapping) and mcp["servers"]:
         wanted["mcp.servers"] = {name: server for name, server in mcp["servers"].items()}
@@ -103,10 +120,10 @@ def split_powers(data: Mapping[str, Any]) -> tuple[dict[str, Any], Powers]:
                 shown = " ".join(map(str, command)) if isinstance(command, list) else str(command)
                 lines.append(f"start MCP server {name}: {shown}")
         kept["mcp"] = {key: value for key, value in mcp.items() if key != "servers"}
-    for key in _ENDPOINT_KEYS:
-        if key in kept:
-            wanted[key] = kept.pop(key)
-            lines.append(f"send model requests to {wanted[key]}" if key == "api_base" else "set the provider API key")
+
+
+def _split_models(kept: dict[str, Any], wanted: dict[str, Any], lines: list[str]) -> None:
+    """Take out each model's endpoint and key."""
     models = kept.get("models")
     if isinstance(models, Mapping):
         kept["models"] = {}
@@ -119,12 +136,6 @@ def split_powers(data: Mapping[str, Any]) -> tuple[dict[str, Any], Powers]:
                                      else f"set the API key for {name}")
                 model = {key: value for key, value in model.items() if key not in _ENDPOINT_KEYS}
             kept["models"][name] = model
-    shell = kept.get("shell")
-    if isinstance(shell, Mapping) and "env" in shell:
-        wanted["shell.env"] = shell["env"]
-        lines.append(f"pass environment variables to bash: {json.dumps(shell['env'])}")
-        kept["shell"] = {key: value for key, value in shell.items() if key != "env"}
-    return kept, Powers(wanted, tuple(lines))
 
 
 def store_file() -> Path:

@@ -23,8 +23,8 @@ def peek_sessions(location: str | None, limit: int) -> list[SessionRow]:
     import contextlib
     import sqlite3
 
-    from agent_tui.core.settings import paths
     from agent_tui.core.log.session_row import SessionRow
+    from agent_tui.core.settings import paths
     from agent_tui.core.store.session_list import session_rows
 
     uri = f"{paths.database_path().as_uri()}?mode=ro"

@@ -12,14 +12,20 @@ from typing import Any
 
 from aiosqlite import Connection
 
-from agent_tui.core.log import events as ev
 from agent_tui.core.errors import CorruptEvent
+from agent_tui.core.log import events as ev
 from agent_tui.core.log.records import (
-    ApprovalRecord, CheckpointRecord, InboxRecord, MessageRecord, PermissionRecord,
-    SessionRecord, SessionSummary, ToolCallRecord,
+    ApprovalRecord,
+    CheckpointRecord,
+    InboxRecord,
+    MessageRecord,
+    PermissionRecord,
+    SessionRecord,
+    SessionSummary,
+    ToolCallRecord,
 )  # fmt: skip
-from agent_tui.core.store.reader import consistent_read, fetch, fetch_one
 from agent_tui.core.log.session_row import SESSION_FIELDS
+from agent_tui.core.store.reader import consistent_read, fetch, fetch_one
 from agent_tui.core.store.session_list import SESSION_COLUMNS, session_rows_sql
 
 
@@ -47,7 +53,8 @@ async def events(conn: Connection, session_id: str, after: int | None, limit: in
 
 async def head_seq(conn: Connection, session_id: str) -> int:
     row = await fetch_one(conn, "SELECT coalesce(max(seq), 0) FROM event WHERE session_id = ?", (session_id,))
-    return row[0]
+    seq: int = row[0]
+    return seq
 
 
 async def heads(conn: Connection) -> dict[str, int]:
@@ -56,11 +63,11 @@ async def heads(conn: Connection) -> dict[str, int]:
 
 
 def _session(_cursor: Any, row: tuple[Any, ...]) -> SessionRecord:
-    return SessionRecord(**dict(zip(SESSION_FIELDS, row)))
+    return SessionRecord(**dict(zip(SESSION_FIELDS, row, strict=True)))
 
 
 def _summary(_cursor: Any, row: tuple[Any, ...]) -> SessionSummary:
-    return SessionSummary(**dict(zip(SESSION_FIELDS, row)))
+    return SessionSummary(**dict(zip(SESSION_FIELDS, row, strict=True)))
 
 
 async def session(conn: Connection, session_id: str) -> SessionRecord | None:

@@ -34,33 +34,57 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast, overload
 
 import aiosqlite
 
-from agent_tui.core.settings.config import StorageSettings
 from agent_tui.core.errors import StoreError
+from agent_tui.core.settings.config import StorageSettings
 from agent_tui.core.store.db import connect, translate
 
 T = TypeVar("T")
+R = TypeVar("R")
 READERS = 2
-RowFactory = Callable[[sqlite3.Cursor, tuple[Any, ...]], Any]
+RowFactory = Callable[[sqlite3.Cursor, tuple[Any, ...]], R]
+"""Builds one row's value (a record) from the cursor and the row's values."""
 ReadJob = Callable[..., Awaitable[T]]
 
 
+@overload
+async def fetch(conn: aiosqlite.Connection, sql: str, params: Iterable[Any] = (), row: None = None) -> list[Any]: ...
+@overload
+async def fetch(conn: aiosqlite.Connection, sql: str, params: Iterable[Any], row: RowFactory[R]) -> list[R]: ...
+@overload
+async def fetch(conn: aiosqlite.Connection, sql: str, params: Iterable[Any] = (), *, row: RowFactory[R]) -> list[R]: ...
+
+
 async def fetch(
-    conn: aiosqlite.Connection, sql: str, params: Iterable[Any] = (), row: RowFactory | None = None
+    conn: aiosqlite.Connection, sql: str, params: Iterable[Any] = (), row: RowFactory[Any] | None = None
 ) -> list[Any]:
-    """Every row of one statement, in one hop; ``row(cursor, values)`` builds each on the connection's thread."""
-    conn.row_factory = row  # the connection is lent to this job alone, so this statement gets it
+    """Every row of one statement, in one hop; ``row(cursor, values)`` builds each on the connection's thread.
+
+    Without ``row``, each row is sqlite3's tuple of values (typed ``Any``, as sqlite3's own rows are).
+    """
+    # aiosqlite annotates row_factory as a class; sqlite3 takes any callable of (cursor, row).
+    conn.row_factory = cast("type | None", row)  # the connection is lent to this job alone, so this statement gets it
     try:
         return list(await conn.execute_fetchall(sql, tuple(params)))
     finally:
         conn.row_factory = None
 
 
+@overload
+async def fetch_one(conn: aiosqlite.Connection, sql: str, params: Iterable[Any] = (), row: None = None) -> Any: ...
+@overload
+async def fetch_one(conn: aiosqlite.Connection, sql: str, params: Iterable[Any], row: RowFactory[R]) -> R | None: ...
+@overload
 async def fetch_one(
-    conn: aiosqlite.Connection, sql: str, params: Iterable[Any] = (), row: RowFactory | None = None
+    conn: aiosqlite.Connection, sql: str, params: Iterable[Any] = (), *, row: RowFactory[R]
+) -> R | None: ...
+
+
+async def fetch_one(
+    conn: aiosqlite.Connection, sql: str, params: Iterable[Any] = (), row: RowFactory[Any] | None = None
 ) -> Any:
     """The first row of one statement, or ``None``; the statement still runs to its end (no open snapshot)."""
     rows = await fetch(conn, sql, params, row)

@@ -15,7 +15,6 @@ from typing import Any
 
 from agent_tui.core.log.session_row import SESSION_FIELDS
 
-
 SESSION_COLUMNS = ", ".join(SESSION_FIELDS)
 
 

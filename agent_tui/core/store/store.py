@@ -16,18 +16,24 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from agent_tui.core.errors import EventRejected, StoreError
 from agent_tui.core.log import events as ev
+from agent_tui.core.log.records import (
+    ApprovalRecord,
+    CheckpointRecord,
+    InboxRecord,
+    MessageRecord,
+    PermissionRecord,
+    SessionRecord,
+    SessionSummary,
+    ToolCallRecord,
+)
+from agent_tui.core.projections.projectors import project
+from agent_tui.core.settings.config import StorageSettings
 from agent_tui.core.store import queries as q
 from agent_tui.core.store.bus import Bus
-from agent_tui.core.settings.config import StorageSettings
-from agent_tui.core.errors import EventRejected, StoreError
 from agent_tui.core.store.db import connect, translate
-from agent_tui.core.projections.projectors import project
 from agent_tui.core.store.reader import ReaderPool
-from agent_tui.core.log.records import (
-    ApprovalRecord, CheckpointRecord, InboxRecord, MessageRecord, PermissionRecord,
-    SessionRecord, SessionSummary, ToolCallRecord,
-)  # fmt: skip
 from agent_tui.core.store.schema import CURRENT_VERSION, PROJECTION_TABLES, check_version, migrate
 from agent_tui.core.store.watch import CommitWatcher
 from agent_tui.core.store.writer import Tx, Writer

@@ -20,8 +20,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from agent_tui.core.log import events as ev
 from agent_tui.core.errors import UnknownSession
+from agent_tui.core.log import events as ev
 from agent_tui.core.store.store import Store
 
 PAGE = 200

@@ -19,9 +19,9 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from agent_tui.core.store.bus import Bus
-from agent_tui.core.settings.config import StorageSettings
 from agent_tui.core.errors import StoreError
+from agent_tui.core.settings.config import StorageSettings
+from agent_tui.core.store.bus import Bus
 from agent_tui.core.store.db import connect
 
 POLL_INTERVAL = 0.05

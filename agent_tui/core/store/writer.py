@@ -25,10 +25,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from agent_tui.core.log import events as ev
-from agent_tui.core.store.crash_seam import kill_after_commit
 from agent_tui.core.errors import SessionExists, UnknownSession
+from agent_tui.core.log import events as ev
 from agent_tui.core.projections.projectors import project
+from agent_tui.core.store.crash_seam import kill_after_commit
 from agent_tui.vocab.clock import Clock
 
 T = TypeVar("T")
@@ -48,7 +48,8 @@ class Tx:
         row = self.conn.execute(
             "SELECT max(seq) FROM event WHERE session_id = ?", (session_id,)
         ).fetchone()
-        return row[0]
+        seq: int | None = row[0]
+        return seq
 
     def append(self, session_id: str, event: ev.DurableEvent, first_seq: int = 1) -> ev.StoredEvent:
         """Next seq = head + 1, insert, project: all inside this transaction.

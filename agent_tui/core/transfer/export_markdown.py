@@ -11,8 +11,8 @@ import json
 from collections.abc import Iterator
 
 from agent_tui.core.log import events as ev
-from agent_tui.core.transfer.export_jsonl import iso
 from agent_tui.core.log.records import MessageRecord, SessionRecord, ToolCallRecord
+from agent_tui.core.transfer.export_jsonl import iso
 
 
 def _fence(text: str, lang: str = "") -> str:

@@ -14,12 +14,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent_tui.core.errors import StoreError
 from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
-from agent_tui.core.errors import StoreError
 from agent_tui.core.transfer.export_jsonl import SCHEMA_VERSION
 from agent_tui.vocab.error_info import ErrorInfo
-from agent_tui.vocab.kinds import TOOL_INTERRUPTED, CompactionReason, ErrorType
+from agent_tui.vocab.kinds import TOOL_INTERRUPTED, CompactionReason, Delivery, ErrorType
 from agent_tui.vocab.tool_output import ToolOutput
 from agent_tui.vocab.usage import Usage
 
@@ -70,7 +70,7 @@ class _Builder:
                 meta = row.get("meta") or {}
                 prompt = meta.get("prompt") or ev.text_prompt(row["input"]["text"])
                 input_id = ids.message_id()
-                delivery = meta.get("delivery") or "steer"
+                delivery = meta.get("delivery") or Delivery.STEER
                 self.events += [ev.PromptAdmitted(input_id=input_id, prompt=prompt, delivery=delivery),
                                 ev.PromptPromoted(input_id=input_id)]  # fmt: skip
             case "llm.request":

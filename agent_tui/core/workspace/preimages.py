@@ -17,7 +17,6 @@ import shutil
 from pathlib import Path
 
 from agent_tui.core.log import ids
-
 from agent_tui.core.settings import paths
 from agent_tui.core.workspace.snapshots import FileChange, SnapshotError
 

@@ -23,8 +23,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.core.settings import paths
 from agent_tui.core.errors import StoreError
+from agent_tui.core.settings import paths
 from agent_tui.tools.private_files import private_dir
 
 _CONFIG = (
