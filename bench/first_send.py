@@ -30,6 +30,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 SENDS = 3
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -66,6 +70,7 @@ async def child(import_only: bool, base: str, chunks: int) -> dict[str, object]:
     from agent_tui.tui.app import AgentApp, StartMode
     from agent_tui.tui.bootstrap import CoreOpener, Launch, ModelFacts
     from agent_tui.tui.context import TuiContext
+    from agent_tui.tui.widgets.prompt import PromptInput
 
     if import_only:  # the warm-up as it was: LiteLLM imported, its first call's work left to the first send
         CoreOpener._warm = lambda self: self.facts.learn(self.ctx.model)  # type: ignore[method-assign]
@@ -93,37 +98,44 @@ async def child(import_only: bool, base: str, chunks: int) -> dict[str, object]:
                 while not (app.ctx.sessions and not app.ctx.sessions.active()):  # the previous answer is done
                     await asyncio.sleep(0.01)
                 await pilot.pause()
-                app.query_one("PromptInput").text = f"prompt {n}"
+                app.query_one(PromptInput).text = f"prompt {n}"
                 sent = time.monotonic()
                 await pilot.press("enter")
                 while len(got := await requests()) == seen + n:
                     await asyncio.sleep(0.005)
                 figures.append(got[seen + n]["at"] - sent)
-            while app.ctx.sessions.active():
+            sessions = app.ctx.sessions
+            assert sessions is not None  # connected: the sends above went through it
+            while sessions.active():
                 await asyncio.sleep(0.01)
             await pilot.pause()
-            app.query_one("PromptInput").text = "stream"
+            app.query_one(PromptInput).text = "stream"
             sent = time.monotonic()
             await pilot.press("enter")
             await shown(app, answer)
             on_screen = time.monotonic() - sent
-            while app.ctx.sessions.active():
+            while sessions.active():
                 await asyncio.sleep(0.01)
         await core.close()
     return {"sends": figures, "stream_screen_s": on_screen, "stream_adapter_s": await adapter_alone(base, stream_turn)}
 
 
-async def shown(app: object, text: str) -> None:
+async def shown(app: App[Any], text: str) -> None:
     """The newest answer block has written all of ``text``, and a frame has been drawn since."""
     from agent_tui.tui.widgets.block_widgets import AssistantText
 
     while True:
-        blocks = app.query(AssistantText)  # type: ignore[attr-defined]
+        blocks = app.query(AssistantText)
         if blocks and blocks.last()._written == text:  # noqa: SLF001 - what the widget has shown
             break
         await asyncio.sleep(0.0005)
     painted = asyncio.get_running_loop().create_future()
-    app.call_after_refresh(lambda: painted.done() or painted.set_result(None))  # type: ignore[attr-defined]
+
+    def paint_done() -> None:
+        if not painted.done():
+            painted.set_result(None)
+
+    app.call_after_refresh(paint_done)
     await painted
 
 
@@ -151,7 +163,9 @@ def main() -> None:
     fake = subprocess.Popen([sys.executable, "-m", "agent_tui.testing.fake_provider", "--port", "0"],
                             stdout=subprocess.PIPE, text=True, env=env)
     assert fake.stdout is not None
-    base = re.search(r"(http://127\.0\.0\.1:\d+)", fake.stdout.readline()).group(1)  # type: ignore[union-attr]
+    listening = re.search(r"(http://127\.0\.0\.1:\d+)", fake.stdout.readline())
+    assert listening is not None
+    base = listening.group(1)
     try:
         report(args.rounds, base, args.chunks)
     finally:

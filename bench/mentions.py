@@ -69,7 +69,7 @@ def main() -> None:
                     started = time.perf_counter()
                     matcher.search(query[:end])
                     keystrokes.append((time.perf_counter() - started) * 1000)
-        slow = sorted(zip(keystrokes, [q[:e] for _ in range(args.runs) for q in QUERIES for e in range(1, len(q) + 1)]))[-5:]
+        slow = sorted(zip(keystrokes, [q[:e] for _ in range(args.runs) for q in QUERIES for e in range(1, len(q) + 1)], strict=True))[-5:]
         print("slowest:", ", ".join(f"{q!r} {t:.0f} ms" for t, q in slow))
         keystrokes.sort()
         print(f"keystroke over {len(paths)} paths: median {statistics.median(keystrokes):.1f} ms, "

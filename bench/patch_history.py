@@ -165,8 +165,8 @@ def _update(path: str, move_to: str | None, old: bytes, new: bytes) -> list[str]
     before, after = _text(old, path), _text(new, path)
     if before.bom != after.bom:
         raise Unrepresentable("BOM added or removed")
-    a = [line + eol for line, eol in zip(before.lines, before.eols)]
-    b = [line + eol for line, eol in zip(after.lines, after.eols)]
+    a = [line + eol for line, eol in zip(before.lines, before.eols, strict=True)]
+    b = [line + eol for line, eol in zip(after.lines, after.eols, strict=True)]
     header = [f"*** Update File: {path}", *([f"*** Move to: {move_to}"] if move_to else [])]
     if a == b:
         if not a:

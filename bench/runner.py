@@ -34,7 +34,8 @@ async def _server(turns: list[dict]) -> tuple[asyncio.subprocess.Process, str]:
         sys.executable, "-m", "agent_tui.testing.fake_provider", "--port", "0", "--script", str(script),
         stdout=asyncio.subprocess.PIPE,
     )
-    line = (await process.stdout.readline()).decode()  # type: ignore[union-attr]
+    assert process.stdout is not None
+    line = (await process.stdout.readline()).decode()
     return process, line.split()[4]
 
 
@@ -55,8 +56,8 @@ async def _adapter(base: str) -> float:
 
 
 async def _runner_turns(base: str, prompts: int, home: Path) -> float:
-    from agent_tui.core.settings.config import load_settings
     from agent_tui.core.runtime import Runtime
+    from agent_tui.core.settings.config import load_settings
     from agent_tui.tools.registry import ToolRegistry
 
     workdir = home / "project"

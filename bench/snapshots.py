@@ -22,11 +22,13 @@ import os
 import statistics
 import tempfile
 import time
+from collections.abc import Awaitable
 from pathlib import Path
+from typing import TypeVar
 
 from agent_tui.core.log import events as ev
-from agent_tui.core.workspace.snapshots import WorkspaceSnapshots
 from agent_tui.core.store.store import Store
+from agent_tui.core.workspace.snapshots import WorkspaceSnapshots
 
 RESULTS = Path(__file__).resolve().parent / "results" / "snapshots.json"
 BUDGET_MS = 100.0
@@ -45,7 +47,10 @@ def make_tree(root: Path, files: int) -> list[Path]:
     return made
 
 
-async def timed(job) -> tuple[float, object]:  # type: ignore[no-untyped-def]
+T = TypeVar("T")
+
+
+async def timed(job: Awaitable[T]) -> tuple[float, T]:
     start = time.perf_counter()
     result = await job
     return (time.perf_counter() - start) * 1000, result
@@ -63,7 +68,7 @@ async def bench_snapshots(root: Path, files: int, changed: int, rounds: int) -> 
             path.write_text(path.read_text() + f"# round {r}\n")
         ms, _ = await timed(snaps.take(root))
         after_change.append(ms)
-        ms, (_, changes) = await timed(snaps.restore(root, base))  # type: ignore[misc]
+        ms, (_, changes) = await timed(snaps.restore(root, base))
         assert len(changes) == changed, changes
         restore.append(ms)
     return {
@@ -101,7 +106,7 @@ async def bench_rewind(root: Path, messages: int, rounds: int) -> dict[str, floa
             target = next(m for m in await store.messages(sid, limit=1) if m.id == first)
             ms, stored = await timed(store.publish(sid, ev.SessionRewound(message_id=first, boundary_seq=target.seq)))
             rewinds.append(ms)
-            ms, _ = await timed(store.publish(sid, ev.RewindUndone(rewind_seq=stored.seq)))  # type: ignore[attr-defined]
+            ms, _ = await timed(store.publish(sid, ev.RewindUndone(rewind_seq=stored.seq)))
             undos.append(ms)
             assert len(await store.messages(sid)) == messages
     finally:
@@ -112,8 +117,8 @@ async def bench_rewind(root: Path, messages: int, rounds: int) -> dict[str, floa
 
 async def bench_fork(root: Path, messages: int, rounds: int) -> dict[str, float]:
     from agent_tui.core.history.fork import fork
-    from agent_tui.core.run.executor import IdleExecutor
     from agent_tui.core.history.rewind import Rewinder
+    from agent_tui.core.run.executor import IdleExecutor
 
     store = await Store.open(root / "fork.db")
     try:
@@ -127,9 +132,10 @@ async def bench_fork(root: Path, messages: int, rounds: int) -> dict[str, float]
         times = []
         for _ in range(rounds):
             parent = await store.session(sid)
+            assert parent is not None
             ms, child = await timed(fork(store, IdleExecutor(), rewinder, parent))
             times.append(ms)
-            assert len(await store.messages(child)) == messages  # type: ignore[arg-type]
+            assert len(await store.messages(child)) == messages
     finally:
         await store.close()
     return {"fork_median_ms": round(statistics.median(times), 1)}

@@ -27,6 +27,7 @@ import sqlite3
 import statistics
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from agent_tui.core.log import events as ev
@@ -34,6 +35,7 @@ from agent_tui.core.settings.config import StorageSettings
 from agent_tui.core.store.db import connect
 from agent_tui.core.store.schema import migrate
 from agent_tui.core.store.store import Store
+from agent_tui.core.store.writer import Tx
 from agent_tui.vocab.tool_output import ToolOutput
 from agent_tui.vocab.usage import Usage
 
@@ -95,16 +97,19 @@ async def picker_reads(path: Path, sessions: int) -> dict[str, float]:
         sid = f"ses_{n:06d}"
         location = f"/proj/{n % 20}"
         text = f"{words[n % 8]} task {n} about {words[(n * 3) % 8]}"
-        await store.transact(lambda tx, sid=sid, location=location, text=text: [
-            tx.append(sid, event) for event in (
+
+        def job(tx: Tx, sid: str = sid, location: str = location, text: str = text) -> None:
+            for event in (
                 ev.SessionCreated(location=location, project_root=location),
                 ev.PromptAdmitted(input_id=f"msg_u{sid}", prompt=ev.text_prompt(text)),
                 ev.PromptPromoted(input_id=f"msg_u{sid}"),
                 ev.StepStarted(assistant_message_id=f"msg_a{sid}", agent="build", model="m"),
                 ev.TextStarted(assistant_message_id=f"msg_a{sid}", ordinal=0),
                 ev.TextEnded(assistant_message_id=f"msg_a{sid}", ordinal=0, text=f"Done with {text}."),
-            )
-        ])
+            ):
+                tx.append(sid, event)
+
+        await store.transact(job)
 
     figures = {
         "list_all_first_page_ms": await median_ms(lambda: store.list_sessions(limit=51)),
@@ -116,7 +121,7 @@ async def picker_reads(path: Path, sessions: int) -> dict[str, float]:
     return figures
 
 
-async def median_ms(call, rounds: int = 15) -> float:  # type: ignore[no-untyped-def]
+async def median_ms(call: Callable[[], Awaitable[object]], rounds: int = 15) -> float:
     times = []
     for _ in range(rounds):
         start = time.perf_counter()
@@ -148,13 +153,13 @@ async def replay_reads(path: Path, count: int) -> dict[str, float]:
             seen += 1
         assert seen == head + 1  # the events and one Synced
 
-    async def stall_ms(call) -> float:  # type: ignore[no-untyped-def]
+    async def stall_ms(call: Callable[[], Awaitable[object]]) -> float:
         """The longest gap a 1 ms ticker sees while ``call()`` runs (loop blocked), median of 5."""
         stalls = []
         for _ in range(5):
             done = asyncio.Event()
 
-            async def ticker() -> float:
+            async def ticker(done: asyncio.Event) -> float:
                 worst, last = 0.0, time.perf_counter()
                 while not done.is_set():
                     await asyncio.sleep(0.001)
@@ -162,7 +167,7 @@ async def replay_reads(path: Path, count: int) -> dict[str, float]:
                     worst, last = max(worst, now - last), now
                 return worst * 1000
 
-            task = asyncio.create_task(ticker())
+            task = asyncio.create_task(ticker(done))
             await call()
             done.set()
             stalls.append(await task)

@@ -39,7 +39,8 @@ async def _start_server(script: Path) -> tuple[asyncio.subprocess.Process, str]:
         sys.executable, "-m", "agent_tui.testing.fake_provider", "--port", "0", "--script", str(script),
         stdout=asyncio.subprocess.PIPE,
     )
-    line = (await process.stdout.readline()).decode()  # type: ignore[union-attr]
+    assert process.stdout is not None
+    line = (await process.stdout.readline()).decode()
     return process, line.split()[4]
 
 

@@ -12,13 +12,13 @@ Usage: ``python bench/tui.py [--quick]``; prints medians and writes ``bench/resu
 from __future__ import annotations
 
 import argparse
-import compileall
 import asyncio
+import compileall
 import fcntl
 import json
 import os
-import re
 import pty
+import re
 import select
 import statistics
 import struct
@@ -48,7 +48,11 @@ class Running:
 
     async def run(self, session_id: str) -> None: ...
     async def wake(self, session_id: str) -> None: ...
+    async def resume(self, session_id: str) -> bool:
+        return False
+
     async def interrupt(self, session_id: str, reason: str = "user") -> None: ...
+    async def shutdown(self) -> None: ...
 
     def active(self) -> dict[str, dict[str, Any]]:
         return {sid: {"type": "running"} for sid in self.running}
@@ -106,10 +110,10 @@ def make_app(sessions, location: str):
     from agent_tui.tui.clock import Timings
     from agent_tui.tui.context import TuiContext
 
-    def build(start: StartMode = StartMode(), debounce: float = 0.0) -> AgentApp:
+    def build(start: StartMode | None = None, debounce: float = 0.0) -> AgentApp:
         ctx = TuiContext(sessions=sessions, location=location, model="openai/fake",
                          timings=Timings(search_debounce_s=debounce))  # fmt: skip
-        return AgentApp(ctx, start=start, watch_themes=False)
+        return AgentApp(ctx, start=start if start is not None else StartMode(), watch_themes=False)
 
     return build
 
@@ -126,7 +130,12 @@ async def until(pilot, condition, timeout: float = 60.0) -> None:
             raise TimeoutError("condition not reached")
         await asyncio.sleep(0.0005)
     painted = asyncio.get_running_loop().create_future()
-    pilot.app.call_after_refresh(lambda: painted.done() or painted.set_result(None))
+
+    def paint_done() -> None:
+        if not painted.done():
+            painted.set_result(None)
+
+    pilot.app.call_after_refresh(paint_done)
     await painted
 
 
@@ -220,14 +229,14 @@ async def bench_first_paint(sessions, location: str, messages: int, rounds: int)
         app = make_app(sessions, location)(StartMode(session_id=sid))
         async with app.run_test(size=(120, 40)) as pilot:
             view = app.query_one(TranscriptView)
-            await until(pilot, lambda: newest_shown(app, view, last_key))
+            await until(pilot, lambda app=app, view=view: newest_shown(app, view, last_key))
             times.append((time.perf_counter() - started) * 1000)
             await pilot.pause()  # settle before timing the reopen
             mounted = len(view.children)
             started = time.perf_counter()
             await app.open_session(sid)  # reopen inside a running app: the session part alone
             view = app.query_one(TranscriptView)
-            await until(pilot, lambda: newest_shown(app, view, last_key))
+            await until(pilot, lambda app=app, view=view: newest_shown(app, view, last_key))
             opens.append((time.perf_counter() - started) * 1000)
     record = await sessions.get(sid)
     return {
@@ -239,9 +248,9 @@ async def bench_first_paint(sessions, location: str, messages: int, rounds: int)
 
 
 async def bench_picker(sessions, location: str, count: int, rounds: int) -> dict:
+    from agent_tui.core.log import events as ev
     from agent_tui.core.store.writer import Tx
     from agent_tui.tui.screens.picker import SessionPicker
-    from agent_tui.core.log import events as ev
 
     topics = ["parser", "flaky test", "docs", "release", "refactor", "benchmark", "theme", "picker"]
 
@@ -263,18 +272,18 @@ async def bench_picker(sessions, location: str, count: int, rounds: int) -> dict
             await pilot.pause()
             started = time.perf_counter()
             key(app, "ctrl+r")
-            await until(pilot, lambda: isinstance(app.screen, SessionPicker) and app.screen.loaded_generation >= 1)
+            await until(pilot, lambda app=app: isinstance(app.screen, SessionPicker) and app.screen.loaded_generation >= 1)
             opens.append((time.perf_counter() - started) * 1000)
             picker = app.screen
             for char in "pars":
                 generation = picker.loaded_generation
                 started = time.perf_counter()
                 key(app, char)
-                await until(pilot, lambda: picker.loaded_generation > generation)
+                await until(pilot, lambda picker=picker, generation=generation: picker.loaded_generation > generation)
                 searches.append((time.perf_counter() - started) * 1000)
             assert picker.rows and all("pars" in (r.title or "") for r in picker.rows), "search found nothing"
             key(app, "escape")
-            await until(pilot, lambda: not isinstance(app.screen, SessionPicker))
+            await until(pilot, lambda app=app: not isinstance(app.screen, SessionPicker))
     searches.sort()
     return {
         "sessions": count,

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 from agent_tui.commands.errors import fail
-from agent_tui.vocab.terminal_text import inert, inert_json
 from agent_tui.commands.store_access import run_with_sessions
 from agent_tui.core.api import Sessions
+from agent_tui.vocab.terminal_text import inert, inert_json
 
 
 def export(args: argparse.Namespace) -> int:

@@ -10,9 +10,9 @@ import argparse
 import sys
 
 from agent_tui.commands.errors import fail
-from agent_tui.vocab.terminal_text import inert_json
 from agent_tui.commands.store_access import run_with_sessions
 from agent_tui.core.api import Sessions, Synced
+from agent_tui.vocab.terminal_text import inert_json
 
 
 def main(args: argparse.Namespace) -> int:

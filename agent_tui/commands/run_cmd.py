@@ -15,11 +15,14 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.commands import trust_cmd
 from agent_tui.commands.errors import fail
 from agent_tui.vocab.terminal_text import inert, inert_json
+
+if TYPE_CHECKING:
+    from agent_tui.core.api import SessionRecord, Sessions
 
 EXIT_FAILED, EXIT_OWNED = 1, 2
 
@@ -82,12 +85,13 @@ async def _parts(args: argparse.Namespace, prompt: str, cwd: Path, settings: Any
 
 
 async def _run(args: argparse.Namespace, prompt: str | None, cwd: Path, cli: dict[str, Any], settings: Any) -> int:
-    from agent_tui.core.api import AttachmentError, Runtime, SessionOwnedElsewhere, UnknownSession, resolve_credentials
+    from agent_tui.core.api import AttachmentError, Runtime, UnknownSession, resolve_credentials
 
     async with await Runtime.open(cli=cli, permission_policy=args.permission) as runtime:
         told: set[str] = set()
         runtime.watch_mcp(lambda server: _mcp_notice(server, told))
         sessions = runtime.sessions
+        session: SessionRecord | None = None
         if args.session:
             try:
                 session = await sessions.get(args.session)
@@ -97,8 +101,6 @@ async def _run(args: argparse.Namespace, prompt: str | None, cwd: Path, cli: dic
             session = await sessions.latest(cwd)
             if session is None:
                 return fail(f"no session to continue in {cwd}")
-        else:
-            session = None
         model = args.model or (session.model if session else None) or settings.model
         await asyncio.to_thread(resolve_credentials, model, api_key=settings.api_key)
         try:
@@ -111,31 +113,37 @@ async def _run(args: argparse.Namespace, prompt: str | None, cwd: Path, cli: dic
             await sessions.select_model(session.id, args.model)
         sid = session.id
         print(f"session {sid}", file=sys.stderr, flush=True)
+        return await _follow_run(args, sessions, sid, prompt, parts)
 
-        head = (await sessions.get(sid)).head_seq
-        printer = _Follower(sessions, sid, head, json_lines=args.format == "json", now_ms=_now_ms)
-        answering = None  # resume: what the session left is the work, the answer follows its last prompt
-        if parts is not None:
-            answering = (await sessions.prompt(sid, parts, delivery=args.delivery, resume=False)).input_id
-        stopped_by = _install_signals(sessions, sid)
-        try:
-            error = await sessions.run(sid)
-        except SessionOwnedElsewhere as owned:
-            if prompt is None:
-                return fail(str(owned), EXIT_OWNED)
-            return fail(f"{owned}; your prompt {answering} is admitted and will run there", EXIT_OWNED)
-        finally:
-            await printer.close()
-        if stopped_by:
-            return 128 + stopped_by[0]  # 130 SIGINT, 143 SIGTERM, 129 SIGHUP
-        if args.format == "text":
-            answering = answering or await _last_user_message_id(sessions, sid)
-            text = await _final_text(sessions, sid, answering) if answering else ""
-            if text:
-                _emit(inert(text))  # the model's words, never its control sequences
-        if error is not None:
-            return fail(inert(f"{error.type}: {error.message}"), EXIT_FAILED)
-        return 0
+
+async def _follow_run(args: argparse.Namespace, sessions: Sessions, sid: str, prompt: str | None, parts: Any) -> int:
+    """Admits the prompt (none on a resume), runs the session while following it, and says how it ended."""
+    from agent_tui.core.api import SessionOwnedElsewhere
+
+    head = (await sessions.get(sid)).head_seq
+    printer = _Follower(sessions, sid, head, json_lines=args.format == "json", now_ms=_now_ms)
+    answering = None  # resume: what the session left is the work, the answer follows its last prompt
+    if parts is not None:
+        answering = (await sessions.prompt(sid, parts, delivery=args.delivery, resume=False)).input_id
+    stopped_by = _install_signals(sessions, sid)
+    try:
+        error = await sessions.run(sid)
+    except SessionOwnedElsewhere as owned:
+        if prompt is None:
+            return fail(str(owned), EXIT_OWNED)
+        return fail(f"{owned}; your prompt {answering} is admitted and will run there", EXIT_OWNED)
+    finally:
+        await printer.close()
+    if stopped_by:
+        return 128 + stopped_by[0]  # 130 SIGINT, 143 SIGTERM, 129 SIGHUP
+    if args.format == "text":
+        answering = answering or await _last_user_message_id(sessions, sid)
+        text = await _final_text(sessions, sid, answering) if answering else ""
+        if text:
+            _emit(inert(text))  # the model's words, never its control sequences
+    if error is not None:
+        return fail(inert(f"{error.type}: {error.message}"), EXIT_FAILED)
+    return 0
 
 
 def _install_signals(sessions: Any, sid: str) -> list[int]:
@@ -147,13 +155,16 @@ def _install_signals(sessions: Any, sid: str) -> list[int]:
     from agent_tui.vocab.kinds import InterruptReason
 
     stopped_by: list[int] = []
+    interrupting: set[asyncio.Task[Any]] = set()  # held until done: the loop keeps only a weak reference
     loop = asyncio.get_running_loop()
 
     def on_signal(signum: int, reason: Any) -> None:
         if not stopped_by:
             stopped_by.append(signum)
             exit_grace.arm(signum)
-            loop.create_task(sessions.interrupt(sid, reason))
+            task = loop.create_task(sessions.interrupt(sid, reason))
+            interrupting.add(task)
+            task.add_done_callback(interrupting.discard)
 
     for signum, reason in ((signal.SIGINT, InterruptReason.USER), (signal.SIGTERM, InterruptReason.SHUTDOWN),
                            (signal.SIGHUP, InterruptReason.SHUTDOWN)):  # fmt: skip

@@ -8,11 +8,11 @@ import sys
 import time
 from pathlib import Path
 
-from agent_tui.humanize import relative_time
 from agent_tui.commands.errors import fail
-from agent_tui.vocab.terminal_text import inert, inert_json
 from agent_tui.commands.store_access import run_with_sessions
 from agent_tui.core.api import SessionOwnedElsewhere, Sessions, SessionSummary
+from agent_tui.humanize import relative_time
+from agent_tui.vocab.terminal_text import inert, inert_json
 
 
 def row(summary: SessionSummary, now_ms: int) -> str:

@@ -19,7 +19,6 @@ from agent_tui.server.errors import error_middleware
 from agent_tui.server.guards import host_middleware, path_id_middleware
 from agent_tui.server.state import STATE, ServerState, SettingsFor
 
-
 MAX_BODY_BYTES = 1024 * 1024
 """A larger body is a 413 (aiohttp's default, named so it is seen and tested); reading stops at the limit."""
 

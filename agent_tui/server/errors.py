@@ -9,10 +9,25 @@ from __future__ import annotations
 import logging
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from agent_tui.core.api import (
-    AdmissionConflict, ConfigError, DatabaseLocked, EventRejected, InvalidRequest, RewindRefused, SessionBusy, SessionExists, SessionOwnedElsewhere, SnapshotError, StoreError, UnknownInput, UnknownMessage, UnknownPermission, UnknownSession,
-)  # fmt: skip
+    AdmissionConflict,
+    ConfigError,
+    DatabaseLocked,
+    EventRejected,
+    InvalidRequest,
+    RewindRefused,
+    SessionBusy,
+    SessionExists,
+    SessionOwnedElsewhere,
+    SnapshotError,
+    StoreError,
+    UnknownInput,
+    UnknownMessage,
+    UnknownPermission,
+    UnknownSession,
+)
 from agent_tui.server.models import ErrorBody, ErrorResponse
 
 log = logging.getLogger(__name__)
@@ -65,7 +80,7 @@ def error_response(status: int, type: str, message: str, headers: dict[str, str]
 
 
 @web.middleware
-async def error_middleware(request: web.Request, handler: web.RequestHandler) -> web.StreamResponse:
+async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         return await handler(request)
     except web.HTTPException as error:

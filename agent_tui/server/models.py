@@ -13,8 +13,16 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_tui.core.api import (
-    FilesPreview, InboxRecord, MessageRecord, PermissionRecord, Receipt, RewindPoint, RewindResult, SessionRecord, SessionSummary,
-)  # fmt: skip
+    FilesPreview,
+    InboxRecord,
+    MessageRecord,
+    PermissionRecord,
+    Receipt,
+    RewindPoint,
+    RewindResult,
+    SessionRecord,
+    SessionSummary,
+)
 from agent_tui.vocab.kinds import McpState
 
 ID_PATTERN = r"^[A-Za-z0-9_.\-]{1,128}$"

@@ -141,15 +141,20 @@ def _reopen_stdio() -> None:
     errors = old_out.errors if old_out is not None else "strict"
     unbuffered = bool(getattr(old_out, "write_through", False))  # PYTHONUNBUFFERED is in the key
 
-    def wrap(fd: int, mode: str, line: bool, errs: str) -> io.TextIOWrapper:
+    def wrap(fd: int, mode: str, line: bool, errs: str | None) -> io.TextIOWrapper:
         raw = io.FileIO(fd, mode, closefd=False)
         buffered: Any = io.BufferedReader(raw) if mode == "r" else io.BufferedWriter(raw)
         return io.TextIOWrapper(buffered, encoding=encoding, errors=errs, line_buffering=line,
                                 write_through=unbuffered and mode == "w")  # fmt: skip
 
-    sys.stdin = sys.__stdin__ = wrap(0, "r", False, errors)
-    sys.stdout = sys.__stdout__ = wrap(1, "w", os.isatty(1), errors)
-    sys.stderr = sys.__stderr__ = wrap(2, "w", True, "backslashreplace")
+    def install(name: str, stream: io.TextIOWrapper) -> None:
+        """``sys.<name>`` and ``sys.__<name>__`` (final to type checkers: a fresh process sets them, as this one does)."""
+        setattr(sys, name, stream)
+        setattr(sys, f"__{name}__", stream)
+
+    install("stdin", wrap(0, "r", False, errors))
+    install("stdout", wrap(1, "w", os.isatty(1), errors))
+    install("stderr", wrap(2, "w", True, "backslashreplace"))
 
 
 def _ask_to_suspend(signum: int, frame: object) -> None:

@@ -175,9 +175,9 @@ class Relay:
             if before is not signal.SIG_IGN:
                 signal.signal(signum, before)
         held, self._held = self._held, []
-        for signum in dict.fromkeys(held):
-            if signum not in (signal.SIGWINCH, signal.SIGCONT):
-                os.kill(os.getpid(), signum)
+        for again in dict.fromkeys(held):
+            if again not in (signal.SIGWINCH, signal.SIGCONT):
+                os.kill(os.getpid(), again)
 
     @property
     def pid(self) -> int:

@@ -110,23 +110,29 @@ class Server:
                             self._caller_readable(selector, running)
                 self._reap(selector)
                 self._kill_stragglers()
-                if time.monotonic() >= next_check:
-                    next_check = time.monotonic() + CHECK_EVERY_S
-                    if not self.stopping and place.code_stamp() != self.stamp:
-                        log.info("agent-tui's code changed: stopping")
-                        self._stop(selector)
-                    self.idle_s = place.idle_minutes(config=_user_config()) * 60
-                    if not self.stopping and self.idle_s <= 0:
-                        log.info("warm start was turned off ([warm] idle_minutes = 0): stopping")
-                        self._stop(selector)
-                if not self.stopping and not self.running and time.monotonic() - self.last_busy >= self.idle_s:
-                    log.info("idle for %g minutes: stopping", self.idle_s / 60)
-                    self._stop(selector)
+                next_check = self._checks(selector, next_check)
         finally:
             if self._is_warm_process():
                 self._cleanup()
 
     # -- the loop's parts ---------------------------------------------------------------------
+
+    def _checks(self, selector: selectors.BaseSelector, next_check: float) -> float:
+        """Stops when the code changed, warm start was turned off (both checked every CHECK_EVERY_S) or
+        it is idle; returns when to check again."""
+        if time.monotonic() >= next_check:
+            next_check = time.monotonic() + CHECK_EVERY_S
+            if not self.stopping and place.code_stamp() != self.stamp:
+                log.info("agent-tui's code changed: stopping")
+                self._stop(selector)
+            self.idle_s = place.idle_minutes(config=_user_config()) * 60
+            if not self.stopping and self.idle_s <= 0:
+                log.info("warm start was turned off ([warm] idle_minutes = 0): stopping")
+                self._stop(selector)
+        if not self.stopping and not self.running and time.monotonic() - self.last_busy >= self.idle_s:
+            log.info("idle for %g minutes: stopping", self.idle_s / 60)
+            self._stop(selector)
+        return next_check
 
     def _timeout(self, now: float, next_check: float) -> float:
         deadlines = [next_check]
@@ -480,10 +486,10 @@ def _logging_inline() -> Iterator[None]:
                 future.set_exception(error)
             return future
 
-    swapped = []
+    swapped: list[tuple[Any, Any]] = []  # (LiteLLM's module, its executor)
     for name in ("litellm.litellm_core_utils.litellm_logging", "litellm.litellm_core_utils.streaming_handler"):
         try:
-            module = importlib.import_module(name)
+            module: Any = importlib.import_module(name)  # its executor is a name LiteLLM's types do not declare
         except Exception:  # noqa: BLE001 - another LiteLLM: the thread check below says what is left
             continue
         if hasattr(module, "executor"):
@@ -512,7 +518,7 @@ def main(argv: list[str]) -> child.Launch | None:
     # A child starts from what a fresh ``python`` has, then ignores what its caller ignores (the
     # launch's "ignored"); not from what this process inherited from the launcher that started it
     # (``nohup`` ignores SIGHUP, a non-interactive shell's ``&`` SIGINT and SIGQUIT).
-    defaults = {signum: signal.SIG_DFL for signum in (*_SIGNALS, signal.SIGQUIT, signal.SIGTSTP)}
+    defaults: dict[int, Any] = {signum: signal.SIG_DFL for signum in (*_SIGNALS, signal.SIGQUIT, signal.SIGTSTP)}
     defaults[signal.SIGINT] = signal.default_int_handler
     defaults[signal.SIGPIPE] = signal.SIG_IGN
     os.chdir("/")

@@ -16,6 +16,7 @@ import struct
 
 TYPE_CHECKING = False  # importing typing costs the launcher ~5 ms
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
 MAX_REQUEST = 1 << 20  # an environment is a few KiB; anything near this is not a request
@@ -26,7 +27,7 @@ class BadRequest(Exception):
     """What came in is not a request: refused, logged, and the warm process keeps serving."""
 
 
-def send_request(sock: socket.socket, request: dict[str, Any], fds: list[int] = ()) -> None:  # type: ignore[assignment]
+def send_request(sock: socket.socket, request: dict[str, Any], fds: Sequence[int] = ()) -> None:
     body = json.dumps(request, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogateescape")
     frame = struct.pack(">I", len(body)) + body
     sent = socket.send_fds(sock, [frame], list(fds)) if fds else sock.send(frame)

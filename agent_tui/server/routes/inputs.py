@@ -5,8 +5,15 @@ from __future__ import annotations
 from aiohttp import web
 
 from agent_tui.server.models import (
-    CompactBody, Interrupted, PendingList, PromptBody, QueueOrderBody, QueuePausedBody, Receipt, Resumed,
-)  # fmt: skip
+    CompactBody,
+    Interrupted,
+    PendingList,
+    PromptBody,
+    QueueOrderBody,
+    QueuePausedBody,
+    Receipt,
+    Resumed,
+)
 from agent_tui.server.parse import body
 from agent_tui.server.respond import reply
 from agent_tui.server.state import sessions

@@ -18,8 +18,8 @@ from typing import Any
 
 from aiohttp import web
 
-from agent_tui.core.api import events as ev
 from agent_tui.core.api import HISTORY_MAX, Sessions, Subscription, Synced
+from agent_tui.core.api import events as ev
 from agent_tui.server.errors import bad_request
 from agent_tui.server.models import SQLITE_INT_MAX, LogQuery
 from agent_tui.server.parse import query

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from agent_tui.server.models import FilesPreview, ForkBody, PreviewQuery, RewindBody, RewindPoints, RewindResult, SessionRecord
+from agent_tui.server.models import (
+    FilesPreview,
+    ForkBody,
+    PreviewQuery,
+    RewindBody,
+    RewindPoints,
+    RewindResult,
+    SessionRecord,
+)
 from agent_tui.server.parse import body, query
 from agent_tui.server.respond import reply
 from agent_tui.server.state import sessions

@@ -10,8 +10,15 @@ from aiohttp import web
 from agent_tui.core.api import UnknownSession
 from agent_tui.server.errors import bad_request
 from agent_tui.server.models import (
-    ActiveSessions, AgentBody, CreateSession, ListQuery, ModelBody, RenameBody, SessionList, SessionRecord,
-)  # fmt: skip
+    ActiveSessions,
+    AgentBody,
+    CreateSession,
+    ListQuery,
+    ModelBody,
+    RenameBody,
+    SessionList,
+    SessionRecord,
+)
 from agent_tui.server.parse import body, query
 from agent_tui.server.respond import reply
 from agent_tui.server.state import sessions, state

@@ -50,7 +50,7 @@ def _openai_content(message: dict[str, Any], i: int, *, optional: bool) -> None:
     if content is None:
         if optional:
             return
-        raise Invalid(f"Invalid value for 'content': expected a string, got null.", f"messages.[{i}].content")
+        raise Invalid("Invalid value for 'content': expected a string, got null.", f"messages.[{i}].content")
     if isinstance(content, str):
         return
     if not isinstance(content, list) or not content:
@@ -71,6 +71,24 @@ def _openai_text_only(message: dict[str, Any], i: int) -> None:
                           f"messages.[{i}].content.[{j}].type")
 
 
+def _openai_unanswered(open_calls: dict[str, int], opened_at: int) -> Invalid:
+    missing = ", ".join(open_calls)
+    return Invalid("An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+                   f"'tool_call_id'. The following tool_call_ids did not have response messages: {missing}",
+                   f"messages.[{opened_at}].role")
+
+
+def _openai_tool_calls(calls: list[Any], i: int, open_calls: dict[str, int]) -> None:
+    """An assistant message's tool calls, each opened in ``open_calls`` until a tool message answers it."""
+    for j, call in enumerate(calls):
+        fn = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(fn, dict) or not isinstance(fn.get("arguments"), str) or not fn.get("name"):
+            raise Invalid(f"Missing required parameter: 'messages[{i}].tool_calls[{j}].function'.", f"messages.[{i}].tool_calls.[{j}]")
+        if not call.get("id"):
+            raise Invalid(f"Missing required parameter: 'messages[{i}].tool_calls[{j}].id'.", f"messages.[{i}].tool_calls.[{j}].id")
+        open_calls[call["id"]] = j
+
+
 def check_openai(body: dict[str, Any]) -> None:
     if not isinstance(body.get("model"), str) or not body["model"]:
         raise Invalid("you must provide a model parameter", "model")
@@ -87,10 +105,7 @@ def check_openai(body: dict[str, Any]) -> None:
             raise Invalid(f"Invalid value: '{role}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.",
                           f"messages.[{i}].role")
         if open_calls and role != "tool":
-            missing = ", ".join(open_calls)
-            raise Invalid("An assistant message with 'tool_calls' must be followed by tool messages responding to each "
-                          f"'tool_call_id'. The following tool_call_ids did not have response messages: {missing}",
-                          f"messages.[{opened_at}].role")
+            raise _openai_unanswered(open_calls, opened_at)
         if role == "tool":
             call_id = message.get("tool_call_id")
             if call_id in answered:
@@ -105,21 +120,12 @@ def check_openai(body: dict[str, Any]) -> None:
         elif role == "assistant":
             calls = message.get("tool_calls") or []
             _openai_content(message, i, optional=bool(calls))
-            for j, call in enumerate(calls):
-                fn = call.get("function") if isinstance(call, dict) else None
-                if not isinstance(fn, dict) or not isinstance(fn.get("arguments"), str) or not fn.get("name"):
-                    raise Invalid(f"Missing required parameter: 'messages[{i}].tool_calls[{j}].function'.", f"messages.[{i}].tool_calls.[{j}]")
-                if not call.get("id"):
-                    raise Invalid(f"Missing required parameter: 'messages[{i}].tool_calls[{j}].id'.", f"messages.[{i}].tool_calls.[{j}].id")
-                open_calls[call["id"]] = j
+            _openai_tool_calls(calls, i, open_calls)
             opened_at = i
         else:
             _openai_content(message, i, optional=False)
     if open_calls:
-        missing = ", ".join(open_calls)
-        raise Invalid("An assistant message with 'tool_calls' must be followed by tool messages responding to each "
-                      f"'tool_call_id'. The following tool_call_ids did not have response messages: {missing}",
-                      f"messages.[{opened_at}].role")
+        raise _openai_unanswered(open_calls, opened_at)
 
 
 def validate_openai(body: dict[str, Any]) -> HttpError | None:
@@ -192,7 +198,8 @@ def _check_block(block: Any, allowed: set[str], where: str, role: str) -> str:
 
 def _count_cache_control(body: dict[str, Any]) -> int:
     count = 0
-    for item in [*(body.get("tools") or []), *(body.get("system") if isinstance(body.get("system"), list) else [])]:
+    system = body.get("system")
+    for item in [*(body.get("tools") or []), *(system if isinstance(system, list) else [])]:
         count += isinstance(item, dict) and "cache_control" in item
     for message in body.get("messages") or []:
         if isinstance(message, dict) and isinstance(message.get("content"), list):
@@ -200,12 +207,7 @@ def _count_cache_control(body: dict[str, Any]) -> int:
     return count
 
 
-def check_anthropic(body: dict[str, Any]) -> None:
-    if not isinstance(body.get("max_tokens"), int):
-        raise Invalid("max_tokens: Field required")
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        raise Invalid("messages: at least one message is required")
+def _anthropic_system_and_tools(body: dict[str, Any]) -> None:
     system = body.get("system")
     if system is not None and not isinstance(system, str):
         for j, block in enumerate(system):
@@ -218,6 +220,54 @@ def check_anthropic(body: dict[str, Any]) -> None:
             raise Invalid(f"tools.{j}.custom.input_schema: Field required")
     if (n := _count_cache_control(body)) > 4:
         raise Invalid(f"A maximum of 4 blocks with cache_control may be provided. Found {n}.")
+
+
+def _anthropic_unanswered(pending: list[str], pending_at: int) -> Invalid:
+    return Invalid(f"messages.{pending_at}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+                   f"{', '.join(pending)}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.")
+
+
+def _anthropic_user_turn(blocks: list[dict[str, Any]], where: str, pending: list[str], pending_at: int) -> None:
+    """A user message's blocks: its tool results answer exactly the previous message's ``pending`` tool uses."""
+    results: list[str] = []
+    for j, block in enumerate(blocks):
+        if _check_block(block, _USER_BLOCKS, f"{where}.content.{j}", "user") == "tool_result":
+            use_id = block.get("tool_use_id")
+            if use_id in results:
+                raise Invalid(f"{where}.content.{j}: each tool_use must have a single result. "
+                              f"Found multiple `tool_result` blocks with id: {use_id}")
+            if use_id not in pending:
+                raise Invalid(f"{where}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: {use_id}. "
+                              "Each `tool_result` block must have a corresponding `tool_use` block in the previous message.")
+            results.append(use_id)
+    missing = [p for p in pending if p not in results]
+    if missing:
+        raise _anthropic_unanswered(missing, pending_at)
+
+
+def _anthropic_assistant_turn(blocks: list[dict[str, Any]], where: str, seen_ids: set[str], pending: list[str]) -> bool:
+    """An assistant message's blocks; its tool uses go to ``seen_ids`` and ``pending``. True if it used a tool."""
+    saw_tool_use = False
+    for j, block in enumerate(blocks):
+        kind = _check_block(block, _ASSISTANT_BLOCKS, f"{where}.content.{j}", "assistant")
+        if kind in ("thinking", "redacted_thinking") and saw_tool_use:
+            raise Invalid(f"{where}.content.{j}: `thinking` blocks must come before `tool_use` blocks in an assistant message")
+        if kind == "tool_use":
+            saw_tool_use = True
+            if block["id"] in seen_ids:
+                raise Invalid(f"{where}.content.{j}: `tool_use` ids must be unique. Found duplicate id: {block['id']}")
+            seen_ids.add(block["id"])
+            pending.append(block["id"])
+    return saw_tool_use
+
+
+def check_anthropic(body: dict[str, Any]) -> None:
+    if not isinstance(body.get("max_tokens"), int):
+        raise Invalid("max_tokens: Field required")
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise Invalid("messages: at least one message is required")
+    _anthropic_system_and_tools(body)
     thinking_on = isinstance(body.get("thinking"), dict) and body["thinking"].get("type") == "enabled"
     seen_ids: set[str] = set()
     pending: list[str] = []
@@ -232,43 +282,16 @@ def check_anthropic(body: dict[str, Any]) -> None:
         if not blocks and not (role == "assistant" and i == len(messages) - 1):
             raise Invalid(f"{where}: all messages must have non-empty content except for the optional final assistant message")
         if role == "user":
-            results: list[str] = []
-            for j, block in enumerate(blocks):
-                if _check_block(block, _USER_BLOCKS, f"{where}.content.{j}", role) == "tool_result":
-                    use_id = block.get("tool_use_id")
-                    if use_id in results:
-                        raise Invalid(f"{where}.content.{j}: each tool_use must have a single result. "
-                                      f"Found multiple `tool_result` blocks with id: {use_id}")
-                    if use_id not in pending:
-                        raise Invalid(f"{where}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: {use_id}. "
-                                      "Each `tool_result` block must have a corresponding `tool_use` block in the previous message.")
-                    results.append(use_id)
-            missing = [p for p in pending if p not in results]
-            if missing:
-                raise Invalid(f"messages.{pending_at}: `tool_use` ids were found without `tool_result` blocks immediately after: "
-                              f"{', '.join(missing)}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.")
+            _anthropic_user_turn(blocks, where, pending, pending_at)
             pending = []
         else:
             if pending:
-                raise Invalid(f"messages.{pending_at}: `tool_use` ids were found without `tool_result` blocks immediately after: "
-                              f"{', '.join(pending)}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.")
-            saw_tool_use = False
-            for j, block in enumerate(blocks):
-                kind = _check_block(block, _ASSISTANT_BLOCKS, f"{where}.content.{j}", role)
-                if kind in ("thinking", "redacted_thinking") and saw_tool_use:
-                    raise Invalid(f"{where}.content.{j}: `thinking` blocks must come before `tool_use` blocks in an assistant message")
-                if kind == "tool_use":
-                    saw_tool_use = True
-                    if block["id"] in seen_ids:
-                        raise Invalid(f"{where}.content.{j}: `tool_use` ids must be unique. Found duplicate id: {block['id']}")
-                    seen_ids.add(block["id"])
-                    pending.append(block["id"])
-            pending_at = i
-            if saw_tool_use:
+                raise _anthropic_unanswered(pending, pending_at)
+            if _anthropic_assistant_turn(blocks, where, seen_ids, pending):
                 last_tool_assistant = (i, blocks)
+            pending_at = i
     if pending:
-        raise Invalid(f"messages.{pending_at}: `tool_use` ids were found without `tool_result` blocks immediately after: "
-                      f"{', '.join(pending)}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.")
+        raise _anthropic_unanswered(pending, pending_at)
     if thinking_on and last_tool_assistant is not None and last_tool_assistant[0] == len(messages) - 2:
         index, blocks = last_tool_assistant
         first = blocks[0].get("type")
