@@ -23,9 +23,9 @@ import time
 from pathlib import Path
 
 from agent_tui.tools import text_pages
+from agent_tui.tools.builtin import default_registry
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.permissions import AllowAll
-from agent_tui.tools.builtin import default_registry
 
 RESULTS = Path(__file__).resolve().parent / "results" / "tools.json"
 BUDGETS_MS = {"read_page_1": 50.0, "apply_patch_200_hunks": 300.0}

@@ -12,7 +12,7 @@ import asyncio
 import builtins
 import json
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -264,7 +264,7 @@ class Sessions:
 
     def log(
         self, session_id: str, after: int | None = None, follow: bool = False
-    ) -> AsyncIterator[ev.StoredEvent | tail.Synced]:
+    ) -> AsyncGenerator[ev.StoredEvent | tail.Synced, None]:
         """Replay, one ``Synced`` marker, then (with ``follow``) the live tail."""
         return tail.log(self._store, session_id, after=after, follow=follow)
 

@@ -15,7 +15,7 @@ or raises the flag (tailed); the cursor makes duplicates impossible.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -37,7 +37,7 @@ class Synced(BaseModel):
 
 async def log(
     store: Store, session_id: str, after: int | None = None, follow: bool = False, page: int = PAGE
-) -> AsyncIterator[ev.StoredEvent | Synced]:
+) -> AsyncGenerator[ev.StoredEvent | Synced, None]:
     subscription = store.bus.subscribe(session_id, deltas=False) if follow else None
     try:
         if await store.session(session_id) is None and await store.head_seq(session_id) == 0:
