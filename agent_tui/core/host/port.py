@@ -1,5 +1,8 @@
 """The runner's port to the tools: what a step hands a tool call, and what it gets back.
 
+What comes back is the tools' own ``ToolOutcome``: one type from the tool to the step's
+settlement (``tool.success`` / ``tool.failed``), not a copy per layer.
+
 Its own module so that the host's adapters (the tool host, the ``!`` shell, the
 snapshot hook) implement it without importing the run room that uses it.
 """
@@ -7,12 +10,11 @@ snapshot hook) implement it without importing the run room that uses it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from agent_tui.llm import types as llm
-from agent_tui.vocab.error_info import ErrorInfo
-from agent_tui.vocab.tool_output import ToolOutput
+from agent_tui.tools.tool import ToolOutcome
 
 
 @dataclass(frozen=True)
@@ -25,15 +27,7 @@ class ToolInvocation:
     supports_vision: bool = False  # the step's model sees images: ``read`` and MCP tools may return them
 
 
-@dataclass(frozen=True)
-class ToolSettlement:
-    output: ToolOutput | None = None
-    error: ErrorInfo | None = None
-    stops_run: bool = False  # a permission reject without a message
-    result_meta: dict[str, Any] = field(default_factory=dict)
-
-
 class ToolHost(Protocol):
     def definitions(self, agent: str, final_step: bool) -> list[llm.ToolSpec]: ...
 
-    async def execute(self, call: ToolInvocation, on_output: Callable[[str], None]) -> ToolSettlement: ...
+    async def execute(self, call: ToolInvocation, on_output: Callable[[str], None]) -> ToolOutcome: ...

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.host.port import ToolInvocation, ToolSettlement
+from agent_tui.core.host.port import ToolInvocation
 from agent_tui.core.log import events as ev
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.settings import paths
@@ -26,6 +26,7 @@ from agent_tui.tools.builtin import default_registry
 from agent_tui.tools.context import ToolContext
 from agent_tui.tools.permissions import PermissionGate
 from agent_tui.tools.registry import ToolRegistry
+from agent_tui.tools.tool import ToolOutcome
 from agent_tui.vocab.kinds import TOOL_INTERRUPTED, PermissionReply
 from agent_tui.vocab.permission_rule import PermissionRule
 
@@ -114,7 +115,7 @@ class RegistryToolHost:
         self.settings = settings
         self.gate.rules = permission_rules(settings, agent)
 
-    async def execute(self, call: ToolInvocation, on_output: Callable[[str], None]) -> ToolSettlement:
+    async def execute(self, call: ToolInvocation, on_output: Callable[[str], None]) -> ToolOutcome:
         ctx = ToolContext(
             location=self.location, project_root=self._project_root, gate=self.gate,
             spill_dir=paths.spill_dir(), session_id=call.session_id,
@@ -124,9 +125,7 @@ class RegistryToolHost:
         )
         if self.before_change is not None:
             await self.before_change(call, self.settings.snapshots.enabled)
-        outcome = await self._registry.invoke(call.name, call.input, ctx)
-        return ToolSettlement(output=outcome.output, error=outcome.error, stops_run=outcome.stop_run,
-                              result_meta=outcome.result_meta)
+        return await self._registry.invoke(call.name, call.input, ctx)
 
 
 def make_gate(settings: Settings, agent: str, store: Any, publish: SessionPublisher, location: Path,

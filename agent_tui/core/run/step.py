@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_tui.core.errors import StoreError
-from agent_tui.core.host.port import ToolHost, ToolInvocation, ToolSettlement
+from agent_tui.core.host.port import ToolHost, ToolInvocation
 from agent_tui.core.log import events as ev
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.run import retry
 from agent_tui.llm import types as llm
+from agent_tui.tools.tool import ToolOutcome
 from agent_tui.vocab.clock import Clock
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import TOOL_INTERRUPTED, ErrorType
@@ -205,10 +206,9 @@ class Step:
         except asyncio.CancelledError:
             raise
         except Exception as error:
-            result = ToolSettlement(error=ErrorInfo(type=ErrorType.TOOL_EXECUTION,
-                                                    message=f"{type(error).__name__}: {error}"))
+            result = ToolOutcome.failure(ErrorType.TOOL_EXECUTION, f"{type(error).__name__}: {error}")
         state.settled.add(call.call_id)  # before the write: a cancelled write still completes
-        if result.error is not None and result.stops_run and state.stop_error is None:
+        if result.error is not None and result.stop_run and state.stop_error is None:
             state.stop_error = result.error
         try:
             if result.error is not None:
