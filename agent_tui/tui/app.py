@@ -27,7 +27,6 @@ from agent_tui.tui.command_registry import BY_NAME, Command, palette, resolve
 from agent_tui.tui.context import CoreUnavailable, StartupFailed, TuiContext
 from agent_tui.tui.custom_commands import command_dirs, load_commands, watch_commands
 from agent_tui.tui.gc_policy import tune_runtime
-from agent_tui.tui.port import call
 from agent_tui.tui.mcp_view import failure_notice, listing, new_notices
 from agent_tui.tui.notice_hold import HeldNotice, NoticeHold
 from agent_tui.tui.screens.help import HelpScreen
@@ -199,7 +198,7 @@ class AgentApp(App[None]):
             if start.session_id:
                 await self.open_session(start.session_id)
             elif start.continue_latest:
-                latest = await call((await self.ctx.ready()).latest(self.ctx.location))
+                latest = await (await self.ctx.ready()).latest(self.ctx.location)
                 if latest is not None:
                     await self.open_session(latest.id)
                 else:
@@ -277,7 +276,7 @@ class AgentApp(App[None]):
         if command.agent and command.agent != self.ctx.agent:
             self.ctx.agent = command.agent
             if view.session_id is not None:
-                await call((await self.ctx.ready()).select_agent(view.session_id, command.agent))
+                await (await self.ctx.ready()).select_agent(view.session_id, command.agent)
         if command.model and command.model != self.ctx.model:
             await self.action_select_model(command.model)
         view.send(command.expand(arguments), Delivery.STEER)
@@ -387,8 +386,8 @@ class AgentApp(App[None]):
             return
         sessions = await self.ctx.ready()
         try:
-            record = await call(sessions.get(sid))
-            text = await call(sessions.export(sid, "markdown"))
+            record = await sessions.get(sid)
+            text = await sessions.export(sid, "markdown")
             path = Path(record.location) / f"agent-tui-{sid}.md"
             await asyncio.to_thread(path.write_text, text, encoding="utf-8")
         except Exception as error:  # an unwritable directory, a store error: one line
@@ -403,7 +402,7 @@ class AgentApp(App[None]):
             self.notify("nothing to rename yet: send a first prompt")
             return
         if not title.strip():
-            current = (await call((await self.ctx.ready()).get(sid))).title or ""
+            current = (await (await self.ctx.ready()).get(sid)).title or ""
 
             def entered(text: str | None) -> None:
                 if text:
@@ -412,7 +411,7 @@ class AgentApp(App[None]):
             self.push_screen(RenameScreen(current), entered)
             return
         try:
-            record = await call((await self.ctx.ready()).rename(sid, title))
+            record = await (await self.ctx.ready()).rename(sid, title)
         except Exception as error:  # an empty or too long title: the facade says which
             self.notify(f"rename failed: {error}", severity="error")
             return
@@ -428,7 +427,7 @@ class AgentApp(App[None]):
         """Open a fork of the session on screen (from just before the prompt ``at``, or all of it)."""
         parent = self.view.session_id
         try:
-            child = await call((await self.ctx.ready()).fork(parent, at))
+            child = await (await self.ctx.ready()).fork(parent, at)
         except Exception as error:  # the facade's one-line reason; nothing was created
             self.notify(f"fork failed: {error}", severity="error")
             return
@@ -443,7 +442,7 @@ class AgentApp(App[None]):
             self.notify("nothing is queued yet")
             return
         paused = not view.transcript.facts.queue_paused
-        await call((await self.ctx.ready()).pause_queue(view.session_id, paused))
+        await (await self.ctx.ready()).pause_queue(view.session_id, paused)
         self.notify("queue paused: queued input waits (alt+p resumes)" if paused else "queue resumed")
 
     async def action_withdraw(self) -> None:
@@ -505,12 +504,10 @@ class AgentApp(App[None]):
             self.run_worker(self.shutdown(), group="shutdown")
 
     async def shutdown(self) -> None:
+        """Quit: the facade interrupts every running session (reason ``shutdown``); at most 5 s for them."""
         sessions = self.ctx.sessions
-        running = list(self.ctx.active())
-        if running:
-            await asyncio.wait(
-                [asyncio.ensure_future(call(sessions.interrupt(sid, "shutdown"))) for sid in running], timeout=5
-            )
+        if sessions is not None and self.ctx.active():
+            await asyncio.wait([asyncio.ensure_future(sessions.shutdown())], timeout=5)
         self.exit()
 
     # ------------------------------------------------------------------ commands
@@ -545,7 +542,7 @@ class AgentApp(App[None]):
         if view.session_id is None:
             self.notify("nothing to compact yet")
         else:
-            await call((await self.ctx.ready_to_run()).compact(view.session_id))
+            await (await self.ctx.ready_to_run()).compact(view.session_id)
 
     async def action_select_model(self, model: str) -> None:
         view = self.view
@@ -554,9 +551,9 @@ class AgentApp(App[None]):
             self.run_worker(partial(self.ctx.learn_model, model), thread=True, group="learn")
         waiting = bool(view.transcript.pending_inputs) and not view.is_active
         if view.session_id is not None:
-            await call((await self.ctx.ready()).select_model(view.session_id, model))
+            await (await self.ctx.ready()).select_model(view.session_id, model)
             if waiting:  # e.g. the first prompt failed for want of a model: it runs now
-                await call((await self.ctx.ready_to_run()).wake(view.session_id))
+                await (await self.ctx.ready_to_run()).wake(view.session_id)
         self.notify(f"model: {model}" + (" (sending what is pending)" if waiting else " (from the next step)"))
         view.notice = None
         await view.feed.flush()

@@ -130,7 +130,7 @@ async def test_a_long_log_opens_at_its_end_and_folds_older_segments_on_demand(fa
 async def test_a_new_session_is_followed_once_its_first_prompt_names_it(fake, opened) -> None:
     feed, view = opened(None)
     assert feed.synced and view.tasks == []  # nothing to follow yet
-    created = fake.create(location="/tmp/project")
+    created = await fake.create(location="/tmp/project")
     feed.adopt(created.id)
     await fake.prompt(created.id, ev.text_prompt("hello"))
     await until(lambda: [p.text for p in feed.transcript.pending_inputs] == ["hello"])

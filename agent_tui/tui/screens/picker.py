@@ -10,7 +10,7 @@ facade still opens, and the facade's rows replace it.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from rich.text import Text
 from textual import on
@@ -24,11 +24,13 @@ from textual.widgets.option_list import Option
 
 from agent_tui.humanize import relative_time
 from agent_tui.tui.context import CoreUnavailable, TuiContext
-from agent_tui.tui.port import call
 from agent_tui.tui.screens.confirm import ConfirmScreen
 from agent_tui.tui.screens.rename import RenameScreen
 from agent_tui.tui.session_title import session_title
 from agent_tui.tui.widgets.status import short_path
+
+if TYPE_CHECKING:
+    from agent_tui.tui.port import SessionsPort
 
 PAGE = 50
 NEW_SESSION = ""  # dismiss value for Ctrl+N
@@ -140,11 +142,11 @@ class SessionPicker(ModalScreen[str | None]):
                 self.query_one(OptionList).clear_options()
                 self.query_one(OptionList).add_option(Option(Text(str(error), style="dim"), disabled=True))
             return
-        rows = list(await call(sessions.list(location=location, search=self.query_text or None, limit=PAGE + 1, offset=offset)))
+        rows = list(await sessions.list(location=location, search=self.query_text or None, limit=PAGE + 1, offset=offset))
         if generation != self._generation:
             return
         active = sessions.active()
-        asking = {sid for sid in active if await call(sessions.permissions(sid))}
+        asking = {sid for sid in active if await sessions.permissions(sid)}
         self._show(rows, offset, active, asking)
         self.loaded_generation = generation
 
@@ -243,9 +245,10 @@ class SessionPicker(ModalScreen[str | None]):
         if await self._change(lambda s: s.delete(session_id), "delete", reload=not leaving) and leaving:
             self.dismiss(NEW_SESSION)  # no reload first: its rows would land on a screen already closed
 
-    async def _change(self, change: Any, what: str, reload: bool = True) -> bool:
+    async def _change(self, change: Callable[[SessionsPort], Awaitable[object]], what: str,
+                      reload: bool = True) -> bool:  # fmt: skip
         try:
-            await call(change(await self.ctx.ready()))
+            await change(await self.ctx.ready())
         except Exception as error:  # running, has forks, an empty title: the facade's one line
             self.app.notify(f"{what} failed: {error}", severity="error")
             self.reload()

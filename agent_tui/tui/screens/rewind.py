@@ -24,7 +24,6 @@ from textual.widgets.option_list import Option
 
 from agent_tui.humanize import relative_time
 from agent_tui.tui.context import TuiContext
-from agent_tui.tui.port import call
 from agent_tui.tui.widgets.diff import render_patch
 
 UNDO = "undo"
@@ -74,8 +73,8 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
 
     async def _load(self) -> None:
         sessions = await self.ctx.ready()
-        self.points = list(await call(sessions.rewind_points(self.session_id)))
-        undo = await call(sessions.can_undo_rewind(self.session_id))
+        self.points = list(await sessions.rewind_points(self.session_id))
+        undo = await sessions.can_undo_rewind(self.session_id)
         now = self.ctx.clock.now_ms()
         options = [Option(Text("↶ undo the last rewind (files included)", style="bold"), id=UNDO)] if undo else []
         for point in self.points:
@@ -132,7 +131,7 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
         sessions = await self.ctx.ready()
         box = self.query_one("#rewind-preview", Static)
         try:
-            preview = await call(sessions.rewind_preview(self.session_id, message_id))
+            preview = await sessions.rewind_preview(self.session_id, message_id)
         except Exception as error:  # a missing snapshot: say so; the conversation rewind still works
             box.update(Text(f"files: {error}", style="bold"))
             return
