@@ -103,7 +103,7 @@ def answer_chunks(count: int) -> list[str]:
 
 def make_app(sessions, location: str):
     from agent_tui.tui.app import AgentApp, StartMode
-    from agent_tui.tui.clock import Timings
+    from agent_tui.tui.timings import Timings
     from agent_tui.tui.context import TuiContext
 
     def build(start: StartMode = StartMode(), debounce: float = 0.0) -> AgentApp:

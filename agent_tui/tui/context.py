@@ -6,7 +6,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from agent_tui.tui.clock import Timings
+from agent_tui.tui.timings import Timings
 from agent_tui.tui.command_registry import CommandSpec, custom_spec
 from agent_tui.tui.gc_policy import QuietCollector
 from agent_tui.tui.port import SessionsPort

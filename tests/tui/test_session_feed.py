@@ -9,7 +9,7 @@ import pytest
 
 from agent_tui.core import events as ev
 from agent_tui.tui import session_feed
-from agent_tui.tui.clock import Timings
+from agent_tui.tui.timings import Timings
 from agent_tui.tui.context import TuiContext
 from agent_tui.tui.session_feed import SessionFeed
 from agent_tui.tui.transcript_blocks import TextBlock, UserBlock

@@ -93,7 +93,7 @@ class SessionPicker(ModalScreen[str | None]):
         self.has_more = False
         self._debounce: Timer | None = None
         self._generation = 0
-        self._previewed = False  # rows on screen came from ``ctx.peek_sessions``
+        self._peeked = False  # rows on screen came from ``ctx.peek_sessions``
         self.loaded_generation = 0  # the query whose rows are on screen (tests and bench wait on it)
 
     def compose(self) -> ComposeResult:
@@ -134,11 +134,11 @@ class SessionPicker(ModalScreen[str | None]):
     async def _load(self, generation: int, offset: int) -> None:
         location = None if self.all_locations else self.ctx.location
         if offset == 0 and self.ctx.sessions is None and not self.query_text:
-            await self._preview(generation, location)
+            await self._peek(generation, location)
         try:
             sessions = await self.ctx.ready()
         except CoreUnavailable as error:
-            if not self._previewed:  # rows read from the file stay; else say why there are none
+            if not self._peeked:  # rows read from the file stay; else say why there are none
                 self.query_one(OptionList).clear_options()
                 self.query_one(OptionList).add_option(Option(Text(str(error), style="dim"), disabled=True))
             return
@@ -150,7 +150,7 @@ class SessionPicker(ModalScreen[str | None]):
         self._show(rows, offset, active, asking)
         self.loaded_generation = generation
 
-    async def _preview(self, generation: int, location: str | None) -> None:
+    async def _peek(self, generation: int, location: str | None) -> None:
         """The first page read straight from the database file, while the facade opens."""
         peek = self.ctx.peek_sessions
         if peek is None:
@@ -161,7 +161,7 @@ class SessionPicker(ModalScreen[str | None]):
             return
         if generation == self._generation and self.ctx.sessions is None:
             self._show(rows, 0, {}, set())  # nothing runs before the facade opens
-            self._previewed = True
+            self._peeked = True
 
     def _show(self, rows: list[Any], offset: int, active: dict[str, Any], asking: set[str]) -> None:
         self.has_more = len(rows) > PAGE
@@ -174,8 +174,8 @@ class SessionPicker(ModalScreen[str | None]):
         ]
         option_list = self.query_one(OptionList)
         if offset == 0:
-            kept = self._highlighted_id() if self._previewed else None  # the facade's rows replace a preview
-            self._previewed = False
+            kept = self._highlighted_id() if self._peeked else None  # the facade's rows replace a peek
+            self._peeked = False
             self.rows = rows
             option_list.clear_options()
             option_list.add_options(options or [Option(Text("no sessions", style="dim"), disabled=True)])
