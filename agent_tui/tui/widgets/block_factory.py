@@ -18,22 +18,18 @@ from agent_tui.vocab.clock import Clock
 __all__ = ["BlockWidget", "make_block_widget"]
 
 
+WIDGETS: dict[type[blocks.Block], type[BlockWidget]] = {
+    blocks.UserBlock: UserMessage,
+    blocks.InstructionBlock: InstructionNote,
+    blocks.CompactionBlock: CompactionDivider,
+    blocks.ErrorBlock: StepError,
+    blocks.RetryBlock: RetryNotice,
+    blocks.ToolBlock: ToolCallView,
+}
+"""Each block class's widget; a ``TextBlock`` is an answer or reasoning (see ``make_block_widget``)."""
+
+
 def make_block_widget(block: blocks.Block, clock: Clock) -> BlockWidget:
-    match block:
-        case blocks.UserBlock():
-            return UserMessage(block, clock)
-        case blocks.TextBlock(reasoning=True):
-            return ReasoningView(block, clock)
-        case blocks.TextBlock():
-            return AssistantText(block, clock)
-        case blocks.InstructionBlock():
-            return InstructionNote(block, clock)
-        case blocks.CompactionBlock():
-            return CompactionDivider(block, clock)
-        case blocks.ErrorBlock():
-            return StepError(block, clock)
-        case blocks.RetryBlock():
-            return RetryNotice(block, clock)
-        case blocks.ToolBlock():
-            return ToolCallView(block, clock)
-    raise TypeError(f"no widget for a {type(block).__name__}")
+    if isinstance(block, blocks.TextBlock):
+        return (ReasoningView if block.reasoning else AssistantText)(block, clock)
+    return WIDGETS[type(block)](block, clock)
