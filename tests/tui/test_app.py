@@ -73,7 +73,8 @@ async def test_resume_by_id_shows_the_stored_transcript(fake, make_app) -> None:
         await until(pilot, lambda: len(blocks(app)) == 4)
         kinds = [type(w).__name__ for w in blocks(app)]
         assert kinds == ["UserMessage", "AssistantText"] * 2
-        assert app.query(AssistantText).last().query_one(Markdown).source == "answer 1"
+        # the Markdown takes its text when it mounts, a moment after its block widget
+        await until(pilot, lambda: app.query(AssistantText).last().query_one(Markdown).source == "answer 1")
         assert "idle" in status(app) and "question 0" in status(app)
 
 
