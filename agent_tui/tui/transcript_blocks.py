@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 from enum import StrEnum
 
+from agent_tui.tui.block_keys import BlockKey
+
 
 class ToolState(StrEnum):
     INPUT = "input"  # the model is still writing the call
@@ -34,7 +36,7 @@ class CompactionState(StrEnum):
 
 @dataclass(eq=False)
 class Block:
-    key: str
+    key: BlockKey
     seq: int
     version: int = 0
     live: bool = False

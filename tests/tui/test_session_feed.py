@@ -15,6 +15,7 @@ from agent_tui.tui.session_feed import SessionFeed
 from agent_tui.tui.transcript_blocks import TextBlock, UserBlock
 from agent_tui.tui.transcript_model import Transcript
 from agent_tui.vocab.clock import ManualClock
+from agent_tui.tui.block_keys import BlockKey
 from tests.fakes.logs import LogBuilder
 from tests.fakes.sessions import FakeSessions
 from tests.fakes.views import RecordingFeedView
@@ -80,14 +81,14 @@ async def test_a_burst_of_deltas_costs_one_repaint(fake, opened) -> None:
     await until(lambda: feed.synced)
     fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
     fake.publish(SID, ev.TextStarted(assistant_message_id="m2", ordinal=0))
-    await until(lambda: feed.transcript.get("m2:text:0") is not None and view.repaints)
+    await until(lambda: feed.transcript.get(BlockKey.fragment("m2", 0)) is not None and view.repaints)
     view.repaints.clear()
     for _ in range(1_000):
         fake.delta(ev.TextDelta(session_id=SID, assistant_message_id="m2", ordinal=0, delta="x"))
     await until(lambda: view.repaints)
     await asyncio.sleep(0.1)  # two flush intervals: nothing more was due
     assert view.repaints == [True]
-    assert feed.transcript.get("m2:text:0").text == "x" * 1_000  # type: ignore[union-attr]
+    assert feed.transcript.get(BlockKey.fragment("m2", 0)).text == "x" * 1_000  # type: ignore[union-attr]
 
 
 async def test_asks_waiting_in_other_running_sessions_are_counted(fake, opened) -> None:

@@ -23,7 +23,6 @@ from agent_tui.tui.context import TuiContext
 from agent_tui.tui.file_index import FileIndex, mention
 from agent_tui.tui.screens.rewind import UNDO, RewindChoice
 from agent_tui.tui.session_feed import POLL_S, FetchOlder, SessionFeed
-from agent_tui.tui.transcript_blocks import ToolBlock
 from agent_tui.tui.transcript_model import Transcript
 from agent_tui.tui.choices import Choice
 from agent_tui.tui.widgets.completion import CompletionList
@@ -165,8 +164,8 @@ class SessionView(Vertical):
         panel = self.query_one(PermissionPanel)
         had_ask = panel.ask is not None
         patch = None
-        if ask is not None and ask.call_id:
-            tool = next((b for b in t.blocks[-50:] if isinstance(b, ToolBlock) and b.call_id == ask.call_id), None)
+        if ask is not None:
+            tool = t.tool_for(ask.assistant_message_id, ask.call_id)
             patch = tool.patch if tool else None
         panel.show_ask(ask, patch)
         if had_ask and ask is None:
