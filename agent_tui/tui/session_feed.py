@@ -32,7 +32,7 @@ from agent_tui.tui.transcript_model import PendingInput, SessionFacts, Transcrip
 from agent_tui.vocab.kinds import Delivery
 
 if TYPE_CHECKING:
-    from agent_tui.core import events as ev
+    from agent_tui.core.api import events as ev
 
 TAIL_EVENTS = 600  # folded before the first paint of a long session
 OLDER_EVENTS = 1_000  # folded per scroll past the top
@@ -114,7 +114,7 @@ class SessionFeed:
         transcript = self.transcript
         try:
             sessions = await self.ctx.ready()
-            from agent_tui.core import events as ev  # see the module docstring
+            from agent_tui.core.api import events as ev  # see the module docstring
 
             record = await sessions.get(session_id)
             transcript.know_rewinds(await sessions.rewind_state(session_id))
@@ -171,7 +171,7 @@ class SessionFeed:
         except CoreUnavailable:  # the log says why; live deltas have nothing to follow
             return
         with sessions.subscribe(session_id) as deltas:
-            from agent_tui.core import events as ev  # see the module docstring
+            from agent_tui.core.api import events as ev  # see the module docstring
 
             async for delta in deltas:
                 if isinstance(delta, ev.HeadAdvanced):
@@ -213,7 +213,7 @@ class SessionFeed:
 
 def segment_start(events: list[ev.StoredEvent], from_log_start: bool) -> int:
     """Index where a self-contained segment begins: the first busy period (else the first step)."""
-    from agent_tui.core import events as ev  # see the module docstring
+    from agent_tui.core.api import events as ev  # see the module docstring
 
     if from_log_start:
         return 0
@@ -247,7 +247,7 @@ async def seed_for(sessions: SessionsPort, record: Any, transcript: Transcript, 
 
 async def read_range(sessions: SessionsPort, session_id: str, after: int, before: int) -> list[ev.StoredEvent]:
     """Durable events with ``after < seq < before``."""
-    from agent_tui.core import events as ev  # see the module docstring
+    from agent_tui.core.api import events as ev  # see the module docstring
 
     out: list[ev.StoredEvent] = []
     async with aclosing(sessions.log(session_id, after=after)) as log:

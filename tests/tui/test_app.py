@@ -9,7 +9,7 @@ from typing import Any, AsyncIterator, Callable
 import pytest
 from textual.widgets import Markdown
 
-from agent_tui.core import events as ev
+from agent_tui.core.api import events as ev
 from agent_tui.tui.app import AgentApp, StartMode
 from agent_tui.tui.widgets.block_widgets import AssistantText, CompactionDivider, RetryNotice, StepError, UserMessage
 from agent_tui.tui.widgets.pending import PendingInputStrip

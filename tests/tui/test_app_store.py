@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from agent_tui.core import events as ev
+from agent_tui.core.api import events as ev
 from agent_tui.core import ids
-from agent_tui.core.sessions import Sessions, open_sessions
+from agent_tui.core.api import Sessions, open_sessions
 from agent_tui.tui.app import AgentApp, StartMode
 from agent_tui.tui.context import TuiContext
 from agent_tui.tui.screens.picker import SessionPicker

@@ -7,7 +7,7 @@ from typing import Any, Awaitable, Callable
 
 import pytest
 
-from agent_tui.core import events as ev
+from agent_tui.core.api import events as ev
 from agent_tui.tui import session_feed
 from agent_tui.tui.timings import Timings
 from agent_tui.tui.context import TuiContext

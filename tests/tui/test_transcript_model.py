@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_tui.core import events as ev
+from agent_tui.core.api import events as ev
 from agent_tui.tui.transcript_blocks import (
     CompactionBlock,
     CompactionState,

@@ -259,7 +259,7 @@ class SessionView(Vertical):
 
     async def _parts(self, text: str) -> list:
         """The durable prompt: the text, then every file, folder and image it mentions."""
-        from agent_tui.core import events as ev  # once the core is open: the models' module imports pydantic
+        from agent_tui.core.api import events as ev  # once the core is open: the models' module imports pydantic
 
         if "@" not in text:
             return ev.text_prompt(text)
