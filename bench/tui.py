@@ -107,8 +107,8 @@ def answer_chunks(count: int) -> list[str]:
 
 def make_app(sessions, location: str):
     from agent_tui.tui.app import AgentApp, StartMode
-    from agent_tui.tui.clock import Timings
     from agent_tui.tui.context import TuiContext
+    from agent_tui.tui.timings import Timings
 
     def build(start: StartMode | None = None, debounce: float = 0.0) -> AgentApp:
         ctx = TuiContext(sessions=sessions, location=location, model="openai/fake",
@@ -181,7 +181,10 @@ async def bench_streaming(sessions, executor: Running, location: str, chunks: in
                 await asyncio.sleep(0.001)
         published = time.perf_counter() - started
         full = "".join(pieces)
-        await until(pilot, lambda: len(widget._written) >= len(full) or app.view.transcript.get("msg_stream:text:0").text == full)
+        from agent_tui.tui.block_keys import BlockKey
+
+        key = BlockKey.fragment("msg_stream", 0)
+        await until(pilot, lambda: len(widget._written) >= len(full) or app.view.transcript.get(key).text == full)
         caught_up = time.perf_counter() - started
         stop.set()
         await tick
@@ -199,7 +202,7 @@ async def bench_streaming(sessions, executor: Running, location: str, chunks: in
     }
 
 
-def newest_shown(app, view, key: str) -> bool:
+def newest_shown(app, view, key) -> bool:  # noqa: ANN001 - a tui.block_keys.BlockKey
     """The block for ``key`` is mounted, laid out with its text, and on screen."""
     for widget in view.query_children():
         if widget.block.key == key:
@@ -222,7 +225,9 @@ async def bench_first_paint(sessions, location: str, messages: int, rounds: int)
             batch = []
     if batch:
         await sessions._store.publish_many(sid, batch)
-    last_key = f"msg_ha{messages // 2 - 1:07d}:text:0"
+    from agent_tui.tui.block_keys import BlockKey
+
+    last_key = BlockKey.fragment(f"msg_ha{messages // 2 - 1:07d}", 0)
     times, opens = [], []
     for _ in range(rounds):
         started = time.perf_counter()

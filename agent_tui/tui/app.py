@@ -10,38 +10,35 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Awaitable, Callable, Iterable
 
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.theme import Theme
 from textual.widget import MountError
 from textual.widgets import Footer, Static, TextArea
-from textual.theme import Theme
 
 from agent_tui.tui.command_registry import BY_NAME, Command, palette, resolve
 from agent_tui.tui.context import CoreUnavailable, StartupFailed, TuiContext
 from agent_tui.tui.custom_commands import command_dirs, load_commands, watch_commands
+from agent_tui.tui.file_index import mention
 from agent_tui.tui.gc_policy import tune_runtime
-from agent_tui.tui.port import call
 from agent_tui.tui.mcp_view import failure_notice, listing, new_notices
 from agent_tui.tui.notice_hold import HeldNotice, NoticeHold
 from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.mcp import McpScreen
-from agent_tui.tui.screens.confirm import ConfirmScreen
 from agent_tui.tui.screens.picker import SessionPicker
-from agent_tui.tui.screens.rename import RenameScreen
-from agent_tui.tui.screens.rewind import FORK, RewindChoice, RewindScreen
+from agent_tui.tui.session_actions import SessionActions
 from agent_tui.tui.shared_css import SharedStylesheet
 from agent_tui.tui.theme_watch import watch_theme_files
 from agent_tui.tui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, theme_dirs
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.permission import PermissionPanel
-from agent_tui.tui.file_index import mention
 from agent_tui.tui.widgets.prompt import IMAGE_SUFFIXES, PromptInput
 from agent_tui.tui.widgets.session_view import SessionView
 from agent_tui.tui.widgets.transcript import TranscriptView
@@ -107,6 +104,7 @@ class AgentApp(App[None]):
         self._last_ctrl_c: int | None = None
         self._last_escape: int | None = None
         self._stop_watch = asyncio.Event()
+        self.actions = SessionActions(self)  # rewind, fork, rename, export, pause, compact, model
         themes, self._theme_errors = load_themes(self._theme_dirs)
         for item in themes.values():
             self.register_theme(item)
@@ -199,7 +197,7 @@ class AgentApp(App[None]):
             if start.session_id:
                 await self.open_session(start.session_id)
             elif start.continue_latest:
-                latest = await call((await self.ctx.ready()).latest(self.ctx.location))
+                latest = await (await self.ctx.ready()).latest(self.ctx.location)
                 if latest is not None:
                     await self.open_session(latest.id)
                 else:
@@ -273,14 +271,11 @@ class AgentApp(App[None]):
         if command is None:
             self.notify(f"/{name}: the command file is gone", severity="error")
             return
-        view = self.view
         if command.agent and command.agent != self.ctx.agent:
-            self.ctx.agent = command.agent
-            if view.session_id is not None:
-                await call((await self.ctx.ready()).select_agent(view.session_id, command.agent))
+            await self.actions.select_agent(command.agent)
         if command.model and command.model != self.ctx.model:
-            await self.action_select_model(command.model)
-        view.send(command.expand(arguments), Delivery.STEER)
+            await self.actions.select_model(command.model)
+        self.view.send(command.expand(arguments), Delivery.STEER)
 
     def on_unmount(self) -> None:
         self._stop_watch.set()
@@ -349,102 +344,19 @@ class AgentApp(App[None]):
         self.view.query_one(PromptInput).focus()
 
     async def action_rewind(self) -> None:
-        """The rewind list; a running session is interrupted first, once the person says so."""
-        view = self.view
-        if view.session_id is None:
-            self.notify("nothing to rewind yet")
-            return
-        if not view.is_active:
-            self._open_rewind()
-            return
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self.run_worker(self._interrupt_then_rewind(), group="rewind")
-
-        self.push_screen(ConfirmScreen("The session is running. Interrupt it and rewind?"), answered)
-
-    async def _interrupt_then_rewind(self) -> None:
-        await self.view.interrupt_and_wait()
-        self._open_rewind()
-
-    def _open_rewind(self) -> None:
-        def chosen(choice: RewindChoice | None) -> None:
-            if choice is None:
-                return
-            if choice.action == FORK:
-                self.run_worker(self.fork(choice.message_id, choice.text), group="rewind")
-            else:
-                self.run_worker(self.view.rewind(choice), group="rewind")
-
-        self.push_screen(RewindScreen(self.ctx, self.view.session_id, can_fork=True), chosen)
+        await self.actions.rewind()
 
     async def action_export(self) -> None:
-        """/export: the session as Markdown, written next to its files; the notice says where."""
-        sid = self.view.session_id
-        if sid is None:
-            self.notify("nothing to export yet")
-            return
-        sessions = await self.ctx.ready()
-        try:
-            record = await call(sessions.get(sid))
-            text = await call(sessions.export(sid, "markdown"))
-            path = Path(record.location) / f"agent-tui-{sid}.md"
-            await asyncio.to_thread(path.write_text, text, encoding="utf-8")
-        except Exception as error:  # an unwritable directory, a store error: one line
-            self.notify(f"export failed: {error}", severity="error")
-            return
-        self.notify(f"exported to {path}")
+        await self.actions.export()
 
     async def action_rename(self, title: str = "") -> None:
-        """/rename TITLE; from the palette (no title) a small editor asks for it."""
-        sid = self.view.session_id
-        if sid is None:
-            self.notify("nothing to rename yet: send a first prompt")
-            return
-        if not title.strip():
-            current = (await call((await self.ctx.ready()).get(sid))).title or ""
-
-            def entered(text: str | None) -> None:
-                if text:
-                    self.run_worker(self.action_rename(text), group="rename")
-
-            self.push_screen(RenameScreen(current), entered)
-            return
-        try:
-            record = await call((await self.ctx.ready()).rename(sid, title))
-        except Exception as error:  # an empty or too long title: the facade says which
-            self.notify(f"rename failed: {error}", severity="error")
-            return
-        self.notify(f"renamed: {record.title}")
+        await self.actions.rename(title)
 
     async def action_fork(self) -> None:
-        if self.view.session_id is None:
-            self.notify("nothing to fork yet")
-            return
-        await self.fork(None, "")
-
-    async def fork(self, at: str | None, prompt: str) -> None:
-        """Open a fork of the session on screen (from just before the prompt ``at``, or all of it)."""
-        parent = self.view.session_id
-        try:
-            child = await call((await self.ctx.ready()).fork(parent, at))
-        except Exception as error:  # the facade's one-line reason; nothing was created
-            self.notify(f"fork failed: {error}", severity="error")
-            return
-        await self.open_session(child.id)
-        if prompt:
-            self.view.query_one(PromptInput).load_text(prompt)
-        self.notify(f"forked into a new session; the parent stays as it was ({parent})")
+        await self.actions.fork()
 
     async def action_pause_queue(self) -> None:
-        view = self.view
-        if view.session_id is None:
-            self.notify("nothing is queued yet")
-            return
-        paused = not view.transcript.facts.queue_paused
-        await call((await self.ctx.ready()).pause_queue(view.session_id, paused))
-        self.notify("queue paused: queued input waits (alt+p resumes)" if paused else "queue resumed")
+        await self.actions.pause_queue()
 
     async def action_withdraw(self) -> None:
         await self.view.withdraw_last()
@@ -505,12 +417,10 @@ class AgentApp(App[None]):
             self.run_worker(self.shutdown(), group="shutdown")
 
     async def shutdown(self) -> None:
+        """Quit: the facade interrupts every running session (reason ``shutdown``); at most 5 s for them."""
         sessions = self.ctx.sessions
-        running = list(self.ctx.active())
-        if running:
-            await asyncio.wait(
-                [asyncio.ensure_future(call(sessions.interrupt(sid, "shutdown"))) for sid in running], timeout=5
-            )
+        if sessions is not None and self.ctx.active():
+            await asyncio.wait([asyncio.ensure_future(sessions.shutdown())], timeout=5)
         self.exit()
 
     # ------------------------------------------------------------------ commands
@@ -541,25 +451,10 @@ class AgentApp(App[None]):
         return sorted({m for m in (self.ctx.model, *self.ctx.known_models) if m})
 
     async def action_compact(self) -> None:
-        view = self.view
-        if view.session_id is None:
-            self.notify("nothing to compact yet")
-        else:
-            await call((await self.ctx.ready_to_run()).compact(view.session_id))
+        await self.actions.compact()
 
     async def action_select_model(self, model: str) -> None:
-        view = self.view
-        self.ctx.model = model
-        if self.ctx.learn_model is not None:  # its context window, for "context left"
-            self.run_worker(partial(self.ctx.learn_model, model), thread=True, group="learn")
-        waiting = bool(view.transcript.pending_inputs) and not view.is_active
-        if view.session_id is not None:
-            await call((await self.ctx.ready()).select_model(view.session_id, model))
-            if waiting:  # e.g. the first prompt failed for want of a model: it runs now
-                await call((await self.ctx.ready_to_run()).wake(view.session_id))
-        self.notify(f"model: {model}" + (" (sending what is pending)" if waiting else " (from the next step)"))
-        view.notice = None
-        await view.feed.flush()
+        await self.actions.select_model(model)
 
     def action_attach_image(self, path: str = "") -> None:
         """``/image PATH``: the image goes into the prompt as an ``@`` mention, attached when sent."""

@@ -25,9 +25,10 @@ import gc
 import os
 import signal
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.api import peek_sessions
 from agent_tui.tui.model_facts import ModelFacts, setup_hint

@@ -9,8 +9,8 @@ No Textual here.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 from agent_tui.tui.choices import Choice
 

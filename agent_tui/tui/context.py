@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from agent_tui.tui.clock import Timings
 from agent_tui.tui.command_registry import CommandSpec, custom_spec
 from agent_tui.tui.gc_policy import QuietCollector
 from agent_tui.tui.port import SessionsPort
+from agent_tui.tui.timings import Timings
 from agent_tui.vocab.clock import Clock, SystemClock
 
 

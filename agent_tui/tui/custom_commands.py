@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 import re
 import shlex
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
 
 KEYS = ("description", "model", "agent")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")

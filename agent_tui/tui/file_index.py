@@ -13,8 +13,8 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import Callable
 
 from agent_tui.tui.fuzzy import PathMatcher
 from agent_tui.vocab.clock import Clock, SystemClock

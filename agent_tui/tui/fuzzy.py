@@ -15,9 +15,9 @@ Only the shortest few thousand matches (plus every name match) are ranked.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from itertools import islice
-from typing import Callable, Iterator, Sequence
 
 RANK_AT_MOST = 3000
 NARROW_FROM = 3
@@ -53,7 +53,7 @@ class PathMatcher:
     def __init__(self, paths: Sequence[str]) -> None:
         self._paths = sorted(paths, key=lambda p: (len(p), p))
         self._lower = [p.lower() for p in self._paths]
-        self._original = dict(zip(self._lower, self._paths))
+        self._original = dict(zip(self._lower, self._paths, strict=True))
         self._blob = "\n".join(self._lower)
         self._last: tuple[str, list[str]] = ("", self._lower)
 

@@ -15,7 +15,7 @@ uninterrupted stream.
 from __future__ import annotations
 
 import gc
-from typing import Callable
+from collections.abc import Callable
 
 from agent_tui.vocab.clock import Clock
 

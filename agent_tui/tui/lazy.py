@@ -31,4 +31,4 @@ class LazyModule:
         return None if module is None or getattr(module.__spec__, "_initializing", False) else module
 
 
-BLOCK_WIDGETS = LazyModule("agent_tui.tui.widgets.block_widgets")
+BLOCK_WIDGETS = LazyModule("agent_tui.tui.widgets.block_factory")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Protocol
+from collections.abc import Iterable
+from typing import Any, Protocol
 
 from agent_tui.vocab.kinds import McpState
 from agent_tui.vocab.mcp_names import split_tool_name

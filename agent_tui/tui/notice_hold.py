@@ -7,8 +7,9 @@ closes they all show (in order, each for its full time): nothing is lost.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any
 
 
 @dataclass(frozen=True)

@@ -1,22 +1,41 @@
 """What the TUI needs from core: the Sessions facade, as a Protocol.
 
 The TUI never touches the store or runner directly; anything implementing this
-(the real facade, or a test double) can drive it. Methods may be sync or async:
-callers go through :func:`call`.
+(the real facade, or a test double) can drive it. Every method that reads or
+writes the store is a coroutine, as on the facade; ``active`` (the executor's
+in-memory map), ``log`` (an async iterator) and ``subscribe`` (a context
+manager) are plain calls. The types are ``core.api``'s, imported for the type
+checker only: this module is on the first frame's path, and their modules
+import pydantic. ``tests/fakes/test_sessions_contract.py`` has the type checker
+hold both the facade and ``FakeSessions`` to it.
 """
 
 from __future__ import annotations
 
-import inspect
-from typing import Any, AsyncIterator, Protocol, TypeVar
+import builtins
+from collections.abc import AsyncIterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from agent_tui.core.api import (
+        FilesPreview,
+        InboxRecord,
+        PermissionRecord,
+        Receipt,
+        RewindPoint,
+        RewindResult,
+        RewindState,
+        SessionRecord,
+        SessionSummary,
+        Synced,
+    )  # fmt: skip
+    from agent_tui.core.api import events as ev
 
 
 class Subscription(Protocol):
     """Live deltas and head wakes; closed when the view stops following."""
 
-    def __aiter__(self) -> AsyncIterator[Any]: ...
+    def __aiter__(self) -> AsyncIterator[ev.LiveEvent]: ...
 
     def __enter__(self) -> Subscription: ...
 
@@ -24,74 +43,71 @@ class Subscription(Protocol):
 
 
 class SessionsPort(Protocol):
-    def create(self, id: str | None = None, *, location: str, title: str | None = None,
-               agent: str | None = None, model: str | None = None) -> Any: ...  # fmt: skip
+    # ``builtins.list``: the method ``list`` shadows the name in this class's scope
+    async def create(self, id: str | None = None, *, location: str, title: str | None = None,
+                     agent: str | None = None, model: str | None = None) -> SessionRecord: ...  # fmt: skip
 
-    def prompt(self, session_id: str, prompt: list[Any], id: str | None = None,
-               delivery: str = "steer", resume: bool = True) -> Any: ...  # fmt: skip
+    async def prompt(self, session_id: str, prompt: Sequence[Any], id: str | None = None,
+                     delivery: str = "steer", resume: bool = True) -> Receipt: ...  # fmt: skip
 
-    def get(self, session_id: str) -> Any: ...  # the session row: names, counters, head_seq
+    async def get(self, session_id: str) -> SessionRecord: ...  # the session row: names, counters, head_seq
 
-    def pending(self, session_id: str) -> Any: ...  # unpromoted inbox rows, admission order
+    async def pending(self, session_id: str) -> builtins.list[InboxRecord]: ...  # unpromoted inbox rows, admission order
 
-    def withdraw(self, session_id: str, input_id: str) -> Any: ...
+    async def withdraw(self, session_id: str, input_id: str) -> None: ...
 
-    def shell(self, session_id: str, command: str) -> Any: ...
+    async def shell(self, session_id: str, command: str) -> str: ...  # ``!command``: run by the bash tool, no model
 
-    def reorder_queue(self, session_id: str, order: list[str]) -> Any: ...  # every queued input id, once
+    async def reorder_queue(self, session_id: str, order: Sequence[str]) -> None: ...  # every queued input id, once
 
-    def pause_queue(self, session_id: str, paused: bool = True) -> Any: ...  # ``!command``: run by the bash tool, no model
+    async def pause_queue(self, session_id: str, paused: bool = True) -> None: ...
 
-    def select_model(self, session_id: str, model: str) -> Any: ...
+    async def select_model(self, session_id: str, model: str) -> None: ...
 
-    def select_agent(self, session_id: str, agent: str) -> Any: ...
+    async def select_agent(self, session_id: str, agent: str) -> None: ...
 
-    def compact(self, session_id: str) -> Any: ...
+    async def compact(self, session_id: str) -> Receipt: ...
 
-    def interrupt(self, session_id: str, reason: str = "user") -> Any: ...
+    async def interrupt(self, session_id: str, reason: str = "user") -> None: ...
 
-    def wake(self, session_id: str) -> Any: ...  # run pending input if the session is idle
+    async def wake(self, session_id: str) -> None: ...  # run pending input if the session is idle
 
-    def active(self) -> dict[str, dict[str, str]]: ...
+    async def shutdown(self) -> None: ...  # interrupt every running session (``shutdown``) and wait for them
 
-    def latest(self, location: str) -> Any: ...  # the newest session here, or None (``--continue``)
+    def active(self) -> dict[str, dict[str, Any]]: ...
 
-    def list(self, location: str | None = None, search: str | None = None,
-             limit: int = 50, offset: int = 0) -> Any: ...  # fmt: skip
+    async def latest(self, location: str) -> SessionRecord | None: ...  # the newest session here (``--continue``)
 
-    def log(self, session_id: str, after: int | None = None, follow: bool = False) -> AsyncIterator[Any]: ...
+    async def list(self, location: str | None = None, search: str | None = None,
+                   limit: int = 50, offset: int = 0) -> builtins.list[SessionSummary]: ...  # fmt: skip
+
+    def log(self, session_id: str, after: int | None = None,
+            follow: bool = False) -> AsyncIterator[ev.StoredEvent | Synced]: ...  # fmt: skip
 
     def subscribe(self, session_id: str) -> Subscription: ...
 
-    def permissions(self, session_id: str) -> Any: ...
+    async def permissions(self, session_id: str) -> builtins.list[PermissionRecord]: ...
 
-    def reply_permission(self, request_id: str, reply: str, message: str | None = None) -> Any: ...
+    async def reply_permission(self, request_id: str, reply: str, message: str | None = None) -> None: ...
 
-    def rewind_state(self, session_id: str) -> Any: ...  # hidden seq ranges, every rewind and undo
+    async def rewind_state(self, session_id: str) -> RewindState: ...  # hidden seq ranges, every rewind and undo
 
-    def rewind_points(self, session_id: str) -> Any: ...  # the prompts, newest first
+    async def rewind_points(self, session_id: str) -> builtins.list[RewindPoint]: ...  # the prompts, newest first
 
-    def can_undo_rewind(self, session_id: str) -> Any: ...
+    async def can_undo_rewind(self, session_id: str) -> bool: ...
 
-    def rewind_preview(self, session_id: str, message_id: str) -> Any: ...  # files + diff; changes nothing
+    async def rewind_preview(self, session_id: str, message_id: str) -> FilesPreview: ...  # changes nothing
 
-    def rewind(self, session_id: str, message_id: str, mode: str = "both") -> Any: ...
+    async def rewind(self, session_id: str, message_id: str, mode: str = "both") -> RewindResult: ...
 
-    def undo_rewind(self, session_id: str) -> Any: ...
+    async def undo_rewind(self, session_id: str) -> RewindResult: ...
 
-    def fork(self, session_id: str, at: str | None = None) -> Any: ...  # the new session's row
+    async def fork(self, session_id: str, at: str | None = None) -> SessionRecord: ...  # the new session's row
 
-    def lineage(self, session_id: str) -> Any: ...  # [(ancestor, last seq it gave)], oldest first
+    async def lineage(self, session_id: str) -> builtins.list[tuple[str, int]]: ...  # [(ancestor, last seq it gave)]
 
-    def export(self, session_id: str, format: str = "jsonl") -> Any: ...  # the text of the export
+    async def export(self, session_id: str, format: str = "jsonl") -> str: ...  # the text of the export
 
-    def rename(self, session_id: str, title: str) -> Any: ...  # the session's row
+    async def rename(self, session_id: str, title: str) -> SessionRecord: ...  # the session's row
 
-    def delete(self, session_id: str) -> Any: ...  # refused while it runs or has forks
-
-
-async def call(value: T | Any) -> Any:
-    """Await ``value`` if the facade returned an awaitable."""
-    if inspect.isawaitable(value):
-        return await value
-    return value
+    async def delete(self, session_id: str) -> int: ...  # refused while it runs or has forks

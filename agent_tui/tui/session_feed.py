@@ -22,12 +22,13 @@ pydantic (~60 ms) which the core's start-up imports in a thread later.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from functools import partial
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.tui.context import CoreUnavailable, TuiContext
-from agent_tui.tui.port import SessionsPort, call
+from agent_tui.tui.port import SessionsPort
 from agent_tui.tui.transcript_model import PendingInput, SessionFacts, Transcript
 from agent_tui.vocab.kinds import Delivery
 
@@ -116,10 +117,10 @@ class SessionFeed:
             sessions = await self.ctx.ready()
             from agent_tui.core.api import events as ev  # see the module docstring
 
-            record = await call(sessions.get(session_id))
-            transcript.know_rewinds(await call(sessions.rewind_state(session_id)))
+            record = await sessions.get(session_id)
+            transcript.know_rewinds(await sessions.rewind_state(session_id))
             after = max(0, record.head_seq - TAIL_EVENTS)  # only the newest busy periods before the first paint
-            lineage = list(await call(sessions.lineage(session_id)))
+            lineage = list(await sessions.lineage(session_id))
             for ancestor, upto in lineage:  # a fork: its history is its ancestors' logs up to each fork point
                 for stored in await read_range(sessions, ancestor, transcript.head_seq, upto + 1):
                     transcript.apply(stored)
@@ -202,7 +203,7 @@ class SessionFeed:
         count = 0
         for other in self.ctx.active():
             if other != self.session_id:
-                count += len(await call(sessions.permissions(other)) or [])
+                count += len(await sessions.permissions(other) or [])
         self.background_asks = count
         if self.synced:
             await self.flush()
@@ -224,20 +225,17 @@ def segment_start(events: list[ev.StoredEvent], from_log_start: bool) -> int:
     return 0
 
 
-def _text(prompt: list[dict[str, Any]] | None) -> str:
-    parts = prompt or []
-    return "\n".join(p.get("text", "") if p.get("type") == "text" else f"@{p.get('path', '')}" for p in parts)
-
-
 async def seed_for(sessions: SessionsPort, record: Any, transcript: Transcript, start_seq: int) -> None:
     """Seed ``transcript`` to start at ``start_seq`` with the session row (``record``) and the inbox."""
+    from agent_tui.core.api import events as ev  # the facade answered: pydantic is loaded
+
     facts = SessionFacts(
         title=record.title, location=record.location, agent=record.agent, model=record.model,
         input_tokens=record.input_tokens, output_tokens=record.output_tokens, cost=record.cost or 0.0,
     )  # fmt: skip
-    inbox = list(await call(sessions.pending(record.id)))
+    inbox = list(await sessions.pending(record.id))
     pending = [
-        PendingInput(row.id, _text(row.prompt), Delivery(row.delivery or "steer"), row.admitted_seq)
+        PendingInput(row.id, ev.prompt_text(row.prompt or []), Delivery(row.delivery or "steer"), row.admitted_seq)
         for row in inbox
         if row.kind == "prompt" and row.admitted_seq < start_seq
     ]

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from typing import IO, Callable
+from collections.abc import Callable
+from typing import IO
 
 from textual.drivers.linux_driver import LinuxDriver
 

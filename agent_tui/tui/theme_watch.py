@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from textual.theme import Theme
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import ClassVar
 from enum import StrEnum
+from typing import ClassVar
+
+from agent_tui.tui.block_keys import BlockKey
 
 
 class ToolState(StrEnum):
@@ -34,7 +36,7 @@ class CompactionState(StrEnum):
 
 @dataclass(eq=False)
 class Block:
-    key: str
+    key: BlockKey
     seq: int
     version: int = 0
     live: bool = False

@@ -10,17 +10,24 @@ Whether anything is running comes only from :meth:`Transcript.set_active` (the
 coordinator's ``active()``); an open step, running tool or scheduled retry in a
 log that is not active is shown as interrupted history.
 
-The event models are imported inside the two folding methods: this module is
+Durable events fold by family (``_on_session``, ``_on_inbox``, ``_on_tool``, …;
+``_folders`` maps each event class to its family's handler), and every block is
+found again by its typed :class:`BlockKey`.
+
+The event models are imported inside the functions that fold: this module is
 on the path to the first frame (a new, empty transcript), the models' module
 imports pydantic (~60 ms), and nothing is folded before the core is open.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.humanize import byte_size
+from agent_tui.tui.block_keys import BlockKey
 from agent_tui.tui.transcript_blocks import (
     Block,
     CompactionBlock,
@@ -118,12 +125,12 @@ class Transcript:
     """A rewind or an undo was folded that ``hidden`` does not know: fold the session again."""
 
     def __post_init__(self) -> None:
-        self._by_key: dict[str, Block] = {b.key: b for b in self.blocks}
+        self._by_key: dict[BlockKey, Block] = {b.key: b for b in self.blocks}
         self._admitted: dict[str, PendingInput] = {}
-        self._open: set[str] = set()  # keys of blocks whose liveness depends on is_active
+        self._open: set[BlockKey] = set()  # keys of blocks whose liveness depends on is_active
         self._drafts: dict[str, list[ToolBlock]] = {}  # amid -> calls still being written
         self._compactions: dict[str, CompactionBlock] = {}  # message_id -> divider
-        self.removed: list[str] = []  # keys removed since the view last looked
+        self.removed: list[BlockKey] = []  # keys removed since the view last looked
         self.start_seq = 1  # the first seq folded here; older segments are prepended (see prepend)
         self._counted_seq = 0  # usage at or below this seq is already in the seeded totals
         self._rewinds: set[int] = set()  # rewinds and undos that ``hidden`` already accounts for
@@ -131,8 +138,13 @@ class Transcript:
 
     # ------------------------------------------------------------------ basics
 
-    def get(self, key: str) -> Block | None:
+    def get(self, key: BlockKey) -> Block | None:
         return self._by_key.get(key)
+
+    def tool_for(self, amid: str | None, call_id: str | None) -> ToolBlock | None:
+        """The tool block of a call (a permission ask names its message and call)."""
+        block = self._by_key.get(BlockKey.tool(amid, call_id)) if amid and call_id else None
+        return block if isinstance(block, ToolBlock) else None
 
     def _add(self, block: Block) -> Block:
         block.live = self.is_active
@@ -140,7 +152,7 @@ class Transcript:
         self._by_key[block.key] = block
         return block
 
-    def _remove(self, key: str) -> None:
+    def _remove(self, key: BlockKey) -> None:
         block = self._by_key.pop(key, None)
         if block is not None:
             self.blocks.remove(block)
@@ -149,8 +161,8 @@ class Transcript:
 
     def know_rewinds(self, state: object) -> None:
         """Before folding: the ranges the session's rewinds hide, and which rewinds and undos exist."""
-        self.hidden = [tuple(r) for r in getattr(state, "hidden")]  # type: ignore[misc]
-        self._rewinds, self._undone = set(getattr(state, "rewinds")), set(getattr(state, "undone"))
+        self.hidden = [tuple(r) for r in state.hidden]  # type: ignore[misc]
+        self._rewinds, self._undone = set(state.rewinds), set(state.undone)
 
     def _changed(self, block: Block) -> None:
         block.touch()
@@ -187,6 +199,15 @@ class Transcript:
         self._fold(stored.event, stored.seq, stored.created)
 
     def _fold(self, event: ev.DurableEvent, seq: int, created: int) -> None:
+        fold_one = _folders().get(type(event))
+        if fold_one is not None:
+            fold_one(self, event, seq, created)
+
+    # ------------------------------------------------------------------ durable, by family
+    # Each ``_on_*`` folds one family of events; ``_folders`` maps each event class to its handler.
+
+    def _on_session(self, event: ev.DurableEvent, seq: int, created: int) -> None:
+        """Names and selections."""
         from agent_tui.core.api import events as ev  # see the module docstring
 
         facts = self.facts
@@ -201,29 +222,41 @@ class Transcript:
                 facts.model = model
             case ev.SessionMoved(location=location):
                 facts.location = location
+
+    def _on_inbox(self, event: ev.DurableEvent, seq: int, created: int) -> None:
+        """Prompts admitted, promoted (a user message), withdrawn; the queue paused or reordered."""
+        from agent_tui.core.api import events as ev  # see the module docstring
+
+        match event:
             case ev.PromptAdmitted(input_id=input_id, prompt=prompt, delivery=delivery):
                 item = PendingInput(input_id, ev.prompt_text(prompt), delivery, seq, chips(prompt), list(prompt))
                 self._admitted[input_id] = item
                 self.pending[input_id] = item
-                if facts.title is None:  # as the store titles the session (see session_title)
-                    facts.title = prompt_title(item.text)
+                if self.facts.title is None:  # as the store titles the session (see session_title)
+                    self.facts.title = prompt_title(item.text)
             case ev.PromptPromoted(input_id=input_id):
                 item = self._admitted.pop(input_id, None)
                 self.pending.pop(input_id, None)
                 text, attached = (item.text, item.attachments) if item else ("", "")
-                if input_id not in self._by_key:
-                    self._add(UserBlock(key=input_id, seq=seq, text=text, attachments=attached))
+                key = BlockKey.user(input_id)
+                if key not in self._by_key:
+                    self._add(UserBlock(key=key, seq=seq, text=text, attachments=attached))
             case ev.QueuePaused(paused=paused):
-                facts.queue_paused = paused
+                self.facts.queue_paused = paused
             case ev.QueueReordered(order=order):
                 items = [self.pending[i] for i in order if i in self.pending]
-                for item, place in zip(items, sorted(item.place for item in items)):
+                for item, place in zip(items, sorted(item.place for item in items), strict=True):
                     item.rank = place
             case ev.PromptWithdrawn(input_id=input_id):
                 self._admitted.pop(input_id, None)
                 self.pending.pop(input_id, None)
             case ev.InstructionsUpdated(message_id=message_id, text=text):
-                self._add(InstructionBlock(key=message_id, seq=seq, text=text))
+                self._add(InstructionBlock(key=BlockKey.instruction(message_id), seq=seq, text=text))
+
+    def _on_permission(self, event: ev.DurableEvent, seq: int, created: int) -> None:
+        from agent_tui.core.api import events as ev  # see the module docstring
+
+        match event:
             case ev.PermissionAsked():
                 self.asks[event.request_id] = PermissionAsk(
                     event.request_id, event.action, list(event.resources),
@@ -231,34 +264,70 @@ class Transcript:
                 )  # fmt: skip
             case ev.PermissionReplied(request_id=request_id):
                 ask = self.asks.pop(request_id, None)
-                tool = self._by_key.get(f"{ask.assistant_message_id}:tool:{ask.call_id}") if ask else None
-                if isinstance(tool, ToolBlock) and tool.ended_ms is None:
+                tool = self.tool_for(ask.assistant_message_id, ask.call_id) if ask else None
+                if tool is not None and tool.ended_ms is None:
                     tool.started_ms = created  # its duration is the run's, not the wait for an answer
+
+    def _on_compaction(self, event: ev.DurableEvent, seq: int, created: int) -> None:
+        from agent_tui.core.api import events as ev  # see the module docstring
+
+        match event:
             case ev.CompactionAdmitted(input_id=input_id):
-                self._add(CompactionBlock(key=input_id, seq=seq, input_id=input_id))
+                self._add(CompactionBlock(key=BlockKey.compaction(input_id), seq=seq, input_id=input_id))
+                return
             case ev.CompactionStarted(message_id=message_id, reason=reason, input_id=input_id):
                 block = self._compaction(message_id, input_id, seq)
                 block.message_id, block.reason = message_id, reason.value
                 block.state, block.summary, block.error = CompactionState.RUNNING, "", None
-                facts.compacting = True
-                self._set_open(block, True)
-                self._changed(block)
             case ev.CompactionEnded(message_id=message_id, summary=summary, input_id=input_id):
                 block = self._compaction(message_id, input_id, seq)
                 block.state, block.summary = CompactionState.DONE, summary
-                facts.compacting = False
-                self._set_open(block, False)
-                self._changed(block)
             case ev.CompactionFailed(message_id=message_id, error=error, input_id=input_id):
                 block = self._compaction(message_id, input_id, seq)
                 block.state, block.error = CompactionState.FAILED, error.message
-                facts.compacting = False
-                self._set_open(block, False)
-                self._changed(block)
+            case _:
+                return
+        running = block.state is CompactionState.RUNNING
+        self.facts.compacting = running
+        self._set_open(block, running)
+        self._changed(block)
+
+    def _on_step(self, event: ev.DurableEvent, seq: int, created: int) -> None:
+        """A step starts, ends or fails; a retry is scheduled."""
+        from agent_tui.core.api import events as ev  # see the module docstring
+
+        facts = self.facts
+        match event:
             case ev.StepStarted(assistant_message_id=amid, agent=agent, model=model):
                 facts.agent, facts.model, facts.step_open = agent, model, True
                 facts.retry_at_ms = None
-                self._remove(f"{amid}:retry")
+                self._remove(BlockKey.retry(amid))
+            case ev.StepEnded(usage=usage, cost=cost):
+                facts.step_open = False
+                facts.last_input_tokens = usage.input_tokens + usage.output_tokens
+                if seq > self._counted_seq:
+                    facts.input_tokens += usage.input_tokens
+                    facts.output_tokens += usage.output_tokens
+                    facts.cost += cost or 0.0
+                self._close_step()
+            case ev.StepFailed(assistant_message_id=amid, error=error):
+                facts.step_open = False
+                self._close_step()
+                self._add(ErrorBlock(key=BlockKey.error(amid), seq=seq, error_type=error.type, message=error.message))
+            case ev.RetryScheduled(assistant_message_id=amid, attempt=attempt, at_ms=at_ms, error=error):
+                facts.retry_at_ms = at_ms
+                self._remove(BlockKey.retry(amid))
+                block = self._add(RetryBlock(
+                    key=BlockKey.retry(amid), seq=seq, attempt=attempt, at_ms=at_ms,
+                    error_type=error.type, message=error.message,
+                ))  # fmt: skip
+                self._set_open(block, True)
+
+    def _on_fragment(self, event: ev.DurableEvent, seq: int, created: int) -> None:
+        """Text and reasoning fragments: started, then ended with their whole text."""
+        from agent_tui.core.api import events as ev  # see the module docstring
+
+        match event:
             case ev.TextStarted(assistant_message_id=amid, ordinal=ordinal):
                 self._fragment(amid, ordinal, False, seq)
             case ev.ReasoningStarted(assistant_message_id=amid, ordinal=ordinal):
@@ -267,18 +336,16 @@ class Transcript:
                 self._end_fragment(self._fragment(amid, ordinal, False, seq), text)
             case ev.ReasoningEnded(assistant_message_id=amid, ordinal=ordinal, text=text):
                 self._end_fragment(self._fragment(amid, ordinal, True, seq), text)
+
+    def _on_tool(self, event: ev.DurableEvent, seq: int, created: int) -> None:
+        """Tool calls and ``!command`` runs: called, snapshotted, settled."""
+        from agent_tui.core.api import events as ev  # see the module docstring
+
+        match event:
             case ev.ToolCalled(assistant_message_id=amid, call_id=call_id, name=name, input=args):
-                block = self._tool(amid, call_id, seq)
-                block.name, block.input, block.state = name, dict(args), ToolState.RUNNING
-                block.started_ms = created
-                self._set_open(block, True)
-                self._changed(block)
+                self._start_tool(self._tool(amid, call_id, seq), name, dict(args), created)
             case ev.ShellAdmitted(input_id=input_id, command=command):  # the user's ``!command``
-                block = self._tool(input_id, "shell", seq)
-                block.name, block.input, block.state = "!", {"command": command}, ToolState.RUNNING
-                block.started_ms = created
-                self._set_open(block, True)
-                self._changed(block)
+                self._start_tool(self._tool(input_id, "shell", seq), "!", {"command": command}, created)
             case ev.ShellEnded(input_id=input_id, output=output, error=error):
                 block = self._tool(input_id, "shell", seq)
                 if error is None:
@@ -302,26 +369,12 @@ class Transcript:
                 block.state = ToolState.INTERRUPTED if interrupted else ToolState.FAILED
                 block.error, block.ended_ms = error.message, created
                 self._settle_tool(block)
-            case ev.StepEnded(usage=usage, cost=cost):
-                facts.step_open = False
-                facts.last_input_tokens = usage.input_tokens + usage.output_tokens
-                if seq > self._counted_seq:
-                    facts.input_tokens += usage.input_tokens
-                    facts.output_tokens += usage.output_tokens
-                    facts.cost += cost or 0.0
-                self._close_step()
-            case ev.StepFailed(assistant_message_id=amid, error=error):
-                facts.step_open = False
-                self._close_step()
-                self._add(ErrorBlock(key=f"{amid}:error", seq=seq, error_type=error.type, message=error.message))
-            case ev.RetryScheduled(assistant_message_id=amid, attempt=attempt, at_ms=at_ms, error=error):
-                facts.retry_at_ms = at_ms
-                self._remove(f"{amid}:retry")
-                block = self._add(RetryBlock(
-                    key=f"{amid}:retry", seq=seq, attempt=attempt, at_ms=at_ms,
-                    error_type=error.type, message=error.message,
-                ))  # fmt: skip
-                self._set_open(block, True)
+
+    def _on_rewind(self, event: ev.DurableEvent, seq: int, created: int) -> None:
+        """A rewind or an undo this transcript was not told of makes it stale."""
+        from agent_tui.core.api import events as ev  # see the module docstring
+
+        match event:
             case ev.SessionRewound(conversation=True, boundary_seq=boundary):
                 if seq not in self._rewinds:
                     self.stale = True
@@ -330,9 +383,17 @@ class Transcript:
             case ev.RewindUndone(rewind_seq=rewound):
                 if rewound not in self._undone:
                     self.stale = True
+
+    def _on_execution(self, event: ev.DurableEvent, seq: int, created: int) -> None:
+        """A busy period ends: failed (an error block), or succeeded or interrupted (retries become history)."""
+        from agent_tui.core.api import events as ev  # see the module docstring
+
+        match event:
             case ev.ExecutionFailed(error=error):
-                self._add(ErrorBlock(key=f"exec:{seq}", seq=seq, error_type=error.type, message=error.message))
+                self._add(ErrorBlock(key=BlockKey.execution_error(seq), seq=seq, error_type=error.type,
+                                     message=error.message))  # fmt: skip
             case ev.ExecutionSucceeded() | ev.ExecutionInterrupted():
+                facts = self.facts
                 facts.retry_at_ms = None
                 facts.step_open = False
                 for key in [k for k in self._open if isinstance(self._by_key[k], RetryBlock)]:
@@ -340,13 +401,11 @@ class Transcript:
                     block.live = False  # the wait it announced will never end: history now
                     self._set_open(block, False)
                     self._changed(block)
-            case _:
-                pass
 
     # ------------------------------------------------------------------ helpers
 
     def _fragment(self, amid: str, ordinal: int, reasoning: bool, seq: int) -> TextBlock:
-        key = f"{amid}:{'reasoning' if reasoning else 'text'}:{ordinal}"
+        key = BlockKey.fragment(amid, ordinal, reasoning)
         block = self._by_key.get(key)
         if not isinstance(block, TextBlock):
             block = self._add(TextBlock(key=key, seq=seq, reasoning=reasoning))
@@ -359,7 +418,7 @@ class Transcript:
         self._changed(block)
 
     def _tool(self, amid: str, call_id: str, seq: int) -> ToolBlock:
-        key = f"{amid}:tool:{call_id}"
+        key = BlockKey.tool(amid, call_id)
         block = self._by_key.get(key)
         if isinstance(block, ToolBlock):
             return block
@@ -376,6 +435,12 @@ class Transcript:
             return draft
         return self._add(ToolBlock(key=key, seq=seq, call_id=call_id))  # type: ignore[return-value]
 
+    def _start_tool(self, block: ToolBlock, name: str, args: dict[str, Any], created: int) -> None:
+        block.name, block.input, block.state = name, args, ToolState.RUNNING
+        block.started_ms = created
+        self._set_open(block, True)
+        self._changed(block)
+
     def _settle_tool(self, block: ToolBlock) -> None:
         block.live_output = ""
         self._set_open(block, False)
@@ -383,11 +448,11 @@ class Transcript:
 
     def _compaction(self, message_id: str | None, input_id: str | None, seq: int) -> CompactionBlock:
         found = self._compactions.get(message_id or "")
-        for key in (input_id, message_id):
-            block = self._by_key.get(key) if key else None
+        for id in (input_id, message_id):
+            block = self._by_key.get(BlockKey.compaction(id)) if id else None
             found = found or (block if isinstance(block, CompactionBlock) else None)
         if found is None:
-            key = input_id or message_id or f"compaction:{seq}"
+            key = BlockKey.compaction(input_id or message_id, seq)
             found = self._add(CompactionBlock(key=key, seq=seq, message_id=message_id, input_id=input_id))  # type: ignore[assignment]
         if message_id:
             self._compactions[message_id] = found  # type: ignore[assignment]
@@ -416,27 +481,26 @@ class Transcript:
                 assistant_message_id=amid, ordinal=ordinal, delta=text
             ):
                 reasoning = isinstance(delta, ev.ReasoningDelta)
-                key = f"{amid}:{'reasoning' if reasoning else 'text'}:{ordinal}"
-                block = self._by_key.get(key)
+                block = self._by_key.get(BlockKey.fragment(amid, ordinal, reasoning))
                 if block is None:
                     block = self._fragment(amid, ordinal, reasoning, self.head_seq)
                 if not isinstance(block, TextBlock) or not block.open:
                     return None
                 block.append(text)
             case ev.ToolInputStarted(assistant_message_id=amid, index=index, call_id=call_id, name=name):
-                key = f"{amid}:input:{index}"
-                if key in self._by_key or (call_id and f"{amid}:tool:{call_id}" in self._by_key):
+                key = BlockKey.draft(amid, index)
+                if key in self._by_key or (call_id and BlockKey.tool(amid, call_id) in self._by_key):
                     return None
                 block = self._add(ToolBlock(key=key, seq=self.head_seq, call_id=call_id, name=name or ""))
                 self._drafts.setdefault(amid, []).append(block)  # type: ignore[arg-type]
                 self._set_open(block, True)
             case ev.ToolInputDelta(assistant_message_id=amid, index=index, delta=text):
-                block = self._by_key.get(f"{amid}:input:{index}")
+                block = self._by_key.get(BlockKey.draft(amid, index))
                 if not isinstance(block, ToolBlock):
                     return None
                 block.append_input(text)
             case ev.ToolOutputDelta(assistant_message_id=amid, call_id=call_id, delta=text):
-                block = self._by_key.get(f"{amid}:tool:{call_id}")
+                block = self._by_key.get(BlockKey.tool(amid, call_id))
                 if not isinstance(block, ToolBlock) or block.state is not ToolState.RUNNING:
                     return None
                 block.append_live_output(text)
@@ -466,7 +530,7 @@ class Transcript:
             self._admitted[item.input_id] = item
             self.pending[item.input_id] = item
         for input_id, seq in compactions:
-            self._add(CompactionBlock(key=input_id, seq=seq, input_id=input_id))
+            self._add(CompactionBlock(key=BlockKey.compaction(input_id), seq=seq, input_id=input_id))
 
     def prepend(self, older: Transcript) -> list[Block]:
         """Put an older segment (folded over ``[older.start_seq, self.start_seq)``) in front.
@@ -482,7 +546,7 @@ class Transcript:
                 self._open.add(block.key)
         self.blocks[:0] = fresh
         for input_id, item in older._admitted.items():
-            user = self._by_key.get(input_id)
+            user = self._by_key.get(BlockKey.user(input_id))
             if isinstance(user, UserBlock) and not user.text:
                 user.text = item.text
                 self._changed(user)
@@ -508,6 +572,31 @@ def _is_fact(event: ev.DurableEvent) -> bool:
     from agent_tui.core.api import events as ev  # see the module docstring
 
     return isinstance(event, (ev.SessionCreated, ev.SessionRenamed, ev.AgentSelected, ev.ModelSelected, ev.SessionMoved))
+
+
+Folder = Callable[[Transcript, Any, int, int], None]
+
+
+@cache
+def _folders() -> dict[type, Folder]:
+    """Each durable event class the transcript folds, and its family's handler (built at the first fold)."""
+    from agent_tui.core.api import events as ev  # see the module docstring
+
+    T = Transcript
+    families: list[tuple[Folder, tuple[type, ...]]] = [
+        (T._on_session, (ev.SessionCreated, ev.SessionRenamed, ev.AgentSelected, ev.ModelSelected, ev.SessionMoved)),
+        (T._on_inbox, (ev.PromptAdmitted, ev.PromptPromoted, ev.QueuePaused, ev.QueueReordered, ev.PromptWithdrawn,
+                       ev.InstructionsUpdated)),
+        (T._on_permission, (ev.PermissionAsked, ev.PermissionReplied)),
+        (T._on_compaction, (ev.CompactionAdmitted, ev.CompactionStarted, ev.CompactionEnded, ev.CompactionFailed)),
+        (T._on_step, (ev.StepStarted, ev.StepEnded, ev.StepFailed, ev.RetryScheduled)),
+        (T._on_fragment, (ev.TextStarted, ev.ReasoningStarted, ev.TextEnded, ev.ReasoningEnded)),
+        (T._on_tool, (ev.ToolCalled, ev.ShellAdmitted, ev.ShellEnded, ev.WorkspaceSnapshotted, ev.ToolSucceeded,
+                      ev.ToolFailed)),
+        (T._on_rewind, (ev.SessionRewound, ev.RewindUndone)),
+        (T._on_execution, (ev.ExecutionFailed, ev.ExecutionSucceeded, ev.ExecutionInterrupted)),
+    ]  # fmt: skip
+    return {kind: handler for handler, kinds in families for kind in kinds}
 
 
 def fold(events: list[ev.StoredEvent], is_active: bool = False) -> Transcript:

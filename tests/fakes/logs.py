@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agent_tui.core.log import events as ev
+from agent_tui.core.api import events as ev
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import Delivery
 from agent_tui.vocab.tool_output import ToolOutput

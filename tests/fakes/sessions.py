@@ -1,6 +1,7 @@
 """FakeSessions: an in-memory Sessions facade that serves stored logs and records calls.
 
-It speaks the facade's contract (``log`` replays then emits one synced marker then
+It has the facade's shape (``tui.port.SessionsPort``, held by the type checker in
+``test_sessions_contract.py``) and returns its record types. It speaks the facade's contract (``log`` replays then emits one synced marker then
 tails; ``subscribe`` carries live deltas) so Pilot tests drive the real widgets
 while the test plays the runner by publishing events.
 """
@@ -9,57 +10,18 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Literal, Sequence
 
-from agent_tui.core.log import events as ev
-from agent_tui.core.api import EventRejected, UnknownInput, UnknownSession
+from agent_tui.core.api import (
+    EventRejected, FilesPreview, InboxRecord, InvalidRequest, PermissionRecord, Receipt, RewindPoint,
+    RewindRefused, RewindResult, RewindState, SessionBusy, SessionRecord, SessionSummary, Synced, UnknownInput,
+    UnknownSession,
+)  # fmt: skip
+from agent_tui.core.api import events as ev
 from agent_tui.tui.transcript_model import fold
 from agent_tui.vocab.kinds import Delivery, InterruptReason, PermissionReply
 
 from tests.fakes.logs import LogBuilder
-
-
-@dataclass
-class FakeSynced:
-    seq: int | None
-
-
-@dataclass
-class FakeSessionRecord:
-    """The fields of ``SessionRecord`` / ``SessionSummary`` the TUI reads."""
-
-    id: str
-    title: str | None
-    location: str
-    updated: int
-    message_count: int
-    last_message: str | None = None
-    agent: str = "build"
-    model: str | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost: float = 0.0
-    head_seq: int = 0
-
-
-@dataclass
-class FakeInboxRecord:
-    id: str
-    kind: str
-    delivery: str | None
-    prompt: list[dict] | None
-    admitted_seq: int
-
-
-@dataclass
-class FakeReceipt:
-    """The fields of ``Receipt`` (an admitted prompt or compaction)."""
-
-    input_id: str
-    session_id: str
-    kind: str
-    delivery: str | None
-    admitted_seq: int
 
 
 @dataclass
@@ -117,8 +79,8 @@ class FakeSessions:
 
     # --------------------------------------------------------------- facade
 
-    def create(self, id: str | None = None, *, location: str, title: str | None = None,
-               agent: str | None = None, model: str | None = None) -> FakeSessionRecord:  # fmt: skip
+    async def create(self, id: str | None = None, *, location: str, title: str | None = None,
+                     agent: str | None = None, model: str | None = None) -> SessionRecord:  # fmt: skip
         self._counter += 1
         session_id = id or f"ses_new{self._counter}"
         self.calls.append(("create", session_id, location, model))
@@ -127,14 +89,14 @@ class FakeSessions:
         self.publish(session_id, ev.SessionCreated(location=location, project_root=location, model=model))
         return self._summary(session_id)
 
-    async def prompt(self, session_id: str, prompt: list, id: str | None = None,
-                     delivery: str = "steer", resume: bool = True) -> FakeReceipt:  # fmt: skip
+    async def prompt(self, session_id: str, prompt: Sequence[Any], id: str | None = None,
+                     delivery: str = "steer", resume: bool = True) -> Receipt:  # fmt: skip
         self._counter += 1
         input_id = id or f"msg_in{self._counter}"
         self.calls.append(("prompt", session_id, ev.prompt_text(prompt), delivery))
-        event = ev.PromptAdmitted(input_id=input_id, prompt=prompt, delivery=Delivery(delivery))
+        event = ev.PromptAdmitted(input_id=input_id, prompt=list(prompt), delivery=Delivery(delivery))
         stored = self.publish(session_id, event)
-        return FakeReceipt(input_id, session_id, "prompt", delivery, stored.seq)
+        return receipt(input_id, session_id, "prompt", delivery, stored.seq)
 
     async def withdraw(self, session_id: str, input_id: str) -> None:
         self.calls.append(("withdraw", session_id, input_id))
@@ -148,7 +110,7 @@ class FakeSessions:
         self.calls.append(("select_model", session_id, model))
         self.publish(session_id, ev.ModelSelected(model=model))
 
-    async def reorder_queue(self, session_id: str, order: list[str]) -> None:
+    async def reorder_queue(self, session_id: str, order: Sequence[str]) -> None:
         self.calls.append(("reorder_queue", session_id, list(order)))
         self.publish(session_id, ev.QueueReordered(order=list(order)))
 
@@ -159,20 +121,20 @@ class FakeSessions:
     async def shell(self, session_id: str, command: str) -> str:
         self.calls.append(("shell", session_id, command))
         stored = self.publish(session_id, ev.ShellAdmitted(input_id=f"inp_s{len(self.calls)}", command=command))
-        return stored.event.input_id
+        return stored.event.input_id  # type: ignore[attr-defined, no-any-return]
 
     async def select_agent(self, session_id: str, agent: str) -> None:
         self.calls.append(("select_agent", session_id, agent))
         self.publish(session_id, ev.AgentSelected(agent=agent))
 
-    async def compact(self, session_id: str) -> FakeReceipt:
+    async def compact(self, session_id: str) -> Receipt:
         """One barrier pending at a time: a second call returns the first."""
         self.calls.append(("compact", session_id))
         queued = next((row for row in self._inbox(session_id) if row.kind == "compaction"), None)
         if queued is not None:
-            return FakeReceipt(queued.id, session_id, "compaction", None, queued.admitted_seq)
+            return receipt(queued.id, session_id, "compaction", None, queued.admitted_seq)
         stored = self.publish(session_id, ev.CompactionAdmitted(input_id=f"inp_c{len(self.calls)}"))
-        return FakeReceipt(stored.event.input_id, session_id, "compaction", None, stored.seq)
+        return receipt(stored.event.input_id, session_id, "compaction", None, stored.seq)  # type: ignore[attr-defined]
 
     async def wake(self, session_id: str) -> None:
         self.calls.append(("wake", session_id))
@@ -187,20 +149,25 @@ class FakeSessions:
             self.running.discard(session_id)
             self.publish(session_id, ev.ExecutionInterrupted(reason=InterruptReason(reason)))
 
-    def active(self) -> dict[str, dict[str, str]]:
+    async def shutdown(self) -> None:
+        """As the coordinator's: every running session interrupted with reason ``shutdown``."""
+        for session_id in list(self.running):
+            await self.interrupt(session_id, "shutdown")
+
+    def active(self) -> dict[str, dict[str, Any]]:
         return {sid: {"type": "running"} for sid in self.running}
 
     async def list(self, location: str | None = None, search: str | None = None,
-                   limit: int = 50, offset: int = 0) -> list[FakeSessionRecord]:  # fmt: skip
+                   limit: int = 50, offset: int = 0) -> list[SessionSummary]:  # fmt: skip
         self.calls.append(("list", location, search, limit, offset))
         rows = [self._summary(sid) for sid in self.logs]
         rows = [r for r in rows if location is None or r.location == location]
         if search:
             rows = [r for r in rows if search.lower() in (r.title or "").lower()]
-        rows.sort(key=lambda r: r.updated, reverse=True)
+        rows.sort(key=lambda r: r.updated, reverse=True)  # stable: equal times keep insertion order
         return rows[offset : offset + limit]
 
-    async def latest(self, location: str) -> FakeSessionRecord | None:
+    async def latest(self, location: str) -> SessionRecord | None:
         self.calls.append(("latest", location))
         rows = await self.list(location=location, limit=1)
         return rows[0] if rows else None
@@ -210,27 +177,30 @@ class FakeSessions:
             raise UnknownSession(session_id)
         return self.logs[session_id].events
 
-    def _summary(self, session_id: str) -> FakeSessionRecord:
+    def _summary(self, session_id: str) -> SessionSummary:
         log = self.logs[session_id]
         f = fold(log.events).facts
-        return FakeSessionRecord(session_id, f.title, f.location or "", log.now_ms, message_count(log.events), None,
-                                 f.agent or "build", f.model, f.input_tokens, f.output_tokens, f.cost,
-                                 len(log.events))  # fmt: skip
+        return SessionSummary(
+            id=session_id, title=f.title, location=f.location or "", project_root=f.location or "",
+            agent=f.agent or "build", model=f.model, parent_id=None, created=0, updated=log.now_ms,
+            message_count=message_count(log.events), last_message=None, input_tokens=f.input_tokens,
+            output_tokens=f.output_tokens, cost=f.cost, head_seq=len(log.events),
+        )  # fmt: skip
 
-    async def get(self, session_id: str) -> FakeSessionRecord:
+    async def get(self, session_id: str) -> SessionRecord:
         self._events(session_id)
         return self._summary(session_id)
 
-    def _inbox(self, session_id: str) -> list[FakeInboxRecord]:
+    def _inbox(self, session_id: str) -> list[InboxRecord]:
         """Admitted prompts and compaction barriers not yet promoted, started or withdrawn."""
-        rows: dict[str, FakeInboxRecord] = {}
+        rows: dict[str, InboxRecord] = {}
         for stored in self._events(session_id):
             match stored.event:
                 case ev.PromptAdmitted(input_id=input_id, prompt=prompt, delivery=delivery):
                     parts = [part.model_dump(mode="json") for part in prompt]
-                    rows[input_id] = FakeInboxRecord(input_id, "prompt", delivery.value, parts, stored.seq)
+                    rows[input_id] = inbox_row(session_id, input_id, "prompt", delivery.value, parts, stored.seq)
                 case ev.CompactionAdmitted(input_id=input_id):
-                    rows[input_id] = FakeInboxRecord(input_id, "compaction", None, None, stored.seq)
+                    rows[input_id] = inbox_row(session_id, input_id, "compaction", None, None, stored.seq)
                 case ev.PromptPromoted(input_id=input_id) | ev.PromptWithdrawn(input_id=input_id):
                     rows.pop(input_id, None)
                 case ev.CompactionStarted(input_id=str(input_id)) | ev.CompactionEnded(input_id=str(input_id)) | \
@@ -238,16 +208,17 @@ class FakeSessions:
                     rows.pop(input_id, None)
         return list(rows.values())
 
-    async def pending(self, session_id: str) -> list[FakeInboxRecord]:
+    async def pending(self, session_id: str) -> list[InboxRecord]:
         return self._inbox(session_id)
 
-    async def log(self, session_id: str, after: int | None = None, follow: bool = False) -> AsyncIterator[Any]:
+    async def log(self, session_id: str, after: int | None = None,
+                  follow: bool = False) -> AsyncIterator[ev.StoredEvent | Synced]:  # fmt: skip
         events = self._events(session_id)
         cursor = after or 0
         for stored in events[cursor:]:
             yield stored
         cursor = len(events)
-        yield FakeSynced(cursor or None)
+        yield Synced(seq=cursor or None)
         while follow:
             changed = self._changed
             if cursor >= len(events):
@@ -264,14 +235,70 @@ class FakeSessions:
     async def lineage(self, session_id: str) -> list[tuple[str, int]]:
         return []
 
-    async def rewind_state(self, session_id: str):  # type: ignore[no-untyped-def]
-        from agent_tui.core.history.rewind import rewind_state
+    async def rewind_state(self, session_id: str) -> RewindState:
+        from agent_tui.core.history.rewind import rewind_state  # not on core.api
 
         return rewind_state(self._events(session_id))
 
-    async def permissions(self, session_id: str) -> list:
-        """The asks waiting for a reply (the transcript's ``PermissionAsk`` has the fields read)."""
-        return list(fold(self._events(session_id)).asks.values())
+    async def rewind_points(self, session_id: str) -> list[RewindPoint]:
+        self._events(session_id)
+        return []  # the fake does not rewind: Pilot tests of the rewind screen run over the real facade
+
+    async def can_undo_rewind(self, session_id: str) -> bool:
+        self._events(session_id)
+        return False
+
+    async def rewind_preview(self, session_id: str, message_id: str) -> FilesPreview:
+        self._events(session_id)
+        return FilesPreview(changed=[])
+
+    async def rewind(self, session_id: str, message_id: str, mode: str = "both") -> RewindResult:
+        self.calls.append(("rewind", session_id, message_id, mode))
+        raise RewindRefused("the fake does not rewind")
+
+    async def undo_rewind(self, session_id: str) -> RewindResult:
+        self.calls.append(("undo_rewind", session_id))
+        raise RewindRefused("the fake does not rewind")
+
+    async def fork(self, session_id: str, at: str | None = None) -> SessionRecord:
+        """A new session at the parent's location (its history is not copied)."""
+        self.calls.append(("fork", session_id, at))
+        parent = await self.get(session_id)
+        return await self.create(location=parent.location, model=parent.model)
+
+    async def export(self, session_id: str, format: str = "jsonl") -> str:
+        self.calls.append(("export", session_id, format))
+        if format not in ("jsonl", "markdown"):
+            raise InvalidRequest(f"export format must be jsonl or markdown, not {format!r}")
+        return "".join(f"{stored.type}\n" for stored in self._events(session_id))
+
+    async def rename(self, session_id: str, title: str) -> SessionRecord:
+        self.calls.append(("rename", session_id, title))
+        clean = " ".join(title.split())
+        if not clean:
+            raise InvalidRequest("a session title cannot be empty")
+        self.publish(session_id, ev.SessionRenamed(title=clean))
+        return await self.get(session_id)
+
+    async def delete(self, session_id: str) -> int:
+        self.calls.append(("delete", session_id))
+        count = len(self._events(session_id))
+        if session_id in self.running:
+            raise SessionBusy(f"session {session_id} is running")
+        del self.logs[session_id]
+        return count
+
+    async def permissions(self, session_id: str) -> list[PermissionRecord]:
+        """The asks waiting for a reply."""
+        return [
+            PermissionRecord(
+                request_id=ask.request_id, session_id=session_id, seq=ask.seq,
+                assistant_message_id=ask.assistant_message_id, call_id=ask.call_id, action=ask.action,
+                resources=ask.resources, save=[], detail=ask.detail, reply=None, message=None, replied_seq=None,
+                created=0,
+            )  # fmt: skip
+            for ask in fold(self._events(session_id)).asks.values()
+        ]
 
     async def reply_permission(self, request_id: str, reply: str, message: str | None = None) -> None:
         self.calls.append(("reply_permission", request_id, reply, message))
@@ -279,6 +306,18 @@ class FakeSessions:
             if request_id in fold(log.events).asks:
                 self.publish(session_id, ev.PermissionReplied(
                     request_id=request_id, reply=PermissionReply(reply), message=message))  # fmt: skip
+
+
+def receipt(input_id: str, session_id: str, kind: Literal["prompt", "compaction"], delivery: str | None,
+            admitted_seq: int) -> Receipt:  # fmt: skip
+    return Receipt(input_id=input_id, session_id=session_id, kind=kind, delivery=delivery, admitted_seq=admitted_seq)
+
+
+def inbox_row(session_id: str, input_id: str, kind: Literal["prompt", "compaction"], delivery: str | None,
+              prompt: list[dict[str, Any]] | None, admitted_seq: int) -> InboxRecord:  # fmt: skip
+    return InboxRecord(id=input_id, session_id=session_id, kind=kind, delivery=delivery, prompt=prompt,
+                       fingerprint="", admitted_seq=admitted_seq, promoted_seq=None, settled_seq=None,
+                       withdrawn=False, created=0)  # fmt: skip
 
 
 def message_count(events: list[ev.StoredEvent]) -> int:

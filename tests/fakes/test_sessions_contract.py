@@ -5,19 +5,33 @@ title the store would not give, an inbox without compaction rows, an unknown
 session that does not raise) those tests would pass against a core that does
 not exist. So the same calls go to both, the runner's part played by
 publishing events directly, and what the TUI can observe is compared.
+
+Their shape is the type checker's to hold: both are assigned to
+``tui.port.SessionsPort`` below, and a test runs mypy over this file and the port.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent_tui.core.log import events as ev
+from agent_tui.core.api import events as ev
 from agent_tui.core.api import open_sessions
-from agent_tui.tui.port import call
 from tests.fakes.sessions import FakeSessions
+
+if TYPE_CHECKING:  # the shape: each facade is a SessionsPort, or mypy says where it differs
+    from agent_tui.core.api import Sessions
+    from agent_tui.tui.port import SessionsPort
+
+    def _fake_is_a_port(fake: FakeSessions) -> SessionsPort:
+        return fake
+
+    def _real_is_a_port(real: Sessions) -> SessionsPort:
+        return real
 
 SID = "ses_contract"
 
@@ -27,14 +41,14 @@ class Double:
     """A facade plus the runner's side: durable events and live deltas, published directly."""
 
     sessions: Any
-    publish: Callable[[str, ev.DurableEvent], Any]
+    publish: Callable[[str, ev.DurableEvent], Awaitable[Any]]
     delta: Callable[[ev.LiveEvent], Any]
 
 
-async def raises(value: Any) -> str:
+async def raises(value: Awaitable[Any]) -> str:
     """The error's class name, or "ok": the TUI shows only ``str(error)``, but both must refuse."""
     try:
-        await call(value)
+        await value
     except Exception as error:  # noqa: BLE001 - the observation
         return type(error).__name__
     return "ok"
@@ -58,39 +72,40 @@ async def replay(sessions: Any, after: int | None = None) -> list[tuple]:
 
 
 async def script(d: Double, where: Path) -> list[Any]:
-    s, seen = d.sessions, []
+    s = d.sessions
+    seen: list[Any] = []
     location = str(where)
-    seen.append(row(await call(s.create(SID, location=location, model="openai/fake"))))
-    first = await call(s.prompt(SID, ev.text_prompt("fix the parser\nand its tests"), id="msg_first"))
-    second = await call(s.prompt(SID, ev.text_prompt("then the docs"), id="msg_second", delivery="queue"))
+    seen.append(row(await s.create(SID, location=location, model="openai/fake")))
+    first = await s.prompt(SID, ev.text_prompt("fix the parser\nand its tests"), id="msg_first")
+    second = await s.prompt(SID, ev.text_prompt("then the docs"), id="msg_second", delivery="queue")
     seen.append([(r.input_id, r.kind, r.delivery, r.admitted_seq) for r in (first, second)])
-    seen.append(inbox(await call(s.pending(SID)), {}))
-    await call(s.withdraw(SID, "msg_second"))
+    seen.append(inbox(await s.pending(SID), {}))
+    await s.withdraw(SID, "msg_second")
     seen.append(await raises(s.withdraw(SID, "msg_second")))  # withdrawn already
-    compaction = await call(s.compact(SID))
-    again = await call(s.compact(SID))  # one barrier pending at a time: the same one back
+    compaction = await s.compact(SID)
+    again = await s.compact(SID)  # one barrier pending at a time: the same one back
     names = {compaction.input_id: "compaction"}
     seen.append((again.input_id == compaction.input_id, compaction.kind, compaction.delivery))
-    seen.append(inbox(await call(s.pending(SID)), names))
-    seen.append(row(await call(s.get(SID))))  # titled by its first prompt's first line
+    seen.append(inbox(await s.pending(SID), names))
+    seen.append(row(await s.get(SID)))  # titled by its first prompt's first line
 
-    await call(d.publish(SID, ev.ExecutionStarted()))  # the runner: promote the prompt, ask for a permission
-    await call(d.publish(SID, ev.PromptPromoted(input_id="msg_first")))
-    await call(d.publish(SID, ev.PermissionAsked(
+    await d.publish(SID, ev.ExecutionStarted())  # the runner: promote the prompt, ask for a permission
+    await d.publish(SID, ev.PromptPromoted(input_id="msg_first"))
+    await d.publish(SID, ev.PermissionAsked(
         request_id="perm_1", assistant_message_id="msg_a", call_id="c1", action="bash", resources=["make"],
-    )))  # fmt: skip
-    seen.append(inbox(await call(s.pending(SID)), names))
-    seen.append([(p.request_id, p.action, p.resources) for p in await call(s.permissions(SID))])
-    await call(s.reply_permission("perm_1", "once"))
-    seen.append(list(await call(s.permissions(SID))))  # answered: no longer waiting
+    ))  # fmt: skip
+    seen.append(inbox(await s.pending(SID), names))
+    seen.append([(p.request_id, p.action, p.resources) for p in await s.permissions(SID)])
+    await s.reply_permission("perm_1", "once")
+    seen.append(list(await s.permissions(SID)))  # answered: no longer waiting
 
     seen.append(await replay(s))
     seen.append(await replay(s, after=6))
-    seen.append([row(r) for r in await call(s.list(location=location))])
-    seen.append([r.id for r in await call(s.list(search="pars"))])
-    seen.append([r.id for r in await call(s.list(location="/elsewhere"))])
-    seen.append(getattr(await call(s.latest(location)), "id", None))
-    seen.append(await call(s.latest("/elsewhere")))
+    seen.append([row(r) for r in await s.list(location=location)])
+    seen.append([r.id for r in await s.list(search="pars")])
+    seen.append([r.id for r in await s.list(location="/elsewhere")])
+    seen.append(getattr(await s.latest(location), "id", None))
+    seen.append(await s.latest("/elsewhere"))
     seen.append(s.active())
 
     with s.subscribe(SID) as deltas:
@@ -107,11 +122,27 @@ async def script(d: Double, where: Path) -> list[Any]:
 
 async def test_the_fake_answers_the_script_as_the_real_facade_does(workdir: Path) -> None:
     fake = FakeSessions()
+
+    async def fake_publish(session_id: str, event: ev.DurableEvent) -> ev.StoredEvent:
+        return fake.publish(session_id, event)
+
     real = await open_sessions()  # this test's own AGENT_TUI_HOME; the idle executor: nothing runs
     try:
         expected = await script(Double(real, real._store.publish, real._bus.publish), workdir)  # the runner's side
     finally:
         await real.close()
-    assert await script(Double(fake, fake.publish, fake.delta), workdir) == expected
+    assert await script(Double(fake, fake_publish, fake.delta), workdir) == expected
     assert expected[3] == "EventRejected" and expected[6][1] == "fix the parser"
     assert expected[-1] == ["UnknownSession"] * 3
+
+
+def test_the_type_checker_holds_both_facades_to_the_port() -> None:
+    """mypy over this file (the assignments above) and the port: the shape is checked, not shimmed."""
+    root = Path(__file__).resolve().parents[2]
+    here = Path(__file__).resolve().relative_to(root)
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--follow-imports=silent", "--ignore-missing-imports", "--no-incremental",
+         "--cache-dir=/dev/null", "--explicit-package-bases", str(here), "agent_tui/tui/port.py"],
+        cwd=root, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -9,7 +9,7 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 from agent_tui.tui.app import AgentApp, StartMode
-from agent_tui.tui.clock import Timings
+from agent_tui.tui.timings import Timings
 from agent_tui.tui.context import TuiContext
 from agent_tui.vocab.clock import ManualClock
 

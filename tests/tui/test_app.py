@@ -9,13 +9,13 @@ from typing import Any, AsyncIterator, Callable
 import pytest
 from textual.widgets import Markdown
 
-from agent_tui.core.log import events as ev
+from agent_tui.core.api import events as ev
 from agent_tui.tui.app import AgentApp, StartMode
 from agent_tui.tui.widgets.block_widgets import AssistantText, CompactionDivider, RetryNotice, StepError, UserMessage
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.status import StatusBar
-from agent_tui.tui.widgets.tool_block import ToolCall
+from agent_tui.tui.widgets.tool_block import ToolCallView
 from agent_tui.tui.widgets.transcript import TranscriptView
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import CompactionReason, InterruptReason
@@ -73,7 +73,8 @@ async def test_resume_by_id_shows_the_stored_transcript(fake, make_app) -> None:
         await until(pilot, lambda: len(blocks(app)) == 4)
         kinds = [type(w).__name__ for w in blocks(app)]
         assert kinds == ["UserMessage", "AssistantText"] * 2
-        assert app.query(AssistantText).last().query_one(Markdown).source == "answer 1"
+        # the Markdown takes its text when it mounts, a moment after its block widget
+        await until(pilot, lambda: app.query(AssistantText).last().query_one(Markdown).source == "answer 1")
         assert "idle" in status(app) and "question 0" in status(app)
 
 
@@ -117,8 +118,8 @@ async def test_tool_block_runs_with_live_output_then_settles(fake, make_app) -> 
     async with opened(fake, make_app, running=True) as (app, pilot):
         fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
         fake.publish(SID, ev.ToolCalled(assistant_message_id="m2", call_id="c1", name="bash", input={"command": "make"}))
-        await until(pilot, lambda: app.query(ToolCall))
-        tool = app.query_one(ToolCall)
+        await until(pilot, lambda: app.query(ToolCallView))
+        tool = app.query_one(ToolCallView)
         await until(pilot, lambda: tool.has_class("-running"))
         fake.delta(ev.ToolOutputDelta(session_id=SID, assistant_message_id="m2", call_id="c1", delta="building…\n"))
         await until(pilot, lambda: "building" in str(tool.query_one(".tool-live").render()))
@@ -721,9 +722,9 @@ async def test_a_patch_appears_as_a_diff_while_it_is_written(fake, make_app) -> 
         fake.delta(ev.ToolInputStarted(session_id=SID, assistant_message_id="m2", index=0, name="apply_patch"))
         fake.delta(ev.ToolInputDelta(session_id=SID, assistant_message_id="m2", index=0,
                                      delta='{"patch": "*** Begin Patch\\n*** Update File: a.py\\n@@\\n-old\\n+new'))  # fmt: skip
-        await until(pilot, lambda: app.query(ToolCall) and app.query_one(ToolCall).query_one(".tool-diff").display)
+        await until(pilot, lambda: app.query(ToolCallView) and app.query_one(ToolCallView).query_one(".tool-diff").display)
         await pilot.pause()  # the Static re-renders on the next refresh
-        tool = app.query_one(ToolCall)
+        tool = app.query_one(ToolCallView)
         assert "+new" in str(tool.query_one(".tool-diff").render())
         assert "apply_patch  a.py" in str(tool.query_one(".tool-header").render())
 
@@ -776,7 +777,7 @@ async def test_overlapping_repaints_never_paint_a_block_before_it_is_mounted(fak
                       ev.ToolCalled(assistant_message_id="m2", call_id="c1", name="bash", input={"command": "make"})):
             app.view.transcript.apply(log.add(event))  # folded, not yet painted
         await asyncio.gather(view.sync(), view.sync(), view.sync())
-        tool = app.query_one(ToolCall)
+        tool = app.query_one(ToolCallView)
         await until(pilot, lambda: tool.has_class("-running"))
 
 

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.settings.config import Settings, load_settings
-from agent_tui.core.runtime import Runtime
+from agent_tui.core.api import Settings, load_settings
+from agent_tui.core.api import Runtime
 from agent_tui.testing.fake_provider import FakeProvider, ScriptToolCall, Turn
 from agent_tui.tui.app import AgentApp, StartMode
 from agent_tui.tui.context import TuiContext
 from agent_tui.tui.screens.mcp import McpScreen
 from agent_tui.tui.transcript_blocks import ToolState
-from agent_tui.tui.widgets.tool_block import ToolCall
+from agent_tui.tui.widgets.tool_block import ToolCallView
 
 from .conftest import FAST
 from .test_app import until
@@ -74,7 +74,7 @@ async def test_a_call_asks_in_the_panel_with_server_tool_and_arguments(provider,
     async with app.run_test() as pilot:
         title, body = await approve_the_ask(pilot, app, clock, "echo it", timeout=60)
         assert "call echo on MCP server notes" in title and '"text": "from the tui"' in body
-        tool = app.query_one(ToolCall)
+        tool = app.query_one(ToolCallView)
         assert tool.block.shown_state is ToolState.OK and "echo: from the tui" in tool.block.output
         assert str(tool.query_one(".tool-header").render()).split()[1] == "notes/echo"
 

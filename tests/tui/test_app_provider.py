@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.log import events as ev
-from agent_tui.core.settings.config import Settings, load_settings
-from agent_tui.core.runtime import Runtime
+from agent_tui.core.api import events as ev
+from agent_tui.core.api import Settings, load_settings
+from agent_tui.core.api import Runtime
 from agent_tui.testing.fake_provider import FakeProvider, ScriptToolCall, Turn
 from agent_tui.tui.app import AgentApp, StartMode
 from agent_tui.tui.transcript_blocks import ToolState
@@ -19,7 +19,7 @@ from agent_tui.tui.context import TuiContext
 from agent_tui.tui.widgets.block_widgets import AssistantText, CompactionDivider, UserMessage
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.permission import PermissionPanel
-from agent_tui.tui.widgets.tool_block import ToolCall
+from agent_tui.tui.widgets.tool_block import ToolCallView
 
 from .conftest import FAST
 from .test_app import until
@@ -99,8 +99,8 @@ async def test_tool_block_runs_and_settles(provider, app, workdir) -> None:
     async with app.run_test() as pilot:
         await pilot.press(*"read notes", "enter")
         await idle(pilot, app)
-        await until(pilot, lambda: app.query(ToolCall) and app.query_one(ToolCall).has_class("-ok"), timeout=10)
-        tool = app.query_one(ToolCall)
+        await until(pilot, lambda: app.query(ToolCallView) and app.query_one(ToolCallView).has_class("-ok"), timeout=10)
+        tool = app.query_one(ToolCallView)
         assert tool.block.shown_state is ToolState.OK and "alpha" in tool.block.output
         assert str(tool.query_one(".tool-header").render()).startswith("✓ read  notes.txt")
         assert texts(app) == ["Reading it.", "It has two lines."]
@@ -123,7 +123,7 @@ async def test_steer_with_enter_lands_at_the_next_step(provider, app, workdir) -
         assert "also check b" not in request_text(provider.accepted[0])
         assert "also check b" in request_text(provider.accepted[1])  # promoted at the step boundary
         order = [type(w).__name__ for w in app.view.query_one("#transcript").query_children()]
-        assert order == ["UserMessage", "AssistantText", "ToolCall", "UserMessage", "AssistantText"]
+        assert order == ["UserMessage", "AssistantText", "ToolCallView", "UserMessage", "AssistantText"]
         assert not strip.display
 
 
@@ -177,7 +177,7 @@ async def test_permission_panel_answers_a_real_ask(provider, app, clock, workdir
     async with app.run_test() as pilot:
         _, body = await approve_the_ask(pilot, app, clock, "run echo")
         assert "echo approved-run" in body
-        tool = app.query_one(ToolCall)
+        tool = app.query_one(ToolCallView)
         assert tool.block.shown_state is ToolState.OK and "approved-run" in tool.block.output
         assert texts(app) == ["Ran it."]
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from agent_tui.core.log import events as ev
+from agent_tui.core.api import events as ev
 from agent_tui.core.log import ids
-from agent_tui.core.sessions import Sessions, open_sessions
+from agent_tui.core.api import Sessions, open_sessions
 from agent_tui.tui.app import AgentApp, StartMode
 from agent_tui.tui.context import TuiContext
 from agent_tui.tui.screens.picker import SessionPicker
@@ -23,6 +23,7 @@ from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.transcript import TranscriptView
 from agent_tui.vocab.kinds import InterruptReason
 from agent_tui.vocab.usage import Usage
+from agent_tui.tui.block_keys import BlockKey
 
 from tests.fakes.executors import RecordingExecutor
 
@@ -231,7 +232,7 @@ async def test_an_ask_answered_here_times_the_tool_from_the_reply_as_a_reopen_do
         stored = [e async for e in sessions.log(sid) if isinstance(e, ev.StoredEvent)]
         replied = next(e.created for e in stored if isinstance(e.event, ev.PermissionReplied))
         called = next(e.created for e in stored if isinstance(e.event, ev.ToolCalled))
-        tool = app.view.transcript.get("m1:tool:c1")
+        tool = app.view.transcript.get(BlockKey.tool("m1", "c1"))
         await until(pilot, lambda: tool.started_ms == replied)  # not the call's time, which included the wait
         assert not app.view.transcript.asks and "waiting for permission" not in app.view.query_one("#status").line().plain
         assert called <= replied

@@ -20,7 +20,7 @@ def test_tui_start_path_does_not_import_litellm() -> None:
 async def test_first_frame_path_does_without_pydantic(workdir) -> None:
     """Everything the first frame runs (config layers, setup hint, app modules, the picker's peek):
     pydantic and the event models import in a thread once it is up (~60 ms saved)."""
-    from agent_tui.core.sessions import open_sessions
+    from agent_tui.core.api import open_sessions
 
     sessions = await open_sessions()
     await sessions.create(location=str(workdir))
@@ -28,7 +28,7 @@ async def test_first_frame_path_does_without_pydantic(workdir) -> None:
     code = (
         "import sys\nfrom pathlib import Path\n"
         "from agent_tui.tui.bootstrap import peek_sessions, setup_hint\n"
-        "from agent_tui.core.settings.config_layers import read_layers\nimport agent_tui.tui.app\n"
+        "from agent_tui.core.api import read_layers\nimport agent_tui.tui.app\n"
         f"layers = read_layers(Path({str(workdir)!r}))\n"
         "setup_hint(layers.text('model'), None, None)\n"
         f"rows = peek_sessions({str(workdir)!r}, 5)\n"
@@ -40,7 +40,7 @@ async def test_first_frame_path_does_without_pydantic(workdir) -> None:
 
 async def test_early_peek_hands_its_rows_to_the_first_call_then_reads_again(workdir, monkeypatch) -> None:
     from agent_tui.tui import bootstrap
-    from agent_tui.core.sessions import open_sessions
+    from agent_tui.core.api import open_sessions
 
     sessions = await open_sessions()
     first = await sessions.create(location=str(workdir))

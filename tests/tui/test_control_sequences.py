@@ -8,8 +8,8 @@ from pathlib import Path
 from textual.widgets import Static
 
 from agent_tui.testing.fake_provider import ScriptToolCall, Turn
-from agent_tui.tui.widgets.block_widgets import AssistantText, ReasoningBlock
-from agent_tui.tui.widgets.tool_block import ToolCall
+from agent_tui.tui.widgets.block_widgets import AssistantText, ReasoningView
+from agent_tui.tui.widgets.tool_block import ToolCallView
 
 from .test_app import until
 from .test_app_provider import app, idle, provider, runtime  # noqa: F401 (fixtures)
@@ -40,8 +40,8 @@ async def test_no_control_sequence_from_the_model_or_a_file_reaches_the_screen(p
     async with app.run_test() as pilot:
         await pilot.press(*"read evil", "enter")
         await idle(pilot, app)
-        await until(pilot, lambda: app.query(ToolCall) and app.query_one(ToolCall).has_class("-ok"), timeout=10)
-        assert "\x1b" in app.query_one(ToolCall).block.output  # the model still reads what the file holds
+        await until(pilot, lambda: app.query(ToolCallView) and app.query_one(ToolCallView).has_class("-ok"), timeout=10)
+        assert "\x1b" in app.query_one(ToolCallView).block.output  # the model still reads what the file holds
         texts = shown(app)
         assert any("file end" in text for text in texts), texts
         assert any("thinking" in text for text in texts), texts
@@ -49,9 +49,9 @@ async def test_no_control_sequence_from_the_model_or_a_file_reaches_the_screen(p
         for text in texts:
             assert "\x1b" not in text and "\x07" not in text and "\x9b" not in text, repr(text)
             assert "PWNED" not in text and "evil.example" not in text, repr(text)
-        for reasoning in app.query(ReasoningBlock):
+        for reasoning in app.query(ReasoningView):
             reasoning.query_one("Collapsible").collapsed = False
-        app.query_one(ToolCall).query_one("Collapsible").collapsed = False
+        app.query_one(ToolCallView).query_one("Collapsible").collapsed = False
         await pilot.pause()
         screen = written(app)
         assert "file end" in screen and "thinking" in screen

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from agent_tui.core.settings.config import Settings
+from agent_tui.core.api import Settings
 from agent_tui.tui.model_facts import ModelFacts, setup_hint
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from textual import events
 
-from agent_tui.core.settings.config import load_settings
-from agent_tui.core.runtime import Runtime
+from agent_tui.core.api import load_settings
+from agent_tui.core.api import Runtime
 from agent_tui.testing.fake_provider import Turn
 from agent_tui.tui.app import AgentApp, StartMode
 from agent_tui.tui.context import TuiContext

@@ -8,7 +8,7 @@ import json
 from agent_tui.testing.fake_provider import Turn
 from agent_tui.tui.transcript_blocks import ToolState
 from agent_tui.tui.widgets.permission import PermissionPanel
-from agent_tui.tui.widgets.tool_block import ToolCall
+from agent_tui.tui.widgets.tool_block import ToolCallView
 
 from .test_app import until
 from .test_app_provider import app, idle, provider, runtime, user_texts  # noqa: F401 - fixtures
@@ -26,10 +26,10 @@ async def test_bang_runs_the_command_after_the_ask_and_the_model_sees_it_next(ap
         assert "cat word.txt" in str(panel.query_one(".permission-body").render())
         clock.advance(1)  # past the grace period in which keys still go to the prompt
         await pilot.press("y")
-        await until(pilot, lambda: app.query(ToolCall) and app.query_one(ToolCall).block.state is ToolState.OK, timeout=30)
-        tool = app.query_one(ToolCall).block
+        await until(pilot, lambda: app.query(ToolCallView) and app.query_one(ToolCallView).block.state is ToolState.OK, timeout=30)
+        tool = app.query_one(ToolCallView).block
         assert tool.input == {"command": "cat word.txt"} and "quince" in tool.output
-        assert str(app.query_one(ToolCall).query_one(".tool-header").render()).startswith("✓ !  cat word.txt")
+        assert str(app.query_one(ToolCallView).query_one(".tool-header").render()).startswith("✓ !  cat word.txt")
         await idle(pilot, app)
         assert provider.requests == []
         await pilot.press(*"what was the word?", "enter")
@@ -45,4 +45,4 @@ async def test_backslash_bang_sends_a_literal_bang(app, provider) -> None:
         await pilot.press(*"\\!important: hi", "enter")
         await idle(pilot, app)
         assert user_texts(app) == ["!important: hi"]
-        assert not app.query(ToolCall)
+        assert not app.query(ToolCallView)

@@ -7,14 +7,15 @@ from typing import Any, Awaitable, Callable
 
 import pytest
 
-from agent_tui.core.log import events as ev
+from agent_tui.core.api import events as ev
 from agent_tui.tui import session_feed
-from agent_tui.tui.clock import Timings
+from agent_tui.tui.timings import Timings
 from agent_tui.tui.context import TuiContext
 from agent_tui.tui.session_feed import SessionFeed
 from agent_tui.tui.transcript_blocks import TextBlock, UserBlock
 from agent_tui.tui.transcript_model import Transcript
 from agent_tui.vocab.clock import ManualClock
+from agent_tui.tui.block_keys import BlockKey
 from tests.fakes.logs import LogBuilder
 from tests.fakes.sessions import FakeSessions
 from tests.fakes.views import RecordingFeedView
@@ -80,14 +81,14 @@ async def test_a_burst_of_deltas_costs_one_repaint(fake, opened) -> None:
     await until(lambda: feed.synced)
     fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
     fake.publish(SID, ev.TextStarted(assistant_message_id="m2", ordinal=0))
-    await until(lambda: feed.transcript.get("m2:text:0") is not None and view.repaints)
+    await until(lambda: feed.transcript.get(BlockKey.fragment("m2", 0)) is not None and view.repaints)
     view.repaints.clear()
     for _ in range(1_000):
         fake.delta(ev.TextDelta(session_id=SID, assistant_message_id="m2", ordinal=0, delta="x"))
     await until(lambda: view.repaints)
     await asyncio.sleep(0.1)  # two flush intervals: nothing more was due
     assert view.repaints == [True]
-    assert feed.transcript.get("m2:text:0").text == "x" * 1_000  # type: ignore[union-attr]
+    assert feed.transcript.get(BlockKey.fragment("m2", 0)).text == "x" * 1_000  # type: ignore[union-attr]
 
 
 async def test_asks_waiting_in_other_running_sessions_are_counted(fake, opened) -> None:
@@ -130,7 +131,7 @@ async def test_a_long_log_opens_at_its_end_and_folds_older_segments_on_demand(fa
 async def test_a_new_session_is_followed_once_its_first_prompt_names_it(fake, opened) -> None:
     feed, view = opened(None)
     assert feed.synced and view.tasks == []  # nothing to follow yet
-    created = fake.create(location="/tmp/project")
+    created = await fake.create(location="/tmp/project")
     feed.adopt(created.id)
     await fake.prompt(created.id, ev.text_prompt("hello"))
     await until(lambda: [p.text for p in feed.transcript.pending_inputs] == ["hello"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui.core.log import events as ev
+from agent_tui.core.api import events as ev
 from agent_tui.core.projections.inbox import title_from
 from agent_tui.tui import session_title
 from agent_tui.vocab import titles

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from textual.widgets import Input
 
-from agent_tui.core.log import events as ev
+from agent_tui.core.api import events as ev
 from agent_tui.tui.app import StartMode
 from agent_tui.tui.screens.picker import SessionPicker
 from agent_tui.tui.widgets.permission import PermissionPanel

@@ -120,8 +120,8 @@ async def test_a_stopped_or_hung_up_app_stops_its_running_tool_first(how: str, w
     running (they have their own process group); the app interrupts the run first."""
     import signal
 
-    from agent_tui.core.log import events as ev
-    from agent_tui.core.sessions import open_sessions
+    from agent_tui.core.api import events as ev
+    from agent_tui.core.api import open_sessions
 
     (agent_home / "config.toml").write_text('[[permission]]\naction = "bash"\npattern = "*"\neffect = "allow"\n')
     pid_file = workdir / "tool.pid"

@@ -9,7 +9,7 @@ from typing import Callable
 
 import pytest
 
-from agent_tui.core.settings import paths
+from agent_tui.core.api import paths
 from agent_tui.tui.theme_watch import watch_theme_files
 from agent_tui.tui.themes import APP_VARIABLE_DEFAULTS, ThemeError, load_themes, parse_theme, theme_dirs
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_tui.core.log import events as ev
+from agent_tui.core.api import events as ev
 from agent_tui.tui.transcript_blocks import (
     CompactionBlock,
     CompactionState,
@@ -18,6 +18,7 @@ from agent_tui.tui.transcript_model import Transcript, fold
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import TOOL_INTERRUPTED, CompactionReason, Delivery, InterruptReason, PermissionReply
 from agent_tui.vocab.tool_output import ToolOutput
+from agent_tui.tui.block_keys import BlockKey
 
 from tests.fakes.logs import LogBuilder
 
@@ -72,7 +73,7 @@ def test_tools_reasoning_and_failures_in_order() -> None:
         ("tool", "bash", "ls -la src", "ok", "a\nb", None),
         ("tool", "read", "missing.py", "failed", "", "no such file"),
     ]
-    bash = t.get("msg_a1:tool:c1")
+    bash = t.get(BlockKey.tool("msg_a1", "c1"))
     assert isinstance(bash, ToolBlock) and bash.duration_ms == 1500
 
 
@@ -81,7 +82,7 @@ def test_apply_patch_summary_names_files_and_keeps_patch() -> None:
     log = LogBuilder().created()
     amid = log.step("msg_a1")
     log.tool(amid, "c1", "apply_patch", {"patch": patch})
-    block = fold(log.events).get("msg_a1:tool:c1")
+    block = fold(log.events).get(BlockKey.tool("msg_a1", "c1"))
     assert isinstance(block, ToolBlock)
     assert block.summary == "a.py, b.py" and block.patch == patch
 
@@ -94,14 +95,14 @@ def test_open_step_and_running_tool_after_crash_are_interrupted_history() -> Non
     log.add(ev.TextStarted(assistant_message_id=amid, ordinal=0))
     log.tool(amid, "c1", "bash", {"command": "pytest"}, output=None)
     t = fold(log.events, is_active=False)
-    tool = t.get("msg_a1:tool:c1")
+    tool = t.get(BlockKey.tool("msg_a1", "c1"))
     assert isinstance(tool, ToolBlock)
     assert tool.state is ToolState.RUNNING and tool.shown_state is ToolState.INTERRUPTED
     # The same log while the coordinator says it runs: live.
     live = fold(log.events, is_active=True)
-    assert live.get("msg_a1:tool:c1").shown_state is ToolState.RUNNING  # type: ignore[union-attr]
+    assert live.get(BlockKey.tool("msg_a1", "c1")).shown_state is ToolState.RUNNING  # type: ignore[union-attr]
     live.set_active(False)
-    assert live.get("msg_a1:tool:c1").shown_state is ToolState.INTERRUPTED  # type: ignore[union-attr]
+    assert live.get(BlockKey.tool("msg_a1", "c1")).shown_state is ToolState.INTERRUPTED  # type: ignore[union-attr]
 
 
 def test_stale_sweep_shows_interrupted_not_failed() -> None:
@@ -124,7 +125,7 @@ def test_retry_countdown_is_cleared_by_the_next_step() -> None:
     assert shape(t) == [("retry", 1, 1_700_000_002_000, True)]
     assert t.facts.retry_at_ms == 1_700_000_002_000
     t.apply(log.add(ev.StepStarted(assistant_message_id=amid, agent="build", model="m", attempt=2)))
-    assert shape(t) == [] and "msg_a1:retry" in t.removed and t.facts.retry_at_ms is None
+    assert shape(t) == [] and BlockKey.retry("msg_a1") in t.removed and t.facts.retry_at_ms is None
 
 
 def test_scheduled_retry_in_a_dead_log_is_not_a_countdown() -> None:
@@ -212,7 +213,7 @@ def test_a_tool_that_waited_for_permission_shows_how_long_it_ran() -> None:
     log.add(ev.PermissionAsked(request_id="perm_1", assistant_message_id=amid, call_id="c1", action="bash"), after_ms=5)
     log.add(ev.PermissionReplied(request_id="perm_1", reply=PermissionReply.ONCE), after_ms=9_000)  # the person thinks
     log.add(ev.ToolSucceeded(assistant_message_id=amid, call_id="c1", output=ToolOutput(text="ok")), after_ms=300)
-    tool = fold(log.events).get(f"{amid}:tool:c1")
+    tool = fold(log.events).get(BlockKey.tool(amid, "c1"))
     assert isinstance(tool, ToolBlock) and tool.duration_ms == 300
 
 
@@ -237,17 +238,17 @@ def test_live_deltas_then_durable_events_equal_the_log_alone() -> None:
     live.apply_delta(ev.TextDelta(session_id=sid, assistant_message_id="m1", ordinal=0, delta="Hel"))
     durable(ev.TextStarted(assistant_message_id="m1", ordinal=0))
     live.apply_delta(ev.TextDelta(session_id=sid, assistant_message_id="m1", ordinal=0, delta="lo"))
-    assert live.get("m1:text:0").text == "Hello"  # type: ignore[union-attr]
+    assert live.get(BlockKey.fragment("m1", 0)).text == "Hello"  # type: ignore[union-attr]
     durable(ev.TextEnded(assistant_message_id="m1", ordinal=0, text="Hello."))
     live.apply_delta(ev.ToolInputStarted(session_id=sid, assistant_message_id="m1", index=0, name="bash"))
     live.apply_delta(ev.ToolInputDelta(session_id=sid, assistant_message_id="m1", index=0, delta='{"comm'))
-    assert live.get("m1:input:0").summary == '{"comm'  # type: ignore[union-attr]
+    assert live.get(BlockKey.draft("m1", 0)).summary == '{"comm'  # type: ignore[union-attr]
     live.apply_delta(ev.ToolInputDelta(session_id=sid, assistant_message_id="m1", index=0, delta='and": "echo h'))
-    assert live.get("m1:input:0").summary == "echo h"  # type: ignore[union-attr]
+    assert live.get(BlockKey.draft("m1", 0)).summary == "echo h"  # type: ignore[union-attr]
     durable(ev.ToolCalled(assistant_message_id="m1", call_id="c1", name="bash", input={"command": "echo hi"}))
-    assert live.get("m1:input:0") is None and "m1:input:0" in live.removed
+    assert live.get(BlockKey.draft("m1", 0)) is None and BlockKey.draft("m1", 0) in live.removed
     live.apply_delta(ev.ToolOutputDelta(session_id=sid, assistant_message_id="m1", call_id="c1", delta="h"))
-    assert live.get("m1:tool:c1").live_output == "h"  # type: ignore[union-attr]
+    assert live.get(BlockKey.tool("m1", "c1")).live_output == "h"  # type: ignore[union-attr]
     durable(ev.ToolSucceeded(assistant_message_id="m1", call_id="c1", output=ToolOutput(text="hi")))
     # A late delta for a settled fragment changes nothing.
     assert live.apply_delta(ev.TextDelta(session_id=sid, assistant_message_id="m1", ordinal=0, delta="x")) is None
@@ -321,7 +322,7 @@ def test_segments_folded_newest_first_then_prepended_equal_the_whole_log() -> No
     for stored in log.events[: boundary - 1]:
         older.apply(stored)
     fresh = newest.prepend(older)
-    assert [b.key for b in fresh][:2] == ["msg_user2", "msg_asst2:text:0"]
+    assert [b.key for b in fresh][:2] == [BlockKey.user("msg_user2"), BlockKey.fragment("msg_asst2", 0)]
     assert shape(newest) == shape(whole) and newest.start_seq == 1
 
 
@@ -335,8 +336,8 @@ def test_long_streams_keep_every_text_delta_and_a_bounded_live_output() -> None:
     for _ in range(100_000):  # 400 KB of text and 1.2 MB of command output
         t.apply_delta(ev.TextDelta(session_id=sid, assistant_message_id="m1", ordinal=0, delta="abcd"))
         t.apply_delta(ev.ToolOutputDelta(session_id=sid, assistant_message_id="m1", call_id="c1", delta="y\nyy\nyyy\n"[:12]))
-    assert len(t.get("m1:text:0").text) == 400_000  # type: ignore[union-attr]
-    tool = t.get("m1:tool:c1")
+    assert len(t.get(BlockKey.fragment("m1", 0)).text) == 400_000  # type: ignore[union-attr]
+    tool = t.get(BlockKey.tool("m1", "c1"))
     assert len(tool.live_output) == ToolBlock.LIVE_OUTPUT_CHARS and tool.live_output.endswith("yyy\n")  # type: ignore[union-attr]
 
 
@@ -348,7 +349,7 @@ def test_a_patch_shows_while_the_model_writes_it() -> None:
     t.apply_delta(ev.ToolInputStarted(session_id=sid, assistant_message_id="m1", index=0, name="apply_patch"))
     for piece in ['{"patch": "*** Begin Patch\\n*** Upd', 'ate File: src/a.py\\n@@\\n-old\\n+ne', 'w\\n']:
         t.apply_delta(ev.ToolInputDelta(session_id=sid, assistant_message_id="m1", index=0, delta=piece))
-    draft = t.get("m1:input:0")
+    draft = t.get(BlockKey.draft("m1", 0))
     assert isinstance(draft, ToolBlock) and draft.state is ToolState.INPUT
     assert draft.patch == "*** Begin Patch\n*** Update File: src/a.py\n@@\n-old\n+new\n"
     assert draft.summary == "src/a.py"
@@ -363,6 +364,6 @@ def test_a_call_no_snapshot_covers_says_so_on_its_block() -> None:
     log.add(ev.ToolCalled(assistant_message_id=amid, call_id="c2", name="bash", input={"command": "ls"}))
     log.add(ev.WorkspaceSnapshotted(assistant_message_id=amid, call_id="c2", snapshot_id="abc"))
     t = fold(log.events)
-    first, second = t.get("msg_a1:tool:c1"), t.get("msg_a1:tool:c2")
+    first, second = t.get(BlockKey.tool("msg_a1", "c1")), t.get(BlockKey.tool("msg_a1", "c2"))
     assert isinstance(first, ToolBlock) and first.unsnapshotted == "cannot set up the snapshot store"
     assert isinstance(second, ToolBlock) and second.unsnapshotted is None

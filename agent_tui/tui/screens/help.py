@@ -8,7 +8,7 @@ the same action. Nothing here is a second list to keep in step.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from rich.table import Table
 from textual.app import ComposeResult

@@ -10,7 +10,8 @@ facade still opens, and the facade's rows replace it.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -24,11 +25,13 @@ from textual.widgets.option_list import Option
 
 from agent_tui.humanize import relative_time
 from agent_tui.tui.context import CoreUnavailable, TuiContext
-from agent_tui.tui.port import call
 from agent_tui.tui.screens.confirm import ConfirmScreen
 from agent_tui.tui.screens.rename import RenameScreen
 from agent_tui.tui.session_title import session_title
 from agent_tui.tui.widgets.status import short_path
+
+if TYPE_CHECKING:
+    from agent_tui.tui.port import SessionsPort
 
 PAGE = 50
 NEW_SESSION = ""  # dismiss value for Ctrl+N
@@ -91,7 +94,7 @@ class SessionPicker(ModalScreen[str | None]):
         self.has_more = False
         self._debounce: Timer | None = None
         self._generation = 0
-        self._previewed = False  # rows on screen came from ``ctx.peek_sessions``
+        self._peeked = False  # rows on screen came from ``ctx.peek_sessions``
         self.loaded_generation = 0  # the query whose rows are on screen (tests and bench wait on it)
 
     def compose(self) -> ComposeResult:
@@ -132,23 +135,23 @@ class SessionPicker(ModalScreen[str | None]):
     async def _load(self, generation: int, offset: int) -> None:
         location = None if self.all_locations else self.ctx.location
         if offset == 0 and self.ctx.sessions is None and not self.query_text:
-            await self._preview(generation, location)
+            await self._peek(generation, location)
         try:
             sessions = await self.ctx.ready()
         except CoreUnavailable as error:
-            if not self._previewed:  # rows read from the file stay; else say why there are none
+            if not self._peeked:  # rows read from the file stay; else say why there are none
                 self.query_one(OptionList).clear_options()
                 self.query_one(OptionList).add_option(Option(Text(str(error), style="dim"), disabled=True))
             return
-        rows = list(await call(sessions.list(location=location, search=self.query_text or None, limit=PAGE + 1, offset=offset)))
+        rows = list(await sessions.list(location=location, search=self.query_text or None, limit=PAGE + 1, offset=offset))
         if generation != self._generation:
             return
         active = sessions.active()
-        asking = {sid for sid in active if await call(sessions.permissions(sid))}
+        asking = {sid for sid in active if await sessions.permissions(sid)}
         self._show(rows, offset, active, asking)
         self.loaded_generation = generation
 
-    async def _preview(self, generation: int, location: str | None) -> None:
+    async def _peek(self, generation: int, location: str | None) -> None:
         """The first page read straight from the database file, while the facade opens."""
         peek = self.ctx.peek_sessions
         if peek is None:
@@ -159,7 +162,7 @@ class SessionPicker(ModalScreen[str | None]):
             return
         if generation == self._generation and self.ctx.sessions is None:
             self._show(rows, 0, {}, set())  # nothing runs before the facade opens
-            self._previewed = True
+            self._peeked = True
 
     def _show(self, rows: list[Any], offset: int, active: dict[str, Any], asking: set[str]) -> None:
         self.has_more = len(rows) > PAGE
@@ -172,8 +175,8 @@ class SessionPicker(ModalScreen[str | None]):
         ]
         option_list = self.query_one(OptionList)
         if offset == 0:
-            kept = self._highlighted_id() if self._previewed else None  # the facade's rows replace a preview
-            self._previewed = False
+            kept = self._highlighted_id() if self._peeked else None  # the facade's rows replace a peek
+            self._peeked = False
             self.rows = rows
             option_list.clear_options()
             option_list.add_options(options or [Option(Text("no sessions", style="dim"), disabled=True)])
@@ -243,9 +246,10 @@ class SessionPicker(ModalScreen[str | None]):
         if await self._change(lambda s: s.delete(session_id), "delete", reload=not leaving) and leaving:
             self.dismiss(NEW_SESSION)  # no reload first: its rows would land on a screen already closed
 
-    async def _change(self, change: Any, what: str, reload: bool = True) -> bool:
+    async def _change(self, change: Callable[[SessionsPort], Awaitable[object]], what: str,
+                      reload: bool = True) -> bool:  # fmt: skip
         try:
-            await call(change(await self.ctx.ready()))
+            await change(await self.ctx.ready())
         except Exception as error:  # running, has forks, an empty title: the facade's one line
             self.app.notify(f"{what} failed: {error}", severity="error")
             self.reload()

@@ -10,7 +10,6 @@ undone, is offered first. The screen only chooses; the view does the rewind.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -24,21 +23,8 @@ from textual.widgets.option_list import Option
 
 from agent_tui.humanize import relative_time
 from agent_tui.tui.context import TuiContext
-from agent_tui.tui.port import call
+from agent_tui.tui.rewind_choice import FORK, MODES, UNDO, RewindChoice
 from agent_tui.tui.widgets.diff import render_patch
-
-UNDO = "undo"
-MODES = (("both", "conversation and files"), ("conversation", "conversation only"), ("files", "files only"))
-FORK = "fork"
-
-
-@dataclass(frozen=True)
-class RewindChoice:
-    """What the person chose: ``undo``, or a prompt and ``both`` / ``conversation`` / ``files`` / ``fork``."""
-
-    action: str
-    message_id: str | None = None
-    text: str = ""
 
 
 class RewindScreen(ModalScreen[RewindChoice | None]):
@@ -74,8 +60,8 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
 
     async def _load(self) -> None:
         sessions = await self.ctx.ready()
-        self.points = list(await call(sessions.rewind_points(self.session_id)))
-        undo = await call(sessions.can_undo_rewind(self.session_id))
+        self.points = list(await sessions.rewind_points(self.session_id))
+        undo = await sessions.can_undo_rewind(self.session_id)
         now = self.ctx.clock.now_ms()
         options = [Option(Text("↶ undo the last rewind (files included)", style="bold"), id=UNDO)] if undo else []
         for point in self.points:
@@ -132,7 +118,7 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
         sessions = await self.ctx.ready()
         box = self.query_one("#rewind-preview", Static)
         try:
-            preview = await call(sessions.rewind_preview(self.session_id, message_id))
+            preview = await sessions.rewind_preview(self.session_id, message_id)
         except Exception as error:  # a missing snapshot: say so; the conversation rewind still works
             box.update(Text(f"files: {error}", style="bold"))
             return

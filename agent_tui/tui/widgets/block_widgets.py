@@ -16,6 +16,7 @@ from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
+from agent_tui.tui.timings import COUNTDOWN_SLACK_S, countdown
 from agent_tui.tui.transcript_blocks import (
     Block,
     CompactionBlock,
@@ -26,7 +27,6 @@ from agent_tui.tui.transcript_blocks import (
     TextBlock,
     UserBlock,
 )
-from agent_tui.tui.clock import COUNTDOWN_SLACK_S, countdown
 from agent_tui.tui.widgets.fences import AnswerMarkdown
 from agent_tui.tui.widgets.markdown_parts import PART_CHARS, FrozenMarkdown, cut_point, split_parts
 from agent_tui.vocab.clock import Clock
@@ -151,7 +151,7 @@ class AssistantText(BlockWidget):
         await self._stop()
 
 
-class ReasoningBlock(BlockWidget):
+class ReasoningView(BlockWidget):
     """Dim and collapsed by default; the title says whether it is still thinking."""
 
     block: TextBlock
@@ -253,24 +253,3 @@ class RetryNotice(BlockWidget):
 
     async def paint(self) -> None:
         self.refresh()
-
-
-def make_block_widget(block: Block, clock: Clock) -> BlockWidget:
-    from agent_tui.tui.widgets.tool_block import ToolCall
-
-    match block:
-        case UserBlock():
-            return UserMessage(block, clock)
-        case TextBlock(reasoning=True):
-            return ReasoningBlock(block, clock)
-        case TextBlock():
-            return AssistantText(block, clock)
-        case InstructionBlock():
-            return InstructionNote(block, clock)
-        case CompactionBlock():
-            return CompactionDivider(block, clock)
-        case ErrorBlock():
-            return StepError(block, clock)
-        case RetryBlock():
-            return RetryNotice(block, clock)
-    return ToolCall(block, clock)  # type: ignore[arg-type]

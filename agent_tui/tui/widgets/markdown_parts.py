@@ -13,9 +13,9 @@ import re
 from typing import ClassVar
 
 from markdown_it import MarkdownIt
+from rich.console import JustifyMethod
 from rich.markdown import Heading
 from rich.markdown import Markdown as RichMarkdown
-from rich.console import JustifyMethod
 from textual.widgets import Static
 
 from agent_tui.tui.widgets.fences import StatedLanguageCodeBlock

@@ -10,7 +10,7 @@ moving inside a multi-line draft still works.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from textual import events
 from textual.binding import Binding
@@ -21,7 +21,6 @@ from agent_tui.tui.file_index import mention
 from agent_tui.tui.widgets.completion import CompletionList
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.vocab.kinds import Delivery
-
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
 

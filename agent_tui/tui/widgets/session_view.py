@@ -9,7 +9,7 @@ on its first prompt, so opening the app never leaves an empty session behind.
 from __future__ import annotations
 
 import asyncio
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 from textual import work
 from textual.app import ComposeResult
@@ -18,20 +18,18 @@ from textual.css.query import NoMatches
 from textual.message import Message
 from textual.worker import Worker
 
+from agent_tui.tui.choices import Choice
 from agent_tui.tui.command_registry import Command, CommandError, parse_command, slash_choices
 from agent_tui.tui.context import TuiContext
 from agent_tui.tui.file_index import FileIndex, mention
-from agent_tui.tui.port import call
-from agent_tui.tui.screens.rewind import UNDO, RewindChoice
+from agent_tui.tui.mcp_view import count_label, ready_count
+from agent_tui.tui.rewind_choice import UNDO, RewindChoice
 from agent_tui.tui.session_feed import POLL_S, FetchOlder, SessionFeed
-from agent_tui.tui.transcript_blocks import ToolBlock
 from agent_tui.tui.transcript_model import Transcript
-from agent_tui.tui.choices import Choice
 from agent_tui.tui.widgets.completion import CompletionList
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.widgets.prompt import PromptInput
-from agent_tui.tui.mcp_view import count_label, ready_count
 from agent_tui.tui.widgets.status import StatusBar, StatusInputs
 from agent_tui.tui.widgets.transcript import NewOutputHint, TranscriptView
 from agent_tui.vocab.kinds import Delivery
@@ -47,7 +45,7 @@ def rewind_summary(result: object) -> str:
 
 
 def _session_id(created: object) -> str:
-    return created if isinstance(created, str) else str(getattr(created, "id"))
+    return created if isinstance(created, str) else str(created.id)
 
 
 class SessionView(Vertical):
@@ -166,8 +164,8 @@ class SessionView(Vertical):
         panel = self.query_one(PermissionPanel)
         had_ask = panel.ask is not None
         patch = None
-        if ask is not None and ask.call_id:
-            tool = next((b for b in t.blocks[-50:] if isinstance(b, ToolBlock) and b.call_id == ask.call_id), None)
+        if ask is not None:
+            tool = t.tool_for(ask.assistant_message_id, ask.call_id)
             patch = tool.patch if tool else None
         panel.show_ask(ask, patch)
         if had_ask and ask is None:
@@ -222,10 +220,10 @@ class SessionView(Vertical):
             try:
                 sessions = await self.ctx.ready_to_run()
                 if self.session_id is None:
-                    created = await call(sessions.create(location=self.ctx.location, model=self.ctx.model,
-                                                         agent=self.ctx.agent))  # fmt: skip
+                    created = await sessions.create(location=self.ctx.location, model=self.ctx.model,
+                                                    agent=self.ctx.agent)  # fmt: skip
                     self.feed.adopt(_session_id(created))
-                await call(sessions.shell(self.session_id, command))
+                await sessions.shell(self.session_id, command)
             except Exception as error:  # the facade's one-line reason
                 self._keep(text, f"not run: {error}", "error")
 
@@ -243,9 +241,9 @@ class SessionView(Vertical):
             if self.ctx.runner_error:
                 self.app.notify(self.ctx.runner_error, severity="error")
             if self.session_id is None:
-                created = await call(sessions.create(location=self.ctx.location, model=self.ctx.model, agent=self.ctx.agent))
+                created = await sessions.create(location=self.ctx.location, model=self.ctx.model, agent=self.ctx.agent)
                 self.feed.adopt(_session_id(created))
-            await call(sessions.prompt(self.session_id, parts, delivery=delivery.value))
+            await sessions.prompt(self.session_id, parts, delivery=delivery.value)
         except NeedsApproval as asked:  # the user's answer is sending the same prompt again
             self._asked = (text, asked.directory)
             self._keep(text, f"{asked} — press Enter again to attach it once", "warning")
@@ -324,13 +322,13 @@ class SessionView(Vertical):
                 prompt.focus()
             case "steer":
                 try:
-                    await call((await self.ctx.ready()).prompt(self.session_id, item.prompt, delivery=Delivery.STEER.value))
+                    await (await self.ctx.ready()).prompt(self.session_id, item.prompt, delivery=Delivery.STEER.value)
                 except Exception as error:  # withdrawn but not re-sent: the text goes back to the prompt
                     self._keep(item.text, f"not sent: {error}", "error")
 
     async def on_pending_input_strip_reordered(self, message: PendingInputStrip.Reordered) -> None:
         try:
-            await call((await self.ctx.ready()).reorder_queue(self.session_id, message.order))
+            await (await self.ctx.ready()).reorder_queue(self.session_id, message.order)
         except Exception as error:  # the queue moved on meanwhile (an item was promoted)
             self.app.notify(f"cannot reorder: {error}", severity="warning")
 
@@ -344,7 +342,7 @@ class SessionView(Vertical):
 
     async def _withdraw(self, input_id: str) -> bool:
         try:
-            await call((await self.ctx.ready()).withdraw(self.session_id, input_id))
+            await (await self.ctx.ready()).withdraw(self.session_id, input_id)
         except Exception as error:  # promoted meanwhile: it is in the transcript now
             self.app.notify(f"cannot withdraw: {error}", severity="warning")
             return False
@@ -356,7 +354,7 @@ class SessionView(Vertical):
             return False
         self.interrupting = True
         self.paint_chrome()
-        self.run_worker(call((await self.ctx.ready()).interrupt(self.session_id, reason)), group="interrupt")
+        self.run_worker((await self.ctx.ready()).interrupt(self.session_id, reason), group="interrupt")
         return True
 
     async def interrupt_and_wait(self) -> None:
@@ -364,7 +362,7 @@ class SessionView(Vertical):
         if self.session_id is not None:
             self.interrupting = True
             self.paint_chrome()
-            await call((await self.ctx.ready()).interrupt(self.session_id, "user"))
+            await (await self.ctx.ready()).interrupt(self.session_id, "user")
 
     async def rewind(self, choice: RewindChoice) -> None:
         """Do what the rewind list chose; the prompt's text comes back into the prompt box."""
@@ -372,9 +370,9 @@ class SessionView(Vertical):
         sid = self.session_id
         try:
             if choice.action == UNDO:
-                result = await call(sessions.undo_rewind(sid))
+                result = await sessions.undo_rewind(sid)
             else:
-                result = await call(sessions.rewind(sid, choice.message_id, choice.action))
+                result = await sessions.rewind(sid, choice.message_id, choice.action)
         except Exception as error:  # the facade's one-line reason; nothing was changed
             self.app.notify(f"rewind failed: {error}", severity="error")
             return
@@ -395,7 +393,7 @@ class SessionView(Vertical):
     async def on_permission_panel_answered(self, message: PermissionPanel.Answered) -> None:
         panel = self.query_one(PermissionPanel)
         try:
-            await call((await self.ctx.ready()).reply_permission(message.request_id, message.reply.value, message.message))
+            await (await self.ctx.ready()).reply_permission(message.request_id, message.reply.value, message.message)
         except Exception as error:
             self.app.notify(f"reply failed: {error}", severity="error")
             return

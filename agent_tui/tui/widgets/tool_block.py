@@ -43,7 +43,7 @@ def tail(text: str, lines: int) -> str:
     return "\n".join(parts[-lines:])
 
 
-class ToolCall(BlockWidget):
+class ToolCallView(BlockWidget):
     block: ToolBlock
 
     def compose(self) -> ComposeResult:

@@ -10,8 +10,9 @@ up; then new output shows a "new output below" hint instead of moving the view.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from textual.containers import VerticalScroll
 from textual.message import Message
@@ -23,7 +24,7 @@ from agent_tui.tui.transcript_model import Transcript
 from agent_tui.vocab.clock import Clock
 
 if TYPE_CHECKING:  # imported when the first block is shown (see ``lazy``)
-    from agent_tui.tui.widgets.block_widgets import BlockWidget
+    from agent_tui.tui.widgets.block_factory import BlockWidget
 
 INITIAL_BLOCKS = 24  # mounted when a session opens (a screenful and then some)...
 FIRST_BLOCKS = 8  # ...these newest ones for the first frame, the rest just above them a frame later

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.settings.config import Settings, load_settings
-from agent_tui.core.runtime import Runtime
+from agent_tui.core.api import Settings, load_settings
+from agent_tui.core.api import Runtime
 from agent_tui.testing.fake_provider import FakeProvider, ScriptToolCall, Turn
 from agent_tui.tui.app import AgentApp, StartMode
 from agent_tui.tui.context import TuiContext

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.settings import trust
+from agent_tui.core.api import trust
 from agent_tui.tui.app import AgentApp
 from agent_tui.tui.bootstrap import CoreOpener, Launch, ModelFacts
 from agent_tui.tui.context import TuiContext

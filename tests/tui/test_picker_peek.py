@@ -53,7 +53,7 @@ async def test_resume_shows_peeked_rows_at_once_and_the_facade_replaces_them(rea
 
 
 async def test_without_a_database_file_the_picker_waits_for_the_facade(fake, workdir, clock) -> None:
-    from agent_tui.core.settings import paths
+    from agent_tui.core.api import paths
 
     app, _, store_open = resume_app(fake, workdir, clock)
     async with app.run_test() as pilot:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui.tui.clock import countdown
+from agent_tui.tui.timings import countdown
 
 
 @pytest.mark.parametrize(
