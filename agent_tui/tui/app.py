@@ -28,7 +28,7 @@ from agent_tui.tui.context import CoreUnavailable, StartupFailed, TuiContext
 from agent_tui.tui.custom_commands import command_dirs, load_commands, watch_commands
 from agent_tui.tui.file_index import mention
 from agent_tui.tui.gc_policy import tune_runtime
-from agent_tui.tui.mcp_view import failure_notice, listing, new_notices
+from agent_tui.tui.mcp_view import McpServerState, failure_notice, listing, new_notices
 from agent_tui.tui.notice_hold import HeldNotice, NoticeHold
 from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.mcp import McpScreen
@@ -217,8 +217,8 @@ class AgentApp(App[None]):
             for server in self.ctx.mcp.mcp_status():  # failed before this app listened
                 self._mcp_changed(server)
 
-    def _mcp_changed(self, server: object) -> None:
-        if server.fresh_failure:  # type: ignore[attr-defined] - a connection or its status
+    def _mcp_changed(self, server: McpServerState) -> None:
+        if server.fresh_failure:  # a connection or its status
             self.notify(failure_notice(server), severity="error", timeout=10)
         for notice in new_notices(server, self._mcp_told):
             self.notify(notice, severity="warning", timeout=10)

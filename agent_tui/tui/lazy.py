@@ -21,9 +21,13 @@ class LazyModule:
         self.module: ModuleType | None = None  # set once the import has finished
 
     async def load(self) -> ModuleType:
-        if self.module is None:
-            self.module = self._imported() or await asyncio.to_thread(importlib.import_module, self.name)
-        return self.module  # concurrent loads wait on the import system's module lock
+        module = self.module
+        if module is None:
+            module = self._imported()
+            if module is None:
+                module = await asyncio.to_thread(importlib.import_module, self.name)
+            self.module = module
+        return module  # concurrent loads wait on the import system's module lock
 
     def _imported(self) -> ModuleType | None:
         """The module if something imported it already (completely: not mid-import in a thread)."""

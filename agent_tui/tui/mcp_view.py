@@ -17,6 +17,13 @@ class McpPort(Protocol):
     def watch_mcp(self, listener: Any) -> Any: ...
 
 
+class McpServerState(Protocol):
+    """What a listener of :meth:`McpPort.watch_mcp` is given: a server's status."""
+
+    @property
+    def fresh_failure(self) -> bool: ...
+
+
 def _here(statuses: Iterable[Any], location: str) -> list[Any]:
     return [s for s in statuses if s.location == location]
 

@@ -13,7 +13,7 @@ hold both the facade and ``FakeSessions`` to it.
 from __future__ import annotations
 
 import builtins
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ class SessionsPort(Protocol):
                    limit: int = 50, offset: int = 0) -> builtins.list[SessionSummary]: ...  # fmt: skip
 
     def log(self, session_id: str, after: int | None = None,
-            follow: bool = False) -> AsyncIterator[ev.StoredEvent | Synced]: ...  # fmt: skip
+            follow: bool = False) -> AsyncGenerator[ev.StoredEvent | Synced, None]: ...  # fmt: skip
 
     def subscribe(self, session_id: str) -> Subscription: ...
 

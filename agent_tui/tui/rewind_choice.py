@@ -20,3 +20,10 @@ class RewindChoice:
     action: str
     message_id: str | None = None
     text: str = ""
+
+    @property
+    def prompt_id(self) -> str:
+        """The prompt a rewind or a fork goes back to: every action but ``undo`` has one."""
+        if self.message_id is None:
+            raise ValueError(f"{self.action}: no prompt was chosen")
+        return self.message_id

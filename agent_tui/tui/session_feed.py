@@ -201,9 +201,10 @@ class SessionFeed:
         """Every ``POLL_S``: liveness and other sessions' asks change without events of this session."""
         sessions = self.ctx.sessions
         count = 0
-        for other in self.ctx.active():
-            if other != self.session_id:
-                count += len(await sessions.permissions(other) or [])
+        if sessions is not None:  # None: the core is not open yet, so no session is active either
+            for other in self.ctx.active():
+                if other != self.session_id:
+                    count += len(await sessions.permissions(other) or [])
         self.background_asks = count
         if self.synced:
             await self.flush()

@@ -15,9 +15,19 @@ from __future__ import annotations
 import asyncio
 import signal
 from collections.abc import Callable
-from typing import IO
+from typing import IO, TYPE_CHECKING, Protocol, cast
 
 from textual.drivers.linux_driver import LinuxDriver
+
+if TYPE_CHECKING:
+    from io import TextIOWrapper
+    from types import FrameType
+
+
+class HangupListener(Protocol):
+    """The app a :class:`HangupSafeDriver` drives (``AgentApp``)."""
+
+    def terminal_gone(self) -> None: ...
 
 
 class DroppingOutput:
@@ -74,12 +84,18 @@ class HangupSafeDriver(LinuxDriver):
         own_stop = signal.getsignal(signal.SIGTSTP)
         self._resuming = False
         super().__init__(app, **kwargs)
+        self._listener: HangupListener = app  # the same app, typed as what _tell_app calls on it
         self._gone_loop: asyncio.AbstractEventLoop | None = None
-        self._file = DroppingOutput(self._file, self._tell_app)
+        if self._file is not None:  # sys.__stderr__: None only without a stderr, where there is nothing to wrap
+            # Textual types the attribute as sys.__stderr__'s TextIOWrapper; it only writes to it
+            # as an IO[str] (WriterThread), which DroppingOutput stands in for.
+            self._file = cast("TextIOWrapper", DroppingOutput(self._file, self._tell_app))
         if callable(own_stop):
             signal.signal(signal.SIGTSTP, lambda signum, frame: self._stop_as_before(own_stop, signum, frame))
 
-    def _stop_as_before(self, own_stop: Callable[[int, object], object], signum: int, frame: object) -> None:
+    def _stop_as_before(
+        self, own_stop: Callable[[int, FrameType | None], object], signum: int, frame: FrameType | None
+    ) -> None:
         if self._auto_restart:  # as Textual's own handler does before it stops the process
             self.suspend_application_mode()
             self._must_signal_resume = True
@@ -103,4 +119,4 @@ class HangupSafeDriver(LinuxDriver):
 
         exit_grace.arm(signal.SIGHUP)  # as for SIGHUP: a quit that wedges does not keep the process alive
         if self._gone_loop is not None:
-            self._gone_loop.call_soon_threadsafe(self._app.terminal_gone)
+            self._gone_loop.call_soon_threadsafe(self._listener.terminal_gone)

@@ -92,11 +92,23 @@ def theme_from_table(data: Any) -> Theme:
     if "primary" not in colors:
         raise _Invalid("colors.primary", "Field required")
     variables = _table(data.get("variables", {}), "variables", APP_VARIABLE_DEFAULTS)
+    checked_variables = {k: _colour(v, f"variables.{k}") for k, v in variables.items()}
+    colours = {k: _colour(v, f"colors.{k}") for k, v in colors.items()}
     return Theme(
         name=name,
         dark=dark,
-        variables={k: _colour(v, f"variables.{k}") for k, v in variables.items()},
-        **{k: _colour(v, f"colors.{k}") for k, v in colors.items()},
+        variables=checked_variables,
+        primary=colours["primary"],
+        secondary=colours.get("secondary"),
+        accent=colours.get("accent"),
+        foreground=colours.get("foreground"),
+        background=colours.get("background"),
+        surface=colours.get("surface"),
+        panel=colours.get("panel"),
+        boost=colours.get("boost"),
+        success=colours.get("success"),
+        warning=colours.get("warning"),
+        error=colours.get("error"),
     )
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent_tui.humanize import byte_size
 from agent_tui.tui.block_keys import BlockKey
@@ -44,7 +44,10 @@ from agent_tui.vocab.kinds import Delivery, ErrorType
 from agent_tui.vocab.titles import prompt_title
 
 if TYPE_CHECKING:
+    from agent_tui.core.api import RewindState
     from agent_tui.core.api import events as ev
+
+_B = TypeVar("_B", bound=Block)
 
 
 @dataclass
@@ -146,7 +149,7 @@ class Transcript:
         block = self._by_key.get(BlockKey.tool(amid, call_id)) if amid and call_id else None
         return block if isinstance(block, ToolBlock) else None
 
-    def _add(self, block: Block) -> Block:
+    def _add(self, block: _B) -> _B:
         block.live = self.is_active
         self.blocks.append(block)
         self._by_key[block.key] = block
@@ -159,9 +162,9 @@ class Transcript:
             self._open.discard(key)
             self.removed.append(key)
 
-    def know_rewinds(self, state: object) -> None:
+    def know_rewinds(self, state: RewindState) -> None:
         """Before folding: the ranges the session's rewinds hide, and which rewinds and undos exist."""
-        self.hidden = [tuple(r) for r in state.hidden]  # type: ignore[misc]
+        self.hidden = [(start, end) for start, end in state.hidden]
         self._rewinds, self._undone = set(state.rewinds), set(state.undone)
 
     def _changed(self, block: Block) -> None:
@@ -235,9 +238,9 @@ class Transcript:
                 if self.facts.title is None:  # as the store titles the session (see session_title)
                     self.facts.title = prompt_title(item.text)
             case ev.PromptPromoted(input_id=input_id):
-                item = self._admitted.pop(input_id, None)
+                promoted = self._admitted.pop(input_id, None)
                 self.pending.pop(input_id, None)
-                text, attached = (item.text, item.attachments) if item else ("", "")
+                text, attached = (promoted.text, promoted.attachments) if promoted else ("", "")
                 key = BlockKey.user(input_id)
                 if key not in self._by_key:
                     self._add(UserBlock(key=key, seq=seq, text=text, attachments=attached))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Literal, Sequence
+from typing import Any, AsyncGenerator, Literal, Sequence
 
 from agent_tui.core.api import (
     EventRejected, FilesPreview, InboxRecord, InvalidRequest, PermissionRecord, Receipt, RewindPoint,
@@ -212,7 +212,7 @@ class FakeSessions:
         return self._inbox(session_id)
 
     async def log(self, session_id: str, after: int | None = None,
-                  follow: bool = False) -> AsyncIterator[ev.StoredEvent | Synced]:  # fmt: skip
+                  follow: bool = False) -> AsyncGenerator[ev.StoredEvent | Synced, None]:  # fmt: skip
         events = self._events(session_id)
         cursor = after or 0
         for stored in events[cursor:]:

@@ -56,7 +56,7 @@ def under_parents(rows: list[Any]) -> list[tuple[Any, int]]:
     children: dict[str, list[Any]] = {}
     for row in rows:
         parent = getattr(row, "parent_id", None)
-        if parent in listed:
+        if parent is not None and parent in listed:
             children.setdefault(parent, []).append(row)
     out: list[tuple[Any, int]] = []
 

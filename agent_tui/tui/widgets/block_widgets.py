@@ -11,6 +11,8 @@ folding new events or deltas, so a widget never reaches into the store.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.widget import Widget
@@ -31,6 +33,9 @@ from agent_tui.tui.widgets.fences import AnswerMarkdown
 from agent_tui.tui.widgets.markdown_parts import PART_CHARS, FrozenMarkdown, cut_point, split_parts
 from agent_tui.vocab.clock import Clock
 from agent_tui.vocab.terminal_text import inert
+
+if TYPE_CHECKING:
+    from textual.widgets.markdown import MarkdownStream
 
 
 def error_label(error_type: str) -> str:
@@ -93,7 +98,7 @@ class AssistantText(BlockWidget):
         self._written = "" if block.open else inert(block.text)
         self._live_start = 0  # where the live (last) Markdown's text starts in ``_written``
         self._check_at = 0  # the live text's length at which to look for a cut again (see ``cut_point``)
-        self._stream = None
+        self._stream: MarkdownStream | None = None
 
     def compose(self) -> ComposeResult:
         parts = split_parts(self._written, self.PART_CHARS)

@@ -43,7 +43,7 @@ class PermissionPanel(Vertical, can_focus=True):
         Binding("m", "write_reason", "reject with message", show=False,
                 tooltip="permission: reject with a message (the run goes on)"),
     ]  # fmt: skip
-    KEYS = {binding.key: binding.action for binding in BINDINGS}
+    KEYS = {binding.key: binding.action for binding in BINDINGS if isinstance(binding, Binding)}  # all are
 
     class Answered(Message):
         def __init__(self, request_id: str, reply: PermissionReply, message: str | None = None) -> None:

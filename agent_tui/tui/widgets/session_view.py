@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import ComposeResult
@@ -34,6 +35,9 @@ from agent_tui.tui.widgets.status import StatusBar, StatusInputs
 from agent_tui.tui.widgets.transcript import NewOutputHint, TranscriptView
 from agent_tui.vocab.kinds import Delivery
 
+if TYPE_CHECKING:
+    from agent_tui.core.api import SessionRecord
+
 
 def rewind_summary(result: object) -> str:
     """One notice: what was rewound and which files changed."""
@@ -44,7 +48,7 @@ def rewind_summary(result: object) -> str:
     return f"{head}: " + ("; ".join(part for part in said if part) or "no file changed")
 
 
-def _session_id(created: object) -> str:
+def _session_id(created: SessionRecord | str) -> str:
     return created if isinstance(created, str) else str(created.id)
 
 
@@ -105,6 +109,14 @@ class SessionView(Vertical):
     @property
     def session_id(self) -> str | None:
         return self.feed.session_id
+
+    @property
+    def shown_session_id(self) -> str:
+        """The session on screen, for what is only offered once there is one (its queue, its rewinds)."""
+        session_id = self.feed.session_id
+        if session_id is None:
+            raise RuntimeError("no session is open in this view")
+        return session_id
 
     @property
     def transcript(self) -> Transcript:
@@ -219,11 +231,13 @@ class SessionView(Vertical):
         async with self._sending:
             try:
                 sessions = await self.ctx.ready_to_run()
-                if self.session_id is None:
+                session_id = self.session_id
+                if session_id is None:
                     created = await sessions.create(location=self.ctx.location, model=self.ctx.model,
                                                     agent=self.ctx.agent)  # fmt: skip
-                    self.feed.adopt(_session_id(created))
-                await sessions.shell(self.session_id, command)
+                    session_id = _session_id(created)
+                    self.feed.adopt(session_id)
+                await sessions.shell(session_id, command)
             except Exception as error:  # the facade's one-line reason
                 self._keep(text, f"not run: {error}", "error")
 
@@ -240,10 +254,12 @@ class SessionView(Vertical):
             parts = await self._parts(text)  # before the session exists: a bad mention sends nothing
             if self.ctx.runner_error:
                 self.app.notify(self.ctx.runner_error, severity="error")
-            if self.session_id is None:
+            session_id = self.session_id
+            if session_id is None:
                 created = await sessions.create(location=self.ctx.location, model=self.ctx.model, agent=self.ctx.agent)
-                self.feed.adopt(_session_id(created))
-            await sessions.prompt(self.session_id, parts, delivery=delivery.value)
+                session_id = _session_id(created)
+                self.feed.adopt(session_id)
+            await sessions.prompt(session_id, parts, delivery=delivery.value)
         except NeedsApproval as asked:  # the user's answer is sending the same prompt again
             self._asked = (text, asked.directory)
             self._keep(text, f"{asked} — press Enter again to attach it once", "warning")
@@ -322,13 +338,14 @@ class SessionView(Vertical):
                 prompt.focus()
             case "steer":
                 try:
-                    await (await self.ctx.ready()).prompt(self.session_id, item.prompt, delivery=Delivery.STEER.value)
+                    sessions = await self.ctx.ready()
+                    await sessions.prompt(self.shown_session_id, item.prompt, delivery=Delivery.STEER.value)
                 except Exception as error:  # withdrawn but not re-sent: the text goes back to the prompt
                     self._keep(item.text, f"not sent: {error}", "error")
 
     async def on_pending_input_strip_reordered(self, message: PendingInputStrip.Reordered) -> None:
         try:
-            await (await self.ctx.ready()).reorder_queue(self.session_id, message.order)
+            await (await self.ctx.ready()).reorder_queue(self.shown_session_id, message.order)
         except Exception as error:  # the queue moved on meanwhile (an item was promoted)
             self.app.notify(f"cannot reorder: {error}", severity="warning")
 
@@ -342,7 +359,7 @@ class SessionView(Vertical):
 
     async def _withdraw(self, input_id: str) -> bool:
         try:
-            await (await self.ctx.ready()).withdraw(self.session_id, input_id)
+            await (await self.ctx.ready()).withdraw(self.shown_session_id, input_id)
         except Exception as error:  # promoted meanwhile: it is in the transcript now
             self.app.notify(f"cannot withdraw: {error}", severity="warning")
             return False
@@ -367,12 +384,12 @@ class SessionView(Vertical):
     async def rewind(self, choice: RewindChoice) -> None:
         """Do what the rewind list chose; the prompt's text comes back into the prompt box."""
         sessions = await self.ctx.ready()
-        sid = self.session_id
         try:
+            sid = self.shown_session_id  # the rewind list is offered for the session on screen
             if choice.action == UNDO:
                 result = await sessions.undo_rewind(sid)
             else:
-                result = await sessions.rewind(sid, choice.message_id, choice.action)
+                result = await sessions.rewind(sid, choice.prompt_id, choice.action)
         except Exception as error:  # the facade's one-line reason; nothing was changed
             self.app.notify(f"rewind failed: {error}", severity="error")
             return

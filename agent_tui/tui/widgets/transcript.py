@@ -24,6 +24,8 @@ from agent_tui.tui.transcript_model import Transcript
 from agent_tui.vocab.clock import Clock
 
 if TYPE_CHECKING:  # imported when the first block is shown (see ``lazy``)
+    from textual.worker import WorkType
+
     from agent_tui.tui.widgets.block_factory import BlockWidget
 
 INITIAL_BLOCKS = 24  # mounted when a session opens (a screenful and then some)...
@@ -89,7 +91,8 @@ class TranscriptView(VerticalScroll, can_focus=True):
             await self.mount_all(widgets)
         self.anchor()
         if len(newest) > FIRST_BLOCKS:  # mounting 24 blocks costs ~3x as much as 8 before the bottom shows
-            fill = partial(self._fill_above, transcript, len(newest) - FIRST_BLOCKS)
+            # typed as Textual's WorkType: see watch_scroll_y
+            fill: WorkType[None] = partial(self._fill_above, transcript, len(newest) - FIRST_BLOCKS)
             self.call_after_refresh(lambda: self.run_worker(fill, group="fill"))
 
     async def _fill_above(self, transcript: Transcript, count: int) -> None:
@@ -193,7 +196,10 @@ class TranscriptView(VerticalScroll, can_focus=True):
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
         if new <= 0 and old > 0 and self._anchor_released:  # the user went up, not a layout settling
-            self.run_worker(self.load_older, exclusive=True, group="backfill")
+            # A variable of Textual's WorkType: mypy cannot solve run_worker's type variable from an
+            # async method against that union (it infers Never)
+            load_older: WorkType[int] = self.load_older
+            self.run_worker(load_older, exclusive=True, group="backfill")
         if self.unseen_output and new >= self.max_scroll_y:
             self.unseen_output = False
             self.post_message(self.Scrolled())
