@@ -78,8 +78,11 @@ def hide_given_key(words: Sequence[str]) -> None:
         return
     hidden = scrub_cmdline(keys)
     visible = "was visible to other users in ps until now" if hidden else "is visible to other users in ps"
-    print(f"agent-tui: warning: the --api-key value {visible}; set {ENV} or use --api-key-file PATH instead",
-          file=sys.stderr, flush=True)  # fmt: skip
+    print(
+        f"agent-tui: warning: the --api-key value {visible}; set {ENV} or use --api-key-file PATH instead",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def read_key_file(path: str) -> str:

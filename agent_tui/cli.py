@@ -22,33 +22,52 @@ if TYPE_CHECKING:
 def _add_model_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="model name as LiteLLM knows it, e.g. openai/gpt-4o")
     parser.add_argument("--api-base", help="provider base URL")
-    parser.add_argument("--api-key", help="provider API key (visible to other users in ps: prefer AGENT_TUI_API_KEY "
-                                          "or --api-key-file)")
+    parser.add_argument(
+        "--api-key", help="provider API key (visible to other users in ps: prefer AGENT_TUI_API_KEY or --api-key-file)"
+    )
     parser.add_argument("--api-key-file", metavar="PATH", help="read the provider API key from this file")
 
 
 def _add_trust_flags(parser: argparse.ArgumentParser, default: object = None) -> None:
     choice = parser.add_mutually_exclusive_group()
-    choice.add_argument("--trust", dest="trust", action="store_const", const=True, default=default,
-                        help="apply this project's own config in full for this launch (MCP servers, allow rules, "
-                             "endpoints), without asking")
-    choice.add_argument("--no-trust", dest="trust", action="store_const", const=False, default=default,
-                        help="leave out what this project's config may only do once trusted, for this launch")
+    choice.add_argument(
+        "--trust",
+        dest="trust",
+        action="store_const",
+        const=True,
+        default=default,
+        help="apply this project's own config in full for this launch (MCP servers, allow rules, "
+        "endpoints), without asking",
+    )
+    choice.add_argument(
+        "--no-trust",
+        dest="trust",
+        action="store_const",
+        const=False,
+        default=default,
+        help="leave out what this project's config may only do once trusted, for this launch",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     import argparse  # not for --version (see main)
 
-    parser = argparse.ArgumentParser(
-        prog="agent-tui", description="A terminal coding agent."
-    )
+    parser = argparse.ArgumentParser(prog="agent-tui", description="A terminal coding agent.")
     parser.add_argument("--version", action="version", version=f"agent-tui {__version__}")
     parser.add_argument(
-        "-c", "--continue", dest="continue_", action="store_true",
+        "-c",
+        "--continue",
+        dest="continue_",
+        action="store_true",
         help="open the most recent session of this directory",
     )
     parser.add_argument(
-        "-r", "--resume", nargs="?", const="", default=None, metavar="ID",
+        "-r",
+        "--resume",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ID",
         help="open the session picker, or the session ID",
     )
     _add_model_flags(parser)
@@ -58,20 +77,30 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run one prompt headless")
     target = run.add_mutually_exclusive_group()
     target.add_argument("--session", help="continue this session")
-    target.add_argument("--continue", dest="continue_", action="store_true",
-                        help="continue the most recent session of this directory")
+    target.add_argument(
+        "--continue", dest="continue_", action="store_true", help="continue the most recent session of this directory"
+    )
     _add_model_flags(run)
     _add_trust_flags(run, default=argparse.SUPPRESS)
     run.add_argument("--delivery", choices=["steer", "queue"], default="steer")
     run.add_argument("--format", choices=["text", "json"], default="text")
-    run.add_argument("--permission", choices=["allow", "deny"], default="deny",
-                     help="how to answer permission asks (default: deny)")
-    run.add_argument("--file", action="append", metavar="PATH",
-                     help="attach a file, folder or image as an @mention would (repeatable)")
-    run.add_argument("prompt", nargs="?", default=None,
-                     help="the prompt (@path attaches that file); - reads standard input; omitted with --session or "
-                          "--continue, the session resumes what it left (pending input, unfinished steps, tools a "
-                          "crash left running)")
+    run.add_argument(
+        "--permission", choices=["allow", "deny"], default="deny", help="how to answer permission asks (default: deny)"
+    )
+    run.add_argument(
+        "--file",
+        action="append",
+        metavar="PATH",
+        help="attach a file, folder or image as an @mention would (repeatable)",
+    )
+    run.add_argument(
+        "prompt",
+        nargs="?",
+        default=None,
+        help="the prompt (@path attaches that file); - reads standard input; omitted with --session or "
+        "--continue, the session resumes what it left (pending input, unfinished steps, tools a "
+        "crash left running)",
+    )
 
     serve = sub.add_parser("serve", help="serve the local HTTP API")
     serve.add_argument("--host", default="127.0.0.1")
@@ -79,9 +108,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_trust_flags(serve, default=argparse.SUPPRESS)
 
     trusting = sub.add_parser("trust", help="trust a project's own config, list trusted projects, or revoke trust")
-    trusting.add_argument("trust_command", choices=["add", "list", "revoke"],
-                          help="add: trust the config of DIR's project (shows what it grants); list: the trusted "
-                               "projects; revoke: stop trusting DIR's project")
+    trusting.add_argument(
+        "trust_command",
+        choices=["add", "list", "revoke"],
+        help="add: trust the config of DIR's project (shows what it grants); list: the trusted "
+        "projects; revoke: stop trusting DIR's project",
+    )
     trusting.add_argument("directory", nargs="?", default=".", help="a directory of the project (default: here)")
 
     sessions = sub.add_parser("sessions", help="list, fork, rename and delete sessions")
@@ -112,7 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     action.add_argument("--to", metavar="MESSAGE_ID", help="the prompt to go back to (it and what followed are hidden)")
     action.add_argument("--undo", action="store_true", help="take the last rewind back, files included")
     what = rewind.add_mutually_exclusive_group()
-    what.add_argument("--both", dest="mode", action="store_const", const="both", help="conversation and files (default)")
+    what.add_argument(
+        "--both", dest="mode", action="store_const", const="both", help="conversation and files (default)"
+    )
     what.add_argument("--conversation", dest="mode", action="store_const", const="conversation")
     what.add_argument("--files", dest="mode", action="store_const", const="files")
     rewind.set_defaults(mode="both")
@@ -126,9 +160,12 @@ def build_parser() -> argparse.ArgumentParser:
     importing.add_argument("file", metavar="FILE.jsonl")
 
     warm = sub.add_parser("warm", help="the warm process that makes launches start fast")
-    warm.add_argument("warm_command", choices=["status", "start", "stop"],
-                      help="status: show it (pid, version, idle time, RSS); start: start one and wait for it; "
-                           "stop: end it (running launches finish)")
+    warm.add_argument(
+        "warm_command",
+        choices=["status", "start", "stop"],
+        help="status: show it (pid, version, idle time, RSS); start: start one and wait for it; "
+        "stop: end it (running launches finish)",
+    )
     warm.add_argument("--json", action="store_true", help="status as one JSON object per warm process")
 
     db = sub.add_parser("db", help="database maintenance")

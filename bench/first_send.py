@@ -50,8 +50,14 @@ async def adapter_alone(base: str, turn: dict) -> float:
     async with aiohttp.ClientSession(base) as admin:
         async with admin.post("/_fake/turns", json=[turn]):
             pass
-    request = t.Request(model="openai/fake", system=["bench"], messages=[t.UserTurn(parts=[t.TextPart(text="go")])],
-                        tools=[], api_base=f"{base}/v1", api_key="x")  # fmt: skip
+    request = t.Request(
+        model="openai/fake",
+        system=["bench"],
+        messages=[t.UserTurn(parts=[t.TextPart(text="go")])],
+        tools=[],
+        api_base=f"{base}/v1",
+        api_key="x",
+    )
     started = time.monotonic()
     async for _ in llm.stream(request):
         pass
@@ -75,6 +81,7 @@ async def child(import_only: bool, base: str, chunks: int) -> dict[str, object]:
     if import_only:  # the warm-up as it was: LiteLLM imported, its first call's work left to the first send
         CoreOpener._warm = lambda self: self.facts.learn(self.ctx.model)  # type: ignore[method-assign]
     async with aiohttp.ClientSession(base) as admin:
+
         async def requests() -> list[dict]:
             async with admin.get("/_fake/requests") as resp:
                 return await resp.json()
@@ -86,8 +93,14 @@ async def child(import_only: bool, base: str, chunks: int) -> dict[str, object]:
         seen = len(await requests())
         launch = Launch(model="openai/fake", api_base=f"{base}/v1", api_key="x")
         facts = ModelFacts()
-        ctx = TuiContext(sessions=None, location=str(work), model="openai/fake", agent=DEFAULT_AGENT,
-                         context_window=facts.window, learn_model=facts.learn)  # fmt: skip
+        ctx = TuiContext(
+            sessions=None,
+            location=str(work),
+            model="openai/fake",
+            agent=DEFAULT_AGENT,
+            context_window=facts.window,
+            learn_model=facts.learn,
+        )
         core = CoreOpener(launch, read_layers(work, cli=launch.cli), ctx, facts)
         app = AgentApp(ctx, start=StartMode(), connect=core.connect)
         figures: list[float] = []
@@ -143,7 +156,8 @@ def rounds(n: int, import_only: bool, base: str, chunks: int) -> list[dict]:
     out = []
     for _ in range(n):
         args = [sys.executable, __file__, "--child", base, "--chunks", str(chunks)] + (
-            ["--import-only"] if import_only else [])
+            ["--import-only"] if import_only else []
+        )
         proc = subprocess.run(args, capture_output=True, text=True, check=True)
         out.append(json.loads(proc.stdout.strip().splitlines()[-1]))
     return out
@@ -160,8 +174,12 @@ def main() -> None:
         print(json.dumps(asyncio.run(child(args.import_only, args.child, args.chunks))))
         return
     env = {**os.environ, "LITELLM_OFFLINE_MODE": "true"}
-    fake = subprocess.Popen([sys.executable, "-m", "agent_tui.testing.fake_provider", "--port", "0"],
-                            stdout=subprocess.PIPE, text=True, env=env)
+    fake = subprocess.Popen(
+        [sys.executable, "-m", "agent_tui.testing.fake_provider", "--port", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     assert fake.stdout is not None
     listening = re.search(r"(http://127\.0\.0\.1:\d+)", fake.stdout.readline())
     assert listening is not None
@@ -178,12 +196,16 @@ def report(n: int, base: str, chunks: int) -> None:
         runs = rounds(n, import_only, base, chunks)
         first = statistics.median(r["sends"][0] for r in runs) * 1000
         later = statistics.median(x for r in runs for x in r["sends"][1:]) * 1000
-        print(f"{label:24} Enter->request: first {first:7.0f} ms   later {later:5.0f} ms   first/later {first / later:5.1f}x")
+        print(
+            f"{label:24} Enter->request: first {first:7.0f} ms   later {later:5.0f} ms   first/later {first / later:5.1f}x"
+        )
         if not import_only:
             screen = statistics.median(r["stream_screen_s"] for r in runs)
             adapter = statistics.median(r["stream_adapter_s"] for r in runs)
-            print(f"{chunks} chunks: Enter->last chunk on screen {screen:.3f} s   adapter alone {adapter:.3f} s   "
-                  f"ratio {screen / adapter:.2f}x (budget <= 1.5x)")
+            print(
+                f"{chunks} chunks: Enter->last chunk on screen {screen:.3f} s   adapter alone {adapter:.3f} s   "
+                f"ratio {screen / adapter:.2f}x (budget <= 1.5x)"
+            )
 
 
 if __name__ == "__main__":

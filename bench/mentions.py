@@ -28,8 +28,28 @@ RESULTS = Path(__file__).resolve().parent / "results" / "mentions.json"
 from agent_tui.tui.file_index import list_project  # noqa: E402
 from agent_tui.tui.fuzzy import PathMatcher  # noqa: E402
 
-WORDS = ["src", "lib", "core", "tui", "widgets", "agent", "tests", "utils", "models", "views",
-         "api", "server", "client", "data", "config", "docs", "build", "pkg", "internal", "cmd"]  # fmt: skip
+WORDS = [
+    "src",
+    "lib",
+    "core",
+    "tui",
+    "widgets",
+    "agent",
+    "tests",
+    "utils",
+    "models",
+    "views",
+    "api",
+    "server",
+    "client",
+    "data",
+    "config",
+    "docs",
+    "build",
+    "pkg",
+    "internal",
+    "cmd",
+]
 QUERIES = ["widgets/prompt", "srccoremodels", "file_4242", "apiclientviews", "cfg", "zzz"]
 
 
@@ -69,12 +89,20 @@ def main() -> None:
                     started = time.perf_counter()
                     matcher.search(query[:end])
                     keystrokes.append((time.perf_counter() - started) * 1000)
-        slow = sorted(zip(keystrokes, [q[:e] for _ in range(args.runs) for q in QUERIES for e in range(1, len(q) + 1)], strict=True))[-5:]
+        slow = sorted(
+            zip(
+                keystrokes,
+                [q[:e] for _ in range(args.runs) for q in QUERIES for e in range(1, len(q) + 1)],
+                strict=True,
+            )
+        )[-5:]
         print("slowest:", ", ".join(f"{q!r} {t:.0f} ms" for t, q in slow))
         keystrokes.sort()
-        print(f"keystroke over {len(paths)} paths: median {statistics.median(keystrokes):.1f} ms, "
-              f"p90 {keystrokes[int(len(keystrokes) * 0.9)]:.1f} ms, worst {keystrokes[-1]:.1f} ms "
-              f"({len(keystrokes)} keystrokes; target < 50 ms)")
+        print(
+            f"keystroke over {len(paths)} paths: median {statistics.median(keystrokes):.1f} ms, "
+            f"p90 {keystrokes[int(len(keystrokes) * 0.9)]:.1f} ms, worst {keystrokes[-1]:.1f} ms "
+            f"({len(keystrokes)} keystrokes; target < 50 ms)"
+        )
         cold: dict[str, float] = {}
         for query in QUERIES:
             times = []
@@ -86,11 +114,21 @@ def main() -> None:
             cold[query] = statistics.median(times)
             print(f"  cold {query!r:18} median {cold[query]:.1f} ms")
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        RESULTS.write_text(json.dumps({
-            "paths": len(paths), "files": files, "list_ms": listed_ms,
-            "keystroke_median_ms": statistics.median(keystrokes), "keystroke_p90_ms": keystrokes[int(len(keystrokes) * 0.9)],
-            "keystroke_worst_ms": keystrokes[-1], "cold_query_median_ms": cold, "budget_ms": 50,
-        }, indent=2))
+        RESULTS.write_text(
+            json.dumps(
+                {
+                    "paths": len(paths),
+                    "files": files,
+                    "list_ms": listed_ms,
+                    "keystroke_median_ms": statistics.median(keystrokes),
+                    "keystroke_p90_ms": keystrokes[int(len(keystrokes) * 0.9)],
+                    "keystroke_worst_ms": keystrokes[-1],
+                    "cold_query_median_ms": cold,
+                    "budget_ms": 50,
+                },
+                indent=2,
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -279,7 +279,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("repo", type=Path)
     parser.add_argument("n", type=int, nargs="?", default=100)
     parser.add_argument("-v", "--verbose", action="store_true")
-    parser.add_argument("--out", type=Path, help="where to write the JSON (default bench/results/patch_history-<repo>.json)")
+    parser.add_argument(
+        "--out", type=Path, help="where to write the JSON (default bench/results/patch_history-<repo>.json)"
+    )
     args = parser.parse_args(argv)
     git = Git(args.repo)
     commits = git.run("rev-list", "--first-parent", "-n", str(args.n), "HEAD").decode().split()
@@ -296,16 +298,28 @@ def main(argv: list[str] | None = None) -> int:
     applied = tally.outcomes["identical"] + tally.outcomes["differs"] + tally.outcomes["refused"]
     print(f"{args.repo}: last {len(commits)} first-parent commits")
     print(f"  byte-identical trees: {tally.outcomes['identical']} of {applied} applied patches")
-    print(f"  differs: {tally.outcomes['differs']}, refused: {tally.outcomes['refused']}, "
-          f"unrepresentable: {tally.outcomes['unrepresentable']}, empty: {tally.outcomes['empty']}")  # fmt: skip
+    print(
+        f"  differs: {tally.outcomes['differs']}, refused: {tally.outcomes['refused']}, "
+        f"unrepresentable: {tally.outcomes['unrepresentable']}, empty: {tally.outcomes['empty']}"
+    )
     for reason, count in tally.reasons.most_common():
         print(f"    unrepresentable, {reason}: {count}")
     print(f"  time in apply_patch: {tally.apply_seconds:.2f} s")
     name = os.path.basename(os.path.abspath(args.repo).rstrip("/")) or "repo"
     out = args.out or RESULTS / f"patch_history-{name}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"repo": str(args.repo), "n": len(commits), "outcomes": tally.outcomes,
-                               "unrepresentable": tally.reasons, "commits": tally.details}, indent=2))  # fmt: skip
+    out.write_text(
+        json.dumps(
+            {
+                "repo": str(args.repo),
+                "n": len(commits),
+                "outcomes": tally.outcomes,
+                "unrepresentable": tally.reasons,
+                "commits": tally.details,
+            },
+            indent=2,
+        )
+    )
     print(f"  wrote {out}")
     return 0 if tally.outcomes["differs"] == 0 and tally.outcomes["refused"] == 0 else 1
 

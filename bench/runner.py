@@ -31,7 +31,13 @@ async def _server(turns: list[dict]) -> tuple[asyncio.subprocess.Process, str]:
     script = Path(tempfile.mkdtemp()) / "script.json"
     script.write_text(json.dumps({"turns": turns}))
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "agent_tui.testing.fake_provider", "--port", "0", "--script", str(script),
+        sys.executable,
+        "-m",
+        "agent_tui.testing.fake_provider",
+        "--port",
+        "0",
+        "--script",
+        str(script),
         stdout=asyncio.subprocess.PIPE,
     )
     assert process.stdout is not None
@@ -42,8 +48,9 @@ async def _server(turns: list[dict]) -> tuple[asyncio.subprocess.Process, str]:
 def _request(base: str, text: str = "go"):
     from agent_tui.llm.types import Request, TextPart, UserTurn
 
-    return Request(model="openai/bench", api_base=f"{base}/v1", api_key="bench",
-                   messages=[UserTurn(parts=[TextPart(text=text)])])
+    return Request(
+        model="openai/bench", api_base=f"{base}/v1", api_key="bench", messages=[UserTurn(parts=[TextPart(text=text)])]
+    )
 
 
 async def _adapter(base: str) -> float:
@@ -63,8 +70,11 @@ async def _runner_turns(base: str, prompts: int, home: Path) -> float:
     workdir = home / "project"
     workdir.mkdir(exist_ok=True)
     cli = {"model": "openai/bench", "api_base": f"{base}/v1", "api_key": "bench"}
-    async with await Runtime.open(lambda loc: load_settings(loc, cli=cli), registry_factory=ToolRegistry,
-                                  db_path=home / f"bench-{time.monotonic_ns()}.db") as runtime:
+    async with await Runtime.open(
+        lambda loc: load_settings(loc, cli=cli),
+        registry_factory=ToolRegistry,
+        db_path=home / f"bench-{time.monotonic_ns()}.db",
+    ) as runtime:
         sid = (await runtime.sessions.create(location=workdir)).id
         with runtime.sessions.subscribe(sid) as sub:  # a live subscriber, like the TUI
             drained = 0
@@ -131,8 +141,10 @@ async def main() -> None:
     }
     for key, value in result.items():
         print(f"{key:>26}: {value:,.3f}" if isinstance(value, float) else f"{key:>26}: {value}")
-    print(f"{'budget':>26}: runner keeps >= 75 % of the adapter's chunk rate -> "
-          f"{'met' if result['delta_rate_ratio'] >= 0.75 else 'MISSED'}")
+    print(
+        f"{'budget':>26}: runner keeps >= 75 % of the adapter's chunk rate -> "
+        f"{'met' if result['delta_rate_ratio'] >= 0.75 else 'MISSED'}"
+    )
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "runner.json").write_text(json.dumps(result, indent=2))
 

@@ -64,7 +64,7 @@ async def bench_snapshots(root: Path, files: int, changed: int, rounds: int) -> 
     after_change, restore = [], []
     for r in range(rounds):
         base = await snaps.take(root)
-        for path in made[r * changed: (r + 1) * changed]:
+        for path in made[r * changed : (r + 1) * changed]:
             path.write_text(path.read_text() + f"# round {r}\n")
         ms, _ = await timed(snaps.take(root))
         after_change.append(ms)
@@ -111,8 +111,10 @@ async def bench_rewind(root: Path, messages: int, rounds: int) -> dict[str, floa
             assert len(await store.messages(sid)) == messages
     finally:
         await store.close()
-    return {"rewind_conversation_median_ms": round(statistics.median(rewinds), 1),
-            "undo_rewind_median_ms": round(statistics.median(undos), 1)}  # fmt: skip
+    return {
+        "rewind_conversation_median_ms": round(statistics.median(rewinds), 1),
+        "undo_rewind_median_ms": round(statistics.median(undos), 1),
+    }
 
 
 async def bench_fork(root: Path, messages: int, rounds: int) -> dict[str, float]:
@@ -159,7 +161,8 @@ async def main() -> None:
         snaps = WorkspaceSnapshots()
         await snaps.take(small)
         result["unchanged_100_file_snapshot_median_ms"] = round(
-            statistics.median([(await timed(snaps.take(small)))[0] for _ in range(args.rounds)]), 1)
+            statistics.median([(await timed(snaps.take(small)))[0] for _ in range(args.rounds)]), 1
+        )
         result.update(await bench_rewind(Path(home), args.messages, min(args.rounds, 5)))
         result["fork_messages"] = args.fork_messages
         result.update(await bench_fork(Path(home), args.fork_messages, min(args.rounds, 5)))

@@ -138,7 +138,7 @@ async def replay_reads(path: Path, count: int) -> dict[str, float]:
     await store.publish("ses_r", ev.SessionCreated(location="/bench", project_root="/bench"))
     events = step_events(count - 1)
     for start in range(0, len(events), 600):
-        await store.publish_many("ses_r", events[start:start + 600])
+        await store.publish_many("ses_r", events[start : start + 600])
     head = await store.head_seq("ses_r")
 
     async def pages() -> None:
@@ -218,11 +218,15 @@ def main() -> None:
     print(f"raw sqlite3 (BEGIN IMMEDIATE/INSERT/COMMIT): {result['raw_sqlite3_commits_per_s']:>7} commits/s")
     print(f"Store.publish (seq + projectors + bus):      {result['publish_commits_per_s']:>7} commits/s")
     print(f"Store.publish, step-shaped event mix:        {result['publish_step_shaped_commits_per_s']:>7} commits/s")
-    print(f"publish / raw ratio: {result['publish_to_raw_ratio']:.3f}   budget >= {BUDGET}/s: "
-          f"{'ok' if result['within_budget'] else 'MISSED'}")
+    print(
+        f"publish / raw ratio: {result['publish_to_raw_ratio']:.3f}   budget >= {BUDGET}/s: "
+        f"{'ok' if result['within_budget'] else 'MISSED'}"
+    )
     print(f"picker over {args.sessions} sessions (median ms): " + ", ".join(f"{k[:-3]} {v}" for k, v in picker.items()))
-    print(f"replay of {replay['replay_events']} events (median ms): " + ", ".join(
-        f"{k[7:-3]} {v}" for k, v in replay.items() if k.endswith("_ms")))
+    print(
+        f"replay of {replay['replay_events']} events (median ms): "
+        + ", ".join(f"{k[7:-3]} {v}" for k, v in replay.items() if k.endswith("_ms"))
+    )
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=2) + "\n")
 

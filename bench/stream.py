@@ -36,7 +36,13 @@ def _script(chunks: int, turns: int) -> Path:
 
 async def _start_server(script: Path) -> tuple[asyncio.subprocess.Process, str]:
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "agent_tui.testing.fake_provider", "--port", "0", "--script", str(script),
+        sys.executable,
+        "-m",
+        "agent_tui.testing.fake_provider",
+        "--port",
+        "0",
+        "--script",
+        str(script),
         stdout=asyncio.subprocess.PIPE,
     )
     assert process.stdout is not None
@@ -48,8 +54,15 @@ async def _bare(litellm, base: str, wire: str) -> tuple[int, float]:
     model, suffix = WIRES[wire]
     start = time.perf_counter()
     response = await litellm.acompletion(
-        model=model, api_base=f"{base}{suffix}", api_key="bench", messages=[{"role": "user", "content": "go"}],
-        stream=True, stream_options={"include_usage": True}, num_retries=0, max_retries=0, max_tokens=100,
+        model=model,
+        api_base=f"{base}{suffix}",
+        api_key="bench",
+        messages=[{"role": "user", "content": "go"}],
+        stream=True,
+        stream_options={"include_usage": True},
+        num_retries=0,
+        max_retries=0,
+        max_tokens=100,
     )
     count = 0
     async for chunk in response:
@@ -63,8 +76,13 @@ async def _ours(base: str, wire: str) -> tuple[int, float]:
     from agent_tui.llm.types import Request, TextDelta, TextPart, UserTurn
 
     model, suffix = WIRES[wire]
-    request = Request(model=model, api_base=f"{base}{suffix}", api_key="bench", max_tokens=100,
-                      messages=[UserTurn(parts=[TextPart(text="go")])])
+    request = Request(
+        model=model,
+        api_base=f"{base}{suffix}",
+        api_key="bench",
+        max_tokens=100,
+        messages=[UserTurn(parts=[TextPart(text="go")])],
+    )
     start = time.perf_counter()
     count = 0
     async for event in llm.stream(request):
@@ -74,8 +92,10 @@ async def _ours(base: str, wire: str) -> tuple[int, float]:
 
 
 def _import_time(runs: int) -> tuple[float, bool]:
-    code = ("import time, sys; t = time.perf_counter(); import agent_tui.llm; "
-            "print(time.perf_counter() - t, 'litellm' in sys.modules)")
+    code = (
+        "import time, sys; t = time.perf_counter(); import agent_tui.llm; "
+        "print(time.perf_counter() - t, 'litellm' in sys.modules)"
+    )
     samples, leaked = [], False
     for _ in range(runs):
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
@@ -93,7 +113,9 @@ async def _first_call(base: str) -> dict[str, float]:
     await llm.warm()
     warm_s = time.perf_counter() - start
     model, suffix = WIRES["openai"]
-    request = Request(model=model, api_base=f"{base}{suffix}", api_key="bench", messages=[UserTurn(parts=[TextPart(text="hi")])])
+    request = Request(
+        model=model, api_base=f"{base}{suffix}", api_key="bench", messages=[UserTurn(parts=[TextPart(text="hi")])]
+    )
     start = time.perf_counter()
     first = None
     async for _ in llm.stream(request):
@@ -104,8 +126,12 @@ async def _first_call(base: str) -> dict[str, float]:
     async for _ in llm.stream(request):
         pass
     second = time.perf_counter() - start
-    return {"warm_s": warm_s, "first_call_first_event_s": first or total, "first_call_total_s": total,
-            "second_call_total_s": second}
+    return {
+        "warm_s": warm_s,
+        "first_call_first_event_s": first or total,
+        "first_call_total_s": total,
+        "second_call_total_s": second,
+    }
 
 
 async def main() -> None:
@@ -146,16 +172,27 @@ async def main() -> None:
         await process.wait()
 
     import_s, leaked = _import_time(5)
-    result = {"chunks": args.chunks, "runs": args.runs, "budget_ratio": 0.75, "wires": rates,
-              "import_agent_tui_llm_s": import_s, "import_pulls_litellm": leaked, **first}
+    result = {
+        "chunks": args.chunks,
+        "runs": args.runs,
+        "budget_ratio": 0.75,
+        "wires": rates,
+        "import_agent_tui_llm_s": import_s,
+        "import_pulls_litellm": leaked,
+        **first,
+    }
     for wire, r in rates.items():
-        print(f"[{wire}] bare litellm.acompletion : {r['bare_litellm_chunks_per_s']:>8.0f} chunks/s (median of {args.runs})")
+        print(
+            f"[{wire}] bare litellm.acompletion : {r['bare_litellm_chunks_per_s']:>8.0f} chunks/s (median of {args.runs})"
+        )
         print(f"[{wire}] through llm.stream       : {r['llm_stream_chunks_per_s']:>8.0f} chunks/s")
         print(f"[{wire}] ratio                    : {r['ratio']:.1%} (budget >= 75%)")
     print(f"import agent_tui.llm     : {import_s * 1000:.1f} ms (imports litellm: {leaked})")
     print(f"warm() (litellm import)  : {first['warm_s'] * 1000:.0f} ms")
-    print(f"first call after warm    : first event {first['first_call_first_event_s'] * 1000:.1f} ms, "
-          f"done {first['first_call_total_s'] * 1000:.1f} ms (second call {first['second_call_total_s'] * 1000:.1f} ms)")
+    print(
+        f"first call after warm    : first event {first['first_call_first_event_s'] * 1000:.1f} ms, "
+        f"done {first['first_call_total_s'] * 1000:.1f} ms (second call {first['second_call_total_s'] * 1000:.1f} ms)"
+    )
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "stream.json").write_text(json.dumps(result, indent=2))
 

@@ -47,8 +47,13 @@ def make_patch_case(root: Path) -> tuple[str, str]:
     body = ["*** Begin Patch", "*** Update File: big.py"]
     for k in range(200):
         i = 100 + k * 249
-        body += ["@@", f" line {i - 1}: value = {(i - 1) * 7}", f"-line {i}: value = {i * 7}",
-                 f"+line {i}: value = {i * 7}  # changed", f" line {i + 1}: value = {(i + 1) * 7}"]  # fmt: skip
+        body += [
+            "@@",
+            f" line {i - 1}: value = {(i - 1) * 7}",
+            f"-line {i}: value = {i * 7}",
+            f"+line {i}: value = {i * 7}  # changed",
+            f" line {i + 1}: value = {(i + 1) * 7}",
+        ]
     body.append("*** End Patch")
     return original, "\n".join(body) + "\n"
 
@@ -74,15 +79,17 @@ async def main(rounds: int) -> dict[str, float]:
         middle = total_lines // 2
         invoke = registry.invoke
         read1 = await timed(lambda: invoke("read", {"path": "big.txt"}, ctx), rounds, text_pages._CHECKPOINTS.clear)
-        cold = await timed(lambda: invoke("read", {"path": "big.txt", "offset": middle}, ctx), rounds,
-                           text_pages._CHECKPOINTS.clear)  # fmt: skip
+        cold = await timed(
+            lambda: invoke("read", {"path": "big.txt", "offset": middle}, ctx), rounds, text_pages._CHECKPOINTS.clear
+        )
         await invoke("read", {"path": "big.txt", "offset": middle}, ctx)
         warm = await timed(lambda: invoke("read", {"path": "big.txt", "offset": middle + 2000}, ctx), rounds)
 
         original, patch = make_patch_case(root)
         target = root / "big.py"
-        patched = await timed(lambda: invoke("apply_patch", {"patch": patch}, ctx), rounds,
-                              lambda: target.write_text(original))  # fmt: skip
+        patched = await timed(
+            lambda: invoke("apply_patch", {"patch": patch}, ctx), rounds, lambda: target.write_text(original)
+        )
         assert target.read_text().count("# changed") == 200
 
         await invoke("bash", {"command": "true"}, ctx)

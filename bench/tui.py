@@ -34,10 +34,16 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "tui.json"
 BINARY = Path(sys.executable).with_name("agent-tui")
 BUDGETS = {
-    "stream_loop_lag_max_ms": 100, "first_paint_10k_ms": 300, "picker_open_ms": 150,
-    "picker_search_ms": 50, "version_ms": 50, "first_frame_ms": 400, "keystroke_echo_p99_ms": 100,
-    "idle_rss_mib": 300, "resume_picker_rows_ms": 300,
-}  # fmt: skip
+    "stream_loop_lag_max_ms": 100,
+    "first_paint_10k_ms": 300,
+    "picker_open_ms": 150,
+    "picker_search_ms": 50,
+    "version_ms": 50,
+    "first_frame_ms": 400,
+    "keystroke_echo_p99_ms": 100,
+    "idle_rss_mib": 300,
+    "resume_picker_rows_ms": 300,
+}
 
 
 class Running:
@@ -111,8 +117,9 @@ def make_app(sessions, location: str):
     from agent_tui.tui.timings import Timings
 
     def build(start: StartMode | None = None, debounce: float = 0.0) -> AgentApp:
-        ctx = TuiContext(sessions=sessions, location=location, model="openai/fake",
-                         timings=Timings(search_debounce_s=debounce))  # fmt: skip
+        ctx = TuiContext(
+            sessions=sessions, location=location, model="openai/fake", timings=Timings(search_debounce_s=debounce)
+        )
         return AgentApp(ctx, start=start if start is not None else StartMode(), watch_themes=False)
 
     return build
@@ -158,10 +165,14 @@ async def bench_streaming(sessions, executor: Running, location: str, chunks: in
     lags: list[float] = []
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.view.synced)
-        await sessions._store.publish_many(sid, [
-            ev.ExecutionStarted(), ev.StepStarted(assistant_message_id="msg_stream", agent="build", model="m"),
-            ev.TextStarted(assistant_message_id="msg_stream", ordinal=0),
-        ])  # fmt: skip
+        await sessions._store.publish_many(
+            sid,
+            [
+                ev.ExecutionStarted(),
+                ev.StepStarted(assistant_message_id="msg_stream", agent="build", model="m"),
+                ev.TextStarted(assistant_message_id="msg_stream", ordinal=0),
+            ],
+        )
         await until(pilot, lambda: len(app.query(AssistantText)) == 2)
         widget = app.query(AssistantText).last()
         stop = asyncio.Event()
@@ -176,7 +187,9 @@ async def bench_streaming(sessions, executor: Running, location: str, chunks: in
         pieces = answer_chunks(chunks)
         started = time.perf_counter()
         for n, piece in enumerate(pieces):
-            sessions._bus.publish(ev.TextDelta(session_id=sid, assistant_message_id="msg_stream", ordinal=0, delta=piece))
+            sessions._bus.publish(
+                ev.TextDelta(session_id=sid, assistant_message_id="msg_stream", ordinal=0, delta=piece)
+            )
             if n % 20 == 19:  # a provider delivers chunks in network reads, not all at once
                 await asyncio.sleep(0.001)
         published = time.perf_counter() - started
@@ -207,8 +220,13 @@ def newest_shown(app, view, key) -> bool:  # noqa: ANN001 - a tui.block_keys.Blo
     for widget in view.query_children():
         if widget.block.key == key:
             parts = list(widget.walk_children())
-            return (widget.is_mounted and widget.region.height > 0 and widget in app.screen._compositor.visible_widgets
-                    and bool(parts) and all(part.is_mounted for part in parts))  # fmt: skip
+            return (
+                widget.is_mounted
+                and widget.region.height > 0
+                and widget in app.screen._compositor.visible_widgets
+                and bool(parts)
+                and all(part.is_mounted for part in parts)
+            )
     return False
 
 
@@ -266,6 +284,7 @@ async def bench_picker(sessions, location: str, count: int, rounds: int) -> dict
                 tx.append(sid, ev.SessionCreated(location=location, project_root=location))
                 for event in turn_events(n, topics[n % len(topics)], "p"):
                     tx.append(sid, event)
+
         return run
 
     for start in range(0, count, 500):
@@ -277,7 +296,9 @@ async def bench_picker(sessions, location: str, count: int, rounds: int) -> dict
             await pilot.pause()
             started = time.perf_counter()
             key(app, "ctrl+r")
-            await until(pilot, lambda app=app: isinstance(app.screen, SessionPicker) and app.screen.loaded_generation >= 1)
+            await until(
+                pilot, lambda app=app: isinstance(app.screen, SessionPicker) and app.screen.loaded_generation >= 1
+            )
             opens.append((time.perf_counter() - started) * 1000)
             picker = app.screen
             for char in "pars":
@@ -321,7 +342,7 @@ def _read_until(fd: int, needle: bytes | re.Pattern[bytes], timeout: float, seen
                 seen += os.read(fd, 65536)
             except OSError:
                 return None
-            if (needle.search(seen) if isinstance(needle, re.Pattern) else needle in seen):
+            if needle.search(seen) if isinstance(needle, re.Pattern) else needle in seen:
                 return time.perf_counter()
     return None
 
@@ -331,8 +352,15 @@ def _spawn(home: str, cwd: str, *args: str) -> tuple[subprocess.Popen, int, floa
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     env = {**os.environ, "AGENT_TUI_HOME": home, "TERM": "xterm-256color", "LITELLM_OFFLINE_MODE": "true"}
     started = time.perf_counter()
-    proc = subprocess.Popen([str(BINARY), "--model", "openai/fake", "--api-key", "sk-bench", *args], stdin=slave,
-                            stdout=slave, stderr=slave, cwd=cwd, env=env, close_fds=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [str(BINARY), "--model", "openai/fake", "--api-key", "sk-bench", *args],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        cwd=cwd,
+        env=env,
+        close_fds=True,
+    )
     os.close(slave)
     return proc, master, started
 
@@ -438,8 +466,11 @@ async def run_headless(args: argparse.Namespace, home: str, workdir: str) -> dic
 def report(result: dict[str, Any]) -> None:
     for key, value in result.items():
         budget = BUDGETS.get(key)
-        verdict = "" if budget is None or not isinstance(value, (int, float)) else (
-            "  ok" if value <= budget else f"  OVER budget {budget}")  # fmt: skip
+        verdict = (
+            ""
+            if budget is None or not isinstance(value, (int, float))
+            else ("  ok" if value <= budget else f"  OVER budget {budget}")
+        )
         print(f"{key:<28}  {value}{verdict}", flush=True)
 
 
@@ -449,7 +480,9 @@ def main() -> None:
     parser.add_argument("--only", choices=["stream", "paint", "picker", "process"], help="run one part")
     args = parser.parse_args()
     quick = (int(os.environ.get("BENCH_CHUNKS", 2_000)), 1_000, 1_000, 1)
-    args.chunks, args.messages, args.sessions, args.rounds = quick if args.quick else (20_000, 10_000, 10_000, 5)  # 5 rounds: this VM is noisy
+    args.chunks, args.messages, args.sessions, args.rounds = (
+        quick if args.quick else (20_000, 10_000, 10_000, 5)
+    )  # 5 rounds: this VM is noisy
     with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as workdir:
         os.makedirs(workdir + "/big")
         os.makedirs(workdir + "/many")
@@ -459,8 +492,11 @@ def main() -> None:
             # An installed agent-tui runs from bytecode (pip compiles it; a first run writes it
             # unless PYTHONDONTWRITEBYTECODE is set, as in this sandbox): time launches that way.
             compileall.compile_dir(str(ROOT / "agent_tui"), quiet=1)
-            parts = [lambda: bench_version(10 if not args.quick else 3), lambda: bench_first_frame(home, workdir, args.rounds),
-                     lambda: bench_idle_memory(home, workdir)]  # fmt: skip
+            parts = [
+                lambda: bench_version(10 if not args.quick else 3),
+                lambda: bench_first_frame(home, workdir, args.rounds),
+                lambda: bench_idle_memory(home, workdir),
+            ]
             if args.only is None:  # needs the picker's sessions
                 parts.append(lambda: bench_resume_picker(home, workdir + "/many", args.rounds))
             for part in parts:

@@ -45,8 +45,11 @@ BUDGETS = {"ready_s": 0.15, "reply_s": 1.0, "run_s": 0.6, "idle_rss_mib": 350}
 def start_fake(tmp: Path) -> tuple[subprocess.Popen, str]:
     script = tmp / "script.json"
     script.write_text(json.dumps({"turns": [{"text": f"{REPLY} {i}"} for i in range(400)]}))
-    proc = subprocess.Popen([sys.executable, "-m", "agent_tui.testing.fake_provider", "--port", "0", "--script",
-                             str(script)], stdout=subprocess.PIPE, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_tui.testing.fake_provider", "--port", "0", "--script", str(script)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None
     line = proc.stdout.readline()
     return proc, line.split("listening on ")[1].split()[0]
@@ -54,9 +57,17 @@ def start_fake(tmp: Path) -> tuple[subprocess.Popen, str]:
 
 def environment(tmp: Path, base: str, warm: bool) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_TUI_")}
-    env.update({"AGENT_TUI_HOME": str(tmp / "home"), "XDG_RUNTIME_DIR": str(tmp / "run"), "TERM": "xterm-256color",
-                "LITELLM_OFFLINE_MODE": "true", "AGENT_TUI_MODEL": "openai/fake", "AGENT_TUI_API_BASE": f"{base}/v1",
-                "AGENT_TUI_API_KEY": "sk-bench"})  # fmt: skip
+    env.update(
+        {
+            "AGENT_TUI_HOME": str(tmp / "home"),
+            "XDG_RUNTIME_DIR": str(tmp / "run"),
+            "TERM": "xterm-256color",
+            "LITELLM_OFFLINE_MODE": "true",
+            "AGENT_TUI_MODEL": "openai/fake",
+            "AGENT_TUI_API_BASE": f"{base}/v1",
+            "AGENT_TUI_API_KEY": "sk-bench",
+        }
+    )
     if not warm:
         env["AGENT_TUI_NO_WARM"] = "1"
     return env
@@ -115,8 +126,19 @@ def harness_floor() -> float:
     the shell and the 5 ms screen reads add to every figure here."""
     subprocess.run(["tmux", "-L", "agent-tui-bench", "kill-server"], capture_output=True)
     started = time.perf_counter()
-    tmux("-f", "/dev/null", "new-session", "-d", "-s", "bench", "-x", "120", "-y", "40",
-         "sh -c 'printf \"Ask anything\\n│ \"; exec cat'")  # fmt: skip
+    tmux(
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "bench",
+        "-x",
+        "120",
+        "-y",
+        "40",
+        "sh -c 'printf \"Ask anything\\n│ \"; exec cat'",
+    )
     screen_shows("Ask anything")
     tmux("send-keys", "-t", "bench", "-l", "Q")
     echoed = screen_shows("│ Q")
@@ -182,13 +204,20 @@ def measure(tmp: Path, base: str, cwd: Path, rounds: int) -> dict:
     warm_env, cold_env = environment(tmp, base, True), environment(tmp, base, False)
     started = time.perf_counter()
     subprocess.run([str(BINARY), "warm", "start"], env=warm_env, check=True, capture_output=True)
-    result: dict = {"date": time.strftime("%Y-%m-%d"), "rounds": rounds,
-                    "warm_process_start_s": round(time.perf_counter() - started, 2)}  # fmt: skip
+    result: dict = {
+        "date": time.strftime("%Y-%m-%d"),
+        "rounds": rounds,
+        "warm_process_start_s": round(time.perf_counter() - started, 2),
+    }
     for name, measure_one in (("ready_s", ready), ("reply_s", reply), ("run_s", run_hi)):
         warm = [measure_one(warm_env, cwd) for _ in range(rounds)]
         cold = [measure_one(cold_env, cwd) for _ in range(rounds)]
-        result[name] = {"warm": median(warm), "in_process": median(cold), "budget": BUDGETS[name],
-                        "warm_all": [round(v, 3) for v in warm]}  # fmt: skip
+        result[name] = {
+            "warm": median(warm),
+            "in_process": median(cold),
+            "budget": BUDGETS[name],
+            "warm_all": [round(v, 3) for v in warm],
+        }
     result["ready_s"]["harness_floor"] = median([harness_floor() for _ in range(rounds)])
     status = warm_process(warm_env)
     time.sleep(1)  # let the last launch's spare child settle before the idle window
@@ -197,10 +226,12 @@ def measure(tmp: Path, base: str, cwd: Path, rounds: int) -> dict:
     time.sleep(5)
     status = warm_process(warm_env)
     result["idle"] = {
-        "rss_mib": _rss_mib(pid), "spare_rss_mib": round((status.get("spare_rss_kib") or 0) / 1024, 1),
-        "cpu_s_over_5s": round(cpu_seconds(pid) - before, 3), "budget_rss_mib": BUDGETS["idle_rss_mib"],
+        "rss_mib": _rss_mib(pid),
+        "spare_rss_mib": round((status.get("spare_rss_kib") or 0) / 1024, 1),
+        "cpu_s_over_5s": round(cpu_seconds(pid) - before, 3),
+        "budget_rss_mib": BUDGETS["idle_rss_mib"],
         "launches": status["launches"],
-    }  # fmt: skip
+    }
     return result
 
 

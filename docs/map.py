@@ -155,10 +155,13 @@ def door_section(doc: str) -> str:
         if heading and heading.group(2).startswith("The door"):
             level = len(heading.group(1))
             end = next(
-                (i for i in range(start + 1, len(lines))
-                 if (h := _HEADING.match(lines[i])) and len(h.group(1)) <= level),
+                (
+                    i
+                    for i in range(start + 1, len(lines))
+                    if (h := _HEADING.match(lines[i])) and len(h.group(1)) <= level
+                ),
                 len(lines),
-            )  # fmt: skip
+            )
             return "\n".join(lines[start + 1 : end])
     return ""
 
@@ -173,7 +176,11 @@ def api_names(source: str) -> list[str]:
     """The keys of ``_EXPORTS`` and ``_MODULES`` in ``core/api.py``'s source."""
     names: list[str] = []
     for node in ast.parse(source).body:
-        target = node.target if isinstance(node, ast.AnnAssign) else (node.targets[0] if isinstance(node, ast.Assign) else None)
+        target = (
+            node.target
+            if isinstance(node, ast.AnnAssign)
+            else (node.targets[0] if isinstance(node, ast.Assign) else None)
+        )
         if isinstance(target, ast.Name) and target.id in ("_EXPORTS", "_MODULES") and node.value is not None:
             names += list(ast.literal_eval(node.value))
     return names
@@ -184,9 +191,10 @@ def facade_methods(source: str, cls: str = "Sessions") -> list[str]:
     for node in ast.parse(source).body:
         if isinstance(node, ast.ClassDef) and node.name == cls:
             return [
-                item.name for item in node.body
+                item.name
+                for item in node.body
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not item.name.startswith("_")
-            ]  # fmt: skip
+            ]
     return []
 
 

@@ -102,11 +102,16 @@ def open_runtime(fake):  # type: ignore[no-untyped-def]
             tools = ToolRegistry(location) if kind == "test" else build_registry(location)
             register_test_tools(tools)
             return tools
+
         return make if isinstance(kind, str) else kind
 
     async def opener(*, cli=None, policy=None, tools="test", clock=None):  # type: ignore[no-untyped-def]
         layer = {"model": "openai/fake-model", "api_base": fake.openai_base, "api_key": "test-key", **(cli or {})}
-        return await Runtime.open(lambda location: load_settings(location, cli=layer), permission_policy=policy,
-                                  clock=clock, registry_factory=registry_for(tools))
+        return await Runtime.open(
+            lambda location: load_settings(location, cli=layer),
+            permission_policy=policy,
+            clock=clock,
+            registry_factory=registry_for(tools),
+        )
 
     return opener

@@ -70,11 +70,20 @@ SYNTHETIC = """\
 """
 
 MODULES = {
-    "__init__.py", "cli.py", "commands/__init__.py", "commands/run_cmd.py",
-    "core/__init__.py", "core/api.py", "core/events.py", "core/sessions.py",
-    "core/store/__init__.py", "core/store/db.py", "core/store/queries.py",
-    "tools/__init__.py", "tools/read.py",
-}  # fmt: skip
+    "__init__.py",
+    "cli.py",
+    "commands/__init__.py",
+    "commands/run_cmd.py",
+    "core/__init__.py",
+    "core/api.py",
+    "core/events.py",
+    "core/sessions.py",
+    "core/store/__init__.py",
+    "core/store/db.py",
+    "core/store/queries.py",
+    "tools/__init__.py",
+    "tools/read.py",
+}
 
 
 def test_rows_resolve_against_their_sections_first_package() -> None:
@@ -125,14 +134,19 @@ def test_the_door_checker_finds_a_missing_name() -> None:
     door = docmap.door_section(SYNTHETIC)
     assert "open_sessions" not in door and "`paths`" in door
     assert docmap.missing_spans(door, ["Sessions", "paths", "close", "open_sessions", "Session", "path"]) == [
-        "open_sessions", "Session", "path"]  # fmt: skip
+        "open_sessions",
+        "Session",
+        "path",
+    ]
 
 
 def test_the_api_and_facade_readers_take_their_names_from_the_source() -> None:
     api = '_EXPORTS: dict[str, str] = {"Sessions": "sessions", "Runtime": "runtime"}\n_MODULES = {"paths": "x"}\nOTHER = {"no": 1}\n'
     assert docmap.api_names(api) == ["Sessions", "Runtime", "paths"]
-    facade = "class Sessions:\n    def __init__(self): ...\n    async def get(self): ...\n    def _private(self): ...\n" \
-             "    @property\n    def database(self): ...\nclass Other:\n    def no(self): ...\n"  # fmt: skip
+    facade = (
+        "class Sessions:\n    def __init__(self): ...\n    async def get(self): ...\n    def _private(self): ...\n"
+        "    @property\n    def database(self): ...\nclass Other:\n    def no(self): ...\n"
+    )
     assert docmap.facade_methods(facade) == ["get", "database"]
 
 

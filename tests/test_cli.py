@@ -18,7 +18,9 @@ def test_version_answers_before_argparse_or_typing_is_imported() -> None:
 
 
 def test_version_among_other_arguments_still_goes_through_argparse() -> None:
-    out = subprocess.run([sys.executable, "-m", "agent_tui", "--version", "--model", "x"], capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "agent_tui", "--version", "--model", "x"], capture_output=True, text=True
+    )
     assert out.returncode == 0 and out.stdout.strip() == f"agent-tui {__version__}"
 
 
@@ -27,16 +29,41 @@ import pytest  # noqa: E402
 from agent_tui import cli  # noqa: E402
 
 
-@pytest.mark.parametrize("argv", [[], ["-c"], ["--continue", "-r"], ["--model", "openai/x", "-c"], ["--model=openai/x"],
-                                  ["--api-key", "sk", "--api-base", "http://h"], ["run", "hi"], ["run", "--bogus"],
-                                  ["serve", "--port", "0"]])  # fmt: skip
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["-c"],
+        ["--continue", "-r"],
+        ["--model", "openai/x", "-c"],
+        ["--model=openai/x"],
+        ["--api-key", "sk", "--api-base", "http://h"],
+        ["run", "hi"],
+        ["run", "--bogus"],
+        ["serve", "--port", "0"],
+    ],
+)
 def test_the_common_launches_go_warm_without_argparse(argv: list[str]) -> None:
     assert cli._surely_warm(argv)
 
 
-@pytest.mark.parametrize("argv", [["-r", "SESSION"], ["--resume=SESSION"], ["--help"], ["-h"], ["--mod", "x"],
-                                  ["--model"], ["--model", "-c"], ["sessions", "list"], ["warm", "status"],
-                                  ["-c", "run"], ["--version", "-c"], ["bogus"]])  # fmt: skip
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["-r", "SESSION"],
+        ["--resume=SESSION"],
+        ["--help"],
+        ["-h"],
+        ["--mod", "x"],
+        ["--model"],
+        ["--model", "-c"],
+        ["sessions", "list"],
+        ["warm", "status"],
+        ["-c", "run"],
+        ["--version", "-c"],
+        ["bogus"],
+    ],
+)
 def test_anything_else_is_read_by_argparse_first(argv: list[str]) -> None:
     assert not cli._surely_warm(argv)
 
@@ -57,14 +84,17 @@ def _launched(argv: list[str]) -> str:
     return out.stdout.strip()
 
 
-@pytest.mark.parametrize(("argv", "expected"), [
-    ([], "[([], True, False)]"),
-    (["-c", "--model", "m"], "[(['-c', '--model', 'm'], True, False)]"),
-    (["run", "hi"], "[(['run', 'hi'], False, False)]"),  # once: no second try after "no warm process"
-    (["serve", "--port", "0"], "[(['serve', '--port', '0'], False, False)]"),
-    (["-r", "SESSION"], "[(['-r', 'SESSION'], True, True)]"),
-    (["--model", "m", "run", "hi"], "[(['--model', 'm', 'run', 'hi'], False, True)]"),
-    (["sessions", "list"], "[]"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        ([], "[([], True, False)]"),
+        (["-c", "--model", "m"], "[(['-c', '--model', 'm'], True, False)]"),
+        (["run", "hi"], "[(['run', 'hi'], False, False)]"),  # once: no second try after "no warm process"
+        (["serve", "--port", "0"], "[(['serve', '--port', '0'], False, False)]"),
+        (["-r", "SESSION"], "[(['-r', 'SESSION'], True, True)]"),
+        (["--model", "m", "run", "hi"], "[(['--model', 'm', 'run', 'hi'], False, True)]"),
+        (["sessions", "list"], "[]"),
+    ],
+)
 def test_main_hands_warm_launches_over_before_argparse_only_when_sure(argv: list[str], expected: str) -> None:
     assert _launched(argv) == expected

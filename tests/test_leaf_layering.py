@@ -37,9 +37,7 @@ def _resolve(node: ast.ImportFrom, package: str) -> str:
     return ".".join([*base, node.module] if node.module else base)
 
 
-def offenders(
-    source: str, package: str, forbidden: tuple[str, ...], allowed: tuple[str, ...] = ()
-) -> list[str]:
+def offenders(source: str, package: str, forbidden: tuple[str, ...], allowed: tuple[str, ...] = ()) -> list[str]:
     """Every module ``source`` imports that is under ``forbidden`` and not under ``allowed``.
 
     ``package`` is the package the source lives in (``agent_tui.tools`` for

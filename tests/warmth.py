@@ -52,8 +52,15 @@ class LaunchMode:
     async def status(self) -> dict:
         """The warm process for this test's environment, started if need be (``agent-tui warm start``)."""
         start = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "agent_tui", "warm", "start", env=self.environ(),
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            sys.executable,
+            "-m",
+            "agent_tui",
+            "warm",
+            "start",
+            env=self.environ(),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
         out, err = await asyncio.wait_for(start.communicate(), 120)
         assert start.returncode == 0, err.decode()
         from agent_tui.warm import client, place

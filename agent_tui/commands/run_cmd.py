@@ -166,8 +166,11 @@ def _install_signals(sessions: Any, sid: str) -> list[int]:
             interrupting.add(task)
             task.add_done_callback(interrupting.discard)
 
-    for signum, reason in ((signal.SIGINT, InterruptReason.USER), (signal.SIGTERM, InterruptReason.SHUTDOWN),
-                           (signal.SIGHUP, InterruptReason.SHUTDOWN)):  # fmt: skip
+    for signum, reason in (
+        (signal.SIGINT, InterruptReason.USER),
+        (signal.SIGTERM, InterruptReason.SHUTDOWN),
+        (signal.SIGHUP, InterruptReason.SHUTDOWN),
+    ):
         if signal.getsignal(signum) is not signal.SIG_IGN:
             loop.add_signal_handler(signum, on_signal, signum, reason)
     return stopped_by
@@ -184,7 +187,7 @@ async def _final_text(sessions: Any, sid: str, input_id: str) -> str:
     start = next((i for i, m in enumerate(messages) if m.id == input_id), None)
     if start is None:
         return ""
-    for message in reversed(messages[start + 1:]):
+    for message in reversed(messages[start + 1 :]):
         if message.kind == "assistant":
             texts = [p["text"] for p in message.data.get("parts", []) if p.get("type") == "text" and p.get("text")]
             if texts:

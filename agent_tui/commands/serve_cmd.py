@@ -52,8 +52,11 @@ async def _main(args: argparse.Namespace) -> int:
 
     if not 0 <= args.port <= 65535:
         return fail(f"--port must be between 0 and 65535, not {args.port}")
-    cli = {"model": getattr(args, "model", None), "api_base": getattr(args, "api_base", None),
-           "api_key": getattr(args, "api_key", None)}  # fmt: skip
+    cli = {
+        "model": getattr(args, "model", None),
+        "api_base": getattr(args, "api_base", None),
+        "api_key": getattr(args, "api_key", None),
+    }
     trust_cmd.apply(args)
     try:
         runtime = await Runtime.open(cli=cli, permission_policy=None)
@@ -96,8 +99,9 @@ async def _serve(args: argparse.Namespace, runtime: Any) -> int:
             loop.remove_signal_handler(signum)
 
 
-async def _announce_and_wait(host: str, port: int, token: str, from_env: bool, stop: asyncio.Event,
-                             runtime: Any) -> int:  # fmt: skip
+async def _announce_and_wait(
+    host: str, port: int, token: str, from_env: bool, stop: asyncio.Event, runtime: Any
+) -> int:
     """Tell the user (and local clients) where we are, serve until a signal, interrupt the runs."""
     from agent_tui.server.auth import TOKEN_ENV, remove_server_file, write_server_file
 
@@ -109,8 +113,10 @@ async def _announce_and_wait(host: str, port: int, token: str, from_env: bool, s
         return fail(f"cannot write {error.filename or 'server.json'}: {error.strerror or error}")
     try:
         if not is_loopback(host):
-            _say(f"WARNING: listening on {host}, reachable from other machines; anyone with the token "
-                 "can run commands here")
+            _say(
+                f"WARNING: listening on {host}, reachable from other machines; anyone with the token "
+                "can run commands here"
+            )
         _say(f"serving {url} (port {port})")
         _say(f"token from {TOKEN_ENV}" if from_env else f"token {token}")
         _say(f"url and token written to {path}")

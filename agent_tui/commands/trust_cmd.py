@@ -29,8 +29,10 @@ def apply(args: argparse.Namespace) -> None:
 def ignored_line(untrusted: Any) -> str:
     """One line: what an untrusted project's config asked for and did not get (inert: the
     project wrote those commands and URLs)."""
-    return inert(f"{untrusted.config} is not trusted, so it may not: {'; '.join(untrusted.powers.lines)} "
-                 f"(agent-tui trust add, or --trust for one launch)")
+    return inert(
+        f"{untrusted.config} is not trusted, so it may not: {'; '.join(untrusted.powers.lines)} "
+        f"(agent-tui trust add, or --trust for one launch)"
+    )
 
 
 def main(args: argparse.Namespace) -> int:
@@ -58,11 +60,12 @@ def main(args: argparse.Namespace) -> int:
         sys.stdout.write(f"no longer trusted: {config}\n")
         return 0
     if untrusted is None:
-        sys.stdout.write(f"nothing to trust: {directory.resolve()} has no project config that asks for more "
-                         "than it may take untrusted\n")
+        sys.stdout.write(
+            f"nothing to trust: {directory.resolve()} has no project config that asks for more "
+            "than it may take untrusted\n"
+        )
         return 0
     entry = trust.trust(untrusted.config, untrusted.powers)
     sys.stdout.write(inert(f"trusted {entry.config}; it may:") + "\n")
     sys.stdout.writelines(inert(f"  {line}") + "\n" for line in entry.powers)
     return 0
-

@@ -15,9 +15,13 @@ from agent_tui.tui import bootstrap
 
 def main(args: argparse.Namespace) -> int:
     launch = bootstrap.Launch(
-        model=args.model, api_base=args.api_base, api_key=args.api_key,
-        continue_latest=bool(args.continue_), resume=args.resume, trust=getattr(args, "trust", None),
-    )  # fmt: skip
+        model=args.model,
+        api_base=args.api_base,
+        api_key=args.api_key,
+        continue_latest=bool(args.continue_),
+        resume=args.resume,
+        trust=getattr(args, "trust", None),
+    )
     try:
         return bootstrap.run(launch)
     except bootstrap.LaunchFailed as error:

@@ -44,11 +44,16 @@ def _status(sockets: list[str], as_json: bool) -> int:
             print(json.dumps(answer))
             continue
         rss = (answer.get("rss_kib") or 0) / 1024
-        spare = f", spare child {answer['spare_pid']} ({(answer.get('spare_rss_kib') or 0) / 1024:.0f} MiB)" \
-            if answer.get("spare_pid") else ""
-        print(f"pid {answer['pid']}  agent-tui {answer['version']}  idle {_duration(answer['idle_s'])}"
-              f" (ends after {answer['idle_minutes']:g} min)  RSS {rss:.0f} MiB{spare}  "
-              f"launches {answer['launches']}  running {len(answer['running'])}")  # fmt: skip
+        spare = (
+            f", spare child {answer['spare_pid']} ({(answer.get('spare_rss_kib') or 0) / 1024:.0f} MiB)"
+            if answer.get("spare_pid")
+            else ""
+        )
+        print(
+            f"pid {answer['pid']}  agent-tui {answer['version']}  idle {_duration(answer['idle_s'])}"
+            f" (ends after {answer['idle_minutes']:g} min)  RSS {rss:.0f} MiB{spare}  "
+            f"launches {answer['launches']}  running {len(answer['running'])}"
+        )
     return 0
 
 

@@ -28,9 +28,7 @@ class DatabaseTooNew(StoreError):
 
 class DatabaseLocked(StoreError):
     def __init__(self, path: Path | str, timeout_ms: int) -> None:
-        super().__init__(
-            f"database {path} is locked by another process (waited {timeout_ms} ms)"
-        )
+        super().__init__(f"database {path} is locked by another process (waited {timeout_ms} ms)")
 
 
 class DatabaseUnavailable(StoreError):

@@ -36,9 +36,15 @@ SettingsLoader = Callable[[Path], Settings]
 
 
 class Runtime:
-    def __init__(self, sessions: Sessions, settings_loader: SettingsLoader, permission_policy: str | None,
-                 stream: StreamFn | None, clock: Clock | None,
-                 registry_factory: Callable[[Path], ToolRegistry] = build_registry) -> None:
+    def __init__(
+        self,
+        sessions: Sessions,
+        settings_loader: SettingsLoader,
+        permission_policy: str | None,
+        stream: StreamFn | None,
+        clock: Clock | None,
+        registry_factory: Callable[[Path], ToolRegistry] = build_registry,
+    ) -> None:
         self.sessions = sessions
         self._registry_factory = registry_factory
         self._store = sessions._store  # noqa: SLF001 - the composition root wires the facade's own store
@@ -48,10 +54,18 @@ class Runtime:
         self._hosts: dict[str, RegistryToolHost] = {}
         self._mcp = McpHost(self.settings_for, clock)
         self._mcp_tools: dict[str, McpRegistrations] = {}
-        compactor = Compactor(self._store, lambda session: self.settings_for(session.location), stream=stream,
-                              clock=clock)
-        self._runner = Runner(self._store, self.publisher, self._services, stream=stream, clock=clock,
-                             compaction=compactor, instructions=Instructions(self._store, mcp=self._mcp.guidance))
+        compactor = Compactor(
+            self._store, lambda session: self.settings_for(session.location), stream=stream, clock=clock
+        )
+        self._runner = Runner(
+            self._store,
+            self.publisher,
+            self._services,
+            stream=stream,
+            clock=clock,
+            compaction=compactor,
+            instructions=Instructions(self._store, mcp=self._mcp.guidance),
+        )
         self._coordinator = Coordinator(self._runner, self._store.publish, has_pending=self._has_pending)
         sessions.set_executor(self._coordinator)
 
@@ -123,8 +137,16 @@ class Runtime:
         if host is None or host.location != Path(session.location):
             location, root = Path(session.location), Path(session.project_root)
             registry = await asyncio.to_thread(self._registry_factory, location)
-            gate = make_gate(settings, session.agent or settings.agent, self._store, self.publisher(session.id),
-                             location, root, self._policy, self.sessions.wait_permission_reply)
+            gate = make_gate(
+                settings,
+                session.agent or settings.agent,
+                self._store,
+                self.publisher(session.id),
+                location,
+                root,
+                self._policy,
+                self.sessions.wait_permission_reply,
+            )
             host = RegistryToolHost(settings, registry, location, root, gate)
             host.before_change = SnapshotBeforeChange(self.sessions.snapshots, self.publisher(session.id), location)
             self._hosts[session.id] = host

@@ -79,9 +79,12 @@ def check_context_key(key: str) -> None:
 
 class Sessions:
     def __init__(
-        self, store: Store, bus: Bus | None = None, settings: Settings | None = None,
+        self,
+        store: Store,
+        bus: Bus | None = None,
+        settings: Settings | None = None,
         executor: Executor | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         if bus is not None and bus is not store.bus:
             raise ValueError("the bus must be the store's bus (Store.open(..., bus=bus))")
         self._store = store
@@ -122,15 +125,25 @@ class Sessions:
         return record
 
     async def create(
-        self, id: str | None = None, *, location: str | Path, title: str | None = None,
-        agent: str | None = None, model: str | None = None,
-    ) -> SessionRecord:  # fmt: skip
+        self,
+        id: str | None = None,
+        *,
+        location: str | Path,
+        title: str | None = None,
+        agent: str | None = None,
+        model: str | None = None,
+    ) -> SessionRecord:
         """Absent id creates; a reused id returns the existing session as it is."""
         session_id = id or ids.session_id()
         where = await asyncio.to_thread(lambda: Path(location).resolve())
         root = await asyncio.to_thread(paths.project_root, where)
-        event = ev.SessionCreated(location=str(where), project_root=str(root), title=title,
-                                  agent=agent or self._settings.agent, model=model or self._settings.model)  # fmt: skip
+        event = ev.SessionCreated(
+            location=str(where),
+            project_root=str(root),
+            title=title,
+            agent=agent or self._settings.agent,
+            model=model or self._settings.model,
+        )
 
         def job(tx: Tx) -> None:
             if tx.head(session_id) is None:
@@ -174,9 +187,13 @@ class Sessions:
 
     # -- input --------------------------------------------------------------------
     async def prompt(
-        self, session_id: str, prompt: str | Sequence[Any], id: str | None = None,
-        delivery: Delivery | str = Delivery.STEER, resume: bool = True,
-    ) -> Receipt:  # fmt: skip
+        self,
+        session_id: str,
+        prompt: str | Sequence[Any],
+        id: str | None = None,
+        delivery: Delivery | str = Delivery.STEER,
+        resume: bool = True,
+    ) -> Receipt:
         """Admit a prompt (idempotent by id), then wake the session unless ``resume`` is False."""
         parts = _prompt_parts(prompt)
         try:
@@ -282,9 +299,7 @@ class Sessions:
         """The files a files rewind to ``message_id`` would change, with the diff; changes nothing."""
         return await self._rewinder.preview(await self.get(session_id), message_id)
 
-    async def rewind(
-        self, session_id: str, message_id: str, mode: RewindMode | str = RewindMode.BOTH
-    ) -> RewindResult:
+    async def rewind(self, session_id: str, message_id: str, mode: RewindMode | str = RewindMode.BOTH) -> RewindResult:
         """Back to just before the prompt ``message_id``: the conversation, the files, or both."""
         try:
             chosen = RewindMode(mode)
@@ -374,9 +389,7 @@ class Sessions:
         await self.get(session_id)
         return await self._store.pending_permissions(session_id)
 
-    async def reply_permission(
-        self, request_id: str, reply: PermissionReply | str, message: str | None = None
-    ) -> None:
+    async def reply_permission(self, request_id: str, reply: PermissionReply | str, message: str | None = None) -> None:
         asked = await self._store.permission(request_id)
         if asked is None:
             raise UnknownPermission(request_id)

@@ -28,7 +28,9 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
     "cohere": ("COHERE_API_KEY",),
     "azure": ("AZURE_API_KEY",),
 }
-KEYLESS = frozenset({"ollama", "ollama_chat", "lm_studio", "vllm", "hosted_vllm", "llamafile", "bedrock", "vertex_ai", "sagemaker"})
+KEYLESS = frozenset(
+    {"ollama", "ollama_chat", "lm_studio", "vllm", "hosted_vllm", "llamafile", "bedrock", "vertex_ai", "sagemaker"}
+)
 
 
 class CredentialsError(Exception):
@@ -109,9 +111,7 @@ def check_credentials(
             return provider
     if any(environ.get(name) for name in names):
         return provider
-    raise CredentialsError(
-        f"No API key for {model}: set {names[0]} (or pass --api-key, or set AGENT_TUI_API_KEY)."
-    )
+    raise CredentialsError(f"No API key for {model}: set {names[0]} (or pass --api-key, or set AGENT_TUI_API_KEY).")
 
 
 def resolve_credentials(

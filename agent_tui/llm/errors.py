@@ -296,8 +296,13 @@ def _message(chain: list[BaseException], chosen: BaseException) -> str:
     return _clean(str(chosen) or type(chosen).__name__)
 
 
-_STRONG = ("ContextWindowExceededError", "ContentPolicyViolationError", "RateLimitError",
-           "AuthenticationError", "PermissionDeniedError")
+_STRONG = (
+    "ContextWindowExceededError",
+    "ContentPolicyViolationError",
+    "RateLimitError",
+    "AuthenticationError",
+    "PermissionDeniedError",
+)
 
 
 def _choose(chain: list[BaseException]) -> tuple[ErrorType, BaseException]:

@@ -123,8 +123,13 @@ def preload(tokenizer: bool = True) -> None:
                 except Exception:  # noqa: BLE001 - a head start only; the call imports what it needs
                     continue
         try:  # one mocked streamed completion (no network) builds the models a first call builds
-            for _ in litellm.completion(model="openai/warm-up", messages=[{"role": "user", "content": "warm"}],
-                                        mock_response="warm", stream=True, api_key="warm-up"):
+            for _ in litellm.completion(
+                model="openai/warm-up",
+                messages=[{"role": "user", "content": "warm"}],
+                mock_response="warm",
+                stream=True,
+                api_key="warm-up",
+            ):
                 pass
         except Exception:  # noqa: BLE001 - another LiteLLM version: only the head start is lost
             pass

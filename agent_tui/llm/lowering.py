@@ -56,7 +56,11 @@ def _user_content(turn: UserTurn, images: ImagePlan) -> list[dict[str, Any]]:
             case TextPart(text=text) if text:
                 content.append({"type": "text", "text": text})
             case FilePart(path=path, mime=mime, text=text):
-                body = f'<file path="{path}">\n{text}\n</file>' if text is not None else f"[attached file: {path} ({mime})]"
+                body = (
+                    f'<file path="{path}">\n{text}\n</file>'
+                    if text is not None
+                    else f"[attached file: {path} ({mime})]"
+                )
                 content.append({"type": "text", "text": body})
             case ImagePart() if images.shows(part):
                 content.append(image_url(part))
@@ -65,8 +69,9 @@ def _user_content(turn: UserTurn, images: ImagePlan) -> list[dict[str, Any]]:
     return content
 
 
-def _tool_message(call_id: str, text: str, returned: list[ImagePart], images: ImagePlan,
-                  inline: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _tool_message(
+    call_id: str, text: str, returned: list[ImagePart], images: ImagePlan, inline: bool
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The tool message, and the image parts still to send after it (none when they went inside)."""
     shown = [image_url(image) for image in returned if images.shows(image)]
     text = "\n".join([text or "(no output)", *(images.placeholder(i) for i in returned if not images.shows(i))])
@@ -97,9 +102,16 @@ def _assistant(turn: AssistantTurn, model: str, images: ImagePlan, inline_images
                 elif not native and text:
                     texts.append(text)
             case ToolUse(call_id=call_id, name=name, input=value, result=result):
-                calls.append({"id": call_id, "type": "function",
-                              "function": {"name": name, "arguments": json.dumps(value, ensure_ascii=False)}})
-                ok, text, returned = (False, INTERRUPTED, []) if result is None else (result.ok, result.text, result.images)
+                calls.append(
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": name, "arguments": json.dumps(value, ensure_ascii=False)},
+                    }
+                )
+                ok, text, returned = (
+                    (False, INTERRUPTED, []) if result is None else (result.ok, result.text, result.images)
+                )
                 text = text if ok else (text if text.lower().startswith("error") else f"Error: {text}")
                 result_message, after = _tool_message(call_id, text, returned, images, inline_images)
                 results.append(result_message)
@@ -113,7 +125,9 @@ def _assistant(turn: AssistantTurn, model: str, images: ImagePlan, inline_images
         message["thinking_blocks"] = thinking
     out = [message, *results]
     if following:
-        out.append({"role": "user", "content": [{"type": "text", "text": "Images returned by the tools above:"}, *following]})
+        out.append(
+            {"role": "user", "content": [{"type": "text", "text": "Images returned by the tools above:"}, *following]}
+        )
     return out
 
 

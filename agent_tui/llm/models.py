@@ -47,11 +47,19 @@ def model_info(model: str, overrides: Any = None) -> ModelInfo:
     known: dict[str, Any] = {}
     if any(value is None for value in chosen.values()):
         known = _litellm_info(model)
-    window = _positive(chosen["context_window"]) or _positive(known.get("max_input_tokens")) or _positive(known.get("max_tokens"))
+    window = (
+        _positive(chosen["context_window"])
+        or _positive(known.get("max_input_tokens"))
+        or _positive(known.get("max_tokens"))
+    )
     output = _positive(chosen["max_output_tokens"]) or _positive(known.get("max_output_tokens"))
     vision = chosen["supports_vision"] if chosen["supports_vision"] is not None else bool(known.get("supports_vision"))
     warning = None
     if window is None:
-        warning = (f'The context window of {model} is unknown, so automatic compaction is off; '
-                   f'set [models."{model}"] context_window in config.toml to turn it on.')
-    return ModelInfo(model=model, context_window=window, max_output_tokens=output, supports_vision=vision, warning=warning)
+        warning = (
+            f"The context window of {model} is unknown, so automatic compaction is off; "
+            f'set [models."{model}"] context_window in config.toml to turn it on.'
+        )
+    return ModelInfo(
+        model=model, context_window=window, max_output_tokens=output, supports_vision=vision, warning=warning
+    )

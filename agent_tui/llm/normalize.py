@@ -77,7 +77,9 @@ def read_usage(usage: Any) -> Usage:
     prompt_details = _field(usage, "prompt_tokens_details")
     completion_details = _field(usage, "completion_tokens_details")
     cache_read = _int(_field(usage, "cache_read_input_tokens")) or _int(_field(prompt_details, "cached_tokens"))
-    cache_write = _int(_field(usage, "cache_creation_input_tokens")) or _int(_field(prompt_details, "cache_creation_tokens"))
+    cache_write = _int(_field(usage, "cache_creation_input_tokens")) or _int(
+        _field(prompt_details, "cache_creation_tokens")
+    )
     return Usage(
         input_tokens=_int(_field(usage, "prompt_tokens")),
         output_tokens=_int(_field(usage, "completion_tokens")),

@@ -204,9 +204,16 @@ class Finish(_Event):
 
 
 LLMEvent = (
-    TextStart | TextDelta | TextEnd
-    | ReasoningStart | ReasoningDelta | ReasoningEnd
-    | ToolInputStart | ToolInputDelta | ToolCall | Finish
+    TextStart
+    | TextDelta
+    | TextEnd
+    | ReasoningStart
+    | ReasoningDelta
+    | ReasoningEnd
+    | ToolInputStart
+    | ToolInputDelta
+    | ToolCall
+    | Finish
 )
 
 

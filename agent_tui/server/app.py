@@ -23,13 +23,22 @@ MAX_BODY_BYTES = 1024 * 1024
 """A larger body is a 413 (aiohttp's default, named so it is seen and tested); reading stops at the limit."""
 
 
-def build_app(sessions: Sessions, token: str, *, settings_for: SettingsFor | None = None,
-              mcp_status: Callable[[], list[Any]] = list, keepalive_s: float = 15.0) -> web.Application:  # fmt: skip
+def build_app(
+    sessions: Sessions,
+    token: str,
+    *,
+    settings_for: SettingsFor | None = None,
+    mcp_status: Callable[[], list[Any]] = list,
+    keepalive_s: float = 15.0,
+) -> web.Application:
     """An application serving ``sessions``; every request must carry ``token``."""
-    app = web.Application(middlewares=[error_middleware, host_middleware, bearer_middleware(token), path_id_middleware],
-                          client_max_size=MAX_BODY_BYTES)
-    app[STATE] = ServerState(sessions=sessions, settings_for=settings_for, mcp_status=mcp_status,
-                             keepalive_s=keepalive_s)
+    app = web.Application(
+        middlewares=[error_middleware, host_middleware, bearer_middleware(token), path_id_middleware],
+        client_max_size=MAX_BODY_BYTES,
+    )
+    app[STATE] = ServerState(
+        sessions=sessions, settings_for=settings_for, mcp_status=mcp_status, keepalive_s=keepalive_s
+    )
     routes.register(app)
     app.on_shutdown.append(_close_streams)
     return app

@@ -32,9 +32,17 @@ from agent_tui.server.models import ErrorBody, ErrorResponse
 
 log = logging.getLogger(__name__)
 
-_HTTP_TYPES = {400: "invalid-request", 401: "unauthorized", 404: "not-found", 405: "method-not-allowed",
-               409: "conflict", 413: "too-large", 415: "unsupported-media-type", 421: "misdirected",
-               503: "unavailable"}  # fmt: skip
+_HTTP_TYPES = {
+    400: "invalid-request",
+    401: "unauthorized",
+    404: "not-found",
+    405: "method-not-allowed",
+    409: "conflict",
+    413: "too-large",
+    415: "unsupported-media-type",
+    421: "misdirected",
+    503: "unavailable",
+}
 
 
 class ApiError(Exception):

@@ -53,8 +53,11 @@ async def host_middleware(request: web.Request, handler: Any) -> web.StreamRespo
     transport = request.transport
     sockname = transport.get_extra_info("sockname") if transport is not None else None
     if host.lower() not in allowed_hosts(sockname):
-        raise ApiError(421, f"this server does not answer to Host {_shown(host)}; address it as "
-                            f"127.0.0.1, localhost or [::1] with its port")  # fmt: skip
+        raise ApiError(
+            421,
+            f"this server does not answer to Host {_shown(host)}; address it as "
+            f"127.0.0.1, localhost or [::1] with its port",
+        )
     return await handler(request)
 
 
@@ -63,6 +66,5 @@ async def path_id_middleware(request: web.Request, handler: Any) -> web.StreamRe
     for name, what in ID_PARAMS.items():
         value = request.match_info.get(name)
         if value is not None and not _ID.fullmatch(value):
-            raise bad_request(f"{what} {_shown(value)} is not an id: "
-                              "1 to 128 of A-Z a-z 0-9 _ . -")  # fmt: skip
+            raise bad_request(f"{what} {_shown(value)} is not an id: 1 to 128 of A-Z a-z 0-9 _ . -")
     return await handler(request)

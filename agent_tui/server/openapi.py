@@ -25,17 +25,27 @@ _ERROR_REF = {"$ref": REF.format(model=ErrorResponse.__name__)}
 _DESCRIPTIONS = {200: "OK", 201: "Created", 202: "Accepted", 204: "No Content"}
 _SSE_EVENT = {
     "description": "One Server-Sent Event (OpenAPI 3.1: the schema describes each event). Durable events carry "
-                   "`id: <seq>` and their type as `event`; then one `log.synced`; with `deltas=1`, `delta` events "
-                   "without an id. `data` is JSON: a durable event as `agent-tui log` prints it.",
+    "`id: <seq>` and their type as `event`; then one `log.synced`; with `deltas=1`, `delta` events "
+    "without an id. `data` is JSON: a durable event as `agent-tui log` prints it.",
     "type": "object",
     "required": ["data"],
-    "properties": {"event": {"type": "string"}, "data": {"type": "string", "contentMediaType": "application/json"},
-                   "id": {"type": "string", "pattern": "^[0-9]+$"}},
-}  # fmt: skip
-_ERRORS = {400: "invalid-request", 401: "unauthorized (missing or wrong token)", 404: "not-found",
-           409: "conflict or owned-elsewhere", 413: "too-large", 415: "unsupported-media-type (a body that is not JSON)",
-           421: "misdirected (a Host that is not this loopback server)", 500: "internal, store or config",
-           503: "unavailable (the database is locked)"}  # fmt: skip
+    "properties": {
+        "event": {"type": "string"},
+        "data": {"type": "string", "contentMediaType": "application/json"},
+        "id": {"type": "string", "pattern": "^[0-9]+$"},
+    },
+}
+_ERRORS = {
+    400: "invalid-request",
+    401: "unauthorized (missing or wrong token)",
+    404: "not-found",
+    409: "conflict or owned-elsewhere",
+    413: "too-large",
+    415: "unsupported-media-type (a body that is not JSON)",
+    421: "misdirected (a Host that is not this loopback server)",
+    500: "internal, store or config",
+    503: "unavailable (the database is locked)",
+}
 
 
 @functools.lru_cache(maxsize=8)
@@ -47,16 +57,23 @@ def document(routes: tuple[Route, ...]) -> dict[str, Any]:
         paths.setdefault(route.template, {})[route.method.lower()] = _operation(route, refs)
     return {
         "openapi": "3.1.0",
-        "info": {"title": "agent-tui", "version": __version__,
-                 "description": "The local HTTP API of `agent-tui serve`. Every error is "
-                                "`{\"error\": {\"type\", \"message\"}}`."},  # fmt: skip
+        "info": {
+            "title": "agent-tui",
+            "version": __version__,
+            "description": 'The local HTTP API of `agent-tui serve`. Every error is `{"error": {"type", "message"}}`.',
+        },
         "paths": paths,
         "components": {
             "schemas": schemas,
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
-                                           "description": "The token `agent-tui serve` prints and writes to "
-                                                          "server.json (or AGENT_TUI_SERVER_TOKEN)."}},
-        },  # fmt: skip
+            "securitySchemes": {
+                "bearer": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "The token `agent-tui serve` prints and writes to "
+                    "server.json (or AGENT_TUI_SERVER_TOKEN).",
+                }
+            },
+        },
         "security": [{"bearer": []}],
     }
 
@@ -135,8 +152,10 @@ def _responses(route: Route, refs: dict[tuple[Any, str], Any]) -> dict[str, Any]
             entry["content"] = {"application/json": {"schema": refs[route.response, "serialization"]}}
         out[str(status)] = entry
     for status in _error_statuses(route):
-        out[str(status)] = {"description": f"error: {_ERRORS[status]}",
-                            "content": {"application/json": {"schema": _ERROR_REF}}}  # fmt: skip
+        out[str(status)] = {
+            "description": f"error: {_ERRORS[status]}",
+            "content": {"application/json": {"schema": _ERROR_REF}},
+        }
     return out
 
 

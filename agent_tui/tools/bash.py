@@ -52,9 +52,16 @@ class BashInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     command: str = Field(min_length=1, description="The bash command line to run.")
-    workdir: str | None = Field(default=None, description="Directory to run in; relative to the working directory. Default: the working directory.")
-    timeout_ms: int | None = Field(default=None, ge=1, le=MAX_TIMEOUT_MS, description="Timeout in milliseconds (default 120000, max 600000).")
-    description: str | None = Field(default=None, description="Five to ten words saying what the command does, shown to the user.")
+    workdir: str | None = Field(
+        default=None,
+        description="Directory to run in; relative to the working directory. Default: the working directory.",
+    )
+    timeout_ms: int | None = Field(
+        default=None, ge=1, le=MAX_TIMEOUT_MS, description="Timeout in milliseconds (default 120000, max 600000)."
+    )
+    description: str | None = Field(
+        default=None, description="Five to ten words saying what the command does, shown to the user."
+    )
 
 
 def _resolve_workdir(location: Path, workdir: str | None) -> Path:
@@ -91,7 +98,9 @@ async def _pump(stream: asyncio.StreamReader, keeper: OutputKeeper, ctx: ToolCon
 async def run_bash(ctx: ToolContext, params: BashInput) -> ToolResult:
     workdir = await asyncio.to_thread(_resolve_workdir, ctx.location, params.workdir)
     if not is_inside(workdir, ctx.location):
-        await ctx.ask("external_directory", [workdir.as_posix()], detail={"path": workdir.as_posix(), "command": params.command})
+        await ctx.ask(
+            "external_directory", [workdir.as_posix()], detail={"path": workdir.as_posix(), "command": params.command}
+        )
     outside = await asyncio.to_thread(_outside_writes, params.command, workdir, ctx.location)
     if outside:
         await ctx.ask("external_directory", outside, detail={"path": outside[0], "command": params.command})
@@ -137,7 +146,9 @@ async def run_bash(ctx: ToolContext, params: BashInput) -> ToolResult:
     if stopped_by == "timeout":
         notes.append(f"Command timed out after {timeout_s:g} s; its process group was stopped with {signal_used}.")
     elif stopped_by == "background":
-        notes.append(f"Background processes still writing output after the shell exited were stopped with {signal_used}.")
+        notes.append(
+            f"Background processes still writing output after the shell exited were stopped with {signal_used}."
+        )
     code = proc.returncode
     status = f"Exit code {code}" if code is not None and code >= 0 else f"Killed by signal {-(code or 0)}"
     output = keeper.text()
@@ -202,11 +213,21 @@ async def _start_shell(command: str, workdir: Path, env: dict[str, str], grace_s
     A cancel arriving in that window would make asyncio kill the shell alone and
     orphan what it had started, so the start is shielded: a cancel waits for it
     to finish, stops the whole group, then propagates."""
-    starting = asyncio.ensure_future(asyncio.create_subprocess_exec(
-        "bash", "--noprofile", "--norc", "-c", command,
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        cwd=workdir, env=env, start_new_session=True,
-    ))  # fmt: skip
+    starting = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            "bash",
+            "--noprofile",
+            "--norc",
+            "-c",
+            command,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            cwd=workdir,
+            env=env,
+            start_new_session=True,
+        )
+    )
     try:
         return await asyncio.shield(starting)
     except asyncio.CancelledError:

@@ -76,7 +76,7 @@ def _first_lines(data: bytes, count: int) -> bytes:
     for _ in range(count):
         newline = data.find(b"\n", end)
         if newline < 0:
-            return data[: end] if end else data
+            return data[:end] if end else data
         end = newline + 1
     return data[:end]
 

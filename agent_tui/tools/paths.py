@@ -33,9 +33,7 @@ def lexical_rel(raw: str) -> str:
     if "\x00" in raw:
         raise ToolError(f"The path {raw!r} contains a NUL character.")
     if os.path.isabs(raw) or raw.startswith("~"):
-        raise ToolError(
-            f"Absolute paths are not allowed: {raw!r}. Use a path relative to the session location."
-        )
+        raise ToolError(f"Absolute paths are not allowed: {raw!r}. Use a path relative to the session location.")
     norm = os.path.normpath(raw)
     if norm == ".." or norm.startswith("../"):
         raise ToolError(f"The path {raw!r} escapes the session location through '..'.")
@@ -49,9 +47,7 @@ def resolve_inside(location: Path, raw: str, *, must_exist: bool = True) -> Reso
     candidate = root / rel
     real = Path(os.path.realpath(candidate))
     if not is_inside(real, root):
-        raise ToolError(
-            f"The path {raw!r} goes through a symlink to {real}, which is outside the session location."
-        )
+        raise ToolError(f"The path {raw!r} goes through a symlink to {real}, which is outside the session location.")
     if must_exist and not os.path.lexists(candidate):
         raise ToolError(f"File not found: {raw!r} (relative to the session location).")
     if must_exist and not real.exists():

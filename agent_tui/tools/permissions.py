@@ -162,7 +162,9 @@ class PermissionGate:
     ) -> None:
         """Return when allowed; raise ``PermissionDenied`` or ``PermissionRejected``."""
         roots = (self.project_root, self.location)
-        pieces = await asyncio.to_thread(expand, action, resources, roots) if action == "bash" else expand(action, resources)
+        pieces = (
+            await asyncio.to_thread(expand, action, resources, roots) if action == "bash" else expand(action, resources)
+        )
         undecided: dict[str, Piece] = {}
         for piece in pieces:
             for part in piece.parts:  # deny rules see inside lines that are not plain too
@@ -187,7 +189,8 @@ class PermissionGate:
             call_id=origin.call_id,
             action=action,
             resources=list(undecided),
-            save_patterns=save_patterns or suggest_save(action, [r for p in undecided.values() for r in p.parts or (p.resource,)]),
+            save_patterns=save_patterns
+            or suggest_save(action, [r for p in undecided.values() for r in p.parts or (p.resource,)]),
             detail=detail or {},
         )
         decision = await self._ask(request, list(undecided.values()))

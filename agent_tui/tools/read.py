@@ -78,14 +78,18 @@ def read_resolved(params: ReadInput, vision: bool, resolved: Resolved) -> ToolRe
 def _image(fd: int, size: int, resolved: Resolved, mime: str, vision: bool) -> ToolResult:
     what = f"{mime}, {human_size(size)}"
     if not vision:
-        raise ToolError(f"Cannot read {resolved.rel!r}: it is an image ({what}) and the current model cannot view images.")
+        raise ToolError(
+            f"Cannot read {resolved.rel!r}: it is an image ({what}) and the current model cannot view images."
+        )
     try:
         check_size(size)
         data = os.pread(fd, size, 0)
         mime = checked_mime(data)
     except ImageRefused as refused:
-        raise ToolError(f"Cannot show the image {resolved.rel!r} ({mime}) to the model: {refused}. "
-                        "Make a smaller copy (e.g. `convert IN -resize 2000x2000 OUT`) and read that.") from None
+        raise ToolError(
+            f"Cannot show the image {resolved.rel!r} ({mime}) to the model: {refused}. "
+            "Make a smaller copy (e.g. `convert IN -resize 2000x2000 OUT`) and read that."
+        ) from None
     image = {"path": resolved.rel, "mime": mime, "data": base64.b64encode(data).decode("ascii")}
     text = f"Image {resolved.rel} ({what}) is attached."
     return ToolResult(ToolOutput(text=text, images=[image], data={"path": resolved.rel, "kind": "image", "mime": mime}))
@@ -153,8 +157,14 @@ def _list_dir(resolved: Resolved, params: ReadInput) -> ToolResult:
         footer = f"(Entries {offset}-{last} of {len(entries)}.)"
     else:
         footer = f"(Entries {offset}-{last} of {len(entries)}. More follows: read again with offset={next_offset}.)"
-    data = {"path": resolved.rel, "kind": "directory", "offset": offset, "entries": len(shown),
-            "total": len(entries), "next_offset": next_offset}  # fmt: skip
+    data = {
+        "path": resolved.rel,
+        "kind": "directory",
+        "offset": offset,
+        "entries": len(shown),
+        "total": len(entries),
+        "next_offset": next_offset,
+    }
     return ToolResult(ToolOutput(text="\n".join([*shown, footer]), data=data))
 
 

@@ -82,7 +82,8 @@ class ToolRegistry:
             return ToolOutcome.failure(ErrorType.TOOL_UNKNOWN, f"Unknown tool {name!r}. Available tools: {known}.")
         if not isinstance(raw_input, dict):
             return ToolOutcome.failure(
-                ErrorType.TOOL_INPUT, f"Invalid input for {name}: expected a JSON object, got {type(raw_input).__name__}."
+                ErrorType.TOOL_INPUT,
+                f"Invalid input for {name}: expected a JSON object, got {type(raw_input).__name__}.",
             )
         try:
             params = tool.input_model.model_validate(raw_input)
@@ -101,5 +102,7 @@ class ToolRegistry:
         try:
             output = ToolOutput.model_validate(result.output.model_dump())
         except ValidationError as error:
-            return ToolOutcome.failure(ErrorType.TOOL_EXECUTION, f"{name} returned invalid output: {describe_validation(error)}")
+            return ToolOutcome.failure(
+                ErrorType.TOOL_EXECUTION, f"{name} returned invalid output: {describe_validation(error)}"
+            )
         return ToolOutcome(output=output, result_meta=dict(result.result_meta))

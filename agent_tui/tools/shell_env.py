@@ -16,12 +16,24 @@ from agent_tui.tools.wildcard import wildcard_match
 
 SECRET_NAMES: tuple[str, ...] = (
     "AGENT_TUI_*",
-    "ANTHROPIC_*", "OPENAI_*", "AZURE_OPENAI_*",
-    "*_API_KEY", "*_APIKEY", "*_API_SECRET", "*_TOKEN",
-    "*_SECRET", "*_SECRET_*", "*_PASSWORD", "*_CREDENTIALS", "*_CREDENTIAL",
-    "*_ACCESS_KEY", "*_ACCESS_KEY_ID", "*_MASTER_KEY", "*_SALT_KEY",
+    "ANTHROPIC_*",
+    "OPENAI_*",
+    "AZURE_OPENAI_*",
+    "*_API_KEY",
+    "*_APIKEY",
+    "*_API_SECRET",
+    "*_TOKEN",
+    "*_SECRET",
+    "*_SECRET_*",
+    "*_PASSWORD",
+    "*_CREDENTIALS",
+    "*_CREDENTIAL",
+    "*_ACCESS_KEY",
+    "*_ACCESS_KEY_ID",
+    "*_MASTER_KEY",
+    "*_SALT_KEY",
     "AWS_BEARER_TOKEN_*",
-)  # fmt: skip
+)
 """Names (``*`` wildcards) kept from ``bash``: agent-tui's own variables and the credential
 names of LLM providers and clouds as LiteLLM reads them (``OPENAI_API_KEY``,
 ``AWS_SECRET_ACCESS_KEY``, ``AZURE_AD_TOKEN``, ``GOOGLE_APPLICATION_CREDENTIALS``,

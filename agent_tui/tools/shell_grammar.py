@@ -24,16 +24,58 @@ from typing import Any
 
 from agent_tui.tools.shell_parse import parse_tree
 
-_INERT_NODES = frozenset({
-    "program", "list", "pipeline", "subshell", "command", "command_name", "redirected_statement",
-    "word", "number", "string", "string_content", "raw_string", "concatenation", "comment",
-    "file_redirect", "file_descriptor", "herestring_redirect",
-    "heredoc_redirect", "heredoc_start", "heredoc_body", "heredoc_content", "heredoc_end",
-})  # fmt: skip
-_INERT_TOKENS = frozenset({
-    "&&", "||", ";", "|", "|&", "\n", '"', "(", ")",
-    ">", ">>", "<", "&>", "&>>", ">&", "<&", ">|", ">&-", "<&-", "<<", "<<-", "<<<",
-})  # fmt: skip
+_INERT_NODES = frozenset(
+    {
+        "program",
+        "list",
+        "pipeline",
+        "subshell",
+        "command",
+        "command_name",
+        "redirected_statement",
+        "word",
+        "number",
+        "string",
+        "string_content",
+        "raw_string",
+        "concatenation",
+        "comment",
+        "file_redirect",
+        "file_descriptor",
+        "herestring_redirect",
+        "heredoc_redirect",
+        "heredoc_start",
+        "heredoc_body",
+        "heredoc_content",
+        "heredoc_end",
+    }
+)
+_INERT_TOKENS = frozenset(
+    {
+        "&&",
+        "||",
+        ";",
+        "|",
+        "|&",
+        "\n",
+        '"',
+        "(",
+        ")",
+        ">",
+        ">>",
+        "<",
+        "&>",
+        "&>>",
+        ">&",
+        "<&",
+        ">|",
+        ">&-",
+        "<&-",
+        "<<",
+        "<<-",
+        "<<<",
+    }
+)
 _WRITE_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">&", ">|"})
 _EXPANDED_IN_TARGETS = ("*", "?", "[", "{")
 """A redirection target with these may name another file than it reads as (``> l*`` is ``lf``)."""
@@ -43,20 +85,100 @@ _SPECIAL_IN_TEXT = ("$", "`")
 _COMMAND_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+:@%,-]*")
 """A name looked up in PATH: no ``/`` (no ``./tool``), no globs, no quotes."""
 
-_PLAIN_BUILTINS = frozenset({":", "true", "false", "echo", "printf", "pwd", "cd", "pushd", "popd", "dirs",
-                             "test", "type", "kill", "umask", "times", "help"})
+_PLAIN_BUILTINS = frozenset(
+    {
+        ":",
+        "true",
+        "false",
+        "echo",
+        "printf",
+        "pwd",
+        "cd",
+        "pushd",
+        "popd",
+        "dirs",
+        "test",
+        "type",
+        "kill",
+        "umask",
+        "times",
+        "help",
+    }
+)
 """The builtins that run no code and evaluate no arithmetic (``test``/``printf`` minus ``-v``/``-R``)."""
 _NAME_TAKING_OPTIONS = frozenset({"-v", "-R"})
 """``test -v 'a[$(cmd)]'`` (and ``printf -v 'a[$(cmd)]'``) evaluate the subscript."""
-_SHELL_WORDS = frozenset({
-    ".", "[", "alias", "bg", "bind", "break", "builtin", "caller", "command", "compgen", "complete",
-    "compopt", "continue", "declare", "disown", "enable", "eval", "exec", "exit", "export", "fc", "fg",
-    "getopts", "hash", "history", "jobs", "let", "local", "logout", "mapfile", "read", "readarray", "readonly",
-    "return", "set", "shift", "shopt", "source", "suspend", "trap", "typeset", "ulimit", "unalias",
-    "unset", "wait",
-    "!", "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for", "function", "if", "in",
-    "select", "then", "time", "until", "while", "{", "}", "[[", "]]",
-})  # fmt: skip
+_SHELL_WORDS = frozenset(
+    {
+        ".",
+        "[",
+        "alias",
+        "bg",
+        "bind",
+        "break",
+        "builtin",
+        "caller",
+        "command",
+        "compgen",
+        "complete",
+        "compopt",
+        "continue",
+        "declare",
+        "disown",
+        "enable",
+        "eval",
+        "exec",
+        "exit",
+        "export",
+        "fc",
+        "fg",
+        "getopts",
+        "hash",
+        "history",
+        "jobs",
+        "let",
+        "local",
+        "logout",
+        "mapfile",
+        "read",
+        "readarray",
+        "readonly",
+        "return",
+        "set",
+        "shift",
+        "shopt",
+        "source",
+        "suspend",
+        "trap",
+        "typeset",
+        "ulimit",
+        "unalias",
+        "unset",
+        "wait",
+        "!",
+        "case",
+        "coproc",
+        "do",
+        "done",
+        "elif",
+        "else",
+        "esac",
+        "fi",
+        "for",
+        "function",
+        "if",
+        "in",
+        "select",
+        "then",
+        "time",
+        "until",
+        "while",
+        "{",
+        "}",
+        "[[",
+        "]]",
+    }
+)
 """Bash builtins and reserved words outside :data:`_PLAIN_BUILTINS`: each can run or redirect code."""
 DIRECTORY_CHANGES = frozenset({"cd", "pushd", "popd"})
 

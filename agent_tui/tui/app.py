@@ -59,24 +59,57 @@ class AgentApp(App[None]):
     TITLE = "agent-tui"
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [  # the footer shows the short descriptions, the help screen the tooltips
-        Binding("ctrl+c", "ctrl_c", "copy / clear / quit", priority=True, show=False,
-                tooltip="copy selection, else clear the prompt; twice quits"),
-        Binding("escape", "interrupt", "interrupt",
-                tooltip="interrupt the running session (pending input stays); idle, Esc Esc rewinds"),
+        Binding(
+            "ctrl+c",
+            "ctrl_c",
+            "copy / clear / quit",
+            priority=True,
+            show=False,
+            tooltip="copy selection, else clear the prompt; twice quits",
+        ),
+        Binding(
+            "escape",
+            "interrupt",
+            "interrupt",
+            tooltip="interrupt the running session (pending input stays); idle, Esc Esc rewinds",
+        ),
         Binding("ctrl+r", "resume", "sessions", tooltip="session picker"),
         Binding("ctrl+n", "new_session", "new", tooltip="new session"),
         Binding("alt+w", "withdraw", "withdraw pending", show=False, tooltip="withdraw the last pending input"),
-        Binding("alt+p", "pause_queue", "pause queue", show=False,
-                tooltip="pause the queue (queued input waits when the agent goes idle); again resumes it"),
-        Binding("ctrl+end", "follow", "follow", show=False, priority=True,
-                tooltip="follow the newest output (or click the “new output below” bar)"),
-        Binding("ctrl+o", "toggle_details", "details", show=False, priority=True,
-                tooltip="unfold every tool output, reasoning and summary in view; again folds them"),
+        Binding(
+            "alt+p",
+            "pause_queue",
+            "pause queue",
+            show=False,
+            tooltip="pause the queue (queued input waits when the agent goes idle); again resumes it",
+        ),
+        Binding(
+            "ctrl+end",
+            "follow",
+            "follow",
+            show=False,
+            priority=True,
+            tooltip="follow the newest output (or click the “new output below” bar)",
+        ),
+        Binding(
+            "ctrl+o",
+            "toggle_details",
+            "details",
+            show=False,
+            priority=True,
+            tooltip="unfold every tool output, reasoning and summary in view; again folds them",
+        ),
         Binding("f1", "help", "help", tooltip="this help"),
         # Textual's own palette binding, declared here so the help screen lists it too.
-        Binding(App.COMMAND_PALETTE_BINDING, "command_palette", "palette", show=False, priority=True,
-                tooltip="command palette"),
-    ]  # fmt: skip
+        Binding(
+            App.COMMAND_PALETTE_BINDING,
+            "command_palette",
+            "palette",
+            show=False,
+            priority=True,
+            tooltip="command palette",
+        ),
+    ]
 
     def __init__(
         self,
@@ -224,8 +257,15 @@ class AgentApp(App[None]):
             self.notify(notice, severity="warning", timeout=10)
         self.view.paint_chrome()
 
-    def notify(self, message: str, *, title: str = "", severity: str = "information",  # type: ignore[override]
-               timeout: float | None = None, markup: bool = True) -> None:
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: str = "information",  # type: ignore[override]
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
         """Every notice; held while a permission panel is open (see ``NoticeHold``)."""
         if self._notices.holding:
             self._notices.held.append(HeldNotice(message, title, severity, timeout, markup))
@@ -237,8 +277,9 @@ class AgentApp(App[None]):
             self._notices.hold(self._notifications)
             self.clear_notifications()
         elif not message.open and self._notices.holding:
-            self._notices.release(lambda n: self.notify(n.message, title=n.title, severity=n.severity,
-                                                        timeout=n.timeout, markup=n.markup))
+            self._notices.release(
+                lambda n: self.notify(n.message, title=n.title, severity=n.severity, timeout=n.timeout, markup=n.markup)
+            )
 
     # ------------------------------------------------------------------ custom commands
 
@@ -262,8 +303,9 @@ class AgentApp(App[None]):
     async def _watch_commands(self) -> None:
         await self.reload_commands()
         dirs = await asyncio.to_thread(self._commands_dirs)
-        await watch_commands(dirs, lambda: self.run_worker(self.reload_commands(), group="commands-reload"),
-                             self._stop_watch)  # fmt: skip
+        await watch_commands(
+            dirs, lambda: self.run_worker(self.reload_commands(), group="commands-reload"), self._stop_watch
+        )
 
     async def action_run_custom(self, name: str, arguments: str = "") -> None:
         """A prompt file's command: its body, expanded, sent as a prompt (its model and agent first)."""
@@ -372,9 +414,12 @@ class AgentApp(App[None]):
         self.push_screen(McpScreen(listing(self.ctx.mcp.mcp_status(), location) if self.ctx.mcp is not None else []))
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen([*PromptInput.BINDINGS, *PendingInputStrip.BINDINGS, *self.BINDINGS,
-                                     *PermissionPanel.BINDINGS],
-                                    self.ctx.command_specs()))  # fmt: skip
+        self.push_screen(
+            HelpScreen(
+                [*PromptInput.BINDINGS, *PendingInputStrip.BINDINGS, *self.BINDINGS, *PermissionPanel.BINDINGS],
+                self.ctx.command_specs(),
+            )
+        )
 
     async def action_ctrl_c(self) -> None:
         """Copy a selection; else clear the prompt; a second press within the window quits."""

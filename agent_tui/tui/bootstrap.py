@@ -38,8 +38,16 @@ if TYPE_CHECKING:
     from agent_tui.tui.context import TuiContext
 
 __all__ = [
-    "CoreOpener", "EarlyPeek", "Launch", "LaunchFailed", "ModelFacts", "peek_sessions", "rehearse", "run", "setup_hint",
-]  # fmt: skip
+    "CoreOpener",
+    "EarlyPeek",
+    "Launch",
+    "LaunchFailed",
+    "ModelFacts",
+    "peek_sessions",
+    "rehearse",
+    "run",
+    "setup_hint",
+]
 
 
 @dataclass(frozen=True)
@@ -120,12 +128,18 @@ async def _run(launch: Launch, layers: Any, location: Path, peek: Callable[[str 
     facts = ModelFacts()
     model = layers.text("model")
     ctx = TuiContext(
-        sessions=None, location=str(location), model=model, agent=layers.text("agent") or DEFAULT_AGENT,
-        context_window=facts.window, setup_hint=setup_hint(model, layers.text("api_base"), layers.text("api_key")),
-        learn_model=facts.learn, peek_sessions=peek,
-    )  # fmt: skip
-    start = StartMode(continue_latest=launch.continue_latest, picker=launch.resume == "",
-                      session_id=launch.resume or None)  # fmt: skip
+        sessions=None,
+        location=str(location),
+        model=model,
+        agent=layers.text("agent") or DEFAULT_AGENT,
+        context_window=facts.window,
+        setup_hint=setup_hint(model, layers.text("api_base"), layers.text("api_key")),
+        learn_model=facts.learn,
+        peek_sessions=peek,
+    )
+    start = StartMode(
+        continue_latest=launch.continue_latest, picker=launch.resume == "", session_id=launch.resume or None
+    )
     core = CoreOpener(launch, layers, ctx, facts)
     app = AgentApp(ctx, start=start, theme=layers.text("theme") or DEFAULT_THEME, connect=core.connect)
     stop_on_signals(app)
@@ -271,8 +285,9 @@ class CoreOpener:
         if untrusted is None or trust.assumed() is not None:
             return
         before = trust.previously_trusted(untrusted.config)
-        self.ctx.trust_question = TrustQuestion(str(untrusted.config), untrusted.powers.lines,
-                                                None if before is None else before.powers)
+        self.ctx.trust_question = TrustQuestion(
+            str(untrusted.config), untrusted.powers.lines, None if before is None else before.powers
+        )
         self.ctx.trust_project = lambda: self._trust(untrusted)
 
     async def _trust(self, untrusted: Any) -> None:

@@ -42,8 +42,14 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("export", "write the session as Markdown into its directory", "export", "Export session"),
     CommandSpec("rename", "give this session a new title", "rename", "Rename session", "TITLE", free=True),
     CommandSpec("model", "use another model from the next step", "select_model", "Model", "NAME", "model_names"),
-    CommandSpec("image", "attach an image (PNG, JPEG, GIF, WebP) to the prompt", "attach_image", "Attach image", "PATH",
-                in_palette=False),
+    CommandSpec(
+        "image",
+        "attach an image (PNG, JPEG, GIF, WebP) to the prompt",
+        "attach_image",
+        "Attach image",
+        "PATH",
+        in_palette=False,
+    ),
     CommandSpec("theme", "switch the colour theme", "select_theme", "Theme", "NAME", "theme_names"),
     CommandSpec("mcp", "MCP servers here: state and tools", "mcp_servers", "MCP servers"),
     CommandSpec("help", "keys and commands", "help", "Help"),
@@ -101,8 +107,11 @@ def parse_command(text: str, extra: Iterable[CommandSpec] = ()) -> Command | Non
 def slash_choices(prefix: str, extra: Iterable[CommandSpec] = ()) -> list[Choice]:
     """The ``/`` completion list: commands whose name starts with ``prefix``, with their help."""
     specs = [*SLASH_COMMANDS, *(s for s in extra if s.name not in BY_NAME)]
-    return [Choice(f"/{s.name} ", s.usage, s.help, complete=not s.arg or s.custom)
-            for s in specs if s.name.startswith(prefix)]  # fmt: skip
+    return [
+        Choice(f"/{s.name} ", s.usage, s.help, complete=not s.arg or s.custom)
+        for s in specs
+        if s.name.startswith(prefix)
+    ]
 
 
 def resolve(command: Command, extra: Iterable[CommandSpec] = ()) -> tuple[str, tuple[str, ...]]:

@@ -67,14 +67,22 @@ def parse_file(path: Path, text: str) -> CustomCommand:
             key, colon, value = line.partition(":")
             key = key.strip()
             if not colon or key not in KEYS:
-                raise CommandFileError(f"{path}: line {number}: expected 'key: value' with key one of {', '.join(KEYS)}")
+                raise CommandFileError(
+                    f"{path}: line {number}: expected 'key: value' with key one of {', '.join(KEYS)}"
+                )
             meta[key] = value.strip().strip("\"'")
         body = "\n".join(lines[end + 1 :])
     body = body.strip()
     if not body:
         raise CommandFileError(f"{path}: the prompt is empty")
-    return CustomCommand(name=name, body=body, path=path, description=meta.get("description", ""),
-                         model=meta.get("model") or None, agent=meta.get("agent") or None)  # fmt: skip
+    return CustomCommand(
+        name=name,
+        body=body,
+        path=path,
+        description=meta.get("description", ""),
+        model=meta.get("model") or None,
+        agent=meta.get("agent") or None,
+    )
 
 
 def load_commands(dirs: Iterable[Path], reserved: Iterable[str] = ()) -> tuple[dict[str, CustomCommand], list[str]]:

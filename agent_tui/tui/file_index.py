@@ -43,8 +43,10 @@ def _git_files(root: Path) -> list[str] | None:
     try:
         done = subprocess.run(
             ["git", "-C", str(root), "ls-files", "--cached", "--others", "--exclude-standard", "--deduplicate", "-z"],
-            capture_output=True, timeout=30, check=False,
-        )  # fmt: skip
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     if done.returncode != 0:
@@ -92,8 +94,14 @@ def list_project(root: Path) -> list[str]:
 class FileIndex:
     """One project's paths and a matcher over them, rebuilt in a thread when stale."""
 
-    def __init__(self, root: str | Path, *, max_age_s: float = 10.0, clock: Clock | None = None,
-                 lister: Callable[[Path], list[str]] = list_project) -> None:  # fmt: skip
+    def __init__(
+        self,
+        root: str | Path,
+        *,
+        max_age_s: float = 10.0,
+        clock: Clock | None = None,
+        lister: Callable[[Path], list[str]] = list_project,
+    ) -> None:
         self.root = Path(root)
         self._max_age_ms = max_age_s * 1000
         self._clock = clock or SystemClock()

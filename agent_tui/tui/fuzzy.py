@@ -34,7 +34,7 @@ def _rank(path: str, query: str) -> tuple[int, int, str]:
     name_at = path.rfind("/", 0, len(path) - 1) + 1  # a folder ends in "/"
     found = path.find(query, name_at)
     if found == name_at:
-        rest = path[name_at + len(query):]
+        rest = path[name_at + len(query) :]
         tier = 0 if not rest or rest[0] in "./" else 1  # the whole name (but its extension) first
     elif found >= 0:
         tier = 2

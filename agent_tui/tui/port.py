@@ -28,7 +28,7 @@ if TYPE_CHECKING:
         SessionRecord,
         SessionSummary,
         Synced,
-    )  # fmt: skip
+    )
     from agent_tui.core.api import events as ev
 
 
@@ -44,15 +44,30 @@ class Subscription(Protocol):
 
 class SessionsPort(Protocol):
     # ``builtins.list``: the method ``list`` shadows the name in this class's scope
-    async def create(self, id: str | None = None, *, location: str, title: str | None = None,
-                     agent: str | None = None, model: str | None = None) -> SessionRecord: ...  # fmt: skip
+    async def create(
+        self,
+        id: str | None = None,
+        *,
+        location: str,
+        title: str | None = None,
+        agent: str | None = None,
+        model: str | None = None,
+    ) -> SessionRecord: ...
 
-    async def prompt(self, session_id: str, prompt: Sequence[Any], id: str | None = None,
-                     delivery: str = "steer", resume: bool = True) -> Receipt: ...  # fmt: skip
+    async def prompt(
+        self,
+        session_id: str,
+        prompt: Sequence[Any],
+        id: str | None = None,
+        delivery: str = "steer",
+        resume: bool = True,
+    ) -> Receipt: ...
 
     async def get(self, session_id: str) -> SessionRecord: ...  # the session row: names, counters, head_seq
 
-    async def pending(self, session_id: str) -> builtins.list[InboxRecord]: ...  # unpromoted inbox rows, admission order
+    async def pending(
+        self, session_id: str
+    ) -> builtins.list[InboxRecord]: ...  # unpromoted inbox rows, admission order
 
     async def withdraw(self, session_id: str, input_id: str) -> None: ...
 
@@ -78,11 +93,13 @@ class SessionsPort(Protocol):
 
     async def latest(self, location: str) -> SessionRecord | None: ...  # the newest session here (``--continue``)
 
-    async def list(self, location: str | None = None, search: str | None = None,
-                   limit: int = 50, offset: int = 0) -> builtins.list[SessionSummary]: ...  # fmt: skip
+    async def list(
+        self, location: str | None = None, search: str | None = None, limit: int = 50, offset: int = 0
+    ) -> builtins.list[SessionSummary]: ...
 
-    def log(self, session_id: str, after: int | None = None,
-            follow: bool = False) -> AsyncGenerator[ev.StoredEvent | Synced, None]: ...  # fmt: skip
+    def log(
+        self, session_id: str, after: int | None = None, follow: bool = False
+    ) -> AsyncGenerator[ev.StoredEvent | Synced, None]: ...
 
     def subscribe(self, session_id: str) -> Subscription: ...
 

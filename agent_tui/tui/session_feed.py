@@ -147,8 +147,9 @@ class SessionFeed:
             await self._view.show_transcript(self.transcript, None)
             self._view.paint_chrome()
 
-    async def _first_paint(self, sessions: SessionsPort, record: Any, replay: list[ev.StoredEvent],
-                           whole: bool) -> None:  # fmt: skip
+    async def _first_paint(
+        self, sessions: SessionsPort, record: Any, replay: list[ev.StoredEvent], whole: bool
+    ) -> None:
         """``record``: the session row read before the log opened (its counters cover up to its head)."""
         transcript = self.transcript
         session_id = record.id
@@ -231,16 +232,23 @@ async def seed_for(sessions: SessionsPort, record: Any, transcript: Transcript, 
     from agent_tui.core.api import events as ev  # the facade answered: pydantic is loaded
 
     facts = SessionFacts(
-        title=record.title, location=record.location, agent=record.agent, model=record.model,
-        input_tokens=record.input_tokens, output_tokens=record.output_tokens, cost=record.cost or 0.0,
-    )  # fmt: skip
+        title=record.title,
+        location=record.location,
+        agent=record.agent,
+        model=record.model,
+        input_tokens=record.input_tokens,
+        output_tokens=record.output_tokens,
+        cost=record.cost or 0.0,
+    )
     inbox = list(await sessions.pending(record.id))
     pending = [
         PendingInput(row.id, ev.prompt_text(row.prompt or []), Delivery(row.delivery or "steer"), row.admitted_seq)
         for row in inbox
         if row.kind == "prompt" and row.admitted_seq < start_seq
     ]
-    compactions = [(row.id, row.admitted_seq) for row in inbox if row.kind == "compaction" and row.admitted_seq < start_seq]
+    compactions = [
+        (row.id, row.admitted_seq) for row in inbox if row.kind == "compaction" and row.admitted_seq < start_seq
+    ]
     transcript.seed(start_seq, facts, record.head_seq, pending, compactions)
 
 

@@ -39,12 +39,8 @@ async def watch_theme_files(
     if not existing:
         return
     watchfiles = await asyncio.to_thread(import_watchfiles)
-    async for changes in watchfiles.awatch(
-        *existing, stop_event=stop, debounce=debounce_ms, step=50, recursive=False
-    ):
-        changed = sorted(
-            {Path(p) for kind, p in changes if kind != watchfiles.Change.deleted and p.endswith(".toml")}
-        )
+    async for changes in watchfiles.awatch(*existing, stop_event=stop, debounce=debounce_ms, step=50, recursive=False):
+        changed = sorted({Path(p) for kind, p in changes if kind != watchfiles.Change.deleted and p.endswith(".toml")})
         for path in changed:
             try:
                 theme = await asyncio.to_thread(load_theme_file, path)

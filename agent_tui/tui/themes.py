@@ -41,9 +41,18 @@ class ThemeError(ValueError):
 
 
 COLOR_KEYS = (
-    "primary", "secondary", "accent", "foreground", "background", "surface", "panel", "boost",
-    "success", "warning", "error",
-)  # fmt: skip
+    "primary",
+    "secondary",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "boost",
+    "success",
+    "warning",
+    "error",
+)
 TOP_KEYS = ("name", "dark", "colors", "variables")
 
 
@@ -58,7 +67,9 @@ def _table(data: Any, key: str, known: tuple[str, ...] | dict[str, str]) -> dict
     for name in data:
         if name not in known:
             what = "variable" if key == "variables" else "key"
-            raise _Invalid(key if key != "(top level)" else name, f"unknown {what} {name!r} (known: {', '.join(known)})")
+            raise _Invalid(
+                key if key != "(top level)" else name, f"unknown {what} {name!r} (known: {', '.join(known)})"
+            )
     return data
 
 

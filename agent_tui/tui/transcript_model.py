@@ -262,9 +262,14 @@ class Transcript:
         match event:
             case ev.PermissionAsked():
                 self.asks[event.request_id] = PermissionAsk(
-                    event.request_id, event.action, list(event.resources),
-                    event.call_id, dict(event.detail), seq, event.assistant_message_id,
-                )  # fmt: skip
+                    event.request_id,
+                    event.action,
+                    list(event.resources),
+                    event.call_id,
+                    dict(event.detail),
+                    seq,
+                    event.assistant_message_id,
+                )
             case ev.PermissionReplied(request_id=request_id):
                 ask = self.asks.pop(request_id, None)
                 tool = self.tool_for(ask.assistant_message_id, ask.call_id) if ask else None
@@ -320,10 +325,16 @@ class Transcript:
             case ev.RetryScheduled(assistant_message_id=amid, attempt=attempt, at_ms=at_ms, error=error):
                 facts.retry_at_ms = at_ms
                 self._remove(BlockKey.retry(amid))
-                block = self._add(RetryBlock(
-                    key=BlockKey.retry(amid), seq=seq, attempt=attempt, at_ms=at_ms,
-                    error_type=error.type, message=error.message,
-                ))  # fmt: skip
+                block = self._add(
+                    RetryBlock(
+                        key=BlockKey.retry(amid),
+                        seq=seq,
+                        attempt=attempt,
+                        at_ms=at_ms,
+                        error_type=error.type,
+                        message=error.message,
+                    )
+                )
                 self._set_open(block, True)
 
     def _on_fragment(self, event: ev.DurableEvent, seq: int, created: int) -> None:
@@ -393,8 +404,9 @@ class Transcript:
 
         match event:
             case ev.ExecutionFailed(error=error):
-                self._add(ErrorBlock(key=BlockKey.execution_error(seq), seq=seq, error_type=error.type,
-                                     message=error.message))  # fmt: skip
+                self._add(
+                    ErrorBlock(key=BlockKey.execution_error(seq), seq=seq, error_type=error.type, message=error.message)
+                )
             case ev.ExecutionSucceeded() | ev.ExecutionInterrupted():
                 facts = self.facts
                 facts.retry_at_ms = None
@@ -480,8 +492,9 @@ class Transcript:
         from agent_tui.core.api import events as ev  # see the module docstring
 
         match delta:
-            case ev.TextDelta(assistant_message_id=amid, ordinal=ordinal, delta=text) | ev.ReasoningDelta(
-                assistant_message_id=amid, ordinal=ordinal, delta=text
+            case (
+                ev.TextDelta(assistant_message_id=amid, ordinal=ordinal, delta=text)
+                | ev.ReasoningDelta(assistant_message_id=amid, ordinal=ordinal, delta=text)
             ):
                 reasoning = isinstance(delta, ev.ReasoningDelta)
                 block = self._by_key.get(BlockKey.fragment(amid, ordinal, reasoning))
@@ -519,8 +532,14 @@ class Transcript:
 
     # ------------------------------------------------------------------ segments
 
-    def seed(self, start_seq: int, facts: SessionFacts, counted_seq: int, inbox: list[PendingInput],
-             compactions: list[tuple[str, int]]) -> None:  # fmt: skip
+    def seed(
+        self,
+        start_seq: int,
+        facts: SessionFacts,
+        counted_seq: int,
+        inbox: list[PendingInput],
+        compactions: list[tuple[str, int]],
+    ) -> None:
         """Start folding at ``start_seq`` (a busy-period boundary) instead of the log's start.
 
         ``facts`` (counters and names from the session row, which already count
@@ -574,7 +593,9 @@ def _is_fact(event: ev.DurableEvent) -> bool:
     """Names and selections stay true after a rewind (the session row keeps them too)."""
     from agent_tui.core.api import events as ev  # see the module docstring
 
-    return isinstance(event, (ev.SessionCreated, ev.SessionRenamed, ev.AgentSelected, ev.ModelSelected, ev.SessionMoved))
+    return isinstance(
+        event, (ev.SessionCreated, ev.SessionRenamed, ev.AgentSelected, ev.ModelSelected, ev.SessionMoved)
+    )
 
 
 Folder = Callable[[Transcript, Any, int, int], None]
@@ -588,17 +609,28 @@ def _folders() -> dict[type, Folder]:
     T = Transcript
     families: list[tuple[Folder, tuple[type, ...]]] = [
         (T._on_session, (ev.SessionCreated, ev.SessionRenamed, ev.AgentSelected, ev.ModelSelected, ev.SessionMoved)),
-        (T._on_inbox, (ev.PromptAdmitted, ev.PromptPromoted, ev.QueuePaused, ev.QueueReordered, ev.PromptWithdrawn,
-                       ev.InstructionsUpdated)),
+        (
+            T._on_inbox,
+            (
+                ev.PromptAdmitted,
+                ev.PromptPromoted,
+                ev.QueuePaused,
+                ev.QueueReordered,
+                ev.PromptWithdrawn,
+                ev.InstructionsUpdated,
+            ),
+        ),
         (T._on_permission, (ev.PermissionAsked, ev.PermissionReplied)),
         (T._on_compaction, (ev.CompactionAdmitted, ev.CompactionStarted, ev.CompactionEnded, ev.CompactionFailed)),
         (T._on_step, (ev.StepStarted, ev.StepEnded, ev.StepFailed, ev.RetryScheduled)),
         (T._on_fragment, (ev.TextStarted, ev.ReasoningStarted, ev.TextEnded, ev.ReasoningEnded)),
-        (T._on_tool, (ev.ToolCalled, ev.ShellAdmitted, ev.ShellEnded, ev.WorkspaceSnapshotted, ev.ToolSucceeded,
-                      ev.ToolFailed)),
+        (
+            T._on_tool,
+            (ev.ToolCalled, ev.ShellAdmitted, ev.ShellEnded, ev.WorkspaceSnapshotted, ev.ToolSucceeded, ev.ToolFailed),
+        ),
         (T._on_rewind, (ev.SessionRewound, ev.RewindUndone)),
         (T._on_execution, (ev.ExecutionFailed, ev.ExecutionSucceeded, ev.ExecutionInterrupted)),
-    ]  # fmt: skip
+    ]
     return {kind: handler for handler, kinds in families for kind in kinds}
 
 

@@ -33,8 +33,8 @@ def tool_name(server: str, tool: str) -> str:
         return plain
     digest = hashlib.sha256(f"{server}\0{tool}".encode()).hexdigest()[:_DIGEST]
     room = MAX_TOOL_NAME - len(TOOL_PREFIX) - len("__") - len("_") - _DIGEST
-    head = server[:max(_SERVER_KEEP, room - max(len(safe), len("tool")))].rstrip("_") or "server"
-    body = safe[:room - len(head)].strip("_") or "tool"
+    head = server[: max(_SERVER_KEEP, room - max(len(safe), len("tool")))].rstrip("_") or "server"
+    body = safe[: room - len(head)].strip("_") or "tool"
     return f"{TOOL_PREFIX}{head}__{body}_{digest}"
 
 
@@ -42,5 +42,5 @@ def split_tool_name(name: str) -> tuple[str, str] | None:
     """``mcp__notes__echo`` -> ("notes", "echo"); None for a built-in tool's name."""
     if not name.startswith(TOOL_PREFIX):
         return None
-    server, sep, tool = name[len(TOOL_PREFIX):].partition("__")
+    server, sep, tool = name[len(TOOL_PREFIX) :].partition("__")
     return (server, tool) if sep and server and tool else None

@@ -46,14 +46,16 @@ class Launch:
     def from_request(cls, request: dict[str, Any]) -> Launch:
         try:
             launch = cls(
-                argv=[str(a) for a in request["argv"]], cwd=str(request["cwd"]),
-                env={str(k): str(v) for k, v in dict(request["env"]).items()}, umask=int(request["umask"]) & 0o777,
+                argv=[str(a) for a in request["argv"]],
+                cwd=str(request["cwd"]),
+                env={str(k): str(v) for k, v in dict(request["env"]).items()},
+                umask=int(request["umask"]) & 0o777,
                 path0=None if request.get("path0") is None else str(request["path0"]),
                 ignored=[int(s) for s in request.get("ignored", [])],
                 executable=None if request.get("executable") is None else str(request["executable"]),
                 limits={str(k): (int(v[0]), int(v[1])) for k, v in dict(request.get("limits") or {}).items()},
                 nice=None if request.get("nice") is None else int(request["nice"]),
-            )  # fmt: skip
+            )
         except (KeyError, TypeError, ValueError, ArithmeticError) as error:
             raise wire.BadRequest(f"not a launch: {error!r}") from None
         if not launch.argv:
@@ -144,8 +146,9 @@ def _reopen_stdio() -> None:
     def wrap(fd: int, mode: str, line: bool, errs: str | None) -> io.TextIOWrapper:
         raw = io.FileIO(fd, mode, closefd=False)
         buffered: Any = io.BufferedReader(raw) if mode == "r" else io.BufferedWriter(raw)
-        return io.TextIOWrapper(buffered, encoding=encoding, errors=errs, line_buffering=line,
-                                write_through=unbuffered and mode == "w")  # fmt: skip
+        return io.TextIOWrapper(
+            buffered, encoding=encoding, errors=errs, line_buffering=line, write_through=unbuffered and mode == "w"
+        )
 
     def install(name: str, stream: io.TextIOWrapper) -> None:
         """``sys.<name>`` and ``sys.__<name>__`` (final to type checkers: a fresh process sets them, as this one does)."""

@@ -68,10 +68,18 @@ def _launch(sock: socket.socket, argv: list[str], key: str, environ: Mapping[str
     umask = os.umask(0)
     os.umask(umask)
     request = {
-        "op": "launch", "key": key, "argv": list(argv), "cwd": cwd, "env": dict(environ), "umask": umask,
-        "path0": None if sys.flags.safe_path or not sys.path else sys.path[0], "ignored": ignored,
-        "executable": sys.executable, "limits": place.limits(), "nice": os.getpriority(os.PRIO_PROCESS, 0),
-    }  # fmt: skip
+        "op": "launch",
+        "key": key,
+        "argv": list(argv),
+        "cwd": cwd,
+        "env": dict(environ),
+        "umask": umask,
+        "path0": None if sys.flags.safe_path or not sys.path else sys.path[0],
+        "ignored": ignored,
+        "executable": sys.executable,
+        "limits": place.limits(),
+        "nice": os.getpriority(os.PRIO_PROCESS, 0),
+    }
     replies = wire.Replies(sock)
     suspended = False
     relay = Relay(tui)  # from before the request: a signal sent while the child starts is not lost

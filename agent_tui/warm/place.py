@@ -24,19 +24,36 @@ OFF_ENV = "AGENT_TUI_NO_WARM"
 IDLE_ENV = "AGENT_TUI_WARM__IDLE_MINUTES"
 DEFAULT_IDLE_MINUTES = 30.0
 
-READ_PER_LAUNCH = frozenset({
-    "AGENT_TUI_HOME", "AGENT_TUI_MODEL", "AGENT_TUI_API_BASE", "AGENT_TUI_API_KEY", "AGENT_TUI_SERVER_TOKEN",
-    "AGENT_TUI_DISABLE_PROJECT_CONFIG", "AGENT_TUI_TEST_KILL_AFTER_COMMIT", "AGENT_TUI_TEST_TOOLS",
-    "AGENT_TUI_TEST_MARKS",
-})  # fmt: skip
+READ_PER_LAUNCH = frozenset(
+    {
+        "AGENT_TUI_HOME",
+        "AGENT_TUI_MODEL",
+        "AGENT_TUI_API_BASE",
+        "AGENT_TUI_API_KEY",
+        "AGENT_TUI_SERVER_TOKEN",
+        "AGENT_TUI_DISABLE_PROJECT_CONFIG",
+        "AGENT_TUI_TEST_KILL_AFTER_COMMIT",
+        "AGENT_TUI_TEST_TOOLS",
+        "AGENT_TUI_TEST_MARKS",
+    }
+)
 """Read by the launch itself, never at import: a warm process serves any value of them
 (``tests/warm/test_launch.py`` launches with values its warm process was not started with)."""
 
 _KEY_PREFIXES = ("AGENT_TUI_", "LITELLM_", "TEXTUAL_", "PYTHON", "LC_", "SSL_", "OPENSSL_")
-_KEY_NAMES = frozenset({
-    "LANG", "NO_COLOR", "FORCE_COLOR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NO_PROXY", "HTTP_PROXY",
-    "HTTPS_PROXY", "ALL_PROXY",
-})  # fmt: skip
+_KEY_NAMES = frozenset(
+    {
+        "LANG",
+        "NO_COLOR",
+        "FORCE_COLOR",
+        "REQUESTS_CA_BUNDLE",
+        "CURL_CA_BUNDLE",
+        "NO_PROXY",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+    }
+)
 
 
 def _blake2b(digest_size: int):  # type: ignore[no-untyped-def]
@@ -131,8 +148,17 @@ def idle_minutes(environ: Mapping[str, str] | None = None, config: Mapping[str, 
     return max(value, 0.0)
 
 
-LIMITS = ("RLIMIT_NOFILE", "RLIMIT_CORE", "RLIMIT_AS", "RLIMIT_DATA", "RLIMIT_STACK", "RLIMIT_NPROC",
-          "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_MEMLOCK")  # fmt: skip
+LIMITS = (
+    "RLIMIT_NOFILE",
+    "RLIMIT_CORE",
+    "RLIMIT_AS",
+    "RLIMIT_DATA",
+    "RLIMIT_STACK",
+    "RLIMIT_NPROC",
+    "RLIMIT_CPU",
+    "RLIMIT_FSIZE",
+    "RLIMIT_MEMLOCK",
+)
 """Resource limits a launch takes from its caller (``ulimit``), as a fresh process inherits them."""
 
 

@@ -170,7 +170,9 @@ class Server:
             conn.close()
 
     def _handle(self, conn: socket.socket, selector: selectors.BaseSelector) -> None:
-        pid, uid, gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
+        pid, uid, gid = struct.unpack(
+            "3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        )
         if uid != os.getuid():
             raise wire.BadRequest(f"process {pid} of uid {uid} is not this user")
         if (other := place.other_context(pid, gid)) is not None:
@@ -193,8 +195,9 @@ class Server:
                 _close_all(fds)
                 raise wire.BadRequest(f"unknown op {other!r}")
 
-    def _launch(self, conn: socket.socket, request: dict[str, Any], fds: list[int],
-                selector: selectors.BaseSelector) -> None:  # fmt: skip
+    def _launch(
+        self, conn: socket.socket, request: dict[str, Any], fds: list[int], selector: selectors.BaseSelector
+    ) -> None:
         try:
             launch = child.Launch.from_request(request)
             if len(fds) != wire.STDIO:
@@ -272,7 +275,11 @@ class Server:
             if running is None:
                 continue
             self.last_busy = time.monotonic()
-            outcome = {"signal": os.WTERMSIG(status)} if os.WIFSIGNALED(status) else {"exit": os.waitstatus_to_exitcode(status)}
+            outcome = (
+                {"signal": os.WTERMSIG(status)}
+                if os.WIFSIGNALED(status)
+                else {"exit": os.waitstatus_to_exitcode(status)}
+            )
             if running.hangup_at is None:
                 selector.unregister(running.caller)
             wire.reply(running.caller, outcome)
@@ -336,13 +343,20 @@ class Server:
     def status(self) -> dict[str, Any]:
         spare_pid = self.spare.pid if self.spare else None
         return {
-            "pid": os.getpid(), "version": agent_tui.__version__, "key": self.key,
+            "pid": os.getpid(),
+            "version": agent_tui.__version__,
+            "key": self.key,
             "idle_s": round(time.monotonic() - self.last_busy, 1) if not self.running else 0.0,
-            "rss_kib": _rss_kib(os.getpid()), "spare_pid": spare_pid,
+            "rss_kib": _rss_kib(os.getpid()),
+            "spare_pid": spare_pid,
             "spare_rss_kib": _rss_kib(spare_pid) if spare_pid else None,
-            "running": sorted(self.running), "launches": self.launches, "stopping": self.stopping,
-            "idle_minutes": self.idle_s / 60, "python": sys.executable, "rehearsed": _rehearsed,
-        }  # fmt: skip
+            "running": sorted(self.running),
+            "launches": self.launches,
+            "stopping": self.stopping,
+            "idle_minutes": self.idle_s / 60,
+            "python": sys.executable,
+            "rehearsed": _rehearsed,
+        }
 
     def _stop(self, selector: selectors.BaseSelector | None) -> None:
         """No new launches: the socket goes, the spare ends; running children finish first."""
@@ -421,8 +435,6 @@ def _rss_kib(pid: int) -> int | None:
     except OSError:
         return None
     return None
-
-
 
 
 # -- start-up ------------------------------------------------------------------------------------
@@ -550,8 +562,13 @@ def main(argv: list[str]) -> child.Launch | None:
     finally:
         os.umask(old_umask)
     listener.listen(16)
-    log.info("serving %s after a %.1f s warm-up (agent-tui %s, key %s)", path, time.monotonic() - started,
-             agent_tui.__version__, key)  # fmt: skip
+    log.info(
+        "serving %s after a %.1f s warm-up (agent-tui %s, key %s)",
+        path,
+        time.monotonic() - started,
+        agent_tui.__version__,
+        key,
+    )
     server = Server(listener, path, key, stamp, idle_s, defaults, lock)
     launch = server.serve()
     if launch is None:

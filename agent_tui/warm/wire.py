@@ -35,8 +35,9 @@ def send_request(sock: socket.socket, request: dict[str, Any], fds: Sequence[int
         sock.sendall(frame[sent:])
 
 
-def receive_request(sock: socket.socket, max_fds: int = STDIO,
-                    deadline: float | None = None) -> tuple[dict[str, Any], list[int]]:  # fmt: skip
+def receive_request(
+    sock: socket.socket, max_fds: int = STDIO, deadline: float | None = None
+) -> tuple[dict[str, Any], list[int]]:
     """One request and the descriptors that came with it (more than ``max_fds`` is refused);
     raises :class:`BadRequest`. ``deadline`` (``time.monotonic()``): the whole request must be in
     by then, however its bytes trickle in (the warm process serves one connection at a time).

@@ -76,13 +76,18 @@ async def test_a_key_file_is_read_and_nothing_is_warned(cli: Cli, fake: FakeProv
     assert "warning" not in err
 
 
-async def test_a_missing_or_empty_key_file_or_both_flags_is_one_clear_line(cli: Cli, fake: FakeProvider,  # noqa: F811
-                                                                           tmp_path: Path) -> None:  # fmt: skip
+async def test_a_missing_or_empty_key_file_or_both_flags_is_one_clear_line(
+    cli: Cli,
+    fake: FakeProvider,  # noqa: F811
+    tmp_path: Path,
+) -> None:
     empty = tmp_path / "empty"
     empty.write_text("\n")
-    cases = [(["--api-key-file", str(tmp_path / "nope")], "cannot read --api-key-file"),
-             (["--api-key-file", str(empty)], "is empty"),
-             (["--api-key", SECRET, "--api-key-file", str(empty)], "not both")]  # fmt: skip
+    cases = [
+        (["--api-key-file", str(tmp_path / "nope")], "cannot read --api-key-file"),
+        (["--api-key-file", str(empty)], "is empty"),
+        (["--api-key", SECRET, "--api-key-file", str(empty)], "not both"),
+    ]
     for args, expected in cases:
         code, _, err = await run_bare(cli, *args, "hello")
         assert code == 2, err
@@ -90,8 +95,13 @@ async def test_a_missing_or_empty_key_file_or_both_flags_is_one_clear_line(cli: 
     assert fake.requests == []
 
 
-@given(st.lists(st.text(alphabet=st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)), max_size=8),
-                max_size=8), st.text(alphabet="abcxyz-", min_size=1, max_size=6))
+@given(
+    st.lists(
+        st.text(alphabet=st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)), max_size=8),
+        max_size=8,
+    ),
+    st.text(alphabet="abcxyz-", min_size=1, max_size=6),
+)
 def test_only_the_keys_own_bytes_are_scrubbed(words: list[str], key: str) -> None:
     argv = ["agent-tui", *words, "--api-key", key, f"--api-key={key}"]
     assert given_keys(argv[1:])[-2:] == [key, key]
@@ -99,9 +109,10 @@ def test_only_the_keys_own_bytes_are_scrubbed(words: list[str], key: str) -> Non
     spans = _key_spans(area, {key.encode()})
     scrubbed = bytearray(area)
     for offset, length in spans:
-        assert bytes(area[offset:offset + length]) == key.encode()
-        scrubbed[offset:offset + length] = b"x" * length
+        assert bytes(area[offset : offset + length]) == key.encode()
+        scrubbed[offset : offset + length] = b"x" * length
     after = bytes(scrubbed).split(b"\0")
     assert after[-3] == b"x" * len(key) and after[-2] == b"--api-key=" + b"x" * len(key)
-    assert all(word.encode() == seen or word.encode() == key.encode() or word.endswith(key)
-               for word, seen in zip(argv, after))  # nothing but key values changed
+    assert all(
+        word.encode() == seen or word.encode() == key.encode() or word.endswith(key) for word, seen in zip(argv, after)
+    )  # nothing but key values changed

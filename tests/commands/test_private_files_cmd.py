@@ -16,10 +16,13 @@ def mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
-async def test_a_run_leaves_nothing_others_can_read(fake: FakeProvider, workdir: Path, agent_home: Path,
-                                                     runtime_dir: Path) -> None:
-    fake.add({"tool_calls": [{"id": "call:1 ~x", "name": "bash", "arguments": {"command": "seq 1 100000"}}]},
-             {"text": "counted"})
+async def test_a_run_leaves_nothing_others_can_read(
+    fake: FakeProvider, workdir: Path, agent_home: Path, runtime_dir: Path
+) -> None:
+    fake.add(
+        {"tool_calls": [{"id": "call:1 ~x", "name": "bash", "arguments": {"command": "seq 1 100000"}}]},
+        {"text": "counted"},
+    )
     cli = Cli(fake, workdir, agent_home, LaunchMode("in-process", runtime_dir))
     old = os.umask(0)
     try:
@@ -46,9 +49,15 @@ async def test_each_call_a_failing_snapshot_leaves_uncovered_says_so_before_it_r
     fake: FakeProvider, workdir: Path, agent_home: Path, runtime_dir: Path
 ) -> None:
     (agent_home / "snapshots").write_text("a file where the snapshot store should be")
-    fake.add({"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": "echo one > one.txt"}},
-                             {"id": "c2", "name": "bash", "arguments": {"command": "echo two > two.txt"}}]},
-             {"text": "written"})
+    fake.add(
+        {
+            "tool_calls": [
+                {"id": "c1", "name": "bash", "arguments": {"command": "echo one > one.txt"}},
+                {"id": "c2", "name": "bash", "arguments": {"command": "echo two > two.txt"}},
+            ]
+        },
+        {"text": "written"},
+    )
     cli = Cli(fake, workdir, agent_home, LaunchMode("in-process", runtime_dir))
     try:
         code, out, err = await cli.run("--permission", "allow", "write")

@@ -34,8 +34,11 @@ async def rewind(cli: Cli, *args: str) -> tuple[int, str, str]:
 
 
 async def _changed_session(cli: Cli) -> tuple[str, str]:
-    cli.fake.add({"text": "hi"}, {"tool_calls": [{"id": "call_1", "name": "bash", "arguments": {"command": BASH}}]},
-                 {"text": "done"})
+    cli.fake.add(
+        {"text": "hi"},
+        {"tool_calls": [{"id": "call_1", "name": "bash", "arguments": {"command": BASH}}]},
+        {"text": "done"},
+    )
     code, _, err = await cli.run("--permission", "allow", "say hi")
     assert code == 0, err
     sid = session_of(err)
@@ -56,7 +59,10 @@ async def test_rewind_lists_prompts_then_restores_files_and_undo_puts_them_back(
     assert code == 0, err
     assert "changed 3 files:" in out and "prompt: change files" in out
     assert {tuple(line.split()) for line in out.splitlines() if line.startswith("  ")} == {
-        ("deleted", "made.txt"), ("modified", "mod.txt"), ("created", "gone.txt")}
+        ("deleted", "made.txt"),
+        ("modified", "mod.txt"),
+        ("created", "gone.txt"),
+    }
     assert not (cli.workdir / "made.txt").exists() and (cli.workdir / "gone.txt").read_text() == "bye\n"
     assert (cli.workdir / "mod.txt").read_text() == "before\n"
     log = await cli.log(sid)
@@ -65,7 +71,10 @@ async def test_rewind_lists_prompts_then_restores_files_and_undo_puts_them_back(
     code, out, err = await rewind(cli, sid, "--undo", "--json")
     assert code == 0, err
     assert {(c["path"], c["change"]) for c in json.loads(out)["changed"]} == {
-        ("made.txt", "created"), ("mod.txt", "modified"), ("gone.txt", "deleted")}
+        ("made.txt", "created"),
+        ("mod.txt", "modified"),
+        ("gone.txt", "deleted"),
+    }
     assert (cli.workdir / "made.txt").read_text() == "made\n" and not (cli.workdir / "gone.txt").exists()
 
 
@@ -84,7 +93,9 @@ async def test_rewind_refusals_are_one_line_exit_1_and_change_nothing(cli: Cli) 
         code, _, err = await rewind(cli, sid, "--to", target)
     finally:
         held.release()
-    assert code == 1 and err.startswith(f"agent-tui: session {sid} is running in another process") and err.count("\n") == 1
+    assert (
+        code == 1 and err.startswith(f"agent-tui: session {sid} is running in another process") and err.count("\n") == 1
+    )
     code, _, err = await rewind(cli, sid, "--to", target, "--files", "--conversation")
     assert code == 2 and "not allowed with argument" in err
     assert await cli.log(sid) == before
@@ -127,7 +138,9 @@ async def test_export_and_import_through_the_cli(cli: Cli) -> None:
     assert [line.split(None, 1)[1] for line in listed.splitlines()] == ["change files", "say hi"]
     proc = await cli.start("export", copy, "--format", "markdown")
     out, _ = await asyncio.wait_for(proc.communicate(), 60)
-    assert "## User\n\nsay hi" in out.decode() and "<details><summary>✓ tool <code>bash</code></summary>" in out.decode()
+    assert (
+        "## User\n\nsay hi" in out.decode() and "<details><summary>✓ tool <code>bash</code></summary>" in out.decode()
+    )
 
     (cli.workdir / "notes.txt").write_text("just notes\n")
     proc = await cli.start("import", str(cli.workdir / "notes.txt"))
@@ -186,9 +199,11 @@ async def test_without_git_the_rewind_restores_the_patch_and_names_the_bash_call
     nogit = CliWithoutGit(cli.fake, cli.workdir, cli.home, cli.mode)
     (cli.workdir / "patched.txt").write_text("old\n")
     patch = "*** Begin Patch\n*** Update File: patched.txt\n@@\n-old\n+new\n*** End Patch"
-    cli.fake.add({"tool_calls": [{"id": "call_1", "name": "bash", "arguments": {"command": BASH}}]},
-                 {"tool_calls": [{"id": "call_2", "name": "apply_patch", "arguments": {"patch": patch}}]},
-                 {"text": "done"})
+    cli.fake.add(
+        {"tool_calls": [{"id": "call_1", "name": "bash", "arguments": {"command": BASH}}]},
+        {"tool_calls": [{"id": "call_2", "name": "apply_patch", "arguments": {"patch": patch}}]},
+        {"text": "done"},
+    )
     code, _, err = await nogit.run("--permission", "allow", "change files")
     assert code == 0, err
     sid = session_of(err)
@@ -197,7 +212,9 @@ async def test_without_git_the_rewind_restores_the_patch_and_names_the_bash_call
     assert code == 0, err
     lines = out.splitlines()
     assert lines[1:3] == ["changed 1 file:", "  modified  patched.txt"]
-    assert lines[3] == f"not restored: bash call_1 (`{BASH}`): git is not installed: a file rewind restores only " \
-                       "the files apply_patch changed (from their pre-images), not what bash commands or MCP tools changed"
+    assert (
+        lines[3] == f"not restored: bash call_1 (`{BASH}`): git is not installed: a file rewind restores only "
+        "the files apply_patch changed (from their pre-images), not what bash commands or MCP tools changed"
+    )
     assert "no file changed" not in out
     assert (cli.workdir / "patched.txt").read_text() == "old\n" and (cli.workdir / "made.txt").exists()

@@ -26,12 +26,14 @@ class Cli:
 
     def env(self) -> dict[str, str]:
         env = self.mode.environ()
-        env.update({
-            "AGENT_TUI_HOME": str(self.home),
-            "AGENT_TUI_TEST_TOOLS": "agent_tui.testing.test_tools:register",
-            "AGENT_TUI_TEST_MARKS": str(self.marks),
-            "LITELLM_OFFLINE_MODE": "true",
-        })
+        env.update(
+            {
+                "AGENT_TUI_HOME": str(self.home),
+                "AGENT_TUI_TEST_TOOLS": "agent_tui.testing.test_tools:register",
+                "AGENT_TUI_TEST_MARKS": str(self.marks),
+                "LITELLM_OFFLINE_MODE": "true",
+            }
+        )
         return env
 
     async def start(self, *args: str, ignoring: tuple[int, ...] = ()) -> asyncio.subprocess.Process:
@@ -42,8 +44,15 @@ class Cli:
                 signal.signal(signum, signal.SIG_IGN)
 
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "agent_tui", *args, cwd=self.workdir, env=self.env(),
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            sys.executable,
+            "-m",
+            "agent_tui",
+            *args,
+            cwd=self.workdir,
+            env=self.env(),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
             preexec_fn=ignore if ignoring else None,
         )
         self.started.append(proc)
@@ -76,6 +85,7 @@ class Cli:
         async def seen() -> None:
             while not (self.marks.exists() and needle in self.marks.read_text()):
                 await asyncio.sleep(0.02)
+
         await asyncio.wait_for(seen(), timeout)
 
 
@@ -127,7 +137,10 @@ async def test_prompt_from_stdin_and_continue_with_a_model_switch(cli: Cli, fake
     assert fake.accepted[1].body["model"] == "other-model"
     log = await cli.log(sid)
     assert "model.selected" in types(log)
-    assert fake.accepted[0].body["messages"][-1]["content"] in ("hello from stdin\n", [{"type": "text", "text": "hello from stdin\n"}])
+    assert fake.accepted[0].body["messages"][-1]["content"] in (
+        "hello from stdin\n",
+        [{"type": "text", "text": "hello from stdin\n"}],
+    )
 
 
 async def test_a_failed_execution_exits_1_with_the_error_type(cli: Cli, fake: FakeProvider) -> None:
@@ -153,23 +166,38 @@ async def test_unreadable_instructions_fail_the_run_and_its_prompt_goes_with_the
     assert code == 0 and session_of(err) == sid and out.strip() == "both answered", err
     body = fake.accepted[0].body
     assert "Project rule: use tabs." in json.dumps([m for m in body["messages"] if m["role"] == "system"])
-    users = [m["content"] if isinstance(m["content"], str) else m["content"][0]["text"]
-             for m in body["messages"] if m["role"] == "user"]
+    users = [
+        m["content"] if isinstance(m["content"], str) else m["content"][0]["text"]
+        for m in body["messages"]
+        if m["role"] == "user"
+    ]
     assert users == ["first", "second"]  # the pending prompt was not lost
 
 
 async def test_a_missing_key_names_the_variable(cli: Cli, fake: FakeProvider, workdir: Path) -> None:
     env = {k: v for k, v in cli.env().items() if k != "OPENAI_API_KEY"}
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "agent_tui", "run", "--model", "openai/gpt-4o", "hi", cwd=workdir, env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        sys.executable,
+        "-m",
+        "agent_tui",
+        "run",
+        "--model",
+        "openai/gpt-4o",
+        "hi",
+        cwd=workdir,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     out, err = await proc.communicate()
     assert proc.returncode == 1
     assert "OPENAI_API_KEY" in err.decode() and len(err.decode().strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize(("sig", "code", "reason"),
-                         [(signal.SIGINT, 130, "user"), (signal.SIGTERM, 143, "shutdown"), (signal.SIGHUP, 129, "shutdown")])
+@pytest.mark.parametrize(
+    ("sig", "code", "reason"),
+    [(signal.SIGINT, 130, "user"), (signal.SIGTERM, 143, "shutdown"), (signal.SIGHUP, 129, "shutdown")],
+)
 async def test_signals_interrupt_cleanly(cli: Cli, fake: FakeProvider, sig: int, code: int, reason: str) -> None:
     fake.add({"tool_calls": [{"id": "call_1", "name": "block", "arguments": {"label": "signal"}}]})
     proc = await cli.start("run", *cli.model_flags(), "block")
@@ -182,11 +210,14 @@ async def test_signals_interrupt_cleanly(cli: Cli, fake: FakeProvider, sig: int,
     assert log[-1]["data"]["reason"] == reason
 
 
-@pytest.mark.parametrize(("ignored", "then", "code", "reason"),
-                         [(signal.SIGHUP, signal.SIGINT, 130, "user"), (signal.SIGINT, signal.SIGTERM, 143, "shutdown")],
-                         ids=["nohup", "background-job"])
-async def test_a_signal_the_caller_ignores_stays_ignored(cli: Cli, fake: FakeProvider, ignored: int, then: int,
-                                                         code: int, reason: str) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("ignored", "then", "code", "reason"),
+    [(signal.SIGHUP, signal.SIGINT, 130, "user"), (signal.SIGINT, signal.SIGTERM, 143, "shutdown")],
+    ids=["nohup", "background-job"],
+)
+async def test_a_signal_the_caller_ignores_stays_ignored(
+    cli: Cli, fake: FakeProvider, ignored: int, then: int, code: int, reason: str
+) -> None:
     """Under ``nohup`` (SIGHUP ignored) or as a script's background job (SIGINT ignored) the run
     goes on through that signal, warm or not; the next signal it does not ignore ends it."""
     fake.add({"tool_calls": [{"id": "call_1", "name": "block", "arguments": {"label": "ignoring"}}]})
@@ -214,8 +245,9 @@ the launcher waits for its warm child, while the run opens the store, and once i
 
 
 @pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM])
-async def test_a_launch_ends_on_a_hangup_or_term_at_any_moment_of_start_up(cli: Cli, fake: FakeProvider,
-                                                                           sig: int) -> None:  # fmt: skip
+async def test_a_launch_ends_on_a_hangup_or_term_at_any_moment_of_start_up(
+    cli: Cli, fake: FakeProvider, sig: int
+) -> None:
     """Closing the terminal (or ``kill``) just after a launch ends it, however far it got: with 129
     or 143 once the run catches it, or by the signal itself before that; nothing is left running."""
     fake.add(*[{"tool_calls": [{"id": f"call_{i}", "name": "block", "arguments": {}}]} for i in START_UP_DELAYS_S])
@@ -243,8 +275,9 @@ async def no_agent_running(mode: LaunchMode, timeout: float = 20) -> None:
 
 
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
-async def test_a_run_whose_clean_up_wedges_still_ends_on_a_signal(cli: Cli, fake: FakeProvider, sig: int,
-                                                                   code: int) -> None:  # fmt: skip
+async def test_a_run_whose_clean_up_wedges_still_ends_on_a_signal(
+    cli: Cli, fake: FakeProvider, sig: int, code: int
+) -> None:
     """A tool's thread that never returns kept the process waiting for its executor after the run
     was interrupted, and the loop swallowed every further SIGTERM: it ends after the grace."""
     from agent_tui import exit_grace
@@ -261,8 +294,9 @@ async def test_a_run_whose_clean_up_wedges_still_ends_on_a_signal(cli: Cli, fake
 
 
 async def test_crash_recovery_fails_the_orphaned_tool_and_never_reruns_it(cli: Cli, fake: FakeProvider) -> None:
-    fake.add({"tool_calls": [{"id": "call_1", "name": "block", "arguments": {"label": "crash"}}]},
-             {"text": "recovered"})
+    fake.add(
+        {"tool_calls": [{"id": "call_1", "name": "block", "arguments": {"label": "crash"}}]}, {"text": "recovered"}
+    )
     proc = await cli.start("run", *cli.model_flags(), "block forever")
     await cli.wait_mark("block crash")
     await cli.mode.kill_agent(proc)  # SIGKILL: no cleanup runs
@@ -275,7 +309,11 @@ async def test_crash_recovery_fails_the_orphaned_tool_and_never_reruns_it(cli: C
     log = await cli.log(sid)
     kinds = types(log)
     stale = next(e for e in log if e["type"] == "session.tool.failed.1")
-    assert stale["data"]["error"] == {"type": "tool.stale", "message": "Tool execution interrupted", "retry_after_ms": None}
+    assert stale["data"]["error"] == {
+        "type": "tool.stale",
+        "message": "Tool execution interrupted",
+        "retry_after_ms": None,
+    }
     assert kinds.index("tool.failed") < kinds.index("step.started", kinds.index("tool.failed"))
     orphan = log[kinds.index("tool.called")]["data"]["assistant_message_id"]
     assert stale["data"]["assistant_message_id"] == orphan
@@ -294,8 +332,9 @@ async def test_processes_a_killed_agent_left_running_are_killed_by_the_sweep(cli
     (which fails the stale call) also kills what that call started."""
     pid_file = cli.workdir / "group.pid"
     command = f"echo $$ > {pid_file}; sleep 300 & sleep 301"
-    fake.add({"tool_calls": [{"id": "call_1", "name": "bash", "arguments": {"command": command}}]},
-             {"text": "recovered"})
+    fake.add(
+        {"tool_calls": [{"id": "call_1", "name": "bash", "arguments": {"command": command}}]}, {"text": "recovered"}
+    )
     proc = await cli.start("run", *cli.model_flags(), "--permission", "allow", "start a server")
     for _ in range(600):
         if pid_file.exists() and pid_file.read_text().strip():
@@ -369,8 +408,12 @@ async def test_resume_without_a_prompt_continues_a_step_a_crash_cut_short(cli: C
 def _mcp_config(workdir: Path, servers: dict[str, list[str]]) -> None:
     config = workdir / ".agent-tui" / "config.toml"
     config.parent.mkdir(exist_ok=True)
-    config.write_text("".join(f"[mcp.servers.{name}]\ncommand = {json.dumps(command)}\nstartup_timeout_s = 60\n"
-                              for name, command in servers.items()))
+    config.write_text(
+        "".join(
+            f"[mcp.servers.{name}]\ncommand = {json.dumps(command)}\nstartup_timeout_s = 60\n"
+            for name, command in servers.items()
+        )
+    )
 
 
 async def test_run_uses_the_mcp_servers_and_says_when_one_fails(cli: Cli, fake: FakeProvider, workdir: Path) -> None:
@@ -378,8 +421,10 @@ async def test_run_uses_the_mcp_servers_and_says_when_one_fails(cli: Cli, fake: 
     broken.write_text("import sys\nprint('tracker: bad credentials', file=sys.stderr)\nsys.exit(2)\n")
     server = Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py"
     _mcp_config(workdir, {"notes": [sys.executable, str(server), "stdio"], "tracker": [sys.executable, str(broken)]})
-    fake.add({"tool_calls": [{"id": "call_1", "name": "mcp__notes__echo", "arguments": {"text": "headless"}}]},
-             {"text": "Echoed."})
+    fake.add(
+        {"tool_calls": [{"id": "call_1", "name": "mcp__notes__echo", "arguments": {"text": "headless"}}]},
+        {"text": "Echoed."},
+    )
     code, out, err = await cli.run("--trust", "--permission", "allow", "echo it", timeout=120)
     assert code == 0, err
     assert out.strip() == "Echoed."
@@ -428,7 +473,9 @@ def _alive(pid: int) -> bool:
     return not Path(f"/proc/{pid}/stat").read_text().split(") ")[-1].startswith("Z")
 
 
-async def test_at_mentions_and_file_flags_attach_what_the_model_reads(cli: Cli, fake: FakeProvider, workdir: Path) -> None:
+async def test_at_mentions_and_file_flags_attach_what_the_model_reads(
+    cli: Cli, fake: FakeProvider, workdir: Path
+) -> None:
     (workdir / "a.py").write_text("print('from a')\n")
     (workdir / "b.txt").write_text("bee\n")
     fake.add({"text": "read them"})

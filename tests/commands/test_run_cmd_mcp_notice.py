@@ -20,4 +20,5 @@ def test_a_tool_that_is_not_offered_is_one_line_however_often_the_server_changes
     _mcp_notice(Server(), told)
     _mcp_notice(Server(), told)
     assert capsys.readouterr().err.splitlines() == [
-        "agent-tui: MCP server jobs: tool run is not offered: it requires task-augmented execution"]
+        "agent-tui: MCP server jobs: tool run is not offered: it requires task-augmented execution"
+    ]

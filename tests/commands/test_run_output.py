@@ -10,10 +10,15 @@ from agent_tui.testing.fake_provider import FakeProvider, ScriptToolCall, Turn
 
 from .test_run_cmd import Cli, cli  # noqa: F401 (fixture)
 
-HOSTILE = ("\x1b]0;PWNED\x07\x1b]52;c;cm0gLXJmIH4K\x07\x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\"
-           "\x1b[2J\x1b[H\x1bP1$qm\x1b\\\x1b_apc\x1b\\\x08\x07\x9b5A\x9d0;t\x9c")  # fmt: skip
-RAW_CONTROLS = {bytes([c]) for c in range(0x20) if c not in (0x09, 0x0A)} | {b"\x7f"} | {
-    chr(c).encode() for c in range(0x80, 0xA0)}  # C1 as UTF-8
+HOSTILE = (
+    "\x1b]0;PWNED\x07\x1b]52;c;cm0gLXJmIH4K\x07\x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\"
+    "\x1b[2J\x1b[H\x1bP1$qm\x1b\\\x1b_apc\x1b\\\x08\x07\x9b5A\x9d0;t\x9c"
+)
+RAW_CONTROLS = (
+    {bytes([c]) for c in range(0x20) if c not in (0x09, 0x0A)}
+    | {b"\x7f"}
+    | {chr(c).encode() for c in range(0x80, 0xA0)}
+)  # C1 as UTF-8
 
 
 def strings(value: object) -> list[str]:
@@ -43,9 +48,13 @@ async def test_text_output_holds_no_control_sequence(cli: Cli, fake: FakeProvide
 
 async def test_json_output_keeps_the_values_but_no_raw_control(cli: Cli, fake: FakeProvider, workdir: Path) -> None:  # noqa: F811
     (workdir / "evil.txt").write_text(f"file {HOSTILE} end\n")
-    fake.add(Turn(text=f"Reading {HOSTILE}", tool_calls=[ScriptToolCall(id="call_1", name="read",
-                                                                         arguments={"path": "evil.txt"})]),
-             Turn(text=f"Done {HOSTILE}", chunks=5))  # fmt: skip
+    fake.add(
+        Turn(
+            text=f"Reading {HOSTILE}",
+            tool_calls=[ScriptToolCall(id="call_1", name="read", arguments={"path": "evil.txt"})],
+        ),
+        Turn(text=f"Done {HOSTILE}", chunks=5),
+    )
     code, out, err = await cli.run("--format", "json", "--permission", "allow", "read it")
     assert code == 0, err
     assert_no_controls(out)

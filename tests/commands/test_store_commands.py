@@ -19,11 +19,17 @@ from agent_tui.core.store.schema import CURRENT_VERSION
 from agent_tui.core.sessions import Sessions, open_sessions
 
 
-def agent_tui(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def agent_tui(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "agent_tui", *args], capture_output=True, text=True, cwd=cwd,
-        env={**os.environ, **(env or {})}, timeout=60,
-    )  # fmt: skip
+        [sys.executable, "-m", "agent_tui", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        timeout=60,
+    )
 
 
 async def _seed(sessions: Sessions, sid: str, location: Path, text: str) -> None:
@@ -75,8 +81,10 @@ async def test_log_prints_one_json_object_per_durable_event(seeded: Path) -> Non
     assert out.returncode == 0, out.stderr
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     assert [(l["seq"], l["type"]) for l in lines] == [
-        (1, "session.created.1"), (2, "session.prompt.admitted.1"), (3, "session.prompt.promoted.1"),
-    ]  # fmt: skip
+        (1, "session.created.1"),
+        (2, "session.prompt.admitted.1"),
+        (3, "session.prompt.promoted.1"),
+    ]
     assert set(lines[1]) == {"seq", "type", "created", "data"}
     assert lines[1]["data"]["prompt"] == [{"type": "text", "text": "refactor the parser"}]
     after = agent_tui("log", "ses_a", "--after", "2")
@@ -85,9 +93,15 @@ async def test_log_prints_one_json_object_per_durable_event(seeded: Path) -> Non
 
 async def test_log_follow_sees_commits_from_another_process(seeded: Path) -> None:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "agent_tui", "log", "ses_a", "--follow",
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+        sys.executable,
+        "-m",
+        "agent_tui",
+        "log",
+        "ses_a",
+        "--follow",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     assert proc.stdout is not None
     try:
         replayed = [json.loads(await asyncio.wait_for(proc.stdout.readline(), 30)) for _ in range(3)]
@@ -145,11 +159,17 @@ async def test_newer_database_is_refused(seeded: Path) -> None:
 
 async def test_locked_database_fails_rebuild_with_one_line(seeded: Path) -> None:
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1], isolation_level=None);"
-         "c.execute('BEGIN IMMEDIATE'); print('locked', flush=True); sys.stdin.readline()",
-         str(paths.database_path())],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1], isolation_level=None);"
+            "c.execute('BEGIN IMMEDIATE'); print('locked', flush=True); sys.stdin.readline()",
+            str(paths.database_path()),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
         out = agent_tui("db", "rebuild", env={"AGENT_TUI_STORAGE__BUSY_TIMEOUT_MS": "100"})
@@ -190,8 +210,14 @@ async def test_listing_logging_and_exporting_print_no_control_sequence(workdir: 
         await _seed(sessions, "ses_x", workdir, hostile)
     finally:
         await sessions.close()
-    for args in (["sessions", "list"], ["sessions", "list", "--json"], ["log", "ses_x"], ["export", "ses_x"],
-                 ["export", "ses_x", "--format", "markdown"], ["sessions", "rename", "ses_x", hostile]):
+    for args in (
+        ["sessions", "list"],
+        ["sessions", "list", "--json"],
+        ["log", "ses_x"],
+        ["export", "ses_x"],
+        ["export", "ses_x", "--format", "markdown"],
+        ["sessions", "rename", "ses_x", hostile],
+    ):
         done = agent_tui(*args, cwd=workdir)
         assert done.returncode == 0, done.stderr
         assert not any(c in done.stdout for c in "\x1b\x07\x9b"), (args, done.stdout)

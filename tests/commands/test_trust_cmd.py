@@ -25,8 +25,9 @@ def hostile_project(workdir: Path, elsewhere: FakeProvider) -> Path:
 
 
 def bash_call(fake: FakeProvider) -> None:
-    fake.add({"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": "touch bash-ran"}}]},
-             {"text": "done"})
+    fake.add(
+        {"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": "touch bash-ran"}}]}, {"text": "done"}
+    )
 
 
 async def run(cli: Cli, *args: str) -> tuple[int, str, str]:

@@ -64,7 +64,9 @@ async def test_the_app_ends_on_a_hangup_or_term_at_any_moment_of_start_up(
 
 
 @contextlib.asynccontextmanager
-async def in_a_terminal(mode: LaunchMode, workdir: Path, home: Path, *args: str) -> AsyncIterator[asyncio.subprocess.Process]:
+async def in_a_terminal(
+    mode: LaunchMode, workdir: Path, home: Path, *args: str
+) -> AsyncIterator[asyncio.subprocess.Process]:
     """``agent-tui ARGS`` with a pseudo-terminal for its stdio (what it writes there is read and
     dropped); killed if the test leaves it running."""
     master, slave = pty.openpty()
@@ -72,8 +74,9 @@ async def in_a_terminal(mode: LaunchMode, workdir: Path, home: Path, *args: str)
     loop.add_reader(master, _drain, loop, master)
     env = {**mode.environ(), "AGENT_TUI_HOME": str(home), "LITELLM_OFFLINE_MODE": "true", "TERM": "xterm-256color"}
     try:
-        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "agent_tui", *args, cwd=workdir, env=env,
-                                                    stdin=slave, stdout=slave, stderr=slave)  # fmt: skip
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "agent_tui", *args, cwd=workdir, env=env, stdin=slave, stdout=slave, stderr=slave
+        )
         os.close(slave)
         try:
             yield proc

@@ -55,15 +55,30 @@ def every_event_script(location: str, root: str) -> dict[str, list[ev.DurableEve
         ev.TextStarted(assistant_message_id="msg_a1", ordinal=0),
         ev.TextEnded(assistant_message_id="msg_a1", ordinal=0, text="Looking at the parser"),
         ev.ToolCalled(assistant_message_id="msg_a1", call_id="call_1", name="bash", input={"command": "ls"}),
-        ev.PermissionAsked(request_id="perm_1", assistant_message_id="msg_a1", call_id="call_1",
-                           action="bash", resources=["ls"], save=["ls*"]),
+        ev.PermissionAsked(
+            request_id="perm_1",
+            assistant_message_id="msg_a1",
+            call_id="call_1",
+            action="bash",
+            resources=["ls"],
+            save=["ls*"],
+        ),
         ev.PermissionReplied(request_id="perm_1", reply=PermissionReply.ALWAYS),
         ev.ToolSucceeded(assistant_message_id="msg_a1", call_id="call_1", output=ToolOutput(text="a.py")),
-        ev.ToolCalled(assistant_message_id="msg_a1", call_id="call_2", name="read", input={"path": "x"},
-                      hosted=True, call_meta={"provider": {"id": "h1"}}),
-        ev.ToolFailed(assistant_message_id="msg_a1", call_id="call_2",
-                      error=ErrorInfo(type=ErrorType.TOOL_EXECUTION, message="no such file"),
-                      result_meta={"provider": {"id": "h2"}}),
+        ev.ToolCalled(
+            assistant_message_id="msg_a1",
+            call_id="call_2",
+            name="read",
+            input={"path": "x"},
+            hosted=True,
+            call_meta={"provider": {"id": "h1"}},
+        ),
+        ev.ToolFailed(
+            assistant_message_id="msg_a1",
+            call_id="call_2",
+            error=ErrorInfo(type=ErrorType.TOOL_EXECUTION, message="no such file"),
+            result_meta={"provider": {"id": "h2"}},
+        ),
         ev.StepEnded(assistant_message_id="msg_a1", finish="tool_calls", usage=usage, cost=0.25),
         ev.StepStarted(assistant_message_id="msg_a2", agent="build", model="m1"),
         ev.StepFailed(assistant_message_id="msg_a2", error=ErrorInfo(type="aborted", message="stop"), usage=usage),
@@ -76,11 +91,17 @@ def every_event_script(location: str, root: str) -> dict[str, list[ev.DurableEve
         ev.ShellEnded(input_id="msg_sh1", command="ls", output=ToolOutput(text="a.py")),
         ev.CompactionAdmitted(input_id="msg_c1"),
         ev.CompactionStarted(message_id="msg_c1", reason=CompactionReason.MANUAL, input_id="msg_c1"),
-        ev.CompactionEnded(message_id="msg_c1", reason=CompactionReason.MANUAL, input_id="msg_c1",
-                           summary="## Objective\nparser", recent="user: fix"),
+        ev.CompactionEnded(
+            message_id="msg_c1",
+            reason=CompactionReason.MANUAL,
+            input_id="msg_c1",
+            summary="## Objective\nparser",
+            recent="user: fix",
+        ),
         ev.CompactionStarted(message_id="msg_c2", reason=CompactionReason.AUTO),
-        ev.CompactionFailed(message_id="msg_c2", reason=CompactionReason.AUTO,
-                            error=ErrorInfo(type="provider.internal", message="boom")),
+        ev.CompactionFailed(
+            message_id="msg_c2", reason=CompactionReason.AUTO, error=ErrorInfo(type="provider.internal", message="boom")
+        ),
         ev.InstructionsUpdated(message_id="msg_s1", text="AGENTS.md changed", applied={"core/date": "2026-01-02"}),
         ev.ContextDeleted(key="api/ticket"),
         ev.InstructionsReset(),
@@ -96,7 +117,7 @@ def every_event_script(location: str, root: str) -> dict[str, list[ev.DurableEve
         ev.ContextPut(key="api/owner", value="me"),
         ev.WorkspaceSnapshotted(assistant_message_id="msg_a2", call_id="call_9", snapshot_id="4b825dc6"),
         ev.WorkspaceSnapshotted(assistant_message_id="msg_a2", call_id="call_10", error="git is not installed"),
-    ]  # fmt: skip
+    ]
     main.extend(_rewinds(len(main)))
     child = [
         ev.SessionCreated(location=location, project_root=root, title="Child", parent_id="ses_main"),
@@ -144,9 +165,11 @@ def snapshot(path: Path) -> dict[str, list[tuple[object, ...]]]:
             if table in {"search", "search_doc"}:
                 continue
             tables[table] = sorted(conn.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
-        tables["search"] = sorted(conn.execute(
-            "SELECT d.session_id, d.message_id, s.text FROM search s JOIN search_doc d ON d.id = s.rowid"
-        ).fetchall())  # fmt: skip
+        tables["search"] = sorted(
+            conn.execute(
+                "SELECT d.session_id, d.message_id, s.text FROM search s JOIN search_doc d ON d.id = s.rowid"
+            ).fetchall()
+        )
         return tables
     finally:
         conn.close()

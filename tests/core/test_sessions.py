@@ -38,7 +38,9 @@ async def test_create_generates_or_reuses_ids(sessions: Sessions, workdir: Path)
     assert await sessions._store.head_seq("ses_mine") == 1
 
 
-async def test_prompt_omitted_id_admits_and_wakes(sessions: Sessions, executor: RecordingExecutor, workdir: Path) -> None:
+async def test_prompt_omitted_id_admits_and_wakes(
+    sessions: Sessions, executor: RecordingExecutor, workdir: Path
+) -> None:
     sid = (await sessions.create(location=workdir)).id
     receipt = await sessions.prompt(sid, "hello")
     assert receipt.input_id.startswith("msg_") and receipt.kind == "prompt" and receipt.delivery == "steer"
@@ -139,11 +141,19 @@ async def test_compact_coalesces_one_pending_barrier(sessions: Sessions, workdir
     assert [(p.id, p.kind) for p in pending] == [(first.input_id, "compaction")]
     (divider,) = await sessions.messages(sid)
     assert divider.kind == "compaction" and divider.data["state"] == "queued"
-    await sessions._store.publish_many(sid, [
-        ev.CompactionStarted(message_id=first.input_id, reason=CompactionReason.MANUAL, input_id=first.input_id),
-        ev.CompactionEnded(message_id=first.input_id, reason=CompactionReason.MANUAL,
-                           input_id=first.input_id, summary="s", recent="r"),
-    ])  # fmt: skip
+    await sessions._store.publish_many(
+        sid,
+        [
+            ev.CompactionStarted(message_id=first.input_id, reason=CompactionReason.MANUAL, input_id=first.input_id),
+            ev.CompactionEnded(
+                message_id=first.input_id,
+                reason=CompactionReason.MANUAL,
+                input_id=first.input_id,
+                summary="s",
+                recent="r",
+            ),
+        ],
+    )
     second = await sessions.compact(sid)
     assert second.input_id != first.input_id
     settled = await sessions._store.input(first.input_id)

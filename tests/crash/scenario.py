@@ -145,8 +145,10 @@ class Responder:
             self.rate_limited.add(key)
             return {"error": {"status": 429, "kind": "rate_limit", "message": "slow down"}}
         return {
-            "reasoning": "Log first, then add the file.", "reasoning_chunks": 2,
-            "text": "Running both.", "chunks": 2,
+            "reasoning": "Log first, then add the file.",
+            "reasoning_chunks": 2,
+            "text": "Running both.",
+            "chunks": 2,
             "tool_calls": [
                 {"id": BASH_CALL, "name": "bash", "arguments": {"command": bash_command()}},
                 {"id": PATCH_CALL, "name": "apply_patch", "arguments": {"patch": PATCH}},
@@ -157,14 +159,17 @@ class Responder:
 
 # -- what must hold after a crash and a continuation ----------------------------------------------
 
+
 def stored_log(database: Path) -> list[dict[str, Any]]:
     conn = sqlite3.connect(database)
     try:
         rows = conn.execute("SELECT seq, type, data_json FROM event ORDER BY session_id, seq").fetchall()
     finally:
         conn.close()
-    return [{"seq": seq, "type": type_.removeprefix("session.").removesuffix(".1"), "data": json.loads(data)}
-            for seq, type_, data in rows]
+    return [
+        {"seq": seq, "type": type_.removeprefix("session.").removesuffix(".1"), "data": json.loads(data)}
+        for seq, type_, data in rows
+    ]
 
 
 def check_log(log: list[dict[str, Any]], point: Point, sent_to_model: list[dict[str, Any]]) -> list[str]:
@@ -264,8 +269,7 @@ def _check_tools_ran_once(log: list[dict[str, Any]], point: Point) -> list[str]:
 
 
 def _check_steer(log: list[dict[str, Any]], sent_to_model: list[dict[str, Any]]) -> list[str]:
-    steers = [e["data"]["input_id"] for e in log if e["type"] == "prompt.admitted"
-              and _prompt_text(e["data"]) == STEER]
+    steers = [e["data"]["input_id"] for e in log if e["type"] == "prompt.admitted" and _prompt_text(e["data"]) == STEER]
     promoted = {e["data"]["input_id"] for e in log if e["type"] == "prompt.promoted"}
     problems = [f"steer {sid} admitted, never promoted" for sid in steers if sid not in promoted]
     if steers and not any(STEER in json.dumps(body) for body in sent_to_model):

@@ -37,11 +37,19 @@ def child_env(point: Point, kill_after: int | None, mode: LaunchMode) -> dict[st
     return env
 
 
-async def agent_tui(point: Point, *args: str, mode: LaunchMode, kill_after: int | None = None,
-                    timeout: float = 90) -> tuple[int, str, str]:
+async def agent_tui(
+    point: Point, *args: str, mode: LaunchMode, kill_after: int | None = None, timeout: float = 90
+) -> tuple[int, str, str]:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "agent_tui", *args, cwd=point.project, env=child_env(point, kill_after, mode),
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "agent_tui",
+        *args,
+        cwd=point.project,
+        env=child_env(point, kill_after, mode),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     try:
         out, err = await asyncio.wait_for(proc.communicate(), timeout)

@@ -14,8 +14,9 @@ from .sweep import KILLED, Outcome, agent_tui, recovered, report, session_id, sw
 
 
 @pytest.mark.timeout(900)
-async def test_every_commit_point_of_a_run_recovers(crash_fake: FakeProvider, responder: Responder,
-                                                    tmp_path: Path, launch_mode: LaunchMode) -> None:
+async def test_every_commit_point_of_a_run_recovers(
+    crash_fake: FakeProvider, responder: Responder, tmp_path: Path, launch_mode: LaunchMode
+) -> None:
     flags = ["--model", MODEL, "--api-base", crash_fake.openai_base, "--permission", "allow"]
 
     async def check(n: int, point: Point) -> Outcome:

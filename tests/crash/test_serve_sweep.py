@@ -31,9 +31,22 @@ class Server:
     async def start(cls, point: Point, fake: FakeProvider, kill_after: int | None, mode: LaunchMode) -> "Server":
         env = {**child_env(point, kill_after, mode), "AGENT_TUI_SERVER_TOKEN": TOKEN}
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "agent_tui",
-            "--model", MODEL, "--api-base", fake.openai_base, "--api-key", point.key, "serve", "--port", "0",
-            cwd=point.project, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+            sys.executable,
+            "-m",
+            "agent_tui",
+            "--model",
+            MODEL,
+            "--api-base",
+            fake.openai_base,
+            "--api-key",
+            point.key,
+            "serve",
+            "--port",
+            "0",
+            cwd=point.project,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE,
         )
         assert proc.stderr is not None
@@ -67,8 +80,9 @@ async def follow_until_done(http: aiohttp.ClientSession, sid: str, after: int | 
 
 
 @pytest.mark.timeout(900)
-async def test_every_commit_point_of_a_served_session_recovers(crash_fake: FakeProvider, responder: Responder,
-                                                               tmp_path: Path, launch_mode: LaunchMode) -> None:
+async def test_every_commit_point_of_a_served_session_recovers(
+    crash_fake: FakeProvider, responder: Responder, tmp_path: Path, launch_mode: LaunchMode
+) -> None:
     async def check(n: int, point: Point) -> Outcome:
         server = await Server.start(point, crash_fake, kill_after=n, mode=launch_mode)
         try:

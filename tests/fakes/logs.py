@@ -21,9 +21,12 @@ class LogBuilder:
     def add(self, event: ev.DurableEvent, after_ms: int = 10) -> ev.StoredEvent:
         self.now_ms += after_ms
         stored = ev.StoredEvent(
-            session_id=self.session_id, seq=len(self.events) + 1, type=event.TYPE,
-            created=self.now_ms, event=event,
-        )  # fmt: skip
+            session_id=self.session_id,
+            seq=len(self.events) + 1,
+            type=event.TYPE,
+            created=self.now_ms,
+            event=event,
+        )
         self.events.append(stored)
         return stored
 
@@ -51,15 +54,30 @@ class LogBuilder:
             self.add(ev.TextStarted(assistant_message_id=amid, ordinal=ordinal))
             self.add(ev.TextEnded(assistant_message_id=amid, ordinal=ordinal, text=text))
 
-    def tool(self, amid: str, call_id: str, name: str, args: dict, output: str | None = "ok", error: str | None = None,
-             error_type: str = "tool.execution", ms: int = 1200) -> None:  # fmt: skip
+    def tool(
+        self,
+        amid: str,
+        call_id: str,
+        name: str,
+        args: dict,
+        output: str | None = "ok",
+        error: str | None = None,
+        error_type: str = "tool.execution",
+        ms: int = 1200,
+    ) -> None:
         self.add(ev.ToolCalled(assistant_message_id=amid, call_id=call_id, name=name, input=args))
         if error is not None:
-            self.add(ev.ToolFailed(assistant_message_id=amid, call_id=call_id,
-                                   error=ErrorInfo(type=error_type, message=error)), after_ms=ms)  # fmt: skip
+            self.add(
+                ev.ToolFailed(
+                    assistant_message_id=amid, call_id=call_id, error=ErrorInfo(type=error_type, message=error)
+                ),
+                after_ms=ms,
+            )
         elif output is not None:
-            self.add(ev.ToolSucceeded(assistant_message_id=amid, call_id=call_id,
-                                      output=ToolOutput(text=output)), after_ms=ms)  # fmt: skip
+            self.add(
+                ev.ToolSucceeded(assistant_message_id=amid, call_id=call_id, output=ToolOutput(text=output)),
+                after_ms=ms,
+            )
 
     def end_step(self, amid: str, input_tokens: int = 100, output_tokens: int = 20, cost: float = 0.001) -> None:
         usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens)

@@ -13,10 +13,23 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncGenerator, Literal, Sequence
 
 from agent_tui.core.api import (
-    EventRejected, FilesPreview, InboxRecord, InvalidRequest, PermissionRecord, Receipt, RewindPoint,
-    RewindRefused, RewindResult, RewindState, SessionBusy, SessionRecord, SessionSummary, Synced, UnknownInput,
+    EventRejected,
+    FilesPreview,
+    InboxRecord,
+    InvalidRequest,
+    PermissionRecord,
+    Receipt,
+    RewindPoint,
+    RewindRefused,
+    RewindResult,
+    RewindState,
+    SessionBusy,
+    SessionRecord,
+    SessionSummary,
+    Synced,
+    UnknownInput,
     UnknownSession,
-)  # fmt: skip
+)
 from agent_tui.core.api import events as ev
 from agent_tui.tui.transcript_model import fold
 from agent_tui.vocab.kinds import Delivery, InterruptReason, PermissionReply
@@ -79,8 +92,15 @@ class FakeSessions:
 
     # --------------------------------------------------------------- facade
 
-    async def create(self, id: str | None = None, *, location: str, title: str | None = None,
-                     agent: str | None = None, model: str | None = None) -> SessionRecord:  # fmt: skip
+    async def create(
+        self,
+        id: str | None = None,
+        *,
+        location: str,
+        title: str | None = None,
+        agent: str | None = None,
+        model: str | None = None,
+    ) -> SessionRecord:
         self._counter += 1
         session_id = id or f"ses_new{self._counter}"
         self.calls.append(("create", session_id, location, model))
@@ -89,8 +109,14 @@ class FakeSessions:
         self.publish(session_id, ev.SessionCreated(location=location, project_root=location, model=model))
         return self._summary(session_id)
 
-    async def prompt(self, session_id: str, prompt: Sequence[Any], id: str | None = None,
-                     delivery: str = "steer", resume: bool = True) -> Receipt:  # fmt: skip
+    async def prompt(
+        self,
+        session_id: str,
+        prompt: Sequence[Any],
+        id: str | None = None,
+        delivery: str = "steer",
+        resume: bool = True,
+    ) -> Receipt:
         self._counter += 1
         input_id = id or f"msg_in{self._counter}"
         self.calls.append(("prompt", session_id, ev.prompt_text(prompt), delivery))
@@ -157,8 +183,9 @@ class FakeSessions:
     def active(self) -> dict[str, dict[str, Any]]:
         return {sid: {"type": "running"} for sid in self.running}
 
-    async def list(self, location: str | None = None, search: str | None = None,
-                   limit: int = 50, offset: int = 0) -> list[SessionSummary]:  # fmt: skip
+    async def list(
+        self, location: str | None = None, search: str | None = None, limit: int = 50, offset: int = 0
+    ) -> list[SessionSummary]:
         self.calls.append(("list", location, search, limit, offset))
         rows = [self._summary(sid) for sid in self.logs]
         rows = [r for r in rows if location is None or r.location == location]
@@ -181,11 +208,22 @@ class FakeSessions:
         log = self.logs[session_id]
         f = fold(log.events).facts
         return SessionSummary(
-            id=session_id, title=f.title, location=f.location or "", project_root=f.location or "",
-            agent=f.agent or "build", model=f.model, parent_id=None, created=0, updated=log.now_ms,
-            message_count=message_count(log.events), last_message=None, input_tokens=f.input_tokens,
-            output_tokens=f.output_tokens, cost=f.cost, head_seq=len(log.events),
-        )  # fmt: skip
+            id=session_id,
+            title=f.title,
+            location=f.location or "",
+            project_root=f.location or "",
+            agent=f.agent or "build",
+            model=f.model,
+            parent_id=None,
+            created=0,
+            updated=log.now_ms,
+            message_count=message_count(log.events),
+            last_message=None,
+            input_tokens=f.input_tokens,
+            output_tokens=f.output_tokens,
+            cost=f.cost,
+            head_seq=len(log.events),
+        )
 
     async def get(self, session_id: str) -> SessionRecord:
         self._events(session_id)
@@ -203,16 +241,20 @@ class FakeSessions:
                     rows[input_id] = inbox_row(session_id, input_id, "compaction", None, None, stored.seq)
                 case ev.PromptPromoted(input_id=input_id) | ev.PromptWithdrawn(input_id=input_id):
                     rows.pop(input_id, None)
-                case ev.CompactionStarted(input_id=str(input_id)) | ev.CompactionEnded(input_id=str(input_id)) | \
-                        ev.CompactionFailed(input_id=str(input_id)):  # fmt: skip
+                case (
+                    ev.CompactionStarted(input_id=str(input_id))
+                    | ev.CompactionEnded(input_id=str(input_id))
+                    | ev.CompactionFailed(input_id=str(input_id))
+                ):
                     rows.pop(input_id, None)
         return list(rows.values())
 
     async def pending(self, session_id: str) -> list[InboxRecord]:
         return self._inbox(session_id)
 
-    async def log(self, session_id: str, after: int | None = None,
-                  follow: bool = False) -> AsyncGenerator[ev.StoredEvent | Synced, None]:  # fmt: skip
+    async def log(
+        self, session_id: str, after: int | None = None, follow: bool = False
+    ) -> AsyncGenerator[ev.StoredEvent | Synced, None]:
         events = self._events(session_id)
         cursor = after or 0
         for stored in events[cursor:]:
@@ -292,11 +334,20 @@ class FakeSessions:
         """The asks waiting for a reply."""
         return [
             PermissionRecord(
-                request_id=ask.request_id, session_id=session_id, seq=ask.seq,
-                assistant_message_id=ask.assistant_message_id, call_id=ask.call_id, action=ask.action,
-                resources=ask.resources, save=[], detail=ask.detail, reply=None, message=None, replied_seq=None,
+                request_id=ask.request_id,
+                session_id=session_id,
+                seq=ask.seq,
+                assistant_message_id=ask.assistant_message_id,
+                call_id=ask.call_id,
+                action=ask.action,
+                resources=ask.resources,
+                save=[],
+                detail=ask.detail,
+                reply=None,
+                message=None,
+                replied_seq=None,
                 created=0,
-            )  # fmt: skip
+            )
             for ask in fold(self._events(session_id)).asks.values()
         ]
 
@@ -304,20 +355,39 @@ class FakeSessions:
         self.calls.append(("reply_permission", request_id, reply, message))
         for session_id, log in self.logs.items():
             if request_id in fold(log.events).asks:
-                self.publish(session_id, ev.PermissionReplied(
-                    request_id=request_id, reply=PermissionReply(reply), message=message))  # fmt: skip
+                self.publish(
+                    session_id,
+                    ev.PermissionReplied(request_id=request_id, reply=PermissionReply(reply), message=message),
+                )
 
 
-def receipt(input_id: str, session_id: str, kind: Literal["prompt", "compaction"], delivery: str | None,
-            admitted_seq: int) -> Receipt:  # fmt: skip
+def receipt(
+    input_id: str, session_id: str, kind: Literal["prompt", "compaction"], delivery: str | None, admitted_seq: int
+) -> Receipt:
     return Receipt(input_id=input_id, session_id=session_id, kind=kind, delivery=delivery, admitted_seq=admitted_seq)
 
 
-def inbox_row(session_id: str, input_id: str, kind: Literal["prompt", "compaction"], delivery: str | None,
-              prompt: list[dict[str, Any]] | None, admitted_seq: int) -> InboxRecord:  # fmt: skip
-    return InboxRecord(id=input_id, session_id=session_id, kind=kind, delivery=delivery, prompt=prompt,
-                       fingerprint="", admitted_seq=admitted_seq, promoted_seq=None, settled_seq=None,
-                       withdrawn=False, created=0)  # fmt: skip
+def inbox_row(
+    session_id: str,
+    input_id: str,
+    kind: Literal["prompt", "compaction"],
+    delivery: str | None,
+    prompt: list[dict[str, Any]] | None,
+    admitted_seq: int,
+) -> InboxRecord:
+    return InboxRecord(
+        id=input_id,
+        session_id=session_id,
+        kind=kind,
+        delivery=delivery,
+        prompt=prompt,
+        fingerprint="",
+        admitted_seq=admitted_seq,
+        promoted_seq=None,
+        settled_seq=None,
+        withdrawn=False,
+        created=0,
+    )
 
 
 def message_count(events: list[ev.StoredEvent]) -> int:
@@ -326,14 +396,20 @@ def message_count(events: list[ev.StoredEvent]) -> int:
     ids: set[str] = set()
     for stored in events:
         match stored.event:
-            case ev.PromptPromoted(input_id=mid) | ev.CompactionAdmitted(input_id=mid) | \
-                    ev.StepStarted(assistant_message_id=mid) | ev.InstructionsUpdated(message_id=mid):  # fmt: skip
+            case (
+                ev.PromptPromoted(input_id=mid)
+                | ev.CompactionAdmitted(input_id=mid)
+                | ev.StepStarted(assistant_message_id=mid)
+                | ev.InstructionsUpdated(message_id=mid)
+            ):
                 ids.add(mid)
             case ev.PromptWithdrawn(input_id=input_id):
                 ids.discard(input_id)
-            case ev.CompactionStarted(message_id=mid, input_id=input_id) | ev.CompactionEnded(
-                message_id=mid, input_id=input_id
-            ) | ev.CompactionFailed(message_id=mid, input_id=input_id):
+            case (
+                ev.CompactionStarted(message_id=mid, input_id=input_id)
+                | ev.CompactionEnded(message_id=mid, input_id=input_id)
+                | ev.CompactionFailed(message_id=mid, input_id=input_id)
+            ):
                 if input_id and mid and mid != input_id:
                     ids.discard(input_id)
                 if mid or input_id:

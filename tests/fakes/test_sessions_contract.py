@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # the shape: each facade is a SessionsPort, or mypy says wher
     def _real_is_a_port(real: Sessions) -> SessionsPort:
         return real
 
+
 SID = "ses_contract"
 
 
@@ -55,8 +56,7 @@ async def raises(value: Awaitable[Any]) -> str:
 
 
 def row(record: Any) -> tuple:
-    return (record.id, record.title, record.location, record.agent, record.model, record.message_count,
-            record.head_seq)  # fmt: skip
+    return (record.id, record.title, record.location, record.agent, record.model, record.message_count, record.head_seq)
 
 
 def inbox(rows: list[Any], names: dict[str, str]) -> list[tuple]:
@@ -91,9 +91,16 @@ async def script(d: Double, where: Path) -> list[Any]:
 
     await d.publish(SID, ev.ExecutionStarted())  # the runner: promote the prompt, ask for a permission
     await d.publish(SID, ev.PromptPromoted(input_id="msg_first"))
-    await d.publish(SID, ev.PermissionAsked(
-        request_id="perm_1", assistant_message_id="msg_a", call_id="c1", action="bash", resources=["make"],
-    ))  # fmt: skip
+    await d.publish(
+        SID,
+        ev.PermissionAsked(
+            request_id="perm_1",
+            assistant_message_id="msg_a",
+            call_id="c1",
+            action="bash",
+            resources=["make"],
+        ),
+    )
     seen.append(inbox(await s.pending(SID), names))
     seen.append([(p.request_id, p.action, p.resources) for p in await s.permissions(SID)])
     await s.reply_permission("perm_1", "once")
@@ -115,8 +122,9 @@ async def script(d: Double, where: Path) -> list[Any]:
                 seen.append(item)
                 break
 
-    seen.append([await raises(s.get("ses_nope")), await raises(s.pending("ses_nope")),
-                 await raises(s.permissions("ses_nope"))])  # fmt: skip
+    seen.append(
+        [await raises(s.get("ses_nope")), await raises(s.pending("ses_nope")), await raises(s.permissions("ses_nope"))]
+    )
     return seen
 
 
@@ -141,8 +149,21 @@ def test_the_type_checker_holds_both_facades_to_the_port() -> None:
     root = Path(__file__).resolve().parents[2]
     here = Path(__file__).resolve().relative_to(root)
     done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--follow-imports=silent", "--ignore-missing-imports", "--no-incremental",
-         "--cache-dir=/dev/null", "--explicit-package-bases", str(here), "agent_tui/tui/port.py"],
-        cwd=root, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--follow-imports=silent",
+            "--ignore-missing-imports",
+            "--no-incremental",
+            "--cache-dir=/dev/null",
+            "--explicit-package-bases",
+            str(here),
+            "agent_tui/tui/port.py",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr

@@ -41,6 +41,7 @@ def make_request(fake: FakeProvider, wire: Wire) -> Callable[..., Request]:
         }
         fields.update(overrides)
         return Request(**fields)
+
     return build
 
 

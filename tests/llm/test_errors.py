@@ -43,12 +43,16 @@ async def test_http_errors_are_classified(fake: FakeProvider, make_request, erro
         assert error["message"] in caught.value.message
 
 
-@pytest.mark.parametrize(("failure", "kind"), [
-    ({"mode": "error_event", "kind": "overloaded"}, ErrorType.INTERNAL),
-    ({"mode": "error_event", "kind": "internal"}, ErrorType.INTERNAL),
-    ({"mode": "error_event", "kind": "rate_limit"}, ErrorType.RATE_LIMIT),
-    ({"mode": "drop"}, ErrorType.TRANSPORT),
-], ids=["overloaded-event", "internal-event", "rate-limit-event", "dropped"])
+@pytest.mark.parametrize(
+    ("failure", "kind"),
+    [
+        ({"mode": "error_event", "kind": "overloaded"}, ErrorType.INTERNAL),
+        ({"mode": "error_event", "kind": "internal"}, ErrorType.INTERNAL),
+        ({"mode": "error_event", "kind": "rate_limit"}, ErrorType.RATE_LIMIT),
+        ({"mode": "drop"}, ErrorType.TRANSPORT),
+    ],
+    ids=["overloaded-event", "internal-event", "rate-limit-event", "dropped"],
+)
 async def test_mid_stream_failures_say_output_started(fake: FakeProvider, make_request, failure, kind) -> None:
     fake.add(Turn(text="partial answer here", chunks=6, fail={"after": 3, **failure}))
     seen: list[str] = []
@@ -82,7 +86,9 @@ async def test_length_finish(fake: FakeProvider, make_request) -> None:
 
 
 async def test_unreachable_server_is_transport(make_request) -> None:
-    request = make_request(api_base="http://127.0.0.1:9/v1" if "openai" in make_request().model else "http://127.0.0.1:9")
+    request = make_request(
+        api_base="http://127.0.0.1:9/v1" if "openai" in make_request().model else "http://127.0.0.1:9"
+    )
     with pytest.raises(LLMError) as caught:
         await collect(request)
     assert caught.value.type is ErrorType.TRANSPORT and caught.value.output_started is False
@@ -93,8 +99,10 @@ async def test_a_request_the_api_rejects_is_invalid_request(fake: FakeProvider, 
 
     # Two steps that reuse one call id: both real APIs refuse that history.
     def step() -> AssistantTurn:
-        return AssistantTurn(model=wire.model, parts=[
-            ToolUse(call_id="call_1", name="read", input={}, result=ToolUseResult(ok=True, text="x"))])
+        return AssistantTurn(
+            model=wire.model,
+            parts=[ToolUse(call_id="call_1", name="read", input={}, result=ToolUseResult(ok=True, text="x"))],
+        )
 
     fake.add(Turn(text="unused"))
     with pytest.raises(LLMError) as caught:
@@ -138,7 +146,12 @@ def test_wrapped_causes_are_unwrapped() -> None:
         headers = {"retry-after": "4"}
 
     error = classify(MidStreamFallbackError("fallback", RateLimitError("slow down")), output_started=True)
-    assert (error.type, error.retry_after_ms, error.output_started, error.status) == (ErrorType.RATE_LIMIT, 4000, True, 429)
+    assert (error.type, error.retry_after_ms, error.output_started, error.status) == (
+        ErrorType.RATE_LIMIT,
+        4000,
+        True,
+        429,
+    )
 
 
 def test_plain_exceptions() -> None:

@@ -23,16 +23,32 @@ def _history(model: str) -> list[Any]:
     image = ImagePart(mime="image/png", data=PIXEL, path="shot.png")
     return [
         UserTurn(parts=[TextPart(text="what is in shot.png?")]),
-        AssistantTurn(model=model, parts=[ToolUse(call_id="call_1", name="read", input={"path": "shot.png"},
-                                                  result=ToolUseResult(ok=True, text="Image shot.png is attached.",
-                                                                    images=[image]))]),
+        AssistantTurn(
+            model=model,
+            parts=[
+                ToolUse(
+                    call_id="call_1",
+                    name="read",
+                    input={"path": "shot.png"},
+                    result=ToolUseResult(ok=True, text="Image shot.png is attached.", images=[image]),
+                )
+            ],
+        ),
     ]
 
 
 async def _sent(fake: FakeProvider, wire: Wire, *, vision: bool) -> dict[str, Any]:
     fake.add(Turn(text="a red pixel"))
-    await collect(Request(model=wire.model, api_base=wire.base(fake), api_key="test-key", max_tokens=512,
-                          messages=_history(wire.model), supports_vision=vision))
+    await collect(
+        Request(
+            model=wire.model,
+            api_base=wire.base(fake),
+            api_key="test-key",
+            max_tokens=512,
+            messages=_history(wire.model),
+            supports_vision=vision,
+        )
+    )
     (accepted,) = fake.accepted
     return accepted.body
 
@@ -60,8 +76,10 @@ async def test_a_model_without_vision_gets_the_placeholder(fake: FakeProvider, w
 
 
 @settings(max_examples=80, deadline=None)
-@given(sizes=st.lists(st.integers(min_value=4, max_value=9_000_000), max_size=40),
-       provider=st.sampled_from(["openai", "anthropic"]))
+@given(
+    sizes=st.lists(st.integers(min_value=4, max_value=9_000_000), max_size=40),
+    provider=st.sampled_from(["openai", "anthropic"]),
+)
 def test_only_the_newest_images_within_the_request_caps_are_sent(sizes: list[int], provider: str) -> None:
     from agent_tui.llm.images import MAX_IMAGE_CHARS, MAX_IMAGES, OLDER
     from agent_tui.llm.lowering import lower_messages
@@ -69,13 +87,30 @@ def test_only_the_newest_images_within_the_request_caps_are_sent(sizes: list[int
     turns: list[Any] = []
     for n, size in enumerate(sizes):
         image = ImagePart(mime="image/png", data="A" * size, path=f"{n}.png")
-        turns += [UserTurn(parts=[TextPart(text=f"read {n}.png")]), AssistantTurn(model=ANTHROPIC.model, parts=[
-            ToolUse(call_id=f"call_{n}", name="read", input={}, result=ToolUseResult(ok=True, text="ok", images=[image]))])]
+        turns += [
+            UserTurn(parts=[TextPart(text=f"read {n}.png")]),
+            AssistantTurn(
+                model=ANTHROPIC.model,
+                parts=[
+                    ToolUse(
+                        call_id=f"call_{n}",
+                        name="read",
+                        input={},
+                        result=ToolUseResult(ok=True, text="ok", images=[image]),
+                    )
+                ],
+            ),
+        ]
     messages = lower_messages(Request(model=ANTHROPIC.model, messages=turns, supports_vision=True), provider)
-    sent = [len(part["image_url"]["url"]) - len("data:image/png;base64,") for m in messages
-            if isinstance(m["content"], list) for part in m["content"] if part["type"] == "image_url"]
+    sent = [
+        len(part["image_url"]["url"]) - len("data:image/png;base64,")
+        for m in messages
+        if isinstance(m["content"], list)
+        for part in m["content"]
+        if part["type"] == "image_url"
+    ]
     kept = 0
-    while kept < min(len(sizes), MAX_IMAGES) and sum(sizes[len(sizes) - kept - 1:]) <= MAX_IMAGE_CHARS:
+    while kept < min(len(sizes), MAX_IMAGES) and sum(sizes[len(sizes) - kept - 1 :]) <= MAX_IMAGE_CHARS:
         kept += 1
-    assert sent == sizes[len(sizes) - kept:]
+    assert sent == sizes[len(sizes) - kept :]
     assert str(messages).count(OLDER) == len(sizes) - kept

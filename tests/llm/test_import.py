@@ -10,8 +10,12 @@ from agent_tui.llm import lazy
 
 
 def _modules_after(code: str) -> set[str]:
-    out = subprocess.run([sys.executable, "-c", code + "\nimport sys; print(' '.join(sys.modules))"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code + "\nimport sys; print(' '.join(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return set(out.stdout.split())
 
 
@@ -37,8 +41,7 @@ async def test_warm_loads_litellm_quietly() -> None:
 
 def test_warm_preloads_what_the_first_call_would_import() -> None:
     # Measured: without this the first stream stalls the event loop ~240 ms (tokenizer + lazy imports).
-    code = ("import asyncio, sys\nfrom agent_tui.llm import lazy\nasyncio.run(lazy.warm())\n"
-            "print(' '.join(sys.modules))")
+    code = "import asyncio, sys\nfrom agent_tui.llm import lazy\nasyncio.run(lazy.warm())\nprint(' '.join(sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     modules = set(out.stdout.split())
     assert {"agent_tui.llm.streaming", "tiktoken_ext.openai_public", "litellm.llms.anthropic.chat.handler"} <= modules
@@ -46,9 +49,14 @@ def test_warm_preloads_what_the_first_call_would_import() -> None:
 
 def test_warm_prints_nothing() -> None:
     out = subprocess.run(
-        [sys.executable, "-c",
-         "import asyncio, logging\nfrom agent_tui.llm import lazy\nasyncio.run(lazy.warm())\n"
-         "logging.getLogger('LiteLLM').warning('should not reach the terminal')"],
-        capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            "-c",
+            "import asyncio, logging\nfrom agent_tui.llm import lazy\nasyncio.run(lazy.warm())\n"
+            "logging.getLogger('LiteLLM').warning('should not reach the terminal')",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert out.stdout == "" and out.stderr == ""

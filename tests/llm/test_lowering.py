@@ -22,32 +22,45 @@ MODEL = "anthropic/claude-fake"
 
 
 def request(*messages, **fields) -> Request:
-    return Request(model=fields.pop("model", MODEL), system=fields.pop("system", ["agent prompt", "baseline"]),
-                   messages=list(messages), **fields)
+    return Request(
+        model=fields.pop("model", MODEL),
+        system=fields.pop("system", ["agent prompt", "baseline"]),
+        messages=list(messages),
+        **fields,
+    )
 
 
 def test_only_the_prompt_and_baseline_are_system_role() -> None:
-    messages = lower_messages(request(
-        UserTurn(parts=[TextPart(text="hi")]),
-        SystemReminder(text="AGENTS.md changed"),
-        AssistantTurn(model=MODEL, parts=[TextBlock(text="ok")]),
-        SystemReminder(text="## Objective\n(none)"),
-    ))
+    messages = lower_messages(
+        request(
+            UserTurn(parts=[TextPart(text="hi")]),
+            SystemReminder(text="AGENTS.md changed"),
+            AssistantTurn(model=MODEL, parts=[TextBlock(text="ok")]),
+            SystemReminder(text="## Objective\n(none)"),
+        )
+    )
     assert [m["role"] for m in messages] == ["system", "system", "user", "user", "assistant", "user"]
     assert messages[3]["content"] == [{"type": "text", "text": reminder_text("AGENTS.md changed")}]
     assert messages[5]["content"][0]["text"].startswith("<system-reminder>\n## Objective")
 
 
 def test_every_tool_use_gets_exactly_one_result_right_after() -> None:
-    messages = lower_messages(request(
-        UserTurn(parts=[TextPart(text="go")]),
-        AssistantTurn(model=MODEL, parts=[
-            TextBlock(text="two calls"),
-            ToolUse(call_id="c1", name="read", input={"path": "a"}, result=ToolUseResult(ok=True, text="A")),
-            ToolUse(call_id="c2", name="bash", input={"command": "x"}, result=ToolUseResult(ok=False, text="boom")),
-            ToolUse(call_id="c3", name="bash", input={}, result=None),
-        ]),
-    ))
+    messages = lower_messages(
+        request(
+            UserTurn(parts=[TextPart(text="go")]),
+            AssistantTurn(
+                model=MODEL,
+                parts=[
+                    TextBlock(text="two calls"),
+                    ToolUse(call_id="c1", name="read", input={"path": "a"}, result=ToolUseResult(ok=True, text="A")),
+                    ToolUse(
+                        call_id="c2", name="bash", input={"command": "x"}, result=ToolUseResult(ok=False, text="boom")
+                    ),
+                    ToolUse(call_id="c3", name="bash", input={}, result=None),
+                ],
+            ),
+        )
+    )
     assistant = messages[3]
     assert assistant["content"] == "two calls"
     assert [c["id"] for c in assistant["tool_calls"]] == ["c1", "c2", "c3"]
@@ -60,9 +73,20 @@ def test_every_tool_use_gets_exactly_one_result_right_after() -> None:
 
 
 def _looked(*images: ImagePart) -> tuple[UserTurn, AssistantTurn]:
-    return (UserTurn(parts=[TextPart(text="look")]),
-            AssistantTurn(model=MODEL, parts=[ToolUse(call_id="c1", name="read", input={"path": "p.png"},
-                                                      result=ToolUseResult(ok=True, text="an image", images=list(images)))]))
+    return (
+        UserTurn(parts=[TextPart(text="look")]),
+        AssistantTurn(
+            model=MODEL,
+            parts=[
+                ToolUse(
+                    call_id="c1",
+                    name="read",
+                    input={"path": "p.png"},
+                    result=ToolUseResult(ok=True, text="an image", images=list(images)),
+                )
+            ],
+        ),
+    )
 
 
 PNG_URL = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
@@ -86,21 +110,34 @@ def test_tool_images_go_inside_the_tool_result_for_anthropic() -> None:
 def test_a_model_without_vision_gets_a_placeholder_for_each_image() -> None:
     image = ImagePart(mime="image/png", data="iVBORw0KGgo=", path="p.png")
     for provider in ("openai", "anthropic"):
-        messages = lower_messages(request(*_looked(image, ImagePart(mime="image/gif", data="R0lG")),
-                                          UserTurn(parts=[image])), provider)
+        messages = lower_messages(
+            request(*_looked(image, ImagePart(mime="image/gif", data="R0lG")), UserTurn(parts=[image])), provider
+        )
         assert [m["role"] for m in messages[3:]] == ["assistant", "tool", "user"]
-        assert messages[4]["content"] == ("an image\n[image p.png (image/png) omitted: the current model cannot view images]"
-                                          "\n[image image/gif omitted: the current model cannot view images]")
-        assert messages[5]["content"] == [{"type": "text", "text": "[image p.png (image/png) omitted: "
-                                                                    "the current model cannot view images]"}]
+        assert messages[4]["content"] == (
+            "an image\n[image p.png (image/png) omitted: the current model cannot view images]"
+            "\n[image image/gif omitted: the current model cannot view images]"
+        )
+        assert messages[5]["content"] == [
+            {"type": "text", "text": "[image p.png (image/png) omitted: the current model cannot view images]"}
+        ]
         assert "image_url" not in str(messages)
 
 
 def test_user_parts_text_file_image() -> None:
-    messages = lower_messages(request(UserTurn(parts=[
-        TextPart(text="see"), FilePart(path="a.py", text="print(1)"), FilePart(path="b.bin", mime="application/octet-stream"),
-        ImagePart(mime="image/jpeg", data="AAAA"),
-    ]), supports_vision=True))
+    messages = lower_messages(
+        request(
+            UserTurn(
+                parts=[
+                    TextPart(text="see"),
+                    FilePart(path="a.py", text="print(1)"),
+                    FilePart(path="b.bin", mime="application/octet-stream"),
+                    ImagePart(mime="image/jpeg", data="AAAA"),
+                ]
+            ),
+            supports_vision=True,
+        )
+    )
     content = messages[-1]["content"]
     assert content[0] == {"type": "text", "text": "see"}
     assert content[1]["text"] == '<file path="a.py">\nprint(1)\n</file>'
@@ -109,13 +146,24 @@ def test_user_parts_text_file_image() -> None:
 
 
 def test_empty_turns_are_left_out() -> None:
-    messages = lower_messages(request(
-        UserTurn(parts=[TextPart(text="")]),
-        AssistantTurn(model=MODEL, failed=True, parts=[]),
-        AssistantTurn(model=MODEL, parts=[ReasoningBlock(text="only thinking", provider_meta={
-            "thinking_blocks": [{"type": "thinking", "thinking": "only thinking", "signature": "s"}]})]),
-        UserTurn(parts=[TextPart(text="real")]),
-    ))
+    messages = lower_messages(
+        request(
+            UserTurn(parts=[TextPart(text="")]),
+            AssistantTurn(model=MODEL, failed=True, parts=[]),
+            AssistantTurn(
+                model=MODEL,
+                parts=[
+                    ReasoningBlock(
+                        text="only thinking",
+                        provider_meta={
+                            "thinking_blocks": [{"type": "thinking", "thinking": "only thinking", "signature": "s"}]
+                        },
+                    )
+                ],
+            ),
+            UserTurn(parts=[TextPart(text="real")]),
+        )
+    )
     assert [m["role"] for m in messages] == ["system", "system", "user"]
 
 
@@ -131,8 +179,11 @@ def test_native_reasoning_only_for_same_model_and_successful_step() -> None:
 
 
 def test_anthropic_gets_cache_breakpoints_openai_does_not() -> None:
-    history = (UserTurn(parts=[TextPart(text="one")]), AssistantTurn(model=MODEL, parts=[TextBlock(text="two")]),
-               UserTurn(parts=[TextPart(text="three")]))
+    history = (
+        UserTurn(parts=[TextPart(text="one")]),
+        AssistantTurn(model=MODEL, parts=[TextBlock(text="two")]),
+        UserTurn(parts=[TextPart(text="three")]),
+    )
     anthropic = completion_kwargs(request(*history), "anthropic")["messages"]
     marked = [m for m in anthropic if any("cache_control" in b for b in m["content"] if isinstance(b, dict))]
     assert [m["role"] for m in marked] == ["system", "user"]
@@ -144,10 +195,27 @@ def test_anthropic_gets_cache_breakpoints_openai_does_not() -> None:
 
 
 def test_kwargs_carry_tools_credentials_and_extra() -> None:
-    kwargs = completion_kwargs(request(
-        UserTurn(parts=[TextPart(text="x")]), tools=[ToolSpec(name="read", description="r")],
-        api_base="http://h/v1", api_key="k", max_tokens=99, extra={"temperature": 0.2}), "openai")
-    assert kwargs["tools"] == [{"type": "function", "function": {
-        "name": "read", "description": "r", "parameters": {"type": "object", "properties": {}}}}]
-    assert (kwargs["api_base"], kwargs["api_key"], kwargs["max_tokens"], kwargs["temperature"]) == ("http://h/v1", "k", 99, 0.2)
+    kwargs = completion_kwargs(
+        request(
+            UserTurn(parts=[TextPart(text="x")]),
+            tools=[ToolSpec(name="read", description="r")],
+            api_base="http://h/v1",
+            api_key="k",
+            max_tokens=99,
+            extra={"temperature": 0.2},
+        ),
+        "openai",
+    )
+    assert kwargs["tools"] == [
+        {
+            "type": "function",
+            "function": {"name": "read", "description": "r", "parameters": {"type": "object", "properties": {}}},
+        }
+    ]
+    assert (kwargs["api_base"], kwargs["api_key"], kwargs["max_tokens"], kwargs["temperature"]) == (
+        "http://h/v1",
+        "k",
+        99,
+        0.2,
+    )
     assert "tools" not in completion_kwargs(request(UserTurn(parts=[TextPart(text="x")])), "openai")

@@ -19,7 +19,12 @@ def test_known_model_from_litellm() -> None:
 def test_config_overrides_win() -> None:
     overrides = SimpleNamespace(context_window=8000, max_output_tokens=1000, supports_vision=None)
     info = model_info("openai/fake", overrides)
-    assert (info.context_window, info.max_output_tokens, info.supports_vision, info.warning) == (8000, 1000, False, None)
+    assert (info.context_window, info.max_output_tokens, info.supports_vision, info.warning) == (
+        8000,
+        1000,
+        False,
+        None,
+    )
     info = model_info("anthropic/claude-sonnet-4-5", {"context_window": 50_000})
     assert info.context_window == 50_000 and info.max_output_tokens and info.max_output_tokens > 1000
 
@@ -31,12 +36,15 @@ def test_unknown_window_is_a_warning_not_a_crash() -> None:
     assert 'models."openai/some-local-model"' in info.warning
 
 
-@pytest.mark.parametrize(("model", "variable"), [
-    ("anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY"),
-    ("openai/gpt-4o", "OPENAI_API_KEY"),
-    ("gpt-4o", "OPENAI_API_KEY"),
-    ("openrouter/x/y", "OPENROUTER_API_KEY"),
-])
+@pytest.mark.parametrize(
+    ("model", "variable"),
+    [
+        ("anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY"),
+        ("openai/gpt-4o", "OPENAI_API_KEY"),
+        ("gpt-4o", "OPENAI_API_KEY"),
+        ("openrouter/x/y", "OPENROUTER_API_KEY"),
+    ],
+)
 def test_missing_key_names_the_variable(model: str, variable: str) -> None:
     with pytest.raises(CredentialsError) as caught:
         check_credentials(model, environ={})
@@ -51,7 +59,9 @@ def test_key_from_environment_or_flag() -> None:
 
 
 def test_resolve_credentials() -> None:
-    creds = resolve_credentials("openai/fake", api_base="http://a/v1", api_key="k", model_api_base="http://b/v1", environ={})
+    creds = resolve_credentials(
+        "openai/fake", api_base="http://a/v1", api_key="k", model_api_base="http://b/v1", environ={}
+    )
     assert (creds.provider, creds.api_base, creds.api_key) == ("openai", "http://b/v1", "k")
     with pytest.raises(CredentialsError, match="No model selected: pass --model, set AGENT_TUI_MODEL"):
         resolve_credentials(None, environ={})

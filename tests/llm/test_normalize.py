@@ -33,8 +33,21 @@ def test_switching_between_text_and_reasoning_closes_the_open_fragment() -> None
         chunk({"content": "b"}, finish="stop"),
     )
     kinds = [e.kind for e in events]
-    assert kinds == ["reasoning.start", "reasoning.delta", "reasoning.end", "text.start", "text.delta", "text.end",
-                     "reasoning.start", "reasoning.delta", "reasoning.end", "text.start", "text.delta", "text.end", "finish"]
+    assert kinds == [
+        "reasoning.start",
+        "reasoning.delta",
+        "reasoning.end",
+        "text.start",
+        "text.delta",
+        "text.end",
+        "reasoning.start",
+        "reasoning.delta",
+        "reasoning.end",
+        "text.start",
+        "text.delta",
+        "text.end",
+        "finish",
+    ]
     assert [e.text for e in events if isinstance(e, TextEnd)] == ["a", "b"]
 
 
@@ -48,10 +61,12 @@ def test_thinking_blocks_collect_text_and_signature_per_block() -> None:
     )
     end = next(e for e in events if isinstance(e, ReasoningEnd))
     assert end.text == "one two"
-    assert end.provider_meta == {"thinking_blocks": [
-        {"type": "thinking", "thinking": "one two", "signature": "S1"},
-        {"type": "redacted_thinking", "data": "opaque"},
-    ]}
+    assert end.provider_meta == {
+        "thinking_blocks": [
+            {"type": "thinking", "thinking": "one two", "signature": "S1"},
+            {"type": "redacted_thinking", "data": "opaque"},
+        ]
+    }
 
 
 def test_missing_ids_and_late_names_still_make_calls() -> None:
@@ -66,14 +81,21 @@ def test_missing_ids_and_late_names_still_make_calls() -> None:
 
 
 def test_usage_from_final_chunk_without_choices() -> None:
-    usage = {"prompt_tokens": 120, "completion_tokens": 30,
-             "prompt_tokens_details": {"cached_tokens": 100},
-             "completion_tokens_details": {"reasoning_tokens": 12}}
+    usage = {
+        "prompt_tokens": 120,
+        "completion_tokens": 30,
+        "prompt_tokens_details": {"cached_tokens": 100},
+        "completion_tokens_details": {"reasoning_tokens": 12},
+    }
     events = run(chunk({"content": "x"}, finish="length"), chunk(usage=usage, choices=False))
     finish = events[-1]
     assert finish.reason is FinishReason.LENGTH
-    assert (finish.usage.input_tokens, finish.usage.output_tokens, finish.usage.reasoning_tokens,
-            finish.usage.cache_read_tokens) == (120, 30, 12, 100)
+    assert (
+        finish.usage.input_tokens,
+        finish.usage.output_tokens,
+        finish.usage.reasoning_tokens,
+        finish.usage.cache_read_tokens,
+    ) == (120, 30, 12, 100)
 
 
 def test_unknown_or_missing_finish_reason_is_other() -> None:
@@ -101,6 +123,7 @@ def test_parse_arguments_rules() -> None:
 
 
 def test_read_usage_prefers_anthropic_cache_fields() -> None:
-    usage = read_usage({"prompt_tokens": 50, "completion_tokens": 5, "cache_read_input_tokens": 40,
-                        "cache_creation_input_tokens": 7})
+    usage = read_usage(
+        {"prompt_tokens": 50, "completion_tokens": 5, "cache_read_input_tokens": 40, "cache_creation_input_tokens": 7}
+    )
     assert (usage.cache_read_tokens, usage.cache_write_tokens) == (40, 7)

@@ -23,22 +23,33 @@ from agent_tui.testing.fake_provider.anthropic_wire import signature_for
 
 from tests.llm.conftest import collect
 
-READ = ToolSpec(name="read", description="Read a file", parameters={"type": "object", "properties": {"path": {"type": "string"}}})
+READ = ToolSpec(
+    name="read", description="Read a file", parameters={"type": "object", "properties": {"path": {"type": "string"}}}
+)
 THOUGHT = "The user wants a file; I should read it first."
 
 
 async def _first_step(fake: FakeProvider, make_request, model: str) -> AssistantTurn:
     """Run one tool-calling step with reasoning and fold its events into a history turn."""
-    fake.add(Turn(reasoning=THOUGHT, reasoning_chunks=4, text="Reading.",
-                  tool_calls=[{"id": "call_t1", "name": "read", "arguments": {"path": "a"}}]))
+    fake.add(
+        Turn(
+            reasoning=THOUGHT,
+            reasoning_chunks=4,
+            text="Reading.",
+            tool_calls=[{"id": "call_t1", "name": "read", "arguments": {"path": "a"}}],
+        )
+    )
     events = await collect(make_request(tools=[READ]))
     end = next(e for e in events if isinstance(e, ReasoningEnd))
     call = next(e for e in events if isinstance(e, ToolCall))
-    return AssistantTurn(model=model, parts=[
-        ReasoningBlock(text=end.text, provider_meta=end.provider_meta),
-        TextBlock(text="Reading."),
-        ToolUse(call_id=call.call_id, name=call.name, input=call.input, result=ToolUseResult(ok=True, text="data")),
-    ])
+    return AssistantTurn(
+        model=model,
+        parts=[
+            ReasoningBlock(text=end.text, provider_meta=end.provider_meta),
+            TextBlock(text="Reading."),
+            ToolUse(call_id=call.call_id, name=call.name, input=call.input, result=ToolUseResult(ok=True, text="data")),
+        ],
+    )
 
 
 def _assistant_message(body: dict[str, Any]) -> dict[str, Any]:
@@ -53,8 +64,9 @@ async def test_reasoning_streams_as_its_own_fragment(fake: FakeProvider, make_re
     end = next(e for e in events if isinstance(e, ReasoningEnd))
     assert end.text == THOUGHT
     if wire.name == "anthropic":
-        assert end.provider_meta == {"thinking_blocks": [
-            {"type": "thinking", "thinking": THOUGHT, "signature": signature_for(THOUGHT)}]}
+        assert end.provider_meta == {
+            "thinking_blocks": [{"type": "thinking", "thinking": THOUGHT, "signature": signature_for(THOUGHT)}]
+        }
     else:
         assert end.provider_meta == {}
     assert [e.kind for e in events].index("reasoning.end") < [e.kind for e in events].index("text.start")
@@ -81,11 +93,16 @@ async def test_after_a_model_switch_reasoning_is_plain_text(fake: FakeProvider, 
     await collect(make_request(UserTurn(parts=[TextPart(text="read a")]), turn, tools=[READ]))
     assert fake.requests[1].rejected is None
     body = fake.requests[1].body
-    assert "thinking" not in str([b.get("type") for m in body["messages"] if isinstance(m["content"], list) for b in m["content"]])
+    assert "thinking" not in str(
+        [b.get("type") for m in body["messages"] if isinstance(m["content"], list) for b in m["content"]]
+    )
     assert signature_for(THOUGHT) not in str(body)
     message = _assistant_message(body)
-    text = message["content"] if isinstance(message["content"], str) else " ".join(
-        b.get("text", "") for b in message["content"] if b["type"] == "text")
+    text = (
+        message["content"]
+        if isinstance(message["content"], str)
+        else " ".join(b.get("text", "") for b in message["content"] if b["type"] == "text")
+    )
     assert THOUGHT in text and "Reading." in text
 
 
@@ -106,19 +123,30 @@ async def test_thinking_enabled_tool_loop_is_accepted_with_replay(fake: FakeProv
     model = "anthropic/claude-sonnet-4-5"  # a model LiteLLM knows supports thinking (served by the fake)
 
     def request(*messages: Any) -> Request:
-        return Request(model=model, api_base=fake.base_url, api_key="k", max_tokens=4096, tools=[READ],
-                       messages=[UserTurn(parts=[TextPart(text="read a")]), *messages],
-                       extra={"thinking": {"type": "enabled", "budget_tokens": 1024}})
+        return Request(
+            model=model,
+            api_base=fake.base_url,
+            api_key="k",
+            max_tokens=4096,
+            tools=[READ],
+            messages=[UserTurn(parts=[TextPart(text="read a")]), *messages],
+            extra={"thinking": {"type": "enabled", "budget_tokens": 1024}},
+        )
 
-    fake.add(Turn(reasoning=THOUGHT, tool_calls=[{"id": "call_k", "name": "read", "arguments": {"path": "a"}}]),
-             Turn(text="Done."))
+    fake.add(
+        Turn(reasoning=THOUGHT, tool_calls=[{"id": "call_k", "name": "read", "arguments": {"path": "a"}}]),
+        Turn(text="Done."),
+    )
     events = await collect(request())
     end = next(e for e in events if isinstance(e, ReasoningEnd))
     call = next(e for e in events if isinstance(e, ToolCall))
-    turn = AssistantTurn(model=model, parts=[
-        ReasoningBlock(text=end.text, provider_meta=end.provider_meta),
-        ToolUse(call_id=call.call_id, name=call.name, input=call.input, result=ToolUseResult(ok=True, text="data")),
-    ])
+    turn = AssistantTurn(
+        model=model,
+        parts=[
+            ReasoningBlock(text=end.text, provider_meta=end.provider_meta),
+            ToolUse(call_id=call.call_id, name=call.name, input=call.input, result=ToolUseResult(ok=True, text="data")),
+        ],
+    )
     await collect(request(turn))
     assert fake.requests[0].body["thinking"]["type"] == "enabled"
     assert [r.rejected for r in fake.requests] == [None, None]
@@ -129,15 +157,28 @@ async def test_thinking_is_paused_when_the_tool_loop_cannot_replay_it(fake: Fake
     # "thinking enabled" then, so the adapter sends this one request without it.
     from agent_tui.llm.types import Request
 
-    turn = AssistantTurn(model="anthropic/claude-other", parts=[
-        ReasoningBlock(text=THOUGHT, provider_meta={"thinking_blocks": [
-            {"type": "thinking", "thinking": THOUGHT, "signature": "sig-other"}]}),
-        ToolUse(call_id="call_s", name="read", input={"path": "a"}, result=ToolUseResult(ok=True, text="data")),
-    ])
+    turn = AssistantTurn(
+        model="anthropic/claude-other",
+        parts=[
+            ReasoningBlock(
+                text=THOUGHT,
+                provider_meta={
+                    "thinking_blocks": [{"type": "thinking", "thinking": THOUGHT, "signature": "sig-other"}]
+                },
+            ),
+            ToolUse(call_id="call_s", name="read", input={"path": "a"}, result=ToolUseResult(ok=True, text="data")),
+        ],
+    )
     fake.add(Turn(text="Done."))
-    request = Request(model="anthropic/claude-sonnet-4-5", api_base=fake.base_url, api_key="k", max_tokens=4096,
-                      tools=[READ], messages=[UserTurn(parts=[TextPart(text="read a")]), turn],
-                      extra={"thinking": {"type": "enabled", "budget_tokens": 1024}})
+    request = Request(
+        model="anthropic/claude-sonnet-4-5",
+        api_base=fake.base_url,
+        api_key="k",
+        max_tokens=4096,
+        tools=[READ],
+        messages=[UserTurn(parts=[TextPart(text="read a")]), turn],
+        extra={"thinking": {"type": "enabled", "budget_tokens": 1024}},
+    )
     await collect(request)
     assert fake.requests[0].rejected is None
     assert "thinking" not in fake.requests[0].body
@@ -146,17 +187,33 @@ async def test_thinking_is_paused_when_the_tool_loop_cannot_replay_it(fake: Fake
 async def test_redacted_thinking_round_trips(fake: FakeProvider) -> None:
     from agent_tui.llm.types import Request
 
-    fake.add(Turn(reasoning=THOUGHT, redacted_thinking="OPAQUE", tool_calls=[{"id": "call_r", "name": "read", "arguments": {}}]),
-             Turn(text="Done."))
-    request = Request(model="anthropic/claude-sonnet-4-5", api_base=fake.base_url, api_key="k", max_tokens=4096, tools=[READ],
-                      messages=[UserTurn(parts=[TextPart(text="go")])], extra={"thinking": {"type": "enabled", "budget_tokens": 1024}})
+    fake.add(
+        Turn(
+            reasoning=THOUGHT,
+            redacted_thinking="OPAQUE",
+            tool_calls=[{"id": "call_r", "name": "read", "arguments": {}}],
+        ),
+        Turn(text="Done."),
+    )
+    request = Request(
+        model="anthropic/claude-sonnet-4-5",
+        api_base=fake.base_url,
+        api_key="k",
+        max_tokens=4096,
+        tools=[READ],
+        messages=[UserTurn(parts=[TextPart(text="go")])],
+        extra={"thinking": {"type": "enabled", "budget_tokens": 1024}},
+    )
     events = await collect(request)
     end = next(e for e in events if isinstance(e, ReasoningEnd))
     assert [b["type"] for b in end.provider_meta["thinking_blocks"]] == ["thinking", "redacted_thinking"]
-    turn = AssistantTurn(model=request.model, parts=[
-        ReasoningBlock(text=end.text, provider_meta=end.provider_meta),
-        ToolUse(call_id="call_r", name="read", input={}, result=ToolUseResult(ok=True, text="data")),
-    ])
+    turn = AssistantTurn(
+        model=request.model,
+        parts=[
+            ReasoningBlock(text=end.text, provider_meta=end.provider_meta),
+            ToolUse(call_id="call_r", name="read", input={}, result=ToolUseResult(ok=True, text="data")),
+        ],
+    )
     await collect(request.model_copy(update={"messages": [*request.messages, turn]}))
     assert fake.requests[1].rejected is None
     replayed = _assistant_message(fake.requests[1].body)["content"]

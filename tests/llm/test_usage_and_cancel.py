@@ -12,7 +12,9 @@ from tests.llm.conftest import collect
 
 
 async def test_usage_is_captured(fake: FakeProvider, make_request, wire) -> None:
-    fake.add(Turn(text="hi", usage={"input": 1200, "output": 80, "reasoning": 30, "cache_read": 1000, "cache_write": 150}))
+    fake.add(
+        Turn(text="hi", usage={"input": 1200, "output": 80, "reasoning": 30, "cache_read": 1000, "cache_write": 150})
+    )
     finish = (await collect(make_request()))[-1]
     assert isinstance(finish, Finish)
     usage = finish.usage
@@ -28,8 +30,13 @@ async def test_usage_is_captured(fake: FakeProvider, make_request, wire) -> None
 async def test_cost_is_known_for_priced_models(fake: FakeProvider, wire) -> None:
     model = "openai/gpt-4o-mini" if wire.name == "openai" else "anthropic/claude-haiku-4-5"
     fake.add(Turn(text="hi", usage={"input": 1_000_000, "output": 0}), Turn(text="hi"))
-    request = Request(model=model, api_base=wire.base(fake), api_key="k", max_tokens=100,
-                      messages=[UserTurn(parts=[TextPart(text="hi")])])
+    request = Request(
+        model=model,
+        api_base=wire.base(fake),
+        api_key="k",
+        max_tokens=100,
+        messages=[UserTurn(parts=[TextPart(text="hi")])],
+    )
     finish = (await collect(request))[-1]
     assert finish.cost is not None and finish.cost > 0
     unpriced = request.model_copy(update={"model": wire.model})

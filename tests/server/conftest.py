@@ -34,8 +34,16 @@ class Api:
     client: TestClient
     headers: dict[str, str] = field(default_factory=lambda: {"Authorization": f"Bearer {TOKEN}"})
 
-    async def call(self, method: str, path: str, body: Any = None, *, raw: bytes | None = None,
-                   params: dict[str, Any] | None = None, headers: dict[str, str] | None = None) -> tuple[int, Any]:  # fmt: skip
+    async def call(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        raw: bytes | None = None,
+        params: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[int, Any]:
         """A body is sent as ``application/json`` unless ``headers`` say otherwise."""
         data = raw if raw is not None else None if body is None else json.dumps(body).encode()
         sent = {**self.headers, **({"Content-Type": "application/json"} if data is not None else {}), **(headers or {})}
@@ -56,13 +64,16 @@ class Api:
                 if sid not in active:
                     return
                 await asyncio.sleep(0.01)
+
         await asyncio.wait_for(idle(), timeout)
 
     async def wait_event(self, sid: str, kind: str, timeout: float = 20) -> None:
         """Until the session's history holds an event of ``kind`` (e.g. ``tool.called``)."""
+
         async def seen() -> None:
             while not any(short(e["type"]) == kind for e in await self.history(sid)):
                 await asyncio.sleep(0.005)
+
         await asyncio.wait_for(seen(), timeout)
 
     async def history(self, sid: str) -> list[dict[str, Any]]:
@@ -77,14 +88,17 @@ class Api:
             after = page["data"][-1]["seq"]
 
     async def open_log(self, sid: str, headers: dict[str, str] | None = None, **params: Any) -> ClientResponse:
-        resp = await self.client.get(f"/api/session/{sid}/log", params=params, headers={**self.headers, **(headers or {})})
+        resp = await self.client.get(
+            f"/api/session/{sid}/log", params=params, headers={**self.headers, **(headers or {})}
+        )
         return resp
 
 
 @pytest.fixture
 async def api(runtime: Runtime) -> AsyncIterator[Api]:
-    app = build_app(runtime.sessions, TOKEN, settings_for=runtime.settings_for, mcp_status=runtime.mcp_status,
-                    keepalive_s=0.2)
+    app = build_app(
+        runtime.sessions, TOKEN, settings_for=runtime.settings_for, mcp_status=runtime.mcp_status, keepalive_s=0.2
+    )
     async with TestClient(TestServer(app)) as client:
         yield Api(client)
 
@@ -121,8 +135,11 @@ class SseReader:
             line = raw.decode().rstrip("\n")
             if line == "":
                 if fields:
-                    return SseEvent(event=(fields.get("event") or [None])[-1], data="\n".join(fields.get("data", [])),
-                                    id=(fields.get("id") or [None])[-1])  # fmt: skip
+                    return SseEvent(
+                        event=(fields.get("event") or [None])[-1],
+                        data="\n".join(fields.get("data", [])),
+                        id=(fields.get("id") or [None])[-1],
+                    )
                 continue
             if line.startswith(":"):
                 continue

@@ -27,8 +27,12 @@ async def test_put_read_and_delete(api: Api, workdir: Path) -> None:
 
 async def test_keys_and_values_are_validated(api: Api, workdir: Path) -> None:
     sid = await api.create(workdir)
-    for key, message in [("core/date", "reserved for built-in sources"), ("notes", "must look like api/<name>"),
-                         ("api/", "must look like api/<name>"), ("api/a b", "must look like api/<name>")]:  # fmt: skip
+    for key, message in [
+        ("core/date", "reserved for built-in sources"),
+        ("notes", "must look like api/<name>"),
+        ("api/", "must look like api/<name>"),
+        ("api/a b", "must look like api/<name>"),
+    ]:
         for method, body in (("PUT", 1), ("DELETE", None)):
             status, error = await api.call(method, f"/api/session/{sid}/context/{key}", body)
             assert status == 400 and message in error["error"]["message"], (method, key, error)

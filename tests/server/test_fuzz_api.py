@@ -24,8 +24,10 @@ from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.core.transport import Response
 from schemathesis.specs.openapi.checks import (
-    content_type_conformance, response_schema_conformance, status_code_conformance,
-)  # fmt: skip
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from .conftest import TOKEN, Api
 
@@ -77,8 +79,14 @@ class Fuzz:
     def operation(self, operation: Any, mode: GenerationMode, **fixed: Any) -> None:
         public = operation.definition.raw.get("security") == []
 
-        @settings(max_examples=EXAMPLES, derandomize=True, database=None, deadline=None,
-                  phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))  # fmt: skip
+        @settings(
+            max_examples=EXAMPLES,
+            derandomize=True,
+            database=None,
+            deadline=None,
+            phases=[Phase.explicit, Phase.generate],
+            suppress_health_check=list(HealthCheck),
+        )
         @given(operation.as_strategy(generation_mode=mode, **fixed))
         def case_passes(case: Any) -> None:
             response = self.send(case, f"Bearer {TOKEN}")

@@ -9,8 +9,11 @@ from .conftest import Api
 
 async def test_a_sequence_beyond_sqlite_integers_is_a_400(api: Api, tmp_path: Path) -> None:
     sid = await api.create(tmp_path)
-    cases = [(f"/api/session/{sid}/history", {"after": 2**64}), (f"/api/session/{sid}/messages", {"before": 2**63}),
-             ("/api/session", {"offset": 2**63})]
+    cases = [
+        (f"/api/session/{sid}/history", {"after": 2**64}),
+        (f"/api/session/{sid}/messages", {"before": 2**63}),
+        ("/api/session", {"offset": 2**63}),
+    ]
     for path, params in cases:
         status, body = await api.call("GET", path, params=params)
         assert status == 400, body

@@ -43,9 +43,11 @@ def assert_refused(status: int, body: Any, expected: int, kind: str) -> None:
 
 async def test_json_nested_100_000_deep_is_a_400(api: Api, tmp_path: Path) -> None:
     sid = await api.create(tmp_path)
-    for method, path, raw in [("POST", f"/api/session/{sid}/prompt", b'{"prompt": %s}' % nested(100_000)),
-                              ("PUT", f"/api/session/{sid}/context/api/notes", nested(100_000)),
-                              ("POST", "/api/session", nested(100_000))]:  # fmt: skip
+    for method, path, raw in [
+        ("POST", f"/api/session/{sid}/prompt", b'{"prompt": %s}' % nested(100_000)),
+        ("PUT", f"/api/session/{sid}/context/api/notes", nested(100_000)),
+        ("POST", "/api/session", nested(100_000)),
+    ]:
         status, body = await api.call(method, path, raw=raw)
         assert_refused(status, body, 400, "invalid-request")
         assert f"deeper than {MAX_DEPTH}" in body["error"]["message"]
@@ -69,35 +71,63 @@ async def test_a_50_mb_body_is_a_413(api: Api, tmp_path: Path) -> None:
     huge = b'{"prompt": "' + b"x" * (50 * 1024 * 1024) + b'"}'
     status, body = await api.call("POST", f"/api/session/{sid}/prompt", raw=huge)
     assert_refused(status, body, 413, "too-large")
-    status, _ = await api.call("POST", f"/api/session/{sid}/prompt", raw=b'{"prompt": "' + b"x" * (MAX_BODY_BYTES // 2) + b'"}')
+    status, _ = await api.call(
+        "POST", f"/api/session/{sid}/prompt", raw=b'{"prompt": "' + b"x" * (MAX_BODY_BYTES // 2) + b'"}'
+    )
     assert status == 202
 
 
-@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded",
-                                          "multipart/form-data; boundary=x", "application/xml", "image/png"])
-async def test_a_body_that_is_not_json_by_its_content_type_is_a_415(api: Api, tmp_path: Path,
-                                                                    content_type: str) -> None:  # fmt: skip
-    status, body = await api.call("POST", "/api/session", {"location": str(tmp_path)},
-                                  headers={"Content-Type": content_type})
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+        "application/xml",
+        "image/png",
+    ],
+)
+async def test_a_body_that_is_not_json_by_its_content_type_is_a_415(
+    api: Api, tmp_path: Path, content_type: str
+) -> None:
+    status, body = await api.call(
+        "POST", "/api/session", {"location": str(tmp_path)}, headers={"Content-Type": content_type}
+    )
     assert_refused(status, body, 415, "unsupported-media-type")
     assert content_type.split(";")[0] in body["error"]["message"]
 
 
 async def test_json_content_types_and_none_at_all_are_read(api: Api, tmp_path: Path) -> None:
-    for headers in ({"Content-Type": "application/json; charset=utf-8"}, {"Content-Type": "application/merge-patch+json"}):
+    for headers in (
+        {"Content-Type": "application/json; charset=utf-8"},
+        {"Content-Type": "application/merge-patch+json"},
+    ):
         status, body = await api.call("POST", "/api/session", {"location": str(tmp_path)}, headers=headers)
         assert status == 201, (headers, body)
     raw = json.dumps({"location": str(tmp_path)}).encode()
-    async with api.client.post("/api/session", data=raw, skip_auto_headers=["Content-Type"], headers=api.headers) as resp:
+    async with api.client.post(
+        "/api/session", data=raw, skip_auto_headers=["Content-Type"], headers=api.headers
+    ) as resp:
         assert resp.status == 201, await resp.text()
 
 
 # -- Host ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("host", ["evil.example", "evil.example:{port}", "127.0.0.1.evil.example:{port}",
-                                  "localhost.evil.example:{port}", "127.0.0.1:{other}", "localhost",
-                                  "[::1]:{other}", "10.0.0.1:{port}", "127.0.0.2:{port}"])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "evil.example",
+        "evil.example:{port}",
+        "127.0.0.1.evil.example:{port}",
+        "localhost.evil.example:{port}",
+        "127.0.0.1:{other}",
+        "localhost",
+        "[::1]:{other}",
+        "10.0.0.1:{port}",
+        "127.0.0.2:{port}",
+    ],
+)
 async def test_a_host_that_is_not_this_loopback_server_is_a_421(api: Api, host: str) -> None:
     port = api.client.port
     named = host.format(port=port, other=port + 1 if port < 65535 else port - 1)
@@ -116,16 +146,32 @@ async def test_loopback_names_with_the_port_are_served(api: Api) -> None:
 
 # -- path ids --------------------------------------------------------------------
 
-NOT_IDS = ["../x", "..\\x", "x" * 129, "x" * 5_000, "séance", "会话", "ses_\u202eevil", "a b", "ses;drop", "%00", "x\x00y"]
+NOT_IDS = [
+    "../x",
+    "..\\x",
+    "x" * 129,
+    "x" * 5_000,
+    "séance",
+    "会话",
+    "ses_\u202eevil",
+    "a b",
+    "ses;drop",
+    "%00",
+    "x\x00y",
+]
 
 
 @pytest.mark.parametrize("bad", NOT_IDS, ids=lambda s: repr(s[:12]))
 async def test_a_path_id_that_is_no_id_is_a_400_before_the_facade(spied: tuple[Api, FacadeSpy], bad: str) -> None:
     api, spy = spied
     quoted = quote(bad, safe="")
-    for method, path in [("GET", f"/api/session/{quoted}"), ("GET", f"/api/session/{quoted}/history"),
-                         ("DELETE", f"/api/session/{quoted}"), ("DELETE", f"/api/session/ses_1/pending/{quoted}"),
-                         ("POST", f"/api/permission/{quoted}/reply")]:  # fmt: skip
+    for method, path in [
+        ("GET", f"/api/session/{quoted}"),
+        ("GET", f"/api/session/{quoted}/history"),
+        ("DELETE", f"/api/session/{quoted}"),
+        ("DELETE", f"/api/session/ses_1/pending/{quoted}"),
+        ("POST", f"/api/permission/{quoted}/reply"),
+    ]:
         status, body = await api.call(method, path, {"reply": "once"} if "reply" in path else None)
         assert_refused(status, body, 400, "invalid-request")
         assert "is not an id" in body["error"]["message"]
@@ -149,8 +195,13 @@ async def test_a_well_formed_unknown_id_reaches_the_facade_and_is_a_404(spied: t
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
-@given(bad=st.text(min_size=1, max_size=300).filter(lambda s: not s.isascii() or not s.replace("_", "a").replace(
-    ".", "a").replace("-", "a").isalnum() or len(s) > 128))
+@given(
+    bad=st.text(min_size=1, max_size=300).filter(
+        lambda s: (
+            not s.isascii() or not s.replace("_", "a").replace(".", "a").replace("-", "a").isalnum() or len(s) > 128
+        )
+    )
+)
 async def test_any_text_that_is_no_id_is_refused_unreached(spied: tuple[Api, FacadeSpy], bad: str) -> None:
     api, spy = spied
     status, body = await api.call("GET", f"/api/session/{quote(bad, safe='')}/pending")

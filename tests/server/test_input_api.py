@@ -82,8 +82,9 @@ async def test_idempotent_prompt_and_conflict(api: Api, runtime: Runtime, workdi
 
 async def test_prompt_parts_and_bad_prompts(api: Api, fake: FakeProvider, workdir: Path) -> None:
     sid = await api.create(workdir)
-    status, receipt = await api.call("POST", f"/api/session/{sid}/prompt",
-                                     {"prompt": [{"type": "text", "text": "as parts"}], "resume": False})
+    status, receipt = await api.call(
+        "POST", f"/api/session/{sid}/prompt", {"prompt": [{"type": "text", "text": "as parts"}], "resume": False}
+    )
     assert status == 202
     status, pending = await api.call("GET", f"/api/session/{sid}/pending")
     assert pending["data"][0]["prompt"] == [{"type": "text", "text": "as parts"}]
@@ -100,10 +101,14 @@ async def test_prompt_parts_and_bad_prompts(api: Api, fake: FakeProvider, workdi
 async def test_pending_and_withdraw(api: Api, workdir: Path) -> None:
     sid = await api.create(workdir)
     await api.call("POST", f"/api/session/{sid}/prompt", {"id": "msg_a", "prompt": "one", "resume": False})
-    await api.call("POST", f"/api/session/{sid}/prompt", {"id": "msg_b", "prompt": "two", "delivery": "queue",
-                                                          "resume": False})  # fmt: skip
+    await api.call(
+        "POST", f"/api/session/{sid}/prompt", {"id": "msg_b", "prompt": "two", "delivery": "queue", "resume": False}
+    )
     status, pending = await api.call("GET", f"/api/session/{sid}/pending")
-    assert status == 200 and [(p["id"], p["delivery"]) for p in pending["data"]] == [("msg_a", "steer"), ("msg_b", "queue")]
+    assert status == 200 and [(p["id"], p["delivery"]) for p in pending["data"]] == [
+        ("msg_a", "steer"),
+        ("msg_b", "queue"),
+    ]
     status, _ = await api.call("DELETE", f"/api/session/{sid}/pending/msg_a")
     assert status == 204
     status, pending = await api.call("GET", f"/api/session/{sid}/pending")
@@ -153,8 +158,9 @@ async def test_interrupt_a_running_session(api: Api, runtime: Runtime, fake: Fak
 async def test_the_queue_is_reordered_over_http(api: Api, workdir: Path) -> None:
     sid = await api.create(workdir)
     for name in ("msg_a", "msg_b", "msg_c"):
-        await api.call("POST", f"/api/session/{sid}/prompt", {"id": name, "prompt": name, "delivery": "queue",
-                                                              "resume": False})  # fmt: skip
+        await api.call(
+            "POST", f"/api/session/{sid}/prompt", {"id": name, "prompt": name, "delivery": "queue", "resume": False}
+        )
     status, _ = await api.call("PUT", f"/api/session/{sid}/queue", {"order": ["msg_c", "msg_a", "msg_b"]})
     assert status == 204
     status, pending = await api.call("GET", f"/api/session/{sid}/pending")

@@ -27,7 +27,9 @@ async def test_replay_without_follow_ends_after_the_marker(api: Api, workdir: Pa
     assert resp.status == 200 and resp.headers["Content-Type"].startswith("text/event-stream")
     events = await SseReader(resp).rest()
     assert [(e.id, e.event) for e in events] == [
-        ("3", "session.model.selected.1"), ("4", "session.model.selected.1"), ("5", "session.model.selected.1"),
+        ("3", "session.model.selected.1"),
+        ("4", "session.model.selected.1"),
+        ("5", "session.model.selected.1"),
         (None, "log.synced"),
     ]
     assert events[0].json() == {**events[0].json(), "seq": 3, "type": "session.model.selected.1"}
@@ -127,6 +129,7 @@ async def _closing_closes(api: Api, runtime: Runtime, workdir: Path) -> None:
     async def released() -> None:
         while (watched := bus.watched_sessions()) is None or sid in watched:
             await asyncio.sleep(0.01)
+
     await asyncio.wait_for(released(), 10)
 
 

@@ -19,8 +19,10 @@ SERVER = Path(__file__).resolve().parents[1] / "fakes" / "mcp_server.py"
 async def test_the_servers_are_listed_with_state_and_tools(open_runtime: Any, workdir: Path, tmp_path: Path) -> None:
     broken = tmp_path / "broken.py"
     broken.write_text("import sys\nprint('no token', file=sys.stderr)\nsys.exit(1)\n")
-    servers = {"notes": {"command": [sys.executable, str(SERVER), "stdio"], "startup_timeout_s": 60},
-               "tracker": {"command": [sys.executable, str(broken)]}}
+    servers = {
+        "notes": {"command": [sys.executable, str(SERVER), "stdio"], "startup_timeout_s": 60},
+        "tracker": {"command": [sys.executable, str(broken)]},
+    }
     async with await open_runtime(cli={"mcp": {"servers": servers}}, policy="allow") as runtime:
         await runtime.warm_mcp(workdir)
         app = build_app(runtime.sessions, TOKEN, settings_for=runtime.settings_for, mcp_status=runtime.mcp_status)
@@ -35,6 +37,7 @@ async def test_the_servers_are_listed_with_state_and_tools(open_runtime: Any, wo
                     if len(here) == 2 and all(s["state"] != "starting" for s in here.values()):
                         return here
                     await asyncio.sleep(0.05)
+
             here = await asyncio.wait_for(settled(), 60)
             assert here["notes"]["state"] == "ready" and here["notes"]["transport"] == "stdio"
             assert here["notes"]["tools"] == ["echo", "pid", "fail", "die", "wait"] and here["notes"]["error"] is None

@@ -21,8 +21,11 @@ async def _document(api: Api) -> dict[str, Any]:
 async def test_the_document_needs_no_token_but_everything_it_describes_does(api: Api) -> None:
     doc = await _document(api)
     assert doc["openapi"] == "3.1.0"
-    assert doc["components"]["securitySchemes"]["bearer"] == {**doc["components"]["securitySchemes"]["bearer"],
-                                                              "type": "http", "scheme": "bearer"}  # fmt: skip
+    assert doc["components"]["securitySchemes"]["bearer"] == {
+        **doc["components"]["securitySchemes"]["bearer"],
+        "type": "http",
+        "scheme": "bearer",
+    }
     assert doc["security"] == [{"bearer": []}]
     public = [(path, method) for path, ops in doc["paths"].items() for method, op in ops.items() if "security" in op]
     assert public == [("/api/openapi.json", "get")]

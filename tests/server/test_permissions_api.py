@@ -19,6 +19,7 @@ async def _asks(api: Api, sid: str) -> list[dict[str, Any]]:
             if asks["data"]:
                 return asks["data"]
             await asyncio.sleep(0.01)
+
     return await asyncio.wait_for(first(), 20)
 
 
@@ -54,8 +55,11 @@ async def test_reject_with_a_message_reaches_the_model(api: Api, fake: FakeProvi
     sid = await api.create(workdir)
     await api.call("POST", f"/api/session/{sid}/prompt", {"prompt": "clean up"})
     asks = await _asks(api, sid)
-    status, answered = await api.call("POST", f"/api/permission/{asks[0]['request_id']}/reply",
-                                      {"reply": "reject", "message": "keep the build folder"})  # fmt: skip
+    status, answered = await api.call(
+        "POST",
+        f"/api/permission/{asks[0]['request_id']}/reply",
+        {"reply": "reject", "message": "keep the build folder"},
+    )
     assert status == 200 and answered["message"] == "keep the build folder"
     await api.wait_idle(sid)
     assert "keep the build folder" in str(fake.accepted[-1].body)

@@ -13,8 +13,11 @@ BASH = "echo made > made.txt && echo after > mod.txt"
 
 async def _session(api: Api, fake: FakeProvider, workdir: Path) -> tuple[str, str]:
     (workdir / "mod.txt").write_text("before\n")
-    fake.add({"text": "hi"}, {"tool_calls": [{"id": "call_1", "name": "bash", "arguments": {"command": BASH}}]},
-             {"text": "done"})
+    fake.add(
+        {"text": "hi"},
+        {"tool_calls": [{"id": "call_1", "name": "bash", "arguments": {"command": BASH}}]},
+        {"text": "done"},
+    )
     sid = await api.create(workdir)
     for text in ("say hi", "change files"):
         status, _ = await api.call("POST", f"/api/session/{sid}/prompt", {"prompt": text})
@@ -22,7 +25,9 @@ async def _session(api: Api, fake: FakeProvider, workdir: Path) -> tuple[str, st
         if text == "change files":
             await api.wait_event(sid, "permission.asked")
             _, asks = await api.call("GET", f"/api/session/{sid}/permissions")
-            status, _ = await api.call("POST", f"/api/permission/{asks['data'][0]['request_id']}/reply", {"reply": "once"})
+            status, _ = await api.call(
+                "POST", f"/api/permission/{asks['data'][0]['request_id']}/reply", {"reply": "once"}
+            )
             assert status == 200
         await api.wait_idle(sid)
     status, points = await api.call("GET", f"/api/session/{sid}/rewind")
@@ -34,7 +39,9 @@ async def test_preview_rewind_and_undo(api: Api, fake: FakeProvider, workdir: Pa
     sid, target = await _session(api, fake, workdir)
     status, preview = await api.call("GET", f"/api/session/{sid}/rewind/preview", params={"message_id": target})
     assert status == 200 and sorted((c["path"], c["change"]) for c in preview["changed"]) == [
-        ("made.txt", "deleted"), ("mod.txt", "modified")]
+        ("made.txt", "deleted"),
+        ("mod.txt", "modified"),
+    ]
     assert "-after" in preview["diff"] and "+before" in preview["diff"]
     assert (workdir / "made.txt").exists(), "a preview changes nothing"
     status, result = await api.call("POST", f"/api/session/{sid}/rewind", {"message_id": target, "mode": "both"})

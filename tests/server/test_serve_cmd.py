@@ -29,15 +29,41 @@ class Served:
         self.proc, self.url, self.lines = proc, url, lines
 
 
-async def _serve(workdir: Path, home: Path, fake: FakeProvider, mode: LaunchMode, *flags: str,
-                 env: dict[str, str] | None = None, ignoring: tuple[int, ...] = ()) -> Served:  # fmt: skip
+async def _serve(
+    workdir: Path,
+    home: Path,
+    fake: FakeProvider,
+    mode: LaunchMode,
+    *flags: str,
+    env: dict[str, str] | None = None,
+    ignoring: tuple[int, ...] = (),
+) -> Served:
     (home / "config.toml").write_text('[[permission]]\naction = "test"\npattern = "*"\neffect = "allow"\n')
-    environ = {**mode.environ(), "AGENT_TUI_HOME": str(home), "LITELLM_OFFLINE_MODE": "true",
-               "AGENT_TUI_TEST_TOOLS": "agent_tui.testing.test_tools:register", **(env or {})}  # fmt: skip
+    environ = {
+        **mode.environ(),
+        "AGENT_TUI_HOME": str(home),
+        "LITELLM_OFFLINE_MODE": "true",
+        "AGENT_TUI_TEST_TOOLS": "agent_tui.testing.test_tools:register",
+        **(env or {}),
+    }
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "agent_tui", "--model", "openai/fake-model", "--api-base", fake.openai_base,
-        "--api-key", "test-key", "serve", "--port", "0", *flags,
-        cwd=workdir, env=environ, stdin=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "agent_tui",
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        fake.openai_base,
+        "--api-key",
+        "test-key",
+        "serve",
+        "--port",
+        "0",
+        *flags,
+        cwd=workdir,
+        env=environ,
+        stdin=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
         preexec_fn=(lambda: [signal.signal(signum, signal.SIG_IGN) for signum in ignoring]) if ignoring else None,
     )
     assert proc.stderr is not None
@@ -57,8 +83,9 @@ async def fake() -> AsyncIterator[FakeProvider]:
         yield provider
 
 
-async def test_serve_runs_prompts_and_shuts_down_cleanly(workdir: Path, agent_home: Path, fake: FakeProvider,
-                                                         launch_mode: LaunchMode) -> None:  # fmt: skip
+async def test_serve_runs_prompts_and_shuts_down_cleanly(
+    workdir: Path, agent_home: Path, fake: FakeProvider, launch_mode: LaunchMode
+) -> None:
     served = await _serve(workdir, agent_home, fake, launch_mode)
     info_path = agent_home / "server.json"
     info = json.loads(info_path.read_text())
@@ -74,8 +101,10 @@ async def test_serve_runs_prompts_and_shuts_down_cleanly(workdir: Path, agent_ho
             async with http.post("/api/session", json={"location": str(workdir)}) as resp:
                 assert resp.status == 201
                 sid = (await resp.json())["id"]
-            fake.add({"text": "served answer", "chunks": 3},
-                     {"tool_calls": [{"id": "call_1", "name": "block", "arguments": {}}]})
+            fake.add(
+                {"text": "served answer", "chunks": 3},
+                {"tool_calls": [{"id": "call_1", "name": "block", "arguments": {}}]},
+            )
             async with http.get(f"/api/session/{sid}/log", params={"follow": "1"}) as log:
                 reader = SseReader(log)
                 await reader.until(lambda e: e.event == "log.synced")
@@ -105,8 +134,9 @@ async def test_serve_runs_prompts_and_shuts_down_cleanly(workdir: Path, agent_ho
 
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGHUP])  # Ctrl+C; its terminal closing
-async def test_serve_uses_the_token_from_the_environment(workdir: Path, agent_home: Path, fake: FakeProvider,
-                                                         stop: int, launch_mode: LaunchMode) -> None:  # fmt: skip
+async def test_serve_uses_the_token_from_the_environment(
+    workdir: Path, agent_home: Path, fake: FakeProvider, stop: int, launch_mode: LaunchMode
+) -> None:
     served = await _serve(workdir, agent_home, fake, launch_mode, env={"AGENT_TUI_SERVER_TOKEN": "from-env-token"})
     try:
         assert "agent-tui: token from AGENT_TUI_SERVER_TOKEN" in served.lines
@@ -130,8 +160,15 @@ async def test_a_busy_port_is_one_clear_error(workdir: Path, agent_home: Path, l
         taken.listen()
         port = taken.getsockname()[1]
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "agent_tui", "serve", "--port", str(port), cwd=workdir,
-            env={**launch_mode.environ(), "AGENT_TUI_HOME": str(agent_home)}, stderr=asyncio.subprocess.PIPE,
+            sys.executable,
+            "-m",
+            "agent_tui",
+            "serve",
+            "--port",
+            str(port),
+            cwd=workdir,
+            env={**launch_mode.environ(), "AGENT_TUI_HOME": str(agent_home)},
+            stderr=asyncio.subprocess.PIPE,
         )
         _, err = await asyncio.wait_for(proc.communicate(), 30)
     assert proc.returncode == 1
@@ -144,8 +181,9 @@ def test_loopback_detection() -> None:
     assert not any(is_loopback(host) for host in ("0.0.0.0", "192.168.1.4", "::", "example.com"))
 
 
-async def test_under_nohup_serve_goes_on_through_a_hang_up(workdir: Path, agent_home: Path, fake: FakeProvider,
-                                                          launch_mode: LaunchMode) -> None:  # fmt: skip
+async def test_under_nohup_serve_goes_on_through_a_hang_up(
+    workdir: Path, agent_home: Path, fake: FakeProvider, launch_mode: LaunchMode
+) -> None:
     """A launch keeps the caller's signal dispositions: SIGHUP ignored (nohup) stays ignored, warm or not."""
     served = await _serve(workdir, agent_home, fake, launch_mode, ignoring=(signal.SIGHUP,))
     token = json.loads((agent_home / "server.json").read_text())["token"]

@@ -21,7 +21,9 @@ BODY = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "
 async def test_records_every_body_and_plays_turns_in_order(fake: FakeProvider, http) -> None:
     fake.add(Turn(text="one"), Turn(text="two"))
     for n in (1, 2):
-        await post(http, f"{fake.openai_base}/chat/completions", {**BODY, "messages": [{"role": "user", "content": f"q{n}"}]})
+        await post(
+            http, f"{fake.openai_base}/chat/completions", {**BODY, "messages": [{"role": "user", "content": f"q{n}"}]}
+        )
     assert [r.body["messages"][0]["content"] for r in fake.requests] == ["q1", "q2"]
     assert [r.wire for r in fake.requests] == ["openai", "openai"]
     status, _, text = await post(http, f"{fake.openai_base}/chat/completions", BODY)
@@ -82,8 +84,15 @@ async def test_shell_entry_serves_a_script(tmp_path: Path, http) -> None:
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"turns": [{"text": "from the shell", "chunks": 3}]}))
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "agent_tui.testing.fake_provider", "--port", "0", "--script", str(script),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "agent_tui.testing.fake_provider",
+        "--port",
+        "0",
+        "--script",
+        str(script),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     try:
         line = (await asyncio.wait_for(process.stdout.readline(), 20)).decode()
@@ -100,8 +109,12 @@ async def test_shell_entry_serves_a_script(tmp_path: Path, http) -> None:
 def test_shell_entry_rejects_a_bad_script(tmp_path: Path) -> None:
     script = tmp_path / "bad.json"
     script.write_text(json.dumps({"turns": [{"finish": "maybe"}]}))
-    out = subprocess.run([sys.executable, "-m", "agent_tui.testing.fake_provider", "--script", str(script)],
-                         capture_output=True, text=True, timeout=30)
+    out = subprocess.run(
+        [sys.executable, "-m", "agent_tui.testing.fake_provider", "--script", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert out.returncode == 2
     assert out.stderr.startswith(f"fake provider: invalid script {script}: turns.0.finish:")
     assert len(out.stderr.strip().splitlines()) == 1

@@ -7,14 +7,25 @@ from agent_tui.testing.fake_provider.anthropic_wire import signature_for
 
 from tests.testing.conftest import post, sse_events
 
-OPENAI_BODY = {"model": "m", "stream": True, "stream_options": {"include_usage": True},
-               "messages": [{"role": "user", "content": "hi"}]}
+OPENAI_BODY = {
+    "model": "m",
+    "stream": True,
+    "stream_options": {"include_usage": True},
+    "messages": [{"role": "user", "content": "hi"}],
+}
 ANTHROPIC_BODY = {"model": "m", "stream": True, "max_tokens": 100, "messages": [{"role": "user", "content": "hi"}]}
 
 
 async def test_openai_stream_shape(fake: FakeProvider, http) -> None:
-    fake.add(Turn(reasoning="r", text="abcd", chunks=2, usage={"input": 3, "output": 4, "reasoning": 1, "cache_read": 2},
-                  tool_calls=[{"id": "c1", "name": "read", "arguments": {"p": 1}, "chunks": 3}]))
+    fake.add(
+        Turn(
+            reasoning="r",
+            text="abcd",
+            chunks=2,
+            usage={"input": 3, "output": 4, "reasoning": 1, "cache_read": 2},
+            tool_calls=[{"id": "c1", "name": "read", "arguments": {"p": 1}, "chunks": 3}],
+        )
+    )
     status, headers, text = await post(http, f"{fake.openai_base}/chat/completions", OPENAI_BODY)
     assert status == 200 and headers["Content-Type"].startswith("text/event-stream")
     events = [data for _, data in sse_events(text)]
@@ -40,8 +51,16 @@ async def test_openai_usage_only_when_asked(fake: FakeProvider, http) -> None:
 
 
 async def test_anthropic_stream_shape(fake: FakeProvider, http) -> None:
-    fake.add(Turn(reasoning="think", text="hello", chunks=2, finish="length", usage={"input": 9, "output": 2, "cache_write": 4},
-                  tool_calls=[{"id": "toolu_1", "name": "bash", "arguments": {"command": "ls"}, "chunks": 2}]))
+    fake.add(
+        Turn(
+            reasoning="think",
+            text="hello",
+            chunks=2,
+            finish="length",
+            usage={"input": 9, "output": 2, "cache_write": 4},
+            tool_calls=[{"id": "toolu_1", "name": "bash", "arguments": {"command": "ls"}, "chunks": 2}],
+        )
+    )
     _, _, text = await post(http, f"{fake.base_url}/v1/messages", ANTHROPIC_BODY)
     events = sse_events(text)
     names = [name for name, _ in events]
@@ -60,8 +79,10 @@ async def test_anthropic_stream_shape(fake: FakeProvider, http) -> None:
 
 
 async def test_error_event_and_drop(fake: FakeProvider, http) -> None:
-    fake.add(Turn(text="abcdef", chunks=6, fail={"after": 2, "mode": "error_event"}),
-             Turn(text="abcdef", chunks=6, fail={"after": 2, "mode": "error_event"}))
+    fake.add(
+        Turn(text="abcdef", chunks=6, fail={"after": 2, "mode": "error_event"}),
+        Turn(text="abcdef", chunks=6, fail={"after": 2, "mode": "error_event"}),
+    )
     _, _, text = await post(http, f"{fake.base_url}/v1/messages", ANTHROPIC_BODY)
     events = sse_events(text)
     assert events[-1] == ("error", {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
@@ -72,7 +93,10 @@ async def test_error_event_and_drop(fake: FakeProvider, http) -> None:
 async def test_http_error_with_retry_after(fake: FakeProvider, http) -> None:
     fake.add(Turn(error={"status": 429, "retry_after": 12}), Turn(error={"status": 400, "kind": "context_overflow"}))
     status, headers, text = await post(http, f"{fake.openai_base}/chat/completions", OPENAI_BODY)
-    assert (status, {k.lower(): v for k, v in headers.items()}["retry-after"]) == (429, "12") and "rate_limit_exceeded" in text
+    assert (status, {k.lower(): v for k, v in headers.items()}["retry-after"]) == (
+        429,
+        "12",
+    ) and "rate_limit_exceeded" in text
     status, _, text = await post(http, f"{fake.base_url}/v1/messages", ANTHROPIC_BODY)
     assert status == 400 and "prompt is too long" in text
 

@@ -37,7 +37,9 @@ def ctx(make_ctx: Callable[..., ToolContext]) -> ToolContext:
     return make_ctx()
 
 
-def gate_for(workdir: Path, asker: Any, rules: list[PermissionRule] | None = None, approvals: Any = None) -> PermissionGate:
+def gate_for(
+    workdir: Path, asker: Any, rules: list[PermissionRule] | None = None, approvals: Any = None
+) -> PermissionGate:
     return PermissionGate(rules or [], approvals or NoApprovals(), asker, workdir, workdir)
 
 

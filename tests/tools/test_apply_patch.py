@@ -33,16 +33,31 @@ ok, failed = output_text, error_message
 
 
 def test_parses_every_operation() -> None:
-    ops = parse_patch(wrap(
-        "*** Add File: a.txt", "+one", "+two",
-        "*** Delete File: b.txt",
-        "*** Update File: c.txt", "*** Move to: d/c.txt", "@@ def f():", " keep", "-old", "+new", "*** End of File",
-    ))  # fmt: skip
+    ops = parse_patch(
+        wrap(
+            "*** Add File: a.txt",
+            "+one",
+            "+two",
+            "*** Delete File: b.txt",
+            "*** Update File: c.txt",
+            "*** Move to: d/c.txt",
+            "@@ def f():",
+            " keep",
+            "-old",
+            "+new",
+            "*** End of File",
+        )
+    )
     assert ops[0] == AddFile("a.txt", "one\ntwo\n")
     assert ops[1] == DeleteFile("b.txt")
     assert isinstance(ops[2], UpdateFile) and ops[2].move_to == "d/c.txt"
     chunk = ops[2].chunks[0]
-    assert (chunk.context, chunk.old, chunk.new, chunk.end_of_file) == ("def f():", ["keep", "old"], ["keep", "new"], True)
+    assert (chunk.context, chunk.old, chunk.new, chunk.end_of_file) == (
+        "def f():",
+        ["keep", "old"],
+        ["keep", "new"],
+        True,
+    )
 
 
 @pytest.mark.parametrize(
@@ -102,13 +117,31 @@ async def test_add_update_delete_move_with_summary(workdir: Path, ctx: ToolConte
     (workdir / "mod.py").write_text("def f():\n    return 1\n\ndef g():\n    return 2\n")
     (workdir / "gone.txt").write_text("bye\n")
     (workdir / "old.txt").write_text("x\n")
-    text = ok(await patch(ctx, wrap(
-        "*** Add File: pkg/new.py", "+print('hi')",
-        "*** Update File: mod.py", "@@ def g():", "-    return 2", "+    return 3",
-        "*** Delete File: gone.txt",
-        "*** Update File: old.txt", "*** Move to: moved/new.txt", "-x", "+y",
-    )))  # fmt: skip
-    assert text.splitlines() == ["Success. Updated the following files:", "A pkg/new.py", "M mod.py", "D gone.txt", "M moved/new.txt"]
+    text = ok(
+        await patch(
+            ctx,
+            wrap(
+                "*** Add File: pkg/new.py",
+                "+print('hi')",
+                "*** Update File: mod.py",
+                "@@ def g():",
+                "-    return 2",
+                "+    return 3",
+                "*** Delete File: gone.txt",
+                "*** Update File: old.txt",
+                "*** Move to: moved/new.txt",
+                "-x",
+                "+y",
+            ),
+        )
+    )
+    assert text.splitlines() == [
+        "Success. Updated the following files:",
+        "A pkg/new.py",
+        "M mod.py",
+        "D gone.txt",
+        "M moved/new.txt",
+    ]
     assert (workdir / "pkg/new.py").read_text() == "print('hi')\n"
     assert (workdir / "mod.py").read_text() == "def f():\n    return 1\n\ndef g():\n    return 3\n"
     assert not (workdir / "gone.txt").exists() and not (workdir / "old.txt").exists()
@@ -125,11 +158,25 @@ async def test_line_endings_are_preserved(workdir: Path, ctx: ToolContext) -> No
     (workdir / "crlf.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
     (workdir / "mixed.txt").write_bytes(b"a\r\nb\nc\r\nd\r\n")
     (workdir / "bom.txt").write_bytes("\ufeffx\r\n".encode())
-    ok(await patch(ctx, wrap(
-        "*** Update File: crlf.txt", " one", "-two", "+TWO", "+two and a half",
-        "*** Update File: mixed.txt", " b", "-c", "+C",
-        "*** Update File: bom.txt", "-x", "+y",
-    )))  # fmt: skip
+    ok(
+        await patch(
+            ctx,
+            wrap(
+                "*** Update File: crlf.txt",
+                " one",
+                "-two",
+                "+TWO",
+                "+two and a half",
+                "*** Update File: mixed.txt",
+                " b",
+                "-c",
+                "+C",
+                "*** Update File: bom.txt",
+                "-x",
+                "+y",
+            ),
+        )
+    )
     assert (workdir / "crlf.txt").read_bytes() == b"one\r\nTWO\r\ntwo and a half\r\nthree\r\n"
     assert (workdir / "mixed.txt").read_bytes() == b"a\r\nb\nC\r\nd\r\n"
     assert (workdir / "bom.txt").read_bytes() == "\ufeffy\r\n".encode()
@@ -157,11 +204,19 @@ async def test_nothing_is_written_when_the_first_verification_fails(workdir: Pat
 async def test_a_later_preflight_failure_writes_nothing(workdir: Path, ctx: ToolContext) -> None:
     """Reference 001 preflights every update/delete target before the first write."""
     (workdir / "a.txt").write_text("a\n")
-    message = failed(await patch(ctx, wrap(
-        "*** Update File: a.txt", "-a", "+A",
-        "*** Delete File: missing.txt",
-        "*** Add File: later.txt", "+x",
-    )))  # fmt: skip
+    message = failed(
+        await patch(
+            ctx,
+            wrap(
+                "*** Update File: a.txt",
+                "-a",
+                "+A",
+                "*** Delete File: missing.txt",
+                "*** Add File: later.txt",
+                "+x",
+            ),
+        )
+    )
     assert "Delete File missing.txt: Failed to delete missing.txt: no such file" in message
     assert message.endswith("No files were changed.")
     assert (workdir / "a.txt").read_text() == "a\n" and not (workdir / "later.txt").exists()
@@ -183,12 +238,21 @@ async def test_a_failure_anywhere_in_the_patch_writes_nothing(
     (workdir / "a.txt").write_text("a\n")
     (workdir / "gone.txt").write_text("g\n")
     (workdir / "old.txt").write_text("o\n")
-    message = failed(await patch(ctx, wrap(
-        "*** Add File: new.txt", "+n",
-        "*** Delete File: gone.txt",
-        "*** Update File: old.txt", "*** Move to: moved.txt", "-o", "+O",
-        *late,
-    )))  # fmt: skip
+    message = failed(
+        await patch(
+            ctx,
+            wrap(
+                "*** Add File: new.txt",
+                "+n",
+                "*** Delete File: gone.txt",
+                "*** Update File: old.txt",
+                "*** Move to: moved.txt",
+                "-o",
+                "+O",
+                *late,
+            ),
+        )
+    )
     assert reason in message and message.endswith("No files were changed.")
     assert sorted(p.name for p in workdir.iterdir() if p.is_file()) == ["a.txt", "gone.txt", "old.txt"]
     assert (workdir / "a.txt").read_text() == "a\n" and (workdir / "old.txt").read_text() == "o\n"
@@ -200,7 +264,9 @@ async def test_delete_of_a_symlink_removes_the_link(workdir: Path, ctx: ToolCont
     (workdir / "in-link").symlink_to("real.txt")
     (workdir / "out-link").symlink_to(workdir.parent / "outside.txt")
     (workdir / "dangling").symlink_to("nowhere")
-    text = ok(await patch(ctx, wrap("*** Delete File: in-link", "*** Delete File: out-link", "*** Delete File: dangling")))
+    text = ok(
+        await patch(ctx, wrap("*** Delete File: in-link", "*** Delete File: out-link", "*** Delete File: dangling"))
+    )
     assert text.splitlines()[1:] == ["D in-link", "D out-link", "D dangling"]
     assert (workdir / "real.txt").read_text() == "real\n" and (workdir.parent / "outside.txt").read_text() == "keep\n"
     assert not any(p.is_symlink() for p in workdir.iterdir())
@@ -260,7 +326,9 @@ async def test_write_failure_midway_is_reported(workdir: Path, ctx: ToolContext)
         (("*** Update File: binary.bin", "-a", "+b"), "binary.bin is not UTF-8 text"),
     ],
 )
-async def test_bad_targets_leave_files_untouched(workdir: Path, ctx: ToolContext, body: tuple[str, ...], message: str) -> None:
+async def test_bad_targets_leave_files_untouched(
+    workdir: Path, ctx: ToolContext, body: tuple[str, ...], message: str
+) -> None:
     (workdir.parent / "outside.txt").write_text("keep\n")
     (workdir / "link").symlink_to(workdir.parent)
     (workdir / "dir").mkdir()
@@ -279,11 +347,16 @@ async def test_one_ask_for_the_batch_plus_external_directories(workdir: Path, ma
     asker = RecordingAsker(PermissionDecision(reply=PermissionReply.ONCE))
     ctx = make_ctx(gate=gate_for(workdir, asker))
     text = wrap(
-        "*** Update File: a.txt", "-a", "+b",
-        "*** Add File: b.txt", "+b",
-        f"*** Add File: {outside}/x.txt", "+x",
-        f"*** Add File: {outside}/y.txt", "+y",
-    )  # fmt: skip
+        "*** Update File: a.txt",
+        "-a",
+        "+b",
+        "*** Add File: b.txt",
+        "+b",
+        f"*** Add File: {outside}/x.txt",
+        "+x",
+        f"*** Add File: {outside}/y.txt",
+        "+y",
+    )
     ok(await patch(ctx, text))
     asked = [(r.action, r.resources) for r in asker.requests]
     out = outside.resolve().as_posix()
@@ -304,8 +377,10 @@ async def test_rejected_edit_writes_nothing_and_parse_errors_ask_nothing(workdir
 
 async def test_deny_rule_for_some_paths(workdir: Path, make_ctx) -> None:
     asker = RecordingAsker(PermissionDecision(reply=PermissionReply.ONCE))
-    rules = [PermissionRule(action="edit", pattern="*", effect=Effect.ALLOW),
-             PermissionRule(action="edit", pattern="secrets/*", effect=Effect.DENY)]  # fmt: skip
+    rules = [
+        PermissionRule(action="edit", pattern="*", effect=Effect.ALLOW),
+        PermissionRule(action="edit", pattern="secrets/*", effect=Effect.DENY),
+    ]
     ctx = make_ctx(gate=gate_for(workdir, asker, rules))
     denied = await patch(ctx, wrap("*** Add File: ok.txt", "+a", "*** Add File: secrets/key", "+k"))
     assert denied.error is not None and denied.error.type == "permission.denied" and not denied.stop_run

@@ -47,8 +47,13 @@ def _run_under_file_size_limit(work: Path, patch: str) -> str | None:
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     done = subprocess.run(
         [sys.executable, "-c", RUN_UNDER_LIMIT.format(limit=LIMIT), str(work)],
-        input=patch, capture_output=True, text=True, env=env, timeout=60, check=True,
-    )  # fmt: skip
+        input=patch,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=True,
+    )
     return json.loads(done.stdout)["error"]
 
 
@@ -57,13 +62,18 @@ def test_a_failed_write_leaves_the_old_file_intact_and_the_report_says_what_chan
     assert len(big) > LIMIT
     (workdir / "big.txt").write_bytes(big)
     (workdir / "later.txt").write_text("later\n")
-    patch = "\n".join([
-        "*** Begin Patch",
-        "*** Add File: small.txt", "+small",
-        "*** Update File: big.txt", "-line 00200 of a file larger than the limit", "+changed",
-        "*** Delete File: later.txt",
-        "*** End Patch",
-    ])  # fmt: skip
+    patch = "\n".join(
+        [
+            "*** Begin Patch",
+            "*** Add File: small.txt",
+            "+small",
+            "*** Update File: big.txt",
+            "-line 00200 of a file larger than the limit",
+            "+changed",
+            "*** Delete File: later.txt",
+            "*** End Patch",
+        ]
+    )
     message = _run_under_file_size_limit(workdir, patch)
     assert (workdir / "big.txt").read_bytes() == big
     assert message == (
@@ -104,9 +114,10 @@ async def test_an_update_keeps_the_mode_and_a_new_file_gets_the_umask_mode(workd
 async def test_an_update_through_a_symlink_keeps_the_link(workdir: Path, ctx: ToolContext) -> None:
     (workdir / "real.txt").write_text("a\n")
     (workdir / "link.txt").symlink_to("real.txt")
-    output_text(await invoke_tool(APPLY_PATCH, ctx, patch="*** Begin Patch\n*** Update File: link.txt\n-a\n+b\n*** End Patch"))
+    output_text(
+        await invoke_tool(APPLY_PATCH, ctx, patch="*** Begin Patch\n*** Update File: link.txt\n-a\n+b\n*** End Patch")
+    )
     assert (workdir / "link.txt").is_symlink() and (workdir / "real.txt").read_text() == "b\n"
-
 
 
 async def test_a_move_whose_source_cannot_be_removed_says_both_halves(

@@ -154,7 +154,9 @@ def test_a_bom_is_kept_and_a_chunk_matches_with_or_without_it(tmp_path: Path) ->
 
 def test_end_of_file_anchors_the_chunk_at_the_end(tmp_path: Path) -> None:
     (tmp_path / "f.txt").write_bytes(b"a\nb\na\n")
-    assert _apply_in(tmp_path, "*** Begin Patch\n*** Update File: f.txt\n-a\n+A\n*** End of File\n*** End Patch") is None
+    assert (
+        _apply_in(tmp_path, "*** Begin Patch\n*** Update File: f.txt\n-a\n+A\n*** End of File\n*** End Patch") is None
+    )
     assert (tmp_path / "f.txt").read_bytes() == b"a\nb\nA\n"
 
 

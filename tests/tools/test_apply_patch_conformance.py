@@ -70,10 +70,15 @@ def test_copy_is_identical_to_shared_suite() -> None:
 
 def test_readme_names_eight_rejections() -> None:
     assert sorted(_rejected()) == [
-        "005_rejects_empty_patch", "006_rejects_missing_context", "007_rejects_missing_file_delete",
-        "008_rejects_empty_update_hunk", "009_requires_existing_file_for_update", "012_delete_directory_fails",
-        "013_rejects_invalid_hunk_header", "015_failure_after_partial_success_leaves_changes",
-    ]  # fmt: skip
+        "005_rejects_empty_patch",
+        "006_rejects_missing_context",
+        "007_rejects_missing_file_delete",
+        "008_rejects_empty_update_hunk",
+        "009_requires_existing_file_for_update",
+        "012_delete_directory_fails",
+        "013_rejects_invalid_hunk_header",
+        "015_failure_after_partial_success_leaves_changes",
+    ]
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[p.name for p in SCENARIOS])

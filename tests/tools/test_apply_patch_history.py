@@ -50,8 +50,15 @@ HISTORY: list[dict[str, str | None]] = [
 
 
 def _git(repo: Path, *args: str) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}  # fmt: skip
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
     subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env)
 
 
@@ -76,8 +83,11 @@ def test_every_commit_replays_byte_for_byte(tmp_path: Path) -> None:
     env = {**os.environ, "LITELLM_OFFLINE_MODE": "true"}
     done = subprocess.run(
         [sys.executable, str(BENCH), str(repo), "10", "-v", "--out", str(out)],
-        capture_output=True, text=True, env=env, timeout=120,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     result = json.loads(out.read_text())
     by_commit = [(c["outcome"], c.get("files"), c.get("why")) for c in result["commits"]]
     assert by_commit == [("identical", [], None), ("identical", [], None), ("empty", None, "root commit")], done.stdout

@@ -29,7 +29,9 @@ def tree(root: Path) -> dict[str, bytes | None]:
 
 async def test_a_deleted_file_gives_its_name_to_a_directory(workdir: Path, ctx: ToolContext) -> None:
     (workdir / "x").write_text("was a file\n")
-    ok = output_text(await invoke_tool(APPLY_PATCH, ctx, patch=wrap("*** Delete File: x", "*** Add File: x/y.txt", "+y")))
+    ok = output_text(
+        await invoke_tool(APPLY_PATCH, ctx, patch=wrap("*** Delete File: x", "*** Add File: x/y.txt", "+y"))
+    )
     assert ok.splitlines()[1:] == ["D x", "A x/y.txt"]
     assert tree(workdir) == {"x": None, "x/y.txt": b"y\n"}
 
@@ -44,10 +46,16 @@ async def test_a_moved_file_gives_its_name_to_a_directory(workdir: Path, ctx: To
 
 async def test_a_file_added_then_moved_then_updated(workdir: Path, ctx: ToolContext) -> None:
     patch = wrap(
-        "*** Add File: n.txt", "+one",
-        "*** Update File: n.txt", "*** Move to: deep/m.txt", "-one", "+two",
-        "*** Update File: deep/m.txt", "-two", "+three",
-    )  # fmt: skip
+        "*** Add File: n.txt",
+        "+one",
+        "*** Update File: n.txt",
+        "*** Move to: deep/m.txt",
+        "-one",
+        "+two",
+        "*** Update File: deep/m.txt",
+        "-two",
+        "+three",
+    )
     output_text(await invoke_tool(APPLY_PATCH, ctx, patch=patch))
     assert tree(workdir) == {"deep": None, "deep/m.txt": b"three\n"}
 
@@ -59,15 +67,26 @@ async def test_a_file_added_then_moved_then_updated(workdir: Path, ctx: ToolCont
         (("*** Add File: x", "+x", "*** Add File: x/y", "+y"), "Add File x/y: Failed to write x/y:"),
         (("*** Add File: d/f.txt", "+f", "*** Update File: d", "-a", "+b"), "Failed to update d: it is a directory"),
         (("*** Add File: d/f.txt", "+f", "*** Delete File: d"), "Failed to delete d: it is a directory"),
-        (("*** Add File: d/f.txt", "+f", "*** Update File: a.txt", "*** Move to: d", "-a", "+b"),
-         "Failed to move a.txt to d: the destination is a directory"),
-        (("*** Update File: a.txt", "*** Move to: b.txt", "-a", "+b", "*** Update File: a.txt", "-a", "+c"),
-         "Failed to update a.txt: an earlier operation of this patch deletes it"),
+        (
+            ("*** Add File: d/f.txt", "+f", "*** Update File: a.txt", "*** Move to: d", "-a", "+b"),
+            "Failed to move a.txt to d: the destination is a directory",
+        ),
+        (
+            ("*** Update File: a.txt", "*** Move to: b.txt", "-a", "+b", "*** Update File: a.txt", "-a", "+c"),
+            "Failed to update a.txt: an earlier operation of this patch deletes it",
+        ),
         (("*** Update File: a.txt", "*** Move to: a.txt/inner.txt", "-a", "+b"), "Failed to write a.txt/inner.txt:"),
     ],
-    ids=["file-over-new-dir", "dir-under-new-file", "update-new-dir", "delete-new-dir", "move-onto-new-dir",
-         "update-moved-away", "move-below-itself"],
-)  # fmt: skip
+    ids=[
+        "file-over-new-dir",
+        "dir-under-new-file",
+        "update-new-dir",
+        "delete-new-dir",
+        "move-onto-new-dir",
+        "update-moved-away",
+        "move-below-itself",
+    ],
+)
 async def test_an_invalid_later_operation_writes_nothing(
     workdir: Path, ctx: ToolContext, body: tuple[str, ...], reason: str
 ) -> None:

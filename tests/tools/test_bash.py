@@ -33,15 +33,20 @@ async def test_runs_in_location_with_exit_code_and_duration(workdir: Path, ctx: 
     assert out.output.data["exit_code"] == 3 and out.output.data["duration_ms"] >= 0
 
 
-async def test_environment_no_rc_stdin_closed_pagers(workdir: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_environment_no_rc_stdin_closed_pagers(
+    workdir: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = workdir / "home"
     home.mkdir()
     (home / ".bashrc").write_text("echo RC-LOADED\n")
     (home / ".bash_profile").write_text("echo PROFILE-LOADED\n")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("BASH_ENV", "")
-    out = await bash(ctx, command='read line; echo "read=$? pager=$PAGER git=$GIT_PAGER"; test -t 0 || echo notty; '
-                                  'echo "mark=$AGENT_TUI_TOOL"')  # fmt: skip
+    out = await bash(
+        ctx,
+        command='read line; echo "read=$? pager=$PAGER git=$GIT_PAGER"; test -t 0 || echo notty; '
+        'echo "mark=$AGENT_TUI_TOOL"',
+    )
     assert out.output is not None
     assert out.output.text.splitlines()[:3] == ["read=1 pager=cat git=cat", "notty", "mark=ses_test/call_1"]
     assert "LOADED" not in out.output.text
@@ -208,7 +213,10 @@ async def test_detached_background_process_is_reaped_later(ctx: ToolContext) -> 
 async def test_absolute_paths_outside_give_advisory_warnings(workdir: Path, ctx: ToolContext) -> None:
     out = await bash(ctx, command=f'ls /tmp "{workdir}/x" ~/y > /dev/null 2>&1; echo ok')
     assert out.output is not None and out.output.text.startswith("ok")
-    assert out.output.data["warnings"] == ["/tmp is outside the working directory", "~/y is outside the working directory"]
+    assert out.output.data["warnings"] == [
+        "/tmp is outside the working directory",
+        "~/y is outside the working directory",
+    ]
 
 
 async def test_failing_live_output_listener_does_not_break_the_command(make_ctx) -> None:

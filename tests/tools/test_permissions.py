@@ -47,13 +47,19 @@ def test_defaults_and_last_match_wins() -> None:
     assert evaluate([], "read", "a.txt").effect is Effect.ALLOW
     for action in ("bash", "edit", "external_directory"):
         assert evaluate([], action, "x").effect is Effect.ASK
-    rules = [rule("bash", "git *", "allow"), rule("bash", "git push *", "deny"), rule("bash", "git push --dry-run *", "allow")]
+    rules = [
+        rule("bash", "git *", "allow"),
+        rule("bash", "git push *", "deny"),
+        rule("bash", "git push --dry-run *", "allow"),
+    ]
     assert evaluate(rules, "bash", "git log").effect is Effect.ALLOW
     assert evaluate(rules, "bash", "git push origin").effect is Effect.DENY
     assert evaluate(rules, "bash", "git push --dry-run origin").effect is Effect.ALLOW
     assert evaluate([rule("*", "*", "deny"), rule("read", "*", "allow")], "read", "x").effect is Effect.ALLOW
     assert evaluate([rule("read", "*", "allow"), rule("*", "*", "deny")], "read", "x").effect is Effect.DENY
-    assert evaluate([rule("external_directory", "/tmp/*", "allow")], "external_directory", "/tmp").effect is Effect.ALLOW
+    assert (
+        evaluate([rule("external_directory", "/tmp/*", "allow")], "external_directory", "/tmp").effect is Effect.ALLOW
+    )
 
 
 @pytest.mark.parametrize(
@@ -76,7 +82,11 @@ def test_shell_parser_finds_every_simple_command(command: str, parts: list[str])
 
 
 def test_save_suggestions() -> None:
-    assert suggest_save("bash", ["git status --short", "ls -la", "npm run build"]) == ["git status *", "ls *", "npm run *"]
+    assert suggest_save("bash", ["git status --short", "ls -la", "npm run build"]) == [
+        "git status *",
+        "ls *",
+        "npm run *",
+    ]
     assert suggest_save("edit", ["src/a.py", "top.txt"]) == ["src/*", "*"]
     assert suggest_save("external_directory", ["/tmp/x"]) == ["/tmp/x/*"]
 
@@ -177,7 +187,9 @@ async def test_reject_with_message_continues(workdir: Path) -> None:
 async def test_headless_policy_never_hangs(workdir: Path, make_ctx) -> None:
     registry = ToolRegistry(workdir)
     registry.register(BASH)
-    allowed = await registry.invoke("bash", {"command": "echo yes"}, make_ctx(gate=gate_for(workdir, policy_asker("allow"))))
+    allowed = await registry.invoke(
+        "bash", {"command": "echo yes"}, make_ctx(gate=gate_for(workdir, policy_asker("allow")))
+    )
     assert allowed.output is not None and allowed.output.text.startswith("yes")
     denied = await asyncio.wait_for(
         registry.invoke("bash", {"command": "echo yes"}, make_ctx(gate=gate_for(workdir, policy_asker("deny")))), 5
@@ -192,7 +204,9 @@ async def test_registry_marks_plain_reject_as_stop_run(workdir: Path, make_ctx) 
     registry = ToolRegistry(workdir)
     registry.register(BASH)
     asker = RecordingAsker(PermissionDecision(reply=PermissionReply.REJECT))
-    outcome = await registry.invoke("bash", {"command": "git status; rm -rf ~"}, make_ctx(gate=gate_for(workdir, asker)))
+    outcome = await registry.invoke(
+        "bash", {"command": "git status; rm -rf ~"}, make_ctx(gate=gate_for(workdir, asker))
+    )
     assert outcome.error is not None and outcome.error.type == "permission.rejected" and outcome.stop_run
     assert asker.requests[0].detail["command"] == "git status; rm -rf ~"
     assert asker.requests[0].call_id == "call_1" and asker.requests[0].assistant_message_id == "msg_test"

@@ -100,8 +100,14 @@ async def test_code_the_rule_does_not_name_is_asked_and_never_runs_when_rejected
 
 @pytest.mark.parametrize(
     "command",
-    ["echo hello 'world'", 'echo "a b" c\\ d 42 --flag=x', "echo one && echo two; echo three | cat",
-     "(echo sub) || echo other", "echo 'a[$(touch m)]' \"x\"y", "cat <<'EOF'\n$(touch m)\nEOF"],
+    [
+        "echo hello 'world'",
+        'echo "a b" c\\ d 42 --flag=x',
+        "echo one && echo two; echo three | cat",
+        "(echo sub) || echo other",
+        "echo 'a[$(touch m)]' \"x\"y",
+        "cat <<'EOF'\n$(touch m)\nEOF",
+    ],
 )
 async def test_plain_words_are_still_allowed_by_the_rule(workdir: Path, make_ctx, command: str) -> None:
     asker = RecordingAsker(REJECT)
@@ -119,10 +125,13 @@ async def test_bare_star_still_allows_anything(workdir: Path, make_ctx) -> None:
 
 
 async def test_deny_rules_still_see_inside_lines_that_are_not_plain(workdir: Path, make_ctx) -> None:
-    rules = [PermissionRule(action="bash", pattern="*", effect=Effect.ALLOW),
-             PermissionRule(action="bash", pattern="touch *", effect=Effect.DENY)]
-    outcome = await invoke_tool(BASH, make_ctx(gate=gate_for(workdir, RecordingAsker(REJECT), rules)),
-                                command="echo ${x:-$(touch m)}")
+    rules = [
+        PermissionRule(action="bash", pattern="*", effect=Effect.ALLOW),
+        PermissionRule(action="bash", pattern="touch *", effect=Effect.DENY),
+    ]
+    outcome = await invoke_tool(
+        BASH, make_ctx(gate=gate_for(workdir, RecordingAsker(REJECT), rules)), command="echo ${x:-$(touch m)}"
+    )
     assert outcome.error is not None and outcome.error.type == "permission.denied"
     assert not (workdir / MARKER).exists()
 

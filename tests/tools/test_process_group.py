@@ -17,7 +17,11 @@ def _sleeper(mark: str | None) -> subprocess.Popen:
 
 
 def test_only_processes_with_the_mark_are_killed() -> None:
-    mine, other_call, unmarked = _sleeper(tool_mark("ses_a", "call_1")), _sleeper(tool_mark("ses_a", "call_2")), _sleeper(None)
+    mine, other_call, unmarked = (
+        _sleeper(tool_mark("ses_a", "call_1")),
+        _sleeper(tool_mark("ses_a", "call_2")),
+        _sleeper(None),
+    )
     try:
         assert kill_marked({tool_mark("ses_a", "call_1"), tool_mark("ses_b", "call_1")}) == 1
         assert mine.wait(timeout=10) == -9

@@ -100,7 +100,9 @@ async def test_deep_page_of_a_2gb_sparse_file(workdir: Path, ctx: ToolContext) -
 
 async def test_binary_files_are_refused_with_size_and_type(workdir: Path, ctx: ToolContext) -> None:
     (workdir / "prog").write_bytes(b"\x7fELF" + b"\x00" * 100)
-    assert error_of(await read(ctx, path="prog")) == "Cannot read 'prog': it is a binary file (ELF executable, 104 bytes)."
+    assert (
+        error_of(await read(ctx, path="prog")) == "Cannot read 'prog': it is a binary file (ELF executable, 104 bytes)."
+    )
     (workdir / "latin1.txt").write_bytes("caf\xe9 au lait\n".encode("latin-1"))
     assert "binary file" in error_of(await read(ctx, path="latin1.txt"))
     (workdir / "ctrl").write_bytes(bytes(range(1, 32)) * 10)
@@ -123,7 +125,8 @@ async def test_images_need_vision(workdir: Path, make_ctx) -> None:
     assert error_of(await read(make_ctx(supports_vision=True), path="huge.jpg")) == (
         "Cannot show the image 'huge.jpg' (image/jpeg) to the model: it is 9.5 MiB (10000000 bytes), over the "
         "3.6 MiB (3750000 bytes) limit per image. Make a smaller copy (e.g. `convert IN -resize 2000x2000 OUT`) "
-        "and read that.")
+        "and read that."
+    )
 
 
 async def test_an_image_a_provider_would_refuse_for_its_size_in_pixels_is_refused_with_the_cap(
@@ -133,7 +136,8 @@ async def test_an_image_a_provider_would_refuse_for_its_size_in_pixels_is_refuse
     (workdir / "banner.png").write_bytes(b"\x89PNG\r\n\x1a\n" + ihdr + b"\x08\x06\x00\x00\x00" + b"\x00" * 20)
     assert error_of(await read(make_ctx(supports_vision=True), path="banner.png")) == (
         "Cannot show the image 'banner.png' (image/png) to the model: its longest side is 12000 px, over the 8000 px "
-        "limit. Make a smaller copy (e.g. `convert IN -resize 2000x2000 OUT`) and read that.")
+        "limit. Make a smaller copy (e.g. `convert IN -resize 2000x2000 OUT`) and read that."
+    )
 
 
 async def test_directory_listing_dirs_first_and_paged(workdir: Path, ctx: ToolContext) -> None:
@@ -173,15 +177,22 @@ async def test_symlinks(workdir: Path, ctx: ToolContext) -> None:
     (workdir / "ok").symlink_to("inside.txt")
     (workdir / "dangling").symlink_to("nowhere.txt")
     (workdir / "dirlink").symlink_to(workdir.parent)
-    assert "symlink" in error_of(await read(ctx, path="escape")) and "outside the session location" in error_of(await read(ctx, path="escape"))
+    assert "symlink" in error_of(await read(ctx, path="escape")) and "outside the session location" in error_of(
+        await read(ctx, path="escape")
+    )
     assert "outside the session location" in error_of(await read(ctx, path="dirlink/outside.txt"))
     assert text_of(await read(ctx, path="ok")).startswith("     1\tfine")
-    assert error_of(await read(ctx, path="dangling")) == "The path 'dangling' is a dangling symlink to 'nowhere.txt', which does not exist."
+    assert (
+        error_of(await read(ctx, path="dangling"))
+        == "The path 'dangling' is a dangling symlink to 'nowhere.txt', which does not exist."
+    )
 
 
 async def test_fifo_is_refused_without_hanging(workdir: Path, ctx: ToolContext) -> None:
     os.mkfifo(workdir / "pipe")
-    assert error_of(await read(ctx, path="pipe")) == "Cannot read 'pipe': it is a named pipe (FIFO), not a regular file."
+    assert (
+        error_of(await read(ctx, path="pipe")) == "Cannot read 'pipe': it is a named pipe (FIFO), not a regular file."
+    )
 
 
 def test_unreadable_file_is_refused(tmp_path: Path) -> None:
@@ -207,7 +218,9 @@ def test_unreadable_file_is_refused(tmp_path: Path) -> None:
             "print(out.error.message if out.error else 'READ OK')\n"
         )
         env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-        result = subprocess.run([sys.executable, "-c", code, str(base)], capture_output=True, text=True, env=env, timeout=60)
+        result = subprocess.run(
+            [sys.executable, "-c", code, str(base)], capture_output=True, text=True, env=env, timeout=60
+        )
         assert result.stdout.strip() == "Permission denied: cannot read 'secret.txt'.", result.stderr
     finally:
         (base / "secret.txt").chmod(0o644)

@@ -127,7 +127,9 @@ async def test_default_registry_has_the_builtins(workdir: Path, ctx: ToolContext
         assert spec["description"] and spec["parameters"]["type"] == "object"
     read_params = reg.definitions()[0]["parameters"]
     assert read_params["properties"]["offset"] == {
-        "type": "integer", "minimum": 1, "description": "1-based line (or entry) to start from."
+        "type": "integer",
+        "minimum": 1,
+        "description": "1-based line (or entry) to start from.",
     }
     assert read_params["required"] == ["path"] and read_params["additionalProperties"] is False
     explicit_null = await reg.invoke("read", {"path": "x.txt", "offset": None}, ctx)

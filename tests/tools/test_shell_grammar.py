@@ -14,26 +14,74 @@ from hypothesis import strategies as st
 from agent_tui.tools.shell_grammar import read_line, write_targets
 
 HAZARDS = [
-    "$(touch MARK)", "`touch MARK`", '"$(touch MARK)"', "x='a[$(touch MARK)]'", "${!x}", "$((x))",
-    "${x@P}", "${x:-$(touch MARK)}", "eval", "source", ".", "exec", "command", "builtin", "'touch MARK;'",
-    "[[ -v $x ]]", "(( x ))", "<(touch MARK)", ">(touch MARK)", "$x", "a[$(touch MARK)]", '"\\$(touch MARK)"',
-    "let", "declare", "export", "PATH=.", "alias", "trap", "'a[$(touch MARK)]'", "$'touch MARK'", "-v", "test",
-    "printf", "read", "unset", "<<EOF\n$(touch MARK)\nEOF\n", "<<'EOF'\n$(touch MARK)\nEOF\n", "\\`touch MARK\\`",
-    "&", "jobs", "-x", "touch MARK",
-]  # fmt: skip
+    "$(touch MARK)",
+    "`touch MARK`",
+    '"$(touch MARK)"',
+    "x='a[$(touch MARK)]'",
+    "${!x}",
+    "$((x))",
+    "${x@P}",
+    "${x:-$(touch MARK)}",
+    "eval",
+    "source",
+    ".",
+    "exec",
+    "command",
+    "builtin",
+    "'touch MARK;'",
+    "[[ -v $x ]]",
+    "(( x ))",
+    "<(touch MARK)",
+    ">(touch MARK)",
+    "$x",
+    "a[$(touch MARK)]",
+    '"\\$(touch MARK)"',
+    "let",
+    "declare",
+    "export",
+    "PATH=.",
+    "alias",
+    "trap",
+    "'a[$(touch MARK)]'",
+    "$'touch MARK'",
+    "-v",
+    "test",
+    "printf",
+    "read",
+    "unset",
+    "<<EOF\n$(touch MARK)\nEOF\n",
+    "<<'EOF'\n$(touch MARK)\nEOF\n",
+    "\\`touch MARK\\`",
+    "&",
+    "jobs",
+    "-x",
+    "touch MARK",
+]
 NAMES = ["echo", "cat", "true", "printf", "test", "pwd"]
 ARGUMENTS = ["x", "'a b'", '"q r"', "42", "--flag=1", "> out", "2>&1", "<<< word"]
 OPERATORS = [" ; ", " && ", " || ", " | ", "\n"]
 ATTACKS = [
-    "x='a[$(touch MARK)]'; echo ${!x}", "x='a[$(touch MARK)]'; echo $((x))", "x='$(touch MARK)'; echo ${x@P}",
-    "x='a[$(touch MARK)]'; [[ $x -eq 0 ]]", "x='a[$(touch MARK)]'; (( x ))", "PATH=.; ls", "y=MARK; : > $y",
-]  # fmt: skip
+    "x='a[$(touch MARK)]'; echo ${!x}",
+    "x='a[$(touch MARK)]'; echo $((x))",
+    "x='$(touch MARK)'; echo ${x@P}",
+    "x='a[$(touch MARK)]'; [[ $x -eq 0 ]]",
+    "x='a[$(touch MARK)]'; (( x ))",
+    "PATH=.; ls",
+    "y=MARK; : > $y",
+]
 """Whole commands that run hidden code (``ls`` is a script in the test directory)."""
 
 
 def _run(command: str, cwd: Path) -> None:
-    subprocess.run(["bash", "--noprofile", "--norc", "-c", command], cwd=cwd, stdin=subprocess.DEVNULL,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10, check=False)  # fmt: skip
+    subprocess.run(
+        ["bash", "--noprofile", "--norc", "-c", command],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        timeout=10,
+        check=False,
+    )
 
 
 @st.composite
@@ -67,8 +115,13 @@ def test_a_plain_line_runs_only_the_commands_it_names(command: str) -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(arguments=st.lists(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=12),
-                          min_size=1, max_size=4))
+@given(
+    arguments=st.lists(
+        st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=12),
+        min_size=1,
+        max_size=4,
+    )
+)
 def test_any_quoted_text_is_plain_and_reaches_the_command_as_written(arguments: list[str]) -> None:
     command = "printf '%s\\0' " + " ".join(shlex.quote(a) for a in arguments)
     assert read_line(command).plain, command
@@ -78,10 +131,22 @@ def test_any_quoted_text_is_plain_and_reaches_the_command_as_written(arguments: 
 
 @pytest.mark.parametrize(
     ("command", "reason"),
-    [("echo $(id)", "command substitution"), ("echo ${!x}", "parameter expansion"), ("PATH=. ls", "assignment"),
-     ("./ls", "command name"), ("eval ls", "command name"), ("echo a & echo b", "'&'"), ("echo 'x", "syntax"),
-     ("printf -v x 1", "-v"), ("[[ -n x ]]", "test"), ("echo $((1))", "arithmetic"), ("cd /tmp && echo > f", "relative"),
-     ("echo > l*", "expanded"), ("echo > ~-/x", "expanded"), ("cat <<EOF\na $[1] b\nEOF", "'$'")],
+    [
+        ("echo $(id)", "command substitution"),
+        ("echo ${!x}", "parameter expansion"),
+        ("PATH=. ls", "assignment"),
+        ("./ls", "command name"),
+        ("eval ls", "command name"),
+        ("echo a & echo b", "'&'"),
+        ("echo 'x", "syntax"),
+        ("printf -v x 1", "-v"),
+        ("[[ -n x ]]", "test"),
+        ("echo $((1))", "arithmetic"),
+        ("cd /tmp && echo > f", "relative"),
+        ("echo > l*", "expanded"),
+        ("echo > ~-/x", "expanded"),
+        ("cat <<EOF\na $[1] b\nEOF", "'$'"),
+    ],
 )
 def test_each_refusal_says_why(command: str, reason: str) -> None:
     assert reason in (read_line(command).not_plain or "")

@@ -42,8 +42,9 @@ def clock() -> ManualClock:
 
 @pytest.fixture
 def make_app(fake: FakeSessions, clock: ManualClock):
-    def make(start: StartMode = StartMode(), theme: str = "agent-dark", theme_dirs: list[Path] | None = None,
-             **ctx_args) -> AgentApp:  # fmt: skip
+    def make(
+        start: StartMode = StartMode(), theme: str = "agent-dark", theme_dirs: list[Path] | None = None, **ctx_args
+    ) -> AgentApp:
         ctx = TuiContext(sessions=fake, location=LOCATION, model="openai/fake", clock=clock, timings=FAST, **ctx_args)
         return AgentApp(ctx, start=start, theme=theme, theme_dirs_=theme_dirs, watch_themes=theme_dirs is not None)
 

@@ -117,7 +117,9 @@ async def test_streaming_text_appears_incrementally_then_settles(fake, make_app)
 async def test_tool_block_runs_with_live_output_then_settles(fake, make_app) -> None:
     async with opened(fake, make_app, running=True) as (app, pilot):
         fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
-        fake.publish(SID, ev.ToolCalled(assistant_message_id="m2", call_id="c1", name="bash", input={"command": "make"}))
+        fake.publish(
+            SID, ev.ToolCalled(assistant_message_id="m2", call_id="c1", name="bash", input={"command": "make"})
+        )
         await until(pilot, lambda: app.query(ToolCallView))
         tool = app.query_one(ToolCallView)
         await until(pilot, lambda: tool.has_class("-running"))
@@ -135,8 +137,9 @@ async def test_enter_steers_and_tab_queues_while_running(fake, make_app) -> None
         await pilot.press(*"later", "tab")
         await until(pilot, lambda: len([c for c in fake.calls if c[0] == "prompt"]) == 2)
         assert [c for c in fake.calls if c[0] == "prompt"] == [
-            ("prompt", SID, "now", "steer"), ("prompt", SID, "later", "queue"),
-        ]  # fmt: skip
+            ("prompt", SID, "now", "steer"),
+            ("prompt", SID, "later", "queue"),
+        ]
         strip = app.query_one(PendingInputStrip)
         await until(pilot, lambda: len(strip.items) == 2)
         assert "steer" in str(strip.render()) and "queued" in str(strip.render())
@@ -282,10 +285,16 @@ async def test_compaction_divider_lifecycle(fake, make_app) -> None:
         assert "compacting" in status(app)
         fake.delta(ev.CompactionDelta(session_id=SID, message_id="mc", delta="## Objective\nship it"))
         await until(pilot, lambda: "ship it" in str(divider.query_one(".divider-live").render()))
-        fake.publish(SID, ev.CompactionEnded(
-            message_id="mc", reason=CompactionReason.MANUAL, summary="## Objective\nship it", recent="",
-            input_id=input_id,
-        ))  # fmt: skip
+        fake.publish(
+            SID,
+            ev.CompactionEnded(
+                message_id="mc",
+                reason=CompactionReason.MANUAL,
+                summary="## Objective\nship it",
+                recent="",
+                input_id=input_id,
+            ),
+        )
         await until(pilot, lambda: "context compacted" in title())
         assert not divider.query_one(".divider-live").display
 
@@ -425,7 +434,7 @@ async def test_a_long_session_paints_its_newest_blocks_then_fills_in_above(fake,
         await view._fill_above(view.transcript, 4)
         shown = view.mounted_blocks
         assert len({id(b) for b in shown}) == len(shown)  # no block twice
-        assert shown == app.view.transcript.blocks[-len(shown):]  # in order, up to the newest
+        assert shown == app.view.transcript.blocks[-len(shown) :]  # in order, up to the newest
 
 
 async def test_interrupting_shows_until_the_session_stops(fake, make_app) -> None:
@@ -460,16 +469,40 @@ async def test_help_lists_every_key_and_command(fake, make_app) -> None:
         await until(pilot, lambda: not isinstance(app.screen, HelpScreen))
     shown = {
         {"esc": "escape"}.get(part.strip().lower(), part.strip().lower())
-        for key, _ in keys for part in key.replace(" / ", ",").split(",")
-    }  # fmt: skip
+        for key, _ in keys
+        for part in key.replace(" / ", ",").split(",")
+    }
     bound = {key for cls in (AgentApp, PromptInput) for b in cls.BINDINGS for key in b.key.split(",")}
     assert bound <= shown, f"bindings missing from help: {bound - shown}"
     assert {"ctrl+p", *(b.key for b in PermissionPanel.BINDINGS)} <= shown  # the palette, the ask's keys
-    assert {"/" + c.name for c in SLASH_COMMANDS} == {"/new", "/resume", "/compact", "/rewind", "/fork", "/export",
-                                                      "/rename", "/model", "/image", "/theme", "/mcp", "/help"}
-    assert [usage for usage, _ in commands] == ["/new", "/resume", "/compact", "/rewind", "/fork", "/export",
-                                                "/rename TITLE", "/model NAME", "/image PATH", "/theme NAME", "/mcp",
-                                                "/help"]
+    assert {"/" + c.name for c in SLASH_COMMANDS} == {
+        "/new",
+        "/resume",
+        "/compact",
+        "/rewind",
+        "/fork",
+        "/export",
+        "/rename",
+        "/model",
+        "/image",
+        "/theme",
+        "/mcp",
+        "/help",
+    }
+    assert [usage for usage, _ in commands] == [
+        "/new",
+        "/resume",
+        "/compact",
+        "/rewind",
+        "/fork",
+        "/export",
+        "/rename TITLE",
+        "/model NAME",
+        "/image PATH",
+        "/theme NAME",
+        "/mcp",
+        "/help",
+    ]
     assert dict(commands)["/resume"] == "pick a session to open (Ctrl+R)"  # the key bound to the same action
 
 
@@ -569,8 +602,9 @@ async def test_typing_works_before_the_core_opens_and_a_prompt_waits_for_the_run
         await until(pilot, lambda: len([c for c in fake.calls if c[0] == "prompt"]) == 2)
         assert [c for c in fake.calls if c[0] in ("create", "prompt")] == [
             ("create", "ses_new1", LOCATION, "openai/fake"),
-            ("prompt", "ses_new1", "early bird", "steer"), ("prompt", "ses_new1", "second", "steer"),
-        ]  # fmt: skip
+            ("prompt", "ses_new1", "early bird", "steer"),
+            ("prompt", "ses_new1", "second", "steer"),
+        ]
 
 
 @pytest.mark.parametrize("start", [StartMode(continue_latest=True), StartMode(session_id=SID)])
@@ -720,9 +754,17 @@ async def test_a_patch_appears_as_a_diff_while_it_is_written(fake, make_app) -> 
     async with opened(fake, make_app, running=True) as (app, pilot):
         fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
         fake.delta(ev.ToolInputStarted(session_id=SID, assistant_message_id="m2", index=0, name="apply_patch"))
-        fake.delta(ev.ToolInputDelta(session_id=SID, assistant_message_id="m2", index=0,
-                                     delta='{"patch": "*** Begin Patch\\n*** Update File: a.py\\n@@\\n-old\\n+new'))  # fmt: skip
-        await until(pilot, lambda: app.query(ToolCallView) and app.query_one(ToolCallView).query_one(".tool-diff").display)
+        fake.delta(
+            ev.ToolInputDelta(
+                session_id=SID,
+                assistant_message_id="m2",
+                index=0,
+                delta='{"patch": "*** Begin Patch\\n*** Update File: a.py\\n@@\\n-old\\n+new',
+            )
+        )
+        await until(
+            pilot, lambda: app.query(ToolCallView) and app.query_one(ToolCallView).query_one(".tool-diff").display
+        )
         await pilot.pause()  # the Static re-renders on the next refresh
         tool = app.query_one(ToolCallView)
         assert "+new" in str(tool.query_one(".tool-diff").render())
@@ -773,8 +815,10 @@ async def test_overlapping_repaints_never_paint_a_block_before_it_is_mounted(fak
     async with opened(fake, make_app, running=True) as (app, pilot):
         view = app.query_one(TranscriptView)
         log = fake.logs[SID]  # add() without publish(): the app's feed does not see these
-        for event in (ev.StepStarted(assistant_message_id="m2", agent="build", model="x"),
-                      ev.ToolCalled(assistant_message_id="m2", call_id="c1", name="bash", input={"command": "make"})):
+        for event in (
+            ev.StepStarted(assistant_message_id="m2", agent="build", model="x"),
+            ev.ToolCalled(assistant_message_id="m2", call_id="c1", name="bash", input={"command": "make"}),
+        ):
             app.view.transcript.apply(log.add(event))  # folded, not yet painted
         await asyncio.gather(view.sync(), view.sync(), view.sync())
         tool = app.query_one(ToolCallView)
@@ -791,14 +835,20 @@ async def test_up_from_the_prompt_walks_the_numbered_strip_to_withdraw_steer_and
     async with app.run_test() as pilot:
         strip = app.query_one(PendingInputStrip)
         await until(pilot, lambda: len(strip.items) == 3)
-        assert [line.split()[:2] for line in str(strip.render()).splitlines()[:3]] == [["1", "queued"], ["2", "queued"], ["3", "queued"]]
+        assert [line.split()[:2] for line in str(strip.render()).splitlines()[:3]] == [
+            ["1", "queued"],
+            ["2", "queued"],
+            ["3", "queued"],
+        ]
         await pilot.press("up")  # the prompt is empty: its first line
         assert strip.has_focus and strip.current.text == "third"
         await pilot.press("up", "delete")
         await until(pilot, lambda: [p.text for p in strip.items] == ["first", "third"])
         assert ("withdraw", SID, "msg_user3") in fake.calls
         await pilot.press("up", "s")
-        await until(pilot, lambda: [(p.text, p.delivery.value) for p in strip.items] == [("third", "queue"), ("first", "steer")])
+        await until(
+            pilot, lambda: [(p.text, p.delivery.value) for p in strip.items] == [("third", "queue"), ("first", "steer")]
+        )
         assert fake.calls[-1][:4] == ("prompt", SID, "first", "steer")
         await pilot.press("escape")
         assert app.query_one(PromptInput).has_focus and strip.cursor is None

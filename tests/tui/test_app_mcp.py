@@ -32,10 +32,17 @@ async def provider() -> AsyncIterator[FakeProvider]:
 
 @pytest.fixture
 async def runtime(provider: FakeProvider, workdir: Path, tmp_path: Path) -> AsyncIterator[Runtime]:
-    notes = {"command": [sys.executable, str(SERVER), "stdio"], "env": {"FAKE_MCP_MARKS": str(tmp_path)},
-             "startup_timeout_s": 60}
-    cli = {"model": MODEL, "api_base": provider.openai_base, "api_key": "test-key",
-           "mcp": {"servers": {"notes": notes}}}
+    notes = {
+        "command": [sys.executable, str(SERVER), "stdio"],
+        "env": {"FAKE_MCP_MARKS": str(tmp_path)},
+        "startup_timeout_s": 60,
+    }
+    cli = {
+        "model": MODEL,
+        "api_base": provider.openai_base,
+        "api_key": "test-key",
+        "mcp": {"servers": {"notes": notes}},
+    }
 
     def loader(location: Path) -> Settings:
         return load_settings(location, cli=cli)
@@ -47,8 +54,9 @@ async def runtime(provider: FakeProvider, workdir: Path, tmp_path: Path) -> Asyn
 
 @pytest.fixture
 def app(runtime: Runtime, workdir: Path, clock) -> AgentApp:
-    ctx = TuiContext(sessions=runtime.sessions, location=str(workdir), model=MODEL, clock=clock, timings=FAST,
-                     mcp=runtime)
+    ctx = TuiContext(
+        sessions=runtime.sessions, location=str(workdir), model=MODEL, clock=clock, timings=FAST, mcp=runtime
+    )
     return AgentApp(ctx, start=StartMode(), watch_themes=False)
 
 
@@ -85,11 +93,16 @@ async def test_a_server_that_fails_to_start_shows_one_notice_with_its_stderr(
     monkeypatch.chdir(workdir)  # Runtime.open starts the servers of where it runs
     broken = tmp_path / "broken.py"
     broken.write_text("import sys\nprint('missing API token', file=sys.stderr)\nsys.exit(2)\n")
-    cli = {"model": MODEL, "api_base": provider.openai_base, "api_key": "test-key",
-           "mcp": {"servers": {"tracker": {"command": [sys.executable, str(broken)]}}}}
+    cli = {
+        "model": MODEL,
+        "api_base": provider.openai_base,
+        "api_key": "test-key",
+        "mcp": {"servers": {"tracker": {"command": [sys.executable, str(broken)]}}},
+    }
     async with await Runtime.open(lambda location: load_settings(location, cli=cli)) as runtime:
-        ctx = TuiContext(sessions=runtime.sessions, location=str(workdir), model=MODEL, clock=clock, timings=FAST,
-                         mcp=runtime)
+        ctx = TuiContext(
+            sessions=runtime.sessions, location=str(workdir), model=MODEL, clock=clock, timings=FAST, mcp=runtime
+        )
         app = AgentApp(ctx, start=StartMode(), watch_themes=False)
         async with app.run_test() as pilot:
             await until(pilot, lambda: any("tracker" in n.message for n in app._notifications), timeout=60)

@@ -93,7 +93,9 @@ async def test_streaming_text_appears_incrementally(provider, app) -> None:
 async def test_tool_block_runs_and_settles(provider, app, workdir) -> None:
     (workdir / "notes.txt").write_text("alpha\nbeta\n")
     provider.add(
-        Turn(text="Reading it.", tool_calls=[ScriptToolCall(id="call_1", name="read", arguments={"path": "notes.txt"})]),
+        Turn(
+            text="Reading it.", tool_calls=[ScriptToolCall(id="call_1", name="read", arguments={"path": "notes.txt"})]
+        ),
         Turn(text="It has two lines."),
     )
     async with app.run_test() as pilot:
@@ -109,7 +111,11 @@ async def test_tool_block_runs_and_settles(provider, app, workdir) -> None:
 async def test_steer_with_enter_lands_at_the_next_step(provider, app, workdir) -> None:
     (workdir / "a.txt").write_text("a")
     provider.add(
-        Turn(hold=True, text="Looking.", tool_calls=[ScriptToolCall(id="call_1", name="read", arguments={"path": "a.txt"})]),
+        Turn(
+            hold=True,
+            text="Looking.",
+            tool_calls=[ScriptToolCall(id="call_1", name="read", arguments={"path": "a.txt"})],
+        ),
         Turn(text="Steered answer."),
     )
     async with app.run_test() as pilot:

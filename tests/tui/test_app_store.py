@@ -56,14 +56,18 @@ async def running_session_app(real, workdir: Path, clock) -> tuple[Sessions, str
 async def exchange(sessions: Sessions, sid: str, prompt: str, answer: str) -> None:
     receipt = await sessions.prompt(sid, prompt)
     amid = ids.message_id()
-    await sessions._store.publish_many(sid, [
-        ev.ExecutionStarted(), ev.PromptPromoted(input_id=receipt.input_id),
-        ev.StepStarted(assistant_message_id=amid, agent="build", model="openai/fake"),
-        ev.TextStarted(assistant_message_id=amid, ordinal=0),
-        ev.TextEnded(assistant_message_id=amid, ordinal=0, text=answer),
-        ev.StepEnded(assistant_message_id=amid, finish="stop", usage=Usage(input_tokens=100, output_tokens=20)),
-        ev.ExecutionSucceeded(),
-    ])  # fmt: skip
+    await sessions._store.publish_many(
+        sid,
+        [
+            ev.ExecutionStarted(),
+            ev.PromptPromoted(input_id=receipt.input_id),
+            ev.StepStarted(assistant_message_id=amid, agent="build", model="openai/fake"),
+            ev.TextStarted(assistant_message_id=amid, ordinal=0),
+            ev.TextEnded(assistant_message_id=amid, ordinal=0, text=answer),
+            ev.StepEnded(assistant_message_id=amid, finish="stop", usage=Usage(input_tokens=100, output_tokens=20)),
+            ev.ExecutionSucceeded(),
+        ],
+    )
 
 
 async def session_with(sessions: Sessions, workdir: Path, prompt: str, answer: str) -> str:
@@ -76,12 +80,17 @@ async def ask_for_bash(app: AgentApp, pilot, sessions: Sessions, sid: str, comma
     """A running step calls bash and asks to run ``command`` (request ``perm_1``, call ``c1``);
     returns the permission panel once it shows the ask with focus."""
     await until(pilot, lambda: app.view.synced)
-    await sessions._store.publish_many(sid, [
-        ev.ExecutionStarted(), ev.StepStarted(assistant_message_id="m1", agent="build", model="x"),
-        ev.ToolCalled(assistant_message_id="m1", call_id="c1", name="bash", input={"command": command}),
-        ev.PermissionAsked(request_id="perm_1", assistant_message_id="m1", call_id="c1", action="bash",
-                           resources=[command]),
-    ])  # fmt: skip
+    await sessions._store.publish_many(
+        sid,
+        [
+            ev.ExecutionStarted(),
+            ev.StepStarted(assistant_message_id="m1", agent="build", model="x"),
+            ev.ToolCalled(assistant_message_id="m1", call_id="c1", name="bash", input={"command": command}),
+            ev.PermissionAsked(
+                request_id="perm_1", assistant_message_id="m1", call_id="c1", action="bash", resources=[command]
+            ),
+        ],
+    )
     panel = app.query_one(PermissionPanel)
     await until(pilot, lambda: panel.display and panel.has_focus)
     return panel
@@ -134,10 +143,14 @@ async def test_live_text_deltas_from_the_bus(real, workdir, clock) -> None:
     sessions, sid, app = await running_session_app(real, workdir, clock)
     async with app.run_test() as pilot:
         await until(pilot, lambda: app.view.synced)
-        await sessions._store.publish_many(sid, [
-            ev.ExecutionStarted(), ev.StepStarted(assistant_message_id="m1", agent="build", model="x"),
-            ev.TextStarted(assistant_message_id="m1", ordinal=0),
-        ])  # fmt: skip
+        await sessions._store.publish_many(
+            sid,
+            [
+                ev.ExecutionStarted(),
+                ev.StepStarted(assistant_message_id="m1", agent="build", model="x"),
+                ev.TextStarted(assistant_message_id="m1", ordinal=0),
+            ],
+        )
         await until(pilot, lambda: app.query(AssistantText))
         widget = app.query_one(AssistantText)
         for chunk in ("one ", "two ", "three"):
@@ -202,9 +215,13 @@ async def test_picker_escape_closes_and_ctrl_n_starts_new(real, workdir, clock) 
 
 @pytest.mark.parametrize(
     ("keys", "reply", "message"),
-    [(["y"], "once", None), (["a"], "always", None), (["n"], "reject", None),
-     (["m", *"use git instead", "enter"], "reject", "use git instead")],
-)  # fmt: skip
+    [
+        (["y"], "once", None),
+        (["a"], "always", None),
+        (["n"], "reject", None),
+        (["m", *"use git instead", "enter"], "reject", "use git instead"),
+    ],
+)
 async def test_permission_panel_keys_after_the_grace_period(real, workdir, clock, keys, reply, message) -> None:
     sessions, sid, app = await running_session_app(real, workdir, clock)
     async with app.run_test() as pilot:
@@ -234,7 +251,9 @@ async def test_an_ask_answered_here_times_the_tool_from_the_reply_as_a_reopen_do
         called = next(e.created for e in stored if isinstance(e.event, ev.ToolCalled))
         tool = app.view.transcript.get(BlockKey.tool("m1", "c1"))
         await until(pilot, lambda: tool.started_ms == replied)  # not the call's time, which included the wait
-        assert not app.view.transcript.asks and "waiting for permission" not in app.view.query_one("#status").line().plain
+        assert (
+            not app.view.transcript.asks and "waiting for permission" not in app.view.query_one("#status").line().plain
+        )
         assert called <= replied
 
 
@@ -301,12 +320,15 @@ async def test_another_session_opens_while_one_runs_and_switching_back_shows_eve
         await pilot.press("enter")
         await until(pilot, lambda: app.view.session_id == b and len(app.query(UserMessage)) == 1)
         # A keeps running in the background: its events land in the store, not on this screen.
-        await sessions._store.publish_many(a, [
-            ev.StepStarted(assistant_message_id="msg_bg", agent="build", model="x"),
-            ev.TextStarted(assistant_message_id="msg_bg", ordinal=0),
-            ev.TextEnded(assistant_message_id="msg_bg", ordinal=0, text="finished in the background"),
-            ev.StepEnded(assistant_message_id="msg_bg", finish="stop"),
-        ])  # fmt: skip
+        await sessions._store.publish_many(
+            a,
+            [
+                ev.StepStarted(assistant_message_id="msg_bg", agent="build", model="x"),
+                ev.TextStarted(assistant_message_id="msg_bg", ordinal=0),
+                ev.TextEnded(assistant_message_id="msg_bg", ordinal=0, text="finished in the background"),
+                ev.StepEnded(assistant_message_id="msg_bg", finish="stop"),
+            ],
+        )
         await pilot.pause()
         assert "finished in the background" not in [w._written for w in app.query(AssistantText)]
         await app.open_session(a)
@@ -319,12 +341,20 @@ async def test_asks_of_a_background_session_show_in_the_status_bar_and_picker(re
     here = await session_with(sessions, workdir, "foreground", "ok")
     away = await session_with(sessions, workdir, "background", "ok")
     executor.running.add(away)
-    await sessions._store.publish_many(away, [
-        ev.StepStarted(assistant_message_id="msg_w", agent="build", model="x"),
-        ev.ToolCalled(assistant_message_id="msg_w", call_id="c1", name="bash", input={"command": "make deploy"}),
-        ev.PermissionAsked(request_id="perm_bg", assistant_message_id="msg_w", call_id="c1", action="bash",
-                           resources=["make deploy"]),
-    ])  # fmt: skip
+    await sessions._store.publish_many(
+        away,
+        [
+            ev.StepStarted(assistant_message_id="msg_w", agent="build", model="x"),
+            ev.ToolCalled(assistant_message_id="msg_w", call_id="c1", name="bash", input={"command": "make deploy"}),
+            ev.PermissionAsked(
+                request_id="perm_bg",
+                assistant_message_id="msg_w",
+                call_id="c1",
+                action="bash",
+                resources=["make deploy"],
+            ),
+        ],
+    )
     app = app_for(sessions, workdir, clock, StartMode(session_id=here))
     async with app.run_test() as pilot:
         await until(pilot, lambda: len(app.query(UserMessage)) == 1)

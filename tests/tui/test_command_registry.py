@@ -10,20 +10,31 @@ from agent_tui.tui.command_registry import COMMANDS, Command, CommandError, pale
 
 @pytest.mark.parametrize(
     ("text", "parsed"),
-    [("/model gpt-4o", Command("model", "gpt-4o")), ("  /new ", Command("new")), ("hello", None),
-     ("//not a command", None), ("/help\nmore", None)],
-)  # fmt: skip
+    [
+        ("/model gpt-4o", Command("model", "gpt-4o")),
+        ("  /new ", Command("new")),
+        ("hello", None),
+        ("//not a command", None),
+        ("/help\nmore", None),
+    ],
+)
 def test_slash_commands_parse(text: str, parsed: Command | None) -> None:
     assert parse_command(text) == parsed
 
 
 @pytest.mark.parametrize(
     ("text", "error"),
-    [("/frobnicate", "unknown command /frobnicate (known: /new /resume /compact /rewind /fork /export /rename /model "
-                     "/image /theme /mcp /help)"),
-     ("/quit", "unknown command /quit"), ("/model", "/model needs NAME: /model NAME"),
-     ("/new now", "/new takes no argument")],
-)  # fmt: skip
+    [
+        (
+            "/frobnicate",
+            "unknown command /frobnicate (known: /new /resume /compact /rewind /fork /export /rename /model "
+            "/image /theme /mcp /help)",
+        ),
+        ("/quit", "unknown command /quit"),
+        ("/model", "/model needs NAME: /model NAME"),
+        ("/new now", "/new takes no argument"),
+    ],
+)
 def test_a_slash_command_that_cannot_run_says_how_to_write_it(text: str, error: str) -> None:
     with pytest.raises(CommandError, match=error.replace("(", r"\(").replace(")", r"\)")):
         parse_command(text)
@@ -48,8 +59,17 @@ def test_the_palette_offers_each_command_and_each_choice() -> None:
 
     entries = [(title, command) for title, _, command in palette(Host())]
     assert entries == [
-        ("New session", Command("new")), ("Resume session", Command("resume")), ("Compact", Command("compact")), ("Rewind", Command("rewind")), ("Fork session", Command("fork")), ("Export session", Command("export")), ("Rename session", Command("rename")),
+        ("New session", Command("new")),
+        ("Resume session", Command("resume")),
+        ("Compact", Command("compact")),
+        ("Rewind", Command("rewind")),
+        ("Fork session", Command("fork")),
+        ("Export session", Command("export")),
+        ("Rename session", Command("rename")),
         ("Model: openai/fake", Command("model", "openai/fake")),
-        ("Theme: dark", Command("theme", "dark")), ("Theme: light", Command("theme", "light")),
-        ("MCP servers", Command("mcp")), ("Help", Command("help")), ("Quit", Command("quit")),
-    ]  # fmt: skip
+        ("Theme: dark", Command("theme", "dark")),
+        ("Theme: light", Command("theme", "light")),
+        ("MCP servers", Command("mcp")),
+        ("Help", Command("help")),
+        ("Quit", Command("quit")),
+    ]

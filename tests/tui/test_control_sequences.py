@@ -16,7 +16,9 @@ from .test_app_provider import app, idle, provider, runtime  # noqa: F401 (fixtu
 
 TITLE = "\x1b]0;PWNED\x07"
 CLIPBOARD = "\x1b]52;c;cm0gLXJmIH4K\x07"
-HOSTILE = f"{TITLE}{CLIPBOARD}\x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\\x1b[2J\x1b[H\x1bP1$qm\x1b\\\x08\x9b5A"
+HOSTILE = (
+    f"{TITLE}{CLIPBOARD}\x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\\x1b[2J\x1b[H\x1bP1$qm\x1b\\\x08\x9b5A"
+)
 
 
 def shown(app) -> list[str]:
@@ -33,8 +35,11 @@ def written(app) -> str:
 async def test_no_control_sequence_from_the_model_or_a_file_reaches_the_screen(provider, app, workdir: Path) -> None:  # noqa: F811
     (workdir / "evil.txt").write_text(f"first line {HOSTILE} file end\n\x1b[31mred\x1b[0m\n")
     provider.add(
-        Turn(reasoning=f"thinking {HOSTILE} hard", text=f"Reading {HOSTILE} it.",
-             tool_calls=[ScriptToolCall(id="call_1", name="read", arguments={"path": "evil.txt"})]),
+        Turn(
+            reasoning=f"thinking {HOSTILE} hard",
+            text=f"Reading {HOSTILE} it.",
+            tool_calls=[ScriptToolCall(id="call_1", name="read", arguments={"path": "evil.txt"})],
+        ),
         Turn(text=f"Done {HOSTILE} here.", chunks=23),  # sequences split across deltas
     )
     async with app.run_test() as pilot:
@@ -45,7 +50,10 @@ async def test_no_control_sequence_from_the_model_or_a_file_reaches_the_screen(p
         texts = shown(app)
         assert any("file end" in text for text in texts), texts
         assert any("thinking" in text for text in texts), texts
-        assert [w.source for w in app.query(AssistantText)] == ["Reading link5A it.", "Done link5A here."]  # 8-bit CSI: introducer gone, "5A" inert
+        assert [w.source for w in app.query(AssistantText)] == [
+            "Reading link5A it.",
+            "Done link5A here.",
+        ]  # 8-bit CSI: introducer gone, "5A" inert
         for text in texts:
             assert "\x1b" not in text and "\x07" not in text and "\x9b" not in text, repr(text)
             assert "PWNED" not in text and "evil.example" not in text, repr(text)
@@ -57,8 +65,12 @@ async def test_no_control_sequence_from_the_model_or_a_file_reaches_the_screen(p
         assert "file end" in screen and "thinking" in screen
         assert "\x1b]" not in screen and "\x1bP" not in screen and "\x07" not in screen, repr(screen)
         assert "PWNED" not in screen
-        red = [segment.style for strip in app.screen._compositor.render_strips() for segment in strip
-               if segment.text.strip() == "red"]  # fmt: skip
+        red = [
+            segment.style
+            for strip in app.screen._compositor.render_strips()
+            for segment in strip
+            if segment.text.strip() == "red"
+        ]
         shade = red[0].color.get_truecolor() if red and red[0].color else None  # the file's SGR red, drawn by Rich
         assert shade is not None and shade.red > 2 * max(shade.green, shade.blue), red
 

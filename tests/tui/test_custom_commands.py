@@ -18,8 +18,16 @@ def write(folder: Path, name: str, text: str) -> Path:
 
 
 def test_front_matter_and_body() -> None:
-    command = parse_file(Path("/x/review.md"), "---\ndescription: Review a file\nmodel: openai/big\nagent: plan\n---\nReview $1 for $2.\n")
-    assert (command.name, command.description, command.model, command.agent) == ("review", "Review a file", "openai/big", "plan")
+    command = parse_file(
+        Path("/x/review.md"),
+        "---\ndescription: Review a file\nmodel: openai/big\nagent: plan\n---\nReview $1 for $2.\n",
+    )
+    assert (command.name, command.description, command.model, command.agent) == (
+        "review",
+        "Review a file",
+        "openai/big",
+        "plan",
+    )
     assert command.body == "Review $1 for $2."
 
 
@@ -72,8 +80,12 @@ def test_the_registry_parses_completes_and_resolves_custom_commands(tmp_path: Pa
     assert parse_command("/review a.py b.py", extra) == Command("review", "a.py b.py")
     assert parse_command("/review\nwith lines", extra) == Command("review", "with lines")
     assert resolve(Command("review", "a.py"), extra) == ("run_custom", ("review", "a.py"))
-    assert [c.label for c in slash_choices("re", extra)] == ["/resume", "/rewind", "/rename TITLE",
-                                                             "/review [ARGUMENTS]"]
+    assert [c.label for c in slash_choices("re", extra)] == [
+        "/resume",
+        "/rewind",
+        "/rename TITLE",
+        "/review [ARGUMENTS]",
+    ]
     assert slash_choices("rev", extra)[0].help == "Review a file"
     entries = [(title, what, command) for title, what, command in palette(Host(), extra) if command.name == "review"]
     assert entries == [("/review", "Review a file", Command("review"))]

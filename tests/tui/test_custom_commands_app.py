@@ -27,7 +27,10 @@ async def test_a_prompt_file_is_a_command_that_sends_its_expanded_body(app, prov
         await until(pilot, lambda: "review" in app.ctx.custom_commands)
         await pilot.press(*"/rev")
         completion = app.query_one(CompletionList)
-        await until(pilot, lambda: [(c.label, c.help) for c in completion.choices] == [("/review [ARGUMENTS]", "Review one file")])
+        await until(
+            pilot,
+            lambda: [(c.label, c.help) for c in completion.choices] == [("/review [ARGUMENTS]", "Review one file")],
+        )
         await pilot.press("tab", *"a.py division", "enter")
         await idle(pilot, app)
         content = [m for m in provider.accepted[0].body["messages"] if m["role"] == "user"][-1]["content"]
@@ -41,7 +44,9 @@ async def test_a_prompt_file_is_a_command_that_sends_its_expanded_body(app, prov
         assert "Look again at it." in str(provider.accepted[1].body["messages"][-1])
 
         (commands / "broken.md").write_text("---\ncolour: red\n---\nx\n")
-        await until(pilot, lambda: any(str(commands / "broken.md") in n and "line 2" in n for n in notices(app)), timeout=10)
+        await until(
+            pilot, lambda: any(str(commands / "broken.md") in n and "line 2" in n for n in notices(app)), timeout=10
+        )
         assert "review" in app.ctx.custom_commands  # the others still work
 
         await pilot.press("f1")

@@ -4,14 +4,25 @@ from __future__ import annotations
 
 from agent_tui.tui.fuzzy import RANK_AT_MOST, PathMatcher
 
-PATHS = ["src/", "src/widgets/", "src/widgets/prompt.py", "src/core/promotion.py", "docs/prompting.md",
-         "tests/tui/test_prompt.py", "README.md", "src/p/r/o/m/p/t.txt"]  # fmt: skip
+PATHS = [
+    "src/",
+    "src/widgets/",
+    "src/widgets/prompt.py",
+    "src/core/promotion.py",
+    "docs/prompting.md",
+    "tests/tui/test_prompt.py",
+    "README.md",
+    "src/p/r/o/m/p/t.txt",
+]
 
 
 def test_name_start_beats_name_inside_beats_path_beats_scattered() -> None:
     matcher = PathMatcher(PATHS)
     assert matcher.search("prompt") == [
-        "src/widgets/prompt.py", "docs/prompting.md", "tests/tui/test_prompt.py", "src/p/r/o/m/p/t.txt",
+        "src/widgets/prompt.py",
+        "docs/prompting.md",
+        "tests/tui/test_prompt.py",
+        "src/p/r/o/m/p/t.txt",
     ]
     scattered = matcher.search("prmpt")
     assert set(scattered[:3]) == {"src/widgets/prompt.py", "docs/prompting.md", "tests/tui/test_prompt.py"}

@@ -17,9 +17,7 @@ def rec() -> FakeCollector:
 
 
 def collector(clock: ManualClock, rec: FakeCollector) -> QuietCollector:
-    return QuietCollector(
-        clock, 1.0, pending=lambda: rec.pending, collect=rec.collect, enabled=lambda: rec.enabled
-    )
+    return QuietCollector(clock, 1.0, pending=lambda: rec.pending, collect=rec.collect, enabled=lambda: rec.enabled)
 
 
 def test_a_due_collection_runs_once_the_app_has_been_quiet(clock: ManualClock, rec: FakeCollector) -> None:

@@ -20,8 +20,9 @@ from agent_tui.tui.model_facts import ModelFacts, setup_hint
         ("ollama/llama3", None, None),
     ],
 )
-def test_setup_hint_says_in_one_line_what_to_set(model: str | None, api_key: str | None, hint: str | None,
-                                                 monkeypatch) -> None:  # fmt: skip
+def test_setup_hint_says_in_one_line_what_to_set(
+    model: str | None, api_key: str | None, hint: str | None, monkeypatch
+) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     found = setup_hint(model, None, api_key)
     if hint is None:

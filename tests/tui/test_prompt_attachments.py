@@ -67,7 +67,12 @@ async def test_a_small_paste_is_plain_text(app) -> None:
 
 
 def _vision_settings(provider) -> dict:  # noqa: F811 - the fixture above
-    return {"model": MODEL, "api_base": provider.openai_base, "api_key": "k", "models": {MODEL: {"supports_vision": True}}}
+    return {
+        "model": MODEL,
+        "api_base": provider.openai_base,
+        "api_key": "k",
+        "models": {MODEL: {"supports_vision": True}},
+    }
 
 
 @pytest.fixture
@@ -80,12 +85,20 @@ async def vision_runtime(provider):  # noqa: F811 - the fixture above
 
 @pytest.fixture
 def vision_app(vision_runtime, workdir: Path, clock, provider) -> AgentApp:  # noqa: F811 - the fixtures above
-    ctx = TuiContext(sessions=vision_runtime.sessions, location=str(workdir), model=MODEL, clock=clock, timings=FAST,
-                     settings=load_settings(workdir, cli=_vision_settings(provider)))  # fmt: skip
+    ctx = TuiContext(
+        sessions=vision_runtime.sessions,
+        location=str(workdir),
+        model=MODEL,
+        clock=clock,
+        timings=FAST,
+        settings=load_settings(workdir, cli=_vision_settings(provider)),
+    )
     return AgentApp(ctx, start=StartMode(), watch_themes=False)
 
 
-async def test_a_pasted_image_path_attaches_the_image_and_the_transcript_shows_its_chip(vision_app, provider, workdir) -> None:
+async def test_a_pasted_image_path_attaches_the_image_and_the_transcript_shows_its_chip(
+    vision_app, provider, workdir
+) -> None:
     app = vision_app
     (workdir / "my shot.png").write_bytes(PNG)
     provider.add(Turn(text="a tiny image"))

@@ -66,7 +66,10 @@ async def test_sending_a_mention_sends_the_file_text_to_the_model(app, provider,
         await idle(pilot, app)
         content = [m for m in provider.accepted[0].body["messages"] if m["role"] == "user"][-1]["content"]
         assert content[0]["text"] == "what is @src/widgets/prompt.py"
-        assert content[1]["text"].startswith('<file path="src/widgets/prompt.py">') and "class Prompt:" in content[1]["text"]
+        assert (
+            content[1]["text"].startswith('<file path="src/widgets/prompt.py">')
+            and "class Prompt:" in content[1]["text"]
+        )
         assert user_texts(app) == ["what is @src/widgets/prompt.py"]
 
 
@@ -75,7 +78,9 @@ async def test_a_missing_mention_is_one_line_keeps_the_prompt_and_sends_nothing(
         await pilot.press(*"explain @nothere.py", "escape", "enter")
         prompt = app.query_one(PromptInput)
         await until(pilot, lambda: prompt.text == "explain @nothere.py")
-        await until(pilot, lambda: any("@nothere.py: no such file or folder" in str(n.message) for n in app._notifications))
+        await until(
+            pilot, lambda: any("@nothere.py: no such file or folder" in str(n.message) for n in app._notifications)
+        )
         assert provider.requests == [] and app.view.session_id is None
 
 
@@ -88,7 +93,9 @@ async def test_a_file_outside_asks_and_enter_again_attaches_it_once(app, provide
     async with app.run_test() as pilot:
         await pilot.press(*text, "escape", "enter")
         prompt = app.query_one(PromptInput)
-        await until(pilot, lambda: any("external_directory permission asks" in str(n.message) for n in app._notifications))
+        await until(
+            pilot, lambda: any("external_directory permission asks" in str(n.message) for n in app._notifications)
+        )
         await until(pilot, lambda: prompt.text == text)
         assert provider.requests == []
         await pilot.press("enter")

@@ -26,7 +26,11 @@ async def test_bang_runs_the_command_after_the_ask_and_the_model_sees_it_next(ap
         assert "cat word.txt" in str(panel.query_one(".permission-body").render())
         clock.advance(1)  # past the grace period in which keys still go to the prompt
         await pilot.press("y")
-        await until(pilot, lambda: app.query(ToolCallView) and app.query_one(ToolCallView).block.state is ToolState.OK, timeout=30)
+        await until(
+            pilot,
+            lambda: app.query(ToolCallView) and app.query_one(ToolCallView).block.state is ToolState.OK,
+            timeout=30,
+        )
         tool = app.query_one(ToolCallView).block
         assert tool.input == {"command": "cat word.txt"} and "quince" in tool.output
         assert str(app.query_one(ToolCallView).query_one(".tool-header").render()).startswith("✓ !  cat word.txt")

@@ -42,8 +42,12 @@ async def opened(fake: FakeSessions):  # type: ignore[no-untyped-def]
     views: list[RecordingFeedView] = []
 
     def open_(session_id: str | None, flush_interval_s: float = 0.05) -> tuple[SessionFeed, RecordingFeedView]:
-        ctx = TuiContext(sessions=fake, location="/tmp/project", clock=ManualClock(),
-                         timings=Timings(flush_interval_s=flush_interval_s))  # fmt: skip
+        ctx = TuiContext(
+            sessions=fake,
+            location="/tmp/project",
+            clock=ManualClock(),
+            timings=Timings(flush_interval_s=flush_interval_s),
+        )
         view = RecordingFeedView()
         views.append(view)
         feed = SessionFeed(ctx, view)

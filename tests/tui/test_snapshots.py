@@ -37,8 +37,11 @@ def rich_session(session_id: str = "ses_main") -> LogBuilder:
     log.add(ev.ExecutionSucceeded())
     log.add(ev.CompactionAdmitted(input_id="inp_c"))
     log.add(ev.CompactionStarted(message_id="msg_c", reason=CompactionReason.MANUAL, input_id="inp_c"))
-    log.add(ev.CompactionEnded(message_id="msg_c", reason=CompactionReason.MANUAL, summary="## Objective\nfix",
-                               recent="", input_id="inp_c"))  # fmt: skip
+    log.add(
+        ev.CompactionEnded(
+            message_id="msg_c", reason=CompactionReason.MANUAL, summary="## Objective\nfix", recent="", input_id="inp_c"
+        )
+    )
     log.prompt("then update the changelog", delivery="queue", promote=False)
     return log
 
@@ -49,8 +52,11 @@ def test_main_screen(snap_compare, fake, make_app) -> None:
 
     async def ready(pilot) -> None:
         # all 9 blocks: the newest 8 first, then the one above them, mounted by the "fill" worker
-        while (not app.view.synced or len(app.view.query_one("#transcript").children) < 9
-               or any(worker.group == "fill" and not worker.is_finished for worker in app.workers)):
+        while (
+            not app.view.synced
+            or len(app.view.query_one("#transcript").children) < 9
+            or any(worker.group == "fill" and not worker.is_finished for worker in app.workers)
+        ):
             await pilot.pause(0.01)
         await steady_screen(pilot, PromptInput)
 
@@ -81,8 +87,11 @@ def test_permission_panel(snap_compare, fake, make_app) -> None:
     log.step("msg_s1")
     log.text("msg_s1", "Patching the function.")
     log.add(ev.ToolCalled(assistant_message_id="msg_s1", call_id="c1", name="apply_patch", input={"patch": PATCH}))
-    log.add(ev.PermissionAsked(request_id="perm_1", assistant_message_id="msg_s1", call_id="c1", action="edit",
-                               resources=["src/app.py"]))  # fmt: skip
+    log.add(
+        ev.PermissionAsked(
+            request_id="perm_1", assistant_message_id="msg_s1", call_id="c1", action="edit", resources=["src/app.py"]
+        )
+    )
     fake.add_log(log)
     fake.running.add("ses_ask")
     app = make_app(StartMode(session_id="ses_ask"))

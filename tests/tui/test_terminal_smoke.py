@@ -28,8 +28,9 @@ def _tmux_installed() -> None:
 
 
 async def tmux(*args: str) -> str:
-    proc = await asyncio.create_subprocess_exec("tmux", *args, stdout=asyncio.subprocess.PIPE,
-                                                stderr=asyncio.subprocess.PIPE)  # fmt: skip
+    proc = await asyncio.create_subprocess_exec(
+        "tmux", *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
     out, err = await proc.communicate()
     assert proc.returncode == 0, err.decode()
     return out.decode()
@@ -49,28 +50,49 @@ async def screen_shows(session: str, text: str, timeout: float = 20.0) -> str:
 _PANE_OWN = ("TERM", "TMUX", "TMUX_PANE", "COLUMNS", "LINES")
 
 
-async def start_agent_tui(session: str, workdir: Path, agent_home: Path, *flags: str, mode: LaunchMode,
-                          width: int = 100) -> None:  # fmt: skip
+async def start_agent_tui(
+    session: str, workdir: Path, agent_home: Path, *flags: str, mode: LaunchMode, width: int = 100
+) -> None:
     """The installed agent-tui in a new tmux session; the pane then prints ``AGENT_TUI_EXIT=<code>``.
 
     It gets exactly the test's environment in ``mode`` (not the tmux server's, which another
     test started), with the pane's own terminal variables."""
     env = {**mode.environ(), "AGENT_TUI_HOME": str(agent_home), "LITELLM_OFFLINE_MODE": "true"}
-    command = " ".join([
-        "env", "-i", 'TERM="$TERM"', 'TMUX="$TMUX"', 'TMUX_PANE="$TMUX_PANE"',
-        *(f"{name}={shlex.quote(value)}" for name, value in env.items() if name not in _PANE_OWN),
-        shlex.quote(str(BINARY)), *(shlex.quote(flag) for flag in flags), "; echo AGENT_TUI_EXIT=$?; sleep 60",
-    ])  # fmt: skip
+    command = " ".join(
+        [
+            "env",
+            "-i",
+            'TERM="$TERM"',
+            'TMUX="$TMUX"',
+            'TMUX_PANE="$TMUX_PANE"',
+            *(f"{name}={shlex.quote(value)}" for name, value in env.items() if name not in _PANE_OWN),
+            shlex.quote(str(BINARY)),
+            *(shlex.quote(flag) for flag in flags),
+            "; echo AGENT_TUI_EXIT=$?; sleep 60",
+        ]
+    )
     await tmux("new-session", "-d", "-s", session, "-x", str(width), "-y", "30", "-c", str(workdir), command)
 
 
-async def test_installed_agent_tui_streams_an_answer_and_quits(workdir: Path, agent_home: Path, launch_mode: LaunchMode) -> None:
+async def test_installed_agent_tui_streams_an_answer_and_quits(
+    workdir: Path, agent_home: Path, launch_mode: LaunchMode
+) -> None:
     assert BINARY.exists(), f"{BINARY} is not installed"
     script = Script(turns=[Turn(text="The smoke test **passed**: hello from the fake model.", chunks=12, delay_ms=20)])
     session = f"agent-tui-smoke-{os.getpid()}-{launch_mode.name}"
     async with FakeProvider(script) as fake:
-        await start_agent_tui(session, workdir, agent_home, "--model", "openai/fake", "--api-base", fake.openai_base,
-                              "--api-key", "sk-test", mode=launch_mode)  # fmt: skip
+        await start_agent_tui(
+            session,
+            workdir,
+            agent_home,
+            "--model",
+            "openai/fake",
+            "--api-base",
+            fake.openai_base,
+            "--api-key",
+            "sk-test",
+            mode=launch_mode,
+        )
         try:
             await screen_shows(session, "Ask anything")
             await tmux("send-keys", "-t", session, "say hello", "Enter")
@@ -85,13 +107,16 @@ async def test_installed_agent_tui_streams_an_answer_and_quits(workdir: Path, ag
     assert len(fake.requests) == 1
 
 
-async def test_an_invalid_config_is_reported_after_the_app_closes(workdir: Path, agent_home: Path, launch_mode: LaunchMode) -> None:
+async def test_an_invalid_config_is_reported_after_the_app_closes(
+    workdir: Path, agent_home: Path, launch_mode: LaunchMode
+) -> None:
     """Settings are validated once the first frame is up; an invalid value still ends the app with
     the file and key named, and exit code 1."""
     (agent_home / "config.toml").write_text("[retry]\nmax_retries = -1\n")
     session = f"agent-tui-badconfig-{os.getpid()}-{launch_mode.name}"
-    await start_agent_tui(session, workdir, agent_home, "--model", "openai/fake", "--api-key", "sk-test", width=120,
-                          mode=launch_mode)
+    await start_agent_tui(
+        session, workdir, agent_home, "--model", "openai/fake", "--api-key", "sk-test", width=120, mode=launch_mode
+    )
     try:
         screen = await screen_shows(session, "AGENT_TUI_EXIT=1")
     finally:
@@ -115,7 +140,9 @@ async def _gone(pid: int, timeout: float = 20.0) -> None:
 
 
 @pytest.mark.parametrize("how", ["SIGTERM", "terminal closed"])
-async def test_a_stopped_or_hung_up_app_stops_its_running_tool_first(how: str, workdir: Path, agent_home: Path, launch_mode: LaunchMode) -> None:
+async def test_a_stopped_or_hung_up_app_stops_its_running_tool_first(
+    how: str, workdir: Path, agent_home: Path, launch_mode: LaunchMode
+) -> None:
     """The default action of SIGTERM / SIGHUP would end agent-tui and leave the tool's processes
     running (they have their own process group); the app interrupts the run first."""
     import signal
@@ -125,13 +152,34 @@ async def test_a_stopped_or_hung_up_app_stops_its_running_tool_first(how: str, w
 
     (agent_home / "config.toml").write_text('[[permission]]\naction = "bash"\npattern = "*"\neffect = "allow"\n')
     pid_file = workdir / "tool.pid"
-    script = Script(turns=[Turn(tool_calls=[{"id": "c1", "name": "bash",
-                                             "arguments": {"command": f"echo $$ > {pid_file}; sleep 300 & sleep 301"}}]),
-                           Turn(text="never")])  # fmt: skip
+    script = Script(
+        turns=[
+            Turn(
+                tool_calls=[
+                    {
+                        "id": "c1",
+                        "name": "bash",
+                        "arguments": {"command": f"echo $$ > {pid_file}; sleep 300 & sleep 301"},
+                    }
+                ]
+            ),
+            Turn(text="never"),
+        ]
+    )
     session = f"agent-tui-stop-{os.getpid()}-{how[:4]}-{launch_mode.name}"
     async with FakeProvider(script) as fake:
-        await start_agent_tui(session, workdir, agent_home, "--model", "openai/fake", "--api-base", fake.openai_base,
-                              "--api-key", "sk-test", mode=launch_mode)  # fmt: skip
+        await start_agent_tui(
+            session,
+            workdir,
+            agent_home,
+            "--model",
+            "openai/fake",
+            "--api-base",
+            fake.openai_base,
+            "--api-key",
+            "sk-test",
+            mode=launch_mode,
+        )
         try:
             await screen_shows(session, "Ask anything")
             shell = int((await tmux("list-panes", "-t", session, "-F", "#{pane_pid}")).split()[0])
@@ -163,15 +211,27 @@ async def test_a_stopped_or_hung_up_app_stops_its_running_tool_first(how: str, w
     assert log[-1].event == ev.ExecutionInterrupted(reason="shutdown")
 
 
-async def test_typing_at_picks_a_file_and_sends_its_text(workdir: Path, agent_home: Path, launch_mode: LaunchMode) -> None:
+async def test_typing_at_picks_a_file_and_sends_its_text(
+    workdir: Path, agent_home: Path, launch_mode: LaunchMode
+) -> None:
     """``@`` in a real terminal: the list shows the project's file, Tab picks it, Enter sends it."""
     (workdir / "docs").mkdir()
     (workdir / "docs" / "smoke_notes.md").write_text("The secret word is marmalade.\n")
     script = Script(turns=[Turn(text="The word is marmalade.")])
     session = f"agent-tui-mention-{os.getpid()}-{launch_mode.name}"
     async with FakeProvider(script) as fake:
-        await start_agent_tui(session, workdir, agent_home, "--model", "openai/fake", "--api-base", fake.openai_base,
-                              "--api-key", "sk-test", mode=launch_mode)  # fmt: skip
+        await start_agent_tui(
+            session,
+            workdir,
+            agent_home,
+            "--model",
+            "openai/fake",
+            "--api-base",
+            fake.openai_base,
+            "--api-key",
+            "sk-test",
+            mode=launch_mode,
+        )
         try:
             await screen_shows(session, "Ask anything")
             await tmux("send-keys", "-t", session, "-l", "what is in @smknot")
@@ -200,10 +260,24 @@ async def test_a_hang_up_after_the_app_ends_restarts_nothing(workdir: Path, agen
         "print('AFTER', code, textual, signal.getsignal(signal.SIGCONT) == signal.SIG_DFL, flush=True)\n"
         "os._exit(0)  # a spinning input thread would otherwise keep the pane busy\n"
     )
-    env = {"AGENT_TUI_HOME": str(agent_home), "AGENT_TUI_NO_WARM": "1", "LITELLM_OFFLINE_MODE": "true",
-           "PATH": os.environ.get("PATH", "/usr/bin:/bin")}  # fmt: skip
-    command = " ".join(["env", "-i", 'TERM="$TERM"', *(f"{k}={shlex.quote(v)}" for k, v in env.items()),
-                        shlex.quote(sys.executable), "-c", shlex.quote(probe), "; sleep 60"])  # fmt: skip
+    env = {
+        "AGENT_TUI_HOME": str(agent_home),
+        "AGENT_TUI_NO_WARM": "1",
+        "LITELLM_OFFLINE_MODE": "true",
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+    }
+    command = " ".join(
+        [
+            "env",
+            "-i",
+            'TERM="$TERM"',
+            *(f"{k}={shlex.quote(v)}" for k, v in env.items()),
+            shlex.quote(sys.executable),
+            "-c",
+            shlex.quote(probe),
+            "; sleep 60",
+        ]
+    )
     session = f"agent-tui-sigcont-{os.getpid()}"
     await tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "30", "-c", str(workdir), command)
     try:

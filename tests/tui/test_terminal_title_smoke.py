@@ -22,8 +22,10 @@ from tests.warmth import LaunchMode
 from .test_terminal_smoke import BINARY, _tmux_installed, screen_shows, start_agent_tui, tmux  # noqa: F401
 
 CLIPPED = "rm -rf ~ # from the model"
-ANSWER = (f"Title \x1b]0;PWNED\x07 and \x1b]2;PWNED2\x1b\\ clipboard "
-          f"\x1b]52;c;{base64.b64encode(CLIPPED.encode()).decode()}\x1b\\ done: all inert.")  # fmt: skip
+ANSWER = (
+    f"Title \x1b]0;PWNED\x07 and \x1b]2;PWNED2\x1b\\ clipboard "
+    f"\x1b]52;c;{base64.b64encode(CLIPPED.encode()).decode()}\x1b\\ done: all inert."
+)
 """ST-terminated (Rich drops a BEL, which leaves a BEL-terminated string open to swallow what follows)."""
 
 
@@ -39,13 +41,24 @@ async def buffers() -> str:
     return await tmux("list-buffers", "-F", "#{buffer_sample}")
 
 
-async def test_a_model_cannot_retitle_the_pane_or_write_the_clipboard(workdir, agent_home, launch_mode: LaunchMode,
-                                                                      own_tmux_server: None) -> None:  # fmt: skip
+async def test_a_model_cannot_retitle_the_pane_or_write_the_clipboard(
+    workdir, agent_home, launch_mode: LaunchMode, own_tmux_server: None
+) -> None:
     assert BINARY.exists(), f"{BINARY} is not installed"
     session = f"agent-tui-title-{os.getpid()}-{launch_mode.name}"
     async with FakeProvider(Script(turns=[Turn(text=ANSWER, chunks=7)])) as fake:
-        await start_agent_tui(session, workdir, agent_home, "--model", "openai/fake", "--api-base", fake.openai_base, "--api-key", "sk-test",
-                              mode=launch_mode)  # fmt: skip
+        await start_agent_tui(
+            session,
+            workdir,
+            agent_home,
+            "--model",
+            "openai/fake",
+            "--api-base",
+            fake.openai_base,
+            "--api-key",
+            "sk-test",
+            mode=launch_mode,
+        )
         try:
             await screen_shows(session, "Ask anything")
             await tmux("set-option", "-s", "set-clipboard", "on")

@@ -124,7 +124,10 @@ async def test_watcher_reloads_a_changed_file(tmp_path: Path) -> None:
         ('name = "x"\ncolour = 1\n[colors]\nprimary = "#fff"', "colour: unknown key 'colour'"),
         ('name = "x"\n[colors]\nprimary = "#fff"\nshade = "#000"', "colors: unknown key 'shade'"),
         ('name = "x"\n[colors]\nprimary = 3', "colors.primary: must be a colour string"),
-        ('name = "x"\n[colors]\nprimary = "#fff"\n[variables]\ndiff-added = "bogus"', "variables.diff-added: not a colour"),
+        (
+            'name = "x"\n[colors]\nprimary = "#fff"\n[variables]\ndiff-added = "bogus"',
+            "variables.diff-added: not a colour",
+        ),
     ],
 )
 def test_every_key_is_checked(text: str, message: str) -> None:

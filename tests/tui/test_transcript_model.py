@@ -148,10 +148,17 @@ def test_compaction_divider_lifecycle() -> None:
     assert shape(t) == [("compaction", "running", "", None)] and t.facts.compacting
     t.apply_delta(ev.CompactionDelta(session_id="ses_test", message_id="msg_c1", delta="## Objective\n"))
     assert shape(t) == [("compaction", "running", "## Objective\n", None)]
-    t.apply(log.add(ev.CompactionEnded(
-        message_id="msg_c1", reason=CompactionReason.MANUAL, summary="## Objective\nall", recent="",
-        input_id="inp_c1",
-    )))  # fmt: skip
+    t.apply(
+        log.add(
+            ev.CompactionEnded(
+                message_id="msg_c1",
+                reason=CompactionReason.MANUAL,
+                summary="## Objective\nall",
+                recent="",
+                input_id="inp_c1",
+            )
+        )
+    )
     assert shape(t) == [("compaction", "done", "## Objective\nall", None)] and not t.facts.compacting
     assert shape(t) == shape(fold(log.events))
 
@@ -181,8 +188,10 @@ def test_pending_inputs_in_admission_order_until_promoted_or_withdrawn() -> None
     c = log.prompt("second queued", delivery="queue", promote=False)
     t = fold(log.events)
     assert [(p.text, p.delivery.value) for p in t.pending_inputs] == [
-        ("first queued", "queue"), ("a steer", "steer"), ("second queued", "queue"),
-    ]  # fmt: skip
+        ("first queued", "queue"),
+        ("a steer", "steer"),
+        ("second queued", "queue"),
+    ]
     assert t.last_queued().input_id == c  # type: ignore[union-attr]
     t.apply(log.add(ev.PromptPromoted(input_id=b)))
     t.apply(log.add(ev.PromptWithdrawn(input_id=a)))
@@ -255,10 +264,16 @@ def test_live_deltas_then_durable_events_equal_the_log_alone() -> None:
     durable(ev.StepEnded(assistant_message_id="m1", finish="stop"))
     durable(ev.ExecutionSucceeded())
     live.set_active(False)
-    assert shape(live) == shape(fold(log.events)) == [
-        ("user", "go"), ("reasoning", "hmm."), ("text", "Hello."),
-        ("tool", "bash", "echo hi", "ok", "hi", None),
-    ]  # fmt: skip
+    assert (
+        shape(live)
+        == shape(fold(log.events))
+        == [
+            ("user", "go"),
+            ("reasoning", "hmm."),
+            ("text", "Hello."),
+            ("tool", "bash", "echo hi", "ok", "hi", None),
+        ]
+    )
 
 
 def test_unfinished_tool_draft_disappears_when_the_step_closes() -> None:
@@ -296,8 +311,9 @@ def test_segments_folded_newest_first_then_prepended_equal_the_whole_log() -> No
     boundary = len(log.events) + 1
     log.add(ev.ExecutionStarted())
     log.add(ev.CompactionStarted(message_id="msg_c", reason=CompactionReason.MANUAL, input_id="inp_c"))
-    log.add(ev.CompactionEnded(message_id="msg_c", reason=CompactionReason.MANUAL, summary="s", recent="",
-                               input_id="inp_c"))  # fmt: skip
+    log.add(
+        ev.CompactionEnded(message_id="msg_c", reason=CompactionReason.MANUAL, summary="s", recent="", input_id="inp_c")
+    )
     log.add(ev.PromptPromoted(input_id=early))
     amid = log.step("msg_last")
     log.text(amid, "last answer")
@@ -307,10 +323,22 @@ def test_segments_folded_newest_first_then_prepended_equal_the_whole_log() -> No
 
     newest = Transcript()
     row = whole.facts
-    facts = SessionFacts(title=row.title, location=row.location, agent=row.agent, model=row.model,
-                         input_tokens=row.input_tokens, output_tokens=row.output_tokens, cost=row.cost)  # fmt: skip
-    newest.seed(boundary, facts, len(log.events), [PendingInput(early, "queued long ago", Delivery.QUEUE, 2)],
-                [("inp_c", boundary - 1)])  # fmt: skip
+    facts = SessionFacts(
+        title=row.title,
+        location=row.location,
+        agent=row.agent,
+        model=row.model,
+        input_tokens=row.input_tokens,
+        output_tokens=row.output_tokens,
+        cost=row.cost,
+    )
+    newest.seed(
+        boundary,
+        facts,
+        len(log.events),
+        [PendingInput(early, "queued long ago", Delivery.QUEUE, 2)],
+        [("inp_c", boundary - 1)],
+    )
     for stored in log.events[boundary - 1 :]:
         newest.apply(stored)
     # Before the older segment arrives: the promoted input has its text (from the inbox) and nothing is pending.
@@ -335,7 +363,9 @@ def test_long_streams_keep_every_text_delta_and_a_bounded_live_output() -> None:
     t.apply(log.add(ev.ToolCalled(assistant_message_id="m1", call_id="c1", name="bash", input={"command": "yes"})))
     for _ in range(100_000):  # 400 KB of text and 1.2 MB of command output
         t.apply_delta(ev.TextDelta(session_id=sid, assistant_message_id="m1", ordinal=0, delta="abcd"))
-        t.apply_delta(ev.ToolOutputDelta(session_id=sid, assistant_message_id="m1", call_id="c1", delta="y\nyy\nyyy\n"[:12]))
+        t.apply_delta(
+            ev.ToolOutputDelta(session_id=sid, assistant_message_id="m1", call_id="c1", delta="y\nyy\nyyy\n"[:12])
+        )
     assert len(t.get(BlockKey.fragment("m1", 0)).text) == 400_000  # type: ignore[union-attr]
     tool = t.get(BlockKey.tool("m1", "c1"))
     assert len(tool.live_output) == ToolBlock.LIVE_OUTPUT_CHARS and tool.live_output.endswith("yyy\n")  # type: ignore[union-attr]
@@ -347,7 +377,7 @@ def test_a_patch_shows_while_the_model_writes_it() -> None:
     t = fold(log.events, is_active=True)
     t.apply(log.add(ev.StepStarted(assistant_message_id="m1", agent="build", model="x")))
     t.apply_delta(ev.ToolInputStarted(session_id=sid, assistant_message_id="m1", index=0, name="apply_patch"))
-    for piece in ['{"patch": "*** Begin Patch\\n*** Upd', 'ate File: src/a.py\\n@@\\n-old\\n+ne', 'w\\n']:
+    for piece in ['{"patch": "*** Begin Patch\\n*** Upd', "ate File: src/a.py\\n@@\\n-old\\n+ne", "w\\n"]:
         t.apply_delta(ev.ToolInputDelta(session_id=sid, assistant_message_id="m1", index=0, delta=piece))
     draft = t.get(BlockKey.draft("m1", 0))
     assert isinstance(draft, ToolBlock) and draft.state is ToolState.INPUT

@@ -27,7 +27,7 @@ ATTACKS = {
     "8-bit OSC": "\x9d0;PWNED\x9c",
     "BEL, backspace, CR, VT, FF, DEL": "\x07\x08\r\x0b\x0c\x7f",
 }
-CONTROLS = {chr(c) for c in range(0x20) if chr(c) not in "\n\t"} | {chr(c) for c in range(0x7f, 0xa0)}
+CONTROLS = {chr(c) for c in range(0x20) if chr(c) not in "\n\t"} | {chr(c) for c in range(0x7F, 0xA0)}
 
 
 def assert_inert(text: str) -> None:

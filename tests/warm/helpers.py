@@ -133,8 +133,14 @@ class Warm:
             for signum in ignoring:
                 signal.signal(signum, signal.SIG_IGN)
 
-        result = subprocess.run([PYTHON, "-m", "agent_tui", "warm", "start"], env=self.env, capture_output=True,
-                                text=True, timeout=START_TIMEOUT_S, preexec_fn=ignore if ignoring else None)  # fmt: skip
+        result = subprocess.run(
+            [PYTHON, "-m", "agent_tui", "warm", "start"],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=START_TIMEOUT_S,
+            preexec_fn=ignore if ignoring else None,
+        )
         assert result.returncode == 0, result.stdout + result.stderr + self.log()
         answer = self.status()
         assert answer is not None, result.stdout + self.log()
@@ -226,8 +232,9 @@ def model_flags(fake: Any) -> list[str]:
     return ["--model", "openai/fake-model", "--api-base", fake.openai_base, "--api-key", "test-key"]
 
 
-async def start_agent(env: Mapping[str, str], *args: str, cwd: Path, umask: int = -1,
-                      ignoring: tuple[int, ...] = ()) -> asyncio.subprocess.Process:  # fmt: skip
+async def start_agent(
+    env: Mapping[str, str], *args: str, cwd: Path, umask: int = -1, ignoring: tuple[int, ...] = ()
+) -> asyncio.subprocess.Process:
     """``python -m agent_tui ARGS`` as a shell would start it (the launcher, warm or not), with
     ``ignoring`` ignored as ``nohup`` or a background job would have them."""
 
@@ -236,9 +243,18 @@ async def start_agent(env: Mapping[str, str], *args: str, cwd: Path, umask: int 
             signal.signal(signum, signal.SIG_IGN)
 
     proc = await asyncio.create_subprocess_exec(
-        PYTHON, "-m", "agent_tui", *args, cwd=cwd, env=dict(env), umask=umask, preexec_fn=ignore if ignoring else None,
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+        PYTHON,
+        "-m",
+        "agent_tui",
+        *args,
+        cwd=cwd,
+        env=dict(env),
+        umask=umask,
+        preexec_fn=ignore if ignoring else None,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     STARTED.append(proc)
     return proc
 
@@ -256,8 +272,9 @@ async def kill_leftovers() -> None:
             await proc.wait()
 
 
-async def agent(env: Mapping[str, str], *args: str, cwd: Path, stdin: bytes = b"", umask: int = -1,
-                timeout: float = 60) -> Ran:  # fmt: skip
+async def agent(
+    env: Mapping[str, str], *args: str, cwd: Path, stdin: bytes = b"", umask: int = -1, timeout: float = 60
+) -> Ran:
     proc = await start_agent(env, *args, cwd=cwd, umask=umask)
     out, err = await asyncio.wait_for(proc.communicate(stdin), timeout)
     assert proc.returncode is not None
@@ -265,11 +282,22 @@ async def agent(env: Mapping[str, str], *args: str, cwd: Path, stdin: bytes = b"
 
 
 def launch_request(warm: Warm, argv: list[str], env: Mapping[str, str], cwd: Path, **over: Any) -> dict[str, Any]:
-    return {"op": "launch", "key": warm.key, "argv": argv, "cwd": str(cwd), "env": dict(env), "umask": 0o022,
-            "path0": None, "ignored": [], **over}  # fmt: skip
+    return {
+        "op": "launch",
+        "key": warm.key,
+        "argv": argv,
+        "cwd": str(cwd),
+        "env": dict(env),
+        "umask": 0o022,
+        "path0": None,
+        "ignored": [],
+        **over,
+    }
 
 
-def raw_launch(warm: Warm, request: dict[str, Any], stdin: bytes = b"", timeout: float = 60) -> tuple[list[dict], str, str]:
+def raw_launch(
+    warm: Warm, request: dict[str, Any], stdin: bytes = b"", timeout: float = 60
+) -> tuple[list[dict], str, str]:
     """A launch sent on the socket by hand, stdio to files: the replies, then what it wrote."""
     with tempfile.TemporaryFile() as inp, tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         inp.write(stdin)

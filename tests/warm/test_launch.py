@@ -60,7 +60,9 @@ async def test_a_launch_runs_in_the_warm_processs_spare_child(
     assert after["pid"] == before["pid"] and after["launches"] == before["launches"] + 1
     assert after["running"] == [] and after["spare_pid"] not in (None, before["spare_pid"])
     child = before["spare_pid"]
-    log = await apoll(lambda: (text := warm.lines_after(mark)) and "ended" in text and text, "the child's end in warm.log")
+    log = await apoll(
+        lambda: (text := warm.lines_after(mark)) and "ended" in text and text, "the child's end in warm.log"
+    )
     assert f"launch {after['launches']}: child {child} for run --model openai/fake-model --api-base " in log
     assert "--api-key *** what is it?" in log and "test-key" not in warm.log()  # no secret in the log
     assert f"child {child} ended: {{'exit': 0}}" in log
@@ -86,8 +88,9 @@ async def test_settings_from_the_launchs_environment_are_the_launchs(
     """The model, API base and key given as ``AGENT_TUI_*`` variables the warm process never had."""
     fake.add({"text": "configured by the environment"})
     status = warm.status()
-    env = warm.launch_env(agent_home, AGENT_TUI_MODEL="openai/env-model", AGENT_TUI_API_BASE=fake.openai_base,
-                          AGENT_TUI_API_KEY="env-key")  # fmt: skip
+    env = warm.launch_env(
+        agent_home, AGENT_TUI_MODEL="openai/env-model", AGENT_TUI_API_BASE=fake.openai_base, AGENT_TUI_API_KEY="env-key"
+    )
     ran = await agent(env, "run", "hi", cwd=workdir)
     assert ran.code == 0 and ran.out == "configured by the environment\n", ran.err
     assert warm.status()["launches"] == status["launches"] + 1
@@ -114,11 +117,14 @@ async def test_the_child_takes_the_callers_cwd_umask_and_environment(
     assert (here / "word.txt").read_text() == "pineapple"
 
 
-async def test_the_child_reads_the_callers_stdin(warm: Warm, fake: FakeProvider, workdir: Path, agent_home: Path) -> None:
+async def test_the_child_reads_the_callers_stdin(
+    warm: Warm, fake: FakeProvider, workdir: Path, agent_home: Path
+) -> None:
     fake.add({"text": "read it"})
     status = warm.status()
-    ran = await agent(warm.launch_env(agent_home), "run", *model_flags(fake), "-", cwd=workdir,
-                      stdin=b"hello from stdin\n")  # fmt: skip
+    ran = await agent(
+        warm.launch_env(agent_home), "run", *model_flags(fake), "-", cwd=workdir, stdin=b"hello from stdin\n"
+    )
     assert ran.code == 0, ran.err
     assert ran.out.strip() == "read it"
     assert warm.status()["launches"] == status["launches"] + 1
@@ -143,7 +149,9 @@ async def test_a_usage_error_exits_2_with_the_usage(warm: Warm, workdir: Path, a
 def test_a_usage_error_in_the_warm_child_exits_2_with_the_usage_on_the_callers_stderr(
     warm: Warm, workdir: Path, agent_home: Path
 ) -> None:
-    request = launch_request(warm, ["agent-tui", "run", "--format", "bogus", "hi"], warm.launch_env(agent_home), workdir)
+    request = launch_request(
+        warm, ["agent-tui", "run", "--format", "bogus", "hi"], warm.launch_env(agent_home), workdir
+    )
     messages, out, err = raw_launch(warm, request)
     assert [list(m) for m in messages] == [["pid"], ["exit"]] and messages[1]["exit"] == 2, messages
     assert out == ""
@@ -217,14 +225,20 @@ def test_the_child_takes_the_callers_time_zone_and_temporary_directory(tmp_path:
         "child.take_environment({'TZ': 'NZST-12', 'TMPDIR': sys.argv[1]})\n"
         "print(before, (time.strftime('%Z'), tempfile.gettempdir()))\n"
     )
-    out = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True,
-                         env={**os.environ, "TZ": "UTC0", "TMPDIR": "/tmp"})  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TZ": "UTC0", "TMPDIR": "/tmp"},
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == f"('UTC', '/tmp') ('NZST', '{tmp_path}')"
 
 
-@pytest.mark.parametrize(("code", "status", "stderr"), [(0, 0, ""), (3, 3, ""), (None, 0, ""), (130, 130, ""),
-                                                      ("a message", 1, "a message\n")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("code", "status", "stderr"),
+    [(0, 0, ""), (3, 3, ""), (None, 0, ""), (130, 130, ""), ("a message", 1, "a message\n")],
+)
 def test_a_child_ends_as_python_would_without_freeing_its_heap(code: object, status: int, stderr: str) -> None:
     """``child.end``: other threads finish, ``atexit`` handlers run, output is flushed, the status is
     Python's for that code."""
@@ -239,7 +253,9 @@ def test_a_child_ends_as_python_would_without_freeing_its_heap(code: object, sta
     assert (out.returncode, out.stdout, out.stderr) == (status, "bufferedthread done\natexit ran\n", stderr)
 
 
-async def test_the_caller_ends_as_its_child_ended(warm: Warm, fake: FakeProvider, workdir: Path, agent_home: Path) -> None:
+async def test_the_caller_ends_as_its_child_ended(
+    warm: Warm, fake: FakeProvider, workdir: Path, agent_home: Path
+) -> None:
     launcher, child, marks = await blocked_run(warm, fake, workdir, agent_home)
     os.kill(child, signal.SIGKILL)
     assert await launcher.wait() == -signal.SIGKILL  # killed by the same signal, as a shell would see it
@@ -275,8 +291,9 @@ async def test_a_fresh_process_and_a_warm_child_handle_the_same_signals(
         env = warm.launch_env(agent_home, AGENT_TUI_TEST_TOOLS=TEST_TOOLS, AGENT_TUI_TEST_MARKS=str(marks))
         if mode == "in-process":
             env["AGENT_TUI_NO_WARM"] = "1"
-        launcher = await start_agent(env, "run", *model_flags(fake), "block", cwd=workdir,
-                                     ignoring=ignoring if who == "the caller" else ())  # fmt: skip
+        launcher = await start_agent(
+            env, "run", *model_flags(fake), "block", cwd=workdir, ignoring=ignoring if who == "the caller" else ()
+        )
         await apoll(lambda: marks.exists() and "pid=" in marks.read_text(), "the block tool to run", UNDER_LOAD_S)  # noqa: B023
         pid = launcher.pid if mode == "in-process" else warm.status()["running"][0]
         masks[mode] = signal_masks(pid)
@@ -330,9 +347,20 @@ async def test_the_child_takes_the_callers_limits_and_priority(
         os.nice(3)
 
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "agent_tui", "run", "--permission", "allow", *model_flags(fake), "measure",
-        cwd=workdir, env=warm.launch_env(agent_home), preexec_fn=limited,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)  # fmt: skip
+        sys.executable,
+        "-m",
+        "agent_tui",
+        "run",
+        "--permission",
+        "allow",
+        *model_flags(fake),
+        "measure",
+        cwd=workdir,
+        env=warm.launch_env(agent_home),
+        preexec_fn=limited,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     out, err = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 0, err.decode()
     assert warm.status()["launches"] == status["launches"] + 1

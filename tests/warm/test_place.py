@@ -25,11 +25,27 @@ def key(**changes: str | None) -> str:
     return place.launch_key(env, stamp=STAMP)
 
 
-@pytest.mark.parametrize("name", [
-    "LITELLM_LOG", "LITELLM_LOCAL_MODEL_COST_MAP", "TEXTUAL_DRIVER", "TEXTUAL_COLOR_SYSTEM", "HTTPS_PROXY",
-    "https_proxy", "NO_PROXY", "ALL_PROXY", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PYTHONUTF8", "LC_ALL",
-    "NO_COLOR", "AGENT_TUI_RETRY__MAX_RETRIES", "AGENT_TUI_WARM__IDLE_MINUTES", "AGENT_TUI_NO_WARM",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "name",
+    [
+        "LITELLM_LOG",
+        "LITELLM_LOCAL_MODEL_COST_MAP",
+        "TEXTUAL_DRIVER",
+        "TEXTUAL_COLOR_SYSTEM",
+        "HTTPS_PROXY",
+        "https_proxy",
+        "NO_PROXY",
+        "ALL_PROXY",
+        "SSL_CERT_FILE",
+        "REQUESTS_CA_BUNDLE",
+        "PYTHONUTF8",
+        "LC_ALL",
+        "NO_COLOR",
+        "AGENT_TUI_RETRY__MAX_RETRIES",
+        "AGENT_TUI_WARM__IDLE_MINUTES",
+        "AGENT_TUI_NO_WARM",
+    ],
+)
 def test_a_variable_read_at_import_changes_the_key(name: str) -> None:
     assert key(**{name: "1"}) != key()
     assert key(**{name: "1"}) != key(**{name: "2"})
@@ -161,30 +177,44 @@ def test_runtime_dir_that_cannot_be_made_is_no_place(tmp_path: Path) -> None:
         place.runtime_dir({"XDG_RUNTIME_DIR": str(tmp_path / "file")})
 
 
-@pytest.mark.parametrize(("value", "off"), [
-    (None, False), ("", False), ("0", False), (" 0 ", False), ("  ", False),
-    ("1", True), ("yes", True), ("true", True), (" 1", True), ("false", True),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("value", "off"),
+    [
+        (None, False),
+        ("", False),
+        ("0", False),
+        (" 0 ", False),
+        ("  ", False),
+        ("1", True),
+        ("yes", True),
+        ("true", True),
+        (" 1", True),
+        ("false", True),
+    ],
+)
 def test_switched_off(value: str | None, off: bool) -> None:
     environ = {} if value is None else {place.OFF_ENV: value}
     assert place.switched_off(environ) is off
 
 
-@pytest.mark.parametrize(("env", "config", "minutes"), [
-    (None, None, place.DEFAULT_IDLE_MINUTES),
-    (None, {}, place.DEFAULT_IDLE_MINUTES),
-    (None, {"warm": {}}, place.DEFAULT_IDLE_MINUTES),
-    (None, {"warm": "not a table"}, place.DEFAULT_IDLE_MINUTES),
-    (None, {"warm": {"idle_minutes": 5}}, 5.0),
-    (None, {"warm": {"idle_minutes": 0}}, 0.0),
-    (None, {"warm": {"idle_minutes": 0.5}}, 0.5),
-    ("12", {"warm": {"idle_minutes": 5}}, 12.0),  # the environment beats the config file
-    ("0", {"warm": {"idle_minutes": 5}}, 0.0),
-    ("0.01", None, 0.01),
-    ("-3", None, 0.0),  # never negative: 0 is off
-    ("soon", {"warm": {"idle_minutes": 5}}, place.DEFAULT_IDLE_MINUTES),  # the launch's settings report it
-    (None, {"warm": {"idle_minutes": "x"}}, place.DEFAULT_IDLE_MINUTES),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("env", "config", "minutes"),
+    [
+        (None, None, place.DEFAULT_IDLE_MINUTES),
+        (None, {}, place.DEFAULT_IDLE_MINUTES),
+        (None, {"warm": {}}, place.DEFAULT_IDLE_MINUTES),
+        (None, {"warm": "not a table"}, place.DEFAULT_IDLE_MINUTES),
+        (None, {"warm": {"idle_minutes": 5}}, 5.0),
+        (None, {"warm": {"idle_minutes": 0}}, 0.0),
+        (None, {"warm": {"idle_minutes": 0.5}}, 0.5),
+        ("12", {"warm": {"idle_minutes": 5}}, 12.0),  # the environment beats the config file
+        ("0", {"warm": {"idle_minutes": 5}}, 0.0),
+        ("0.01", None, 0.01),
+        ("-3", None, 0.0),  # never negative: 0 is off
+        ("soon", {"warm": {"idle_minutes": 5}}, place.DEFAULT_IDLE_MINUTES),  # the launch's settings report it
+        (None, {"warm": {"idle_minutes": "x"}}, place.DEFAULT_IDLE_MINUTES),
+    ],
+)
 def test_idle_minutes(env: str | None, config: dict | None, minutes: float) -> None:
     environ = {} if env is None else {place.IDLE_ENV: env}
     assert place.idle_minutes(environ, config) == minutes

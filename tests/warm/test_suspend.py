@@ -41,8 +41,9 @@ class Tmux:
         self.server = f"agent-tui-warm-test-{name}"
 
     async def __call__(self, *args: str) -> str:
-        proc = await asyncio.create_subprocess_exec("tmux", "-L", self.server, *args, stdout=asyncio.subprocess.PIPE,
-                                                    stderr=asyncio.subprocess.PIPE)  # fmt: skip
+        proc = await asyncio.create_subprocess_exec(
+            "tmux", "-L", self.server, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        )
         out, err = await proc.communicate()
         assert proc.returncode == 0, err.decode()
         return out.decode()
@@ -79,8 +80,11 @@ class Tmux:
 @pytest.fixture
 async def shell(tmp_path: Path, workdir: Path, warm: Warm, agent_home: Path) -> AsyncIterator[Tmux]:
     """An interactive ``bash --norc`` in tmux whose environment is the warm process's (its key is the same)."""
-    env = warm.launch_env(agent_home, AGENT_TUI_TEST_TOOLS="agent_tui.testing.test_tools:register",
-                          AGENT_TUI_TEST_MARKS=str(agent_home / "marks.txt"))  # fmt: skip
+    env = warm.launch_env(
+        agent_home,
+        AGENT_TUI_TEST_TOOLS="agent_tui.testing.test_tools:register",
+        AGENT_TUI_TEST_MARKS=str(agent_home / "marks.txt"),
+    )
     env.update(TERM="screen", PS1=PROMPT)
     script = tmp_path / "shell.sh"
     pairs = " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
@@ -182,8 +186,9 @@ async def test_a_stop_signal_to_a_warm_tui_stops_the_job_bg_keeps_it_stopped_and
     await shell.shows("press Ctrl+C again to quit")  # the first press landed (then the second quits)
     await shell.key("C-c")
     try:  # the app's shutdown closes the core: on a loaded machine that takes more than a few seconds
-        await apoll(lambda: not alive(child) and not alive(launcher), "the child and the launcher to end",
-                    timeout=UNDER_LOAD_S)
+        await apoll(
+            lambda: not alive(child) and not alive(launcher), "the child and the launcher to end", timeout=UNDER_LOAD_S
+        )
     except AssertionError:
         raise AssertionError((await shell.screen(), state(child), state(launcher)))
     await shell.type("echo EXIT=$?")

@@ -34,8 +34,9 @@ def frame(body: bytes, length: int | None = None) -> bytes:
 
 
 def warm_cmd(warm: Warm, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([PYTHON, "-m", "agent_tui", "warm", *args], env=warm.env, capture_output=True, text=True,
-                          timeout=60)  # fmt: skip
+    return subprocess.run(
+        [PYTHON, "-m", "agent_tui", "warm", *args], env=warm.env, capture_output=True, text=True, timeout=60
+    )
 
 
 # -- refusals ------------------------------------------------------------------------------------
@@ -59,7 +60,7 @@ MALFORMED: dict[str, tuple[Callable[[Warm], bytes], str]] = {
     "infinite umask": (lambda w: frame(_launch_body(w).replace(b'"umask": 18', b'"umask": 1e400')), "not a launch"),
     "NaN": (lambda w: frame(_launch_body(w).replace(b'"umask": 18', b'"umask": NaN')), "unreadable"),
     "too deep": (lambda w: frame(b'{"op": "status", "x": ' + b"[" * 200_000 + b"]" * 200_000 + b"}"), "unreadable"),
-}  # fmt: skip
+}
 
 
 def _same_fds(warm: Warm, pid: int, before: set[str]) -> None:
@@ -265,7 +266,9 @@ def test_warm_status_prints_pid_version_idle_time_and_rss(warm: Warm) -> None:
     assert result.returncode == 0, result.stderr
     line = re.fullmatch(
         r"pid (\d+)  agent-tui (\S+)  idle (\d+s|\d+m\d\ds) \(ends after 10 min\)  RSS (\d+) MiB, "
-        r"spare child (\d+) \((\d+) MiB\)  launches (\d+)  running 0\n", result.stdout)  # fmt: skip
+        r"spare child (\d+) \((\d+) MiB\)  launches (\d+)  running 0\n",
+        result.stdout,
+    )
     assert line is not None, result.stdout
     assert int(line[1]) == answer["pid"] and line[2] == __version__
     assert int(line[4]) > 50 and int(line[6]) > 0  # LiteLLM and Textual are in it
@@ -350,7 +353,9 @@ async def test_a_stale_socket_means_an_in_process_launch_and_a_new_warm_process(
     fake.add({"text": "ran in-process"})
     ran = await agent(warm.launch_env(agent_home), "run", *model_flags(fake), "hi", cwd=workdir)
     assert ran.code == 0 and ran.out == "ran in-process\n", ran.err
-    assert re.fullmatch(r"(agent-tui: warning: the --api-key value .*\n)?session \S+\n", ran.err)  # not a word about warm start
+    assert re.fullmatch(
+        r"(agent-tui: warning: the --api-key value .*\n)?session \S+\n", ran.err
+    )  # not a word about warm start
     noted = (agent_home / "warm.log").read_text()
     assert f"no warm process at {warm.socket} (Connection refused): starting one; this launch runs in-process" in noted
     answer = poll(warm.status, "the warm process that launch started", timeout=150)  # it replaced the stale socket

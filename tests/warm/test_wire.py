@@ -112,19 +112,22 @@ def frame(body: bytes, length: int | None = None) -> bytes:
     return struct.pack(">I", len(body) if length is None else length) + body
 
 
-@pytest.mark.parametrize(("data", "reason"), [
-    pytest.param(frame(b"", wire.MAX_REQUEST + 1), "a request of 1048577 bytes", id="too long"),
-    pytest.param(b"\xff\xff\xff\xffgarbage", "a request of 4294967295 bytes", id="bogus length"),
-    pytest.param(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", "a request of", id="http"),
-    pytest.param(frame(b"not json"), "unreadable", id="not json"),
-    pytest.param(frame(b"\xff\xfe{}"), "unreadable", id="not utf-8 json"),
-    pytest.param(frame(b""), "unreadable", id="empty"),
-    pytest.param(frame(b'{"op": 1}'), "no op", id="op not a string"),
-    pytest.param(frame(b'{"argv": ["agent-tui"]}'), "no op", id="no op"),
-    pytest.param(frame(b'["op", "status"]'), "no op", id="a list"),
-    pytest.param(frame(b'"status"'), "no op", id="a string"),
-    pytest.param(frame(b'{"op": "status"}') + b"more", "bytes after the request", id="trailing bytes"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        pytest.param(frame(b"", wire.MAX_REQUEST + 1), "a request of 1048577 bytes", id="too long"),
+        pytest.param(b"\xff\xff\xff\xffgarbage", "a request of 4294967295 bytes", id="bogus length"),
+        pytest.param(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", "a request of", id="http"),
+        pytest.param(frame(b"not json"), "unreadable", id="not json"),
+        pytest.param(frame(b"\xff\xfe{}"), "unreadable", id="not utf-8 json"),
+        pytest.param(frame(b""), "unreadable", id="empty"),
+        pytest.param(frame(b'{"op": 1}'), "no op", id="op not a string"),
+        pytest.param(frame(b'{"argv": ["agent-tui"]}'), "no op", id="no op"),
+        pytest.param(frame(b'["op", "status"]'), "no op", id="a list"),
+        pytest.param(frame(b'"status"'), "no op", id="a string"),
+        pytest.param(frame(b'{"op": "status"}') + b"more", "bytes after the request", id="trailing bytes"),
+    ],
+)
 def test_what_is_not_a_request_is_refused_and_its_descriptors_closed(
     pair: tuple[socket.socket, socket.socket], data: bytes, reason: str
 ) -> None:
@@ -138,7 +141,9 @@ def test_what_is_not_a_request_is_refused_and_its_descriptors_closed(
     close(reads + writes)
 
 
-@pytest.mark.parametrize("data", [b"", b"\x00\x00", frame(b'{"op": "status"}')[:10]], ids=["nothing", "half a length", "half a body"])
+@pytest.mark.parametrize(
+    "data", [b"", b"\x00\x00", frame(b'{"op": "status"}')[:10]], ids=["nothing", "half a length", "half a body"]
+)
 def test_a_caller_that_hangs_up_mid_request_is_refused(pair: tuple[socket.socket, socket.socket], data: bytes) -> None:
     left, right = pair
     left.sendall(data)
@@ -162,7 +167,7 @@ def test_a_request_in_pieces_is_read_whole(pair: tuple[socket.socket, socket.soc
     reader = threading.Thread(target=lambda: results.append(wire.receive_request(right)))
     reader.start()
     for i in range(0, len(data), 3):  # the reader may see each piece on its own
-        left.sendall(data[i:i + 3])
+        left.sendall(data[i : i + 3])
     reader.join(10)
     assert results == [({"op": "stop"}, [])]
 
@@ -192,4 +197,3 @@ def test_a_reply_to_a_caller_that_is_gone_says_so(pair: tuple[socket.socket, soc
     left, right = pair
     right.close()
     assert wire.reply(left, {"exit": 0}) is False
-

@@ -29,15 +29,23 @@ async def delete(store: Store, executor: Executor, snapshots: WorkspaceSnapshots
         raise SessionBusy(f"session {sid} is running; interrupt it before deleting it")
     held = await lease.acquire(sid)  # SessionOwnedElsewhere while another process runs it
     try:
+
         def job(tx: Tx) -> tuple[int, list[str]]:
             if tx.head(sid) is None:
                 raise UnknownSession(sid)
-            forks = [row[0] for row in tx.conn.execute("SELECT id FROM session WHERE parent_id = ? ORDER BY id", (sid,))]
+            forks = [
+                row[0] for row in tx.conn.execute("SELECT id FROM session WHERE parent_id = ? ORDER BY id", (sid,))
+            ]
             if forks:
                 raise SessionBusy(f"session {sid} has forks ({', '.join(forks)}); delete them first")
-            pre = [row[0] for row in tx.conn.execute(
-                "SELECT json_extract(data_json, '$.snapshot_id') FROM event WHERE session_id = ? AND type = ?"
-                " AND json_extract(data_json, '$.snapshot_id') LIKE 'pre:%'", (sid, ev.WorkspaceSnapshotted.TYPE))]
+            pre = [
+                row[0]
+                for row in tx.conn.execute(
+                    "SELECT json_extract(data_json, '$.snapshot_id') FROM event WHERE session_id = ? AND type = ?"
+                    " AND json_extract(data_json, '$.snapshot_id') LIKE 'pre:%'",
+                    (sid, ev.WorkspaceSnapshotted.TYPE),
+                )
+            ]
             count = tx.conn.execute("DELETE FROM event WHERE session_id = ?", (sid,)).rowcount
             clear_session(tx.conn, sid)
             return count, pre

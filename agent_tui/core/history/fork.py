@@ -20,8 +20,9 @@ from agent_tui.core.store.store import Store
 from agent_tui.core.store.writer import Tx
 
 
-async def fork(store: Store, executor: Executor, rewinder: Rewinder, parent: SessionRecord,
-               at: str | None = None) -> str:  # fmt: skip
+async def fork(
+    store: Store, executor: Executor, rewinder: Rewinder, parent: SessionRecord, at: str | None = None
+) -> str:
     """The new session's id; ``at`` (a prompt's message id) forks from just before that prompt."""
     if at is not None:
         point = (await rewinder.target(parent, at)).seq - 1
@@ -30,8 +31,14 @@ async def fork(store: Store, executor: Executor, rewinder: Rewinder, parent: Ses
             raise SessionBusy(f"session {parent.id} is running; interrupt it or fork from an earlier prompt")
         point = parent.head_seq
     child = ids.session_id()
-    created = ev.SessionCreated(location=parent.location, project_root=parent.project_root, title=parent.title,
-                                agent=parent.agent, model=parent.model, parent_id=parent.id)  # fmt: skip
+    created = ev.SessionCreated(
+        location=parent.location,
+        project_root=parent.project_root,
+        title=parent.title,
+        agent=parent.agent,
+        model=parent.model,
+        parent_id=parent.id,
+    )
 
     def job(tx: Tx) -> None:
         tx.append(child, created, first_seq=point + 1)

@@ -121,7 +121,9 @@ class Rewinder:
         if message.session_id != session.id:
             raise UnknownMessage(f"message {message_id} belongs to session {message.session_id}, not {session.id}")
         if message.kind != "user":
-            raise RewindRefused(f"message {message_id} is a {message.kind} message; rewind to a prompt (a user message)")
+            raise RewindRefused(
+                f"message {message_id} is a {message.kind} message; rewind to a prompt (a user message)"
+            )
         return message
 
     async def preview(self, session: SessionRecord, message_id: str) -> FilesPreview:
@@ -147,14 +149,24 @@ class Rewinder:
                     point = coverage.point
                     before, changes = await self._files.restore(Path(session.location), point, _pin(session))
                     files = ev.FilesRestored(target=point[0], before=before, changed=_changed(changes))
-            stored = await self._store.publish(session.id, ev.SessionRewound(
-                message_id=message.id, boundary_seq=message.seq, conversation=mode != RewindMode.FILES, files=files))
+            stored = await self._store.publish(
+                session.id,
+                ev.SessionRewound(
+                    message_id=message.id, boundary_seq=message.seq, conversation=mode != RewindMode.FILES, files=files
+                ),
+            )
         finally:
             held.release()
-        return RewindResult(session_id=session.id, seq=stored.seq, message_id=message.id, mode=mode,
-                            prompt=prompt_of(message), changed=files.changed if files else [],
-                            unrestorable=coverage.named(),
-                            note=coverage.note() if mode != RewindMode.CONVERSATION else None)  # fmt: skip
+        return RewindResult(
+            session_id=session.id,
+            seq=stored.seq,
+            message_id=message.id,
+            mode=mode,
+            prompt=prompt_of(message),
+            changed=files.changed if files else [],
+            unrestorable=coverage.named(),
+            note=coverage.note() if mode != RewindMode.CONVERSATION else None,
+        )
 
     async def undo(self, session: SessionRecord) -> RewindResult:
         rewound = await self._last_rewind(session)
@@ -169,8 +181,14 @@ class Rewinder:
             stored = await self._store.publish(session.id, ev.RewindUndone(rewind_seq=rewound.seq, files=files))
         finally:
             held.release()
-        return RewindResult(session_id=session.id, seq=stored.seq, message_id=event.message_id, mode=None,
-                            prompt=None, changed=files.changed if files else [])  # fmt: skip
+        return RewindResult(
+            session_id=session.id,
+            seq=stored.seq,
+            message_id=event.message_id,
+            mode=None,
+            prompt=None,
+            changed=files.changed if files else [],
+        )
 
     async def state(self, session_id: str, ancestry: list[tuple[str, int]]) -> RewindState:
         kinds = [ev.SessionRewound.TYPE, ev.RewindUndone.TYPE]
@@ -187,7 +205,8 @@ class Rewinder:
 
     async def _last_rewind(self, session: SessionRecord) -> ev.StoredEvent:
         found = await self._store.events_of_type(
-            session.id, [ev.SessionRewound.TYPE, ev.RewindUndone.TYPE], limit=1, newest_first=True)
+            session.id, [ev.SessionRewound.TYPE, ev.RewindUndone.TYPE], limit=1, newest_first=True
+        )
         if not found or not isinstance(found[0].event, ev.SessionRewound):
             raise RewindRefused(f"session {session.id} has no rewind to undo")
         moved = await self._store.events_of_type(session.id, list(_CONVERSATION_MOVES), after=found[0].seq, limit=1)
@@ -201,8 +220,11 @@ class Rewinder:
         kinds = [ev.ToolCalled.TYPE, ev.ToolFailed.TYPE, ev.WorkspaceSnapshotted.TYPE]
         found: list[tuple[bool, ev.DurableEvent]] = []
         for sid, upto in [*await lineage(self._store, session.id), (session.id, None)]:
-            found += [(e.seq > seq, e.event) for e in await self._store.events_of_type(sid, kinds)
-                      if upto is None or e.seq <= upto]  # fmt: skip
+            found += [
+                (e.seq > seq, e.event)
+                for e in await self._store.events_of_type(sid, kinds)
+                if upto is None or e.seq <= upto
+            ]
         return restore_plan(found, Path(session.location))
 
     async def _hold(self, session_id: str) -> Any:

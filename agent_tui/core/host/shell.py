@@ -26,12 +26,18 @@ def shell_command(row: InboxRecord) -> str:
 
 async def run_shell(session_id: str, row: InboxRecord, tools: ToolHost, publish: SessionPublisher) -> None:
     command = shell_command(row)
-    call = ToolInvocation(session_id=session_id, assistant_message_id=row.id, call_id=SHELL_CALL_ID,
-                          name="bash", input={"command": command})  # fmt: skip
+    call = ToolInvocation(
+        session_id=session_id,
+        assistant_message_id=row.id,
+        call_id=SHELL_CALL_ID,
+        name="bash",
+        input={"command": command},
+    )
 
     def on_output(delta: str) -> None:
-        publish.live(ev.ToolOutputDelta(session_id=session_id, assistant_message_id=row.id,
-                                        call_id=SHELL_CALL_ID, delta=delta))  # fmt: skip
+        publish.live(
+            ev.ToolOutputDelta(session_id=session_id, assistant_message_id=row.id, call_id=SHELL_CALL_ID, delta=delta)
+        )
 
     try:
         settled = await tools.execute(call, on_output)

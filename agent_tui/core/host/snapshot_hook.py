@@ -25,8 +25,10 @@ from agent_tui.core.workspace.snapshots import SnapshotError, WorkspaceSnapshots
 from agent_tui.vocab.mcp_names import TOOL_PREFIX
 
 FILE_CHANGING_TOOLS = frozenset({"bash", "apply_patch"})
-NO_GIT = ("git is not installed: a file rewind restores only the files apply_patch changed "
-          "(from their pre-images), not what bash commands or MCP tools changed")
+NO_GIT = (
+    "git is not installed: a file rewind restores only the files apply_patch changed "
+    "(from their pre-images), not what bash commands or MCP tools changed"
+)
 SNAPSHOTS_OFF = "snapshots are off ([snapshots] enabled = false): a file rewind cannot restore what tools changed"
 
 
@@ -57,22 +59,33 @@ class SnapshotBeforeChange:
             if call.name == "apply_patch":  # the fallback: the files the patch names, as they are now
                 names = patch_paths(str(call.input.get("patch", "")))
                 snapshot = await self._preimages.record(self._location, names)
-                await self._publish(ev.WorkspaceSnapshotted(
-                    assistant_message_id=call.assistant_message_id, call_id=call.call_id, snapshot_id=snapshot))
+                await self._publish(
+                    ev.WorkspaceSnapshotted(
+                        assistant_message_id=call.assistant_message_id, call_id=call.call_id, snapshot_id=snapshot
+                    )
+                )
             return
         try:
             snapshot = await self._snapshots.take(
-                self._location, pin=f"{call.session_id}/{call.assistant_message_id}-{call.call_id}")
+                self._location, pin=f"{call.session_id}/{call.assistant_message_id}-{call.call_id}"
+            )
         except SnapshotError as error:  # a failure, not a setting: every call it leaves uncovered says so
-            await self._publish(ev.WorkspaceSnapshotted(
-                assistant_message_id=call.assistant_message_id, call_id=call.call_id, error=str(error)))
+            await self._publish(
+                ev.WorkspaceSnapshotted(
+                    assistant_message_id=call.assistant_message_id, call_id=call.call_id, error=str(error)
+                )
+            )
             return
-        await self._publish(ev.WorkspaceSnapshotted(
-            assistant_message_id=call.assistant_message_id, call_id=call.call_id, snapshot_id=snapshot))
+        await self._publish(
+            ev.WorkspaceSnapshotted(
+                assistant_message_id=call.assistant_message_id, call_id=call.call_id, snapshot_id=snapshot
+            )
+        )
 
     async def _say_once(self, call: ToolInvocation, why: str) -> None:
         if why in self._said:
             return
         self._said.add(why)
-        await self._publish(ev.WorkspaceSnapshotted(
-            assistant_message_id=call.assistant_message_id, call_id=call.call_id, error=why))
+        await self._publish(
+            ev.WorkspaceSnapshotted(assistant_message_id=call.assistant_message_id, call_id=call.call_id, error=why)
+        )

@@ -49,10 +49,14 @@ async def sweep_stale(store: StaleReads, session_id: str, publish: SessionPublis
         for part in message.data.get("parts", []):
             if part.get("type") in ("text", "reasoning") and not part.get("text"):  # started, never ended
                 ended = ev.TextEnded if part["type"] == "text" else ev.ReasoningEnded
-                events.append(ended(assistant_message_id=message.id, ordinal=part["ordinal"], text=part.get("text", "")))
-        events.append(ev.StepFailed(
-            assistant_message_id=message.id,
-            error=ErrorInfo(type=ErrorType.ABORTED, message="The process running this step stopped."),
-        ))
+                events.append(
+                    ended(assistant_message_id=message.id, ordinal=part["ordinal"], text=part.get("text", ""))
+                )
+        events.append(
+            ev.StepFailed(
+                assistant_message_id=message.id,
+                error=ErrorInfo(type=ErrorType.ABORTED, message="The process running this step stopped."),
+            )
+        )
     await publish.many(events)
     return len(events)

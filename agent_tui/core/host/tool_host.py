@@ -52,15 +52,25 @@ class StoreApprovals:
         return [(row.action, row.pattern) for row in await self._store.approvals(project_root)]
 
 
-def recording_asker(publish: SessionPublisher, decide: Callable[[PermissionRequest], Awaitable[PermissionDecision]] | None,
-                    wait_reply: WaitReply) -> Asker:
+def recording_asker(
+    publish: SessionPublisher,
+    decide: Callable[[PermissionRequest], Awaitable[PermissionDecision]] | None,
+    wait_reply: WaitReply,
+) -> Asker:
     """Publish the ask; then either wait for someone's durable reply or decide and record it."""
 
     async def ask(request: PermissionRequest) -> PermissionDecision:
-        await publish(ev.PermissionAsked(
-            request_id=request.id, assistant_message_id=request.assistant_message_id, call_id=request.call_id,
-            action=request.action, resources=request.resources, save=request.save_patterns, detail=request.detail,
-        ))
+        await publish(
+            ev.PermissionAsked(
+                request_id=request.id,
+                assistant_message_id=request.assistant_message_id,
+                call_id=request.call_id,
+                action=request.action,
+                resources=request.resources,
+                save=request.save_patterns,
+                detail=request.detail,
+            )
+        )
         if decide is not None:
             decision = await decide(request)
             await publish(ev.PermissionReplied(request_id=request.id, reply=decision.reply, message=decision.message))
@@ -94,8 +104,9 @@ def permission_rules(settings: Settings, agent: str) -> list[PermissionRule]:
 class RegistryToolHost:
     """One session's tools at one location, behind one permission gate."""
 
-    def __init__(self, settings: Settings, registry: ToolRegistry, location: Path, project_root: Path,
-                 gate: PermissionGate) -> None:
+    def __init__(
+        self, settings: Settings, registry: ToolRegistry, location: Path, project_root: Path, gate: PermissionGate
+    ) -> None:
         self.settings = settings
         self._registry = registry
         self.location = location
@@ -117,10 +128,15 @@ class RegistryToolHost:
 
     async def execute(self, call: ToolInvocation, on_output: Callable[[str], None]) -> ToolOutcome:
         ctx = ToolContext(
-            location=self.location, project_root=self._project_root, gate=self.gate,
-            spill_dir=paths.spill_dir(), session_id=call.session_id,
-            assistant_message_id=call.assistant_message_id, call_id=call.call_id,
-            on_output=on_output, supports_vision=call.supports_vision,
+            location=self.location,
+            project_root=self._project_root,
+            gate=self.gate,
+            spill_dir=paths.spill_dir(),
+            session_id=call.session_id,
+            assistant_message_id=call.assistant_message_id,
+            call_id=call.call_id,
+            on_output=on_output,
+            supports_vision=call.supports_vision,
             shell_env_include=tuple(self.settings.shell.env.include),
         )
         if self.before_change is not None:
@@ -128,8 +144,16 @@ class RegistryToolHost:
         return await self._registry.invoke(call.name, call.input, ctx)
 
 
-def make_gate(settings: Settings, agent: str, store: Any, publish: SessionPublisher, location: Path,
-              project_root: Path, policy: str | None, wait_reply: WaitReply) -> PermissionGate:
+def make_gate(
+    settings: Settings,
+    agent: str,
+    store: Any,
+    publish: SessionPublisher,
+    location: Path,
+    project_root: Path,
+    policy: str | None,
+    wait_reply: WaitReply,
+) -> PermissionGate:
     decide = None
     if policy is not None:
         from agent_tui.tools.asks import policy_asker
@@ -138,8 +162,15 @@ def make_gate(settings: Settings, agent: str, store: Any, publish: SessionPublis
     rules = permission_rules(settings, agent)
 
     def on_auto_reply(request: PermissionRequest, decision: PermissionDecision) -> None:
-        asyncio.get_running_loop().create_task(publish(ev.PermissionReplied(
-            request_id=request.id, reply=decision.reply, message=decision.message)))
+        asyncio.get_running_loop().create_task(
+            publish(ev.PermissionReplied(request_id=request.id, reply=decision.reply, message=decision.message))
+        )
 
-    return PermissionGate(rules, StoreApprovals(store), recording_asker(publish, decide, wait_reply),
-                          location, project_root, on_auto_reply=on_auto_reply)
+    return PermissionGate(
+        rules,
+        StoreApprovals(store),
+        recording_asker(publish, decide, wait_reply),
+        location,
+        project_root,
+        on_auto_reply=on_auto_reply,
+    )

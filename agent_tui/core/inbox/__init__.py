@@ -1,2 +1,1 @@
-"""Input: admission, promotion eligibility, and prompts with their attachments as durable parts (DESIGN §4).
-"""
+"""Input: admission, promotion eligibility, and prompts with their attachments as durable parts (DESIGN §4)."""

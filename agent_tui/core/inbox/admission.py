@@ -63,13 +63,15 @@ def admit_prompt(
             )
         if old_fingerprint != wanted:
             raise AdmissionConflict(f"input id {input_id} was already admitted with a different prompt")
-        return Receipt(input_id=input_id, session_id=session_id, kind="prompt",
-                       delivery=old_delivery, admitted_seq=seq), False  # fmt: skip
+        return Receipt(
+            input_id=input_id, session_id=session_id, kind="prompt", delivery=old_delivery, admitted_seq=seq
+        ), False
     if tx.conn.execute("SELECT 1 FROM message WHERE id = ?", (input_id,)).fetchone():
         raise AdmissionConflict(f"input id {input_id} is already the id of another message")
     stored = tx.append(session_id, ev.PromptAdmitted(input_id=input_id, prompt=prompt, delivery=delivery))
-    return Receipt(input_id=input_id, session_id=session_id, kind="prompt",
-                   delivery=delivery.value, admitted_seq=stored.seq), True  # fmt: skip
+    return Receipt(
+        input_id=input_id, session_id=session_id, kind="prompt", delivery=delivery.value, admitted_seq=stored.seq
+    ), True
 
 
 def admit_compaction(tx: Tx, session_id: str, input_id: str) -> tuple[Receipt, bool]:
@@ -80,10 +82,12 @@ def admit_compaction(tx: Tx, session_id: str, input_id: str) -> tuple[Receipt, b
         (session_id,),
     ).fetchone()
     if row is not None:
-        return Receipt(input_id=row[0], session_id=session_id, kind="compaction",
-                       delivery=None, admitted_seq=row[1]), False  # fmt: skip
+        return Receipt(
+            input_id=row[0], session_id=session_id, kind="compaction", delivery=None, admitted_seq=row[1]
+        ), False
     if _existing(tx, input_id) or tx.conn.execute("SELECT 1 FROM message WHERE id = ?", (input_id,)).fetchone():
         raise AdmissionConflict(f"input id {input_id} is already in use")
     stored = tx.append(session_id, ev.CompactionAdmitted(input_id=input_id))
-    return Receipt(input_id=input_id, session_id=session_id, kind="compaction",
-                   delivery=None, admitted_seq=stored.seq), True  # fmt: skip
+    return Receipt(
+        input_id=input_id, session_id=session_id, kind="compaction", delivery=None, admitted_seq=stored.seq
+    ), True

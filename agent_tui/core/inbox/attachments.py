@@ -44,7 +44,9 @@ class NeedsApproval(AttachmentError):
     """A path outside the location whose ``external_directory`` rule says ``ask``."""
 
     def __init__(self, raw: str, directory: str) -> None:
-        super().__init__(f"@{raw} is outside the session location ({directory}): the external_directory permission asks first")
+        super().__init__(
+            f"@{raw} is outside the session location ({directory}): the external_directory permission asks first"
+        )
         self.raw = raw
         self.directory = directory
 
@@ -94,7 +96,9 @@ def _check_external(raw: str, real: Path, policy: AttachPolicy) -> None:
     if verdict.effect is Effect.ALLOW or directory in policy.approved or policy.external == "allow":
         return
     if policy.external == "deny":
-        raise AttachmentError(f"@{raw} is outside the session location ({directory}) and the permission policy denies it")
+        raise AttachmentError(
+            f"@{raw} is outside the session location ({directory}) and the permission policy denies it"
+        )
     raise NeedsApproval(raw, directory)
 
 
@@ -144,11 +148,13 @@ def _reason(message: str, shown: str) -> str:
     """The read tool's sentence without its ``Cannot read 'x':`` lead (the mention names it)."""
     for lead in (f"Cannot read {shown!r}: ", "Cannot read "):
         if message.startswith(lead):
-            return message[len(lead):]
+            return message[len(lead) :]
     return message
 
 
-def attach_all(location: Path, paths: Iterable[str], policy: AttachPolicy, vision: Callable[[], bool]) -> list[ev.PromptPart]:
+def attach_all(
+    location: Path, paths: Iterable[str], policy: AttachPolicy, vision: Callable[[], bool]
+) -> list[ev.PromptPart]:
     """Blocking: every path, in order; the first one that fails raises."""
     parts: list[ev.PromptPart] = []
     for raw in dict.fromkeys(paths):
@@ -157,7 +163,11 @@ def attach_all(location: Path, paths: Iterable[str], policy: AttachPolicy, visio
 
 
 async def build_prompt(
-    text: str, location: str | Path, *, files: Sequence[str] = (), policy: AttachPolicy = AttachPolicy(),
+    text: str,
+    location: str | Path,
+    *,
+    files: Sequence[str] = (),
+    policy: AttachPolicy = AttachPolicy(),
     vision: Callable[[], bool] = lambda: False,
 ) -> list[ev.PromptPart]:
     """The prompt's parts: the text as typed, then each mentioned and each ``--file`` path (off the loop).
@@ -171,7 +181,9 @@ async def build_prompt(
     return parts
 
 
-def attach_policy(settings: Settings | None, agent: str | None, *, approved: Iterable[str] = (), external: str | None = None) -> AttachPolicy:
+def attach_policy(
+    settings: Settings | None, agent: str | None, *, approved: Iterable[str] = (), external: str | None = None
+) -> AttachPolicy:
     """The policy the session's tools would follow: global rules, then the agent's."""
     from agent_tui.core.host.tool_host import permission_rules
 
@@ -181,6 +193,7 @@ def attach_policy(settings: Settings | None, agent: str | None, *, approved: Ite
 
 def vision_check(settings: Settings | None, model: str | None) -> Callable[[], bool]:
     """Blocking when called (LiteLLM's model map): does ``model`` take images?"""
+
     def check() -> bool:
         from agent_tui.llm.models import model_info
 

@@ -27,9 +27,11 @@ def fork_from(conn: sqlite3.Connection, sid: str, parent: str, parent_seq: int) 
     ).fetchall()
     conn.executemany(
         "INSERT INTO message (id, session_id, seq, kind, data_json, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [(derived_id(mid, sid), sid, seq, kind, data, created, updated)
-         for mid, seq, kind, data, created, updated in messages],
-    )  # fmt: skip
+        [
+            (derived_id(mid, sid), sid, seq, kind, data, created, updated)
+            for mid, seq, kind, data, created, updated in messages
+        ],
+    )
     conn.execute("UPDATE session SET message_count = message_count + ? WHERE id = ?", (len(messages), sid))
     texts = conn.execute(
         "SELECT d.message_id, s.text FROM search_doc d JOIN search s ON s.rowid = d.id"

@@ -56,9 +56,16 @@ def prompt_admitted(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev
     conn.execute(
         "INSERT INTO session_input (id, session_id, kind, delivery, prompt_json, fingerprint,"
         " admitted_seq, created) VALUES (?, ?, 'prompt', ?, ?, ?, ?, ?)",
-        (e.input_id, sid, e.delivery.value, dumps(prompt),
-         fingerprint(sid, "prompt", prompt, e.delivery.value), seq, at),
-    )  # fmt: skip
+        (
+            e.input_id,
+            sid,
+            e.delivery.value,
+            dumps(prompt),
+            fingerprint(sid, "prompt", prompt, e.delivery.value),
+            seq,
+            at,
+        ),
+    )
     title = title_from(e.prompt)
     if title is not None:
         changed = conn.execute(
@@ -74,12 +81,17 @@ def prompt_promoted(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev
     if kind != "prompt" or promoted is not None or withdrawn:
         state = "withdrawn" if withdrawn else "promoted" if promoted is not None else kind
         raise EventRejected(f"cannot promote input {e.input_id}: it is {state}")
-    conn.execute(
-        "UPDATE session_input SET promoted_seq = ?, settled_seq = ? WHERE id = ?", (seq, seq, e.input_id)
-    )
+    conn.execute("UPDATE session_input SET promoted_seq = ?, settled_seq = ? WHERE id = ?", (seq, seq, e.input_id))
     prompt = json.loads(prompt_json)
-    insert_message(conn, id=e.input_id, session_id=sid, seq=seq, kind="user",
-                   data={"prompt": prompt, "delivery": delivery}, created=at)  # fmt: skip
+    insert_message(
+        conn,
+        id=e.input_id,
+        session_id=sid,
+        seq=seq,
+        kind="user",
+        data={"prompt": prompt, "delivery": delivery},
+        created=at,
+    )
     text = ev.prompt_text(prompt)
     index_text(conn, sid, e.input_id, text)
     set_last_message(conn, sid, text)
@@ -126,8 +138,11 @@ def shell_ended(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.She
     if kind != "shell" or promoted is not None or withdrawn:
         raise EventRejected(f"input {e.input_id} is not a pending shell command")
     conn.execute("UPDATE session_input SET promoted_seq = ?, settled_seq = ? WHERE id = ?", (seq, seq, e.input_id))
-    data = {"command": e.command, "output": e.output.model_dump(mode="json") if e.output else None,
-            "error": e.error.model_dump(mode="json") if e.error else None}  # fmt: skip
+    data = {
+        "command": e.command,
+        "output": e.output.model_dump(mode="json") if e.output else None,
+        "error": e.error.model_dump(mode="json") if e.error else None,
+    }
     insert_message(conn, id=e.input_id, session_id=sid, seq=seq, kind="shell", data=data, created=at)
     index_text(conn, sid, e.input_id, f"!{e.command}")
 
@@ -143,8 +158,9 @@ def compaction_admitted(conn: sqlite3.Connection, sid: str, seq: int, at: int, e
         )
     except sqlite3.IntegrityError:
         raise EventRejected(f"session {sid} already has a pending compaction") from None
-    insert_message(conn, id=e.input_id, session_id=sid, seq=seq, kind="compaction",
-                   data=_divider("manual", "queued"), created=at)  # fmt: skip
+    insert_message(
+        conn, id=e.input_id, session_id=sid, seq=seq, kind="compaction", data=_divider("manual", "queued"), created=at
+    )
 
 
 def _divider(reason: str, state: str) -> dict[str, Any]:

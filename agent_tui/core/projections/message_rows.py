@@ -27,19 +27,22 @@ def preview(text: str) -> str:
 
 
 def insert_message(
-    conn: sqlite3.Connection, *, id: str, session_id: str, seq: int, kind: str,
-    data: dict[str, Any], created: int,
+    conn: sqlite3.Connection,
+    *,
+    id: str,
+    session_id: str,
+    seq: int,
+    kind: str,
+    data: dict[str, Any],
+    created: int,
 ) -> None:
     if conn.execute("SELECT 1 FROM message WHERE id = ?", (id,)).fetchone():
         raise EventRejected(f"message {id} already exists")
     conn.execute(
-        "INSERT INTO message (id, session_id, seq, kind, data_json, created, updated)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO message (id, session_id, seq, kind, data_json, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?)",
         (id, session_id, seq, kind, dumps(data), created, created),
     )
-    conn.execute(
-        "UPDATE session SET message_count = message_count + 1 WHERE id = ?", (session_id,)
-    )
+    conn.execute("UPDATE session SET message_count = message_count + 1 WHERE id = ?", (session_id,))
 
 
 def load_message(
@@ -66,9 +69,7 @@ def save_message(conn: sqlite3.Connection, message_id: str, data: dict[str, Any]
 
 def delete_message(conn: sqlite3.Connection, message_id: str, session_id: str) -> None:
     if conn.execute("DELETE FROM message WHERE id = ? AND session_id = ?", (message_id, session_id)).rowcount:
-        conn.execute(
-            "UPDATE session SET message_count = message_count - 1 WHERE id = ?", (session_id,)
-        )
+        conn.execute("UPDATE session SET message_count = message_count - 1 WHERE id = ?", (session_id,))
         index_text(conn, session_id, message_id, "")
 
 

@@ -141,7 +141,10 @@ def _steps(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Dura
 
 
 _PROJECTORS: tuple[Callable[[sqlite3.Connection, str, int, int, ev.DurableEvent], bool], ...] = (
-    _session, _input, _context, _steps,
+    _session,
+    _input,
+    _context,
+    _steps,
 )
 
 
@@ -149,9 +152,19 @@ def _created(conn: sqlite3.Connection, sid: str, at: int, e: ev.SessionCreated) 
     conn.execute(
         "INSERT INTO session (id, title, title_source, location, project_root, agent, model,"
         " parent_id, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (sid, e.title, "created" if e.title else None, e.location, e.project_root, e.agent,
-         e.model, e.parent_id, at, at),
-    )  # fmt: skip
+        (
+            sid,
+            e.title,
+            "created" if e.title else None,
+            e.location,
+            e.project_root,
+            e.agent,
+            e.model,
+            e.parent_id,
+            at,
+            at,
+        ),
+    )
     if e.title:
         index_text(conn, sid, "", e.title)
 
@@ -175,9 +188,19 @@ def _asked(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.Permissi
     conn.execute(
         "INSERT INTO permission_request (request_id, session_id, seq, assistant_message_id, call_id,"
         " action, resources_json, save_json, detail_json, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (e.request_id, sid, seq, e.assistant_message_id, e.call_id, e.action, dumps(e.resources),
-         dumps(e.save), dumps(e.detail), at),
-    )  # fmt: skip
+        (
+            e.request_id,
+            sid,
+            seq,
+            e.assistant_message_id,
+            e.call_id,
+            e.action,
+            dumps(e.resources),
+            dumps(e.save),
+            dumps(e.detail),
+            at,
+        ),
+    )
 
 
 def _replied(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.PermissionReplied) -> None:

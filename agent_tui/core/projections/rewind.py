@@ -19,8 +19,14 @@ from agent_tui.core.projections.message_rows import delete_message, preview
 
 Project = Callable[[sqlite3.Connection, str, int, int, ev.DurableEvent], None]
 
-_SESSION_TABLES = ("permission_request", "context_entry", "instruction_checkpoint", "session_input",
-                   "tool_call", "message")  # fmt: skip
+_SESSION_TABLES = (
+    "permission_request",
+    "context_entry",
+    "instruction_checkpoint",
+    "session_input",
+    "tool_call",
+    "message",
+)
 
 
 def hide_from(conn: sqlite3.Connection, sid: str, seq: int, boundary: int) -> None:

@@ -50,14 +50,23 @@ def _assistant_text(data: dict[str, Any]) -> str:
 def step_started(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.StepStarted) -> None:
     data = load_message(conn, e.assistant_message_id, sid, "assistant")
     if data is None:
-        data = {"agent": e.agent, "model": e.model, "attempt": e.attempt, "parts": [],
-                "finish": None, "usage": None, "cost": None, "error": None, "retry": None,
-                "state": "running"}  # fmt: skip
-        insert_message(conn, id=e.assistant_message_id, session_id=sid, seq=seq,
-                       kind="assistant", data=data, created=at)  # fmt: skip
+        data = {
+            "agent": e.agent,
+            "model": e.model,
+            "attempt": e.attempt,
+            "parts": [],
+            "finish": None,
+            "usage": None,
+            "cost": None,
+            "error": None,
+            "retry": None,
+            "state": "running",
+        }
+        insert_message(
+            conn, id=e.assistant_message_id, session_id=sid, seq=seq, kind="assistant", data=data, created=at
+        )
         return
-    data.update(agent=e.agent, model=e.model, attempt=e.attempt, retry=None, error=None,
-                finish=None, state="running")  # fmt: skip
+    data.update(agent=e.agent, model=e.model, attempt=e.attempt, retry=None, error=None, finish=None, state="running")
     save_message(conn, e.assistant_message_id, data, at)
 
 
@@ -101,9 +110,8 @@ def tool_called(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.Too
     conn.execute(
         "INSERT INTO tool_call (session_id, assistant_message_id, call_id, seq, name, input_json,"
         " state, call_meta_json, hosted) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)",
-        (sid, e.assistant_message_id, e.call_id, seq, e.name, dumps(e.input),
-         dumps(e.call_meta), int(e.hosted)),
-    )  # fmt: skip
+        (sid, e.assistant_message_id, e.call_id, seq, e.name, dumps(e.input), dumps(e.call_meta), int(e.hosted)),
+    )
     data["parts"].append({"type": "tool", "call_id": e.call_id})
     save_message(conn, e.assistant_message_id, data, at)
 
@@ -131,8 +139,7 @@ def step_closed(conn: sqlite3.Connection, sid: str, at: int, event: ev.DurableEv
     match event:
         case ev.StepEnded(assistant_message_id=mid, finish=finish, usage=usage, cost=cost):
             data = _assistant(conn, sid, mid)
-            data.update(finish=finish, usage=usage.model_dump(), cost=cost, retry=None,
-                        error=None, state="ended")  # fmt: skip
+            data.update(finish=finish, usage=usage.model_dump(), cost=cost, retry=None, error=None, state="ended")
             _add_usage(conn, sid, usage, cost)
         case ev.StepFailed(assistant_message_id=mid, error=error, usage=usage):
             data = _assistant(conn, sid, mid)

@@ -59,8 +59,9 @@ def _images(message: llm.HistoryMessage) -> list[llm.ImagePart]:
         case llm.UserTurn(parts=parts):
             return [part for part in parts if isinstance(part, llm.ImagePart)]
         case llm.AssistantTurn(parts=parts):
-            return [image for part in parts if isinstance(part, llm.ToolUse) and part.result
-                    for image in part.result.images]
+            return [
+                image for part in parts if isinstance(part, llm.ToolUse) and part.result for image in part.result.images
+            ]
     return []
 
 
@@ -70,7 +71,7 @@ def _appended(messages: list[llm.HistoryMessage], after: list[llm.HistoryMessage
         last = _key(after[-1])
         for back in range(min(3, len(messages))):
             if _key(messages[len(messages) - 1 - back]) == last:
-                return messages[len(messages) - back:]
+                return messages[len(messages) - back :]
     return []
 
 

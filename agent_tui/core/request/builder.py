@@ -45,7 +45,9 @@ def _user_turn(data: dict[str, Any]) -> llm.UserTurn:
             case "text":
                 parts.append(llm.TextPart(text=part.get("text", "")))
             case "file":
-                parts.append(llm.FilePart(path=part["path"], mime=part.get("mime") or "text/plain", text=part.get("text")))
+                parts.append(
+                    llm.FilePart(path=part["path"], mime=part.get("mime") or "text/plain", text=part.get("text"))
+                )
             case "image" if part.get("data"):
                 parts.append(llm.ImagePart(mime=part["mime"], data=part["data"], path=part.get("path")))
             case "image":
@@ -53,8 +55,9 @@ def _user_turn(data: dict[str, Any]) -> llm.UserTurn:
     return llm.UserTurn(parts=parts or [llm.TextPart(text="")])
 
 
-def _assistant_turn(message: MessageRecord, calls: dict[tuple[str, str], ToolCallRecord],
-                    seen_ids: dict[str, int]) -> llm.AssistantTurn | None:
+def _assistant_turn(
+    message: MessageRecord, calls: dict[tuple[str, str], ToolCallRecord], seen_ids: dict[str, int]
+) -> llm.AssistantTurn | None:
     data = message.data
     parts: list[Any] = []
     for part in data.get("parts", []):
@@ -62,7 +65,9 @@ def _assistant_turn(message: MessageRecord, calls: dict[tuple[str, str], ToolCal
             case "text" if part.get("text"):
                 parts.append(llm.TextBlock(text=part["text"]))
             case "reasoning" if part.get("text") or part.get("provider_meta"):
-                parts.append(llm.ReasoningBlock(text=part.get("text", ""), provider_meta=part.get("provider_meta") or {}))
+                parts.append(
+                    llm.ReasoningBlock(text=part.get("text", ""), provider_meta=part.get("provider_meta") or {})
+                )
             case "tool":
                 call = calls.get((message.id, part["call_id"]))
                 if call is not None:
@@ -94,8 +99,11 @@ def _tool_use(call: ToolCallRecord, call_id: str) -> llm.ToolUse:
 
 def _images(output: dict[str, Any]) -> list[llm.ImagePart]:
     """The images a tool returned, as stored with its output (``path`` is '' for an MCP image)."""
-    return [llm.ImagePart(mime=image["mime"], data=image["data"], path=image.get("path") or None)
-            for image in output.get("images") or [] if image.get("data") and image.get("mime")]
+    return [
+        llm.ImagePart(mime=image["mime"], data=image["data"], path=image.get("path") or None)
+        for image in output.get("images") or []
+        if image.get("data") and image.get("mime")
+    ]
 
 
 def _checkpoint_text(data: dict[str, Any]) -> str:

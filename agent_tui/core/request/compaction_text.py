@@ -68,7 +68,7 @@ def active_history(history: list[MessageRecord]) -> tuple[MessageRecord | None, 
     for index in range(len(history) - 1, -1, -1):
         message = history[index]
         if message.kind == "compaction" and message.data.get("state") == "ended":
-            return message, history[index + 1:]
+            return message, history[index + 1 :]
     return None, history
 
 
@@ -109,14 +109,18 @@ def summary_material(source: CompactionInput, max_chars: int | None) -> str:
     head: list[str] = []
     if source.previous_summary:
         head.append(f"<previous-checkpoint>\n{source.previous_summary}\n</previous-checkpoint>")
-        head.append("Update the previous checkpoint with the newer conversation below: keep what still "
-                    "matters, drop what is obsolete.")
+        head.append(
+            "Update the previous checkpoint with the newer conversation below: keep what still "
+            "matters, drop what is obsolete."
+        )
     if source.previous_recent:
         head.append(f"<earlier-recent-context>\n{source.previous_recent}\n</earlier-recent-context>")
     tail = []
     if source.recent:
-        tail.append("<recent-context>\nThese newest messages are kept verbatim after your checkpoint; use them "
-                    f"for Work State and Next Move but do not copy them.\n\n{source.recent_text}\n</recent-context>")
+        tail.append(
+            "<recent-context>\nThese newest messages are kept verbatim after your checkpoint; use them "
+            f"for Work State and Next Move but do not copy them.\n\n{source.recent_text}\n</recent-context>"
+        )
     fixed = sum(len(part) + 2 for part in head + tail) + 64
     kept = [unit.brief for unit in source.older]
     dropped = 0
@@ -175,8 +179,10 @@ def _heading(line: str) -> str | None:
 
 def checkpoint_text(summary: str, recent: str) -> str:
     """What the model sees instead of the compacted prefix."""
-    text = ("The conversation so far was compacted. This checkpoint replaces the earlier messages; "
-            f"continue from it.\n\n{summary.strip()}")
+    text = (
+        "The conversation so far was compacted. This checkpoint replaces the earlier messages; "
+        f"continue from it.\n\n{summary.strip()}"
+    )
     if recent.strip():
         text += f"\n\n## Recent Context (verbatim, oldest first)\n\n{recent.strip()}"
     return text
@@ -185,8 +191,9 @@ def checkpoint_text(summary: str, recent: str) -> str:
 # -- serialisation ----------------------------------------------------------------
 
 
-def _serialise(message: MessageRecord, calls: dict[tuple[str, str], ToolCallRecord],
-               tool_chars: int | None) -> str | None:
+def _serialise(
+    message: MessageRecord, calls: dict[tuple[str, str], ToolCallRecord], tool_chars: int | None
+) -> str | None:
     data = message.data
     match message.kind:
         case "user":
@@ -202,8 +209,9 @@ def _serialise(message: MessageRecord, calls: dict[tuple[str, str], ToolCallReco
     return None
 
 
-def _assistant_text(message: MessageRecord, calls: dict[tuple[str, str], ToolCallRecord],
-                    tool_chars: int | None) -> str | None:
+def _assistant_text(
+    message: MessageRecord, calls: dict[tuple[str, str], ToolCallRecord], tool_chars: int | None
+) -> str | None:
     lines: list[str] = []
     for part in message.data.get("parts", []):
         match part.get("type"):

@@ -91,6 +91,8 @@ DATE = Source(
     update=lambda v: f"The date is now {v}.",
     removal=lambda _: "",
 )
+
+
 def aggregate_source(key: str, render: Callable[[Any], str], changed: str, each: str, **extra: Any) -> Source:
     """A source whose value is a whole set of instructions: an update restates all of it, an empty one revokes it."""
     removed = f"All {each} instructions were removed; disregard them from now on."
@@ -98,8 +100,10 @@ def aggregate_source(key: str, render: Callable[[Any], str], changed: str, each:
         key,
         baseline=lambda value: render(value) if value else "",
         update=lambda value: (
-            f"The {changed} changed. These replace every earlier {each} instruction:\n\n" + render(value)
-        ) if value else removed,
+            (f"The {changed} changed. These replace every earlier {each} instruction:\n\n" + render(value))
+            if value
+            else removed
+        ),
         removal=lambda _: removed,
         **extra,
     )
@@ -142,11 +146,17 @@ def context_source(key: str) -> Source:
 
 def _observe_environment(session: SessionRecord) -> dict[str, Any]:
     root = Path(session.project_root)
-    return {"cwd": session.location, "project_root": session.project_root, "git": (root / ".git").exists(),
-            "platform": platform.system().lower()}
+    return {
+        "cwd": session.location,
+        "project_root": session.project_root,
+        "git": (root / ".git").exists(),
+        "platform": platform.system().lower(),
+    }
 
 
-def agents_files(location: Path, project_root: Path, environ: dict[str, str] | os._Environ[str] = os.environ) -> list[Path]:
+def agents_files(
+    location: Path, project_root: Path, environ: dict[str, str] | os._Environ[str] = os.environ
+) -> list[Path]:
     """Global AGENTS.md, then every AGENTS.md from the project root down to the location."""
     found = [paths.config_dir() / "AGENTS.md"]
     if not environ.get(DISABLE_PROJECT_ENV):
@@ -187,8 +197,9 @@ def combine(observed: list[tuple[Source, Any]]) -> list[tuple[Source, Any]]:
     return observed
 
 
-async def observe(session: SessionRecord, context: dict[str, Any], today: _dt.date | None = None,
-                  mcp: McpGuidance = _no_mcp) -> list[tuple[Source, Any]]:
+async def observe(
+    session: SessionRecord, context: dict[str, Any], today: _dt.date | None = None, mcp: McpGuidance = _no_mcp
+) -> list[tuple[Source, Any]]:
     environment, agents, guidance = await asyncio.gather(
         asyncio.to_thread(_observe_environment, session), asyncio.to_thread(_observe_agents, session), mcp(session)
     )
@@ -215,12 +226,18 @@ class Instructions:
         if checkpoint is None or await self._compacted_since(session.id, checkpoint.baseline_seq):
             missing = [value.reason for _, value in observed if isinstance(value, Unavailable)]
             if missing and checkpoint is None:  # no earlier value to stand in: nothing may become visible
-                return ErrorInfo(type=ErrorType.INSTRUCTIONS_UNAVAILABLE, message=(
-                    f"Instructions unavailable: {'; '.join(missing)}. "
-                    "The prompt stays pending and is sent by the next run once the file can be read."))
+                return ErrorInfo(
+                    type=ErrorType.INSTRUCTIONS_UNAVAILABLE,
+                    message=(
+                        f"Instructions unavailable: {'; '.join(missing)}. "
+                        "The prompt stays pending and is sent by the next run once the file can be read."
+                    ),
+                )
             previous = checkpoint.applied if checkpoint else {}  # after a compaction: restate the last belief
-            applied = {s.key: (previous.get(s.key) if isinstance(v, Unavailable) else s.settle(v, previous.get(s.key)))
-                       for s, v in observed}
+            applied = {
+                s.key: (previous.get(s.key) if isinstance(v, Unavailable) else s.settle(v, previous.get(s.key)))
+                for s, v in observed
+            }
             texts = [s.baseline(applied[s.key]) for s, _ in observed if applied.get(s.key) is not None]
             await publish(ev.InstructionsBaselined(baseline="\n\n".join(t for t in texts if t), applied=applied))
             return None
@@ -239,7 +256,9 @@ class Instructions:
             changes.append(context_source(key).removal(applied.pop(key)))
         changes = [text for text in changes if text]
         if changes:
-            await publish(ev.InstructionsUpdated(message_id=ids.message_id(), text="\n\n".join(changes), applied=applied))
+            await publish(
+                ev.InstructionsUpdated(message_id=ids.message_id(), text="\n\n".join(changes), applied=applied)
+            )
         return None
 
     async def _compacted_since(self, session_id: str, baseline_seq: int) -> bool:

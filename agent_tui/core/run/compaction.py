@@ -41,8 +41,13 @@ EMPTY = "compaction.empty"
 class Compactor:
     """The runner's compaction hook."""
 
-    def __init__(self, store: Any, settings_for: Callable[[SessionRecord], Awaitable[Settings]],
-                 stream: StreamFn | None = None, clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        store: Any,
+        settings_for: Callable[[SessionRecord], Awaitable[Settings]],
+        stream: StreamFn | None = None,
+        clock: Clock | None = None,
+    ) -> None:
         self._store = store
         self._settings_for = settings_for
         self._stream = stream or _default_stream
@@ -56,8 +61,14 @@ class Compactor:
         settings = await self._settings_for(session)
         await self.compact(session, settings, Reason.MANUAL, publish, input_id=input_id)
 
-    async def before_step(self, session: SessionRecord, settings: Settings, request: llm.Request,
-                          history: list[MessageRecord], publish: SessionPublisher) -> ErrorInfo | bool:
+    async def before_step(
+        self,
+        session: SessionRecord,
+        settings: Settings,
+        request: llm.Request,
+        history: list[MessageRecord],
+        publish: SessionPublisher,
+    ) -> ErrorInfo | bool:
         """Compact first when the pending request is over budget: True when it did, an error when it failed."""
         if not settings.compaction.auto:
             return False
@@ -70,8 +81,9 @@ class Compactor:
             if size > settings.compaction.buffer:  # only once the session could need it
                 await self._warn_unknown_window(session.id, info, publish)
             return False
-        limit = budget.budget(info.context_window, request.max_tokens or info.max_output_tokens,
-                              settings.compaction.buffer)
+        limit = budget.budget(
+            info.context_window, request.max_tokens or info.max_output_tokens, settings.compaction.buffer
+        )
         if size <= limit or text.plan(history, calls, settings.compaction.keep_tokens) is None:
             return False
         if budget.tokens_for(budget.request_chars(request.model_copy(update={"messages": []}))) >= limit:
@@ -79,8 +91,9 @@ class Compactor:
         error = await self.compact(session, settings, Reason.AUTO, publish, history=history)
         return error if error is not None else True
 
-    async def after_overflow(self, session: SessionRecord, settings: Settings,
-                             publish: SessionPublisher) -> ErrorInfo | bool:
+    async def after_overflow(
+        self, session: SessionRecord, settings: Settings, publish: SessionPublisher
+    ) -> ErrorInfo | bool:
         """The one overflow compaction of a step: True when a checkpoint now exists."""
         error = await self.compact(session, settings, Reason.OVERFLOW, publish)
         return error if error is not None else True
@@ -101,8 +114,16 @@ class Compactor:
 
     # -- one compaction ---------------------------------------------------------------
 
-    async def compact(self, session: SessionRecord, settings: Settings, reason: Reason, publish: SessionPublisher,
-                      *, input_id: str | None = None, history: list[MessageRecord] | None = None) -> ErrorInfo | None:
+    async def compact(
+        self,
+        session: SessionRecord,
+        settings: Settings,
+        reason: Reason,
+        publish: SessionPublisher,
+        *,
+        input_id: str | None = None,
+        history: list[MessageRecord] | None = None,
+    ) -> ErrorInfo | None:
         """Run one compaction to its durable end; the error when it did not end."""
         history = history if history is not None else await self._store.messages(session.id)
         calls = await self._store.tool_calls(session.id)
@@ -120,16 +141,23 @@ class Compactor:
             summary = await self._summarise_with_retries(session.id, message_id, request, settings, publish)
         except asyncio.CancelledError:
             interrupted = ErrorInfo(type=ErrorType.ABORTED, message="Interrupted")
-            await publish(ev.CompactionFailed(message_id=message_id, reason=reason, error=interrupted,
-                                              input_id=input_id))
+            await publish(
+                ev.CompactionFailed(message_id=message_id, reason=reason, error=interrupted, input_id=input_id)
+            )
             raise
         except Exception as problem:  # a provider error, or anything else: the row must not stay running
-            error = problem.error if isinstance(problem, LLMFailure) else ErrorInfo(
-                type="compaction.error", message=f"{type(problem).__name__}: {problem}")
+            error = (
+                problem.error
+                if isinstance(problem, LLMFailure)
+                else ErrorInfo(type="compaction.error", message=f"{type(problem).__name__}: {problem}")
+            )
             await publish(ev.CompactionFailed(message_id=message_id, reason=reason, error=error, input_id=input_id))
             return error
-        await publish(ev.CompactionEnded(message_id=message_id, reason=reason, summary=summary,
-                                         recent=source.recent_text, input_id=input_id))
+        await publish(
+            ev.CompactionEnded(
+                message_id=message_id, reason=reason, summary=summary, recent=source.recent_text, input_id=input_id
+            )
+        )
         return None
 
     async def _summary_request(self, model: str, settings: Settings, source: text.CompactionInput) -> llm.Request:
@@ -137,8 +165,11 @@ class Compactor:
         info = await self.model_info(model, settings)
         max_chars = None
         if info.context_window is not None:
-            room = budget.budget(info.context_window, model_settings.max_output_tokens or info.max_output_tokens,
-                                 settings.compaction.buffer)
+            room = budget.budget(
+                info.context_window,
+                model_settings.max_output_tokens or info.max_output_tokens,
+                settings.compaction.buffer,
+            )
             max_chars = max(room, 1_000) * text.CHARS_PER_TOKEN - len(text.SUMMARY_SYSTEM)
         return llm.Request(
             model=model,
@@ -149,8 +180,9 @@ class Compactor:
             max_tokens=model_settings.max_output_tokens,
         )
 
-    async def _summarise_with_retries(self, session_id: str, message_id: str, request: llm.Request,
-                                      settings: Settings, publish: SessionPublisher) -> str:
+    async def _summarise_with_retries(
+        self, session_id: str, message_id: str, request: llm.Request, settings: Settings, publish: SessionPublisher
+    ) -> str:
         """A transient provider error (rate limit, 5xx, transport) before any summary text is
         retried with the steps' ``[retry]`` policy and backoff; once text has streamed under the
         divider, a failure is final (a fresh attempt would repeat it)."""
@@ -164,10 +196,13 @@ class Compactor:
                 error = failure.error
                 if deltas or not retry.is_retryable(error.type) or failures > settings.retry.max_retries:
                     raise
-                await self._clock.sleep(retry.delay_ms(failures, settings.retry.base_delay_ms, error.retry_after_ms) / 1000)
+                await self._clock.sleep(
+                    retry.delay_ms(failures, settings.retry.base_delay_ms, error.retry_after_ms) / 1000
+                )
 
-    async def _summarise(self, session_id: str, message_id: str, request: llm.Request,
-                         publish: SessionPublisher, deltas: list[str]) -> str:
+    async def _summarise(
+        self, session_id: str, message_id: str, request: llm.Request, publish: SessionPublisher, deltas: list[str]
+    ) -> str:
         ended: list[str] = []
         finishes: list[llm.Finish] = []
 
@@ -184,8 +219,9 @@ class Compactor:
         await consume(self._stream(request), on_event)
         finish = finishes[-1] if finishes else None
         if finish is not None and finish.reason == llm.FinishReason.CONTENT_FILTER:
-            raise LLMFailure(ErrorInfo(type=ErrorType.CONTENT_FILTER,
-                                       message="The provider stopped the summary (content filter)."))
+            raise LLMFailure(
+                ErrorInfo(type=ErrorType.CONTENT_FILTER, message="The provider stopped the summary (content filter).")
+            )
         written = ("\n".join(ended) if ended else "".join(deltas)).strip()
         if not written:
             raise LLMFailure(ErrorInfo(type=EMPTY, message="The model returned an empty summary."))

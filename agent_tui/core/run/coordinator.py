@@ -51,8 +51,13 @@ class _Busy:
 
 
 class Coordinator:
-    def __init__(self, drainer: Drainer, publish: Publish, acquire_lease: AcquireLease = leases.acquire,
-                 has_pending: HasPending = _never_pending) -> None:
+    def __init__(
+        self,
+        drainer: Drainer,
+        publish: Publish,
+        acquire_lease: AcquireLease = leases.acquire,
+        has_pending: HasPending = _never_pending,
+    ) -> None:
         self._drainer = drainer
         self._publish = publish
         self._acquire_lease = acquire_lease
@@ -129,9 +134,7 @@ class Coordinator:
 
     async def shutdown(self) -> None:
         self._closed = True  # no successor or late-input period after this
-        await asyncio.gather(
-            *(self.interrupt(sid, InterruptReason.SHUTDOWN) for sid in list(self._busy))
-        )
+        await asyncio.gather(*(self.interrupt(sid, InterruptReason.SHUTDOWN) for sid in list(self._busy)))
 
     def _start(self, session_id: str, force: bool) -> _Busy:
         """Claim the session synchronously (concurrent callers join) and run its period."""

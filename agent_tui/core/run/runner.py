@@ -39,7 +39,9 @@ class RunnerReads(StaleReads, Protocol):
 
     async def queue_paused(self, session_id: str) -> bool: ...
 
-    async def events(self, session_id: str, after: int | None = None, limit: int | None = ...) -> list[ev.StoredEvent]: ...
+    async def events(
+        self, session_id: str, after: int | None = None, limit: int | None = ...
+    ) -> list[ev.StoredEvent]: ...
 
     async def checkpoint(self, session_id: str) -> CheckpointRecord | None: ...
 
@@ -55,11 +57,18 @@ class CompactionHook(Protocol):
 
     async def run_barrier(self, session: SessionRecord, input_id: str, publish: SessionPublisher) -> None: ...
 
-    async def before_step(self, session: SessionRecord, settings: Settings, request: llm.Request,
-                          history: list[MessageRecord], publish: SessionPublisher) -> ErrorInfo | bool: ...
+    async def before_step(
+        self,
+        session: SessionRecord,
+        settings: Settings,
+        request: llm.Request,
+        history: list[MessageRecord],
+        publish: SessionPublisher,
+    ) -> ErrorInfo | bool: ...
 
-    async def after_overflow(self, session: SessionRecord, settings: Settings,
-                             publish: SessionPublisher) -> ErrorInfo | bool: ...
+    async def after_overflow(
+        self, session: SessionRecord, settings: Settings, publish: SessionPublisher
+    ) -> ErrorInfo | bool: ...
 
     async def model_info(self, model: str, settings: Settings) -> llm.ModelInfo: ...
 
@@ -71,17 +80,27 @@ class NoCompaction:
         return None
 
     async def run_barrier(self, session: SessionRecord, input_id: str, publish: SessionPublisher) -> None:
-        await publish(ev.CompactionFailed(
-            reason=CompactionReason.MANUAL, input_id=input_id,
-            error=ErrorInfo(type="compaction.unavailable", message="Compaction is not available in this build."),
-        ))
+        await publish(
+            ev.CompactionFailed(
+                reason=CompactionReason.MANUAL,
+                input_id=input_id,
+                error=ErrorInfo(type="compaction.unavailable", message="Compaction is not available in this build."),
+            )
+        )
 
-    async def before_step(self, session: SessionRecord, settings: Settings, request: llm.Request,
-                          history: list[MessageRecord], publish: SessionPublisher) -> ErrorInfo | bool:
+    async def before_step(
+        self,
+        session: SessionRecord,
+        settings: Settings,
+        request: llm.Request,
+        history: list[MessageRecord],
+        publish: SessionPublisher,
+    ) -> ErrorInfo | bool:
         return False
 
-    async def after_overflow(self, session: SessionRecord, settings: Settings,
-                             publish: SessionPublisher) -> ErrorInfo | bool:
+    async def after_overflow(
+        self, session: SessionRecord, settings: Settings, publish: SessionPublisher
+    ) -> ErrorInfo | bool:
         return False
 
     async def model_info(self, model: str, settings: Settings) -> llm.ModelInfo:
@@ -189,8 +208,13 @@ class Runner:
                 return True
             return False
 
-    async def _step(self, session: SessionRecord, services: LocationServices, history: list[MessageRecord],
-                    publish: SessionPublisher) -> ErrorInfo | None:
+    async def _step(
+        self,
+        session: SessionRecord,
+        services: LocationServices,
+        history: list[MessageRecord],
+        publish: SessionPublisher,
+    ) -> ErrorInfo | None:
         settings = services.settings
         agent = session.agent or settings.agent
         model = session.model or settings.model or ""
@@ -207,9 +231,15 @@ class Runner:
         if compacted:
             request = await self._rebuilt(session, services, agent, model, final_step, publish)
         plan = StepPlan(
-            session_id=session.id, assistant_message_id=ids.message_id(), agent=agent, model=model,
-            request=request, attempts_allowed=remaining, max_retries=settings.retry.max_retries,
-            base_delay_ms=settings.retry.base_delay_ms, final_request=None if final_step else as_final_step(request),
+            session_id=session.id,
+            assistant_message_id=ids.message_id(),
+            agent=agent,
+            model=model,
+            request=request,
+            attempts_allowed=remaining,
+            max_retries=settings.retry.max_retries,
+            base_delay_ms=settings.retry.base_delay_ms,
+            final_request=None if final_step else as_final_step(request),
         )
         outcome = await Step(publish, self._stream, services.tools, self._clock).run(plan)
         if outcome.error is None or outcome.error.type != ErrorType.CONTEXT_OVERFLOW or outcome.durable_output:
@@ -219,13 +249,26 @@ class Runner:
         if compacted is not True:
             return outcome.error
         request = await self._rebuilt(session, services, agent, model, final_step, publish)
-        plan = replace(plan, assistant_message_id=ids.message_id(), request=request, attempts_allowed=1, max_retries=0,
-                       final_request=None)
+        plan = replace(
+            plan,
+            assistant_message_id=ids.message_id(),
+            request=request,
+            attempts_allowed=1,
+            max_retries=0,
+            final_request=None,
+        )
         outcome = await Step(publish, self._stream, services.tools, self._clock).run(plan)
         return outcome.error
 
-    async def _rebuilt(self, session: SessionRecord, services: LocationServices, agent: str, model: str,
-                       final_step: bool, publish: SessionPublisher) -> llm.Request:
+    async def _rebuilt(
+        self,
+        session: SessionRecord,
+        services: LocationServices,
+        agent: str,
+        model: str,
+        final_step: bool,
+        publish: SessionPublisher,
+    ) -> llm.Request:
         """After a checkpoint: re-baseline the instructions, reload history, build the request again."""
         await self._instructions.prepare(session, publish)
         history = await self._store.messages(session.id)
@@ -241,13 +284,23 @@ class Runner:
             count += sum(1 for stored in page if stored.type == ev.StepStarted.TYPE)
             after = page[-1].seq
 
-    async def _request(self, session: SessionRecord, services: LocationServices, history: list[MessageRecord],
-                       agent: str, model: str, final_step: bool) -> llm.Request:
+    async def _request(
+        self,
+        session: SessionRecord,
+        services: LocationServices,
+        history: list[MessageRecord],
+        agent: str,
+        model: str,
+        final_step: bool,
+    ) -> llm.Request:
         settings = services.settings
         agent_prompt = settings.agent_settings(agent).prompt or prompts.BUILD_PROMPT
         checkpoint = await self._store.checkpoint(session.id)
-        baseline = checkpoint.baseline if checkpoint is not None else prompts.environment_facts(
-            Path(session.location), Path(session.project_root))
+        baseline = (
+            checkpoint.baseline
+            if checkpoint is not None
+            else prompts.environment_facts(Path(session.location), Path(session.project_root))
+        )
         messages = history_messages(history, await self._store.tool_calls(session.id))
         model_settings = settings.model_settings(model)
         vision = (await self._compaction.model_info(model, settings)).supports_vision

@@ -87,10 +87,14 @@ class Step:
         attempt = 0
         while True:
             attempt += 1
-            await self._pub(ev.StepStarted(
-                assistant_message_id=plan.assistant_message_id, agent=plan.agent,
-                model=plan.model, attempt=attempt,
-            ))
+            await self._pub(
+                ev.StepStarted(
+                    assistant_message_id=plan.assistant_message_id,
+                    agent=plan.agent,
+                    model=plan.model,
+                    attempt=attempt,
+                )
+            )
             state = _Attempt()
             try:
                 try:
@@ -100,10 +104,14 @@ class Step:
                     if not self._may_retry(plan, state, error, attempt):
                         return await self._fail(plan, state, error)
                     wait_ms = retry.delay_ms(attempt, plan.base_delay_ms, error.retry_after_ms)
-                    await self._pub(ev.RetryScheduled(
-                        assistant_message_id=plan.assistant_message_id, attempt=attempt + 1,
-                        at_ms=self._clock.now_ms() + wait_ms, error=error,
-                    ))
+                    await self._pub(
+                        ev.RetryScheduled(
+                            assistant_message_id=plan.assistant_message_id,
+                            attempt=attempt + 1,
+                            at_ms=self._clock.now_ms() + wait_ms,
+                            error=error,
+                        )
+                    )
                     await self._clock.sleep(wait_ms / 1000)
                     continue
                 return await self._finish(plan, state)
@@ -132,11 +140,17 @@ class Step:
             case llm.ReasoningEnd(text=text, provider_meta=meta):
                 await self._close(plan, state, "reasoning", text, meta)
             case llm.ToolInputStart(index=index, call_id=call_id, name=name):
-                self._pub.live(ev.ToolInputStarted(session_id=sid, assistant_message_id=amid,
-                                                   index=index, call_id=call_id, name=name))
+                self._pub.live(
+                    ev.ToolInputStarted(
+                        session_id=sid, assistant_message_id=amid, index=index, call_id=call_id, name=name
+                    )
+                )
             case llm.ToolInputDelta(index=index, call_id=call_id, delta=delta):
-                self._pub.live(ev.ToolInputDelta(session_id=sid, assistant_message_id=amid,
-                                                 index=index, call_id=call_id, delta=delta))
+                self._pub.live(
+                    ev.ToolInputDelta(
+                        session_id=sid, assistant_message_id=amid, index=index, call_id=call_id, delta=delta
+                    )
+                )
             case llm.ToolCall():
                 await self._call_tool(plan, state, item)
             case llm.Finish():
@@ -146,8 +160,14 @@ class Step:
         fragment = state.open.get(kind) or await self._open(plan, state, kind)
         fragment.chunks.append(text)
         live = ev.TextDelta if kind == "text" else ev.ReasoningDelta
-        self._pub.live(live(session_id=plan.session_id, assistant_message_id=plan.assistant_message_id,
-                            ordinal=fragment.ordinal, delta=text))
+        self._pub.live(
+            live(
+                session_id=plan.session_id,
+                assistant_message_id=plan.assistant_message_id,
+                ordinal=fragment.ordinal,
+                delta=text,
+            )
+        )
 
     async def _open(self, plan: StepPlan, state: _Attempt, kind: str) -> _Fragment:
         if kind in state.open:  # at most one open fragment per kind
@@ -160,8 +180,9 @@ class Step:
         await self._pub(started(assistant_message_id=plan.assistant_message_id, ordinal=fragment.ordinal))
         return fragment
 
-    async def _close(self, plan: StepPlan, state: _Attempt, kind: str, text: str | None,
-                     meta: dict[str, Any] | None = None) -> None:
+    async def _close(
+        self, plan: StepPlan, state: _Attempt, kind: str, text: str | None, meta: dict[str, Any] | None = None
+    ) -> None:
         fragment = state.open.pop(kind, None)
         if fragment is None:
             if not text and not meta:
@@ -173,8 +194,11 @@ class Step:
         if kind == "text":
             await self._pub(ev.TextEnded(assistant_message_id=amid, ordinal=fragment.ordinal, text=full))
         else:
-            await self._pub(ev.ReasoningEnded(assistant_message_id=amid, ordinal=fragment.ordinal,
-                                              text=full, provider_meta=meta or {}))
+            await self._pub(
+                ev.ReasoningEnded(
+                    assistant_message_id=amid, ordinal=fragment.ordinal, text=full, provider_meta=meta or {}
+                )
+            )
 
     async def _close_all(self, plan: StepPlan, state: _Attempt) -> None:
         for kind in list(state.open):
@@ -184,22 +208,37 @@ class Step:
         amid = plan.assistant_message_id
         state.durable_output = True
         meta = {"raw_arguments": call.raw_arguments} if call.input_error else {}
-        await self._pub(ev.ToolCalled(assistant_message_id=amid, call_id=call.call_id,
-                                      name=call.name, input=call.input, call_meta=meta))
+        await self._pub(
+            ev.ToolCalled(
+                assistant_message_id=amid, call_id=call.call_id, name=call.name, input=call.input, call_meta=meta
+            )
+        )
         state.called.append(call.call_id)
         if call.input_error:
             state.settled.add(call.call_id)
-            await self._pub(ev.ToolFailed(assistant_message_id=amid, call_id=call.call_id, error=ErrorInfo(
-                type=ErrorType.TOOL_INPUT, message=call.input_error)))
+            await self._pub(
+                ev.ToolFailed(
+                    assistant_message_id=amid,
+                    call_id=call.call_id,
+                    error=ErrorInfo(type=ErrorType.TOOL_INPUT, message=call.input_error),
+                )
+            )
             return
-        invocation = ToolInvocation(plan.session_id, amid, call.call_id, call.name, call.input,
-                                    supports_vision=plan.request.supports_vision)
+        invocation = ToolInvocation(
+            plan.session_id, amid, call.call_id, call.name, call.input, supports_vision=plan.request.supports_vision
+        )
         state.tasks[call.call_id] = asyncio.create_task(self._run_tool(plan, state, invocation))
 
     async def _run_tool(self, plan: StepPlan, state: _Attempt, call: ToolInvocation) -> None:
         def on_output(chunk: str) -> None:
-            self._pub.live(ev.ToolOutputDelta(session_id=call.session_id, assistant_message_id=call.assistant_message_id,
-                                              call_id=call.call_id, delta=chunk))
+            self._pub.live(
+                ev.ToolOutputDelta(
+                    session_id=call.session_id,
+                    assistant_message_id=call.assistant_message_id,
+                    call_id=call.call_id,
+                    delta=chunk,
+                )
+            )
 
         try:
             result = await self._tools.execute(call, on_output)
@@ -212,16 +251,28 @@ class Step:
             state.stop_error = result.error
         try:
             if result.error is not None:
-                await self._pub(ev.ToolFailed(assistant_message_id=call.assistant_message_id, call_id=call.call_id,
-                                              error=result.error, result_meta=result.result_meta))
+                await self._pub(
+                    ev.ToolFailed(
+                        assistant_message_id=call.assistant_message_id,
+                        call_id=call.call_id,
+                        error=result.error,
+                        result_meta=result.result_meta,
+                    )
+                )
             else:
-                await self._pub(ev.ToolSucceeded(assistant_message_id=call.assistant_message_id, call_id=call.call_id,
-                                                 output=result.output or ToolOutput(text=""),
-                                                 result_meta=result.result_meta))
+                await self._pub(
+                    ev.ToolSucceeded(
+                        assistant_message_id=call.assistant_message_id,
+                        call_id=call.call_id,
+                        output=result.output or ToolOutput(text=""),
+                        result_meta=result.result_meta,
+                    )
+                )
         except StoreError as error:
             state.settled.discard(call.call_id)
-            state.unrecorded = state.unrecorded or ErrorInfo(type=ErrorType.STORE_WRITE, message=(
-                f"{call.name} ran, but its result could not be saved: {error}"))
+            state.unrecorded = state.unrecorded or ErrorInfo(
+                type=ErrorType.STORE_WRITE, message=(f"{call.name} ran, but its result could not be saved: {error}")
+            )
 
     async def _settle_unrecorded(self, plan: StepPlan, state: _Attempt) -> None:
         """One more try to settle the tools whose result the store refused, as failed with the reason;
@@ -229,8 +280,14 @@ class Step:
         assert state.unrecorded is not None
         unsettled = [call_id for call_id in state.called if call_id not in state.settled]
         with contextlib.suppress(StoreError):
-            await self._pub.many([ev.ToolFailed(assistant_message_id=plan.assistant_message_id, call_id=call_id,
-                                                error=state.unrecorded) for call_id in unsettled])
+            await self._pub.many(
+                [
+                    ev.ToolFailed(
+                        assistant_message_id=plan.assistant_message_id, call_id=call_id, error=state.unrecorded
+                    )
+                    for call_id in unsettled
+                ]
+            )
             state.settled.update(unsettled)
 
     async def _settle_tools(self, state: _Attempt) -> None:
@@ -259,7 +316,9 @@ class Step:
             await self._pub(ev.StepFailed(assistant_message_id=amid, error=state.unrecorded, usage=usage))
             return StepOutcome(error=state.unrecorded)
         if finish.reason == llm.FinishReason.CONTENT_FILTER:
-            error = ErrorInfo(type=ErrorType.CONTENT_FILTER, message="The provider stopped the response (content filter).")
+            error = ErrorInfo(
+                type=ErrorType.CONTENT_FILTER, message="The provider stopped the response (content filter)."
+            )
             state.closed = True
             await self._pub(ev.StepFailed(assistant_message_id=amid, error=error, usage=usage))
             return StepOutcome(error=error)
@@ -267,7 +326,9 @@ class Step:
         if state.stop_error is not None:
             await self._pub(ev.StepFailed(assistant_message_id=amid, error=state.stop_error, usage=usage))
             return StepOutcome(error=state.stop_error)
-        await self._pub(ev.StepEnded(assistant_message_id=amid, finish=finish.reason.value, usage=usage, cost=finish.cost))
+        await self._pub(
+            ev.StepEnded(assistant_message_id=amid, finish=finish.reason.value, usage=usage, cost=finish.cost)
+        )
         return StepOutcome()
 
     async def _fail(self, plan: StepPlan, state: _Attempt, error: ErrorInfo) -> StepOutcome:
@@ -287,16 +348,20 @@ class Step:
         await self._settle_tools(state)
         amid = plan.assistant_message_id
         interrupted = ErrorInfo(type=ErrorType.ABORTED, message=TOOL_INTERRUPTED)
-        await self._pub.many([
-            ev.ToolFailed(assistant_message_id=amid, call_id=call_id, error=interrupted)
-            for call_id in state.called if call_id not in state.settled
-        ])
+        await self._pub.many(
+            [
+                ev.ToolFailed(assistant_message_id=amid, call_id=call_id, error=interrupted)
+                for call_id in state.called
+                if call_id not in state.settled
+            ]
+        )
         state.settled.update(state.called)
         if state.closed:
             return
         state.closed = True
-        await self._pub(ev.StepFailed(assistant_message_id=amid,
-                                      error=ErrorInfo(type=ErrorType.ABORTED, message="Interrupted")))
+        await self._pub(
+            ev.StepFailed(assistant_message_id=amid, error=ErrorInfo(type=ErrorType.ABORTED, message="Interrupted"))
+        )
 
 
 async def consume(stream: AsyncIterator[Any], on_event: Callable[[Any], Awaitable[None]]) -> None:
@@ -334,4 +399,3 @@ class LLMFailure(Exception):
         if isinstance(kind, str) and kind.startswith("provider."):
             return cls(ErrorInfo(type=kind, message=message, retry_after_ms=getattr(error, "retry_after_ms", None)))
         return cls(ErrorInfo(type=ErrorType.UNKNOWN, message=f"{type(error).__name__}: {message}"))
-

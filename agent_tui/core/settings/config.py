@@ -160,8 +160,11 @@ class Settings(_Section):
     def mcp_servers(self, agent: str | None = None) -> dict[str, McpServerConfig]:
         """The enabled MCP servers the agent selects (all of them unless it names some)."""
         chosen = self.agent_settings(agent).mcp
-        return {name: server for name, server in self.mcp.servers.items()
-                if server.enabled and (chosen is None or name in chosen)}
+        return {
+            name: server
+            for name, server in self.mcp.servers.items()
+            if server.enabled and (chosen is None or name in chosen)
+        }
 
 
 def _describe(error: ValidationError) -> str:
@@ -181,7 +184,9 @@ _NOT_FROM_ENVIRONMENT = frozenset({"models", "agents", "permission", "mcp", "she
 
 
 def _settable_from_environment(layer: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in layer.items() if key in Settings.model_fields and key not in _NOT_FROM_ENVIRONMENT}
+    return {
+        key: value for key, value in layer.items() if key in Settings.model_fields and key not in _NOT_FROM_ENVIRONMENT
+    }
 
 
 def _rules(data: Mapping[str, Any]) -> tuple[list[Any], dict[str, list[Any]]]:
@@ -189,7 +194,8 @@ def _rules(data: Mapping[str, Any]) -> tuple[list[Any], dict[str, list[Any]]]:
     found = data.get("agents")
     agents: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     return list(data.get("permission") or []), {
-        name: list(agent.get("permission") or []) for name, agent in agents.items() if isinstance(agent, Mapping)}
+        name: list(agent.get("permission") or []) for name, agent in agents.items() if isinstance(agent, Mapping)
+    }
 
 
 def validate(layers: Layers) -> Settings:

@@ -71,8 +71,10 @@ def _split_rules(rules: Any, where: str, wanted: dict[str, Any], lines: list[str
         effect = rule.get("effect") if isinstance(rule, Mapping) else None
         if effect == "allow":
             wanted.setdefault(where, []).append(dict(rule))
-            lines.append(f"allow {rule.get('action', '?')} {json.dumps(rule.get('pattern', '*'))}"
-                         + (f" (agent {where.split('.')[1]})" if where != "permission" else ""))
+            lines.append(
+                f"allow {rule.get('action', '?')} {json.dumps(rule.get('pattern', '*'))}"
+                + (f" (agent {where.split('.')[1]})" if where != "permission" else "")
+            )
         else:
             kept.append(rule)
     return kept
@@ -90,8 +92,10 @@ def split_powers(data: Mapping[str, Any]) -> tuple[dict[str, Any], Powers]:
         kept["agents"] = {}
         for name, agent in agents.items():
             if isinstance(agent, Mapping) and "permission" in agent:
-                agent = {**agent, "permission": _split_rules(agent["permission"], f"agents.{name}.permission",
-                                                               wanted, lines)}
+                agent = {
+                    **agent,
+                    "permission": _split_rules(agent["permission"], f"agents.{name}.permission", wanted, lines),
+                }
             kept["agents"][name] = agent
     _split_mcp(kept, wanted, lines)
     for key in _ENDPOINT_KEYS:
@@ -132,8 +136,11 @@ def _split_models(kept: dict[str, Any], wanted: dict[str, Any], lines: list[str]
                 for key in _ENDPOINT_KEYS:
                     if key in model:
                         wanted[f"models.{name}.{key}"] = model[key]
-                        lines.append(f"send {name} requests to {model[key]}" if key == "api_base"
-                                     else f"set the API key for {name}")
+                        lines.append(
+                            f"send {name} requests to {model[key]}"
+                            if key == "api_base"
+                            else f"set the API key for {name}"
+                        )
                 model = {key: value for key, value in model.items() if key not in _ENDPOINT_KEYS}
             kept["models"][name] = model
 
@@ -162,8 +169,9 @@ def _load() -> dict[str, TrustEntry]:
     result = {}
     for config, entry in entries.items():
         try:
-            result[config] = TrustEntry(config, str(entry["digest"]), int(entry["trusted_at_ms"]),
-                                        tuple(map(str, entry.get("powers", ()))))
+            result[config] = TrustEntry(
+                config, str(entry["digest"]), int(entry["trusted_at_ms"]), tuple(map(str, entry.get("powers", ())))
+            )
         except (KeyError, TypeError, ValueError):
             continue
     return result
@@ -173,8 +181,12 @@ def _save(entries: Mapping[str, TrustEntry]) -> None:
     """Write atomically, readable by the user only."""
     target = store_file()
     target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    payload = {"projects": {e.config: {"digest": e.digest, "trusted_at_ms": e.trusted_at_ms, "powers": list(e.powers)}
-                            for e in entries.values()}}
+    payload = {
+        "projects": {
+            e.config: {"digest": e.digest, "trusted_at_ms": e.trusted_at_ms, "powers": list(e.powers)}
+            for e in entries.values()
+        }
+    }
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as out:

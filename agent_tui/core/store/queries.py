@@ -23,7 +23,7 @@ from agent_tui.core.log.records import (
     SessionRecord,
     SessionSummary,
     ToolCallRecord,
-)  # fmt: skip
+)
 from agent_tui.core.log.session_row import SESSION_FIELDS
 from agent_tui.core.store.reader import consistent_read, fetch, fetch_one
 from agent_tui.core.store.session_list import SESSION_COLUMNS, session_rows_sql
@@ -44,8 +44,7 @@ def stored_event(session_id: str, seq: int, type_: str, created: int, data: str)
 async def events(conn: Connection, session_id: str, after: int | None, limit: int | None) -> list[ev.StoredEvent]:
     return await fetch(
         conn,
-        "SELECT seq, type, created_ms, data_json FROM event WHERE session_id = ? AND seq > ?"
-        " ORDER BY seq LIMIT ?",
+        "SELECT seq, type, created_ms, data_json FROM event WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
         (session_id, after or 0, -1 if limit is None else limit),
         row=lambda _cursor, row: stored_event(session_id, *row),
     )
@@ -118,10 +117,19 @@ async def messages(
 
 def _tool_call(_cursor: Any, r: tuple[Any, ...]) -> ToolCallRecord:
     return ToolCallRecord(
-        session_id=r[0], assistant_message_id=r[1], call_id=r[2], seq=r[3], name=r[4],
-        input=json.loads(r[5]), state=r[6], output=_loads(r[7]), error=_loads(r[8]),
-        call_meta=json.loads(r[9]), result_meta=_loads(r[10]), hosted=bool(r[11]),
-    )  # fmt: skip
+        session_id=r[0],
+        assistant_message_id=r[1],
+        call_id=r[2],
+        seq=r[3],
+        name=r[4],
+        input=json.loads(r[5]),
+        state=r[6],
+        output=_loads(r[7]),
+        error=_loads(r[8]),
+        call_meta=json.loads(r[9]),
+        result_meta=_loads(r[10]),
+        hosted=bool(r[11]),
+    )
 
 
 async def tool_calls(conn: Connection, session_id: str, states: list[str] | None) -> list[ToolCallRecord]:
@@ -144,10 +152,19 @@ _INPUT_COLUMNS = (
 
 def _inbox(_cursor: Any, r: tuple[Any, ...]) -> InboxRecord:
     return InboxRecord(
-        id=r[0], session_id=r[1], kind=r[2], delivery=r[3], prompt=_loads(r[4]), fingerprint=r[5],
-        admitted_seq=r[6], promoted_seq=r[7], settled_seq=r[8], withdrawn=bool(r[9]), created=r[10],
+        id=r[0],
+        session_id=r[1],
+        kind=r[2],
+        delivery=r[3],
+        prompt=_loads(r[4]),
+        fingerprint=r[5],
+        admitted_seq=r[6],
+        promoted_seq=r[7],
+        settled_seq=r[8],
+        withdrawn=bool(r[9]),
+        created=r[10],
         queue_rank=r[11],
-    )  # fmt: skip
+    )
 
 
 async def pending_inputs(conn: Connection, session_id: str) -> list[InboxRecord]:
@@ -205,10 +222,20 @@ _PERMISSION_COLUMNS = (
 
 def _permission(_cursor: Any, r: tuple[Any, ...]) -> PermissionRecord:
     return PermissionRecord(
-        request_id=r[0], session_id=r[1], seq=r[2], assistant_message_id=r[3], call_id=r[4], action=r[5],
-        resources=json.loads(r[6]), save=json.loads(r[7]), detail=json.loads(r[8]), reply=r[9],
-        message=r[10], replied_seq=r[11], created=r[12],
-    )  # fmt: skip
+        request_id=r[0],
+        session_id=r[1],
+        seq=r[2],
+        assistant_message_id=r[3],
+        call_id=r[4],
+        action=r[5],
+        resources=json.loads(r[6]),
+        save=json.loads(r[7]),
+        detail=json.loads(r[8]),
+        reply=r[9],
+        message=r[10],
+        replied_seq=r[11],
+        created=r[12],
+    )
 
 
 async def pending_permissions(conn: Connection, session_id: str) -> list[PermissionRecord]:
@@ -258,9 +285,11 @@ async def compaction_failed_before(conn: Connection, session_id: str, error_type
 async def message_anywhere(conn: Connection, message_id: str) -> MessageRecord | None:
     """A visible message by id in any session (to say whose it is when it is not the caller's)."""
     return await fetch_one(
-        conn, "SELECT id, session_id, seq, kind, data_json, created, updated FROM message WHERE id = ?",
-        (message_id,), _message,
-    )  # fmt: skip
+        conn,
+        "SELECT id, session_id, seq, kind, data_json, created, updated FROM message WHERE id = ?",
+        (message_id,),
+        _message,
+    )
 
 
 async def events_of_type(

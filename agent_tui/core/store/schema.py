@@ -144,9 +144,18 @@ MIGRATIONS: tuple[str, ...] = (_V1, _V2)
 CURRENT_VERSION = len(MIGRATIONS)
 
 PROJECTION_TABLES: tuple[str, ...] = (
-    "search", "search_doc", "queue_state", "permission_approval", "permission_request", "context_entry",
-    "instruction_checkpoint", "session_input", "tool_call", "message", "session",
-)  # fmt: skip
+    "search",
+    "search_doc",
+    "queue_state",
+    "permission_approval",
+    "permission_request",
+    "context_entry",
+    "instruction_checkpoint",
+    "session_input",
+    "tool_call",
+    "message",
+    "session",
+)
 """Every table derived from ``event``, children before parents (delete order)."""
 
 
@@ -160,9 +169,7 @@ def check_version(conn: sqlite3.Connection, path: Path) -> int:
     if version > CURRENT_VERSION:
         raise DatabaseTooNew(path, version, CURRENT_VERSION)
     if version == 0:
-        tables = conn.execute(
-            "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
-        ).fetchone()[0]
+        tables = conn.execute("SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").fetchone()[0]
         if tables:
             raise DatabaseCorrupt(path, "it has tables but no agent-tui schema version")
     return version

@@ -24,9 +24,7 @@ def fts_query(text: str) -> str | None:
     return " ".join(f'"{w}"*' for w in words) or None
 
 
-def session_rows_sql(
-    location: str | None, search: str | None, limit: int, offset: int
-) -> tuple[str, tuple[Any, ...]]:
+def session_rows_sql(location: str | None, search: str | None, limit: int, offset: int) -> tuple[str, tuple[Any, ...]]:
     """The statement and parameters of :func:`session_rows`."""
     where, params = [], []
     if location is not None:
@@ -35,8 +33,7 @@ def session_rows_sql(
     query = fts_query(search) if search else None
     if query is not None:
         where.append(
-            "s.id IN (SELECT d.session_id FROM search JOIN search_doc d ON d.id = search.rowid"
-            " WHERE search MATCH ?)"
+            "s.id IN (SELECT d.session_id FROM search JOIN search_doc d ON d.id = search.rowid WHERE search MATCH ?)"
         )
         params.append(query)
     clause = f"WHERE {' AND '.join(where)}" if where else ""

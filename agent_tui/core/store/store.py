@@ -79,9 +79,13 @@ class Store:
 
     @classmethod
     async def open(
-        cls, path: Path | str, storage_settings: StorageSettings | None = None, *,
-        bus: Bus | None = None, clock: Clock | None = None,
-    ) -> Store:  # fmt: skip
+        cls,
+        path: Path | str,
+        storage_settings: StorageSettings | None = None,
+        *,
+        bus: Bus | None = None,
+        clock: Clock | None = None,
+    ) -> Store:
         path = Path(path)
         settings = storage_settings or StorageSettings()
         conn = await asyncio.to_thread(_open_writer, path, settings)
@@ -132,7 +136,9 @@ class Store:
         return count
 
     # -- reads ----------------------------------------------------------------
-    async def events(self, session_id: str, after: int | None = None, limit: int | None = DEFAULT_PAGE) -> list[ev.StoredEvent]:
+    async def events(
+        self, session_id: str, after: int | None = None, limit: int | None = DEFAULT_PAGE
+    ) -> list[ev.StoredEvent]:
         return await self._readers.read(q.events, session_id, after, limit)
 
     async def head_seq(self, session_id: str) -> int:
@@ -190,9 +196,13 @@ class Store:
         return await self._readers.read(q.message_anywhere, message_id)
 
     async def events_of_type(
-        self, session_id: str, types: Sequence[str], after: int = 0, limit: int | None = None,
+        self,
+        session_id: str,
+        types: Sequence[str],
+        after: int = 0,
+        limit: int | None = None,
         newest_first: bool = False,
-    ) -> list[ev.StoredEvent]:  # fmt: skip
+    ) -> list[ev.StoredEvent]:
         return await self._readers.read(q.events_of_type, session_id, list(types), after, limit, newest_first)
 
     async def compaction_failed_before(self, session_id: str, error_type: str, message: str) -> bool:

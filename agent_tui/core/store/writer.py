@@ -45,9 +45,7 @@ class Tx:
 
     def head(self, session_id: str) -> int | None:
         """The session's last seq, or ``None`` if no event exists for it."""
-        row = self.conn.execute(
-            "SELECT max(seq) FROM event WHERE session_id = ?", (session_id,)
-        ).fetchone()
+        row = self.conn.execute("SELECT max(seq) FROM event WHERE session_id = ?", (session_id,)).fetchone()
         seq: int | None = row[0]
         return seq
 
@@ -73,9 +71,7 @@ class Tx:
         )
         project(self.conn, session_id, seq, at, event)
         self.heads[session_id] = seq
-        return ev.StoredEvent.model_construct(
-            session_id=session_id, seq=seq, type=type_, created=at, event=event
-        )
+        return ev.StoredEvent.model_construct(session_id=session_id, seq=seq, type=type_, created=at, event=event)
 
 
 Job = Callable[[Tx], Any]

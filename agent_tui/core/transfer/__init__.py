@@ -1,2 +1,1 @@
-"""Sessions in and out as files: JSONL export and import, Markdown export (DESIGN §14).
-"""
+"""Sessions in and out as files: JSONL export and import, Markdown export (DESIGN §14)."""

@@ -37,12 +37,15 @@ def _usage(data: dict[str, Any]) -> dict[str, Any] | None:
     usage = data.get("usage")
     if not usage:
         return None
-    return {"model": data.get("model"), "input_tokens": usage.get("input_tokens", 0),
-            "input_cached_tokens": usage.get("cache_read_tokens", 0),
-            "input_cache_creation_tokens": usage.get("cache_write_tokens", 0),
-            "output_tokens": usage.get("output_tokens", 0),
-            "total_tokens": usage.get("input_tokens", 0) + usage.get("output_tokens", 0),
-            "reasoning_tokens": usage.get("reasoning_tokens", 0)}  # fmt: skip
+    return {
+        "model": data.get("model"),
+        "input_tokens": usage.get("input_tokens", 0),
+        "input_cached_tokens": usage.get("cache_read_tokens", 0),
+        "input_cache_creation_tokens": usage.get("cache_write_tokens", 0),
+        "output_tokens": usage.get("output_tokens", 0),
+        "total_tokens": usage.get("input_tokens", 0) + usage.get("output_tokens", 0),
+        "reasoning_tokens": usage.get("reasoning_tokens", 0),
+    }
 
 
 def _status(data: dict[str, Any] | None) -> str:
@@ -64,10 +67,17 @@ class _Writer:
 
     def header(self) -> dict[str, Any]:
         s = self.session
-        return {"type": "header", "schema_version": SCHEMA_VERSION, "run_id": s.id, "session_id": s.id,
-                "started_at": iso(s.created), "client": {"name": "agent-tui", "version": __version__},
-                "model": {"name": s.model}, "runtime": {"cwd": s.location},
-                "meta": {"title": s.title, "agent": s.agent, "project_root": s.project_root}}  # fmt: skip
+        return {
+            "type": "header",
+            "schema_version": SCHEMA_VERSION,
+            "run_id": s.id,
+            "session_id": s.id,
+            "started_at": iso(s.created),
+            "client": {"name": "agent-tui", "version": __version__},
+            "model": {"name": s.model},
+            "runtime": {"cwd": s.location},
+            "meta": {"title": s.title, "agent": s.agent, "project_root": s.project_root},
+        }
 
     def message(self, m: MessageRecord) -> Iterator[dict[str, Any]]:
         ts = iso(m.created)
@@ -77,8 +87,13 @@ class _Writer:
                 self.run_id, self.last_assistant = m.id, None
                 text = ev.prompt_text(m.data["prompt"])
                 self.unsent.append({"role": "user", "content": text})
-                yield self._rec("run.start", ts, input={"type": "text", "text": text}, session_id=self.session.id,
-                                meta={"prompt": m.data["prompt"], "delivery": m.data.get("delivery")})
+                yield self._rec(
+                    "run.start",
+                    ts,
+                    input={"type": "text", "text": text},
+                    session_id=self.session.id,
+                    meta={"prompt": m.data["prompt"], "delivery": m.data.get("delivery")},
+                )
             case "assistant":
                 yield from self.step(m, ts)
             case "system":
@@ -87,37 +102,69 @@ class _Writer:
             case "compaction":
                 d = m.data
                 yield self.agent_event(ts, {"type": "compaction_start", "reason": d.get("reason")})
-                done = {"type": "compaction_complete", "reason": d.get("reason"), "state": d.get("state"),
-                        "summary": d.get("summary"), "recent": d.get("recent"), "error": d.get("error")}  # fmt: skip
+                done = {
+                    "type": "compaction_complete",
+                    "reason": d.get("reason"),
+                    "state": d.get("state"),
+                    "summary": d.get("summary"),
+                    "recent": d.get("recent"),
+                    "error": d.get("error"),
+                }
                 yield self.agent_event(ts, done)
 
     def step(self, m: MessageRecord, ts: str) -> Iterator[dict[str, Any]]:
         d = m.data
         self.invocation += 1
-        yield self._rec("llm.request", ts, seq=self.invocation, model={"name": d.get("model")},
-                        input={"messages": self.unsent, "model": d.get("model")},
-                        meta={"incremental": True, "agent": d.get("agent"), "attempt": d.get("attempt")})
+        yield self._rec(
+            "llm.request",
+            ts,
+            seq=self.invocation,
+            model={"name": d.get("model")},
+            input={"messages": self.unsent, "model": d.get("model")},
+            meta={"incremental": True, "agent": d.get("agent"), "attempt": d.get("attempt")},
+        )
         self.unsent = []
         calls = [self.calls.get((m.id, p["call_id"])) for p in d.get("parts", []) if p["type"] == "tool"]
         reply: dict[str, Any] = {"role": "assistant", "content": assistant_text(d) or None}
         if calls:
-            reply["tool_calls"] = [{"id": c.call_id, "type": "function", "function": {
-                "name": c.name, "arguments": json.dumps(c.input, ensure_ascii=False)}} for c in calls if c]
+            reply["tool_calls"] = [
+                {
+                    "id": c.call_id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": json.dumps(c.input, ensure_ascii=False)},
+                }
+                for c in calls
+                if c
+            ]
         reasoning = [p for p in d.get("parts", []) if p["type"] == "reasoning"]
         parts = [{k: v for k, v in p.items()} for p in d.get("parts", [])]
-        yield self._rec("llm.response", ts, seq=self.invocation, output={
-            "messages": [reply], "usage": _usage(d), "stop_reason": d.get("finish"),
-            "provider_meta": [p.get("provider_meta") for p in reasoning] or None,
-        }, meta={"parts": parts, "state": d.get("state"), "error": d.get("error"), "cost": d.get("cost")})
+        yield self._rec(
+            "llm.response",
+            ts,
+            seq=self.invocation,
+            output={
+                "messages": [reply],
+                "usage": _usage(d),
+                "stop_reason": d.get("finish"),
+                "provider_meta": [p.get("provider_meta") for p in reasoning] or None,
+            },
+            meta={"parts": parts, "state": d.get("state"), "error": d.get("error"), "cost": d.get("cost")},
+        )
         for call in calls:
             if call is None or call.state == "running":
                 continue
             failed = call.state == "failed"
             raw = (call.error or {}).get("message", "") if failed else (call.output or {}).get("text", "")
             self.unsent.append({"role": "tool", "tool_call_id": call.call_id, "content": raw})
-            yield self._rec("tool.output", ts, tool=call.name, tool_call_id=call.call_id, result_raw=raw,
-                            is_error=failed, meta={"input": call.input, "output": call.output, "error": call.error,
-                                                   "hosted": call.hosted})  # fmt: skip
+            yield self._rec(
+                "tool.output",
+                ts,
+                tool=call.name,
+                tool_call_id=call.call_id,
+                result_raw=raw,
+                is_error=failed,
+                meta={"input": call.input, "output": call.output, "error": call.error, "hosted": call.hosted},
+            )
         self.last_assistant = d
 
     def agent_event(self, ts: str, event: dict[str, Any]) -> dict[str, Any]:
@@ -136,7 +183,9 @@ class _Writer:
         return {"type": type_, "run_id": self.run_id or self.session.id, "ts": ts, **fields}
 
 
-def records(session: SessionRecord, messages: list[MessageRecord], calls: list[ToolCallRecord]) -> Iterator[dict[str, Any]]:
+def records(
+    session: SessionRecord, messages: list[MessageRecord], calls: list[ToolCallRecord]
+) -> Iterator[dict[str, Any]]:
     """Every record of the export, in order."""
     writer = _Writer(session, calls)
     yield writer.header()

@@ -56,9 +56,11 @@ def _assistant(m: MessageRecord, calls: dict[tuple[str, str], ToolCallRecord]) -
 
 def markdown(session: SessionRecord, messages: list[MessageRecord], calls: list[ToolCallRecord]) -> str:
     by_call = {(c.assistant_message_id, c.call_id): c for c in calls}
-    out = [f"# {session.title or 'Untitled session'}",
-           f"*agent-tui session `{session.id}` · {session.location} · model {session.model or '-'} · "
-           f"started {iso(session.created)}*"]  # fmt: skip
+    out = [
+        f"# {session.title or 'Untitled session'}",
+        f"*agent-tui session `{session.id}` · {session.location} · model {session.model or '-'} · "
+        f"started {iso(session.created)}*",
+    ]
     speaker = None
     for m in messages:
         match m.kind:

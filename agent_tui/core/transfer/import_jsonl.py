@@ -58,8 +58,15 @@ class _Builder:
 
     def header(self, row: dict[str, Any]) -> None:
         meta = row.get("meta") or {}
-        self.events.append(ev.SessionCreated(location=self.location, project_root=self.root, title=meta.get("title"),
-                                             agent=meta.get("agent") or "build", model=(row.get("model") or {}).get("name")))  # fmt: skip
+        self.events.append(
+            ev.SessionCreated(
+                location=self.location,
+                project_root=self.root,
+                title=meta.get("title"),
+                agent=meta.get("agent") or "build",
+                model=(row.get("model") or {}).get("name"),
+            )
+        )
 
     def record(self, row: dict[str, Any]) -> None:
         kind = row["type"]
@@ -71,8 +78,10 @@ class _Builder:
                 prompt = meta.get("prompt") or ev.text_prompt(row["input"]["text"])
                 input_id = ids.message_id()
                 delivery = meta.get("delivery") or Delivery.STEER
-                self.events += [ev.PromptAdmitted(input_id=input_id, prompt=prompt, delivery=delivery),
-                                ev.PromptPromoted(input_id=input_id)]  # fmt: skip
+                self.events += [
+                    ev.PromptAdmitted(input_id=input_id, prompt=prompt, delivery=delivery),
+                    ev.PromptPromoted(input_id=input_id),
+                ]
             case "llm.request":
                 self.request = row
             case "llm.response":
@@ -88,27 +97,49 @@ class _Builder:
         reply = (output.get("messages") or [{}])[0]
         request, asked = self.request.get("meta") or {}, self.request.get("model") or {}
         model = asked.get("name") or (output.get("usage") or {}).get("model") or ""
-        self.events.append(ev.StepStarted(assistant_message_id=amid, agent=request.get("agent") or "build",
-                                          model=model, attempt=request.get("attempt") or 1))  # fmt: skip
+        self.events.append(
+            ev.StepStarted(
+                assistant_message_id=amid,
+                agent=request.get("agent") or "build",
+                model=model,
+                attempt=request.get("attempt") or 1,
+            )
+        )
         calls = {c["id"]: c for c in reply.get("tool_calls") or []}
-        parts = meta.get("parts") or ([{"type": "text", "ordinal": 0, "text": reply["content"]}] if reply.get("content") else [])
+        parts = meta.get("parts") or (
+            [{"type": "text", "ordinal": 0, "text": reply["content"]}] if reply.get("content") else []
+        )
         parts = parts + [{"type": "tool", "call_id": i} for i in calls if not any(p.get("call_id") == i for p in parts)]
         open_calls = []
         for part in parts:
             match part["type"]:
                 case "text":
-                    self.events += [ev.TextStarted(assistant_message_id=amid, ordinal=part["ordinal"]),
-                                    ev.TextEnded(assistant_message_id=amid, ordinal=part["ordinal"], text=part["text"])]
+                    self.events += [
+                        ev.TextStarted(assistant_message_id=amid, ordinal=part["ordinal"]),
+                        ev.TextEnded(assistant_message_id=amid, ordinal=part["ordinal"], text=part["text"]),
+                    ]
                 case "reasoning":
-                    self.events += [ev.ReasoningStarted(assistant_message_id=amid, ordinal=part["ordinal"]),
-                                    ev.ReasoningEnded(assistant_message_id=amid, ordinal=part["ordinal"], text=part["text"],
-                                                      provider_meta=part.get("provider_meta") or {})]  # fmt: skip
+                    self.events += [
+                        ev.ReasoningStarted(assistant_message_id=amid, ordinal=part["ordinal"]),
+                        ev.ReasoningEnded(
+                            assistant_message_id=amid,
+                            ordinal=part["ordinal"],
+                            text=part["text"],
+                            provider_meta=part.get("provider_meta") or {},
+                        ),
+                    ]
                 case "tool":
                     call = calls.get(part["call_id"], {})
                     function = call.get("function") or {}
                     args = json.loads(function.get("arguments") or "{}")
-                    self.events.append(ev.ToolCalled(assistant_message_id=amid, call_id=part["call_id"],
-                                                     name=function.get("name", "unknown"), input=args))
+                    self.events.append(
+                        ev.ToolCalled(
+                            assistant_message_id=amid,
+                            call_id=part["call_id"],
+                            name=function.get("name", "unknown"),
+                            input=args,
+                        )
+                    )
                     open_calls.append(part["call_id"])
         self.step = {"id": amid, "row": row, "meta": meta, "open": open_calls}
 
@@ -118,7 +149,9 @@ class _Builder:
         amid, meta = self.step["id"], row.get("meta") or {}
         self.step["open"].remove(row["tool_call_id"])
         if row.get("is_error"):
-            error = ErrorInfo(**(meta.get("error") or {"type": ErrorType.TOOL_EXECUTION, "message": row.get("result_raw", "")}))
+            error = ErrorInfo(
+                **(meta.get("error") or {"type": ErrorType.TOOL_EXECUTION, "message": row.get("result_raw", "")})
+            )
             self.events.append(ev.ToolFailed(assistant_message_id=amid, call_id=row["tool_call_id"], error=error))
         else:
             output = ToolOutput(**(meta.get("output") or {"text": row.get("result_raw", "")}))
@@ -131,15 +164,28 @@ class _Builder:
         stale = ErrorInfo(type=ErrorType.TOOL_STALE, message=TOOL_INTERRUPTED)
         self.events += [ev.ToolFailed(assistant_message_id=amid, call_id=c, error=stale) for c in self.step["open"]]
         usage = output.get("usage") or {}
-        used = Usage(input_tokens=usage.get("input_tokens", 0), output_tokens=usage.get("output_tokens", 0),
-                     reasoning_tokens=usage.get("reasoning_tokens", 0), cache_read_tokens=usage.get("input_cached_tokens") or 0,
-                     cache_write_tokens=usage.get("input_cache_creation_tokens") or 0)  # fmt: skip
+        used = Usage(
+            input_tokens=usage.get("input_tokens", 0),
+            output_tokens=usage.get("output_tokens", 0),
+            reasoning_tokens=usage.get("reasoning_tokens", 0),
+            cache_read_tokens=usage.get("input_cached_tokens") or 0,
+            cache_write_tokens=usage.get("input_cache_creation_tokens") or 0,
+        )
         if meta.get("state") == "failed" and meta.get("error"):
-            self.events.append(ev.StepFailed(assistant_message_id=amid, error=ErrorInfo(**meta["error"]),
-                                             usage=used if usage else None))  # fmt: skip
+            self.events.append(
+                ev.StepFailed(
+                    assistant_message_id=amid, error=ErrorInfo(**meta["error"]), usage=used if usage else None
+                )
+            )
         else:
-            self.events.append(ev.StepEnded(assistant_message_id=amid, finish=output.get("stop_reason") or "stop",
-                                            usage=used, cost=meta.get("cost")))  # fmt: skip
+            self.events.append(
+                ev.StepEnded(
+                    assistant_message_id=amid,
+                    finish=output.get("stop_reason") or "stop",
+                    usage=used,
+                    cost=meta.get("cost"),
+                )
+            )
         self.step = None
 
     def agent_event(self, event: dict[str, Any]) -> None:
@@ -148,8 +194,11 @@ class _Builder:
                 self.events.append(ev.InstructionsUpdated(message_id=ids.message_id(), text=event.get("text") or ""))
             case "compaction_start":
                 self.compaction = ids.message_id()
-                self.events.append(ev.CompactionStarted(message_id=self.compaction,
-                                                        reason=CompactionReason(event.get("reason") or "manual")))
+                self.events.append(
+                    ev.CompactionStarted(
+                        message_id=self.compaction, reason=CompactionReason(event.get("reason") or "manual")
+                    )
+                )
             case "compaction_complete":
                 mid = self.compaction or ids.message_id()
                 reason = CompactionReason(event.get("reason") or "manual")
@@ -157,8 +206,14 @@ class _Builder:
                     error = ErrorInfo(**(event.get("error") or {"type": "compaction.failed", "message": "failed"}))
                     self.events.append(ev.CompactionFailed(message_id=mid, reason=reason, error=error))
                 else:
-                    self.events.append(ev.CompactionEnded(message_id=mid, reason=reason, summary=event.get("summary") or "",
-                                                          recent=event.get("recent") or ""))  # fmt: skip
+                    self.events.append(
+                        ev.CompactionEnded(
+                            message_id=mid,
+                            reason=reason,
+                            summary=event.get("summary") or "",
+                            recent=event.get("recent") or "",
+                        )
+                    )
                 self.compaction = None
 
 

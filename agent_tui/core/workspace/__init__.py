@@ -1,2 +1,1 @@
-"""The location's files: git-tree snapshots, pre-images of what a patch will change, and restoring files (DESIGN §14).
-"""
+"""The location's files: git-tree snapshots, pre-images of what a patch will change, and restoring files (DESIGN §14)."""

@@ -28,11 +28,28 @@ from agent_tui.core.settings import paths
 from agent_tui.tools.private_files import private_dir
 
 _CONFIG = (
-    "-c", "core.autocrlf=false", "-c", "core.safecrlf=false", "-c", "core.fsmonitor=false",
-    "-c", "core.quotepath=false", "-c", "gc.auto=0", "-c", "core.hooksPath=/dev/null",
-)  # fmt: skip
-_GIT_ENV_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-                 "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES")  # fmt: skip
+    "-c",
+    "core.autocrlf=false",
+    "-c",
+    "core.safecrlf=false",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.quotepath=false",
+    "-c",
+    "gc.auto=0",
+    "-c",
+    "core.hooksPath=/dev/null",
+)
+_GIT_ENV_DROP = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_CEILING_DIRECTORIES",
+)
 _CHANGE = {"A": "created", "D": "deleted", "M": "modified", "T": "modified"}
 
 
@@ -109,8 +126,11 @@ class WorkspaceSnapshots:
         if not (self.git_dir(location) / "HEAD").is_file():
             return 0
         async with self._lock(location):
-            refs = (await self._git(location, "for-each-ref", "--format=%(refname)",
-                                    f"refs/agent-tui/{_ref_part(session_id)}/")).split()
+            refs = (
+                await self._git(
+                    location, "for-each-ref", "--format=%(refname)", f"refs/agent-tui/{_ref_part(session_id)}/"
+                )
+            ).split()
             for ref in refs:
                 await self._git(location, "update-ref", "-d", ref)
             await self._git(location, "prune", "--expire=now")
@@ -129,8 +149,10 @@ class WorkspaceSnapshots:
         """What turning ``old`` into ``new`` changes, file by file."""
         out = await self._git(location, "diff-tree", "-r", "-z", "--no-renames", "--name-status", old, new)
         fields = [f for f in out.split("\0") if f]
-        return [FileChange(path=fields[i + 1], change=_CHANGE.get(fields[i][0], "modified"))
-                for i in range(0, len(fields) - 1, 2)]  # fmt: skip
+        return [
+            FileChange(path=fields[i + 1], change=_CHANGE.get(fields[i][0], "modified"))
+            for i in range(0, len(fields) - 1, 2)
+        ]
 
     async def patch(self, location: Path, old: str, new: str, limit: int = 200_000) -> str:
         """The unified diff from ``old`` to ``new`` (binary files named, not shown), cut at ``limit`` characters."""
@@ -189,9 +211,13 @@ async def _run(command: list[str], cwd: Path, ok: tuple[int, ...] = (0,), *, nam
     env["GIT_TERMINAL_PROMPT"] = "0"
     try:
         process = await asyncio.create_subprocess_exec(
-            *command, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        )  # fmt: skip
+            *command,
+            cwd=cwd,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
     except FileNotFoundError:
         raise SnapshotError("git is not installed; workspace snapshots need it") from None
     except NotADirectoryError:

@@ -7,9 +7,17 @@ from aiohttp import web
 from agent_tui.server.routes import context, docs, inputs, log, mcp, permissions, reading, rewind, sessions
 from agent_tui.server.table import ROUTES, Route
 
-TABLES = (sessions.routes, inputs.routes, reading.routes, log.routes, context.routes, rewind.routes, permissions.routes,
-          mcp.routes,
-          docs.routes)
+TABLES = (
+    sessions.routes,
+    inputs.routes,
+    reading.routes,
+    log.routes,
+    context.routes,
+    rewind.routes,
+    permissions.routes,
+    mcp.routes,
+    docs.routes,
+)
 
 
 def table() -> tuple[Route, ...]:

@@ -32,8 +32,9 @@ async def prompt(request: web.Request) -> web.Response:
     return reply(receipt, 202)
 
 
-@routes.post("/api/session/{id}/compact", body=CompactBody, body_optional=True, response=Receipt, status=202,
-              conflicts=True)  # fmt: skip
+@routes.post(
+    "/api/session/{id}/compact", body=CompactBody, body_optional=True, response=Receipt, status=202, conflicts=True
+)
 async def compact(request: web.Request) -> web.Response:
     """One coalesced manual barrier: while one is pending, the same receipt comes back."""
     spec = await body(request, CompactBody, optional=True)

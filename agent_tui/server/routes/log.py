@@ -100,8 +100,9 @@ async def _send_event(out: EventStream, cursor: _Cursor, stored: ev.StoredEvent)
     cursor.seq = stored.seq
 
 
-async def _replay_and_tail(out: EventStream, facade: Sessions, sid: str, cursor: _Cursor, follow: bool,
-                           synced: asyncio.Event) -> None:  # fmt: skip
+async def _replay_and_tail(
+    out: EventStream, facade: Sessions, sid: str, cursor: _Cursor, follow: bool, synced: asyncio.Event
+) -> None:
     async with contextlib.aclosing(facade.log(sid, after=cursor.seq or None, follow=follow)) as items:
         async for item in items:
             match item:

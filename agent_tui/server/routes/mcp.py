@@ -16,8 +16,18 @@ routes = RouteTable()
 async def servers(request: web.Request) -> web.Response:
     """Every server started (or tried) at any location, as the runtime sees it now."""
     found = state(request).mcp_status()
-    return reply(McpServerList(data=[
-        McpServer(name=s.name, location=s.location, transport=s.transport, state=s.state, tools=list(s.tools),
-                  error=s.error)
-        for s in found
-    ]))
+    return reply(
+        McpServerList(
+            data=[
+                McpServer(
+                    name=s.name,
+                    location=s.location,
+                    transport=s.transport,
+                    state=s.state,
+                    tools=list(s.tools),
+                    error=s.error,
+                )
+                for s in found
+            ]
+        )
+    )

@@ -27,8 +27,7 @@ async def messages(request: web.Request) -> web.Response:
     """Oldest first. With only ``before``: the newest ``limit`` messages before it
     (``has_more``: older ones exist); otherwise the first ``limit`` after ``after``."""
     q = query(request, MessagesQuery)
-    rows = await sessions(request).messages(request.match_info["id"], after=q.after, before=q.before,
-                                            limit=q.limit + 1)  # fmt: skip
+    rows = await sessions(request).messages(request.match_info["id"], after=q.after, before=q.before, limit=q.limit + 1)
     has_more = len(rows) > q.limit
     backwards = q.before is not None and q.after is None
     data = (rows[1:] if backwards else rows[: q.limit]) if has_more else rows

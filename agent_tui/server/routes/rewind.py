@@ -46,8 +46,9 @@ async def undo(request: web.Request) -> web.Response:
     return reply(await sessions(request).undo_rewind(request.match_info["id"]))
 
 
-@routes.post("/api/session/{id}/fork", body=ForkBody, body_optional=True, response=SessionRecord, status=201,
-             conflicts=True)
+@routes.post(
+    "/api/session/{id}/fork", body=ForkBody, body_optional=True, response=SessionRecord, status=201, conflicts=True
+)
 async def fork(request: web.Request) -> web.Response:
     """A new session with this one's history (up to just before ``at``); it shares nothing afterwards."""
     spec = await body(request, ForkBody, optional=True)

@@ -74,8 +74,9 @@ async def create(request: web.Request) -> web.Response:
             existed = True
         except UnknownSession:
             pass
-    record = await sessions(request).create(spec.id, location=location, title=spec.title,
-                                            agent=spec.agent, model=spec.model)  # fmt: skip
+    record = await sessions(request).create(
+        spec.id, location=location, title=spec.title, agent=spec.agent, model=spec.model
+    )
     return reply(record, 200 if existed else 201)
 
 

@@ -15,11 +15,13 @@ from agent_tui.testing.fake_provider.server import FakeProvider
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m agent_tui.testing.fake_provider",
-                                     description="Serve a scripted fake LLM provider (OpenAI and Anthropic SSE).")
+    parser = argparse.ArgumentParser(
+        prog="python -m agent_tui.testing.fake_provider",
+        description="Serve a scripted fake LLM provider (OpenAI and Anthropic SSE).",
+    )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port (printed on start)")
-    parser.add_argument("--script", type=Path, help="JSON script: {\"turns\": [...]} (see docs/fake-provider.md)")
+    parser.add_argument("--script", type=Path, help='JSON script: {"turns": [...]} (see docs/fake-provider.md)')
     parser.add_argument("--no-validate", action="store_true", help="accept requests a real API would reject")
     return parser.parse_args(argv)
 
@@ -30,8 +32,11 @@ async def _serve(args: argparse.Namespace, script: Script) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     async with FakeProvider(script, host=args.host, port=args.port, validate=not args.no_validate) as fake:
-        print(f"fake provider listening on {fake.base_url} ({len(script.turns)} turns; "
-              f"OpenAI api_base {fake.openai_base}, Anthropic api_base {fake.base_url})", flush=True)
+        print(
+            f"fake provider listening on {fake.base_url} ({len(script.turns)} turns; "
+            f"OpenAI api_base {fake.openai_base}, Anthropic api_base {fake.base_url})",
+            flush=True,
+        )
         await stop.wait()
 
 

@@ -26,7 +26,9 @@ def error_body(message: str, type_: str = "invalid_request_error") -> dict[str, 
 
 
 def default_kind(status: int) -> str:
-    return {429: "rate_limit", 401: "auth", 403: "auth", 400: "invalid_request", 529: "overloaded"}.get(status, "internal")
+    return {429: "rate_limit", 401: "auth", 403: "auth", 400: "invalid_request", 529: "overloaded"}.get(
+        status, "internal"
+    )
 
 
 def http_error(error: ScriptError) -> HttpError:
@@ -46,22 +48,43 @@ def signature_for(thinking: str) -> str:
 
 def render(turn: Turn, model: str) -> Rendered:
     u = turn.usage
-    out = Rendered(prelude=[
-        sse({"type": "message_start", "message": {
-            "id": f"msg_fake{time.monotonic_ns()}", "type": "message", "role": "assistant", "model": model,
-            "content": [], "stop_reason": None, "stop_sequence": None,
-            "usage": {"input_tokens": u.input, "output_tokens": 1,
-                      "cache_creation_input_tokens": u.cache_write, "cache_read_input_tokens": u.cache_read},
-        }}, "message_start"),
-        sse({"type": "ping"}, "ping"),
-    ])
+    out = Rendered(
+        prelude=[
+            sse(
+                {
+                    "type": "message_start",
+                    "message": {
+                        "id": f"msg_fake{time.monotonic_ns()}",
+                        "type": "message",
+                        "role": "assistant",
+                        "model": model,
+                        "content": [],
+                        "stop_reason": None,
+                        "stop_sequence": None,
+                        "usage": {
+                            "input_tokens": u.input,
+                            "output_tokens": 1,
+                            "cache_creation_input_tokens": u.cache_write,
+                            "cache_read_input_tokens": u.cache_read,
+                        },
+                    },
+                },
+                "message_start",
+            ),
+            sse({"type": "ping"}, "ping"),
+        ]
+    )
     index = 0
 
     def block(start: dict[str, Any], deltas: list[dict[str, Any]]) -> None:
         nonlocal index
-        out.content.append(sse({"type": "content_block_start", "index": index, "content_block": start}, "content_block_start"))
+        out.content.append(
+            sse({"type": "content_block_start", "index": index, "content_block": start}, "content_block_start")
+        )
         for delta in deltas:
-            out.content.append(sse({"type": "content_block_delta", "index": index, "delta": delta}, "content_block_delta"))
+            out.content.append(
+                sse({"type": "content_block_delta", "index": index, "delta": delta}, "content_block_delta")
+            )
         out.content.append(sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
         index += 1
 
@@ -75,13 +98,20 @@ def render(turn: Turn, model: str) -> Rendered:
         block({"type": "text", "text": ""}, [{"type": "text_delta", "text": p} for p in split(turn.text, turn.chunks)])
     for call in turn.tool_calls:
         pieces = split(call.argument_text(), call.chunks) if call.argument_text() else []
-        block({"type": "tool_use", "id": call.id, "name": call.name, "input": {}},
-              [{"type": "input_json_delta", "partial_json": p} for p in pieces])
-    out.epilogue.append(sse({
-        "type": "message_delta",
-        "delta": {"stop_reason": _STOP[turn.finish_reason()], "stop_sequence": None},
-        "usage": {"output_tokens": u.output},
-    }, "message_delta"))
+        block(
+            {"type": "tool_use", "id": call.id, "name": call.name, "input": {}},
+            [{"type": "input_json_delta", "partial_json": p} for p in pieces],
+        )
+    out.epilogue.append(
+        sse(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": _STOP[turn.finish_reason()], "stop_sequence": None},
+                "usage": {"output_tokens": u.output},
+            },
+            "message_delta",
+        )
+    )
     out.epilogue.append(sse({"type": "message_stop"}, "message_stop"))
     return out
 

@@ -14,7 +14,11 @@ _ERROR_TYPES = {
     "internal": ("server_error", None, "The server had an error while processing your request."),
     "auth": ("invalid_request_error", "invalid_api_key", "Incorrect API key provided."),
     "invalid_request": ("invalid_request_error", None, "Invalid request."),
-    "content_filter": ("invalid_request_error", "content_filter", "The response was filtered due to the prompt triggering the content management policy."),
+    "content_filter": (
+        "invalid_request_error",
+        "content_filter",
+        "The response was filtered due to the prompt triggering the content management policy.",
+    ),
     "context_overflow": (
         "invalid_request_error",
         "context_length_exceeded",
@@ -24,12 +28,16 @@ _ERROR_TYPES = {
 }
 
 
-def error_body(message: str, type_: str = "invalid_request_error", code: str | None = None, param: str | None = None) -> dict[str, Any]:
+def error_body(
+    message: str, type_: str = "invalid_request_error", code: str | None = None, param: str | None = None
+) -> dict[str, Any]:
     return {"error": {"message": message, "type": type_, "param": param, "code": code}}
 
 
 def default_kind(status: int) -> str:
-    return {429: "rate_limit", 401: "auth", 403: "auth", 400: "invalid_request", 503: "overloaded"}.get(status, "internal")
+    return {429: "rate_limit", 401: "auth", 403: "auth", 400: "invalid_request", 503: "overloaded"}.get(
+        status, "internal"
+    )
 
 
 def http_error(error: ScriptError) -> HttpError:
@@ -45,8 +53,13 @@ def http_error(error: ScriptError) -> HttpError:
 
 class _Chunks:
     def __init__(self, model: str) -> None:
-        self.base = {"id": f"chatcmpl-fake{time.monotonic_ns()}", "object": "chat.completion.chunk",
-                     "created": int(time.time()), "model": model, "system_fingerprint": "fp_fake"}
+        self.base = {
+            "id": f"chatcmpl-fake{time.monotonic_ns()}",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": model,
+            "system_fingerprint": "fp_fake",
+        }
 
     def choice(self, delta: dict[str, Any], finish: str | None = None) -> bytes:
         return sse({**self.base, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]})
@@ -67,22 +80,36 @@ def render(turn: Turn, model: str, include_usage: bool) -> Rendered:
     for position, call in enumerate(turn.tool_calls):
         index = position if call.index is None else call.index
         pieces = split(call.argument_text(), call.chunks)
-        out.content.append(chunks.choice({"tool_calls": [{
-            "index": index, "id": call.id, "type": "function",
-            "function": {"name": call.name, "arguments": pieces[0]},
-        }]}))
+        out.content.append(
+            chunks.choice(
+                {
+                    "tool_calls": [
+                        {
+                            "index": index,
+                            "id": call.id,
+                            "type": "function",
+                            "function": {"name": call.name, "arguments": pieces[0]},
+                        }
+                    ]
+                }
+            )
+        )
         for piece in pieces[1:]:
             out.content.append(chunks.choice({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
     out.epilogue.append(chunks.choice({}, turn.finish_reason()))
     if include_usage:
         u = turn.usage
-        out.epilogue.append(chunks.usage({
-            "prompt_tokens": u.input + u.cache_read,
-            "completion_tokens": u.output,
-            "total_tokens": u.input + u.cache_read + u.output,
-            "prompt_tokens_details": {"cached_tokens": u.cache_read},
-            "completion_tokens_details": {"reasoning_tokens": u.reasoning},
-        }))
+        out.epilogue.append(
+            chunks.usage(
+                {
+                    "prompt_tokens": u.input + u.cache_read,
+                    "completion_tokens": u.output,
+                    "total_tokens": u.input + u.cache_read + u.output,
+                    "prompt_tokens_details": {"cached_tokens": u.cache_read},
+                    "completion_tokens_details": {"reasoning_tokens": u.reasoning},
+                }
+            )
+        )
     out.epilogue.append(b"data: [DONE]\n\n")
     return out
 

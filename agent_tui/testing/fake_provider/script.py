@@ -43,9 +43,10 @@ class ScriptError(_Model):
     """An HTTP error answered instead of a stream."""
 
     status: int = 500
-    kind: Literal[
-        "rate_limit", "overloaded", "internal", "context_overflow", "auth", "invalid_request", "content_filter"
-    ] | None = None
+    kind: (
+        Literal["rate_limit", "overloaded", "internal", "context_overflow", "auth", "invalid_request", "content_filter"]
+        | None
+    ) = None
     message: str | None = None
     retry_after: float | None = None  # seconds, sent as the ``retry-after`` header
     retry_after_ms: int | None = None
@@ -88,7 +89,13 @@ class Turn(_Model):
 
     @model_validator(mode="after")
     def _has_content(self) -> Turn:
-        if self.error is None and self.text is None and self.reasoning is None and not self.tool_calls and self.fail is None:
+        if (
+            self.error is None
+            and self.text is None
+            and self.reasoning is None
+            and not self.tool_calls
+            and self.fail is None
+        ):
             self.text = ""
         return self
 

@@ -135,9 +135,11 @@ class FakeProvider:
 
     async def wait_for(self, what: str, count: int = 1, timeout: float = 10.0) -> None:
         """Wait until ``count`` events named ``what`` happened (``request``, ``stream``, ``aborted``, ``completed``, ``held``)."""
+
         async def reached() -> None:
             async with self._changed:
                 await self._changed.wait_for(lambda: self.stats.events.count(what) >= count)
+
         await asyncio.wait_for(reached(), timeout)
 
     async def _note(self, what: str) -> None:
@@ -165,7 +167,12 @@ class FakeProvider:
             answer = self._responder(record)
             turn = answer if isinstance(answer, Turn) else Turn.model_validate(answer)
         elif self._next >= len(self._turns):
-            return _json_error(HttpError(500, _error_body(wire, f"fake provider: script exhausted at request {len(self.requests)}", "api_error")))
+            return _json_error(
+                HttpError(
+                    500,
+                    _error_body(wire, f"fake provider: script exhausted at request {len(self.requests)}", "api_error"),
+                )
+            )
         else:
             turn = self._turns[self._next]
         if self.validate and turn.validate_request:
@@ -208,7 +215,9 @@ class FakeProvider:
             if not acquire.done():
                 acquire.cancel()
 
-    async def _stream(self, request: web.Request, turn: Turn, rendered: Rendered, fail_frame: bytes | None) -> web.StreamResponse:
+    async def _stream(
+        self, request: web.Request, turn: Turn, rendered: Rendered, fail_frame: bytes | None
+    ) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await response.prepare(request)
         await self._note("stream")
@@ -226,7 +235,7 @@ class FakeProvider:
                     await asyncio.sleep(delay)
             else:
                 for start in range(0, len(frames), _BATCH):
-                    await response.write(b"".join(frames[start:start + _BATCH]))
+                    await response.write(b"".join(frames[start : start + _BATCH]))
             if turn.fail is not None:
                 if turn.fail.mode == "error_event" and fail_frame is not None:
                     await response.write(fail_frame)
@@ -264,9 +273,12 @@ class FakeProvider:
         return web.json_response({"ok": True})
 
     async def _admin_requests(self, request: web.Request) -> web.Response:
-        return web.json_response([
-            {"wire": r.wire, "path": r.path, "body": r.body, "rejected": r.rejected, "at": r.at} for r in self.requests
-        ])
+        return web.json_response(
+            [
+                {"wire": r.wire, "path": r.path, "body": r.body, "rejected": r.rejected, "at": r.at}
+                for r in self.requests
+            ]
+        )
 
 
 def _error_body(wire: Wire, message: str, type_: str = "invalid_request_error") -> dict[str, Any]:

@@ -40,9 +40,14 @@ def _openai_tools(tools: Any) -> None:
         if not isinstance(tool, dict) or tool.get("type") != "function" or not isinstance(fn, dict):
             raise Invalid(f"Invalid value for 'tools[{i}]': expected a function tool.", f"tools[{i}]")
         if not _TOOL_NAME.match(str(fn.get("name", ""))):
-            raise Invalid(f"Invalid 'tools[{i}].function.name': string does not match pattern.", f"tools[{i}].function.name")
+            raise Invalid(
+                f"Invalid 'tools[{i}].function.name': string does not match pattern.", f"tools[{i}].function.name"
+            )
         if "parameters" in fn and not isinstance(fn["parameters"], dict):
-            raise Invalid(f"Invalid type for 'tools[{i}].function.parameters': expected an object.", f"tools[{i}].function.parameters")
+            raise Invalid(
+                f"Invalid type for 'tools[{i}].function.parameters': expected an object.",
+                f"tools[{i}].function.parameters",
+            )
 
 
 def _openai_content(message: dict[str, Any], i: int, *, optional: bool) -> None:
@@ -54,12 +59,16 @@ def _openai_content(message: dict[str, Any], i: int, *, optional: bool) -> None:
     if isinstance(content, str):
         return
     if not isinstance(content, list) or not content:
-        raise Invalid(f"Invalid 'messages[{i}].content': expected a string or a non-empty array.", f"messages.[{i}].content")
+        raise Invalid(
+            f"Invalid 'messages[{i}].content': expected a string or a non-empty array.", f"messages.[{i}].content"
+        )
     for j, part in enumerate(content):
         kind = part.get("type") if isinstance(part, dict) else None
         if kind not in ("text", "image_url", "input_audio", "file", "refusal"):
-            raise Invalid(f"Invalid value: '{kind}'. Supported values are: 'text', 'image_url', 'input_audio', 'refusal', and 'file'.",
-                          f"messages.[{i}].content.[{j}].type")
+            raise Invalid(
+                f"Invalid value: '{kind}'. Supported values are: 'text', 'image_url', 'input_audio', 'refusal', and 'file'.",
+                f"messages.[{i}].content.[{j}].type",
+            )
 
 
 def _openai_text_only(message: dict[str, Any], i: int) -> None:
@@ -67,15 +76,19 @@ def _openai_text_only(message: dict[str, Any], i: int) -> None:
     content = message.get("content")
     for j, part in enumerate(content if isinstance(content, list) else []):
         if part.get("type") != "text":
-            raise Invalid(f"Invalid value: '{part.get('type')}'. Supported values are: 'text'.",
-                          f"messages.[{i}].content.[{j}].type")
+            raise Invalid(
+                f"Invalid value: '{part.get('type')}'. Supported values are: 'text'.",
+                f"messages.[{i}].content.[{j}].type",
+            )
 
 
 def _openai_unanswered(open_calls: dict[str, int], opened_at: int) -> Invalid:
     missing = ", ".join(open_calls)
-    return Invalid("An assistant message with 'tool_calls' must be followed by tool messages responding to each "
-                   f"'tool_call_id'. The following tool_call_ids did not have response messages: {missing}",
-                   f"messages.[{opened_at}].role")
+    return Invalid(
+        "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+        f"'tool_call_id'. The following tool_call_ids did not have response messages: {missing}",
+        f"messages.[{opened_at}].role",
+    )
 
 
 def _openai_tool_calls(calls: list[Any], i: int, open_calls: dict[str, int]) -> None:
@@ -83,9 +96,15 @@ def _openai_tool_calls(calls: list[Any], i: int, open_calls: dict[str, int]) -> 
     for j, call in enumerate(calls):
         fn = call.get("function") if isinstance(call, dict) else None
         if not isinstance(fn, dict) or not isinstance(fn.get("arguments"), str) or not fn.get("name"):
-            raise Invalid(f"Missing required parameter: 'messages[{i}].tool_calls[{j}].function'.", f"messages.[{i}].tool_calls.[{j}]")
+            raise Invalid(
+                f"Missing required parameter: 'messages[{i}].tool_calls[{j}].function'.",
+                f"messages.[{i}].tool_calls.[{j}]",
+            )
         if not call.get("id"):
-            raise Invalid(f"Missing required parameter: 'messages[{i}].tool_calls[{j}].id'.", f"messages.[{i}].tool_calls.[{j}].id")
+            raise Invalid(
+                f"Missing required parameter: 'messages[{i}].tool_calls[{j}].id'.",
+                f"messages.[{i}].tool_calls.[{j}].id",
+            )
         open_calls[call["id"]] = j
 
 
@@ -94,7 +113,10 @@ def check_openai(body: dict[str, Any]) -> None:
         raise Invalid("you must provide a model parameter", "model")
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
-        raise Invalid("Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", "messages")
+        raise Invalid(
+            "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+            "messages",
+        )
     _openai_tools(body.get("tools"))
     open_calls: dict[str, int] = {}
     opened_at = -1
@@ -102,17 +124,24 @@ def check_openai(body: dict[str, Any]) -> None:
     for i, message in enumerate(messages):
         role = message.get("role") if isinstance(message, dict) else None
         if role not in _OPENAI_ROLES:
-            raise Invalid(f"Invalid value: '{role}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.",
-                          f"messages.[{i}].role")
+            raise Invalid(
+                f"Invalid value: '{role}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.",
+                f"messages.[{i}].role",
+            )
         if open_calls and role != "tool":
             raise _openai_unanswered(open_calls, opened_at)
         if role == "tool":
             call_id = message.get("tool_call_id")
             if call_id in answered:
-                raise Invalid(f"Invalid parameter: duplicate response for tool_call_id '{call_id}'.", f"messages.[{i}].tool_call_id")
+                raise Invalid(
+                    f"Invalid parameter: duplicate response for tool_call_id '{call_id}'.",
+                    f"messages.[{i}].tool_call_id",
+                )
             if call_id not in open_calls:
-                raise Invalid("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
-                              f"messages.[{i}].role")
+                raise Invalid(
+                    "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+                    f"messages.[{i}].role",
+                )
             del open_calls[call_id]
             answered.add(call_id)
             _openai_content(message, i, optional=False)
@@ -146,7 +175,9 @@ _ASSISTANT_BLOCKS = {"text", "tool_use", "thinking", "redacted_thinking", "serve
 def _blocks(content: Any, where: str) -> list[dict[str, Any]]:
     if isinstance(content, str):
         if not content:
-            raise Invalid(f"{where}: all messages must have non-empty content except for the optional final assistant message")
+            raise Invalid(
+                f"{where}: all messages must have non-empty content except for the optional final assistant message"
+            )
         return [{"type": "text", "text": content}]
     if not isinstance(content, list):
         raise Invalid(f"{where}.content: Input should be a valid list")
@@ -160,12 +191,16 @@ _TOOL_RESULT_BLOCKS = {"text", "image", "document", "search_result"}
 def _check_image(block: dict[str, Any], where: str) -> None:
     source = block.get("source")
     if not isinstance(source, dict) or source.get("type") not in ("base64", "url"):
-        raise Invalid(f"{where}.source: Input tag '{(source or {}).get('type')}' found using 'type' does not match "
-                      "any of the expected tags: 'base64', 'url'")
+        raise Invalid(
+            f"{where}.source: Input tag '{(source or {}).get('type')}' found using 'type' does not match "
+            "any of the expected tags: 'base64', 'url'"
+        )
     if source["type"] == "base64":
         if source.get("media_type") not in _IMAGE_TYPES:
-            raise Invalid(f"{where}.source.base64.media_type: Input should be 'image/jpeg', 'image/png', "
-                          "'image/gif' or 'image/webp'")
+            raise Invalid(
+                f"{where}.source.base64.media_type: Input should be 'image/jpeg', 'image/png', "
+                "'image/gif' or 'image/webp'"
+            )
         if not isinstance(source.get("data"), str) or not source["data"]:
             raise Invalid(f"{where}.source.base64.data: Field required")
 
@@ -179,7 +214,9 @@ def _check_tool_result(block: dict[str, Any], where: str) -> None:
 def _check_block(block: Any, allowed: set[str], where: str, role: str) -> str:
     kind = block.get("type") if isinstance(block, dict) else None
     if kind not in allowed:
-        raise Invalid(f"{where}.type: Input tag '{kind}' found using 'type' is not allowed in a message with role '{role}'")
+        raise Invalid(
+            f"{where}.type: Input tag '{kind}' found using 'type' is not allowed in a message with role '{role}'"
+        )
     if kind == "text" and not block.get("text"):
         raise Invalid("messages: text content blocks must be non-empty")
     if kind == "image":
@@ -223,8 +260,10 @@ def _anthropic_system_and_tools(body: dict[str, Any]) -> None:
 
 
 def _anthropic_unanswered(pending: list[str], pending_at: int) -> Invalid:
-    return Invalid(f"messages.{pending_at}: `tool_use` ids were found without `tool_result` blocks immediately after: "
-                   f"{', '.join(pending)}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.")
+    return Invalid(
+        f"messages.{pending_at}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+        f"{', '.join(pending)}. Each `tool_use` block must have a corresponding `tool_result` block in the next message."
+    )
 
 
 def _anthropic_user_turn(blocks: list[dict[str, Any]], where: str, pending: list[str], pending_at: int) -> None:
@@ -234,11 +273,15 @@ def _anthropic_user_turn(blocks: list[dict[str, Any]], where: str, pending: list
         if _check_block(block, _USER_BLOCKS, f"{where}.content.{j}", "user") == "tool_result":
             use_id = block.get("tool_use_id")
             if use_id in results:
-                raise Invalid(f"{where}.content.{j}: each tool_use must have a single result. "
-                              f"Found multiple `tool_result` blocks with id: {use_id}")
+                raise Invalid(
+                    f"{where}.content.{j}: each tool_use must have a single result. "
+                    f"Found multiple `tool_result` blocks with id: {use_id}"
+                )
             if use_id not in pending:
-                raise Invalid(f"{where}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: {use_id}. "
-                              "Each `tool_result` block must have a corresponding `tool_use` block in the previous message.")
+                raise Invalid(
+                    f"{where}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: {use_id}. "
+                    "Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+                )
             results.append(use_id)
     missing = [p for p in pending if p not in results]
     if missing:
@@ -251,7 +294,9 @@ def _anthropic_assistant_turn(blocks: list[dict[str, Any]], where: str, seen_ids
     for j, block in enumerate(blocks):
         kind = _check_block(block, _ASSISTANT_BLOCKS, f"{where}.content.{j}", "assistant")
         if kind in ("thinking", "redacted_thinking") and saw_tool_use:
-            raise Invalid(f"{where}.content.{j}: `thinking` blocks must come before `tool_use` blocks in an assistant message")
+            raise Invalid(
+                f"{where}.content.{j}: `thinking` blocks must come before `tool_use` blocks in an assistant message"
+            )
         if kind == "tool_use":
             saw_tool_use = True
             if block["id"] in seen_ids:
@@ -280,7 +325,9 @@ def check_anthropic(body: dict[str, Any]) -> None:
             raise Invalid(f"{where}.role: Input should be 'user' or 'assistant'")
         blocks = _blocks(message.get("content"), where)
         if not blocks and not (role == "assistant" and i == len(messages) - 1):
-            raise Invalid(f"{where}: all messages must have non-empty content except for the optional final assistant message")
+            raise Invalid(
+                f"{where}: all messages must have non-empty content except for the optional final assistant message"
+            )
         if role == "user":
             _anthropic_user_turn(blocks, where, pending, pending_at)
             pending = []
@@ -296,9 +343,11 @@ def check_anthropic(body: dict[str, Any]) -> None:
         index, blocks = last_tool_assistant
         first = blocks[0].get("type")
         if first not in ("thinking", "redacted_thinking"):
-            raise Invalid(f"messages.{index}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{first}`. "
-                          "When `thinking` is enabled, a final `assistant` message must start with a thinking block "
-                          "(preceeding the lastmost set of `tool_use` and `tool_result` blocks).")
+            raise Invalid(
+                f"messages.{index}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{first}`. "
+                "When `thinking` is enabled, a final `assistant` message must start with a thinking block "
+                "(preceeding the lastmost set of `tool_use` and `tool_result` blocks)."
+            )
 
 
 def validate_anthropic(body: dict[str, Any]) -> HttpError | None:

@@ -45,7 +45,9 @@ def resolve_target(root: Path, raw: str, *, deleting: bool = False) -> Target:
     else:
         named = Path(os.path.realpath(named))
         if not os.path.isabs(raw) and not is_inside(named, root):
-            raise ToolError(f"The path {raw!r} goes through a symlink to {named}, which is outside the session location.")
+            raise ToolError(
+                f"The path {raw!r} goes through a symlink to {named}, which is outside the session location."
+            )
     link = deleting and named.is_symlink()
     if is_inside(named, root):
         return Target(named, named.relative_to(root).as_posix() if named != root else ".", False, link)
@@ -109,7 +111,9 @@ def resolve(root: Path, operations: list[Operation]) -> Plan:
     for operation in operations:
         dest = operation.move_to if isinstance(operation, UpdateFile) else None
         deleting = isinstance(operation, DeleteFile)
-        targets.append((resolve_target(root, operation.path, deleting=deleting), resolve_target(root, dest) if dest else None))
+        targets.append(
+            (resolve_target(root, operation.path, deleting=deleting), resolve_target(root, dest) if dest else None)
+        )
     return Plan(operations, targets)
 
 
@@ -205,8 +209,17 @@ def _verify_one(operation: Operation, target: Target, dest: Target | None, tree:
                 raise ApplyError(f"Failed to move {target.shown} to {dest.shown}: the destination is a directory")
             tree.write(dest.path, dest.shown, "move to", data)  # written before the source goes, as write_step does
             tree.remove(target.path)
-            return Step("M", dest.shown, describe, write=dest.path, content=data, remove=target.path,
-                        source=target.shown, added=added, removed=removed)  # fmt: skip
+            return Step(
+                "M",
+                dest.shown,
+                describe,
+                write=dest.path,
+                content=data,
+                remove=target.path,
+                source=target.shown,
+                added=added,
+                removed=removed,
+            )
     raise AssertionError(operation)
 
 
@@ -228,7 +241,9 @@ def write_step(step: Step) -> None:
         except OSError as error:
             if step.write is None:
                 raise StepFailed(f"{_reason(error)}; {step.shown} was left as it was") from error
-            raise StepFailed(f"{_reason(error)}; {step.shown} was written, but {step.source} was not removed") from error
+            raise StepFailed(
+                f"{_reason(error)}; {step.shown} was written, but {step.source} was not removed"
+            ) from error
 
 
 def _reason(error: OSError) -> str:

@@ -129,7 +129,9 @@ def parse_patch(text: str) -> list[Operation]:
                 i += 1
             chunks, i = _chunks(body, i, path)
             if not chunks:
-                raise PatchError(f"Update File hunk for {path!r} is empty (line {number}): it needs at least one change.")
+                raise PatchError(
+                    f"Update File hunk for {path!r} is empty (line {number}): it needs at least one change."
+                )
             operations.append(UpdateFile(path, move_to, chunks))
         elif not stripped:
             i += 1

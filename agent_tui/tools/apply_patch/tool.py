@@ -84,4 +84,6 @@ async def run_apply_patch(ctx: ToolContext, params: ApplyPatchInput) -> ToolResu
     return ToolResult(ToolOutput(text=text, data={"files": files}))
 
 
-APPLY_PATCH = Tool(name="apply_patch", description=DESCRIPTION, input_model=ApplyPatchInput, run=run_apply_patch, action="edit")
+APPLY_PATCH = Tool(
+    name="apply_patch", description=DESCRIPTION, input_model=ApplyPatchInput, run=run_apply_patch, action="edit"
+)

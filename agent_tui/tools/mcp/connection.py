@@ -69,8 +69,14 @@ def _stderr_tail(path: Path | None) -> str:
 class McpConnection:
     """A server by name at one location; ``state``, ``tools`` and ``instructions`` describe it now."""
 
-    def __init__(self, name: str, config: McpServerConfig, location: Path, clock: Clock | None = None,
-                 on_change: Callable[[McpConnection], None] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        config: McpServerConfig,
+        location: Path,
+        clock: Clock | None = None,
+        on_change: Callable[[McpConnection], None] | None = None,
+    ) -> None:
         self.name = name
         self.config = config
         self.location = location
@@ -165,8 +171,10 @@ class McpConnection:
                     return
                 except Exception as error:  # noqa: BLE001 - any start failure is one notice
                     exited = self.config.command is not None and _is_closed(error)
-                    await self._failed("failed to start: " + ("the process exited before the handshake" if exited
-                                                              else _reason(error)), stop)
+                    await self._failed(
+                        "failed to start: " + ("the process exited before the handshake" if exited else _reason(error)),
+                        stop,
+                    )
                     return
                 if not await self._list(client, stop):
                     return
@@ -209,18 +217,24 @@ class McpConnection:
             stack.push_async_callback(self._keep_stderr_tail, self._stderr)  # before the unlink (LIFO)
             command, *args = self.config.command
             cwd = Path(self.config.cwd).expanduser() if self.config.cwd else self.location
-            params = StdioServerParameters(command=command, args=args, cwd=str(self.location / cwd),
-                                           env=server_environment(self.config))
+            params = StdioServerParameters(
+                command=command, args=args, cwd=str(self.location / cwd), env=server_environment(self.config)
+            )
             transport = watched(stdio_client(params, errlog=errlog), on_end)
         else:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
-            http = await stack.enter_async_context(httpx2.AsyncClient(headers=self.config.headers,
-                                                                      timeout=self.config.timeout_s))
+            http = await stack.enter_async_context(
+                httpx2.AsyncClient(headers=self.config.headers, timeout=self.config.timeout_s)
+            )
             transport = streamable_http_client(self.config.url or "", http_client=http)
-        client = Client(transport, client_info=Implementation(name=CLIENT_NAME, version=__version__),
-                        message_handler=self._on_message, cache=None)
+        client = Client(
+            transport,
+            client_info=Implementation(name=CLIENT_NAME, version=__version__),
+            message_handler=self._on_message,
+            cache=None,
+        )
         return await stack.enter_async_context(client)
 
     # -- tools ---------------------------------------------------------------------
@@ -235,8 +249,11 @@ class McpConnection:
             return False
         except Exception as error:  # noqa: BLE001 - the SDK raises MCPError or transport errors
             exited = _is_closed(error)
-            await self._failed("exited while listing its tools" if exited
-                               else f"failed to list its tools: {_reason(error)}", stop, crashed=exited)
+            await self._failed(
+                "exited while listing its tools" if exited else f"failed to list its tools: {_reason(error)}",
+                stop,
+                crashed=exited,
+            )
             return False
         if stop.is_set():
             return False
@@ -313,8 +330,9 @@ class McpConnection:
                 await self.settled()
         client, stop = self._client, self._stop
         if self.state is not McpState.READY or client is None:
-            why = self.error or (f"{self.state.value} again after: {self.last_error}" if self.last_error
-                                 else self.state.value)
+            why = self.error or (
+                f"{self.state.value} again after: {self.last_error}" if self.last_error else self.state.value
+            )
             raise ToolError(f"MCP server {self.name} is not running: {why}.")
         limit = self.config.timeout_s
         try:
@@ -322,12 +340,15 @@ class McpConnection:
                 result = await client.call_tool(tool, arguments)
         except TimeoutError:
             await self._failed(f"did not answer {tool} within {limit:g} s", stop)
-            raise ToolError(f"MCP server {self.name}: {tool} did not answer within {limit:g} s; "
-                            "the server is restarted.") from None
+            raise ToolError(
+                f"MCP server {self.name}: {tool} did not answer within {limit:g} s; the server is restarted."
+            ) from None
         except Exception as error:  # noqa: BLE001 - the SDK raises MCPError or transport errors
             if stop.is_set() or _is_closed(error):
                 await self._failed(f"exited during {tool}", stop, crashed=True)
-                raise ToolError(f"MCP server {self.name} exited during {tool}: {self.last_error or 'stopped'}") from None
+                raise ToolError(
+                    f"MCP server {self.name} exited during {tool}: {self.last_error or 'stopped'}"
+                ) from None
             raise ToolError(f"MCP server {self.name}: {tool} failed: {_reason(error)}") from None
         self.failures = 0
         return result
@@ -359,8 +380,11 @@ def _innermost(error: BaseException) -> BaseException:
 
 def _is_closed(error: BaseException) -> bool:
     inner = _innermost(error)
-    return "closed" in str(inner).lower() or type(inner).__name__ in {"ClosedResourceError", "BrokenResourceError",
-                                                                        "EndOfStream"}
+    return "closed" in str(inner).lower() or type(inner).__name__ in {
+        "ClosedResourceError",
+        "BrokenResourceError",
+        "EndOfStream",
+    }
 
 
 def _reason(error: BaseException) -> str:

@@ -61,8 +61,9 @@ class McpHub:
         """The location's connections for ``servers`` (enabled ones), each started unless it is up or backing off."""
         if servers:
             await self._load_sdk()
-        stale = [(key, c) for key, c in self._connections.items()
-                 if key[0] == location and servers.get(key[1]) != c.config]
+        stale = [
+            (key, c) for key, c in self._connections.items() if key[0] == location and servers.get(key[1]) != c.config
+        ]
         for key, old in stale:
             if self._connections.get(key) is old:  # another sync may have replaced it meanwhile
                 del self._connections[key]
@@ -86,8 +87,19 @@ class McpHub:
         return [c for (where, _), c in self._connections.items() if location is None or where == location]
 
     def status(self, location: Path | None = None) -> list[McpStatus]:
-        return [McpStatus(c.name, str(c.location), c.config.transport, c.state, tuple(t.name for t in c.tools), c.error,
-                          c.failures, c.skipped) for c in self.connections(location)]
+        return [
+            McpStatus(
+                c.name,
+                str(c.location),
+                c.config.transport,
+                c.state,
+                tuple(t.name for t in c.tools),
+                c.error,
+                c.failures,
+                c.skipped,
+            )
+            for c in self.connections(location)
+        ]
 
     async def close(self) -> None:
         connections, self._connections = list(self._connections.values()), {}

@@ -27,8 +27,10 @@ def offered(server: str, listed: list[Any]) -> tuple[list[McpToolInfo], tuple[st
     taken: dict[str, str] = {}
     for tool in listed:
         if getattr(getattr(tool, "execution", None), "task_support", None) == "required":
-            skipped.append(f"tool {tool.name} is not offered: it requires task-augmented execution, "
-                           "which agent-tui does not support")
+            skipped.append(
+                f"tool {tool.name} is not offered: it requires task-augmented execution, "
+                "which agent-tui does not support"
+            )
             continue
         name = tool_name(server, tool.name)
         if name in taken:

@@ -40,14 +40,25 @@ def _tool(connection: McpConnection, info: McpToolInfo) -> Tool:
     async def run(ctx: ToolContext, params: McpArguments) -> ToolResult:
         arguments: dict[str, Any] = dict(params.model_extra or {})
         target = resource(server, info.name)
-        await ctx.ask(ACTION, [target], detail={"server": server, "tool": info.name, "arguments": arguments},
-                      save_patterns=[target])
+        await ctx.ask(
+            ACTION,
+            [target],
+            detail={"server": server, "tool": info.name, "arguments": arguments},
+            save_patterns=[target],
+        )
         result = await connection.call(info.name, arguments)
         spill = ctx.spill_dir / f"mcp-{ctx.call_id or 'call'}-{uuid.uuid4().hex[:8]}.log"
-        return await lower_result(result, server=server, tool=info.name, vision=ctx.supports_vision,
-                                  keeper=OutputKeeper(spill))
+        return await lower_result(
+            result, server=server, tool=info.name, vision=ctx.supports_vision, keeper=OutputKeeper(spill)
+        )
 
     description = f"(MCP server {server}) {info.description}".strip()
     parameters = {"type": "object", **{k: v for k, v in info.schema.items() if k != "title"}}
-    return Tool(name=tool_name(server, info.name), description=description, input_model=McpArguments,
-                run=run, action=ACTION, parameters=parameters)
+    return Tool(
+        name=tool_name(server, info.name),
+        description=description,
+        input_model=McpArguments,
+        run=run,
+        action=ACTION,
+        parameters=parameters,
+    )

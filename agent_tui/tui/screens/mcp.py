@@ -29,5 +29,4 @@ class McpScreen(ModalScreen[None]):
             if self.rows:
                 yield Static(table, id="mcp-servers")
             else:
-                yield Static("No MCP servers configured here. Add [mcp.servers.NAME] to config.toml.",
-                             id="mcp-servers")
+                yield Static("No MCP servers configured here. Add [mcp.servers.NAME] to config.toml.", id="mcp-servers")

@@ -102,8 +102,9 @@ class SessionPicker(ModalScreen[str | None]):
             yield Static(id="picker-scope")
             yield Input(placeholder="search titles and messages", id="picker-search")
             yield OptionList(id="picker-list")
-            yield Static("enter open · esc close · tab all locations · ctrl+n new · f2 rename · ctrl+d delete",
-                         id="picker-keys")
+            yield Static(
+                "enter open · esc close · tab all locations · ctrl+n new · f2 rename · ctrl+d delete", id="picker-keys"
+            )
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
@@ -143,7 +144,9 @@ class SessionPicker(ModalScreen[str | None]):
                 self.query_one(OptionList).clear_options()
                 self.query_one(OptionList).add_option(Option(Text(str(error), style="dim"), disabled=True))
             return
-        rows = list(await sessions.list(location=location, search=self.query_text or None, limit=PAGE + 1, offset=offset))
+        rows = list(
+            await sessions.list(location=location, search=self.query_text or None, limit=PAGE + 1, offset=offset)
+        )
         if generation != self._generation:
             return
         active = sessions.active()
@@ -246,8 +249,9 @@ class SessionPicker(ModalScreen[str | None]):
         if await self._change(lambda s: s.delete(session_id), "delete", reload=not leaving) and leaving:
             self.dismiss(NEW_SESSION)  # no reload first: its rows would land on a screen already closed
 
-    async def _change(self, change: Callable[[SessionsPort], Awaitable[object]], what: str,
-                      reload: bool = True) -> bool:  # fmt: skip
+    async def _change(
+        self, change: Callable[[SessionsPort], Awaitable[object]], what: str, reload: bool = True
+    ) -> bool:
         try:
             await change(await self.ctx.ready())
         except Exception as error:  # running, has forks, an empty title: the facade's one line

@@ -18,7 +18,7 @@ from agent_tui.tui.widgets.block_widgets import (
     RetryNotice,
     StepError,
     UserMessage,
-)  # fmt: skip
+)
 from agent_tui.tui.widgets.tool_block import ToolCallView
 from agent_tui.vocab.clock import Clock
 

@@ -235,7 +235,7 @@ class StepError(BlockWidget):
 
 
 class RetryNotice(BlockWidget):
-    """"retrying, attempt N in Ns" counting down while live; history otherwise."""
+    """ "retrying, attempt N in Ns" counting down while live; history otherwise."""
 
     block: RetryBlock
 

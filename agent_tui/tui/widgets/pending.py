@@ -123,8 +123,11 @@ class PendingInputStrip(Static):
         self.display = bool(items)
         if self.cursor is not None:
             ids = [i.input_id for i in items]
-            self.cursor = ids.index(current.input_id) if current and current.input_id in ids else (
-                min(self.cursor, len(items) - 1) if items else None)  # fmt: skip
+            self.cursor = (
+                ids.index(current.input_id)
+                if current and current.input_id in ids
+                else (min(self.cursor, len(items) - 1) if items else None)
+            )
             if self.cursor is None:
                 self.post_message(self.Left())
         self._paint()
@@ -144,5 +147,7 @@ class PendingInputStrip(Static):
             text.append("enter edit · del withdraw · s steer · ctrl+↑/↓ reorder · esc back", style="dim")
         elif self.items:
             queued_any = any(item.delivery is not Delivery.STEER for item in self.items)
-            text.append("↑ select · " + ("alt+↑ last queued · " if queued_any else "") + "alt+w withdraw last", style="dim")
+            text.append(
+                "↑ select · " + ("alt+↑ last queued · " if queued_any else "") + "alt+w withdraw last", style="dim"
+            )
         self.update(text)

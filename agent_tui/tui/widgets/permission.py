@@ -40,9 +40,14 @@ class PermissionPanel(Vertical, can_focus=True):
         Binding("y", "answer('once')", "once", show=False, tooltip="permission: allow once"),
         Binding("a", "answer('always')", "always", show=False, tooltip="permission: always, for this project"),
         Binding("n", "answer('reject')", "reject", show=False, tooltip="permission: reject (the run stops)"),
-        Binding("m", "write_reason", "reject with message", show=False,
-                tooltip="permission: reject with a message (the run goes on)"),
-    ]  # fmt: skip
+        Binding(
+            "m",
+            "write_reason",
+            "reject with message",
+            show=False,
+            tooltip="permission: reject with a message (the run goes on)",
+        ),
+    ]
     KEYS = {binding.key: binding.action for binding in BINDINGS if isinstance(binding, Binding)}  # all are
 
     class Answered(Message):
@@ -78,7 +83,9 @@ class PermissionPanel(Vertical, can_focus=True):
         yield Static(classes="permission-title")
         yield Static(classes="permission-body")
         yield Static(
-            Text.from_markup("[b]y[/] once  [b]a[/] always for this project  [b]n[/] reject  [b]m[/] reject with message"),
+            Text.from_markup(
+                "[b]y[/] once  [b]a[/] always for this project  [b]n[/] reject  [b]m[/] reject with message"
+            ),
             classes="permission-keys",
         )
         yield Input(placeholder="why not? (Enter sends, Esc cancels)", classes="permission-message")

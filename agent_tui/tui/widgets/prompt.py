@@ -34,7 +34,7 @@ def pasted_image_path(text: str) -> str | None:
         line = line[1:-1]
     line = line.replace("\\ ", " ")
     if line.startswith("file://"):
-        line = line[len("file://"):]
+        line = line[len("file://") :]
     is_path = line.startswith(("/", "~", "./", "../"))
     return line if is_path and line.lower().endswith(IMAGE_SUFFIXES) else None
 
@@ -44,17 +44,31 @@ class PromptInput(TextArea):
         Binding("enter", "submit('steer')", "send", tooltip="send (while running: steer into the next step)"),
         Binding("tab", "submit('queue')", "queue", tooltip="queue until the turn ends (idle: send)"),
         Binding("shift+enter,ctrl+j", "newline", "newline", show=False, tooltip="new line"),
-        Binding("up", "history(-1)", show=False,
-                tooltip="previous prompt (at the first line); with input pending: into the pending strip"),
+        Binding(
+            "up",
+            "history(-1)",
+            show=False,
+            tooltip="previous prompt (at the first line); with input pending: into the pending strip",
+        ),
         Binding("down", "history(1)", show=False, tooltip="next prompt (at the last line)"),
-        Binding("ctrl+e", "expand_pastes", "expand paste", show=False,
-                tooltip="expand the [pasted N lines] chips in the prompt into their text"),
-        Binding("alt+up", "edit_queued", "pending", show=False,
-                tooltip="select the last queued input in the pending strip (Enter there edits it)"),
+        Binding(
+            "ctrl+e",
+            "expand_pastes",
+            "expand paste",
+            show=False,
+            tooltip="expand the [pasted N lines] chips in the prompt into their text",
+        ),
+        Binding(
+            "alt+up",
+            "edit_queued",
+            "pending",
+            show=False,
+            tooltip="select the last queued input in the pending strip (Enter there edits it)",
+        ),
         # a prompt is a few lines: these scroll the talk
         Binding("pageup", "scroll_transcript(-1)", show=False, tooltip="scroll the transcript up a page"),
         Binding("pagedown", "scroll_transcript(1)", show=False, tooltip="scroll the transcript down a page"),
-    ]  # fmt: skip
+    ]
 
     class Submitted(Message):
         def __init__(self, text: str, delivery: Delivery) -> None:
@@ -64,9 +78,12 @@ class PromptInput(TextArea):
 
     def __init__(self, id: str | None = None, paste_lines: Callable[[], int] = lambda: 20) -> None:
         super().__init__(
-            id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
+            id=id,
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
             placeholder="Ask anything · Enter send · Shift+Enter new line · F1 keys",
-        )  # fmt: skip
+        )
         self.sent: list[str] = []
         self.paste_lines = paste_lines  # a paste of more lines than this shows as one chip
         self._pastes: dict[str, str] = {}  # chip -> the text it stands for

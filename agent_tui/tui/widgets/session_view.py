@@ -185,12 +185,16 @@ class SessionView(Vertical):
         self.query_one(StatusBar).show(
             t if self.session_id else None,
             StatusInputs(
-                location=self.ctx.location, model=self.ctx.model, agent=self.ctx.agent,
+                location=self.ctx.location,
+                model=self.ctx.model,
+                agent=self.ctx.agent,
                 context_window=self.ctx.context_window(t.facts.model or self.ctx.model),
-                interrupting=self.interrupting, background_asks=self.feed.background_asks, notice=self.notice,
+                interrupting=self.interrupting,
+                background_asks=self.feed.background_asks,
+                notice=self.notice,
                 mcp=self._mcp_count(t.facts.location if self.session_id else None),
             ),
-        )  # fmt: skip
+        )
 
     def _mcp_count(self, location: str | None) -> str | None:
         if self.ctx.mcp is None:
@@ -233,8 +237,9 @@ class SessionView(Vertical):
                 sessions = await self.ctx.ready_to_run()
                 session_id = self.session_id
                 if session_id is None:
-                    created = await sessions.create(location=self.ctx.location, model=self.ctx.model,
-                                                    agent=self.ctx.agent)  # fmt: skip
+                    created = await sessions.create(
+                        location=self.ctx.location, model=self.ctx.model, agent=self.ctx.agent
+                    )
                     session_id = _session_id(created)
                     self.feed.adopt(session_id)
                 await sessions.shell(session_id, command)
@@ -283,8 +288,9 @@ class SessionView(Vertical):
 
         approved = [self._asked[1]] if self._asked and self._asked[0] == text else []
         policy = attach_policy(self.ctx.settings, self.ctx.agent, approved=approved)
-        return await build_prompt(text, self.ctx.location, policy=policy,
-                                  vision=vision_check(self.ctx.settings, self.ctx.model))  # fmt: skip
+        return await build_prompt(
+            text, self.ctx.location, policy=policy, vision=vision_check(self.ctx.settings, self.ctx.model)
+        )
 
     # ------------------------------------------------------------------ completion
 

@@ -57,8 +57,12 @@ async def test_delete_removes_events_projections_and_snapshots_but_not_the_neigh
 ) -> None:
     import subprocess
 
-    fake.add({"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": "echo a > a.txt"}}]}, {"text": "a"},
-             {"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": "echo b > b.txt"}}]}, {"text": "b"})
+    fake.add(
+        {"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": "echo a > a.txt"}}]},
+        {"text": "a"},
+        {"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": "echo b > b.txt"}}]},
+        {"text": "b"},
+    )
     (workdir / "seed.txt").write_text("seed\n")
     doomed = (await runtime.sessions.create(location=workdir)).id
     await _turn(runtime, doomed, "make a")
@@ -69,8 +73,10 @@ async def test_delete_removes_events_projections_and_snapshots_but_not_the_neigh
     def tree_exists(tree: str) -> bool:
         return subprocess.run(["git", f"--git-dir={git_dir}", "cat-file", "-e", tree]).returncode == 0
 
-    events = {sid: [e.event for e in await runtime._store.events_of_type(sid, ["session.snapshot.taken.1"])]
-              for sid in (doomed, kept)}  # fmt: skip
+    events = {
+        sid: [e.event for e in await runtime._store.events_of_type(sid, ["session.snapshot.taken.1"])]
+        for sid in (doomed, kept)
+    }
     doomed_tree, kept_tree = events[doomed][0].snapshot_id, events[kept][0].snapshot_id
     assert doomed_tree != kept_tree and tree_exists(doomed_tree)
 
@@ -86,8 +92,9 @@ async def test_delete_removes_events_projections_and_snapshots_but_not_the_neigh
     assert projection_snapshot(runtime.sessions.database) == live
 
 
-async def test_delete_is_refused_while_running_elsewhere_or_with_forks(runtime: Runtime, fake: FakeProvider,
-                                                                       workdir: Path) -> None:  # fmt: skip
+async def test_delete_is_refused_while_running_elsewhere_or_with_forks(
+    runtime: Runtime, fake: FakeProvider, workdir: Path
+) -> None:
     fake.add({"text": "x"})
     sid = (await runtime.sessions.create(location=workdir)).id
     await _turn(runtime, sid, "hello")

@@ -46,7 +46,10 @@ async def test_a_fork_inherits_history_checkpoint_and_entries_and_shares_nothing
     assert _shape(await runtime.sessions.messages(child.id)) == _shape(parent_messages)
     assert {m.id for m in await runtime.sessions.messages(child.id)}.isdisjoint({m.id for m in parent_messages})
     child_checkpoint = await runtime._store.checkpoint(child.id)
-    assert (child_checkpoint.baseline, child_checkpoint.applied) == (parent_checkpoint.baseline, parent_checkpoint.applied)
+    assert (child_checkpoint.baseline, child_checkpoint.applied) == (
+        parent_checkpoint.baseline,
+        parent_checkpoint.applied,
+    )
     assert await runtime.sessions.context(child.id) == {"api/ticket": {"id": 7}}
     assert await runtime.sessions.lineage(child.id) == [(sid, log[0].seq - 1)]
 
@@ -73,7 +76,9 @@ async def test_a_fork_from_a_prompt_starts_before_it_with_a_fresh_checkpoint(
     await _turn(runtime, sid, "first")
     second = await _turn(runtime, sid, "second")
     child = await runtime.sessions.fork(sid, at=second)
-    kept = [m for m in await runtime.sessions.messages(sid) if m.seq < (await runtime._store.message_anywhere(second)).seq]
+    kept = [
+        m for m in await runtime.sessions.messages(sid) if m.seq < (await runtime._store.message_anywhere(second)).seq
+    ]
     assert _shape(await runtime.sessions.messages(child.id)) == _shape(kept)
     assert await runtime._store.checkpoint(child.id) is None, "a fork from an earlier prompt is a revert"
     other = (await runtime.sessions.create(location=workdir)).id
@@ -86,8 +91,9 @@ async def test_a_fork_from_a_prompt_starts_before_it_with_a_fresh_checkpoint(
 async def test_a_file_rewind_in_a_fork_finds_the_snapshot_in_its_parent(
     runtime: Runtime, fake: FakeProvider, workdir: Path
 ) -> None:
-    fake.add({"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": "echo x > made.txt"}}]},
-             {"text": "made"})
+    fake.add(
+        {"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": "echo x > made.txt"}}]}, {"text": "made"}
+    )
     sid = (await runtime.sessions.create(location=workdir)).id
     await _turn(runtime, sid, "make it")
     parent_messages = await runtime.sessions.messages(sid)

@@ -29,11 +29,28 @@ def _events(said_before: str | None, steps: list[tuple[str, str, bool]]) -> list
         out.append((True, ev.ToolCalled(assistant_message_id="msg_a1", call_id=call, name=tool, input=arguments)))
         if tool != "read" and outcome != "none":
             snapshot = {"git": f"tree{n}", "pre": f"pre:{n}", "error": None}[outcome]
-            out.append((True, ev.WorkspaceSnapshotted(assistant_message_id="msg_a1", call_id=call, snapshot_id=snapshot,
-                                                      error=f"broken {n}" if snapshot is None else None)))
+            out.append(
+                (
+                    True,
+                    ev.WorkspaceSnapshotted(
+                        assistant_message_id="msg_a1",
+                        call_id=call,
+                        snapshot_id=snapshot,
+                        error=f"broken {n}" if snapshot is None else None,
+                    ),
+                )
+            )
         if rejected:
-            out.append((True, ev.ToolFailed(assistant_message_id="msg_a1", call_id=call,
-                                            error=ErrorInfo(type="permission.rejected", message="no"))))
+            out.append(
+                (
+                    True,
+                    ev.ToolFailed(
+                        assistant_message_id="msg_a1",
+                        call_id=call,
+                        error=ErrorInfo(type="permission.rejected", message="no"),
+                    ),
+                )
+            )
     return out
 
 
@@ -72,7 +89,9 @@ def test_the_reason_of_an_uncovered_call_is_its_own_then_the_one_said_before_the
     steps = [("bash", "error", False), ("bash", "none", False)]
     own, later = restore_plan(_events(None, steps), PROJECT).unrestorable
     assert (own.why, later.why) == ("broken 1", "broken 1")
-    (lone,) = restore_plan(_events("git is not installed", [("mcp__files__write", "none", False)]), PROJECT).unrestorable
+    (lone,) = restore_plan(
+        _events("git is not installed", [("mcp__files__write", "none", False)]), PROJECT
+    ).unrestorable
     assert lone.why == "git is not installed" and lone.tool == "mcp__files__write"
     (unknown,) = restore_plan(_events(None, [("apply_patch", "none", False)]), PROJECT).unrestorable
     assert unknown.why == NO_SNAPSHOT and unknown.files == ["a.txt"]
@@ -89,5 +108,7 @@ def test_a_covered_bash_call_naming_paths_outside_the_directory_is_named_but_nev
     assert found.unrestorable == [] and found.refusal() is None and found.point == ["tree1"]
     (outside,) = found.outside
     assert outside.files == ["/etc/hostname", "/tmp/elsewhere/out.txt"]
-    assert found.note() == ("not restored: bash call_1 (/etc/hostname, /tmp/elsewhere/out.txt): outside the "
-                            "session's directory /work/project; a rewind restores only files inside it")
+    assert found.note() == (
+        "not restored: bash call_1 (/etc/hostname, /tmp/elsewhere/out.txt): outside the "
+        "session's directory /work/project; a rewind restores only files inside it"
+    )

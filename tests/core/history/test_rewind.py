@@ -27,8 +27,11 @@ async def runtime(open_runtime: Any):  # type: ignore[no-untyped-def]
 
 
 def _files(location: Path) -> dict[str, str]:
-    return {p.relative_to(location).as_posix(): p.read_text() for p in sorted(location.rglob("*"))
-            if p.is_file() and ".git" not in p.parts}  # fmt: skip
+    return {
+        p.relative_to(location).as_posix(): p.read_text()
+        for p in sorted(location.rglob("*"))
+        if p.is_file() and ".git" not in p.parts
+    }
 
 
 def _text(content: Any) -> str:
@@ -46,8 +49,13 @@ async def _turn(runtime: Runtime, sid: str, text: str) -> str:
 @pytest.fixture
 def location(workdir: Path) -> Path:
     (workdir / ".gitignore").write_text("*.log\n")
-    for name, text in {"mod.txt": "before\n", "gone.txt": "bye\n", "patched.txt": "old\n",
-                       "keep.txt": "keep\n", "build.log": "ignored\n"}.items():  # fmt: skip
+    for name, text in {
+        "mod.txt": "before\n",
+        "gone.txt": "bye\n",
+        "patched.txt": "old\n",
+        "keep.txt": "keep\n",
+        "build.log": "ignored\n",
+    }.items():
         (workdir / name).write_text(text)
     return workdir
 
@@ -87,7 +95,11 @@ async def test_rewind_both_brings_back_what_bash_and_apply_patch_changed_and_und
 
     undone = await runtime.sessions.undo_rewind(sid)
     assert {(c.path, c.change) for c in undone.changed} == {
-        ("made.txt", "created"), ("mod.txt", "modified"), ("gone.txt", "deleted"), ("patched.txt", "modified")}
+        ("made.txt", "created"),
+        ("mod.txt", "modified"),
+        ("gone.txt", "deleted"),
+        ("patched.txt", "modified"),
+    }
     assert _files(location) == after
     assert any(m.id == second for m in await runtime.sessions.messages(sid))
     live = projection_snapshot(runtime.sessions.database)
@@ -172,8 +184,10 @@ async def test_undo_is_refused_once_the_session_moved_on(runtime: Runtime, fake:
 async def test_with_snapshots_off_a_files_rewind_is_refused_naming_the_call_and_nothing_changes(
     open_runtime: Any, fake: FakeProvider, location: Path
 ) -> None:
-    fake.add({"tool_calls": [{"id": "call_b", "name": "bash", "arguments": {"command": "echo after > mod.txt"}}]},
-             {"text": "ok"})
+    fake.add(
+        {"tool_calls": [{"id": "call_b", "name": "bash", "arguments": {"command": "echo after > mod.txt"}}]},
+        {"text": "ok"},
+    )
     async with await open_runtime(policy="allow", tools="all", cli={"snapshots": {"enabled": False}}) as runtime:
         sid = (await runtime.sessions.create(location=location)).id
         first = await _turn(runtime, sid, "run")
@@ -202,9 +216,11 @@ async def test_a_snapshot_error_before_the_first_call_refuses_the_file_rewind_na
     broken = runtime.sessions.snapshots.git_dir(location)
     broken.parent.mkdir(parents=True, exist_ok=True)
     broken.write_text("not a git directory\n")  # git init cannot make its snapshot store here
-    fake.add({"tool_calls": [{"id": "call_p", "name": "apply_patch", "arguments": {"patch": PATCH}}]},
-             {"tool_calls": [{"id": "call_b", "name": "bash", "arguments": {"command": "rm gone.txt"}}]},
-             {"text": "done"})
+    fake.add(
+        {"tool_calls": [{"id": "call_p", "name": "apply_patch", "arguments": {"patch": PATCH}}]},
+        {"tool_calls": [{"id": "call_b", "name": "bash", "arguments": {"command": "rm gone.txt"}}]},
+        {"text": "done"},
+    )
     sid = (await runtime.sessions.create(location=location)).id
     first = await _turn(runtime, sid, "change")
     assert (location / "patched.txt").read_text() == "new\n" and not (location / "gone.txt").exists()
@@ -238,8 +254,10 @@ async def test_a_file_an_mcp_tool_wrote_is_snapshotted_and_a_rewind_brings_it_ba
 ) -> None:
     import sys
 
-    server = {"command": [sys.executable, str(Path(__file__).parents[2] / "fakes" / "mcp_writer.py")],
-              "startup_timeout_s": 60}
+    server = {
+        "command": [sys.executable, str(Path(__file__).parents[2] / "fakes" / "mcp_writer.py")],
+        "startup_timeout_s": 60,
+    }
     write = {"path": "mod.txt", "text": "written by the server\n"}
     fake.add({"tool_calls": [{"id": "call_m", "name": "mcp__files__write", "arguments": write}]}, {"text": "done"})
     async with await open_runtime(policy="allow", tools="all", cli={"mcp": {"servers": {"files": server}}}) as runtime:
@@ -269,7 +287,9 @@ async def test_without_git_apply_patch_pre_images_are_restored_and_the_session_s
         if found:
             os.symlink(found, bin_dir / tool)
     monkeypatch.setenv("PATH", str(bin_dir))
-    add = "*** Begin Patch\n*** Update File: patched.txt\n@@\n-old\n+new\n*** Add File: added.txt\n+fresh\n*** End Patch"
+    add = (
+        "*** Begin Patch\n*** Update File: patched.txt\n@@\n-old\n+new\n*** Add File: added.txt\n+fresh\n*** End Patch"
+    )
     fake.add(
         {"tool_calls": [{"id": "call_b", "name": "bash", "arguments": {"command": "echo after > mod.txt"}}]},
         {"tool_calls": [{"id": "call_p", "name": "apply_patch", "arguments": {"patch": add}}]},

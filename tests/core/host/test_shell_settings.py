@@ -28,7 +28,9 @@ def test_unknown_shell_keys_are_refused(workdir: Path, agent_home: Path) -> None
         load_settings(workdir, environ={})
 
 
-async def test_the_shell_env_setting_reaches_bash(workdir: Path, agent_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_shell_env_setting_reaches_bash(
+    workdir: Path, agent_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (agent_home / "config.toml").write_text('[shell.env]\ninclude = ["ANTHROPIC_API_KEY", "AWS_*"]\n')
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
@@ -37,7 +39,12 @@ async def test_the_shell_env_setting_reaches_bash(workdir: Path, agent_home: Pat
         registry = ToolRegistry(workdir)
         registry.register(BASH)
         host = RegistryToolHost(current, registry, workdir, workdir, AllowAll())  # type: ignore[arg-type]
-        call = ToolInvocation("ses_1", "msg_1", "call_1", "bash",
-                              {"command": 'echo "${ANTHROPIC_API_KEY:-unset} ${OPENAI_API_KEY:-unset}"'})
+        call = ToolInvocation(
+            "ses_1",
+            "msg_1",
+            "call_1",
+            "bash",
+            {"command": 'echo "${ANTHROPIC_API_KEY:-unset} ${OPENAI_API_KEY:-unset}"'},
+        )
         settled = await host.execute(call, lambda _: None)
         assert settled.output is not None and settled.output.text.startswith(f"{expected} unset")

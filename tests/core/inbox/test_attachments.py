@@ -9,8 +9,12 @@ import pytest
 
 from agent_tui.core.log import events as ev
 from agent_tui.core.inbox.attachments import (
-    AttachmentError, AttachPolicy, NeedsApproval, build_prompt, mentions,
-)  # fmt: skip
+    AttachmentError,
+    AttachPolicy,
+    NeedsApproval,
+    build_prompt,
+    mentions,
+)
 from agent_tui.vocab.kinds import Effect
 from agent_tui.vocab.permission_rule import PermissionRule
 
@@ -72,8 +76,9 @@ async def test_an_image_is_an_image_part_with_its_facts_when_the_model_sees_imag
         ("shot.png", PNG, False, "the current model cannot view images"),
     ],
 )
-async def test_bad_mentions_are_one_line_naming_the_path(workdir: Path, name: str, content: bytes | None,
-                                                         vision: bool, says: str) -> None:  # fmt: skip
+async def test_bad_mentions_are_one_line_naming_the_path(
+    workdir: Path, name: str, content: bytes | None, vision: bool, says: str
+) -> None:
     if content is not None:
         (workdir / name).write_bytes(content)
     with pytest.raises(AttachmentError) as caught:
@@ -95,6 +100,8 @@ async def test_outside_the_location_follows_external_directory(workdir: Path, tm
     assert len(await build_prompt(f"@{raw}", workdir, policy=AttachPolicy(rules=(allow,)))) == 2
     deny = PermissionRule(action="external_directory", pattern="*", effect=Effect.DENY)
     with pytest.raises(AttachmentError, match="denies"):
-        await build_prompt(f"@{raw}", workdir, policy=AttachPolicy(rules=(deny,), approved=frozenset({outside.as_posix()})))
+        await build_prompt(
+            f"@{raw}", workdir, policy=AttachPolicy(rules=(deny,), approved=frozenset({outside.as_posix()}))
+        )
     with pytest.raises(AttachmentError, match="policy denies"):
         await build_prompt(f"@{raw}", workdir, policy=AttachPolicy(external="deny"))

@@ -41,8 +41,11 @@ def test_malformed_payload_names_type_and_key() -> None:
 def test_prompt_parts_leave_room_for_files_and_images() -> None:
     event = ev.PromptAdmitted(
         input_id="msg_1",
-        prompt=[{"type": "text", "text": "see"}, {"type": "file", "path": "a.py"},
-                {"type": "image", "path": "x.png", "mime": "image/png"}],
+        prompt=[
+            {"type": "text", "text": "see"},
+            {"type": "file", "path": "a.py"},
+            {"type": "image", "path": "x.png", "mime": "image/png"},
+        ],
     )
     assert [type(p).__name__ for p in event.prompt] == ["TextPart", "FilePart", "ImagePart"]
     assert ev.prompt_text(event.prompt) == "see\n@a.py\n@x.png"

@@ -138,9 +138,11 @@ async def test_input_left_by_another_process_while_finishing_is_picked_up() -> N
 
 async def until(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
     """Yield to the loop until ``predicate()`` holds (a condition, not a fixed sleep)."""
+
     async def poll() -> None:
         while not predicate():
             await asyncio.sleep(0)
+
     await asyncio.wait_for(poll(), timeout)
 
 
@@ -153,8 +155,11 @@ async def session_store(store, tmp_path):
 
 async def lifecycle(store) -> list[str]:
     """The stored ``session.execution.*`` event kinds of ``ses_a``."""
-    return [e.type.removeprefix("session.execution.").removesuffix(".1")
-            for e in await store.events("ses_a", limit=None) if e.type.startswith("session.execution.")]
+    return [
+        e.type.removeprefix("session.execution.").removesuffix(".1")
+        for e in await store.events("ses_a", limit=None)
+        if e.type.startswith("session.execution.")
+    ]
 
 
 async def test_a_wake_during_interrupt_cleanup_starts_a_successor_drain(parts) -> None:

@@ -62,7 +62,10 @@ def test_permission_rules_and_model_overrides(workdir: Path, agent_home: Path) -
         ("[agents.build]\nsteps = 0\n", "agents.build.steps"),
         ("theme = [1\n", "invalid TOML"),
         ('[[permission]]\naction = "bash"\neffect = "maybe"\n', "permission.0.effect"),
-        ('[mcp.servers.docs]\ncommand = ["x"]\nurl = "http://h/mcp"\n', "mcp.servers.docs: Value error, set exactly one"),
+        (
+            '[mcp.servers.docs]\ncommand = ["x"]\nurl = "http://h/mcp"\n',
+            "mcp.servers.docs: Value error, set exactly one",
+        ),
         ('[mcp.servers.docs]\ncommand = "docs-server"\n', "mcp.servers.docs.command"),
         ('[mcp.servers."my docs"]\nurl = "http://h/mcp"\n', "mcp.servers: Value error, server name 'my docs'"),
         ('[mcp.servers.docs]\nurl = "http://h/mcp"\ntimeout = 5\n', "mcp.servers.docs.timeout"),
@@ -83,12 +86,15 @@ def test_bad_environment_value_is_named(workdir: Path) -> None:
 
 
 def test_mcp_servers_and_the_agents_selection(workdir: Path, trusted_projects: None) -> None:
-    _write(workdir / ".agent-tui" / "config.toml", (
-        '[mcp.servers.docs]\nurl = "http://h/mcp"\nheaders = { Authorization = "Bearer t" }\n'
-        '[mcp.servers.notes]\ncommand = ["notes-server", "--stdio"]\nenv = { TOKEN = "x" }\ntimeout_s = 5\n'
-        '[mcp.servers.off]\ncommand = ["off"]\nenabled = false\n'
-        '[agents.plan]\nmcp = ["docs"]\n'
-    ))
+    _write(
+        workdir / ".agent-tui" / "config.toml",
+        (
+            '[mcp.servers.docs]\nurl = "http://h/mcp"\nheaders = { Authorization = "Bearer t" }\n'
+            '[mcp.servers.notes]\ncommand = ["notes-server", "--stdio"]\nenv = { TOKEN = "x" }\ntimeout_s = 5\n'
+            '[mcp.servers.off]\ncommand = ["off"]\nenabled = false\n'
+            '[agents.plan]\nmcp = ["docs"]\n'
+        ),
+    )
     settings = config.load_settings(workdir, environ={})
     assert settings.mcp.servers["notes"].command == ["notes-server", "--stdio"]
     assert settings.mcp.servers["notes"].timeout_s == 5 and settings.mcp.servers["docs"].transport == "http"

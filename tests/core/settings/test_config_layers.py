@@ -45,8 +45,14 @@ def test_an_unreadable_file_fails_while_reading(workdir: Path) -> None:
 
 
 def test_environment_names_that_are_not_settings_are_ignored(workdir: Path) -> None:
-    environ = {"AGENT_TUI_TEST_MARKS": "/tmp/x", "AGENT_TUI_MODELS": "x", "AGENT_TUI_HOME": "/h",
-               "AGENT_TUI_RETRY": "x", "AGENT_TUI_RETRY__MAX_RETRIES": "2", "PATH": "/bin"}  # fmt: skip
+    environ = {
+        "AGENT_TUI_TEST_MARKS": "/tmp/x",
+        "AGENT_TUI_MODELS": "x",
+        "AGENT_TUI_HOME": "/h",
+        "AGENT_TUI_RETRY": "x",
+        "AGENT_TUI_RETRY__MAX_RETRIES": "2",
+        "PATH": "/bin",
+    }
     assert env_layer(environ) == {"test_marks": "/tmp/x", "models": "x", "retry": {"max_retries": "2"}}
     assert config.validate(read_layers(workdir, environ=environ)).retry.max_retries == 2
 

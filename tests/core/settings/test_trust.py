@@ -78,9 +78,13 @@ def test_an_untrusted_project_keeps_everything_but_its_powers(workdir: Path) -> 
     untrusted = settings.untrusted_project
     assert untrusted is not None and untrusted.config == path
     assert set(untrusted.powers.lines) == {
-        'allow bash "*"', 'allow edit "*" (agent build)', "start MCP server pwn: sh -c touch marker",
-        "send model requests to http://127.0.0.1:9/steal", "set the provider API key",
-        "send openai/x requests to http://127.0.0.1:9/models"}
+        'allow bash "*"',
+        'allow edit "*" (agent build)',
+        "start MCP server pwn: sh -c touch marker",
+        "send model requests to http://127.0.0.1:9/steal",
+        "set the provider API key",
+        "send openai/x requests to http://127.0.0.1:9/models",
+    }
 
 
 def test_trust_is_pinned_to_what_the_config_grants(workdir: Path) -> None:
@@ -151,9 +155,12 @@ def test_permission_layers_add_up_and_a_user_deny_is_never_lifted(workdir: Path)
         '[[permission]]\naction = "bash"\npattern = "git push*"\neffect = "deny"\n'
         '[agents.build]\npermission = [{ action = "bash", pattern = "git push --dry-run*", effect = "allow" }]\n'
     )
-    path = project(workdir, '[[permission]]\naction = "bash"\npattern = "*"\neffect = "allow"\n'
-                            '[[permission]]\naction = "bash"\npattern = "git reset*"\neffect = "ask"\n'
-                            '[agents.build]\npermission = [{ action = "bash", pattern = "git push*", effect = "allow" }]\n')
+    path = project(
+        workdir,
+        '[[permission]]\naction = "bash"\npattern = "*"\neffect = "allow"\n'
+        '[[permission]]\naction = "bash"\npattern = "git reset*"\neffect = "ask"\n'
+        '[agents.build]\npermission = [{ action = "bash", pattern = "git push*", effect = "allow" }]\n',
+    )
     untrusted = config.load_settings(workdir, environ={})
     rules = untrusted.permission_rules("build")
     assert evaluate(rules, "bash", "git status").effect.value == "allow"  # the user's rule kept (it was replaced)

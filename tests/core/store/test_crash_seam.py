@@ -41,8 +41,9 @@ asyncio.run(main())
 async def test_the_process_dies_right_after_its_nth_commit(tmp_path: Path) -> None:
     database = tmp_path / "seam.db"
     env = {**os.environ, ENV: "3"}
-    proc = await asyncio.create_subprocess_exec(sys.executable, "-c", CHILD, str(database), env=env,
-                                                stdout=asyncio.subprocess.PIPE)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", CHILD, str(database), env=env, stdout=asyncio.subprocess.PIPE
+    )
     out, _ = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == -signal.SIGKILL and b"survived" not in out
     conn = sqlite3.connect(database)

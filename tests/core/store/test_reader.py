@@ -175,6 +175,7 @@ LEFT_OPEN = textwrap.dedent(
 
 
 def test_a_store_left_open_does_not_keep_the_process_alive(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-c", LEFT_OPEN, str(tmp_path / "open.db")],
-                          capture_output=True, text=True, timeout=30)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", LEFT_OPEN, str(tmp_path / "open.db")], capture_output=True, text=True, timeout=30
+    )
     assert (done.returncode, done.stdout.strip()) == (0, "read"), done.stderr

@@ -22,8 +22,9 @@ async def test_rebuild_equals_live_projection(  # type: ignore[no-untyped-def]
     live = projection_snapshot(store.path)
     assert all(live[table] for table in live), {t: len(rows) for t, rows in live.items()}
     replayed = await store.rebuild()
-    assert replayed == sum(len(rows) for rows in [await store.events("ses_main", limit=None),
-                                                  await store.events("ses_child", limit=None)])  # fmt: skip
+    assert replayed == sum(
+        len(rows) for rows in [await store.events("ses_main", limit=None), await store.events("ses_child", limit=None)]
+    )
     assert projection_snapshot(store.path) == live
 
 

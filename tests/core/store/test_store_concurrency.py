@@ -51,9 +51,15 @@ async def test_seq_is_monotonic_across_two_processes(tmp_path: Path) -> None:
     count = 150
     procs = [
         await asyncio.create_subprocess_exec(
-            sys.executable, "-c", WRITER, str(path), tag, str(count),
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        )  # fmt: skip
+            sys.executable,
+            "-c",
+            WRITER,
+            str(path),
+            tag,
+            str(count),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
         for tag in ("pa", "pb")
     ]
     try:

@@ -77,8 +77,9 @@ async def test_locked_database_gives_a_specific_error_and_loses_nothing(tmp_path
     path = tmp_path / "agent-tui.db"
     store = await Store.open(path, StorageSettings(busy_timeout_ms=100))
     await store.publish("ses_1", ev.SessionCreated(location="/w", project_root="/w"))
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(path)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)  # fmt: skip
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
         with pytest.raises(DatabaseLocked, match=r"is locked by another process \(waited 100 ms\)"):
@@ -114,10 +115,13 @@ async def test_malformed_stored_payload_names_the_row(tmp_path: Path) -> None:
 
 
 async def test_forward_compatible_reads(tmp_path: Path) -> None:
-    store = await _store_with_raw_rows(tmp_path / "a.db", [
-        (2, "session.model.selected.1", '{"model": "m2", "added_in_v9": {"x": 1}}'),
-        (3, "session.hologram.projected.3", '{"beam": 1}'),
-    ])  # fmt: skip
+    store = await _store_with_raw_rows(
+        tmp_path / "a.db",
+        [
+            (2, "session.model.selected.1", '{"model": "m2", "added_in_v9": {"x": 1}}'),
+            (3, "session.hologram.projected.3", '{"beam": 1}'),
+        ],
+    )
     try:
         events = await store.events("ses_1")
         assert events[1].event == ev.ModelSelected(model="m2")
@@ -130,8 +134,10 @@ async def test_forward_compatible_reads(tmp_path: Path) -> None:
 
 async def test_two_processes_opening_a_fresh_file_migrate_once(tmp_path: Path) -> None:
     path = tmp_path / "fresh.db"
-    code = "import asyncio,sys; from agent_tui.core.store.store import Store\n" \
-           "async def m():\n    s = await Store.open(sys.argv[1]); await s.close()\nasyncio.run(m())"
+    code = (
+        "import asyncio,sys; from agent_tui.core.store.store import Store\n"
+        "async def m():\n    s = await Store.open(sys.argv[1]); await s.close()\nasyncio.run(m())"
+    )
     procs = [await asyncio.create_subprocess_exec(sys.executable, "-c", code, str(path)) for _ in range(3)]
     assert [await p.wait() for p in procs] == [0, 0, 0]
     conn = sqlite3.connect(path)

@@ -35,10 +35,15 @@ async def runtime(open_runtime: Any):  # type: ignore[no-untyped-def]
 
 async def _session(runtime: Runtime, fake: FakeProvider, workdir: Path) -> str:
     fake.add(
-        {"reasoning": "Think first.", "text": "Looking.",
-         "tool_calls": [{"id": "call_1", "name": "bash", "arguments": {"command": "echo hi"}},
-                        {"id": "call_2", "name": "read", "arguments": {"path": "missing.txt"}}],
-         "usage": {"input": 100, "output": 20}},
+        {
+            "reasoning": "Think first.",
+            "text": "Looking.",
+            "tool_calls": [
+                {"id": "call_1", "name": "bash", "arguments": {"command": "echo hi"}},
+                {"id": "call_2", "name": "read", "arguments": {"path": "missing.txt"}},
+            ],
+            "usage": {"input": 100, "output": 20},
+        },
         {"text": "Done: it said hi.", "usage": {"input": 150, "output": 10}},
         {"text": "Second answer."},
     )
@@ -48,7 +53,9 @@ async def _session(runtime: Runtime, fake: FakeProvider, workdir: Path) -> str:
     return sid
 
 
-async def test_jsonl_export_follows_reference_002_and_round_trips(runtime: Runtime, fake: FakeProvider, workdir: Path) -> None:
+async def test_jsonl_export_follows_reference_002_and_round_trips(
+    runtime: Runtime, fake: FakeProvider, workdir: Path
+) -> None:
     sid = await _session(runtime, fake, workdir)
     exported = await runtime.sessions.export(sid)
     records = [json.loads(line) for line in exported.splitlines()]
@@ -87,9 +94,14 @@ async def test_import_refuses_what_is_not_an_export_and_writes_nothing(runtime: 
         with pytest.raises(NotAnExport, match=message):
             await runtime.sessions.import_session(text, location=workdir, source="f.jsonl")
     assert await runtime.sessions.list(limit=100) == before
-    unknown = header + '\n{"type": "x.other.thing", "z": 1}\n{"type": "run.start", "input": {"type": "text", "text": "hi"}, "new": 1}\n'
+    unknown = (
+        header
+        + '\n{"type": "x.other.thing", "z": 1}\n{"type": "run.start", "input": {"type": "text", "text": "hi"}, "new": 1}\n'
+    )
     imported = await runtime.sessions.import_session(unknown, location=workdir)
-    assert [m.kind for m in await runtime.sessions.messages(imported.id)] == ["user"], "unknown records and fields are ignored"
+    assert [m.kind for m in await runtime.sessions.messages(imported.id)] == ["user"], (
+        "unknown records and fields are ignored"
+    )
 
 
 async def test_markdown_export_shows_every_block_kind(store: Store, tmp_path: Path) -> None:
@@ -103,10 +115,22 @@ async def test_markdown_export_shows_every_block_kind(store: Store, tmp_path: Pa
     await store.publish("ses_main", ev.PromptPromoted(input_id="msg_u9"))
     text = await Sessions(store).export("ses_main", "markdown")
     assert text.startswith("# Parser bug hunt\n")
-    for piece in ["## User\n\nFix the parser bug\nin detail", "## Assistant", "<details><summary>reasoning</summary>",
-                  "Looking at the parser", "<details><summary>✓ tool <code>bash</code></summary>", '"command": "ls"',
-                  "a.py", "<details><summary>✗ tool <code>read</code></summary>", "no such file",
-                  "> **error** (aborted): stop", "<details><summary>compacted (manual)</summary>", "## Objective",
-                  "> **compaction failed**: boom", "<details><summary>instructions updated</summary>",
-                  "AGENTS.md changed", "## User\n\nlast one"]:  # fmt: skip
+    for piece in [
+        "## User\n\nFix the parser bug\nin detail",
+        "## Assistant",
+        "<details><summary>reasoning</summary>",
+        "Looking at the parser",
+        "<details><summary>✓ tool <code>bash</code></summary>",
+        '"command": "ls"',
+        "a.py",
+        "<details><summary>✗ tool <code>read</code></summary>",
+        "no such file",
+        "> **error** (aborted): stop",
+        "<details><summary>compacted (manual)</summary>",
+        "## Objective",
+        "> **compaction failed**: boom",
+        "<details><summary>instructions updated</summary>",
+        "AGENTS.md changed",
+        "## User\n\nlast one",
+    ]:
         assert piece in text, piece

@@ -43,14 +43,24 @@ async def test_an_unchanged_tree_gives_the_same_snapshot(repo: Path) -> None:
 async def test_snapshots_never_touch_the_users_repository(repo: Path) -> None:
     # The index as entries (mode, object, path): its bytes also hold stat data that the test's own
     # `git status` refreshes after the restore rewrote tracked.txt (racy on a loaded machine).
-    before = (_git(repo, "status", "--porcelain"), _git(repo, "stash", "list"), _git(repo, "branch", "--list"),
-              _git(repo, "ls-files", "--stage"), _git(repo, "rev-parse", "HEAD"))
+    before = (
+        _git(repo, "status", "--porcelain"),
+        _git(repo, "stash", "list"),
+        _git(repo, "branch", "--list"),
+        _git(repo, "ls-files", "--stage"),
+        _git(repo, "rev-parse", "HEAD"),
+    )
     snaps = WorkspaceSnapshots()
     old = await snaps.take(repo)
     (repo / "tracked.txt").write_text("edited\n")
     await snaps.restore(repo, old)
-    after = (_git(repo, "status", "--porcelain"), _git(repo, "stash", "list"), _git(repo, "branch", "--list"),
-             _git(repo, "ls-files", "--stage"), _git(repo, "rev-parse", "HEAD"))
+    after = (
+        _git(repo, "status", "--porcelain"),
+        _git(repo, "stash", "list"),
+        _git(repo, "branch", "--list"),
+        _git(repo, "ls-files", "--stage"),
+        _git(repo, "rev-parse", "HEAD"),
+    )
     assert after == before
     assert snaps.git_dir(repo).is_relative_to(paths.data_dir())
 
@@ -65,7 +75,8 @@ async def test_restore_reports_each_file_and_leaves_ignored_files_alone(repo: Pa
     (repo / "debug.log").write_text("still ignored\n")
     before, changes = await snaps.restore(repo, old)
     assert sorted(changes, key=lambda c: c.path) == [
-        FileChange("deep/er/new.txt", "deleted"), FileChange("tracked.txt", "modified"),
+        FileChange("deep/er/new.txt", "deleted"),
+        FileChange("tracked.txt", "modified"),
         FileChange("untracked.txt", "created"),
     ]
     assert (repo / "tracked.txt").read_text() == "tracked\n"
@@ -105,7 +116,9 @@ async def test_without_git_taking_a_snapshot_says_so(repo: Path, monkeypatch) ->
 async def test_a_store_folder_that_cannot_be_made_is_a_snapshot_error_naming_it(repo: Path, tmp_path: Path) -> None:
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("a file where the snapshot store should go\n")
-    with pytest.raises(SnapshotError, match=f"cannot set up the snapshot store {blocked}/.*: (File exists|Not a directory)"):
+    with pytest.raises(
+        SnapshotError, match=f"cannot set up the snapshot store {blocked}/.*: (File exists|Not a directory)"
+    ):
         await WorkspaceSnapshots(root=blocked).take(repo)
 
 
@@ -114,7 +127,9 @@ async def test_a_call_id_git_would_refuse_as_a_ref_still_pins_its_snapshot(repo:
     snaps = WorkspaceSnapshots()
     tree = await snaps.take(repo, pin=f"ses_1/msg_1-{call_id}")
     other = await snaps.take(repo, pin=f"ses_1/msg_1-{call_id}!")  # a near miss gets its own pin
-    refs = _git(repo, f"--git-dir={snaps.git_dir(repo)}", "for-each-ref", "--format=%(objectname) %(refname)").split("\n")
+    refs = _git(repo, f"--git-dir={snaps.git_dir(repo)}", "for-each-ref", "--format=%(objectname) %(refname)").split(
+        "\n"
+    )
     assert len([r for r in refs if r]) == 2 and all(r.startswith(tree) for r in refs if r) and other == tree
     assert await snaps.forget(repo, "ses_1") == 2
 

@@ -18,8 +18,11 @@ UNRULY = Path(__file__).resolve().parents[2] / "fakes" / "mcp_unruly.py"
 
 
 def stdio_config(tmp_path: Path, **env: str) -> McpServerConfig:
-    return McpServerConfig(command=[sys.executable, str(SERVER), "stdio"],
-                           env={"FAKE_MCP_MARKS": str(tmp_path), **env}, startup_timeout_s=60)
+    return McpServerConfig(
+        command=[sys.executable, str(SERVER), "stdio"],
+        env={"FAKE_MCP_MARKS": str(tmp_path), **env},
+        startup_timeout_s=60,
+    )
 
 
 def alive(pid: int) -> bool:
@@ -50,10 +53,16 @@ def _free_port() -> int:
 async def http_notes(tmp_path: Path) -> AsyncIterator[McpServerConfig]:
     """The same server over streamable HTTP; yields once it accepts connections."""
     port = _free_port()
-    process = await asyncio.create_subprocess_exec(sys.executable, str(SERVER), "http", str(port),
-                                                   env={"FAKE_MCP_MARKS": str(tmp_path), "PATH": ""},
-                                                   stderr=asyncio.subprocess.DEVNULL)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(SERVER),
+        "http",
+        str(port),
+        env={"FAKE_MCP_MARKS": str(tmp_path), "PATH": ""},
+        stderr=asyncio.subprocess.DEVNULL,
+    )
     try:
+
         async def listening() -> None:
             while True:
                 try:
@@ -63,6 +72,7 @@ async def http_notes(tmp_path: Path) -> AsyncIterator[McpServerConfig]:
                     continue
                 writer.close()
                 return
+
         await asyncio.wait_for(listening(), 60)
         yield McpServerConfig(url=f"http://127.0.0.1:{port}/mcp", headers={"X-Test": "1"})
     finally:

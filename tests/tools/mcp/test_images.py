@@ -22,7 +22,8 @@ from tests.core.run.runner.conftest import of_type, settle, stored
 
 MODEL = "openai/fake-model"
 PIXEL = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+)
 
 SERVER = '''
 import base64, sys
@@ -93,8 +94,9 @@ async def test_an_image_over_the_cap_is_one_line_naming_its_size_and_the_cap(
 ) -> None:
     _, after = await _call(pics_runtime, fake, workdir, "poster")
     assert [m["role"] for m in after] == ["tool"]
-    assert after[0]["content"] == ("[image image/png omitted: it is 3.8 MiB (4000070 bytes), "
-                                   "over the 3.6 MiB (3750000 bytes) limit per image]")
+    assert after[0]["content"] == (
+        "[image image/png omitted: it is 3.8 MiB (4000070 bytes), over the 3.6 MiB (3750000 bytes) limit per image]"
+    )
 
 
 async def test_an_image_kind_providers_refuse_is_one_line(
@@ -115,8 +117,11 @@ async def _lowered(tmp_path: Path, data: str, mime: str):
     from agent_tui.tools.output_keeper import OutputKeeper
 
     result = CallToolResult(content=[ImageContent(type="image", data=data, mime_type=mime)], is_error=False)
-    return (await lower_result(result, server="pics", tool="chart", vision=True,
-                               keeper=OutputKeeper(tmp_path / "spill.log"))).output
+    return (
+        await lower_result(
+            result, server="pics", tool="chart", vision=True, keeper=OutputKeeper(tmp_path / "spill.log")
+        )
+    ).output
 
 
 async def test_the_mime_type_sent_is_the_one_the_bytes_have(tmp_path: Path) -> None:
@@ -137,8 +142,11 @@ async def test_an_image_wider_than_the_cap_is_one_line(tmp_path: Path) -> None:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(head=st.sampled_from([b"", b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF89a", b"<svg"]),
-       body=st.binary(max_size=64), mime=st.sampled_from(["image/png", "image/svg+xml", "image/jpeg"]))
+@given(
+    head=st.sampled_from([b"", b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF89a", b"<svg"]),
+    body=st.binary(max_size=64),
+    mime=st.sampled_from(["image/png", "image/svg+xml", "image/jpeg"]),
+)
 async def test_any_image_is_sent_as_the_kind_its_bytes_are_or_named_in_one_line(
     tmp_path: Path, head: bytes, body: bytes, mime: str
 ) -> None:

@@ -6,9 +6,14 @@ from pathlib import Path
 
 import pytest
 from mcp_types import (
-    BlobResourceContents, CallToolResult, EmbeddedResource, ImageContent, ResourceLink, TextContent,
+    BlobResourceContents,
+    CallToolResult,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
     TextResourceContents,
-)  # fmt: skip
+)
 
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.mcp.lowering import lower_result
@@ -29,7 +34,9 @@ async def _lower(result: CallToolResult, tmp_path: Path, vision: bool = False, *
 
 
 async def test_images_are_attached_only_when_the_model_has_vision(tmp_path: Path) -> None:
-    result = _result(TextContent(type="text", text="a chart:"), ImageContent(type="image", data=PIXEL, mime_type="image/png"))
+    result = _result(
+        TextContent(type="text", text="a chart:"), ImageContent(type="image", data=PIXEL, mime_type="image/png")
+    )
     seen = await _lower(result, tmp_path, vision=True)
     assert seen.output.images == [{"path": "", "mime": "image/png", "data": PIXEL}]
     assert seen.output.text == "a chart:\n\n[image image/png attached]"
@@ -40,8 +47,10 @@ async def test_images_are_attached_only_when_the_model_has_vision(tmp_path: Path
 async def test_embedded_resources_and_links_become_text(tmp_path: Path) -> None:
     result = _result(
         EmbeddedResource(type="resource", resource=TextResourceContents(uri="file:///a.md", text="# A")),
-        EmbeddedResource(type="resource", resource=BlobResourceContents(uri="file:///b.bin", blob="AAA=",
-                                                                        mime_type="application/zip")),
+        EmbeddedResource(
+            type="resource",
+            resource=BlobResourceContents(uri="file:///b.bin", blob="AAA=", mime_type="application/zip"),
+        ),
         ResourceLink(type="resource_link", uri="file:///c.txt", name="c"),
     )
     text = (await _lower(result, tmp_path)).output.text

@@ -15,5 +15,6 @@ def _tool(name: str, task_support: str | None = None) -> Tool:
 def test_a_tool_that_requires_task_augmentation_is_not_offered_and_says_why() -> None:
     tools, skipped = offered("jobs", [_tool("run", "required"), _tool("peek", "optional"), _tool("list")])
     assert [t.name for t in tools] == ["peek", "list"]
-    assert skipped == ("tool run is not offered: it requires task-augmented execution, which agent-tui does not "
-                       "support",)
+    assert skipped == (
+        "tool run is not offered: it requires task-augmented execution, which agent-tui does not support",
+    )

@@ -11,8 +11,11 @@ from agent_tui.vocab.mcp_server import McpServerConfig
 NAMES = st.text(st.sampled_from("ABCDEFGHIJKLMNOPQRSTUVWXYZ_"), min_size=1, max_size=12)
 
 
-@given(environ=st.dictionaries(NAMES, st.text(max_size=8)), named=st.lists(NAMES, max_size=4),
-       table=st.dictionaries(NAMES, st.text(max_size=8), max_size=3))
+@given(
+    environ=st.dictionaries(NAMES, st.text(max_size=8)),
+    named=st.lists(NAMES, max_size=4),
+    table=st.dictionaries(NAMES, st.text(max_size=8), max_size=3),
+)
 def test_only_the_locale_named_variables_and_the_table_are_added(environ, named, table) -> None:
     config = McpServerConfig(command=["server"], env_vars=named, env=table)
     added = server_environment(config, environ)

@@ -31,8 +31,12 @@ async def _until(condition, timeout: float = 30) -> None:
             await asyncio.sleep(0.02)
 
 
-async def _ready(config: McpServerConfig, location: Path, clock: ManualClock | None = None,
-                 seen: list[tuple[McpState, bool]] | None = None) -> McpConnection:
+async def _ready(
+    config: McpServerConfig,
+    location: Path,
+    clock: ManualClock | None = None,
+    seen: list[tuple[McpState, bool]] | None = None,
+) -> McpConnection:
     record = (lambda c: seen.append((c.state, c.fresh_failure))) if seen is not None else None
     connection = McpConnection("unruly", config, location, clock, record)
     connection.start()

@@ -8,8 +8,9 @@ from agent_tui.tui.screens.picker import row_text, under_parents
 
 
 def _row(id: str, parent: str | None = None) -> SimpleNamespace:
-    return SimpleNamespace(id=id, parent_id=parent, title=id, last_message=None, message_count=1, updated=0,
-                           location="/w")  # fmt: skip
+    return SimpleNamespace(
+        id=id, parent_id=parent, title=id, last_message=None, message_count=1, updated=0, location="/w"
+    )
 
 
 def test_forks_follow_their_parents_and_forks_of_missing_parents_stay_in_place() -> None:

@@ -75,8 +75,12 @@ async def test_esc_esc_rewinds_conversation_and_files_then_rewind_undoes_it(prov
         assert [o.split("  ")[0] for o in options(screen)] == ["make a file", "say hi"], "newest first"
         await pilot.press("enter")
         await until(pilot, lambda: screen.preview is not None)
-        assert options(screen) == ["conversation and files", "conversation only", "files only",
-                                   "fork from here (a new session)"]
+        assert options(screen) == [
+            "conversation and files",
+            "conversation only",
+            "files only",
+            "fork from here (a new session)",
+        ]
         assert [(c.path, c.change) for c in screen.preview.changed] == [("made.txt", "deleted")]
         assert "-made" in str(screen.query_one("#rewind-preview").render())
         assert (workdir / "made.txt").exists(), "nothing is restored before the choice"
@@ -139,8 +143,9 @@ async def test_fork_from_the_rewind_list_and_with_slash_fork(provider, app, runt
         assert [m.kind for m in await runtime.sessions.messages(parent)] == ["user", "assistant", "user", "assistant"]
 
         await pilot.press(*"/fork", "enter")
-        await until(pilot, lambda: app.view.session_id not in (parent, child) and users(app) == ["first", "second"],
-                    timeout=10)
+        await until(
+            pilot, lambda: app.view.session_id not in (parent, child) and users(app) == ["first", "second"], timeout=10
+        )
         assert (await runtime.sessions.get(app.view.session_id)).parent_id == child
 
 
@@ -241,8 +246,10 @@ async def test_with_snapshots_off_the_list_and_the_rewind_name_the_call_never_no
 async def test_what_a_files_rewind_leaves_is_named_in_the_list_and_the_notice(provider, app, workdir, tmp_path) -> None:  # type: ignore[no-untyped-def]
     elsewhere = tmp_path / "elsewhere.txt"
     command = f"echo made > made.txt && echo out > {elsewhere}"
-    provider.add(Turn(tool_calls=[ScriptToolCall(id="call_1", name="bash", arguments={"command": command})]),
-                 Turn(text="made it"))
+    provider.add(
+        Turn(tool_calls=[ScriptToolCall(id="call_1", name="bash", arguments={"command": command})]),
+        Turn(text="made it"),
+    )
     async with app.run_test() as pilot:
         await pilot.press(*"make files", "enter")
         await until(pilot, lambda: elsewhere.exists(), timeout=30)

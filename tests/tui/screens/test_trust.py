@@ -38,8 +38,9 @@ def stored_trust_only():
 def project(workdir: Path) -> None:
     config = workdir / ".agent-tui" / "config.toml"
     config.parent.mkdir()
-    config.write_text(f'[mcp.servers.notes]\ncommand = ["{sys.executable}", "{SERVER}", "stdio"]\n'
-                      "startup_timeout_s = 60\n")
+    config.write_text(
+        f'[mcp.servers.notes]\ncommand = ["{sys.executable}", "{SERVER}", "stdio"]\nstartup_timeout_s = 60\n'
+    )
 
 
 def servers(ctx: TuiContext) -> dict[str, str]:
@@ -64,7 +65,9 @@ async def test_the_app_asks_to_trust_and_starts_the_server_only_when_trusted(wor
             await pilot.press(key)
             if key == "t":
                 await until(pilot, lambda: servers(ctx).get("notes") == "ready")
-                assert [e.config for e in trust.trusted_projects()] == [str((workdir / ".agent-tui" / "config.toml").resolve())]
+                assert [e.config for e in trust.trusted_projects()] == [
+                    str((workdir / ".agent-tui" / "config.toml").resolve())
+                ]
             else:
                 await until(pilot, lambda: not isinstance(app.screen, TrustScreen))
                 assert servers(ctx) == {} and trust.trusted_projects() == []

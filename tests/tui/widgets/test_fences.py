@@ -14,9 +14,16 @@ from agent_tui.tui.widgets.markdown_parts import _Markdown
 
 @pytest.mark.parametrize(
     ("info", "language"),
-    [("python", "python"), ("Python title=x.py", "python"), ("sh", "sh"), ("", "text"), (None, "text"),
-     ("pyt", "text"), ("no-such-language", "text")],
-)  # fmt: skip
+    [
+        ("python", "python"),
+        ("Python title=x.py", "python"),
+        ("sh", "sh"),
+        ("", "text"),
+        (None, "text"),
+        ("pyt", "text"),
+        ("no-such-language", "text"),
+    ],
+)
 def test_fence_language_keeps_known_aliases_only(info: str | None, language: str) -> None:
     assert fence_language(info) == language
 

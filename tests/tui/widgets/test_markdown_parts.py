@@ -14,7 +14,11 @@ _PARSER = MarkdownIt("commonmark").enable("table")
 def blocks(text: str) -> list[tuple[str, str]]:
     """The top-level blocks as the renderers see them: type, and the code of code blocks."""
     tokens = _PARSER.parse(text)
-    return [(t.type, t.content if t.type in ("fence", "code_block") else "") for t in tokens if t.level == 0 and t.nesting >= 0]
+    return [
+        (t.type, t.content if t.type in ("fence", "code_block") else "")
+        for t in tokens
+        if t.level == 0 and t.nesting >= 0
+    ]
 
 
 def assert_cut_between_blocks(text: str) -> list[str]:
@@ -70,14 +74,20 @@ def test_streamed_parts_and_tail_add_up_to_the_answer_block_for_block() -> None:
     text = (
         "Mentioning ``` in prose.\n\n"
         + PROSE * 3
-        + "```python\n" + "a = 1\n\n" * 20 + "```\n\n"
+        + "```python\n"
+        + "a = 1\n\n" * 20
+        + "```\n\n"
         + PROSE * 2
-        + "~~~\n" + "b = 2\n\n" * 20 + "~~~\n\n"
-        + "````md\n```js\n" + "c = 3\n\n" * 20 + "```\n````\n\n"
+        + "~~~\n"
+        + "b = 2\n\n" * 20
+        + "~~~\n\n"
+        + "````md\n```js\n"
+        + "c = 3\n\n" * 20
+        + "```\n````\n\n"
         + "    d = 4\n\n" * 20
         + "".join(f"- item {n}, and some words\n\n" for n in range(20))
         + PROSE * 3
-    )  # fmt: skip
+    )
     frozen: list[str] = []
     live = ""
     for start in range(0, len(text), 7):  # as AssistantText does: cut the unfrozen tail as it grows

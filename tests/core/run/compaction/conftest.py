@@ -7,8 +7,7 @@ from typing import Any
 from agent_tui.core.settings.config import Settings
 from tests.core.run.runner.conftest import clock, kinds, of_type, runtime, settings_overrides, settle, stored
 
-__all__ = ["clock", "kinds", "of_type", "runtime", "settings_overrides", "settle", "stored",
-           "small_window"]
+__all__ = ["clock", "kinds", "of_type", "runtime", "settings_overrides", "settle", "stored", "small_window"]
 
 MODEL = "openai/fake-model"
 

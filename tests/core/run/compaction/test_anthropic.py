@@ -20,8 +20,12 @@ def settings_overrides(fake: FakeProvider) -> dict:
 
 
 async def test_no_thinking_or_tool_blocks_cross_the_checkpoint(runtime: Runtime, fake: FakeProvider, workdir) -> None:
-    fake.add(echo("toolu_1", "pong", reasoning="signed thoughts", signature="sig-abc"), {"text": "one"},
-             {"text": SUMMARY}, {"text": "two"})
+    fake.add(
+        echo("toolu_1", "pong", reasoning="signed thoughts", signature="sig-abc"),
+        {"text": "one"},
+        {"text": SUMMARY},
+        {"text": "two"},
+    )
     sid = (await runtime.sessions.create(location=workdir)).id
     await runtime.sessions.prompt(sid, "hello")
     await settle(runtime, sid)

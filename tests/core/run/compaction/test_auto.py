@@ -76,8 +76,11 @@ async def test_under_budget_never_compacts(runtime: Runtime, fake: FakeProvider,
 async def test_a_failed_automatic_compaction_stops_the_run_and_changes_nothing(
     runtime: Runtime, fake: FakeProvider, workdir
 ) -> None:
-    fake.add(echo("call_1", BIG), echo("call_2", "b", usage={"input": 1_540, "output": 5}),
-             {"error": {"status": 400, "kind": "invalid_request", "message": "bad summary request"}})
+    fake.add(
+        echo("call_1", BIG),
+        echo("call_2", "b", usage={"input": 1_540, "output": 5}),
+        {"error": {"status": 400, "kind": "invalid_request", "message": "bad summary request"}},
+    )
     sid = (await runtime.sessions.create(location=workdir)).id
     await runtime.sessions.prompt(sid, "go")
     await settle(runtime, sid)

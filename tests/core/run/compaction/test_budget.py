@@ -20,12 +20,17 @@ def _user(mid: str, seq: int, text: str) -> MessageRecord:
 
 def _answer(mid: str, seq: int, text: str, input_tokens: int | None) -> MessageRecord:
     usage = {"input_tokens": input_tokens, "output_tokens": 1} if input_tokens is not None else None
-    return _msg(mid, seq, "assistant", {"parts": [{"type": "text", "text": text}], "state": "ended", "model": "m",
-                                        "usage": usage})
+    return _msg(
+        mid,
+        seq,
+        "assistant",
+        {"parts": [{"type": "text", "text": text}], "state": "ended", "model": "m", "usage": usage},
+    )
 
 
-def _request(history: list[MessageRecord], *, system: str = "S" * 400, extra: list[Any] = (),
-             calls: list[ToolCallRecord] = ()) -> llm.Request:
+def _request(
+    history: list[MessageRecord], *, system: str = "S" * 400, extra: list[Any] = (), calls: list[ToolCallRecord] = ()
+) -> llm.Request:
     tools = [llm.ToolSpec(name="read", description="D" * 200)]
     return llm.Request(model="m", system=[system], messages=[*history_messages(history, calls), *extra], tools=tools)
 
@@ -54,7 +59,8 @@ def test_reported_tokens_are_the_base_for_what_came_after() -> None:
 
 def test_a_report_from_before_the_checkpoint_is_not_used() -> None:
     history = [
-        _user("u1", 1, "x" * 400), _answer("a1", 2, "old", 90_000),
+        _user("u1", 1, "x" * 400),
+        _answer("a1", 2, "old", 90_000),
         _msg("c1", 3, "compaction", {"state": "ended", "summary": "## Objective\nX", "recent": ""}),
         _user("u2", 4, "next"),
     ]
@@ -66,7 +72,8 @@ def test_after_a_checkpoint_the_newest_report_counts_and_appended_reminders_are_
     history = [
         _user("u1", 1, "x" * 400),
         _msg("c1", 2, "compaction", {"state": "ended", "summary": "## Objective\nX", "recent": ""}),
-        _user("u2", 3, "next"), _answer("a2", 4, "y" * 40, 5_000),
+        _user("u2", 3, "next"),
+        _answer("a2", 4, "y" * 40, 5_000),
     ]
     plain = budget.estimate(_request(history), history, [])
     reminded = budget.estimate(_request(history, extra=[llm.SystemReminder(text="w" * 400)]), history, [])
@@ -79,12 +86,36 @@ def test_an_appended_reminder_is_found_behind_steps_with_repeated_call_ids() -> 
     history, calls = [], []
     for i in range(3):
         mid = f"a{i}"
-        history += [_user(f"u{i}", 2 * i, f"prompt {i}"),
-                    _msg(mid, 2 * i + 1, "assistant", {"parts": [{"type": "tool", "call_id": "call_0"}], "state": "ended",
-                                                       "model": "m", "usage": {"input_tokens": 1_000}})]
-        calls.append(ToolCallRecord(session_id="s", assistant_message_id=mid, call_id="call_0", seq=1, name="read",
-                                    input={"path": "x"}, state="success", output={"text": "out"}, error=None,
-                                    call_meta={}, result_meta={}, hosted=False))
+        history += [
+            _user(f"u{i}", 2 * i, f"prompt {i}"),
+            _msg(
+                mid,
+                2 * i + 1,
+                "assistant",
+                {
+                    "parts": [{"type": "tool", "call_id": "call_0"}],
+                    "state": "ended",
+                    "model": "m",
+                    "usage": {"input_tokens": 1_000},
+                },
+            ),
+        ]
+        calls.append(
+            ToolCallRecord(
+                session_id="s",
+                assistant_message_id=mid,
+                call_id="call_0",
+                seq=1,
+                name="read",
+                input={"path": "x"},
+                state="success",
+                output={"text": "out"},
+                error=None,
+                call_meta={},
+                result_meta={},
+                hosted=False,
+            )
+        )
     plain = budget.estimate(_request(history, calls=calls), history, calls)
     reminder = [llm.SystemReminder(text="w" * 400)]
     reminded = budget.estimate(_request(history, extra=reminder, calls=calls), history, calls)

@@ -21,23 +21,40 @@ def _step(mid: str, seq: int, *parts: dict[str, Any]) -> MessageRecord:
 
 
 def _call(mid: str, call_id: str, output: str) -> ToolCallRecord:
-    return ToolCallRecord(session_id="ses_1", assistant_message_id=mid, call_id=call_id, seq=1, name="echo",
-                          input={"text": output}, state="success", output={"text": output}, error=None,
-                          call_meta={}, result_meta={}, hosted=False)
+    return ToolCallRecord(
+        session_id="ses_1",
+        assistant_message_id=mid,
+        call_id=call_id,
+        seq=1,
+        name="echo",
+        input={"text": output},
+        state="success",
+        output={"text": output},
+        error=None,
+        call_meta={},
+        result_meta={},
+        hosted=False,
+    )
 
 
 def test_missing_headings_are_added_as_none_in_order() -> None:
     out = text.enforce_headings("## Next Move\nrun the tests\n\n## Objective\nfix the parser\n## Extra\nkept")
-    assert out == ("## Objective\nfix the parser\n### Extra\nkept\n\n## Important Details\n(none)\n\n"
-                   "## Work State\n(none)\n\n## Next Move\nrun the tests")
+    assert out == (
+        "## Objective\nfix the parser\n### Extra\nkept\n\n## Important Details\n(none)\n\n"
+        "## Work State\n(none)\n\n## Next Move\nrun the tests"
+    )
     # exactly the four top-level headings; an unknown one becomes a sub-heading of the section before it
     assert [line for line in out.splitlines() if line.startswith("## ")] == [f"## {h}" for h in text.HEADINGS]
 
 
 def test_summary_without_any_heading_is_kept_under_important_details() -> None:
     out = text.enforce_headings("We changed parser.py and the tests pass.")
-    assert out.split("\n\n") == ["## Objective\n(none)", "## Important Details\nWe changed parser.py and the tests pass.",
-                                 "## Work State\n(none)", "## Next Move\n(none)"]
+    assert out.split("\n\n") == [
+        "## Objective\n(none)",
+        "## Important Details\nWe changed parser.py and the tests pass.",
+        "## Work State\n(none)",
+        "## Next Move\n(none)",
+    ]
 
 
 def test_headings_tolerate_markdown_variants() -> None:

@@ -15,8 +15,12 @@ from .helpers import SUMMARY, dumped, echo, is_summary_request, roles, user_text
 async def test_barrier_waits_for_the_tool_loop_then_releases_held_input(
     runtime: Runtime, fake: FakeProvider, workdir
 ) -> None:
-    fake.add(echo("call_1", "pong", reasoning="private chain of thought", hold=True), {"text": "loop done"},
-             {"text": SUMMARY, "chunks": 5}, {"text": "after answer"})
+    fake.add(
+        echo("call_1", "pong", reasoning="private chain of thought", hold=True),
+        {"text": "loop done"},
+        {"text": SUMMARY, "chunks": 5},
+        {"text": "after answer"},
+    )
     sid = (await runtime.sessions.create(location=workdir)).id
     await runtime.sessions.prompt(sid, "first")
     await fake.wait_for("held")
@@ -30,7 +34,9 @@ async def test_barrier_waits_for_the_tool_loop_then_releases_held_input(
     names = kinds(log)
     started = names.index("compaction.started")
     step_ends = [i for i, k in enumerate(names) if k == "step.ended"]
-    promoted = [i for i, e in enumerate(log) if isinstance(e.event, ev.PromptPromoted) and e.event.input_id == later.input_id]
+    promoted = [
+        i for i, e in enumerate(log) if isinstance(e.event, ev.PromptPromoted) and e.event.input_id == later.input_id
+    ]
     assert step_ends[1] < started < names.index("compaction.ended") < promoted[0] < step_ends[2]  # never mid loop
     assert names.count("execution.started") == 1 and names[-1] == "execution.succeeded"
     begun = of_type(log, ev.CompactionStarted)[0]
@@ -52,7 +58,9 @@ async def test_barrier_waits_for_the_tool_loop_then_releases_held_input(
 
     rows = await runtime._store.messages(sid)
     divider = next(m for m in rows if m.kind == "compaction")
-    assert divider.id == begun.message_id and divider.data["state"] == "ended" and divider.data["summary"] == ended.summary
+    assert (
+        divider.id == begun.message_id and divider.data["state"] == "ended" and divider.data["summary"] == ended.summary
+    )
     assert [m.kind for m in rows] == ["user", "assistant", "assistant", "compaction", "user", "assistant"]
     assert await runtime.sessions.pending(sid) == []
     inbox = await runtime._store.input(barrier.input_id)
@@ -108,8 +116,12 @@ async def test_nothing_to_compact_settles_the_barrier_as_failed(runtime: Runtime
 
 
 async def test_failed_compaction_leaves_history_unchanged(runtime: Runtime, fake: FakeProvider, workdir) -> None:
-    fake.add(echo("call_1", "pong"), {"text": "answer one"}, {"error": {"status": 400, "kind": "invalid_request"}},
-             {"text": "answer two"})
+    fake.add(
+        echo("call_1", "pong"),
+        {"text": "answer one"},
+        {"error": {"status": 400, "kind": "invalid_request"}},
+        {"text": "answer two"},
+    )
     sid = (await runtime.sessions.create(location=workdir)).id
     await runtime.sessions.prompt(sid, "one")
     await settle(runtime, sid)
@@ -151,14 +163,18 @@ async def test_a_compaction_left_running_by_a_dead_process_is_failed_at_drain_st
     fake.add({"text": "answer"})
     sid = (await runtime.sessions.create(location=workdir)).id
     barrier = await runtime.sessions.compact(sid, resume=False)
-    await runtime._store.publish(sid, ev.CompactionStarted(message_id="msg_dead", reason="manual", input_id=barrier.input_id))
+    await runtime._store.publish(
+        sid, ev.CompactionStarted(message_id="msg_dead", reason="manual", input_id=barrier.input_id)
+    )
     await runtime._store.publish(sid, ev.CompactionStarted(message_id="msg_dead_auto", reason="auto"))
     later = await runtime.sessions.prompt(sid, "held behind the barrier", resume=False)
     await runtime.sessions.run(sid)
     log = await stored(runtime, sid)
     failed = of_type(log, ev.CompactionFailed)
     assert [(f.message_id, f.input_id, f.error.type) for f in failed] == [
-        ("msg_dead", barrier.input_id, "aborted"), ("msg_dead_auto", None, "aborted")]
+        ("msg_dead", barrier.input_id, "aborted"),
+        ("msg_dead_auto", None, "aborted"),
+    ]
     names = kinds(log)
     promoted = [e.event.input_id for e in log if isinstance(e.event, ev.PromptPromoted)]
     assert promoted == [later.input_id] and names.index("compaction.failed") < names.index("prompt.promoted")
@@ -169,8 +185,13 @@ async def test_a_compaction_left_running_by_a_dead_process_is_failed_at_drain_st
 async def test_projections_rebuilt_from_the_log_equal_the_live_ones(
     runtime: Runtime, fake: FakeProvider, workdir, projection_snapshot
 ) -> None:
-    fake.add(echo("call_1", "pong"), {"text": "one"}, {"text": SUMMARY}, {"text": "two"},
-             {"error": {"status": 500, "kind": "internal"}})
+    fake.add(
+        echo("call_1", "pong"),
+        {"text": "one"},
+        {"text": SUMMARY},
+        {"text": "two"},
+        {"error": {"status": 500, "kind": "internal"}},
+    )
     sid = (await runtime.sessions.create(location=workdir)).id
     await runtime.sessions.prompt(sid, "hello")
     await settle(runtime, sid)
@@ -214,8 +235,13 @@ async def test_a_pending_barrier_holds_back_prompts_admitted_before_it_too(
 ) -> None:
     """The spec: a pending compaction "blocks all unpromoted prompts" - a steer or a queued
     prompt admitted before /compact waits for the barrier as one admitted after it does."""
-    fake.add(echo("call_1", "pong", hold=True), {"text": "loop done"}, {"text": SUMMARY},
-             {"text": "steer answer"}, {"text": "queued answer"})
+    fake.add(
+        echo("call_1", "pong", hold=True),
+        {"text": "loop done"},
+        {"text": SUMMARY},
+        {"text": "steer answer"},
+        {"text": "queued answer"},
+    )
     sid = (await runtime.sessions.create(location=workdir)).id
     await runtime.sessions.prompt(sid, "first")
     await fake.wait_for("held")

@@ -34,7 +34,7 @@ async def _exchange_then(runtime: Runtime, fake: FakeProvider, workdir: Path, *t
 
 def _after_second_prompt(log: list[ev.StoredEvent]) -> list[str]:
     names = kinds(log)
-    return names[len(names) - 1 - names[::-1].index("prompt.promoted"):]
+    return names[len(names) - 1 - names[::-1].index("prompt.promoted") :]
 
 
 async def test_overflow_before_output_compacts_once_and_reruns_the_step(
@@ -43,8 +43,17 @@ async def test_overflow_before_output_compacts_once_and_reruns_the_step(
     sid = await _exchange_then(runtime, fake, workdir, OVERFLOW, {"text": SUMMARY}, {"text": "recovered"})
     log = await stored(runtime, sid)
     assert _after_second_prompt(log) == [
-        "prompt.promoted", "step.started", "step.failed", "compaction.started", "compaction.ended",
-        "instructions.baselined", "step.started", "text.started", "text.ended", "step.ended", "execution.succeeded",
+        "prompt.promoted",
+        "step.started",
+        "step.failed",
+        "compaction.started",
+        "compaction.ended",
+        "instructions.baselined",
+        "step.started",
+        "text.started",
+        "text.ended",
+        "step.ended",
+        "execution.succeeded",
     ]
     failed = of_type(log, ev.StepFailed)[0]
     assert failed.error.type == "provider.context-overflow"
@@ -65,8 +74,15 @@ async def test_a_second_overflow_is_a_terminal_failure(runtime: Runtime, fake: F
     sid = await _exchange_then(runtime, fake, workdir, OVERFLOW, {"text": SUMMARY}, OVERFLOW, {"text": "never"})
     log = await stored(runtime, sid)
     assert _after_second_prompt(log) == [
-        "prompt.promoted", "step.started", "step.failed", "compaction.started", "compaction.ended",
-        "instructions.baselined", "step.started", "step.failed", "execution.failed",
+        "prompt.promoted",
+        "step.started",
+        "step.failed",
+        "compaction.started",
+        "compaction.ended",
+        "instructions.baselined",
+        "step.started",
+        "step.failed",
+        "execution.failed",
     ]
     assert of_type(log, ev.ExecutionFailed)[0].error.type == "provider.context-overflow"
     assert fake.remaining == 1 and len(fake.accepted) == 5
@@ -75,11 +91,17 @@ async def test_a_second_overflow_is_a_terminal_failure(runtime: Runtime, fake: F
 async def test_a_failed_overflow_compaction_is_a_terminal_failure(
     runtime: Runtime, fake: FakeProvider, workdir: Path
 ) -> None:
-    sid = await _exchange_then(runtime, fake, workdir, OVERFLOW, {"error": {"status": 401, "kind": "auth"}},
-                               {"text": "never"})  # not transient: a 5xx would be retried first
+    sid = await _exchange_then(
+        runtime, fake, workdir, OVERFLOW, {"error": {"status": 401, "kind": "auth"}}, {"text": "never"}
+    )  # not transient: a 5xx would be retried first
     log = await stored(runtime, sid)
     assert _after_second_prompt(log) == [
-        "prompt.promoted", "step.started", "step.failed", "compaction.started", "compaction.failed", "execution.failed",
+        "prompt.promoted",
+        "step.started",
+        "step.failed",
+        "compaction.started",
+        "compaction.failed",
+        "execution.failed",
     ]
     assert of_type(log, ev.ExecutionFailed)[0].error.type == "provider.context-overflow"
     assert not of_type(log, ev.CompactionEnded) and fake.remaining == 1
@@ -102,7 +124,9 @@ class _Overflow(Exception):
     type = "provider.context-overflow"
 
 
-async def test_overflow_after_output_fails_without_compaction(fake: FakeProvider, clock: ManualClock, workdir: Path) -> None:
+async def test_overflow_after_output_fails_without_compaction(
+    fake: FakeProvider, clock: ManualClock, workdir: Path
+) -> None:
     cli = {"model": "openai/fake-model", "api_base": fake.openai_base, "api_key": "test-key"}
 
     def loader(location: Path) -> Settings:
@@ -115,7 +139,9 @@ async def test_overflow_after_output_fails_without_compaction(fake: FakeProvider
                 raise _Overflow("prompt is too long")
 
     fake.add({"text": "partial answer", "chunks": 3}, {"text": SUMMARY})
-    async with await Runtime.open(loader, permission_policy="allow", clock=clock, stream=overflow_after_text) as runtime:
+    async with await Runtime.open(
+        loader, permission_policy="allow", clock=clock, stream=overflow_after_text
+    ) as runtime:
         sid = (await runtime.sessions.create(location=workdir)).id
         await runtime.sessions.prompt(sid, "go")
         await settle(runtime, sid)

@@ -25,9 +25,13 @@ async def _compact_after_one_turn(runtime: Runtime, workdir) -> tuple[str, str]:
 async def test_rate_limits_and_server_errors_before_the_summary_are_retried(
     runtime: Runtime, fake: FakeProvider, clock: ManualClock, workdir
 ) -> None:
-    fake.add(echo("call_1", "pong"), {"text": "answer one"},
-             {"error": {"status": 429, "retry_after": 3}}, {"error": {"status": 500, "kind": "internal"}},
-             {"text": SUMMARY, "chunks": 4})  # fmt: skip
+    fake.add(
+        echo("call_1", "pong"),
+        {"text": "answer one"},
+        {"error": {"status": 429, "retry_after": 3}},
+        {"error": {"status": 500, "kind": "internal"}},
+        {"text": SUMMARY, "chunks": 4},
+    )
     sid, barrier = await _compact_after_one_turn(runtime, workdir)
     log = await stored(runtime, sid)
     ended = of_type(log, ev.CompactionEnded)
@@ -40,9 +44,12 @@ async def test_rate_limits_and_server_errors_before_the_summary_are_retried(
 async def test_a_failure_after_summary_text_has_streamed_is_final(
     runtime: Runtime, fake: FakeProvider, clock: ManualClock, workdir
 ) -> None:
-    fake.add(echo("call_1", "pong"), {"text": "answer one"},
-             {"text": SUMMARY, "chunks": 6, "fail": {"after": 2, "mode": "error_event", "kind": "overloaded"}},
-             {"text": SUMMARY})  # fmt: skip
+    fake.add(
+        echo("call_1", "pong"),
+        {"text": "answer one"},
+        {"text": SUMMARY, "chunks": 6, "fail": {"after": 2, "mode": "error_event", "kind": "overloaded"}},
+        {"text": SUMMARY},
+    )
     sid, barrier = await _compact_after_one_turn(runtime, workdir)
     failed = of_type(await stored(runtime, sid), ev.CompactionFailed)
     assert [(f.input_id, f.error.type.startswith("provider.")) for f in failed] == [(barrier, True)]
@@ -53,9 +60,13 @@ async def test_a_failure_after_summary_text_has_streamed_is_final(
 async def test_retries_stop_at_the_configured_limit(
     runtime: Runtime, fake: FakeProvider, clock: ManualClock, workdir
 ) -> None:
-    fake.add(echo("call_1", "pong"), {"text": "answer one"},
-             {"error": {"status": 503, "kind": "overloaded"}}, {"error": {"status": 503, "kind": "overloaded"}},
-             {"text": SUMMARY})  # fmt: skip
+    fake.add(
+        echo("call_1", "pong"),
+        {"text": "answer one"},
+        {"error": {"status": 503, "kind": "overloaded"}},
+        {"error": {"status": 503, "kind": "overloaded"}},
+        {"text": SUMMARY},
+    )
     sid, barrier = await _compact_after_one_turn(runtime, workdir)
     failed = of_type(await stored(runtime, sid), ev.CompactionFailed)
     assert [f.input_id for f in failed] == [barrier] and len(clock.sleeps) == 1 and fake.remaining == 1
@@ -64,8 +75,9 @@ async def test_retries_stop_at_the_configured_limit(
 async def test_an_error_that_is_not_transient_is_not_retried(
     runtime: Runtime, fake: FakeProvider, clock: ManualClock, workdir
 ) -> None:
-    fake.add(echo("call_1", "pong"), {"text": "answer one"}, {"error": {"status": 401, "kind": "auth"}},
-             {"text": SUMMARY})  # fmt: skip
+    fake.add(
+        echo("call_1", "pong"), {"text": "answer one"}, {"error": {"status": 401, "kind": "auth"}}, {"text": SUMMARY}
+    )
     sid, _ = await _compact_after_one_turn(runtime, workdir)
     failed = of_type(await stored(runtime, sid), ev.CompactionFailed)
     assert [f.error.type for f in failed] == ["provider.auth"] and clock.sleeps == [] and fake.remaining == 1

@@ -60,8 +60,9 @@ async def settle(runtime: Runtime, session_id: str, timeout: float = 10.0) -> No
     await asyncio.to_thread(lazy.load)
 
     async def idle() -> None:
-        while (session_id in runtime.sessions.active()):
+        while session_id in runtime.sessions.active():
             await asyncio.sleep(0.005)
+
     await asyncio.wait_for(idle(), timeout)
 
 

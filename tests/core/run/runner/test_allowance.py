@@ -41,8 +41,6 @@ async def test_steers_at_one_boundary_reset_the_allowance_once(
     assert "tools" in fake.accepted[1].body
 
 
-
-
 RATE = {"error": {"status": 429, "kind": "rate_limit"}}
 
 

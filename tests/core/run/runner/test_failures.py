@@ -54,8 +54,9 @@ async def test_five_attempts_at_most(runtime: Runtime, fake: FakeProvider, clock
 
 
 async def test_no_retry_after_output(runtime: Runtime, fake: FakeProvider, clock: ManualClock, workdir) -> None:
-    fake.add({"text": "partial answer here", "chunks": 6, "fail": {"after": 3, "kind": "overloaded"}},
-             {"text": "never"})
+    fake.add(
+        {"text": "partial answer here", "chunks": 6, "fail": {"after": 3, "kind": "overloaded"}}, {"text": "never"}
+    )
     sid = await _run(runtime, workdir)
     log = await stored(runtime, sid)
     assert clock.sleeps == []
@@ -65,7 +66,9 @@ async def test_no_retry_after_output(runtime: Runtime, fake: FakeProvider, clock
     assert kinds(log)[-1] == "execution.failed"
 
 
-async def test_non_retryable_errors_are_not_retried(runtime: Runtime, fake: FakeProvider, clock: ManualClock, workdir) -> None:
+async def test_non_retryable_errors_are_not_retried(
+    runtime: Runtime, fake: FakeProvider, clock: ManualClock, workdir
+) -> None:
     fake.add({"error": {"status": 401, "kind": "auth"}}, {"text": "never"})
     sid = await _run(runtime, workdir)
     log = await stored(runtime, sid)
@@ -73,7 +76,9 @@ async def test_non_retryable_errors_are_not_retried(runtime: Runtime, fake: Fake
     assert of_type(log, ev.StepFailed)[0].error.type == "provider.auth"
 
 
-async def test_content_filter_fails_the_step_and_keeps_partial_text(runtime: Runtime, fake: FakeProvider, workdir) -> None:
+async def test_content_filter_fails_the_step_and_keeps_partial_text(
+    runtime: Runtime, fake: FakeProvider, workdir
+) -> None:
     fake.add({"text": "I was saying", "finish": "content_filter"}, {"text": "never"})
     sid = await _run(runtime, workdir)
     log = await stored(runtime, sid)
@@ -87,16 +92,27 @@ async def test_stream_failure_after_a_tool_call_settles_the_tool_first(
     runtime: Runtime, fake: FakeProvider, workdir
 ) -> None:
     # The first call is complete once the second starts; then the connection drops.
-    fake.add({"tool_calls": [
-        {"id": "call_1", "name": "sleep", "arguments": {"ms": 50}},
-        {"id": "call_2", "name": "echo", "arguments": {"text": "never finished"}, "chunks": 4},
-    ], "fail": {"after": 2, "mode": "drop"}}, {"text": "never: the run stops at the failed step"})
+    fake.add(
+        {
+            "tool_calls": [
+                {"id": "call_1", "name": "sleep", "arguments": {"ms": 50}},
+                {"id": "call_2", "name": "echo", "arguments": {"text": "never finished"}, "chunks": 4},
+            ],
+            "fail": {"after": 2, "mode": "drop"},
+        },
+        {"text": "never: the run stops at the failed step"},
+    )
     sid = await _run(runtime, workdir)
     log = await stored(runtime, sid)
     assert [c.call_id for c in of_type(log, ev.ToolCalled)] == ["call_1"]
     order = kinds(log)
-    assert order[order.index("step.started"):] == [
-        "step.started", "tool.called", "tool.success", "step.failed", "execution.failed"]  # fmt: skip
+    assert order[order.index("step.started") :] == [
+        "step.started",
+        "tool.called",
+        "tool.success",
+        "step.failed",
+        "execution.failed",
+    ]
     assert of_type(log, ev.StepFailed)[0].error.type == "provider.transport"
     assert fake.remaining == 1  # no retry after durable output, no continuation step
 

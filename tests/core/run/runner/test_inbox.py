@@ -41,7 +41,9 @@ async def test_steer_is_promoted_at_the_next_step_boundary(runtime: Runtime, fak
     assert _user_texts(fake.accepted[1].body) == ["first", "also do this"]
 
 
-async def test_queued_inputs_promote_fifo_one_at_a_time_when_idle(runtime: Runtime, fake: FakeProvider, workdir) -> None:
+async def test_queued_inputs_promote_fifo_one_at_a_time_when_idle(
+    runtime: Runtime, fake: FakeProvider, workdir
+) -> None:
     fake.add({**_echo(), "hold": True}, {"text": "turn one"}, {"text": "q1 answer"}, {"text": "q2 answer"})
     sid = (await runtime.sessions.create(location=workdir)).id
     await runtime.sessions.prompt(sid, "first")

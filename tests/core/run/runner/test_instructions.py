@@ -17,13 +17,19 @@ from .conftest import kinds, of_type, settle, stored
 
 
 def _system(body: dict) -> str:
-    return "\n".join(m["content"] if isinstance(m["content"], str) else str(m["content"])
-                     for m in body["messages"] if m["role"] == "system")
+    return "\n".join(
+        m["content"] if isinstance(m["content"], str) else str(m["content"])
+        for m in body["messages"]
+        if m["role"] == "system"
+    )
 
 
 def _user_texts(body: dict) -> list[str]:
-    return [m["content"] if isinstance(m["content"], str) else " ".join(p.get("text", "") for p in m["content"])
-            for m in body["messages"] if m["role"] == "user"]
+    return [
+        m["content"] if isinstance(m["content"], str) else " ".join(p.get("text", "") for p in m["content"])
+        for m in body["messages"]
+        if m["role"] == "user"
+    ]
 
 
 async def test_agents_md_is_in_the_baseline_and_changes_arrive_as_updates(

@@ -22,8 +22,11 @@ SERVER = Path(__file__).resolve().parents[3] / "fakes" / "mcp_server.py"
 
 
 def notes_server(marks: Path, **env: str) -> dict[str, Any]:
-    return {"command": [sys.executable, str(SERVER), "stdio"], "env": {"FAKE_MCP_MARKS": str(marks), **env},
-            "startup_timeout_s": 60}
+    return {
+        "command": [sys.executable, str(SERVER), "stdio"],
+        "env": {"FAKE_MCP_MARKS": str(marks), **env},
+        "startup_timeout_s": 60,
+    }
 
 
 def _call(call_id: str, name: str, arguments: dict[str, Any]) -> dict:
@@ -42,6 +45,7 @@ async def _appears(path: Path, timeout: float = 60) -> None:
     async def wait() -> None:
         while not path.exists():
             await asyncio.sleep(0.02)
+
     await asyncio.wait_for(wait(), timeout)
 
 
@@ -87,8 +91,9 @@ async def test_an_is_error_result_settles_as_tool_failed_with_the_servers_messag
 async def test_a_server_that_exits_mid_call_fails_the_tool_and_the_next_call_restarts_it(
     mcp_runtime: Runtime, fake: FakeProvider, workdir: Path
 ) -> None:
-    fake.add(_call("call_1", "mcp__notes__die", {}), _call("call_2", "mcp__notes__echo", {"text": "again"}),
-             {"text": "done"})
+    fake.add(
+        _call("call_1", "mcp__notes__die", {}), _call("call_2", "mcp__notes__echo", {"text": "again"}), {"text": "done"}
+    )
     sid = await _run(mcp_runtime, workdir, "die then echo")
     log = await stored(mcp_runtime, sid)
     (failed,) = of_type(log, ev.ToolFailed)
@@ -126,6 +131,7 @@ async def test_a_call_asks_permission_with_server_tool_and_arguments(
             while not (asks := await runtime.sessions.permissions(sid)):
                 await asyncio.sleep(0.02)
             return asks
+
         (ask,) = await asyncio.wait_for(asked(), 60)
         assert ask.action == "mcp" and ask.resources == ["notes/echo"] and ask.save == ["notes/echo"]
         assert ask.detail == {"server": "notes", "tool": "echo", "arguments": {"text": "secret"}}
@@ -137,8 +143,10 @@ async def test_a_call_asks_permission_with_server_tool_and_arguments(
 async def test_a_deny_rule_on_the_pattern_refuses_the_call(
     open_runtime: Any, clock: ManualClock, fake: FakeProvider, workdir: Path, tmp_path: Path
 ) -> None:
-    cli = {"mcp": {"servers": {"notes": notes_server(tmp_path)}},
-           "permission": [{"action": "mcp", "pattern": "notes/ec*", "effect": "deny"}]}
+    cli = {
+        "mcp": {"servers": {"notes": notes_server(tmp_path)}},
+        "permission": [{"action": "mcp", "pattern": "notes/ec*", "effect": "deny"}],
+    }
     async with await open_runtime(cli=cli, clock=clock) as runtime:
         fake.add(_call("call_1", "mcp__notes__echo", {"text": "x"}), {"text": "ok"})
         sid = await _run(runtime, workdir, "echo")
@@ -149,8 +157,10 @@ async def test_a_deny_rule_on_the_pattern_refuses_the_call(
 async def test_an_agent_uses_only_the_servers_it_selects(
     open_runtime: Any, clock: ManualClock, fake: FakeProvider, workdir: Path, tmp_path: Path
 ) -> None:
-    cli = {"mcp": {"servers": {"notes": notes_server(tmp_path), "other": notes_server(tmp_path)}},
-           "agents": {"build": {"mcp": ["other"]}}}
+    cli = {
+        "mcp": {"servers": {"notes": notes_server(tmp_path), "other": notes_server(tmp_path)}},
+        "agents": {"build": {"mcp": ["other"]}},
+    }
     async with await open_runtime(cli=cli, policy="allow", clock=clock) as runtime:
         fake.add({"text": "hi"})
         sid = await _run(runtime, workdir, "hello")
@@ -160,8 +170,10 @@ async def test_an_agent_uses_only_the_servers_it_selects(
 
 def _toml_server(name: str, marks: Path, instructions: str) -> str:
     command = ", ".join(f'"{part}"' for part in (sys.executable, str(SERVER), "stdio"))
-    return (f"[mcp.servers.{name}]\ncommand = [{command}]\nstartup_timeout_s = 60\n"
-            f'env = {{ FAKE_MCP_MARKS = "{marks}", FAKE_MCP_INSTRUCTIONS = "{instructions}" }}\n')
+    return (
+        f"[mcp.servers.{name}]\ncommand = [{command}]\nstartup_timeout_s = 60\n"
+        f'env = {{ FAKE_MCP_MARKS = "{marks}", FAKE_MCP_INSTRUCTIONS = "{instructions}" }}\n'
+    )
 
 
 def _system(body: dict) -> str:
@@ -198,7 +210,9 @@ async def test_server_instructions_are_in_the_baseline_and_a_server_added_or_rem
     assert not [s for s in runtime.mcp_status() if Path(s.location) == workdir.resolve()]
 
 
-async def test_a_session_without_servers_gets_no_mcp_update(runtime: Runtime, fake: FakeProvider, workdir: Path) -> None:
+async def test_a_session_without_servers_gets_no_mcp_update(
+    runtime: Runtime, fake: FakeProvider, workdir: Path
+) -> None:
     fake.add({"text": "one"}, {"text": "two"})
     sid = (await runtime.sessions.create(location=workdir)).id
     await runtime.sessions.prompt(sid, "first")
@@ -228,8 +242,9 @@ async def test_closing_the_runtime_during_a_call_ends_the_server_process(
 async def test_sessions_at_one_location_share_one_server_process(
     mcp_runtime: Runtime, fake: FakeProvider, workdir: Path
 ) -> None:
-    fake.add(_call("call_1", "mcp__notes__pid", {}), {"text": "one"}, _call("call_1", "mcp__notes__pid", {}),
-             {"text": "two"})
+    fake.add(
+        _call("call_1", "mcp__notes__pid", {}), {"text": "one"}, _call("call_1", "mcp__notes__pid", {}), {"text": "two"}
+    )
     first = await _run(mcp_runtime, workdir, "which process?")
     second = await _run(mcp_runtime, workdir, "and you?")
     pids = [of_type(await stored(mcp_runtime, sid), ev.ToolSucceeded)[0].output.text for sid in (first, second)]

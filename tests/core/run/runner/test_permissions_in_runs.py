@@ -30,6 +30,7 @@ async def _asked(runtime: Runtime, sid: str) -> list:
         while not (asks := await runtime.sessions.permissions(sid)):
             await asyncio.sleep(0.01)
         return asks
+
     return await asyncio.wait_for(first(), 20)
 
 
@@ -54,7 +55,9 @@ async def test_reject_fails_the_tool_and_stops_the_run(asking_runtime: Runtime, 
     assert fake.remaining == 1
 
 
-async def test_reject_with_a_message_goes_back_to_the_model(asking_runtime: Runtime, fake: FakeProvider, workdir) -> None:
+async def test_reject_with_a_message_goes_back_to_the_model(
+    asking_runtime: Runtime, fake: FakeProvider, workdir
+) -> None:
     runtime = asking_runtime
     fake.add(_bash("call_1", "rm -rf build"), {"text": "ok, I will not"})
     sid = (await runtime.sessions.create(location=workdir)).id
@@ -96,9 +99,11 @@ async def test_interrupt_kills_a_running_bash_process_group(
     async with await open_runtime(tools="all", policy="allow", clock=clock) as runtime:
         sid = (await runtime.sessions.create(location=workdir)).id
         await runtime.sessions.prompt(sid, "sleep a long time")
+
         async def started() -> None:
             while not (pidfile.exists() and pidfile.read_text().strip()):
                 await asyncio.sleep(0.02)
+
         await asyncio.wait_for(started(), 20)
         pgid = int(pidfile.read_text())
         await runtime.sessions.interrupt(sid)
@@ -125,12 +130,16 @@ async def test_an_interrupt_closes_an_unanswered_ask(asking_runtime: Runtime, fa
 async def test_the_sweep_closes_asks_left_by_a_dead_process(runtime: Runtime, fake: FakeProvider, workdir) -> None:
     sid = (await runtime.sessions.create(location=workdir)).id
     amid = "msg_dead_owner_step"
-    await runtime._store.publish_many(sid, [
-        ev.StepStarted(assistant_message_id=amid, agent="build", model="openai/fake-model"),
-        ev.ToolCalled(assistant_message_id=amid, call_id="call_1", name="bash", input={"command": "rm x"}),
-        ev.PermissionAsked(request_id="per_dead", assistant_message_id=amid, call_id="call_1",
-                           action="bash", resources=["rm x"]),
-    ])
+    await runtime._store.publish_many(
+        sid,
+        [
+            ev.StepStarted(assistant_message_id=amid, agent="build", model="openai/fake-model"),
+            ev.ToolCalled(assistant_message_id=amid, call_id="call_1", name="bash", input={"command": "rm x"}),
+            ev.PermissionAsked(
+                request_id="per_dead", assistant_message_id=amid, call_id="call_1", action="bash", resources=["rm x"]
+            ),
+        ],
+    )
     fake.add({"text": "fresh start"})
     await runtime.sessions.prompt(sid, "hello again")
     await settle(runtime, sid)

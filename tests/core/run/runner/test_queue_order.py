@@ -12,7 +12,9 @@ from agent_tui.testing.fake_provider import FakeProvider
 from .conftest import of_type, settle, stored
 
 
-async def test_the_runner_promotes_queued_inputs_in_the_reordered_order(runtime: Runtime, fake: FakeProvider, workdir) -> None:
+async def test_the_runner_promotes_queued_inputs_in_the_reordered_order(
+    runtime: Runtime, fake: FakeProvider, workdir
+) -> None:
     fake.add({"text": "one"}, {"text": "two"}, {"text": "three"})
     sid = (await runtime.sessions.create(location=workdir)).id
     ids = [(await runtime.sessions.prompt(sid, text, delivery="queue", resume=False)).input_id for text in "abc"]

@@ -46,5 +46,11 @@ async def test_a_switch_admitted_mid_step_applies_from_the_next_step_not_to_the_
     log = await stored(runtime, sid)
     started = of_type(log, ev.StepStarted)
     assert [(s.agent, s.model, s.attempt) for s in started] == [
-        ("build", "openai/fake-model", 1), ("build", "openai/fake-model", 2), ("reviewer", "openai/other-model", 1)]
-    assert len({s.assistant_message_id for s in started[:2]}) == 1 and started[2].assistant_message_id != started[0].assistant_message_id
+        ("build", "openai/fake-model", 1),
+        ("build", "openai/fake-model", 2),
+        ("reviewer", "openai/other-model", 1),
+    ]
+    assert (
+        len({s.assistant_message_id for s in started[:2]}) == 1
+        and started[2].assistant_message_id != started[0].assistant_message_id
+    )

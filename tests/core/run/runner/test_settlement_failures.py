@@ -57,8 +57,14 @@ async def test_a_refused_success_is_settled_as_failed_with_the_reason_and_the_st
     await _run(runtime, sid, "go")
     log = await stored(runtime, sid)
     assert refused == ["session.tool.success.1"]
-    assert _tool_states(log) == ["execution.started", "step.started", "tool.called", "tool.failed", "step.failed",
-                                 "execution.failed"]  # fmt: skip
+    assert _tool_states(log) == [
+        "execution.started",
+        "step.started",
+        "tool.called",
+        "tool.failed",
+        "step.failed",
+        "execution.failed",
+    ]
     [failed] = of_type(log, ev.ToolFailed)
     assert failed.error.type == "store.write" and "echo ran, but its result could not be saved" in failed.error.message
     assert "locked" in failed.error.message
@@ -84,7 +90,7 @@ async def test_a_tool_the_store_will_not_settle_is_settled_by_the_next_drain_swe
     log = await stored(runtime, sid)
     [settled] = of_type(log, ev.ToolFailed)
     assert settled.call_id == "call_1" and settled.error.message == "Tool execution interrupted"
-    after = kinds(log)[kinds(log).index("execution.failed") + 1:]
+    after = kinds(log)[kinds(log).index("execution.failed") + 1 :]
     assert after.index("tool.failed") < after.index("step.started")  # swept before the next step
     assert kinds(log)[-1] == "execution.succeeded"
     assert [c.state for c in await runtime._store.tool_calls(sid)] == ["failed"]

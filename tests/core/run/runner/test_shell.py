@@ -55,6 +55,7 @@ async def test_an_interrupted_shell_command_ends_aborted_and_does_not_run_again(
                     if isinstance(item, ev.ToolOutputDelta):
                         seen.append(item)
                         return
+
             await asyncio.wait_for(first_output(), 30)
         assert seen[0].call_id == "shell" and "started" in seen[0].delta
         await runtime.sessions.interrupt(sid)

@@ -22,8 +22,16 @@ async def test_text_answer_is_one_step(runtime: Runtime, fake: FakeProvider, wor
     assert await runtime.sessions.run(sid) is None
     log = await stored(runtime, sid)
     assert kinds(log) == [
-        "created", "prompt.admitted", "execution.started", "instructions.baselined", "prompt.promoted", "step.started",
-        "text.started", "text.ended", "step.ended", "execution.succeeded",
+        "created",
+        "prompt.admitted",
+        "execution.started",
+        "instructions.baselined",
+        "prompt.promoted",
+        "step.started",
+        "text.started",
+        "text.ended",
+        "step.ended",
+        "execution.succeeded",
     ]
     ended = next(e.event for e in log if isinstance(e.event, ev.TextEnded))
     assert ended.text == "Hello there, friend."
@@ -60,6 +68,6 @@ async def test_deltas_are_live_only(runtime: Runtime, fake: FakeProvider, workdi
                 seen.append(item.delta)
     assert "".join(seen) == "abcdefghij"  # the chunks reached the bus live (merged while the reader lags)
     log = await stored(runtime, sid)
-    step = kinds(log)[kinds(log).index("step.started"):]
+    step = kinds(log)[kinds(log).index("step.started") :]
     assert step == ["step.started", "text.started", "text.ended", "step.ended", "execution.succeeded"]
     assert of_type(log, ev.TextEnded)[0].text == "abcdefghij"  # the ended event carries what the deltas said

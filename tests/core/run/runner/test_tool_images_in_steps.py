@@ -52,7 +52,8 @@ async def test_a_read_image_reaches_a_vision_model_and_is_replayed_from_the_log(
     async with await open_runtime(cli=cli, tools="all", policy="allow", clock=clock) as reopened:
         await _run(reopened, sid, "and now?")
     assert _after_tool(fake.accepted[2].body)[:3] == _after_tool(fake.accepted[1].body) + [
-        {"role": "assistant", "content": "a tiny picture"}]
+        {"role": "assistant", "content": "a tiny picture"}
+    ]
 
 
 async def test_a_model_without_vision_gets_the_placeholder(
@@ -72,17 +73,20 @@ async def test_images_kept_in_the_log_become_placeholders_for_a_model_without_vi
 ) -> None:
     (workdir / "shot.png").write_bytes(PNG)
     fake.add(_read("shot.png"), {"text": "a tiny picture"}, {"text": "what image?"})
-    async with await open_runtime(cli={"models": {MODEL: {"supports_vision": True}}}, tools="all", policy="allow",
-                                  clock=clock) as runtime:
+    async with await open_runtime(
+        cli={"models": {MODEL: {"supports_vision": True}}}, tools="all", policy="allow", clock=clock
+    ) as runtime:
         sid = (await runtime.sessions.create(location=workdir)).id
         await _run(runtime, sid, "what is in shot.png?")
-    async with await open_runtime(cli={"models": {MODEL: {"supports_vision": False}}}, tools="all", policy="allow",
-                                  clock=clock) as blind:
+    async with await open_runtime(
+        cli={"models": {MODEL: {"supports_vision": False}}}, tools="all", policy="allow", clock=clock
+    ) as blind:
         await _run(blind, sid, "and now?")
     body = fake.accepted[2].body
     assert "image_url" not in str(body["messages"])
     assert _after_tool(body)[0]["content"].endswith(
-        "\n[image shot.png (image/png) omitted: the current model cannot view images]")
+        "\n[image shot.png (image/png) omitted: the current model cannot view images]"
+    )
 
 
 async def test_over_the_anthropic_wire_the_image_is_inside_the_tool_result(
@@ -98,5 +102,8 @@ async def test_over_the_anthropic_wire_the_image_is_inside_the_tool_result(
     last = fake.accepted[1].body["messages"][-1]
     (result,) = [block for block in last["content"] if block["type"] == "tool_result"]
     assert result["tool_use_id"] == "call_1" and result["content"][0]["text"].startswith("Image shot.png (image/png")
-    assert result["content"][1]["source"] == {"type": "base64", "media_type": "image/png",
-                                              "data": base64.b64encode(PNG).decode()}
+    assert result["content"][1]["source"] == {
+        "type": "base64",
+        "media_type": "image/png",
+        "data": base64.b64encode(PNG).decode(),
+    }

@@ -19,10 +19,12 @@ async def test_tools_start_eagerly_run_concurrently_and_settle_before_step_end(
     runtime: Runtime, fake: FakeProvider, workdir
 ) -> None:
     fake.add(
-        {"tool_calls": [
-            {"id": "call_a", "name": "sleep", "arguments": {"ms": 300, "label": "a"}},
-            {"id": "call_b", "name": "sleep", "arguments": {"ms": 300, "label": "b"}},
-        ]},
+        {
+            "tool_calls": [
+                {"id": "call_a", "name": "sleep", "arguments": {"ms": 300, "label": "a"}},
+                {"id": "call_b", "name": "sleep", "arguments": {"ms": 300, "label": "b"}},
+            ]
+        },
         {"text": "both slept"},
     )
     sid = (await runtime.sessions.create(location=workdir)).id
@@ -57,11 +59,13 @@ async def test_unknown_tool_and_tool_exception_go_back_to_the_model(
     runtime: Runtime, fake: FakeProvider, workdir
 ) -> None:
     fake.add(
-        {"tool_calls": [
-            {"id": "call_x", "name": "teleport", "arguments": {}},
-            {"id": "call_y", "name": "boom", "arguments": {"message": "kaput"}},
-            {"id": "call_z", "name": "echo", "arguments": "{not json"},
-        ]},
+        {
+            "tool_calls": [
+                {"id": "call_x", "name": "teleport", "arguments": {}},
+                {"id": "call_y", "name": "boom", "arguments": {"message": "kaput"}},
+                {"id": "call_z", "name": "echo", "arguments": "{not json"},
+            ]
+        },
         {"text": "recovered"},
     )
     sid = (await runtime.sessions.create(location=workdir)).id
