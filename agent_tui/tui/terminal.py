@@ -13,6 +13,7 @@ in a loop): the cursor's blink writes within a second.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Protocol, cast
@@ -78,11 +79,16 @@ class HangupSafeDriver(LinuxDriver):
     shell sees the job stopped) keeps it: the terminal is left first, then that handler runs.
     Textual's SIGCONT handler starts application mode (and its threads) again on every SIGCONT;
     here only when it is not running (after a stop, or a start in the background that job
-    control stopped): a terminal's hang-up sends one to a running app, ``kill -CONT`` another."""
+    control stopped): a terminal's hang-up sends one to a running app, ``kill -CONT`` another.
+
+    Both do their work on the app's loop, not in the signal handler: a handler runs on the main
+    thread wherever the signal caught it, and leaving or entering the terminal writes through the
+    writer thread's queue. Caught inside that queue's ``put`` (its lock held), the handler's own
+    write waited for ever on the same lock: a Ctrl+Z (or ``fg``) that froze the app, about one in
+    eight under load."""
 
     def __init__(self, app, **kwargs) -> None:  # noqa: ANN001, ANN003 - as LinuxDriver
         own_stop = signal.getsignal(signal.SIGTSTP)
-        self._resuming = False
         super().__init__(app, **kwargs)
         self._listener: HangupListener = app  # the same app, typed as what _tell_app calls on it
         self._gone_loop: asyncio.AbstractEventLoop | None = None
@@ -90,25 +96,40 @@ class HangupSafeDriver(LinuxDriver):
             # Textual types the attribute as sys.__stderr__'s TextIOWrapper; it only writes to it
             # as an IO[str] (WriterThread), which DroppingOutput stands in for.
             self._file = cast("TextIOWrapper", DroppingOutput(self._file, self._tell_app))
-        if callable(own_stop):
-            signal.signal(signal.SIGTSTP, lambda signum, frame: self._stop_as_before(own_stop, signum, frame))
+        self._own_stop: Callable[[int, FrameType | None], object] | None = own_stop if callable(own_stop) else None
 
-    def _stop_as_before(
-        self, own_stop: Callable[[int, FrameType | None], object], signum: int, frame: FrameType | None
-    ) -> None:
-        if self._auto_restart:  # as Textual's own handler does before it stops the process
+    def _sigtstp_application(self, *_: object) -> None:  # Textual installs it as the SIGTSTP handler
+        self._on_loop(self._stop)
+
+    def _sigcont_application(self, *_: object) -> None:  # ... and this one for SIGCONT
+        self._on_loop(self._resume)
+
+    def _on_loop(self, work: Callable[[], None]) -> None:
+        """``work`` on the app's loop, soon; at once where no loop runs it (before the app
+        started, after it ended): no terminal mode to leave or enter then, so no write."""
+        if self._loop_running():
+            assert self._gone_loop is not None
+            self._gone_loop.call_soon_threadsafe(work)
+        else:
+            work()
+
+    def _stop(self) -> None:
+        if self._auto_restart and self._loop_running():  # as Textual's own handler does
             self.suspend_application_mode()
             self._must_signal_resume = True
-        own_stop(signum, frame)
+        if self._own_stop is not None:
+            self._own_stop(signal.SIGTSTP, None)
+        else:
+            os.kill(os.getpid(), signal.SIGSTOP)
 
-    def _sigcont_application(self, *args: object) -> None:
-        if self._resuming or (self._key_thread is not None and self._key_thread.is_alive()):
-            return  # running, or being restarted by this handler further up the stack (handlers nest)
-        self._resuming = True
-        try:
-            super()._sigcont_application(*args)
-        finally:
-            self._resuming = False
+    def _resume(self) -> None:
+        running = self._key_thread is not None and self._key_thread.is_alive()
+        if self._auto_restart and self._loop_running() and not running:
+            self.resume_application_mode()
+
+    def _loop_running(self) -> bool:
+        loop = self._gone_loop
+        return loop is not None and loop.is_running()
 
     def start_application_mode(self) -> None:
         self._gone_loop = asyncio.get_running_loop()

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import io
+import signal
+from collections.abc import Callable
+from types import SimpleNamespace
 
-from agent_tui.tui.terminal import DroppingOutput
+import pytest
+
+from agent_tui.tui.terminal import DroppingOutput, HangupSafeDriver
 
 
 class HungUp(io.StringIO):
@@ -40,3 +46,39 @@ def test_a_failing_flush_also_counts() -> None:
     stream.hung_up = True
     out.flush()
     assert out.gone and told == ["gone"]
+
+
+async def test_stop_and_continue_signals_leave_and_enter_the_terminal_on_the_loop_not_in_the_handler(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A signal handler runs wherever the signal caught the main thread; caught inside the writer
+    queue's ``put``, a handler that wrote waited for ever on the lock that ``put`` held (a Ctrl+Z
+    that froze a warm TUI). The handler only hands the work to the loop."""
+    saved = {signum: signal.getsignal(signum) for signum in (signal.SIGTSTP, signal.SIGCONT)}
+    stops: list[int] = []
+    signal.signal(signal.SIGTSTP, lambda signum, frame: stops.append(signum))  # a warm child's own way to stop
+    try:
+        driver = HangupSafeDriver(SimpleNamespace())
+        modes: list[str] = []
+        monkeypatch.setattr(driver, "suspend_application_mode", lambda: modes.append("left"))
+        monkeypatch.setattr(driver, "resume_application_mode", lambda: modes.append("entered"))
+        driver._gone_loop = asyncio.get_running_loop()  # as start_application_mode sets it
+
+        signal.raise_signal(signal.SIGTSTP)  # the handler Textual installed runs before this returns
+        assert modes == [] and stops == []
+        await until(lambda: stops == [signal.SIGTSTP])
+        assert modes == ["left"]  # the terminal is left before the process stops
+
+        signal.raise_signal(signal.SIGCONT)
+        assert modes == ["left"]
+        await until(lambda: modes == ["left", "entered"])
+    finally:
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)
+
+
+async def until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, "never happened"
+        await asyncio.sleep(0.01)
