@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from agent_tui.core.log.records import MessageRecord, ToolCallRecord
 from agent_tui.core.request.compaction_text import checkpoint_text
+from agent_tui.core.request.reminders import reminders_before
 from agent_tui.core.request.shell_text import shell_text
 from agent_tui.llm import types as llm
 from agent_tui.vocab.kinds import TOOL_INTERRUPTED, ErrorType
 
 
 def history_messages(
-    messages: Iterable[MessageRecord], tool_calls: Iterable[ToolCallRecord]
+    messages: Sequence[MessageRecord], tool_calls: Iterable[ToolCallRecord], agent: str | None = None
 ) -> list[llm.HistoryMessage]:
+    """``agent``: the agent of the step about to run (its reminders go at the end); None to
+    render the history alone (an estimate)."""
     calls = {(call.assistant_message_id, call.call_id): call for call in tool_calls}
     seen_ids: dict[str, int] = {}
+    reminders = reminders_before(messages, agent)
     out: list[llm.HistoryMessage] = []
-    for message in messages:
+    for index, message in enumerate(messages):
+        out.extend(llm.SystemReminder(text=text) for text in reminders.get(index, ()))
         match message.kind:
             case "user":
                 out.append(_user_turn(message.data))
@@ -35,6 +40,7 @@ def history_messages(
             case "compaction":
                 if message.data.get("state") == "ended":
                     out = [llm.SystemReminder(text=_checkpoint_text(message.data))]
+    out.extend(llm.SystemReminder(text=text) for text in reminders.get(len(messages), ()))
     return out
 
 

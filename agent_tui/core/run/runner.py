@@ -301,7 +301,7 @@ class Runner:
             if checkpoint is not None
             else prompts.environment_facts(Path(session.location), Path(session.project_root))
         )
-        messages = history_messages(history, await self._store.tool_calls(session.id))
+        messages = history_messages(history, await self._store.tool_calls(session.id), agent)
         model_settings = settings.model_settings(model)
         vision = (await self._compaction.model_info(model, settings)).supports_vision
         request = llm.Request(
