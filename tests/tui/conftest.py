@@ -9,10 +9,9 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 from agent_tui.tui.app import AgentApp, StartMode
+from agent_tui.tui.services import TuiServices
 from agent_tui.tui.timings import Timings
-from agent_tui.tui.context import TuiContext
 from agent_tui.vocab.clock import ManualClock
-
 from tests.fakes.sessions import FakeSessions
 
 LOCATION = "/tmp/project"
@@ -43,9 +42,11 @@ def clock() -> ManualClock:
 @pytest.fixture
 def make_app(fake: FakeSessions, clock: ManualClock):
     def make(
-        start: StartMode = StartMode(), theme: str = "agent-dark", theme_dirs: list[Path] | None = None, **ctx_args
+        start: StartMode = StartMode(), theme: str = "agent-dark", theme_dirs: list[Path] | None = None, **services_args
     ) -> AgentApp:
-        ctx = TuiContext(sessions=fake, location=LOCATION, model="openai/fake", clock=clock, timings=FAST, **ctx_args)
-        return AgentApp(ctx, start=start, theme=theme, theme_dirs_=theme_dirs, watch_themes=theme_dirs is not None)
+        services = TuiServices(
+            sessions=fake, location=LOCATION, model="openai/fake", clock=clock, timings=FAST, **services_args
+        )
+        return AgentApp(services, start=start, theme=theme, theme_dirs_=theme_dirs, watch_themes=theme_dirs is not None)
 
     return make

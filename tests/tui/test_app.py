@@ -20,10 +20,10 @@ from agent_tui.tui.widgets.transcript import TranscriptView
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import CompactionReason, InterruptReason
 from agent_tui.vocab.tool_output import ToolOutput
+from tests.fakes.logs import LogBuilder
+from tests.fakes.sessions import FakeSessions
 
 from .conftest import LOCATION
-from tests.fakes.sessions import FakeSessions
-from tests.fakes.logs import LogBuilder
 
 SID = "ses_a"
 
@@ -578,27 +578,27 @@ async def test_an_unknown_configured_theme_falls_back_and_says_so(fake, make_app
 async def test_typing_works_before_the_core_opens_and_a_prompt_waits_for_the_runner(fake, clock) -> None:
     import asyncio
 
-    from agent_tui.tui.context import TuiContext
+    from agent_tui.tui.services import TuiServices
 
     from .conftest import FAST
 
     store_open = asyncio.Event()
-    ctx = TuiContext(sessions=None, location=LOCATION, model="openai/fake", clock=clock, timings=FAST)
+    services = TuiServices(sessions=None, location=LOCATION, model="openai/fake", clock=clock, timings=FAST)
 
     async def connect() -> None:
         await store_open.wait()
-        ctx.connect_to(fake, runnable=False)  # the runner attaches later
+        services.connect_to(fake, runnable=False)  # the runner attaches later
 
-    app = AgentApp(ctx, connect=connect, watch_themes=False)
+    app = AgentApp(services, connect=connect, watch_themes=False)
     async with app.run_test() as pilot:
         await pilot.press(*"early bird", "enter")  # the store is not even open yet
         assert app.query_one(PromptInput).text == "" and fake.calls == []
         store_open.set()
-        await until(pilot, lambda: ctx.connected.is_set())
+        await until(pilot, lambda: services.connected.is_set())
         await pilot.pause()
         assert fake.calls == []  # the facade reads, but no runner yet: the prompt waits
         await pilot.press(*"second", "enter")  # typed before the first one left: one session, in order
-        ctx.runnable.set()
+        services.runnable.set()
         await until(pilot, lambda: len([c for c in fake.calls if c[0] == "prompt"]) == 2)
         assert [c for c in fake.calls if c[0] in ("create", "prompt")] == [
             ("create", "ses_new1", LOCATION, "openai/fake"),
@@ -614,19 +614,19 @@ async def test_a_prompt_sent_before_the_start_session_opens_goes_to_it(fake, clo
     text or left an empty new session behind."""
     import asyncio
 
-    from agent_tui.tui.context import TuiContext
+    from agent_tui.tui.services import TuiServices
 
     from .conftest import FAST
 
     stored(fake, turns=1)
     store_open = asyncio.Event()
-    ctx = TuiContext(sessions=None, location=LOCATION, model="openai/fake", clock=clock, timings=FAST)
+    services = TuiServices(sessions=None, location=LOCATION, model="openai/fake", clock=clock, timings=FAST)
 
     async def connect() -> None:
         await store_open.wait()
-        ctx.connect_to(fake)  # with the runner at once, as in a warm launch
+        services.connect_to(fake)  # with the runner at once, as in a warm launch
 
-    app = AgentApp(ctx, start=start, connect=connect, watch_themes=False)
+    app = AgentApp(services, start=start, connect=connect, watch_themes=False)
     async with app.run_test() as pilot:
         await pilot.press(*"early bird", "enter")
         store_open.set()
@@ -638,20 +638,20 @@ async def test_a_prompt_sent_before_the_start_session_opens_goes_to_it(fake, clo
 
 def app_whose_core_fails(clock, error: Exception) -> AgentApp:  # noqa: ANN001
     """An app whose core start-up raises ``error`` once the first frame is up."""
-    from agent_tui.tui.context import TuiContext
+    from agent_tui.tui.services import TuiServices
 
     from .conftest import FAST
 
-    ctx = TuiContext(sessions=None, location=LOCATION, model="openai/fake", clock=clock, timings=FAST)
+    services = TuiServices(sessions=None, location=LOCATION, model="openai/fake", clock=clock, timings=FAST)
 
     async def connect() -> None:
         raise error
 
-    return AgentApp(ctx, connect=connect, watch_themes=False)
+    return AgentApp(services, connect=connect, watch_themes=False)
 
 
 async def test_a_startup_failure_after_the_first_frame_exits_with_its_reason(fake, clock) -> None:
-    from agent_tui.tui.context import StartupFailed
+    from agent_tui.tui.services import StartupFailed
 
     app = app_whose_core_fails(
         clock, StartupFailed("/home/u/config.toml: retry.max_retries: Input should be greater than or equal to 0")
@@ -695,9 +695,9 @@ async def test_a_store_that_will_not_open_keeps_typed_input_and_says_why(fake, c
     app = app_whose_core_fails(
         clock, RuntimeError("database /x/agent-tui.db is corrupt or not an agent-tui database (file is not a database)")
     )
-    ctx = app.ctx
+    services = app.services
     async with app.run_test() as pilot:
-        await until(pilot, lambda: ctx.core_error is not None)
+        await until(pilot, lambda: services.core_error is not None)
         await pilot.press(*"hello", "enter")
         prompt = app.query_one(PromptInput)
         await until(pilot, lambda: prompt.text == "hello")  # given back, not swallowed by a wait
@@ -773,7 +773,7 @@ async def test_a_patch_appears_as_a_diff_while_it_is_written(fake, make_app) -> 
 
 async def test_keys_and_streamed_output_postpone_the_quiet_full_collection(fake, make_app, clock) -> None:
     async with opened(fake, make_app, running=True) as (app, pilot):
-        quiet = app.ctx.quiet_gc
+        quiet = app.services.quiet_gc
         clock.advance(5)
         assert quiet.last_busy_ms < clock.now_ms()
         await pilot.press("a")

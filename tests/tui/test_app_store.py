@@ -11,20 +11,19 @@ from typing import Any
 
 import pytest
 
+from agent_tui.core.api import Sessions, open_sessions
 from agent_tui.core.api import events as ev
 from agent_tui.core.log import ids
-from agent_tui.core.api import Sessions, open_sessions
 from agent_tui.tui.app import AgentApp, StartMode
-from agent_tui.tui.context import TuiContext
+from agent_tui.tui.block_keys import BlockKey
 from agent_tui.tui.screens.picker import SessionPicker
+from agent_tui.tui.services import TuiServices
 from agent_tui.tui.widgets.block_widgets import AssistantText, UserMessage
 from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.transcript import TranscriptView
 from agent_tui.vocab.kinds import InterruptReason
 from agent_tui.vocab.usage import Usage
-from agent_tui.tui.block_keys import BlockKey
-
 from tests.fakes.executors import RecordingExecutor
 
 from .conftest import FAST
@@ -41,8 +40,8 @@ async def real(workdir: Path):
 
 
 def app_for(sessions: Sessions, workdir: Path, clock, start: StartMode = StartMode()) -> AgentApp:
-    ctx = TuiContext(sessions=sessions, location=str(workdir), model="openai/fake", clock=clock, timings=FAST)
-    return AgentApp(ctx, start=start, watch_themes=False)
+    services = TuiServices(sessions=sessions, location=str(workdir), model="openai/fake", clock=clock, timings=FAST)
+    return AgentApp(services, start=start, watch_themes=False)
 
 
 async def running_session_app(real, workdir: Path, clock) -> tuple[Sessions, str, AgentApp]:  # noqa: ANN001

@@ -9,13 +9,13 @@ import pytest
 
 from agent_tui.core.api import events as ev
 from agent_tui.tui import session_feed
-from agent_tui.tui.timings import Timings
-from agent_tui.tui.context import TuiContext
+from agent_tui.tui.block_keys import BlockKey
+from agent_tui.tui.services import TuiServices
 from agent_tui.tui.session_feed import SessionFeed
+from agent_tui.tui.timings import Timings
 from agent_tui.tui.transcript_blocks import TextBlock, UserBlock
 from agent_tui.tui.transcript_model import Transcript
 from agent_tui.vocab.clock import ManualClock
-from agent_tui.tui.block_keys import BlockKey
 from tests.fakes.logs import LogBuilder
 from tests.fakes.sessions import FakeSessions
 from tests.fakes.views import RecordingFeedView
@@ -42,7 +42,7 @@ async def opened(fake: FakeSessions):  # type: ignore[no-untyped-def]
     views: list[RecordingFeedView] = []
 
     def open_(session_id: str | None, flush_interval_s: float = 0.05) -> tuple[SessionFeed, RecordingFeedView]:
-        ctx = TuiContext(
+        services = TuiServices(
             sessions=fake,
             location="/tmp/project",
             clock=ManualClock(),
@@ -50,7 +50,7 @@ async def opened(fake: FakeSessions):  # type: ignore[no-untyped-def]
         )
         view = RecordingFeedView()
         views.append(view)
-        feed = SessionFeed(ctx, view)
+        feed = SessionFeed(services, view)
         feed.open(session_id)
         feed.follow()
         return feed, view
