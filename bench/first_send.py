@@ -53,7 +53,7 @@ async def adapter_alone(base: str, turn: dict) -> float:
     request = t.Request(
         model="openai/fake",
         system=["bench"],
-        messages=[t.UserTurn(parts=[t.TextPart(text="go")])],
+        messages=[t.UserTurn(parts=[t.RequestText(text="go")])],
         tools=[],
         api_base=f"{base}/v1",
         api_key="x",
