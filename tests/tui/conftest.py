@@ -30,7 +30,7 @@ async def steady_screen(pilot: Pilot, focused: type[Widget]) -> None:
 
 
 @pytest.fixture
-def fake() -> FakeSessions:
+def fake_sessions() -> FakeSessions:
     return FakeSessions()
 
 
@@ -40,12 +40,12 @@ def clock() -> ManualClock:
 
 
 @pytest.fixture
-def make_app(fake: FakeSessions, clock: ManualClock):
+def make_app(fake_sessions: FakeSessions, clock: ManualClock):
     def make(
         start: StartMode = StartMode(), theme: str = "agent-dark", theme_dirs: list[Path] | None = None, **services_args
     ) -> AgentApp:
         services = TuiServices(
-            sessions=fake, location=LOCATION, model="openai/fake", clock=clock, timings=FAST, **services_args
+            sessions=fake_sessions, location=LOCATION, model="openai/fake", clock=clock, timings=FAST, **services_args
         )
         return AgentApp(services, start=start, theme=theme, theme_dirs_=theme_dirs, watch_themes=theme_dirs is not None)
 

@@ -52,10 +52,10 @@ async def test_resume_shows_peeked_rows_at_once_and_the_facade_replaces_them(rea
         await until(pilot, lambda: app.view.session_id == ids[1])
 
 
-async def test_without_a_database_file_the_picker_waits_for_the_facade(fake, workdir, clock) -> None:
+async def test_without_a_database_file_the_picker_waits_for_the_facade(fake_sessions, workdir, clock) -> None:
     from agent_tui.core.api import paths
 
-    app, _, store_open = resume_app(fake, workdir, clock)
+    app, _, store_open = resume_app(fake_sessions, workdir, clock)
     async with app.run_test() as pilot:
         await until(pilot, lambda: isinstance(app.screen, SessionPicker))
         await pilot.pause()
