@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.log import events as ev
-from agent_tui.core.settings import paths
+from agent_tui.core.api import Sessions, open_sessions, paths
+from agent_tui.core.api import events as ev
 from agent_tui.core.store.schema import CURRENT_VERSION
-from agent_tui.core.sessions import Sessions, open_sessions
 
 
 def agent_tui(
