@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
 import pytest
@@ -126,7 +126,7 @@ def test_retry_after_forms() -> None:
     assert parse_retry_after({"retry-after": "0.5"}) == 500
     assert parse_retry_after({"retry-after-ms": "250", "retry-after": "9"}) == 250
     assert parse_retry_after({"Retry-After": "2"}) == 2000
-    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
     date = format_datetime(now + timedelta(seconds=30), usegmt=True)
     assert parse_retry_after({"retry-after": date}, now=now.timestamp()) == 30000
     assert parse_retry_after({"retry-after": "soon"}) is None

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
-from agent_tui.tools.asks import NoApprovals, PermissionDecision, PermissionRequest
+from agent_tui.tools.asks import NoApprovals
 from agent_tui.tools.permissions import AllowAll, PermissionGate
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.tools.scope import ToolScope

@@ -7,7 +7,6 @@ live deltas on its bus; a tiny executor says which sessions are active.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -22,7 +21,6 @@ from agent_tui.tui.widgets.block_widgets import AssistantText, UserMessage
 from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.transcript import TranscriptView
-from agent_tui.vocab.kinds import InterruptReason
 from agent_tui.vocab.usage import Usage
 from tests.fakes.executors import RecordingExecutor
 
@@ -99,7 +97,7 @@ def picker_rows(picker: SessionPicker) -> dict[str, str]:
     """Session id -> the row as shown (marker, title, time, count)."""
     from textual.widgets import OptionList
 
-    return {r.id: str(o.prompt) for r, o in zip(picker.rows, picker.query_one(OptionList).options)}
+    return {r.id: str(o.prompt) for r, o in zip(picker.rows, picker.query_one(OptionList).options, strict=False)}
 
 
 async def test_first_prompt_creates_the_session_in_the_store(real, workdir, clock) -> None:

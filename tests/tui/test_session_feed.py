@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, Callable
+from collections.abc import Callable
 
 import pytest
 
@@ -14,7 +14,6 @@ from agent_tui.tui.services import TuiServices
 from agent_tui.tui.session_feed import SessionFeed
 from agent_tui.tui.timings import Timings
 from agent_tui.tui.transcript_blocks import TextBlock, UserBlock
-from agent_tui.tui.transcript_model import Transcript
 from agent_tui.vocab.clock import ManualClock
 from tests.fakes.logs import LogBuilder
 from tests.fakes.sessions import FakeSessions

@@ -14,9 +14,9 @@ from agent_tui.tui.screens.picker import SessionPicker
 from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.vocab.kinds import CompactionReason
+from tests.fakes.logs import LogBuilder
 
 from .conftest import LOCATION, steady_screen
-from tests.fakes.logs import LogBuilder
 
 SIZE = (100, 36)
 PATCH = "*** Begin Patch\n*** Update File: src/app.py\n@@ def answer():\n-    return 41\n+    return 42\n*** End Patch"
