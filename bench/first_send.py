@@ -53,7 +53,7 @@ async def adapter_alone(base: str, turn: dict) -> float:
     request = t.Request(
         model="openai/fake",
         system=["bench"],
-        messages=[t.UserTurn(parts=[t.TextPart(text="go")])],
+        messages=[t.UserTurn(parts=[t.RequestText(text="go")])],
         tools=[],
         api_base=f"{base}/v1",
         api_key="x",
@@ -75,11 +75,11 @@ async def child(import_only: bool, base: str, chunks: int) -> dict[str, object]:
     from agent_tui.core.api import DEFAULT_AGENT, read_layers
     from agent_tui.tui.app import AgentApp, StartMode
     from agent_tui.tui.bootstrap import CoreOpener, Launch, ModelFacts
-    from agent_tui.tui.context import TuiContext
+    from agent_tui.tui.services import TuiServices
     from agent_tui.tui.widgets.prompt import PromptInput
 
     if import_only:  # the warm-up as it was: LiteLLM imported, its first call's work left to the first send
-        CoreOpener._warm = lambda self: self.facts.learn(self.ctx.model)  # type: ignore[method-assign]
+        CoreOpener._warm = lambda self: self.facts.learn(self.services.model)  # type: ignore[method-assign]
     async with aiohttp.ClientSession(base) as admin:
 
         async def requests() -> list[dict]:
@@ -93,7 +93,7 @@ async def child(import_only: bool, base: str, chunks: int) -> dict[str, object]:
         seen = len(await requests())
         launch = Launch(model="openai/fake", api_base=f"{base}/v1", api_key="x")
         facts = ModelFacts()
-        ctx = TuiContext(
+        services = TuiServices(
             sessions=None,
             location=str(work),
             model="openai/fake",
@@ -101,14 +101,14 @@ async def child(import_only: bool, base: str, chunks: int) -> dict[str, object]:
             context_window=facts.window,
             learn_model=facts.learn,
         )
-        core = CoreOpener(launch, read_layers(work, cli=launch.cli), ctx, facts)
-        app = AgentApp(ctx, start=StartMode(), connect=core.connect)
+        core = CoreOpener(launch, read_layers(work, cli=launch.cli), services, facts)
+        app = AgentApp(services, start=StartMode(), connect=core.connect)
         figures: list[float] = []
         async with app.run_test(size=(120, 40)) as pilot:
             while core._task is None or not core._task.done():  # noqa: SLF001 - the warm-up's end
                 await asyncio.sleep(0.01)
             for n in range(SENDS):
-                while not (app.ctx.sessions and not app.ctx.sessions.active()):  # the previous answer is done
+                while not (app.services.sessions and not app.services.sessions.active()):  # the previous answer is done
                     await asyncio.sleep(0.01)
                 await pilot.pause()
                 app.query_one(PromptInput).text = f"prompt {n}"
@@ -117,7 +117,7 @@ async def child(import_only: bool, base: str, chunks: int) -> dict[str, object]:
                 while len(got := await requests()) == seen + n:
                     await asyncio.sleep(0.005)
                 figures.append(got[seen + n]["at"] - sent)
-            sessions = app.ctx.sessions
+            sessions = app.services.sessions
             assert sessions is not None  # connected: the sends above went through it
             while sessions.active():
                 await asyncio.sleep(0.01)

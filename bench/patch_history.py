@@ -43,9 +43,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_tui.tools.apply_patch.tool import APPLY_PATCH
-from agent_tui.tools.context import ToolContext
 from agent_tui.tools.permissions import AllowAll
 from agent_tui.tools.registry import ToolRegistry
+from agent_tui.tools.scope import ToolScope
 
 RESULTS = Path(__file__).resolve().parent / "results"
 CONTEXT = 3
@@ -235,8 +235,8 @@ def differences(root: Path, tree: dict[str, tuple[str, str]]) -> list[str]:
 async def apply_in(root: Path, patch: str) -> str | None:
     registry = ToolRegistry(root)
     registry.register(APPLY_PATCH)
-    ctx = ToolContext(location=root, project_root=root, gate=AllowAll(), spill_dir=root.parent / "spill")
-    outcome = await registry.invoke("apply_patch", {"patch": patch}, ctx)
+    scope = ToolScope(location=root, project_root=root, gate=AllowAll(), spill_dir=root.parent / "spill")
+    outcome = await registry.invoke("apply_patch", {"patch": patch}, scope)
     return outcome.error.message if outcome.error is not None else None
 
 

@@ -46,10 +46,13 @@ async def _server(turns: list[dict]) -> tuple[asyncio.subprocess.Process, str]:
 
 
 def _request(base: str, text: str = "go"):
-    from agent_tui.llm.types import Request, TextPart, UserTurn
+    from agent_tui.llm.types import Request, RequestText, UserTurn
 
     return Request(
-        model="openai/bench", api_base=f"{base}/v1", api_key="bench", messages=[UserTurn(parts=[TextPart(text=text)])]
+        model="openai/bench",
+        api_base=f"{base}/v1",
+        api_key="bench",
+        messages=[UserTurn(parts=[RequestText(text=text)])],
     )
 
 

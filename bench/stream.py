@@ -73,7 +73,7 @@ async def _bare(litellm, base: str, wire: str) -> tuple[int, float]:
 
 async def _ours(base: str, wire: str) -> tuple[int, float]:
     from agent_tui import llm
-    from agent_tui.llm.types import Request, TextDelta, TextPart, UserTurn
+    from agent_tui.llm.types import Request, RequestText, TextDelta, UserTurn
 
     model, suffix = WIRES[wire]
     request = Request(
@@ -81,7 +81,7 @@ async def _ours(base: str, wire: str) -> tuple[int, float]:
         api_base=f"{base}{suffix}",
         api_key="bench",
         max_tokens=100,
-        messages=[UserTurn(parts=[TextPart(text="go")])],
+        messages=[UserTurn(parts=[RequestText(text="go")])],
     )
     start = time.perf_counter()
     count = 0
@@ -107,14 +107,14 @@ def _import_time(runs: int) -> tuple[float, bool]:
 async def _first_call(base: str) -> dict[str, float]:
     """In this (fresh) process: warm() then one short stream."""
     from agent_tui import llm
-    from agent_tui.llm.types import Request, TextPart, UserTurn
+    from agent_tui.llm.types import Request, RequestText, UserTurn
 
     start = time.perf_counter()
     await llm.warm()
     warm_s = time.perf_counter() - start
     model, suffix = WIRES["openai"]
     request = Request(
-        model=model, api_base=f"{base}{suffix}", api_key="bench", messages=[UserTurn(parts=[TextPart(text="hi")])]
+        model=model, api_base=f"{base}{suffix}", api_key="bench", messages=[UserTurn(parts=[RequestText(text="hi")])]
     )
     start = time.perf_counter()
     first = None

@@ -24,8 +24,8 @@ from pathlib import Path
 
 from agent_tui.tools import text_pages
 from agent_tui.tools.builtin import default_registry
-from agent_tui.tools.context import ToolContext
 from agent_tui.tools.permissions import AllowAll
+from agent_tui.tools.scope import ToolScope
 
 RESULTS = Path(__file__).resolve().parent / "results" / "tools.json"
 BUDGETS_MS = {"read_page_1": 50.0, "apply_patch_200_hunks": 300.0}
@@ -74,26 +74,26 @@ async def main(rounds: int) -> dict[str, float]:
     root = Path(tempfile.mkdtemp(prefix="agent-bench-tools-"))
     try:
         registry = default_registry(root)
-        ctx = ToolContext(location=root, project_root=root, gate=AllowAll(), spill_dir=root / ".spill")
+        scope = ToolScope(location=root, project_root=root, gate=AllowAll(), spill_dir=root / ".spill")
         total_lines = make_big_file(root / "big.txt")
         middle = total_lines // 2
         invoke = registry.invoke
-        read1 = await timed(lambda: invoke("read", {"path": "big.txt"}, ctx), rounds, text_pages._CHECKPOINTS.clear)
+        read1 = await timed(lambda: invoke("read", {"path": "big.txt"}, scope), rounds, text_pages._CHECKPOINTS.clear)
         cold = await timed(
-            lambda: invoke("read", {"path": "big.txt", "offset": middle}, ctx), rounds, text_pages._CHECKPOINTS.clear
+            lambda: invoke("read", {"path": "big.txt", "offset": middle}, scope), rounds, text_pages._CHECKPOINTS.clear
         )
-        await invoke("read", {"path": "big.txt", "offset": middle}, ctx)
-        warm = await timed(lambda: invoke("read", {"path": "big.txt", "offset": middle + 2000}, ctx), rounds)
+        await invoke("read", {"path": "big.txt", "offset": middle}, scope)
+        warm = await timed(lambda: invoke("read", {"path": "big.txt", "offset": middle + 2000}, scope), rounds)
 
         original, patch = make_patch_case(root)
         target = root / "big.py"
         patched = await timed(
-            lambda: invoke("apply_patch", {"patch": patch}, ctx), rounds, lambda: target.write_text(original)
+            lambda: invoke("apply_patch", {"patch": patch}, scope), rounds, lambda: target.write_text(original)
         )
         assert target.read_text().count("# changed") == 200
 
-        await invoke("bash", {"command": "true"}, ctx)
-        spawn = await timed(lambda: invoke("bash", {"command": "true"}, ctx), max(rounds, 20))
+        await invoke("bash", {"command": "true"}, scope)
+        spawn = await timed(lambda: invoke("bash", {"command": "true"}, scope), max(rounds, 20))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return {

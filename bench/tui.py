@@ -113,14 +113,14 @@ def answer_chunks(count: int) -> list[str]:
 
 def make_app(sessions, location: str):
     from agent_tui.tui.app import AgentApp, StartMode
-    from agent_tui.tui.context import TuiContext
+    from agent_tui.tui.services import TuiServices
     from agent_tui.tui.timings import Timings
 
     def build(start: StartMode | None = None, debounce: float = 0.0) -> AgentApp:
-        ctx = TuiContext(
+        services = TuiServices(
             sessions=sessions, location=location, model="openai/fake", timings=Timings(search_debounce_s=debounce)
         )
-        return AgentApp(ctx, start=start if start is not None else StartMode(), watch_themes=False)
+        return AgentApp(services, start=start if start is not None else StartMode(), watch_themes=False)
 
     return build
 

@@ -91,8 +91,7 @@ def open_runtime(fake):  # type: ignore[no-untyped-def]
     ``tools``: "test" (only the test tools), "all" (built-ins + test tools) or a
     registry factory; ``cli`` adds settings layers over the fake's model and key.
     """
-    from agent_tui.core.settings.config import load_settings
-    from agent_tui.core.runtime import Runtime
+    from agent_tui.core.api import Runtime, load_settings
     from agent_tui.core.host.tool_host import build_registry
     from agent_tui.testing.test_tools import register as register_test_tools
     from agent_tui.tools.registry import ToolRegistry

@@ -159,7 +159,7 @@ def _imported_modules(*args: str) -> set[str]:
         "print('MODULES', ' '.join(sorted(sys.modules)))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    line = next(l for l in out.stdout.splitlines() if l.startswith("MODULES"))
+    line = next(row for row in out.stdout.splitlines() if row.startswith("MODULES"))
     return set(line.split()[1:])
 
 
@@ -183,7 +183,7 @@ def test_the_warm_launcher_stays_light() -> None:
         "print('MODULES', ' '.join(sorted(sys.modules)))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    modules = set(next(l for l in out.stdout.splitlines() if l.startswith("MODULES")).split()[1:])
+    modules = set(next(line for line in out.stdout.splitlines() if line.startswith("MODULES")).split()[1:])
     heavy = {
         m
         for m in modules

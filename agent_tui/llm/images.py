@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_tui.llm.types import AssistantTurn, ImagePart, Request, ToolUse, UserTurn
+from agent_tui.llm.types import AssistantTurn, Request, RequestImage, ToolUse, UserTurn
 
 MAX_IMAGES = 20
 MAX_IMAGE_CHARS = 24_000_000
@@ -24,7 +24,7 @@ BLIND = "the current model cannot view images"
 OLDER = f"older images are not sent again (at most {MAX_IMAGES} images and 18 MB per request); read it again to see it"
 
 
-def image_url(part: ImagePart) -> dict[str, Any]:
+def image_url(part: RequestImage) -> dict[str, Any]:
     return {"type": "image_url", "image_url": {"url": f"data:{part.mime};base64,{part.data}"}}
 
 
@@ -34,10 +34,10 @@ class ImagePlan:
     sent: frozenset[int] = field(default_factory=frozenset)
     """``id()`` of the image parts that go as images."""
 
-    def shows(self, part: ImagePart) -> bool:
+    def shows(self, part: RequestImage) -> bool:
         return id(part) in self.sent
 
-    def placeholder(self, part: ImagePart) -> str:
+    def placeholder(self, part: RequestImage) -> str:
         name = f"{part.path} ({part.mime})" if part.path else part.mime
         return f"[image {name} omitted: {OLDER if self.vision else BLIND}]"
 
@@ -56,12 +56,12 @@ def plan_images(request: Request) -> ImagePlan:
     return ImagePlan(vision=True, sent=frozenset(sent))
 
 
-def _images(request: Request) -> Iterator[ImagePart]:
+def _images(request: Request) -> Iterator[RequestImage]:
     """In the order they are sent."""
     for message in request.messages:
         match message:
             case UserTurn(parts=parts):
-                yield from (part for part in parts if isinstance(part, ImagePart))
+                yield from (part for part in parts if isinstance(part, RequestImage))
             case AssistantTurn(parts=parts):
                 for part in parts:
                     if isinstance(part, ToolUse) and part.result is not None:

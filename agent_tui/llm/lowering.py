@@ -27,13 +27,13 @@ from typing import Any
 from agent_tui.llm.images import ImagePlan, image_url, plan_images
 from agent_tui.llm.types import (
     AssistantTurn,
-    FilePart,
-    ImagePart,
     ReasoningBlock,
     Request,
+    RequestFile,
+    RequestImage,
+    RequestText,
     SystemReminder,
     TextBlock,
-    TextPart,
     ToolUse,
     UserTurn,
 )
@@ -53,24 +53,24 @@ def _user_content(turn: UserTurn, images: ImagePlan) -> list[dict[str, Any]]:
     content: list[dict[str, Any]] = []
     for part in turn.parts:
         match part:
-            case TextPart(text=text) if text:
+            case RequestText(text=text) if text:
                 content.append({"type": "text", "text": text})
-            case FilePart(path=path, mime=mime, text=text):
+            case RequestFile(path=path, mime=mime, text=text):
                 body = (
                     f'<file path="{path}">\n{text}\n</file>'
                     if text is not None
                     else f"[attached file: {path} ({mime})]"
                 )
                 content.append({"type": "text", "text": body})
-            case ImagePart() if images.shows(part):
+            case RequestImage() if images.shows(part):
                 content.append(image_url(part))
-            case ImagePart():
+            case RequestImage():
                 content.append({"type": "text", "text": images.placeholder(part)})
     return content
 
 
 def _tool_message(
-    call_id: str, text: str, returned: list[ImagePart], images: ImagePlan, inline: bool
+    call_id: str, text: str, returned: list[RequestImage], images: ImagePlan, inline: bool
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The tool message, and the image parts still to send after it (none when they went inside)."""
     shown = [image_url(image) for image in returned if images.shows(image)]

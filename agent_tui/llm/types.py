@@ -23,12 +23,15 @@ class _Model(BaseModel):
 # Request side
 
 
-class TextPart(_Model):
+class RequestText(_Model):
+    """Prompt parts as a provider is sent them; the log's durable ``TextPart``, ``FilePart`` and
+    ``ImagePart`` (``core.log.events``) are translated into these by the request builder."""
+
     type: Literal["text"] = "text"
     text: str
 
 
-class FilePart(_Model):
+class RequestFile(_Model):
     """A file the user attached; ``text`` is its content when the runner read it."""
 
     type: Literal["file"] = "file"
@@ -37,7 +40,7 @@ class FilePart(_Model):
     text: str | None = None
 
 
-class ImagePart(_Model):
+class RequestImage(_Model):
     """An image as base64 ``data`` (no ``data:`` prefix)."""
 
     type: Literal["image"] = "image"
@@ -46,7 +49,7 @@ class ImagePart(_Model):
     path: str | None = None
 
 
-UserPart = Annotated[TextPart | FilePart | ImagePart, Field(discriminator="type")]
+UserPart = Annotated[RequestText | RequestFile | RequestImage, Field(discriminator="type")]
 
 
 class UserTurn(_Model):
@@ -70,7 +73,7 @@ class ReasoningBlock(_Model):
 class ToolUseResult(_Model):
     ok: bool
     text: str
-    images: list[ImagePart] = Field(default_factory=list)
+    images: list[RequestImage] = Field(default_factory=list)
 
 
 class ToolUse(_Model):

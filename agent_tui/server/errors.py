@@ -28,7 +28,7 @@ from agent_tui.core.api import (
     UnknownPermission,
     UnknownSession,
 )
-from agent_tui.server.models import ErrorBody, ErrorResponse
+from agent_tui.server.bodies import ErrorBody, ErrorResponse
 
 log = logging.getLogger(__name__)
 

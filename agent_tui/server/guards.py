@@ -17,8 +17,8 @@ from typing import Any
 
 from aiohttp import web
 
+from agent_tui.server.bodies import ID_PATTERN
 from agent_tui.server.errors import ApiError, bad_request
-from agent_tui.server.models import ID_PATTERN
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
 ID_PARAMS = {"id": "session id", "input_id": "input id", "request_id": "permission request id"}

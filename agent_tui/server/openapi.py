@@ -16,8 +16,8 @@ from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import JsonSchemaMode
 
 from agent_tui import __version__
+from agent_tui.server.bodies import ID_PATTERN, ErrorResponse
 from agent_tui.server.guards import ID_PARAMS
-from agent_tui.server.models import ID_PATTERN, ErrorResponse
 from agent_tui.server.table import ANY_JSON, Route
 
 REF = "#/components/schemas/{model}"

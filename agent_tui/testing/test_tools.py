@@ -14,8 +14,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from agent_tui.tools.context import ToolContext
 from agent_tui.tools.registry import ToolRegistry
+from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.tool import Tool, ToolResult
 from agent_tui.vocab.tool_output import ToolOutput
 
@@ -35,7 +35,7 @@ class SleepInput(BaseModel):
     label: str = ""
 
 
-async def _sleep(ctx: ToolContext, params: SleepInput) -> ToolResult:
+async def _sleep(scope: ToolScope, params: SleepInput) -> ToolResult:
     started = time.monotonic()
     _mark(f"start {params.label} {started:.6f}")
     await asyncio.sleep(params.ms / 1000)
@@ -48,15 +48,15 @@ class BlockInput(BaseModel):
     label: str = "block"
 
 
-async def _block(ctx: ToolContext, params: BlockInput) -> ToolResult:
+async def _block(scope: ToolScope, params: BlockInput) -> ToolResult:
     """Never returns on its own: for interrupt and crash tests."""
     _mark(f"block {params.label} pid={os.getpid()}")
-    ctx.on_output(f"blocking {params.label}\n")
+    scope.on_output(f"blocking {params.label}\n")
     await asyncio.Event().wait()
     raise AssertionError("unreachable")
 
 
-async def _wedge(ctx: ToolContext, params: BlockInput) -> ToolResult:
+async def _wedge(scope: ToolScope, params: BlockInput) -> ToolResult:
     """Blocks a worker thread for good: cancelling the call leaves it blocked, so the process's
     clean-up cannot finish (``asyncio.run`` waits for its executor); for exit-grace tests."""
     _mark(f"wedge {params.label} pid={os.getpid()}")
@@ -68,7 +68,7 @@ class BoomInput(BaseModel):
     message: str = "boom"
 
 
-async def _boom(ctx: ToolContext, params: BoomInput) -> ToolResult:
+async def _boom(scope: ToolScope, params: BoomInput) -> ToolResult:
     raise RuntimeError(params.message)
 
 
@@ -76,7 +76,7 @@ class EchoInput(BaseModel):
     text: str
 
 
-async def _echo(ctx: ToolContext, params: EchoInput) -> ToolResult:
+async def _echo(scope: ToolScope, params: EchoInput) -> ToolResult:
     return ToolResult(ToolOutput(text=params.text))
 
 

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_tui.tools.context import ToolContext
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.output_keeper import OutputKeeper
 from agent_tui.tools.paths import is_inside
@@ -26,6 +25,7 @@ from agent_tui.tools.process_group import (
     tool_mark,
     track,
 )
+from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.shell_env import shell_environment
 from agent_tui.tools.shell_grammar import write_targets
 from agent_tui.tools.shell_parse import HARMLESS_PATHS, absolute_arguments
@@ -73,15 +73,15 @@ def _resolve_workdir(location: Path, workdir: str | None) -> Path:
     return path
 
 
-def _deliver(ctx: ToolContext, text: str) -> None:
+def _deliver(scope: ToolScope, text: str) -> None:
     """Live output is best effort: a failing listener must not break the command."""
     try:
-        ctx.on_output(text)
+        scope.on_output(text)
     except Exception:  # noqa: BLE001
         logging.getLogger(__name__).exception("live output listener failed")
 
 
-async def _pump(stream: asyncio.StreamReader, keeper: OutputKeeper, ctx: ToolContext) -> None:
+async def _pump(stream: asyncio.StreamReader, keeper: OutputKeeper, scope: ToolScope) -> None:
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     live = 0
     while chunk := await stream.read(READ_SIZE):
@@ -92,32 +92,32 @@ async def _pump(stream: asyncio.StreamReader, keeper: OutputKeeper, ctx: ToolCon
             if live >= LIVE_MAX_BYTES:
                 text += "\n… [live output paused; the result shows the head and tail] …\n"
             if text:
-                _deliver(ctx, text)
+                _deliver(scope, text)
 
 
-async def run_bash(ctx: ToolContext, params: BashInput) -> ToolResult:
-    workdir = await asyncio.to_thread(_resolve_workdir, ctx.location, params.workdir)
-    if not is_inside(workdir, ctx.location):
-        await ctx.ask(
+async def run_bash(scope: ToolScope, params: BashInput) -> ToolResult:
+    workdir = await asyncio.to_thread(_resolve_workdir, scope.location, params.workdir)
+    if not is_inside(workdir, scope.location):
+        await scope.ask(
             "external_directory", [workdir.as_posix()], detail={"path": workdir.as_posix(), "command": params.command}
         )
-    outside = await asyncio.to_thread(_outside_writes, params.command, workdir, ctx.location)
+    outside = await asyncio.to_thread(_outside_writes, params.command, workdir, scope.location)
     if outside:
-        await ctx.ask("external_directory", outside, detail={"path": outside[0], "command": params.command})
-    await ctx.ask("bash", [params.command], detail={"command": params.command, "workdir": workdir.as_posix()})
+        await scope.ask("external_directory", outside, detail={"path": outside[0], "command": params.command})
+    await scope.ask("bash", [params.command], detail={"command": params.command, "workdir": workdir.as_posix()})
     timeout_s = (params.timeout_ms or DEFAULT_TIMEOUT_MS) / 1000
-    spill = ctx.spill_dir / f"bash-{ctx.call_id or 'call'}-{uuid.uuid4().hex[:8]}.log"
+    spill = scope.spill_dir / f"bash-{scope.call_id or 'call'}-{uuid.uuid4().hex[:8]}.log"
     keeper = OutputKeeper(spill)
-    env = {**shell_environment(os.environ, ctx.shell_env_include), "PAGER": "cat", "GIT_PAGER": "cat"}
-    if ctx.session_id and ctx.call_id:  # found again by the crash sweep if this process dies
-        env[TOOL_MARK_ENV] = tool_mark(ctx.session_id, ctx.call_id)
+    env = {**shell_environment(os.environ, scope.shell_env_include), "PAGER": "cat", "GIT_PAGER": "cat"}
+    if scope.session_id and scope.call_id:  # found again by the crash sweep if this process dies
+        env[TOOL_MARK_ENV] = tool_mark(scope.session_id, scope.call_id)
     become_subreaper()
     await asyncio.to_thread(sweep)
     started = time.monotonic()
-    proc = await _start_shell(params.command, workdir, env, ctx.kill_grace_s)
+    proc = await _start_shell(params.command, workdir, env, scope.kill_grace_s)
     assert proc.stdout is not None
     track(proc.pid, proc.pid)
-    pump = asyncio.ensure_future(_pump(proc.stdout, keeper, ctx))
+    pump = asyncio.ensure_future(_pump(proc.stdout, keeper, scope))
     stopped_by: str | None = None
     try:
         try:
@@ -129,14 +129,14 @@ async def run_bash(ctx: ToolContext, params: BashInput) -> ToolResult:
         except TimeoutError:
             stopped_by = "timeout"
         if stopped_by is not None:
-            signal_used = await stop_group(proc.pid, proc.pid, ctx.kill_grace_s)
+            signal_used = await stop_group(proc.pid, proc.pid, scope.kill_grace_s)
         await proc.wait()
         done, _ = await asyncio.wait({pump}, timeout=5.0)
         if not done:  # something that left the group still holds the pipe
             pump.cancel()
     except BaseException:
         pump.cancel()
-        await asyncio.shield(_stop_after_cancel(proc, ctx.kill_grace_s))
+        await asyncio.shield(_stop_after_cancel(proc, scope.kill_grace_s))
         await keeper.close()
         raise
     await asyncio.to_thread(sweep)
@@ -155,7 +155,7 @@ async def run_bash(ctx: ToolContext, params: BashInput) -> ToolResult:
     text = "\n".join([output.rstrip("\n") if output else "(no output)", *notes, f"{status} · {duration:.2f} s"])
     data = {
         "command": params.command,
-        "warnings": _outside_warnings(params.command, ctx.location),
+        "warnings": _outside_warnings(params.command, scope.location),
         "workdir": workdir.as_posix(),
         "exit_code": code,
         "duration_ms": round(duration * 1000),

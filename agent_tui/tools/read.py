@@ -9,10 +9,10 @@ import stat
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_tui.tools.context import ToolContext
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.image_limits import ImageRefused, check_size, checked_mime
 from agent_tui.tools.paths import Resolved, resolve_inside
+from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.sniff import SNIFF_BYTES, human_size, sniff
 from agent_tui.tools.text_pages import MAX_LINES, MAX_PAGE_BYTES, file_key, read_page
 from agent_tui.tools.tool import Tool, ToolResult
@@ -168,10 +168,10 @@ def _list_dir(resolved: Resolved, params: ReadInput) -> ToolResult:
     return ToolResult(ToolOutput(text="\n".join([*shown, footer]), data=data))
 
 
-async def run_read(ctx: ToolContext, params: ReadInput) -> ToolResult:
-    resolved = await asyncio.to_thread(resolve_inside, ctx.location, params.path)
-    await ctx.ask("read", [resolved.rel], detail={"path": resolved.rel})
-    return await asyncio.to_thread(read_resolved, params, ctx.supports_vision, resolved)
+async def run_read(scope: ToolScope, params: ReadInput) -> ToolResult:
+    resolved = await asyncio.to_thread(resolve_inside, scope.location, params.path)
+    await scope.ask("read", [resolved.rel], detail={"path": resolved.rel})
+    return await asyncio.to_thread(read_resolved, params, scope.supports_vision, resolved)
 
 
 READ = Tool(name="read", description=DESCRIPTION, input_model=ReadInput, run=run_read, action="read")

@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agent_tui.tools.context import ToolContext
 from agent_tui.tools.errors import PermissionRejected, ToolError
+from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.tool import Tool, ToolOutcome, ToolResult
 from agent_tui.tools.wildcard import wildcard_match
 from agent_tui.vocab.kinds import Effect, ErrorType
@@ -75,7 +75,7 @@ class ToolRegistry:
         """Tool specs for the model, without tools the agent's rules deny outright."""
         return [t.spec() for t in self._tools.values() if not denied_outright(t.action, agent_rules)]
 
-    async def invoke(self, name: str, raw_input: Any, ctx: ToolContext) -> ToolOutcome:
+    async def invoke(self, name: str, raw_input: Any, scope: ToolScope) -> ToolOutcome:
         tool = self._tools.get(name)
         if tool is None:
             known = ", ".join(self._tools) or "none"
@@ -90,7 +90,7 @@ class ToolRegistry:
         except ValidationError as error:
             return ToolOutcome.failure(ErrorType.TOOL_INPUT, f"Invalid input for {name}: {describe_validation(error)}")
         try:
-            result = await tool.run(ctx, params)
+            result = await tool.run(scope, params)
         except PermissionRejected as error:
             return ToolOutcome.failure(error.type, error.message, stop_run=error.stop_run)
         except ToolError as error:

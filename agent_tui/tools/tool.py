@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agent_tui.tools.context import ToolContext
+from agent_tui.tools.scope import ToolScope
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.tool_output import ToolOutput
 
@@ -47,7 +47,7 @@ class ToolOutcome:
         return ToolOutcome(error=ErrorInfo(type=str(type_), message=message), stop_run=stop_run)
 
 
-ToolHandler = Callable[[ToolContext, Any], Awaitable[ToolResult]]
+ToolHandler = Callable[[ToolScope, Any], Awaitable[ToolResult]]
 
 
 @dataclass(frozen=True)

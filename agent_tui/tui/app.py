@@ -24,7 +24,6 @@ from textual.widget import MountError
 from textual.widgets import Footer, Static, TextArea
 
 from agent_tui.tui.command_registry import BY_NAME, Command, palette, resolve
-from agent_tui.tui.context import CoreUnavailable, StartupFailed, TuiContext
 from agent_tui.tui.custom_commands import command_dirs, load_commands, watch_commands
 from agent_tui.tui.file_index import mention
 from agent_tui.tui.gc_policy import tune_runtime
@@ -33,6 +32,7 @@ from agent_tui.tui.notice_hold import HeldNotice, NoticeHold
 from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.mcp import McpScreen
 from agent_tui.tui.screens.picker import SessionPicker
+from agent_tui.tui.services import CoreUnavailable, StartupFailed, TuiServices
 from agent_tui.tui.session_actions import SessionActions
 from agent_tui.tui.shared_css import SharedStylesheet
 from agent_tui.tui.theme_watch import watch_theme_files
@@ -113,7 +113,7 @@ class AgentApp(App[None]):
 
     def __init__(
         self,
-        ctx: TuiContext,
+        services: TuiServices,
         start: StartMode = StartMode(),
         theme: str = DEFAULT_THEME,
         theme_dirs_: list[Path] | None = None,
@@ -123,7 +123,7 @@ class AgentApp(App[None]):
     ) -> None:
         super().__init__()
         self.stylesheet = SharedStylesheet(variables=self.get_css_variables())  # before any CSS is read
-        self.ctx = ctx
+        self.services = services
         self.start = start
         self._theme_dirs = theme_dirs() if theme_dirs_ is None else theme_dirs_
         self._watch_themes = watch_themes
@@ -154,13 +154,13 @@ class AgentApp(App[None]):
         return dict(APP_VARIABLE_DEFAULTS)
 
     def compose(self) -> ComposeResult:
-        yield SessionView(self.ctx, None)
+        yield SessionView(self.services, None)
         yield Static(id="footer-slot")  # keeps the footer's row until it comes (see _mount_footer)
 
     async def on_mount(self) -> None:
         self.call_after_refresh(self._mount_footer, self.screen)
         self.call_after_refresh(tune_runtime)
-        self.set_interval(self.ctx.timings.gc_quiet_s, self.ctx.quiet_gc.tick, name="quiet-gc")
+        self.set_interval(self.services.timings.gc_quiet_s, self.services.quiet_gc.tick, name="quiet-gc")
         for error in self._theme_errors:
             self.notify(error, severity="warning")
         if self._watch_themes:
@@ -188,17 +188,17 @@ class AgentApp(App[None]):
     async def _connect_core(self) -> None:
         assert self._connect is not None
         try:
-            await self._connect()  # it calls ctx.connect_to(...)
+            await self._connect()  # it calls services.connect_to(...)
         except StartupFailed as error:
             self.startup_error = str(error)
             self.exit(return_code=1)
             return
         except Exception as error:  # a bad database or config: one line, and the app says so
-            self.ctx.fail_core(f"cannot open the session store: {error}")
-            self.view.notice = self.ctx.core_error
+            self.services.fail_core(f"cannot open the session store: {error}")
+            self.view.notice = self.services.core_error
             self.view.paint_chrome()
             return
-        if self.ctx.trust_question is not None:
+        if self.services.trust_question is not None:
             self._ask_trust()
         await self._open_start()
 
@@ -207,21 +207,21 @@ class AgentApp(App[None]):
         from agent_tui.tui.screens.trust import TrustScreen
 
         def answered(trusted: bool | None) -> None:
-            if trusted and self.ctx.trust_project is not None:
+            if trusted and self.services.trust_project is not None:
                 self.run_worker(self._trust(), group="trust")
             elif not trusted:
                 self.notify("this project's config runs without what it asked for (agent-tui trust add, to trust it)")
 
-        self.push_screen(TrustScreen(self.ctx.trust_question), answered)
+        self.push_screen(TrustScreen(self.services.trust_question), answered)
 
     async def _trust(self) -> None:
-        assert self.ctx.trust_project is not None
+        assert self.services.trust_project is not None
         try:
-            await self.ctx.trust_project()
+            await self.services.trust_project()
         except Exception as error:  # noqa: BLE001 - an unwritable data dir: say so, run untrusted
             self.notify(f"could not record the trust: {error}", severity="error")
             return
-        self.ctx.trust_question = None
+        self.services.trust_question = None
         self.notify("project trusted: its config applies in full")
 
     async def _open_start(self) -> None:
@@ -230,24 +230,24 @@ class AgentApp(App[None]):
             if start.session_id:
                 await self.open_session(start.session_id)
             elif start.continue_latest:
-                latest = await (await self.ctx.ready()).latest(self.ctx.location)
+                latest = await (await self.services.ready()).latest(self.services.location)
                 if latest is not None:
                     await self.open_session(latest.id)
                 else:
                     self.notify("no session in this directory yet: starting a new one")
         finally:
-            self.ctx.started.set()  # prompts sent meanwhile go to the session now on screen
+            self.services.started.set()  # prompts sent meanwhile go to the session now on screen
 
     async def _watch_theme_files(self) -> None:
-        await self.ctx.runnable.wait()  # the least urgent start-up work: its import waits until the core is up
+        await self.services.runnable.wait()  # the least urgent start-up work: its import waits until the core is up
         await watch_theme_files(self._theme_dirs, self.theme_reloaded, self._theme_error, self._stop_watch)
 
     async def _watch_mcp(self) -> None:
         """Repaint the status bar's count when a server changes state; one notice when one fails."""
-        await self.ctx.runnable.wait()
-        if self.ctx.mcp is not None:
-            self._unwatch_mcp = self.ctx.mcp.watch_mcp(self._mcp_changed)
-            for server in self.ctx.mcp.mcp_status():  # failed before this app listened
+        await self.services.runnable.wait()
+        if self.services.mcp is not None:
+            self._unwatch_mcp = self.services.mcp.watch_mcp(self._mcp_changed)
+            for server in self.services.mcp.mcp_status():  # failed before this app listened
                 self._mcp_changed(server)
 
     def _mcp_changed(self, server: McpServerState) -> None:
@@ -287,14 +287,14 @@ class AgentApp(App[None]):
         if self._command_dirs is None:
             from agent_tui.core.api import paths
 
-            self._command_dirs = command_dirs(paths.config_dir(), paths.project_root(Path(self.ctx.location)))
+            self._command_dirs = command_dirs(paths.config_dir(), paths.project_root(Path(self.services.location)))
         return self._command_dirs
 
     async def reload_commands(self) -> None:
         """Read the prompt files again (in a thread); each bad file is one notice, once."""
         dirs = await asyncio.to_thread(self._commands_dirs)
         commands, errors = await asyncio.to_thread(load_commands, dirs, BY_NAME)
-        self.ctx.custom_commands = commands
+        self.services.custom_commands = commands
         for error in errors:
             if error not in self._command_errors:
                 self.notify(error, severity="error", timeout=10)
@@ -309,13 +309,13 @@ class AgentApp(App[None]):
 
     async def action_run_custom(self, name: str, arguments: str = "") -> None:
         """A prompt file's command: its body, expanded, sent as a prompt (its model and agent first)."""
-        command = self.ctx.custom_commands.get(name)
+        command = self.services.custom_commands.get(name)
         if command is None:
             self.notify(f"/{name}: the command file is gone", severity="error")
             return
-        if command.agent and command.agent != self.ctx.agent:
+        if command.agent and command.agent != self.services.agent:
             await self.actions.select_agent(command.agent)
-        if command.model and command.model != self.ctx.model:
+        if command.model and command.model != self.services.model:
             await self.actions.select_model(command.model)
         self.view.send(command.expand(arguments), Delivery.STEER)
 
@@ -328,7 +328,7 @@ class AgentApp(App[None]):
     async def on_event(self, event: events.Event) -> None:
         """The app sees every input event before the focused widget does."""
         if isinstance(event, events.InputEvent):  # the user is here: no full collection now
-            self.ctx.quiet_gc.busy()
+            self.services.quiet_gc.busy()
         if isinstance(event, events.Key) and event.key != "escape":
             self._last_escape = None  # Esc Esc is two Esc keys in a row: any other key disarms the first
         await super().on_event(event)
@@ -367,7 +367,7 @@ class AgentApp(App[None]):
             if result is not None:
                 self.run_worker(self.open_session(result or None), group="open")
 
-        self.push_screen(SessionPicker(self.ctx, self.view.session_id), opened)
+        self.push_screen(SessionPicker(self.services, self.view.session_id), opened)
 
     async def action_new_session(self) -> None:
         await self.open_session(None)
@@ -377,8 +377,8 @@ class AgentApp(App[None]):
         if await self.view.interrupt():
             self._last_escape = None
             return
-        now = self.ctx.clock.now_ms()
-        if self._last_escape is not None and now - self._last_escape <= self.ctx.timings.double_escape_s * 1000:
+        now = self.services.clock.now_ms()
+        if self._last_escape is not None and now - self._last_escape <= self.services.timings.double_escape_s * 1000:
             self._last_escape = None
             await self.action_rewind()
             return
@@ -410,14 +410,16 @@ class AgentApp(App[None]):
         self.view.query_one(TranscriptView).toggle_details()
 
     def action_mcp_servers(self) -> None:
-        location = self.view.transcript.facts.location or self.ctx.location
-        self.push_screen(McpScreen(listing(self.ctx.mcp.mcp_status(), location) if self.ctx.mcp is not None else []))
+        location = self.view.transcript.facts.location or self.services.location
+        self.push_screen(
+            McpScreen(listing(self.services.mcp.mcp_status(), location) if self.services.mcp is not None else [])
+        )
 
     def action_help(self) -> None:
         self.push_screen(
             HelpScreen(
                 [*PromptInput.BINDINGS, *PendingInputStrip.BINDINGS, *self.BINDINGS, *PermissionPanel.BINDINGS],
-                self.ctx.command_specs(),
+                self.services.command_specs(),
             )
         )
 
@@ -431,14 +433,14 @@ class AgentApp(App[None]):
             self.screen.clear_selection()
             self.notify("copied", timeout=1.5)
             return
-        now = self.ctx.clock.now_ms()
-        if self._last_ctrl_c is not None and now - self._last_ctrl_c <= self.ctx.timings.quit_window_s * 1000:
+        now = self.services.clock.now_ms()
+        if self._last_ctrl_c is not None and now - self._last_ctrl_c <= self.services.timings.quit_window_s * 1000:
             await self.shutdown()
             return
         self._last_ctrl_c = now
         if isinstance(self.screen, Screen) and self.screen is self.screen_stack[0]:
             self.view.query_one(PromptInput).clear()
-        self.notify("press Ctrl+C again to quit", timeout=self.ctx.timings.quit_window_s)
+        self.notify("press Ctrl+C again to quit", timeout=self.services.timings.quit_window_s)
 
     def get_driver_class(self):  # noqa: ANN201 - type[Driver]
         driver = super().get_driver_class()
@@ -463,8 +465,8 @@ class AgentApp(App[None]):
 
     async def shutdown(self) -> None:
         """Quit: the facade interrupts every running session (reason ``shutdown``); at most 5 s for them."""
-        sessions = self.ctx.sessions
-        if sessions is not None and self.ctx.active():
+        sessions = self.services.sessions
+        if sessions is not None and self.services.active():
             await asyncio.wait([asyncio.ensure_future(sessions.shutdown())], timeout=5)
         self.exit()
 
@@ -475,14 +477,14 @@ class AgentApp(App[None]):
 
     async def run_command(self, command: Command) -> None:
         """Run a slash or palette command: the app action the registry names for it."""
-        action, args = resolve(command, self.ctx.command_specs())
+        action, args = resolve(command, self.services.command_specs())
         try:
             await self.run_action(("", action, args))
         except CoreUnavailable as error:
             self.notify(f"/{command.name}: {error}", severity="error")
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        for title, what, command in palette(self, self.ctx.command_specs()):
+        for title, what, command in palette(self, self.services.command_specs()):
             yield SystemCommand(title, what, partial(self._run_in_background, command))
 
     def _run_in_background(self, command: Command) -> None:
@@ -493,7 +495,7 @@ class AgentApp(App[None]):
         return sorted(self.available_themes)
 
     def model_names(self) -> list[str]:
-        return sorted({m for m in (self.ctx.model, *self.ctx.known_models) if m})
+        return sorted({m for m in (self.services.model, *self.services.known_models) if m})
 
     async def action_compact(self) -> None:
         await self.actions.compact()

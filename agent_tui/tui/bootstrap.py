@@ -35,7 +35,7 @@ from agent_tui.tui.model_facts import ModelFacts, setup_hint
 
 if TYPE_CHECKING:
     from agent_tui.tui.app import AgentApp
-    from agent_tui.tui.context import TuiContext
+    from agent_tui.tui.services import TuiServices
 
 __all__ = [
     "CoreOpener",
@@ -123,11 +123,11 @@ def run(launch: Launch) -> int:
 async def _run(launch: Launch, layers: Any, location: Path, peek: Callable[[str | None, int], list]) -> int:
     from agent_tui.core.api import DEFAULT_AGENT
     from agent_tui.tui.app import DEFAULT_THEME, AgentApp, StartMode
-    from agent_tui.tui.context import TuiContext
+    from agent_tui.tui.services import TuiServices
 
     facts = ModelFacts()
     model = layers.text("model")
-    ctx = TuiContext(
+    services = TuiServices(
         sessions=None,
         location=str(location),
         model=model,
@@ -140,8 +140,8 @@ async def _run(launch: Launch, layers: Any, location: Path, peek: Callable[[str 
     start = StartMode(
         continue_latest=launch.continue_latest, picker=launch.resume == "", session_id=launch.resume or None
     )
-    core = CoreOpener(launch, layers, ctx, facts)
-    app = AgentApp(ctx, start=start, theme=layers.text("theme") or DEFAULT_THEME, connect=core.connect)
+    core = CoreOpener(launch, layers, services, facts)
+    app = AgentApp(services, start=start, theme=layers.text("theme") or DEFAULT_THEME, connect=core.connect)
     stop_on_signals(app)
     try:
         with _suspend_handlers_restored():
@@ -163,11 +163,11 @@ def rehearse(theme: str | None = None) -> None:
     import tempfile
 
     from agent_tui.tui.app import DEFAULT_THEME, AgentApp
-    from agent_tui.tui.context import TuiContext
+    from agent_tui.tui.services import TuiServices
 
     async def first_frame() -> None:
-        ctx = TuiContext(sessions=None, location=tempfile.gettempdir())
-        app = AgentApp(ctx, theme=theme or DEFAULT_THEME, theme_dirs_=None, watch_themes=False, command_dirs_=[])
+        services = TuiServices(sessions=None, location=tempfile.gettempdir())
+        app = AgentApp(services, theme=theme or DEFAULT_THEME, theme_dirs_=None, watch_themes=False, command_dirs_=[])
         async with app.run_test(headless=True, size=(120, 40)) as pilot:
             await pilot.pause()
 
@@ -253,9 +253,9 @@ class CoreOpener:
     One background import at a time keeps the prompt responsive.
     """
 
-    def __init__(self, launch: Launch, layers: Any, ctx: TuiContext, facts: ModelFacts) -> None:
+    def __init__(self, launch: Launch, layers: Any, services: TuiServices, facts: ModelFacts) -> None:
         self.cli = launch.cli
-        self.layers, self.ctx, self.facts = layers, ctx, facts
+        self.layers, self.services, self.facts = layers, services, facts
         self.settings: Any = None
         self.sessions: Any = None
         self.runtime: Any = None
@@ -263,19 +263,19 @@ class CoreOpener:
 
     async def connect(self) -> None:
         from agent_tui.core.api import ConfigError
-        from agent_tui.tui.context import StartupFailed
+        from agent_tui.tui.services import StartupFailed
 
         try:  # pydantic's import and the validation run off the loop
             self.settings = await asyncio.to_thread(self._validate)
         except ConfigError as error:
             raise StartupFailed(str(error)) from None
-        self.facts.settings = self.ctx.settings = self.settings
+        self.facts.settings = self.services.settings = self.settings
         self._ask_trust_if_needed(self.settings.untrusted_project)
-        self.ctx.paste_chip_lines = self.settings.paste_chip_lines
-        self.ctx.known_models = tuple(self.settings.models)
+        self.services.paste_chip_lines = self.settings.paste_chip_lines
+        self.services.known_models = tuple(self.settings.models)
         open_sessions = await _from_core("open_sessions")
         self.sessions = await open_sessions(self.settings)
-        self.ctx.connect_to(self.sessions, runnable=False)
+        self.services.connect_to(self.sessions, runnable=False)
         self._task = asyncio.create_task(self._start_runtime())
 
     def _ask_trust_if_needed(self, untrusted: Any) -> None:
@@ -285,10 +285,10 @@ class CoreOpener:
         if untrusted is None or trust.assumed() is not None:
             return
         before = trust.previously_trusted(untrusted.config)
-        self.ctx.trust_question = TrustQuestion(
+        self.services.trust_question = TrustQuestion(
             str(untrusted.config), untrusted.powers.lines, None if before is None else before.powers
         )
-        self.ctx.trust_project = lambda: self._trust(untrusted)
+        self.services.trust_project = lambda: self._trust(untrusted)
 
     async def _trust(self, untrusted: Any) -> None:
         """Record the trust; the runtime reads the settings again (the trust store is part of the
@@ -296,9 +296,9 @@ class CoreOpener:
         from agent_tui.core.api import trust
 
         await asyncio.to_thread(trust.trust, untrusted.config, untrusted.powers)
-        await self.ctx.runnable.wait()
+        await self.services.runnable.wait()
         if self.runtime is not None:
-            await self.runtime.warm_mcp(Path(self.ctx.location))
+            await self.runtime.warm_mcp(Path(self.services.location))
 
     def _validate(self) -> Any:  # Settings
         from agent_tui.core.api import validate
@@ -314,14 +314,14 @@ class CoreOpener:
         try:
             runtime = await _from_core("Runtime")
             self.runtime = runtime(self.sessions, self._settings_for, None, None, None)
-            self.ctx.mcp = self.runtime
+            self.services.mcp = self.runtime
         except Exception as error:  # noqa: BLE001 - the app stays open for reading and says why
-            self.ctx.runner_error = f"the agent cannot run: {error}"
+            self.services.runner_error = f"the agent cannot run: {error}"
         finally:
-            self.ctx.runnable.set()
+            self.services.runnable.set()
         if self.runtime is not None:
             with contextlib.suppress(Exception):  # a bad config is reported when a prompt runs
-                await self.runtime.warm_mcp(Path(self.ctx.location))
+                await self.runtime.warm_mcp(Path(self.services.location))
         from agent_tui.tui.lazy import BLOCK_WIDGETS
 
         await BLOCK_WIDGETS.load()  # before the first block needs it (the picker and a new session do not)
@@ -335,7 +335,7 @@ class CoreOpener:
         gc.disable()
         try:
             preload_llm(tokenizer=False)  # idle RSS: ~240 MiB instead of ~330 until the first answer
-            self.facts.learn(self.ctx.model)
+            self.facts.learn(self.services.model)
         finally:
             gc.freeze()
             gc.enable()

@@ -2,7 +2,7 @@
 
 ``SessionFeed`` is the path from the facade to the screen; ``SessionActions``
 is the way back for the commands that act on the session on screen. Each
-action asks the facade (``ctx.ready()``, or ``ctx.ready_to_run()`` when it
+action asks the facade (``services.ready()``, or ``services.ready_to_run()`` when it
 makes the session run) and answers with one notice; a refusal is the facade's
 one line. ``AgentApp`` keeps the ``action_*`` names the command registry runs,
 each one line into here.
@@ -16,11 +16,11 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_tui.tui.context import TuiContext
 from agent_tui.tui.rewind_choice import FORK, RewindChoice
 from agent_tui.tui.screens.confirm import ConfirmScreen
 from agent_tui.tui.screens.rename import RenameScreen
 from agent_tui.tui.screens.rewind import RewindScreen
+from agent_tui.tui.services import TuiServices
 from agent_tui.tui.widgets.prompt import PromptInput
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 class ActionsHost(Protocol):
     """What the actions need from the app."""
 
-    ctx: TuiContext
+    services: TuiServices
 
     @property
     def view(self) -> SessionView: ...
@@ -69,8 +69,8 @@ class SessionActions:
         self.host = host
 
     @property
-    def ctx(self) -> TuiContext:
-        return self.host.ctx
+    def services(self) -> TuiServices:
+        return self.host.services
 
     def notify(self, message: str, severity: str = "information") -> None:
         self.host.notify(message, severity=severity)
@@ -110,7 +110,7 @@ class SessionActions:
             else:
                 self.host.run_worker(view.rewind(choice), group="rewind")
 
-        self.host.push_screen(RewindScreen(self.ctx, session_id, can_fork=True), chosen)
+        self.host.push_screen(RewindScreen(self.services, session_id, can_fork=True), chosen)
 
     async def fork(self) -> None:
         if self.host.view.session_id is None:
@@ -123,7 +123,7 @@ class SessionActions:
         parent = self.host.view.session_id
         assert parent is not None
         try:
-            child = await (await self.ctx.ready()).fork(parent, at)
+            child = await (await self.services.ready()).fork(parent, at)
         except Exception as error:  # the facade's one-line reason; nothing was created
             self.notify(f"fork failed: {error}", severity="error")
             return
@@ -140,7 +140,7 @@ class SessionActions:
         if sid is None:
             self.notify("nothing to export yet")
             return
-        sessions = await self.ctx.ready()
+        sessions = await self.services.ready()
         try:
             record = await sessions.get(sid)
             text = await sessions.export(sid, "markdown")
@@ -158,7 +158,7 @@ class SessionActions:
             self.notify("nothing to rename yet: send a first prompt")
             return
         if not title.strip():
-            current = (await (await self.ctx.ready()).get(sid)).title or ""
+            current = (await (await self.services.ready()).get(sid)).title or ""
 
             def entered(text: str | None) -> None:
                 if text:
@@ -167,7 +167,7 @@ class SessionActions:
             self.host.push_screen(RenameScreen(current), entered)
             return
         try:
-            record = await (await self.ctx.ready()).rename(sid, title)
+            record = await (await self.services.ready()).rename(sid, title)
         except Exception as error:  # an empty or too long title: the facade says which
             self.notify(f"rename failed: {error}", severity="error")
             return
@@ -179,7 +179,7 @@ class SessionActions:
             self.notify("nothing is queued yet")
             return
         paused = not view.transcript.facts.queue_paused
-        await (await self.ctx.ready()).pause_queue(view.session_id, paused)
+        await (await self.services.ready()).pause_queue(view.session_id, paused)
         self.notify("queue paused: queued input waits (alt+p resumes)" if paused else "queue resumed")
 
     async def compact(self) -> None:
@@ -187,24 +187,24 @@ class SessionActions:
         if view.session_id is None:
             self.notify("nothing to compact yet")
         else:
-            await (await self.ctx.ready_to_run()).compact(view.session_id)
+            await (await self.services.ready_to_run()).compact(view.session_id)
 
     async def select_agent(self, agent: str) -> None:
-        self.ctx.agent = agent
+        self.services.agent = agent
         view = self.host.view
         if view.session_id is not None:
-            await (await self.ctx.ready()).select_agent(view.session_id, agent)
+            await (await self.services.ready()).select_agent(view.session_id, agent)
 
     async def select_model(self, model: str) -> None:
         view = self.host.view
-        self.ctx.model = model
-        if self.ctx.learn_model is not None:  # its context window, for "context left"
-            self.host.run_worker(partial(self.ctx.learn_model, model), thread=True, group="learn")
+        self.services.model = model
+        if self.services.learn_model is not None:  # its context window, for "context left"
+            self.host.run_worker(partial(self.services.learn_model, model), thread=True, group="learn")
         waiting = bool(view.transcript.pending_inputs) and not view.is_active
         if view.session_id is not None:
-            await (await self.ctx.ready()).select_model(view.session_id, model)
+            await (await self.services.ready()).select_model(view.session_id, model)
             if waiting:  # e.g. the first prompt failed for want of a model: it runs now
-                await (await self.ctx.ready_to_run()).wake(view.session_id)
+                await (await self.services.ready_to_run()).wake(view.session_id)
         self.notify(f"model: {model}" + (" (sending what is pending)" if waiting else " (from the next step)"))
         view.notice = None
         await view.feed.flush()

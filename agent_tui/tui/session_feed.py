@@ -27,8 +27,8 @@ from contextlib import aclosing
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_tui.tui.context import CoreUnavailable, TuiContext
 from agent_tui.tui.port import SessionsPort
+from agent_tui.tui.services import CoreUnavailable, TuiServices
 from agent_tui.tui.transcript_model import PendingInput, SessionFacts, Transcript
 from agent_tui.vocab.kinds import Delivery
 
@@ -74,8 +74,8 @@ class FeedView(Protocol):
 class SessionFeed:
     """Owns the transcript of the session on screen and keeps it following the store."""
 
-    def __init__(self, ctx: TuiContext, view: FeedView) -> None:
-        self.ctx = ctx
+    def __init__(self, services: TuiServices, view: FeedView) -> None:
+        self.services = services
         self._view = view
         self.session_id: str | None = None
         self.transcript = Transcript()
@@ -86,7 +86,7 @@ class SessionFeed:
 
     @property
     def is_active(self) -> bool:
-        return self.session_id is not None and self.session_id in self.ctx.active()
+        return self.session_id is not None and self.session_id in self.services.active()
 
     def open(self, session_id: str | None) -> None:
         """A fresh transcript for ``session_id`` (None: a new session); :meth:`follow` starts reading.
@@ -114,7 +114,7 @@ class SessionFeed:
     async def _follow_log(self, session_id: str) -> None:
         transcript = self.transcript
         try:
-            sessions = await self.ctx.ready()
+            sessions = await self.services.ready()
             from agent_tui.core.api import events as ev  # see the module docstring
 
             record = await sessions.get(session_id)
@@ -169,7 +169,7 @@ class SessionFeed:
 
     async def _follow_deltas(self, session_id: str) -> None:
         try:
-            sessions = await self.ctx.ready()
+            sessions = await self.services.ready()
         except CoreUnavailable:  # the log says why; live deltas have nothing to follow
             return
         with sessions.subscribe(session_id) as deltas:
@@ -186,24 +186,24 @@ class SessionFeed:
     def schedule_flush(self) -> None:
         if not self._flush_pending:
             self._flush_pending = True
-            self._view.feed_later(self.ctx.timings.flush_interval_s, self.flush)
+            self._view.feed_later(self.services.timings.flush_interval_s, self.flush)
 
     async def flush(self) -> None:
         """Liveness from ``active()``, then one repaint of everything that changed since the last flush."""
         self._flush_pending = False
         if not self.synced:
             return
-        self.ctx.quiet_gc.busy()  # output is moving: not the moment for a full collection
+        self.services.quiet_gc.busy()  # output is moving: not the moment for a full collection
         active = self.is_active
         self.transcript.set_active(active)
         await self._view.repaint(active)
 
     async def poll(self) -> None:
         """Every ``POLL_S``: liveness and other sessions' asks change without events of this session."""
-        sessions = self.ctx.sessions
+        sessions = self.services.sessions
         count = 0
         if sessions is not None:  # None: the core is not open yet, so no session is active either
-            for other in self.ctx.active():
+            for other in self.services.active():
                 if other != self.session_id:
                     count += len(await sessions.permissions(other) or [])
         self.background_asks = count

@@ -12,7 +12,6 @@ import pytest
 
 from agent_tui.core.run import lease
 from agent_tui.testing.fake_provider import FakeProvider
-
 from tests.warmth import LaunchMode
 
 from .test_run_cmd import Cli, session_of

@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.log import events as ev
-from agent_tui.core.settings import paths
+from agent_tui.core.api import Sessions, open_sessions, paths
+from agent_tui.core.api import events as ev
 from agent_tui.core.store.schema import CURRENT_VERSION
-from agent_tui.core.sessions import Sessions, open_sessions
 
 
 def agent_tui(
@@ -80,7 +79,7 @@ async def test_log_prints_one_json_object_per_durable_event(seeded: Path) -> Non
     out = agent_tui("log", "ses_a")
     assert out.returncode == 0, out.stderr
     lines = [json.loads(line) for line in out.stdout.splitlines()]
-    assert [(l["seq"], l["type"]) for l in lines] == [
+    assert [(line["seq"], line["type"]) for line in lines] == [
         (1, "session.created.1"),
         (2, "session.prompt.admitted.1"),
         (3, "session.prompt.promoted.1"),
@@ -196,7 +195,7 @@ def test_store_commands_never_import_litellm_or_textual(command: list[str]) -> N
         "print('MODULES', ' '.join(sorted(sys.modules)))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    modules = set(next(l for l in out.stdout.splitlines() if l.startswith("MODULES")).split()[1:])
+    modules = set(next(line for line in out.stdout.splitlines() if line.startswith("MODULES")).split()[1:])
     assert "agent_tui.core.store.store" in modules  # the command really ran
     assert {m for m in modules if m.split(".")[0] in {"litellm", "textual"}} == set()
 

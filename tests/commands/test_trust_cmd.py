@@ -132,8 +132,7 @@ async def test_trust_flags_reach_a_warm_launch(
 def test_what_a_project_wrote_is_shown_inert(workdir: Path) -> None:
     """The MCP command and URL come from the repository: shown in a terminal, they must not drive it."""
     from agent_tui.commands.trust_cmd import ignored_line
-    from agent_tui.core.settings import trust
-    from agent_tui.core.settings.config_layers import read_layers
+    from agent_tui.core.api import read_layers, trust
     from agent_tui.tui.screens.trust import TrustQuestion
 
     config = workdir / ".agent-tui" / "config.toml"

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from agent_tui.core.log import events as ev
-from agent_tui.core.inbox.admission import AdmissionConflict
 from agent_tui.core.errors import EventRejected, UnknownSession
+from agent_tui.core.inbox.admission import AdmissionConflict
+from agent_tui.core.log import events as ev
 from agent_tui.core.sessions import InvalidRequest, Sessions, UnknownPermission, open_sessions
 from agent_tui.core.store.store import Store
 from agent_tui.vocab.kinds import CompactionReason

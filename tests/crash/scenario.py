@@ -86,7 +86,7 @@ def bash_command() -> str:
     return f"echo {BASH_CALL} >> ran.txt && {sys.executable} steer.py && seq 1 600"
 
 
-def prepare_point(root: Path, index: int) -> "Point":
+def prepare_point(root: Path, index: int) -> Point:
     home, project = root / f"home-{index}", root / f"project-{index}"
     home.mkdir(parents=True)
     (project / ".git").mkdir(parents=True)
@@ -192,7 +192,7 @@ _TOOL = {"tool.called", "tool.success", "tool.failed"}
 _TERMINAL = {"step.ended", "step.failed"}
 
 
-def _check_steps(log: list[dict[str, Any]]) -> list[str]:
+def _check_steps(log: list[dict[str, Any]]) -> list[str]:  # noqa: C901 - one check per step rule, read top to bottom
     problems: list[str] = []
     by_message: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for event in log:

@@ -13,10 +13,9 @@ import pytest
 
 from agent_tui.testing.fake_provider import FakeProvider
 from tests.server.conftest import SseReader
-
-from .scenario import MODEL, PROMPT, Point, Responder, stored_log
 from tests.warmth import LaunchMode
 
+from .scenario import MODEL, PROMPT, Point, Responder, stored_log
 from .sweep import KILLED, Outcome, child_env, recovered, report, session_id, sweep
 
 TOKEN = "crash-sweep-token"
@@ -28,7 +27,7 @@ class Server:
         self.proc, self.url = proc, url
 
     @classmethod
-    async def start(cls, point: Point, fake: FakeProvider, kill_after: int | None, mode: LaunchMode) -> "Server":
+    async def start(cls, point: Point, fake: FakeProvider, kill_after: int | None, mode: LaunchMode) -> Server:
         env = {**child_env(point, kill_after, mode), "AGENT_TUI_SERVER_TOKEN": TOKEN}
         proc = await asyncio.create_subprocess_exec(
             sys.executable,

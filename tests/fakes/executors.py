@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from agent_tui.core.api import events as ev
 from agent_tui.core.api import Sessions
+from agent_tui.core.api import events as ev
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import InterruptReason
 

@@ -9,8 +9,9 @@ while the test plays the runner by publishing events.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, AsyncGenerator, Literal, Sequence
+from typing import Any, Literal
 
 from agent_tui.core.api import (
     EventRejected,
@@ -33,7 +34,6 @@ from agent_tui.core.api import (
 from agent_tui.core.api import events as ev
 from agent_tui.tui.transcript_model import fold
 from agent_tui.vocab.kinds import Delivery, InterruptReason, PermissionReply
-
 from tests.fakes.logs import LogBuilder
 
 

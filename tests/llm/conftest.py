@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
-from agent_tui.llm.types import LLMEvent, Request, TextPart, UserTurn
+from agent_tui.llm.types import LLMEvent, Request, RequestText, UserTurn
 from agent_tui.testing.fake_provider import FakeProvider
 
 
@@ -36,7 +37,7 @@ def make_request(fake: FakeProvider, wire: Wire) -> Callable[..., Request]:
             "api_base": wire.base(fake),
             "api_key": "test-key",
             "system": ["You are a test agent."],
-            "messages": list(messages) or [UserTurn(parts=[TextPart(text="hello")])],
+            "messages": list(messages) or [UserTurn(parts=[RequestText(text="hello")])],
             "max_tokens": 512,
         }
         fields.update(overrides)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
-from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -11,7 +11,6 @@ from agent_tui.llm.errors import LLMError, classify, parse_retry_after
 from agent_tui.llm.types import Finish, FinishReason, TextDelta
 from agent_tui.testing.fake_provider import FakeProvider, Turn
 from agent_tui.vocab.kinds import ErrorType
-
 from tests.llm.conftest import collect
 
 AT_CALL = [
@@ -95,7 +94,7 @@ async def test_unreachable_server_is_transport(make_request) -> None:
 
 
 async def test_a_request_the_api_rejects_is_invalid_request(fake: FakeProvider, make_request, wire) -> None:
-    from agent_tui.llm.types import AssistantTurn, TextPart, ToolUseResult, ToolUse, UserTurn
+    from agent_tui.llm.types import AssistantTurn, RequestText, ToolUse, ToolUseResult, UserTurn
 
     # Two steps that reuse one call id: both real APIs refuse that history.
     def step() -> AssistantTurn:
@@ -106,7 +105,7 @@ async def test_a_request_the_api_rejects_is_invalid_request(fake: FakeProvider, 
 
     fake.add(Turn(text="unused"))
     with pytest.raises(LLMError) as caught:
-        await collect(make_request(UserTurn(parts=[TextPart(text="go")]), step(), step()))
+        await collect(make_request(UserTurn(parts=[RequestText(text="go")]), step(), step()))
     assert caught.value.type is ErrorType.INVALID_REQUEST and caught.value.status == 400
     assert "call_1" in caught.value.message
     assert fake.requests[-1].rejected is not None and fake.remaining == 1  # the turn was not consumed
@@ -127,7 +126,7 @@ def test_retry_after_forms() -> None:
     assert parse_retry_after({"retry-after": "0.5"}) == 500
     assert parse_retry_after({"retry-after-ms": "250", "retry-after": "9"}) == 250
     assert parse_retry_after({"Retry-After": "2"}) == 2000
-    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
     date = format_datetime(now + timedelta(seconds=30), usegmt=True)
     assert parse_retry_after({"retry-after": date}, now=now.timestamp()) == 30000
     assert parse_retry_after({"retry-after": "soon"}) is None

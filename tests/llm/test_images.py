@@ -8,9 +8,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_tui.llm.types import AssistantTurn, ImagePart, Request, TextPart, ToolUseResult, ToolUse, UserTurn
+from agent_tui.llm.types import AssistantTurn, Request, RequestImage, RequestText, ToolUse, ToolUseResult, UserTurn
 from agent_tui.testing.fake_provider import FakeProvider, Turn
-
 from tests.llm.conftest import WIRES, Wire, collect
 
 OPENAI, ANTHROPIC = WIRES
@@ -20,9 +19,9 @@ PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwG
 
 
 def _history(model: str) -> list[Any]:
-    image = ImagePart(mime="image/png", data=PIXEL, path="shot.png")
+    image = RequestImage(mime="image/png", data=PIXEL, path="shot.png")
     return [
-        UserTurn(parts=[TextPart(text="what is in shot.png?")]),
+        UserTurn(parts=[RequestText(text="what is in shot.png?")]),
         AssistantTurn(
             model=model,
             parts=[
@@ -86,9 +85,9 @@ def test_only_the_newest_images_within_the_request_caps_are_sent(sizes: list[int
 
     turns: list[Any] = []
     for n, size in enumerate(sizes):
-        image = ImagePart(mime="image/png", data="A" * size, path=f"{n}.png")
+        image = RequestImage(mime="image/png", data="A" * size, path=f"{n}.png")
         turns += [
-            UserTurn(parts=[TextPart(text=f"read {n}.png")]),
+            UserTurn(parts=[RequestText(text=f"read {n}.png")]),
             AssistantTurn(
                 model=ANTHROPIC.model,
                 parts=[

@@ -5,16 +5,16 @@ from __future__ import annotations
 from agent_tui.llm.lowering import INTERRUPTED, completion_kwargs, lower_messages, reminder_text
 from agent_tui.llm.types import (
     AssistantTurn,
-    FilePart,
-    ImagePart,
     ReasoningBlock,
     Request,
+    RequestFile,
+    RequestImage,
+    RequestText,
     SystemReminder,
     TextBlock,
-    TextPart,
-    ToolUseResult,
     ToolSpec,
     ToolUse,
+    ToolUseResult,
     UserTurn,
 )
 
@@ -33,7 +33,7 @@ def request(*messages, **fields) -> Request:
 def test_only_the_prompt_and_baseline_are_system_role() -> None:
     messages = lower_messages(
         request(
-            UserTurn(parts=[TextPart(text="hi")]),
+            UserTurn(parts=[RequestText(text="hi")]),
             SystemReminder(text="AGENTS.md changed"),
             AssistantTurn(model=MODEL, parts=[TextBlock(text="ok")]),
             SystemReminder(text="## Objective\n(none)"),
@@ -47,7 +47,7 @@ def test_only_the_prompt_and_baseline_are_system_role() -> None:
 def test_every_tool_use_gets_exactly_one_result_right_after() -> None:
     messages = lower_messages(
         request(
-            UserTurn(parts=[TextPart(text="go")]),
+            UserTurn(parts=[RequestText(text="go")]),
             AssistantTurn(
                 model=MODEL,
                 parts=[
@@ -72,9 +72,9 @@ def test_every_tool_use_gets_exactly_one_result_right_after() -> None:
     assert tools[2]["content"] == f"Error: {INTERRUPTED}"
 
 
-def _looked(*images: ImagePart) -> tuple[UserTurn, AssistantTurn]:
+def _looked(*images: RequestImage) -> tuple[UserTurn, AssistantTurn]:
     return (
-        UserTurn(parts=[TextPart(text="look")]),
+        UserTurn(parts=[RequestText(text="look")]),
         AssistantTurn(
             model=MODEL,
             parts=[
@@ -93,7 +93,7 @@ PNG_URL = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO
 
 
 def test_tool_images_follow_the_results_as_user_content_where_tool_messages_take_text_only() -> None:
-    image = ImagePart(mime="image/png", data="iVBORw0KGgo=")
+    image = RequestImage(mime="image/png", data="iVBORw0KGgo=")
     messages = lower_messages(request(*_looked(image), supports_vision=True), "openai")
     assert [m["role"] for m in messages[3:]] == ["assistant", "tool", "user"]
     assert messages[4]["content"] == "an image"
@@ -101,17 +101,17 @@ def test_tool_images_follow_the_results_as_user_content_where_tool_messages_take
 
 
 def test_tool_images_go_inside_the_tool_result_for_anthropic() -> None:
-    image = ImagePart(mime="image/png", data="iVBORw0KGgo=", path="p.png")
+    image = RequestImage(mime="image/png", data="iVBORw0KGgo=", path="p.png")
     messages = lower_messages(request(*_looked(image, image), supports_vision=True), "anthropic")
     assert [m["role"] for m in messages[3:]] == ["assistant", "tool"]
     assert messages[4]["content"] == [{"type": "text", "text": "an image"}, PNG_URL, PNG_URL]
 
 
 def test_a_model_without_vision_gets_a_placeholder_for_each_image() -> None:
-    image = ImagePart(mime="image/png", data="iVBORw0KGgo=", path="p.png")
+    image = RequestImage(mime="image/png", data="iVBORw0KGgo=", path="p.png")
     for provider in ("openai", "anthropic"):
         messages = lower_messages(
-            request(*_looked(image, ImagePart(mime="image/gif", data="R0lG")), UserTurn(parts=[image])), provider
+            request(*_looked(image, RequestImage(mime="image/gif", data="R0lG")), UserTurn(parts=[image])), provider
         )
         assert [m["role"] for m in messages[3:]] == ["assistant", "tool", "user"]
         assert messages[4]["content"] == (
@@ -129,10 +129,10 @@ def test_user_parts_text_file_image() -> None:
         request(
             UserTurn(
                 parts=[
-                    TextPart(text="see"),
-                    FilePart(path="a.py", text="print(1)"),
-                    FilePart(path="b.bin", mime="application/octet-stream"),
-                    ImagePart(mime="image/jpeg", data="AAAA"),
+                    RequestText(text="see"),
+                    RequestFile(path="a.py", text="print(1)"),
+                    RequestFile(path="b.bin", mime="application/octet-stream"),
+                    RequestImage(mime="image/jpeg", data="AAAA"),
                 ]
             ),
             supports_vision=True,
@@ -148,7 +148,7 @@ def test_user_parts_text_file_image() -> None:
 def test_empty_turns_are_left_out() -> None:
     messages = lower_messages(
         request(
-            UserTurn(parts=[TextPart(text="")]),
+            UserTurn(parts=[RequestText(text="")]),
             AssistantTurn(model=MODEL, failed=True, parts=[]),
             AssistantTurn(
                 model=MODEL,
@@ -161,7 +161,7 @@ def test_empty_turns_are_left_out() -> None:
                     )
                 ],
             ),
-            UserTurn(parts=[TextPart(text="real")]),
+            UserTurn(parts=[RequestText(text="real")]),
         )
     )
     assert [m["role"] for m in messages] == ["system", "system", "user"]
@@ -180,9 +180,9 @@ def test_native_reasoning_only_for_same_model_and_successful_step() -> None:
 
 def test_anthropic_gets_cache_breakpoints_openai_does_not() -> None:
     history = (
-        UserTurn(parts=[TextPart(text="one")]),
+        UserTurn(parts=[RequestText(text="one")]),
         AssistantTurn(model=MODEL, parts=[TextBlock(text="two")]),
-        UserTurn(parts=[TextPart(text="three")]),
+        UserTurn(parts=[RequestText(text="three")]),
     )
     anthropic = completion_kwargs(request(*history), "anthropic")["messages"]
     marked = [m for m in anthropic if any("cache_control" in b for b in m["content"] if isinstance(b, dict))]
@@ -197,7 +197,7 @@ def test_anthropic_gets_cache_breakpoints_openai_does_not() -> None:
 def test_kwargs_carry_tools_credentials_and_extra() -> None:
     kwargs = completion_kwargs(
         request(
-            UserTurn(parts=[TextPart(text="x")]),
+            UserTurn(parts=[RequestText(text="x")]),
             tools=[ToolSpec(name="read", description="r")],
             api_base="http://h/v1",
             api_key="k",
@@ -218,4 +218,4 @@ def test_kwargs_carry_tools_credentials_and_extra() -> None:
         99,
         0.2,
     )
-    assert "tools" not in completion_kwargs(request(UserTurn(parts=[TextPart(text="x")])), "openai")
+    assert "tools" not in completion_kwargs(request(UserTurn(parts=[RequestText(text="x")])), "openai")

@@ -10,17 +10,16 @@ from agent_tui.llm.types import (
     ReasoningDelta,
     ReasoningEnd,
     ReasoningStart,
+    RequestText,
     TextBlock,
-    TextPart,
     ToolCall,
-    ToolUseResult,
     ToolSpec,
     ToolUse,
+    ToolUseResult,
     UserTurn,
 )
 from agent_tui.testing.fake_provider import FakeProvider, Turn
 from agent_tui.testing.fake_provider.anthropic_wire import signature_for
-
 from tests.llm.conftest import collect
 
 READ = ToolSpec(
@@ -75,7 +74,7 @@ async def test_reasoning_streams_as_its_own_fragment(fake: FakeProvider, make_re
 async def test_signed_thinking_goes_back_for_the_same_model(fake: FakeProvider, make_request, wire) -> None:
     turn = await _first_step(fake, make_request, wire.model)
     fake.add(Turn(text="Done."))
-    await collect(make_request(UserTurn(parts=[TextPart(text="read a")]), turn, tools=[READ]))
+    await collect(make_request(UserTurn(parts=[RequestText(text="read a")]), turn, tools=[READ]))
     assert fake.requests[1].rejected is None
     message = _assistant_message(fake.requests[1].body)
     if wire.name == "anthropic":
@@ -90,7 +89,7 @@ async def test_signed_thinking_goes_back_for_the_same_model(fake: FakeProvider, 
 async def test_after_a_model_switch_reasoning_is_plain_text(fake: FakeProvider, make_request, wire) -> None:
     turn = await _first_step(fake, make_request, wire.model.replace("fake", "older"))
     fake.add(Turn(text="Done."))
-    await collect(make_request(UserTurn(parts=[TextPart(text="read a")]), turn, tools=[READ]))
+    await collect(make_request(UserTurn(parts=[RequestText(text="read a")]), turn, tools=[READ]))
     assert fake.requests[1].rejected is None
     body = fake.requests[1].body
     assert "thinking" not in str(
@@ -110,7 +109,7 @@ async def test_a_failed_step_never_replays_native_reasoning(fake: FakeProvider, 
     turn = await _first_step(fake, make_request, wire.model)
     failed = turn.model_copy(update={"failed": True})
     fake.add(Turn(text="Done."))
-    await collect(make_request(UserTurn(parts=[TextPart(text="read a")]), failed, tools=[READ]))
+    await collect(make_request(UserTurn(parts=[RequestText(text="read a")]), failed, tools=[READ]))
     body = fake.requests[1].body
     assert fake.requests[1].rejected is None
     assert signature_for(THOUGHT) not in str(body) and THOUGHT in str(body)
@@ -129,7 +128,7 @@ async def test_thinking_enabled_tool_loop_is_accepted_with_replay(fake: FakeProv
             api_key="k",
             max_tokens=4096,
             tools=[READ],
-            messages=[UserTurn(parts=[TextPart(text="read a")]), *messages],
+            messages=[UserTurn(parts=[RequestText(text="read a")]), *messages],
             extra={"thinking": {"type": "enabled", "budget_tokens": 1024}},
         )
 
@@ -176,7 +175,7 @@ async def test_thinking_is_paused_when_the_tool_loop_cannot_replay_it(fake: Fake
         api_key="k",
         max_tokens=4096,
         tools=[READ],
-        messages=[UserTurn(parts=[TextPart(text="read a")]), turn],
+        messages=[UserTurn(parts=[RequestText(text="read a")]), turn],
         extra={"thinking": {"type": "enabled", "budget_tokens": 1024}},
     )
     await collect(request)
@@ -201,7 +200,7 @@ async def test_redacted_thinking_round_trips(fake: FakeProvider) -> None:
         api_key="k",
         max_tokens=4096,
         tools=[READ],
-        messages=[UserTurn(parts=[TextPart(text="go")])],
+        messages=[UserTurn(parts=[RequestText(text="go")])],
         extra={"thinking": {"type": "enabled", "budget_tokens": 1024}},
     )
     events = await collect(request)

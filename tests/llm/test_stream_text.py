@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from agent_tui.llm.types import Finish, FinishReason, TextDelta, TextEnd, TextStart
 from agent_tui.testing.fake_provider import FakeProvider, Turn
-
 from tests.llm.conftest import collect
 
 

@@ -7,17 +7,16 @@ from agent_tui.llm.types import (
     Finish,
     FinishReason,
     Request,
-    TextPart,
+    RequestText,
     ToolCall,
     ToolInputDelta,
     ToolInputStart,
-    ToolUseResult,
     ToolSpec,
     ToolUse,
+    ToolUseResult,
     UserTurn,
 )
 from agent_tui.testing.fake_provider import FakeProvider, Turn
-
 from tests.llm.conftest import collect
 
 READ = ToolSpec(
@@ -107,7 +106,7 @@ async def test_new_id_on_used_index_starts_a_new_call(fake: FakeProvider) -> Non
         api_base=fake.openai_base,
         api_key="k",
         tools=[READ],
-        messages=[UserTurn(parts=[TextPart(text="go")])],
+        messages=[UserTurn(parts=[RequestText(text="go")])],
     )
     calls = [e for e in await collect(request) if isinstance(e, ToolCall)]
     assert [(c.call_id, c.input) for c in calls] == [("call_x", {"path": "x"}), ("call_y", {"path": "y"})]
@@ -127,7 +126,7 @@ async def test_tool_results_go_back_in_a_request_the_provider_accepts(fake: Fake
     first = await collect(make_request(tools=[READ, BASH]))
     calls = [e for e in first if isinstance(e, ToolCall)]
     history = [
-        UserTurn(parts=[TextPart(text="look at a")]),
+        UserTurn(parts=[RequestText(text="look at a")]),
         AssistantTurn(
             model=wire.model,
             parts=[

@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 
 from agent_tui import llm
-from agent_tui.llm.types import Finish, Request, TextPart, UserTurn
+from agent_tui.llm.types import Finish, Request, RequestText, UserTurn
 from agent_tui.testing.fake_provider import FakeProvider, Turn
-
 from tests.llm.conftest import collect
 
 
@@ -35,7 +34,7 @@ async def test_cost_is_known_for_priced_models(fake: FakeProvider, wire) -> None
         api_base=wire.base(fake),
         api_key="k",
         max_tokens=100,
-        messages=[UserTurn(parts=[TextPart(text="hi")])],
+        messages=[UserTurn(parts=[RequestText(text="hi")])],
     )
     finish = (await collect(request))[-1]
     assert finish.cost is not None and finish.cost > 0

@@ -13,7 +13,7 @@ import pytest
 from aiohttp import ClientResponse
 from aiohttp.test_utils import TestClient, TestServer
 
-from agent_tui.core.runtime import Runtime
+from agent_tui.core.api import Runtime
 from agent_tui.server.app import build_app
 
 TOKEN = "test-token-0123456789"

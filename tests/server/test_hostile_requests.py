@@ -14,7 +14,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_tui.core.runtime import Runtime
+from agent_tui.core.api import Runtime
 from agent_tui.server.app import MAX_BODY_BYTES, build_app
 from agent_tui.server.parse import MAX_DEPTH
 from tests.fakes.facade_spy import FacadeSpy

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_tui.core.runtime import Runtime
+from agent_tui.core.api import Runtime
 from agent_tui.testing.fake_provider import FakeProvider
 
 from .conftest import Api, short

@@ -5,12 +5,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from agent_tui.core.runtime import Runtime
-from agent_tui.testing.fake_provider import FakeProvider
-
 from aiohttp.test_utils import TestClient, TestServer
 
+from agent_tui.core.api import Runtime
 from agent_tui.server.app import build_app
+from agent_tui.testing.fake_provider import FakeProvider
 
 from .conftest import TOKEN, Api, SseReader, short
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_tui.server import routes
-from agent_tui.server.models import ID_PATTERN, PromptBody
+from agent_tui.server.bodies import ID_PATTERN, PromptBody
 from agent_tui.server.openapi import REF
 
 from .conftest import Api

@@ -16,9 +16,8 @@ import aiohttp
 import pytest
 
 from agent_tui.commands.serve_cmd import is_loopback
-from agent_tui.core.sessions import open_sessions
+from agent_tui.core.api import open_sessions
 from agent_tui.testing.fake_provider import FakeProvider
-
 from tests.warmth import LaunchMode
 
 from .conftest import SseReader, short

@@ -12,7 +12,6 @@ import pytest
 
 from agent_tui.testing.fake_provider import FakeProvider, Turn, load_script
 from agent_tui.testing.fake_provider.script import split
-
 from tests.testing.conftest import post, sse_events
 
 BODY = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "hi"}]}

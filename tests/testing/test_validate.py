@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from agent_tui.testing.fake_provider import FakeProvider, Turn
-
 from tests.testing.conftest import post
 
 

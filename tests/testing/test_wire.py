@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from agent_tui.testing.fake_provider import FakeProvider, Turn
 from agent_tui.testing.fake_provider.anthropic_wire import signature_for
-
 from tests.testing.conftest import post, sse_events
 
 OPENAI_BODY = {

@@ -1,24 +1,25 @@
-"""Fixtures for tool tests: a context over a real directory with a chosen gate."""
+"""Fixtures for tool tests: a tool scope over a real directory with a chosen gate."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
-from agent_tui.tools.asks import NoApprovals, PermissionDecision, PermissionRequest
-from agent_tui.tools.context import ToolContext
+from agent_tui.tools.asks import NoApprovals
 from agent_tui.tools.permissions import AllowAll, PermissionGate
 from agent_tui.tools.registry import ToolRegistry
+from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.tool import Tool, ToolOutcome
 from agent_tui.vocab.permission_rule import PermissionRule
 
 
 @pytest.fixture
-def make_ctx(workdir: Path, agent_home: Path) -> Callable[..., ToolContext]:
-    def make(gate: Any = None, **kwargs: Any) -> ToolContext:
-        return ToolContext(
+def make_scope(workdir: Path, agent_home: Path) -> Callable[..., ToolScope]:
+    def make(gate: Any = None, **kwargs: Any) -> ToolScope:
+        return ToolScope(
             location=kwargs.pop("location", workdir),
             project_root=workdir,
             gate=gate or AllowAll(),
@@ -33,8 +34,8 @@ def make_ctx(workdir: Path, agent_home: Path) -> Callable[..., ToolContext]:
 
 
 @pytest.fixture
-def ctx(make_ctx: Callable[..., ToolContext]) -> ToolContext:
-    return make_ctx()
+def scope(make_scope: Callable[..., ToolScope]) -> ToolScope:
+    return make_scope()
 
 
 def gate_for(
@@ -43,11 +44,11 @@ def gate_for(
     return PermissionGate(rules or [], approvals or NoApprovals(), asker, workdir, workdir)
 
 
-async def invoke_tool(tool: Tool, ctx: ToolContext, **params: Any) -> ToolOutcome:
+async def invoke_tool(tool: Tool, scope: ToolScope, **params: Any) -> ToolOutcome:
     """Call one tool through a registry, exactly as the runner does."""
-    registry = ToolRegistry(ctx.location)
+    registry = ToolRegistry(scope.location)
     registry.register(tool)
-    return await registry.invoke(tool.name, params, ctx)
+    return await registry.invoke(tool.name, params, scope)
 
 
 def output_text(outcome: ToolOutcome) -> str:

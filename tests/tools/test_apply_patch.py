@@ -8,18 +8,17 @@ from agent_tui.tools.apply_patch.matcher import seek
 from agent_tui.tools.apply_patch.parser import AddFile, DeleteFile, PatchError, UpdateFile, parse_patch
 from agent_tui.tools.apply_patch.tool import APPLY_PATCH
 from agent_tui.tools.asks import PermissionDecision
-from agent_tui.tools.context import ToolContext
+from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.tool import ToolOutcome
 from agent_tui.vocab.kinds import Effect, PermissionReply
 from agent_tui.vocab.permission_rule import PermissionRule
-
 from tests.fakes.asks import RecordingAsker
 
 from .conftest import error_message, gate_for, invoke_tool, output_text
 
 
-async def patch(ctx: ToolContext, text: str) -> ToolOutcome:
-    return await invoke_tool(APPLY_PATCH, ctx, patch=text)
+async def patch(scope: ToolScope, text: str) -> ToolOutcome:
+    return await invoke_tool(APPLY_PATCH, scope, patch=text)
 
 
 def wrap(*body: str) -> str:
@@ -113,13 +112,13 @@ def test_fuzzy_levels_in_order() -> None:
 # ---------------------------------------------------------------- applying
 
 
-async def test_add_update_delete_move_with_summary(workdir: Path, ctx: ToolContext) -> None:
+async def test_add_update_delete_move_with_summary(workdir: Path, scope: ToolScope) -> None:
     (workdir / "mod.py").write_text("def f():\n    return 1\n\ndef g():\n    return 2\n")
     (workdir / "gone.txt").write_text("bye\n")
     (workdir / "old.txt").write_text("x\n")
     text = ok(
         await patch(
-            ctx,
+            scope,
             wrap(
                 "*** Add File: pkg/new.py",
                 "+print('hi')",
@@ -148,19 +147,19 @@ async def test_add_update_delete_move_with_summary(workdir: Path, ctx: ToolConte
     assert (workdir / "moved/new.txt").read_text() == "y\n"
 
 
-async def test_fuzzy_match_applies_and_keeps_other_lines(workdir: Path, ctx: ToolContext) -> None:
+async def test_fuzzy_match_applies_and_keeps_other_lines(workdir: Path, scope: ToolScope) -> None:
     (workdir / "f.txt").write_text("alpha   \n\tbeta\nsay “hi” — now\n")
-    ok(await patch(ctx, wrap("*** Update File: f.txt", " alpha", "-beta", "+BETA", '-say "hi" - now', "+said")))
+    ok(await patch(scope, wrap("*** Update File: f.txt", " alpha", "-beta", "+BETA", '-say "hi" - now', "+said")))
     assert (workdir / "f.txt").read_text() == "alpha   \nBETA\nsaid\n"
 
 
-async def test_line_endings_are_preserved(workdir: Path, ctx: ToolContext) -> None:
+async def test_line_endings_are_preserved(workdir: Path, scope: ToolScope) -> None:
     (workdir / "crlf.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
     (workdir / "mixed.txt").write_bytes(b"a\r\nb\nc\r\nd\r\n")
     (workdir / "bom.txt").write_bytes("\ufeffx\r\n".encode())
     ok(
         await patch(
-            ctx,
+            scope,
             wrap(
                 "*** Update File: crlf.txt",
                 " one",
@@ -182,31 +181,31 @@ async def test_line_endings_are_preserved(workdir: Path, ctx: ToolContext) -> No
     assert (workdir / "bom.txt").read_bytes() == "\ufeffy\r\n".encode()
 
 
-async def test_pure_addition_after_file_without_final_newline(workdir: Path, ctx: ToolContext) -> None:
+async def test_pure_addition_after_file_without_final_newline(workdir: Path, scope: ToolScope) -> None:
     (workdir / "n.txt").write_text("last")
-    ok(await patch(ctx, wrap("*** Update File: n.txt", "@@", "+more")))
+    ok(await patch(scope, wrap("*** Update File: n.txt", "@@", "+more")))
     assert (workdir / "n.txt").read_text() == "last\nmore\n"
 
 
-async def test_add_then_update_same_file_in_one_patch(workdir: Path, ctx: ToolContext) -> None:
-    ok(await patch(ctx, wrap("*** Add File: n.txt", "+a", "*** Update File: n.txt", "-a", "+b")))
+async def test_add_then_update_same_file_in_one_patch(workdir: Path, scope: ToolScope) -> None:
+    ok(await patch(scope, wrap("*** Add File: n.txt", "+a", "*** Update File: n.txt", "-a", "+b")))
     assert (workdir / "n.txt").read_text() == "b\n"
 
 
-async def test_nothing_is_written_when_the_first_verification_fails(workdir: Path, ctx: ToolContext) -> None:
+async def test_nothing_is_written_when_the_first_verification_fails(workdir: Path, scope: ToolScope) -> None:
     (workdir / "a.txt").write_text("a\n")
-    message = failed(await patch(ctx, wrap("*** Update File: a.txt", "-zzz", "+y", "*** Add File: b.txt", "+b")))
+    message = failed(await patch(scope, wrap("*** Update File: a.txt", "-zzz", "+y", "*** Add File: b.txt", "+b")))
     assert message.startswith("apply_patch failed: Update File a.txt: Failed to find the expected lines in a.txt:\nzzz")
     assert message.endswith("No files were changed.")
     assert (workdir / "a.txt").read_text() == "a\n" and not (workdir / "b.txt").exists()
 
 
-async def test_a_later_preflight_failure_writes_nothing(workdir: Path, ctx: ToolContext) -> None:
+async def test_a_later_preflight_failure_writes_nothing(workdir: Path, scope: ToolScope) -> None:
     """Reference 001 preflights every update/delete target before the first write."""
     (workdir / "a.txt").write_text("a\n")
     message = failed(
         await patch(
-            ctx,
+            scope,
             wrap(
                 "*** Update File: a.txt",
                 "-a",
@@ -232,7 +231,7 @@ async def test_a_later_preflight_failure_writes_nothing(workdir: Path, ctx: Tool
     ids=["context-not-found", "update-missing", "delete-missing"],
 )
 async def test_a_failure_anywhere_in_the_patch_writes_nothing(
-    workdir: Path, ctx: ToolContext, late: tuple[str, ...], reason: str
+    workdir: Path, scope: ToolScope, late: tuple[str, ...], reason: str
 ) -> None:
     """Earlier adds, updates, moves and deletes all wait for the whole patch to verify."""
     (workdir / "a.txt").write_text("a\n")
@@ -240,7 +239,7 @@ async def test_a_failure_anywhere_in_the_patch_writes_nothing(
     (workdir / "old.txt").write_text("o\n")
     message = failed(
         await patch(
-            ctx,
+            scope,
             wrap(
                 "*** Add File: new.txt",
                 "+n",
@@ -258,37 +257,37 @@ async def test_a_failure_anywhere_in_the_patch_writes_nothing(
     assert (workdir / "a.txt").read_text() == "a\n" and (workdir / "old.txt").read_text() == "o\n"
 
 
-async def test_delete_of_a_symlink_removes_the_link(workdir: Path, ctx: ToolContext) -> None:
+async def test_delete_of_a_symlink_removes_the_link(workdir: Path, scope: ToolScope) -> None:
     (workdir.parent / "outside.txt").write_text("keep\n")
     (workdir / "real.txt").write_text("real\n")
     (workdir / "in-link").symlink_to("real.txt")
     (workdir / "out-link").symlink_to(workdir.parent / "outside.txt")
     (workdir / "dangling").symlink_to("nowhere")
     text = ok(
-        await patch(ctx, wrap("*** Delete File: in-link", "*** Delete File: out-link", "*** Delete File: dangling"))
+        await patch(scope, wrap("*** Delete File: in-link", "*** Delete File: out-link", "*** Delete File: dangling"))
     )
     assert text.splitlines()[1:] == ["D in-link", "D out-link", "D dangling"]
     assert (workdir / "real.txt").read_text() == "real\n" and (workdir.parent / "outside.txt").read_text() == "keep\n"
     assert not any(p.is_symlink() for p in workdir.iterdir())
     (workdir / "out-link").symlink_to(workdir.parent / "outside.txt")
-    message = failed(await patch(ctx, wrap("*** Update File: out-link", "-keep", "+changed")))
+    message = failed(await patch(scope, wrap("*** Update File: out-link", "-keep", "+changed")))
     assert "goes through a symlink" in message and (workdir.parent / "outside.txt").read_text() == "keep\n"
 
 
-async def test_resolution_errors_come_before_any_write(workdir: Path, ctx: ToolContext) -> None:
-    message = failed(await patch(ctx, wrap("*** Add File: created.txt", "+x", "*** Delete File: ../x")))
+async def test_resolution_errors_come_before_any_write(workdir: Path, scope: ToolScope) -> None:
+    message = failed(await patch(scope, wrap("*** Add File: created.txt", "+x", "*** Delete File: ../x")))
     assert "escapes the session location" in message
     assert not (workdir / "created.txt").exists()
 
 
-async def test_a_file_where_a_directory_is_needed_fails_verification(workdir: Path, ctx: ToolContext) -> None:
+async def test_a_file_where_a_directory_is_needed_fails_verification(workdir: Path, scope: ToolScope) -> None:
     (workdir / "blocker").write_text("a file where a directory is needed\n")
-    message = failed(await patch(ctx, wrap("*** Add File: blocker/inner.txt", "+2")))
+    message = failed(await patch(scope, wrap("*** Add File: blocker/inner.txt", "+2")))
     assert message.startswith("apply_patch failed: Add File blocker/inner.txt: Failed to write blocker/inner.txt:")
     assert "is not a directory" in message and "No files were changed." in message
 
 
-async def test_write_failure_midway_is_reported(workdir: Path, ctx: ToolContext) -> None:
+async def test_write_failure_midway_is_reported(workdir: Path, scope: ToolScope) -> None:
     (workdir / "locked").mkdir()
     (workdir / "locked" / "f.txt").write_text("a\n")
     # The directory becomes read-only between verification and writing: os-level failure midway.
@@ -304,7 +303,7 @@ async def test_write_failure_midway_is_reported(workdir: Path, ctx: ToolContext)
 
     applier.write_step = write_then_break  # type: ignore[assignment]
     try:
-        message = failed(await patch(ctx, wrap("*** Add File: first.txt", "+1", "*** Delete File: locked/f.txt")))
+        message = failed(await patch(scope, wrap("*** Add File: first.txt", "+1", "*** Delete File: locked/f.txt")))
     finally:
         applier.write_step = real_write  # type: ignore[assignment]
     assert steps_written == ["first.txt"]
@@ -327,7 +326,7 @@ async def test_write_failure_midway_is_reported(workdir: Path, ctx: ToolContext)
     ],
 )
 async def test_bad_targets_leave_files_untouched(
-    workdir: Path, ctx: ToolContext, body: tuple[str, ...], message: str
+    workdir: Path, scope: ToolScope, body: tuple[str, ...], message: str
 ) -> None:
     (workdir.parent / "outside.txt").write_text("keep\n")
     (workdir / "link").symlink_to(workdir.parent)
@@ -335,17 +334,17 @@ async def test_bad_targets_leave_files_untouched(
     (workdir / "notes.txt").write_text("a\n")
     (workdir / "binary.bin").write_bytes(b"\xff\xfe\n")
     before = {p: p.read_bytes() for p in workdir.rglob("*") if p.is_file()}
-    assert message in failed(await patch(ctx, wrap(*body, "*** Add File: created.txt", "+x")))
+    assert message in failed(await patch(scope, wrap(*body, "*** Add File: created.txt", "+x")))
     assert {p: p.read_bytes() for p in workdir.rglob("*") if p.is_file()} == before
     assert (workdir.parent / "outside.txt").read_text() == "keep\n"
 
 
-async def test_one_ask_for_the_batch_plus_external_directories(workdir: Path, make_ctx, tmp_path: Path) -> None:
+async def test_one_ask_for_the_batch_plus_external_directories(workdir: Path, make_scope, tmp_path: Path) -> None:
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     (workdir / "a.txt").write_text("a\n")
     asker = RecordingAsker(PermissionDecision(reply=PermissionReply.ONCE))
-    ctx = make_ctx(gate=gate_for(workdir, asker))
+    scope = make_scope(gate=gate_for(workdir, asker))
     text = wrap(
         "*** Update File: a.txt",
         "-a",
@@ -357,7 +356,7 @@ async def test_one_ask_for_the_batch_plus_external_directories(workdir: Path, ma
         f"*** Add File: {outside}/y.txt",
         "+y",
     )
-    ok(await patch(ctx, text))
+    ok(await patch(scope, text))
     asked = [(r.action, r.resources) for r in asker.requests]
     out = outside.resolve().as_posix()
     assert asked == [("external_directory", [out]), ("edit", ["a.txt", "b.txt", f"{out}/x.txt", f"{out}/y.txt"])]
@@ -365,25 +364,25 @@ async def test_one_ask_for_the_batch_plus_external_directories(workdir: Path, ma
     assert (outside / "x.txt").read_text() == "x\n"
 
 
-async def test_rejected_edit_writes_nothing_and_parse_errors_ask_nothing(workdir: Path, make_ctx) -> None:
+async def test_rejected_edit_writes_nothing_and_parse_errors_ask_nothing(workdir: Path, make_scope) -> None:
     asker = RecordingAsker(PermissionDecision(reply=PermissionReply.REJECT))
-    ctx = make_ctx(gate=gate_for(workdir, asker))
-    rejected = await patch(ctx, wrap("*** Add File: a.txt", "+a"))
+    scope = make_scope(gate=gate_for(workdir, asker))
+    rejected = await patch(scope, wrap("*** Add File: a.txt", "+a"))
     assert rejected.error is not None and rejected.error.type == "permission.rejected" and rejected.stop_run
     assert not (workdir / "a.txt").exists()
-    bad = await patch(ctx, wrap("*** Add File: a.txt", "+a", "*** Bogus", "x"))
+    bad = await patch(scope, wrap("*** Add File: a.txt", "+a", "*** Bogus", "x"))
     assert bad.error is not None and bad.error.type == "tool.execution" and len(asker.requests) == 1
 
 
-async def test_deny_rule_for_some_paths(workdir: Path, make_ctx) -> None:
+async def test_deny_rule_for_some_paths(workdir: Path, make_scope) -> None:
     asker = RecordingAsker(PermissionDecision(reply=PermissionReply.ONCE))
     rules = [
         PermissionRule(action="edit", pattern="*", effect=Effect.ALLOW),
         PermissionRule(action="edit", pattern="secrets/*", effect=Effect.DENY),
     ]
-    ctx = make_ctx(gate=gate_for(workdir, asker, rules))
-    denied = await patch(ctx, wrap("*** Add File: ok.txt", "+a", "*** Add File: secrets/key", "+k"))
+    scope = make_scope(gate=gate_for(workdir, asker, rules))
+    denied = await patch(scope, wrap("*** Add File: ok.txt", "+a", "*** Add File: secrets/key", "+k"))
     assert denied.error is not None and denied.error.type == "permission.denied" and not denied.stop_run
     assert not (workdir / "ok.txt").exists()
-    ok(await patch(ctx, wrap("*** Add File: ok.txt", "+a")))
+    ok(await patch(scope, wrap("*** Add File: ok.txt", "+a")))
     assert asker.requests == []

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.tools.apply_patch.tool import APPLY_PATCH
-from agent_tui.tools.context import ToolContext
+from agent_tui.tools.scope import ToolScope
 
 from .conftest import error_message, invoke_tool, output_text
 
@@ -31,14 +31,14 @@ from pathlib import Path
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))
 from agent_tui.tools.apply_patch.tool import APPLY_PATCH
-from agent_tui.tools.context import ToolContext
+from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.permissions import AllowAll
 from agent_tui.tools.registry import ToolRegistry
 work = Path(sys.argv[1])
 registry = ToolRegistry(work)
 registry.register(APPLY_PATCH)
-ctx = ToolContext(location=work, project_root=work, gate=AllowAll(), spill_dir=work.parent / "spill")
-outcome = asyncio.run(registry.invoke("apply_patch", {{"patch": sys.stdin.read()}}, ctx))
+scope = ToolScope(location=work, project_root=work, gate=AllowAll(), spill_dir=work.parent / "spill")
+outcome = asyncio.run(registry.invoke("apply_patch", {{"patch": sys.stdin.read()}}, scope))
 print(json.dumps({{"error": outcome.error.message if outcome.error else None}}))
 """
 
@@ -99,29 +99,29 @@ def test_a_failed_first_write_says_nothing_else_was_applied(workdir: Path) -> No
     assert sorted(p.name for p in workdir.iterdir()) == [".git", "big.txt"]
 
 
-async def test_an_update_keeps_the_mode_and_a_new_file_gets_the_umask_mode(workdir: Path, ctx: ToolContext) -> None:
+async def test_an_update_keeps_the_mode_and_a_new_file_gets_the_umask_mode(workdir: Path, scope: ToolScope) -> None:
     script = workdir / "run.sh"
     script.write_text("#!/bin/sh\necho old\n")
     script.chmod(0o751)
     patch = "*** Begin Patch\n*** Update File: run.sh\n-echo old\n+echo new\n*** Add File: new.txt\n+n\n*** End Patch"
-    output_text(await invoke_tool(APPLY_PATCH, ctx, patch=patch))
+    output_text(await invoke_tool(APPLY_PATCH, scope, patch=patch))
     assert stat.S_IMODE(script.stat().st_mode) == 0o751
     umask = int(re.search(r"^Umask:\s*([0-7]+)", Path("/proc/self/status").read_text(), re.M).group(1), 8)  # type: ignore[union-attr]
     assert stat.S_IMODE((workdir / "new.txt").stat().st_mode) == 0o666 & ~umask
     assert script.read_text() == "#!/bin/sh\necho new\n"
 
 
-async def test_an_update_through_a_symlink_keeps_the_link(workdir: Path, ctx: ToolContext) -> None:
+async def test_an_update_through_a_symlink_keeps_the_link(workdir: Path, scope: ToolScope) -> None:
     (workdir / "real.txt").write_text("a\n")
     (workdir / "link.txt").symlink_to("real.txt")
     output_text(
-        await invoke_tool(APPLY_PATCH, ctx, patch="*** Begin Patch\n*** Update File: link.txt\n-a\n+b\n*** End Patch")
+        await invoke_tool(APPLY_PATCH, scope, patch="*** Begin Patch\n*** Update File: link.txt\n-a\n+b\n*** End Patch")
     )
     assert (workdir / "link.txt").is_symlink() and (workdir / "real.txt").read_text() == "b\n"
 
 
 async def test_a_move_whose_source_cannot_be_removed_says_both_halves(
-    workdir: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+    workdir: Path, scope: ToolScope, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (workdir / "a.txt").write_text("a\n")
     real_unlink = Path.unlink
@@ -134,7 +134,7 @@ async def test_a_move_whose_source_cannot_be_removed_says_both_halves(
     monkeypatch.setattr(Path, "unlink", refuse)
     patch = "*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n-a\n+b\n*** Delete File: c.txt\n*** End Patch"
     (workdir / "c.txt").write_text("c\n")
-    message = error_message(await invoke_tool(APPLY_PATCH, ctx, patch=patch))
+    message = error_message(await invoke_tool(APPLY_PATCH, scope, patch=patch))
     assert message == (
         "apply_patch failed: Update File a.txt (move to b.txt): Operation not permitted; "
         "b.txt was written, but a.txt was not removed\n"

@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 
 from agent_tui.tools.apply_patch.tool import APPLY_PATCH
-from agent_tui.tools.context import ToolContext
 from agent_tui.tools.permissions import AllowAll
 from agent_tui.tools.registry import ToolRegistry
+from agent_tui.tools.scope import ToolScope
 
 SUITE = Path(__file__).parent / "conformance" / "codex-apply-patch"
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "codex-apply-patch"
@@ -90,8 +90,8 @@ async def test_scenario(scenario: Path, tmp_path: Path) -> None:
         work.mkdir()
     registry = ToolRegistry(work)
     registry.register(APPLY_PATCH)
-    ctx = ToolContext(location=work, project_root=work, gate=AllowAll(), spill_dir=tmp_path / "spill")
-    outcome = await registry.invoke("apply_patch", {"patch": (scenario / "patch.txt").read_text()}, ctx)
+    scope = ToolScope(location=work, project_root=work, gate=AllowAll(), spill_dir=tmp_path / "spill")
+    outcome = await registry.invoke("apply_patch", {"patch": (scenario / "patch.txt").read_text()}, scope)
     if scenario.name in _rejected():
         assert outcome.error is not None, outcome.output
         assert outcome.error.type == "tool.execution"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.tools.apply_patch.tool import APPLY_PATCH
-from agent_tui.tools.context import ToolContext
+from agent_tui.tools.scope import ToolScope
 
 from .conftest import error_message, invoke_tool, output_text
 
@@ -27,24 +27,24 @@ def tree(root: Path) -> dict[str, bytes | None]:
     return {p.relative_to(root).as_posix(): (p.read_bytes() if p.is_file() else None) for p in paths}
 
 
-async def test_a_deleted_file_gives_its_name_to_a_directory(workdir: Path, ctx: ToolContext) -> None:
+async def test_a_deleted_file_gives_its_name_to_a_directory(workdir: Path, scope: ToolScope) -> None:
     (workdir / "x").write_text("was a file\n")
     ok = output_text(
-        await invoke_tool(APPLY_PATCH, ctx, patch=wrap("*** Delete File: x", "*** Add File: x/y.txt", "+y"))
+        await invoke_tool(APPLY_PATCH, scope, patch=wrap("*** Delete File: x", "*** Add File: x/y.txt", "+y"))
     )
     assert ok.splitlines()[1:] == ["D x", "A x/y.txt"]
     assert tree(workdir) == {"x": None, "x/y.txt": b"y\n"}
 
 
-async def test_a_moved_file_gives_its_name_to_a_directory(workdir: Path, ctx: ToolContext) -> None:
+async def test_a_moved_file_gives_its_name_to_a_directory(workdir: Path, scope: ToolScope) -> None:
     (workdir / "a").write_text("a\n")
     patch = wrap("*** Update File: a", "*** Move to: b/a", "-a", "+A", "*** Add File: a/inner.txt", "+i")
-    ok = output_text(await invoke_tool(APPLY_PATCH, ctx, patch=patch))
+    ok = output_text(await invoke_tool(APPLY_PATCH, scope, patch=patch))
     assert ok.splitlines()[1:] == ["M b/a", "A a/inner.txt"]
     assert tree(workdir) == {"a": None, "a/inner.txt": b"i\n", "b": None, "b/a": b"A\n"}
 
 
-async def test_a_file_added_then_moved_then_updated(workdir: Path, ctx: ToolContext) -> None:
+async def test_a_file_added_then_moved_then_updated(workdir: Path, scope: ToolScope) -> None:
     patch = wrap(
         "*** Add File: n.txt",
         "+one",
@@ -56,7 +56,7 @@ async def test_a_file_added_then_moved_then_updated(workdir: Path, ctx: ToolCont
         "-two",
         "+three",
     )
-    output_text(await invoke_tool(APPLY_PATCH, ctx, patch=patch))
+    output_text(await invoke_tool(APPLY_PATCH, scope, patch=patch))
     assert tree(workdir) == {"deep": None, "deep/m.txt": b"three\n"}
 
 
@@ -88,10 +88,10 @@ async def test_a_file_added_then_moved_then_updated(workdir: Path, ctx: ToolCont
     ],
 )
 async def test_an_invalid_later_operation_writes_nothing(
-    workdir: Path, ctx: ToolContext, body: tuple[str, ...], reason: str
+    workdir: Path, scope: ToolScope, body: tuple[str, ...], reason: str
 ) -> None:
     (workdir / "a.txt").write_text("a\n")
     before = tree(workdir)
-    message = error_message(await invoke_tool(APPLY_PATCH, ctx, patch=wrap(*body)))
+    message = error_message(await invoke_tool(APPLY_PATCH, scope, patch=wrap(*body)))
     assert reason in message and message.endswith("No files were changed.")
     assert tree(workdir) == before

@@ -14,7 +14,6 @@ from agent_tui.tools.shell_parse import parse_command
 from agent_tui.tools.wildcard import wildcard_match
 from agent_tui.vocab.kinds import Effect, PermissionReply
 from agent_tui.vocab.permission_rule import PermissionRule
-
 from tests.fakes.asks import RecordingAsker
 
 from .conftest import gate_for
@@ -184,15 +183,15 @@ async def test_reject_with_message_continues(workdir: Path) -> None:
     assert rejected.value.message == "The user rejected permission for bash `npm test` and said: use make test instead"
 
 
-async def test_headless_policy_never_hangs(workdir: Path, make_ctx) -> None:
+async def test_headless_policy_never_hangs(workdir: Path, make_scope) -> None:
     registry = ToolRegistry(workdir)
     registry.register(BASH)
     allowed = await registry.invoke(
-        "bash", {"command": "echo yes"}, make_ctx(gate=gate_for(workdir, policy_asker("allow")))
+        "bash", {"command": "echo yes"}, make_scope(gate=gate_for(workdir, policy_asker("allow")))
     )
     assert allowed.output is not None and allowed.output.text.startswith("yes")
     denied = await asyncio.wait_for(
-        registry.invoke("bash", {"command": "echo yes"}, make_ctx(gate=gate_for(workdir, policy_asker("deny")))), 5
+        registry.invoke("bash", {"command": "echo yes"}, make_scope(gate=gate_for(workdir, policy_asker("deny")))), 5
     )
     assert denied.error is not None and denied.error.type == "permission.rejected" and not denied.stop_run
     assert "--permission deny" in denied.error.message
@@ -200,12 +199,12 @@ async def test_headless_policy_never_hangs(workdir: Path, make_ctx) -> None:
         policy_asker("maybe")
 
 
-async def test_registry_marks_plain_reject_as_stop_run(workdir: Path, make_ctx) -> None:
+async def test_registry_marks_plain_reject_as_stop_run(workdir: Path, make_scope) -> None:
     registry = ToolRegistry(workdir)
     registry.register(BASH)
     asker = RecordingAsker(PermissionDecision(reply=PermissionReply.REJECT))
     outcome = await registry.invoke(
-        "bash", {"command": "git status; rm -rf ~"}, make_ctx(gate=gate_for(workdir, asker))
+        "bash", {"command": "git status; rm -rf ~"}, make_scope(gate=gate_for(workdir, asker))
     )
     assert outcome.error is not None and outcome.error.type == "permission.rejected" and outcome.stop_run
     assert asker.requests[0].detail["command"] == "git status; rm -rf ~"

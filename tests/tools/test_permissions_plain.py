@@ -14,7 +14,6 @@ from agent_tui.tools.asks import PermissionDecision
 from agent_tui.tools.bash import BASH
 from agent_tui.vocab.kinds import Effect, PermissionReply
 from agent_tui.vocab.permission_rule import PermissionRule
-
 from tests.fakes.asks import RecordingAsker
 
 from .conftest import gate_for, invoke_tool
@@ -80,17 +79,17 @@ def _appears(path: Path, timeout_s: float = 5.0) -> bool:
 
 @pytest.mark.parametrize(("command", "pattern"), HIDDEN_FROM_THE_RULES + VISIBLE_TO_THE_SPLIT)
 async def test_code_the_rule_does_not_name_is_asked_and_never_runs_when_rejected(
-    workdir: Path, make_ctx, command: str, pattern: str
+    workdir: Path, make_scope, command: str, pattern: str
 ) -> None:
     _project_with_tricks(workdir)
     marker = workdir / MARKER
-    ran = await invoke_tool(BASH, make_ctx(), command=command)  # no gate: the construct really runs code
+    ran = await invoke_tool(BASH, make_scope(), command=command)  # no gate: the construct really runs code
     assert ran.output is not None and _appears(marker), f"{command!r} did not run its hidden command"
     marker.unlink()
 
     asker = RecordingAsker(REJECT)
     rules = [PermissionRule(action="bash", pattern=pattern, effect=Effect.ALLOW)]
-    outcome = await invoke_tool(BASH, make_ctx(gate=gate_for(workdir, asker, rules)), command=command)
+    outcome = await invoke_tool(BASH, make_scope(gate=gate_for(workdir, asker, rules)), command=command)
     assert [r.action for r in asker.requests] == ["bash"], f"{command!r} was allowed by {pattern!r}"
     assert asker.requests[0].resources == [" ".join(command.split())]
     assert asker.requests[0].detail["not_plain"]
@@ -109,46 +108,46 @@ async def test_code_the_rule_does_not_name_is_asked_and_never_runs_when_rejected
         "cat <<'EOF'\n$(touch m)\nEOF",
     ],
 )
-async def test_plain_words_are_still_allowed_by_the_rule(workdir: Path, make_ctx, command: str) -> None:
+async def test_plain_words_are_still_allowed_by_the_rule(workdir: Path, make_scope, command: str) -> None:
     asker = RecordingAsker(REJECT)
     rules = [PermissionRule(action="bash", pattern=p, effect=Effect.ALLOW) for p in ("echo *", "cat *")]
-    outcome = await invoke_tool(BASH, make_ctx(gate=gate_for(workdir, asker, rules)), command=command)
+    outcome = await invoke_tool(BASH, make_scope(gate=gate_for(workdir, asker, rules)), command=command)
     assert asker.requests == [] and outcome.output is not None
     assert not (workdir / MARKER).exists()
 
 
-async def test_bare_star_still_allows_anything(workdir: Path, make_ctx) -> None:
+async def test_bare_star_still_allows_anything(workdir: Path, make_scope) -> None:
     asker = RecordingAsker(REJECT)
     rules = [PermissionRule(action="bash", pattern="*", effect=Effect.ALLOW)]
-    outcome = await invoke_tool(BASH, make_ctx(gate=gate_for(workdir, asker, rules)), command="echo $(touch m)")
+    outcome = await invoke_tool(BASH, make_scope(gate=gate_for(workdir, asker, rules)), command="echo $(touch m)")
     assert asker.requests == [] and outcome.output is not None and (workdir / MARKER).exists()
 
 
-async def test_deny_rules_still_see_inside_lines_that_are_not_plain(workdir: Path, make_ctx) -> None:
+async def test_deny_rules_still_see_inside_lines_that_are_not_plain(workdir: Path, make_scope) -> None:
     rules = [
         PermissionRule(action="bash", pattern="*", effect=Effect.ALLOW),
         PermissionRule(action="bash", pattern="touch *", effect=Effect.DENY),
     ]
     outcome = await invoke_tool(
-        BASH, make_ctx(gate=gate_for(workdir, RecordingAsker(REJECT), rules)), command="echo ${x:-$(touch m)}"
+        BASH, make_scope(gate=gate_for(workdir, RecordingAsker(REJECT), rules)), command="echo ${x:-$(touch m)}"
     )
     assert outcome.error is not None and outcome.error.type == "permission.denied"
     assert not (workdir / MARKER).exists()
 
 
 async def test_a_command_found_in_the_project_through_path_is_asked(
-    workdir: Path, make_ctx, monkeypatch: pytest.MonkeyPatch
+    workdir: Path, make_scope, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _project_with_tricks(workdir)
     monkeypatch.setenv("PATH", f"{workdir}{os.pathsep}{os.environ['PATH']}")
     asker = RecordingAsker(REJECT)
     rules = [PermissionRule(action="bash", pattern="ls *", effect=Effect.ALLOW)]
-    outcome = await invoke_tool(BASH, make_ctx(gate=gate_for(workdir, asker, rules)), command="ls -la")
+    outcome = await invoke_tool(BASH, make_scope(gate=gate_for(workdir, asker, rules)), command="ls -la")
     assert [r.resources for r in asker.requests] == [["ls -la"]]
     assert "inside the project" in asker.requests[0].detail["not_plain"]
     assert outcome.error is not None and not (workdir / MARKER).exists()
     monkeypatch.setenv("PATH", f".{os.pathsep}{os.environ['PATH']}")
-    await invoke_tool(BASH, make_ctx(gate=gate_for(workdir, asker, rules)), command="ls -la")
+    await invoke_tool(BASH, make_scope(gate=gate_for(workdir, asker, rules)), command="ls -la")
     assert "relative PATH entry" in asker.requests[-1].detail["not_plain"]
 
 

@@ -7,10 +7,10 @@ import pytest
 from pydantic import BaseModel, Field
 
 from agent_tui.tools.builtin import default_registry
-from agent_tui.tools.context import ToolContext
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.read import READ
 from agent_tui.tools.registry import ToolRegistry
+from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.tool import Tool, ToolResult
 from agent_tui.vocab.kinds import Effect
 from agent_tui.vocab.permission_rule import PermissionRule
@@ -22,7 +22,7 @@ class EchoInput(BaseModel):
     times: int = 1
 
 
-async def _echo(ctx: ToolContext, params: EchoInput) -> ToolResult:
+async def _echo(scope: ToolScope, params: EchoInput) -> ToolResult:
     if params.text == "boom":
         raise RuntimeError("exploded")
     if params.text == "typed":
@@ -46,43 +46,43 @@ def registry(workdir: Path) -> ToolRegistry:
     return reg
 
 
-async def test_invoke_decodes_input_and_returns_output(registry: ToolRegistry, ctx: ToolContext) -> None:
-    outcome = await registry.invoke("echo", {"text": "ab", "times": 2}, ctx)
+async def test_invoke_decodes_input_and_returns_output(registry: ToolRegistry, scope: ToolScope) -> None:
+    outcome = await registry.invoke("echo", {"text": "ab", "times": 2}, scope)
     assert outcome.ok and outcome.output is not None
     assert outcome.output.text == "abab"
     assert outcome.result_meta == {"n": 2}
 
 
-async def test_bad_input_names_the_field(registry: ToolRegistry, ctx: ToolContext) -> None:
-    outcome = await registry.invoke("echo", {"text": "a", "times": "many"}, ctx)
+async def test_bad_input_names_the_field(registry: ToolRegistry, scope: ToolScope) -> None:
+    outcome = await registry.invoke("echo", {"text": "a", "times": "many"}, scope)
     assert outcome.error is not None
     assert outcome.error.type == "tool.input"
     assert "times" in outcome.error.message and "'many'" in outcome.error.message
-    missing = await registry.invoke("echo", {}, ctx)
+    missing = await registry.invoke("echo", {}, scope)
     assert missing.error is not None and "text: Field required" in missing.error.message
-    not_object = await registry.invoke("echo", ["x"], ctx)
+    not_object = await registry.invoke("echo", ["x"], scope)
     assert not_object.error is not None and "expected a JSON object" in not_object.error.message
 
 
-async def test_unknown_tool(registry: ToolRegistry, ctx: ToolContext) -> None:
-    outcome = await registry.invoke("nope", {}, ctx)
+async def test_unknown_tool(registry: ToolRegistry, scope: ToolScope) -> None:
+    outcome = await registry.invoke("nope", {}, scope)
     assert outcome.error is not None
     assert outcome.error.type == "tool.unknown"
     assert "Available tools: echo" in outcome.error.message
 
 
-async def test_exceptions_become_typed_errors(registry: ToolRegistry, ctx: ToolContext) -> None:
-    crashed = await registry.invoke("echo", {"text": "boom"}, ctx)
+async def test_exceptions_become_typed_errors(registry: ToolRegistry, scope: ToolScope) -> None:
+    crashed = await registry.invoke("echo", {"text": "boom"}, scope)
     assert crashed.error is not None and crashed.error.type == "tool.execution"
     assert "RuntimeError: exploded" in crashed.error.message
-    typed = await registry.invoke("echo", {"text": "typed"}, ctx)
+    typed = await registry.invoke("echo", {"text": "typed"}, scope)
     assert typed.error is not None and (typed.error.type, typed.error.message) == ("tool.custom", "a clear reason")
-    invalid = await registry.invoke("echo", {"text": "bad"}, ctx)
+    invalid = await registry.invoke("echo", {"text": "bad"}, scope)
     assert invalid.error is not None and "invalid output" in invalid.error.message
 
 
-async def test_cancellation_propagates(registry: ToolRegistry, ctx: ToolContext) -> None:
-    task = asyncio.create_task(registry.invoke("echo", {"text": "sleep"}, ctx))
+async def test_cancellation_propagates(registry: ToolRegistry, scope: ToolScope) -> None:
+    task = asyncio.create_task(registry.invoke("echo", {"text": "sleep"}, scope))
     await asyncio.sleep(0.01)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -119,7 +119,7 @@ def test_register_twice_and_unregister(workdir: Path) -> None:
     assert reg.names() == []
 
 
-async def test_default_registry_has_the_builtins(workdir: Path, ctx: ToolContext) -> None:
+async def test_default_registry_has_the_builtins(workdir: Path, scope: ToolScope) -> None:
     reg = default_registry(workdir)
     (workdir / "x.txt").write_text("hello\n")
     assert [d["name"] for d in reg.definitions()] == ["read", "bash", "apply_patch"]
@@ -132,8 +132,8 @@ async def test_default_registry_has_the_builtins(workdir: Path, ctx: ToolContext
         "description": "1-based line (or entry) to start from.",
     }
     assert read_params["required"] == ["path"] and read_params["additionalProperties"] is False
-    explicit_null = await reg.invoke("read", {"path": "x.txt", "offset": None}, ctx)
+    explicit_null = await reg.invoke("read", {"path": "x.txt", "offset": None}, scope)
     assert explicit_null.output is not None
     (workdir / "x.txt").write_text("hello\n")
-    outcome = await reg.invoke("read", {"path": "x.txt"}, ctx)
+    outcome = await reg.invoke("read", {"path": "x.txt"}, scope)
     assert outcome.output is not None and "hello" in outcome.output.text

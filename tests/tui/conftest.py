@@ -9,10 +9,9 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 from agent_tui.tui.app import AgentApp, StartMode
+from agent_tui.tui.services import TuiServices
 from agent_tui.tui.timings import Timings
-from agent_tui.tui.context import TuiContext
 from agent_tui.vocab.clock import ManualClock
-
 from tests.fakes.sessions import FakeSessions
 
 LOCATION = "/tmp/project"
@@ -31,7 +30,7 @@ async def steady_screen(pilot: Pilot, focused: type[Widget]) -> None:
 
 
 @pytest.fixture
-def fake() -> FakeSessions:
+def fake_sessions() -> FakeSessions:
     return FakeSessions()
 
 
@@ -41,11 +40,13 @@ def clock() -> ManualClock:
 
 
 @pytest.fixture
-def make_app(fake: FakeSessions, clock: ManualClock):
+def make_app(fake_sessions: FakeSessions, clock: ManualClock):
     def make(
-        start: StartMode = StartMode(), theme: str = "agent-dark", theme_dirs: list[Path] | None = None, **ctx_args
+        start: StartMode = StartMode(), theme: str = "agent-dark", theme_dirs: list[Path] | None = None, **services_args
     ) -> AgentApp:
-        ctx = TuiContext(sessions=fake, location=LOCATION, model="openai/fake", clock=clock, timings=FAST, **ctx_args)
-        return AgentApp(ctx, start=start, theme=theme, theme_dirs_=theme_dirs, watch_themes=theme_dirs is not None)
+        services = TuiServices(
+            sessions=fake_sessions, location=LOCATION, model="openai/fake", clock=clock, timings=FAST, **services_args
+        )
+        return AgentApp(services, start=start, theme=theme, theme_dirs_=theme_dirs, watch_themes=theme_dirs is not None)
 
     return make

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Callable
+from typing import Any
 
 import pytest
 from textual.widgets import Markdown
@@ -20,10 +21,10 @@ from agent_tui.tui.widgets.transcript import TranscriptView
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import CompactionReason, InterruptReason
 from agent_tui.vocab.tool_output import ToolOutput
+from tests.fakes.logs import LogBuilder
+from tests.fakes.sessions import FakeSessions
 
 from .conftest import LOCATION
-from tests.fakes.sessions import FakeSessions
-from tests.fakes.logs import LogBuilder
 
 SID = "ses_a"
 
@@ -38,20 +39,20 @@ async def until(pilot, condition: Callable[[], object], timeout: float = 5.0) ->
     assert condition(), "condition not reached"
 
 
-def stored(fake: FakeSessions, turns: int = 1) -> LogBuilder:
+def stored(fake_sessions: FakeSessions, turns: int = 1) -> LogBuilder:
     log = LogBuilder(session_id=SID).created(location=LOCATION)
     for n in range(turns):
         log.turn(f"question {n}", f"answer {n}")
-    fake.add_log(log)
+    fake_sessions.add_log(log)
     return log
 
 
 @asynccontextmanager
-async def opened(fake: FakeSessions, make_app, running: bool = False) -> AsyncIterator[tuple[AgentApp, Any]]:
+async def opened(fake_sessions: FakeSessions, make_app, running: bool = False) -> AsyncIterator[tuple[AgentApp, Any]]:
     """A one-exchange stored session, open on screen (and running, if asked)."""
-    stored(fake)
+    stored(fake_sessions)
     if running:
-        fake.running.add(SID)
+        fake_sessions.running.add(SID)
     app = make_app(StartMode(session_id=SID))
     async with app.run_test() as pilot:
         await until(pilot, lambda: len(blocks(app)) == 2)
@@ -66,8 +67,8 @@ def status(app: AgentApp) -> str:
     return app.query_one(StatusBar).line().plain
 
 
-async def test_resume_by_id_shows_the_stored_transcript(fake, make_app) -> None:
-    stored(fake, turns=2)
+async def test_resume_by_id_shows_the_stored_transcript(fake_sessions, make_app) -> None:
+    stored(fake_sessions, turns=2)
     app = make_app(StartMode(session_id=SID))
     async with app.run_test() as pilot:
         await until(pilot, lambda: len(blocks(app)) == 4)
@@ -78,65 +79,69 @@ async def test_resume_by_id_shows_the_stored_transcript(fake, make_app) -> None:
         assert "idle" in status(app) and "question 0" in status(app)
 
 
-async def test_a_new_session_is_created_on_the_first_prompt_not_at_launch(fake, make_app) -> None:
+async def test_a_new_session_is_created_on_the_first_prompt_not_at_launch(fake_sessions, make_app) -> None:
     app = make_app()
     async with app.run_test() as pilot:
         await pilot.pause()
-        assert fake.logs == {}
+        assert fake_sessions.logs == {}
         await pilot.press(*"hi there")
         await pilot.press("enter")
-        await until(pilot, lambda: any(c[0] == "prompt" for c in fake.calls))
-        assert fake.calls[0] == ("create", "ses_new1", LOCATION, "openai/fake")
-        assert fake.calls[1] == ("prompt", "ses_new1", "hi there", "steer")
+        await until(pilot, lambda: any(c[0] == "prompt" for c in fake_sessions.calls))
+        assert fake_sessions.calls[0] == ("create", "ses_new1", LOCATION, "openai/fake")
+        assert fake_sessions.calls[1] == ("prompt", "ses_new1", "hi there", "steer")
         assert app.query_one(PromptInput).text == ""
         # The runner promotes it: it moves from the pending strip into the transcript.
         await until(pilot, lambda: app.query_one(PendingInputStrip).display)
-        fake.publish("ses_new1", ev.PromptPromoted(input_id="msg_in2"))
+        fake_sessions.publish("ses_new1", ev.PromptPromoted(input_id="msg_in2"))
         await until(pilot, lambda: [type(w) for w in blocks(app)] == [UserMessage])
         assert not app.query_one(PendingInputStrip).display
 
 
-async def test_streaming_text_appears_incrementally_then_settles(fake, make_app) -> None:
-    async with opened(fake, make_app, running=True) as (app, pilot):
-        fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
-        fake.publish(SID, ev.TextStarted(assistant_message_id="m2", ordinal=0))
+async def test_streaming_text_appears_incrementally_then_settles(fake_sessions, make_app) -> None:
+    async with opened(fake_sessions, make_app, running=True) as (app, pilot):
+        fake_sessions.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
+        fake_sessions.publish(SID, ev.TextStarted(assistant_message_id="m2", ordinal=0))
         await until(pilot, lambda: len(blocks(app)) == 3)
         widget = blocks(app)[-1]
         seen = []
         for chunk in ["Hello", " wor", "ld"]:
-            fake.delta(ev.TextDelta(session_id=SID, assistant_message_id="m2", ordinal=0, delta=chunk))
+            fake_sessions.delta(ev.TextDelta(session_id=SID, assistant_message_id="m2", ordinal=0, delta=chunk))
             await until(pilot, lambda: widget._written.endswith(chunk))
             seen.append(widget._written)
         assert seen == ["Hello", "Hello wor", "Hello world"]
         assert widget._stream is not None and "running" in status(app)
-        fake.publish(SID, ev.TextEnded(assistant_message_id="m2", ordinal=0, text="Hello world!"))
+        fake_sessions.publish(SID, ev.TextEnded(assistant_message_id="m2", ordinal=0, text="Hello world!"))
         await until(pilot, lambda: widget._stream is None)
         await until(pilot, lambda: widget.query_one(Markdown).source == "Hello world!")
 
 
-async def test_tool_block_runs_with_live_output_then_settles(fake, make_app) -> None:
-    async with opened(fake, make_app, running=True) as (app, pilot):
-        fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
-        fake.publish(
+async def test_tool_block_runs_with_live_output_then_settles(fake_sessions, make_app) -> None:
+    async with opened(fake_sessions, make_app, running=True) as (app, pilot):
+        fake_sessions.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
+        fake_sessions.publish(
             SID, ev.ToolCalled(assistant_message_id="m2", call_id="c1", name="bash", input={"command": "make"})
         )
         await until(pilot, lambda: app.query(ToolCallView))
         tool = app.query_one(ToolCallView)
         await until(pilot, lambda: tool.has_class("-running"))
-        fake.delta(ev.ToolOutputDelta(session_id=SID, assistant_message_id="m2", call_id="c1", delta="building…\n"))
+        fake_sessions.delta(
+            ev.ToolOutputDelta(session_id=SID, assistant_message_id="m2", call_id="c1", delta="building…\n")
+        )
         await until(pilot, lambda: "building" in str(tool.query_one(".tool-live").render()))
-        fake.publish(SID, ev.ToolSucceeded(assistant_message_id="m2", call_id="c1", output=ToolOutput(text="done")))
+        fake_sessions.publish(
+            SID, ev.ToolSucceeded(assistant_message_id="m2", call_id="c1", output=ToolOutput(text="done"))
+        )
         await until(pilot, lambda: tool.has_class("-ok"))
         assert not tool.query_one(".tool-live").display
         assert str(tool.query_one(".tool-header").render()).startswith("✓ bash  make")
 
 
-async def test_enter_steers_and_tab_queues_while_running(fake, make_app) -> None:
-    async with opened(fake, make_app, running=True) as (app, pilot):
+async def test_enter_steers_and_tab_queues_while_running(fake_sessions, make_app) -> None:
+    async with opened(fake_sessions, make_app, running=True) as (app, pilot):
         await pilot.press(*"now", "enter")
         await pilot.press(*"later", "tab")
-        await until(pilot, lambda: len([c for c in fake.calls if c[0] == "prompt"]) == 2)
-        assert [c for c in fake.calls if c[0] == "prompt"] == [
+        await until(pilot, lambda: len([c for c in fake_sessions.calls if c[0] == "prompt"]) == 2)
+        assert [c for c in fake_sessions.calls if c[0] == "prompt"] == [
             ("prompt", SID, "now", "steer"),
             ("prompt", SID, "later", "queue"),
         ]
@@ -145,8 +150,8 @@ async def test_enter_steers_and_tab_queues_while_running(fake, make_app) -> None
         assert "steer" in str(strip.render()) and "queued" in str(strip.render())
 
 
-async def test_the_pending_strip_offers_alt_up_only_when_something_is_queued(fake, make_app) -> None:
-    async with opened(fake, make_app, running=True) as (app, pilot):
+async def test_the_pending_strip_offers_alt_up_only_when_something_is_queued(fake_sessions, make_app) -> None:
+    async with opened(fake_sessions, make_app, running=True) as (app, pilot):
         strip = app.query_one(PendingInputStrip)
         await pilot.press(*"now", "enter")
         await until(pilot, lambda: len(strip.items) == 1)
@@ -157,30 +162,30 @@ async def test_the_pending_strip_offers_alt_up_only_when_something_is_queued(fak
         assert "alt+↑ last queued" in str(strip.render()).splitlines()[-1]
 
 
-async def test_tab_sends_when_idle(fake, make_app) -> None:
-    async with opened(fake, make_app) as (app, pilot):
+async def test_tab_sends_when_idle(fake_sessions, make_app) -> None:
+    async with opened(fake_sessions, make_app) as (app, pilot):
         await pilot.press(*"go", "tab")
-        await until(pilot, lambda: ("prompt", SID, "go", "steer") in fake.calls)
+        await until(pilot, lambda: ("prompt", SID, "go", "steer") in fake_sessions.calls)
 
 
-async def test_esc_interrupts_and_pending_input_stays(fake, make_app) -> None:
-    log = stored(fake)
+async def test_esc_interrupts_and_pending_input_stays(fake_sessions, make_app) -> None:
+    log = stored(fake_sessions)
     log.prompt("queued one", delivery="queue", promote=False)
-    fake.running.add(SID)
+    fake_sessions.running.add(SID)
     app = make_app(StartMode(session_id=SID))
     async with app.run_test() as pilot:
         await until(pilot, lambda: len(app.query_one(PendingInputStrip).items) == 1)
         await pilot.press("escape")
-        await until(pilot, lambda: ("interrupt", SID, "user") in fake.calls)
+        await until(pilot, lambda: ("interrupt", SID, "user") in fake_sessions.calls)
         await until(pilot, lambda: "idle" in status(app))
         assert [p.text for p in app.query_one(PendingInputStrip).items] == ["queued one"]
 
 
-async def test_alt_up_then_enter_edits_the_last_queued_input(fake, make_app) -> None:
-    log = stored(fake)
+async def test_alt_up_then_enter_edits_the_last_queued_input(fake_sessions, make_app) -> None:
+    log = stored(fake_sessions)
     log.prompt("first", delivery="queue", promote=False)
     log.prompt("second", delivery="queue", promote=False)
-    fake.running.add(SID)
+    fake_sessions.running.add(SID)
     app = make_app(StartMode(session_id=SID))
     async with app.run_test() as pilot:
         strip = app.query_one(PendingInputStrip)
@@ -189,21 +194,21 @@ async def test_alt_up_then_enter_edits_the_last_queued_input(fake, make_app) -> 
         assert strip.current.text == "second" and strip.has_focus
         await pilot.press("enter")
         await until(pilot, lambda: app.query_one(PromptInput).text == "second")
-        assert fake.calls[-1] == ("withdraw", SID, "msg_user3")
+        assert fake_sessions.calls[-1] == ("withdraw", SID, "msg_user3")
         await until(pilot, lambda: [p.text for p in strip.items] == ["first"])
         await pilot.press("end", *" again", "tab")
-        await until(pilot, lambda: ("prompt", SID, "second again", "queue") in fake.calls)
+        await until(pilot, lambda: ("prompt", SID, "second again", "queue") in fake_sessions.calls)
 
 
-async def test_up_and_down_recall_sent_prompts(fake, make_app) -> None:
+async def test_up_and_down_recall_sent_prompts(fake_sessions, make_app) -> None:
     app = make_app()
     async with app.run_test() as pilot:
         prompt = app.query_one(PromptInput)
         for text in ("one", "two"):
             await pilot.press(*text, "enter")
-        await until(pilot, lambda: app.view.session_id and len(fake._inbox(app.view.session_id)) == 2)
-        for row in fake._inbox(app.view.session_id):  # the runner's part: they are taken, none is pending
-            fake.publish(app.view.session_id, ev.PromptPromoted(input_id=row.id))
+        await until(pilot, lambda: app.view.session_id and len(fake_sessions._inbox(app.view.session_id)) == 2)
+        for row in fake_sessions._inbox(app.view.session_id):  # the runner's part: they are taken, none is pending
+            fake_sessions.publish(app.view.session_id, ev.PromptPromoted(input_id=row.id))
         await until(pilot, lambda: not app.query_one(PendingInputStrip).items)
         await pilot.press(*"draft")
         await pilot.press("up")
@@ -214,16 +219,16 @@ async def test_up_and_down_recall_sent_prompts(fake, make_app) -> None:
         assert prompt.text == "draft"
 
 
-async def test_shift_enter_and_ctrl_j_insert_newlines(fake, make_app) -> None:
+async def test_shift_enter_and_ctrl_j_insert_newlines(fake_sessions, make_app) -> None:
     app = make_app()
     async with app.run_test() as pilot:
         await pilot.press("a", "shift+enter", "b", "ctrl+j", "c")
         assert app.query_one(PromptInput).text == "a\nb\nc"
-        assert fake.calls == []
+        assert fake_sessions.calls == []
 
 
-async def test_ctrl_c_clears_then_quits_within_the_window(fake, make_app, clock) -> None:
-    async with opened(fake, make_app, running=True) as (app, pilot):
+async def test_ctrl_c_clears_then_quits_within_the_window(fake_sessions, make_app, clock) -> None:
+    async with opened(fake_sessions, make_app, running=True) as (app, pilot):
         await pilot.press(*"draft", "ctrl+c")
         assert app.query_one(PromptInput).text == "" and app.is_running
         clock.advance(2.5)  # outside the window: only clears again
@@ -232,37 +237,39 @@ async def test_ctrl_c_clears_then_quits_within_the_window(fake, make_app, clock)
         clock.advance(1.0)
         await pilot.press("ctrl+c")
         await until(pilot, lambda: not app.is_running)
-    assert ("interrupt", SID, "shutdown") in fake.calls
+    assert ("interrupt", SID, "shutdown") in fake_sessions.calls
 
 
-async def test_continue_opens_the_latest_session_here(fake, make_app) -> None:
-    stored(fake)
+async def test_continue_opens_the_latest_session_here(fake_sessions, make_app) -> None:
+    stored(fake_sessions)
     other = LogBuilder(session_id="ses_elsewhere").created(location="/elsewhere")
     other.now_ms += 10_000_000
     other.turn("far away", "yes")
-    fake.add_log(other)
+    fake_sessions.add_log(other)
     app = make_app(StartMode(continue_latest=True))
     async with app.run_test() as pilot:
         await until(pilot, lambda: app.view.session_id == SID and len(blocks(app)) == 2)
 
 
-async def test_retry_countdown_follows_the_clock(fake, make_app, clock) -> None:
-    async with opened(fake, make_app, running=True) as (app, pilot):
-        fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
+async def test_retry_countdown_follows_the_clock(fake_sessions, make_app, clock) -> None:
+    async with opened(fake_sessions, make_app, running=True) as (app, pilot):
+        fake_sessions.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
         error = ErrorInfo(type="provider.rate-limit", message="429")
-        fake.publish(SID, ev.RetryScheduled(assistant_message_id="m2", attempt=1, at_ms=clock.now + 4000, error=error))
+        fake_sessions.publish(
+            SID, ev.RetryScheduled(assistant_message_id="m2", attempt=1, at_ms=clock.now + 4000, error=error)
+        )
         await until(pilot, lambda: app.query(RetryNotice))
         notice = app.query_one(RetryNotice)
         assert "attempt 1 in 4s" in str(notice.render())
         assert "retrying in 4s" in status(app)
         clock.advance(3)
         assert "attempt 1 in 1s" in str(notice.render()) and "retrying in 1s" in status(app)
-        fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x", attempt=2))
+        fake_sessions.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x", attempt=2))
         await until(pilot, lambda: not app.query(RetryNotice))
 
 
-async def test_step_error_shows_kind_and_message(fake, make_app) -> None:
-    log = stored(fake)
+async def test_step_error_shows_kind_and_message(fake_sessions, make_app) -> None:
+    log = stored(fake_sessions)
     amid = log.step("m9")
     log.add(ev.StepFailed(assistant_message_id=amid, error=ErrorInfo(type="provider.auth", message="bad key")))
     app = make_app(StartMode(session_id=SID))
@@ -271,21 +278,26 @@ async def test_step_error_shows_kind_and_message(fake, make_app) -> None:
         assert str(app.query_one(StepError).render()) == "✗ auth: bad key"
 
 
-async def test_compaction_divider_lifecycle(fake, make_app) -> None:
-    async with opened(fake, make_app) as (app, pilot):
+async def test_compaction_divider_lifecycle(fake_sessions, make_app) -> None:
+    async with opened(fake_sessions, make_app) as (app, pilot):
         await pilot.press(*"/compact", "enter")
         await until(pilot, lambda: app.query(CompactionDivider))
         divider = app.query_one(CompactionDivider)
         title = lambda: str(divider.query_one(".divider-title").render())  # noqa: E731
         await until(pilot, lambda: "compaction queued" in title())
-        fake.running.add(SID)
-        input_id = next(c for c in fake.calls if c[0] == "compact") and fake.logs[SID].events[-1].event.input_id
-        fake.publish(SID, ev.CompactionStarted(message_id="mc", reason=CompactionReason.MANUAL, input_id=input_id))
+        fake_sessions.running.add(SID)
+        input_id = (
+            next(c for c in fake_sessions.calls if c[0] == "compact")
+            and fake_sessions.logs[SID].events[-1].event.input_id
+        )
+        fake_sessions.publish(
+            SID, ev.CompactionStarted(message_id="mc", reason=CompactionReason.MANUAL, input_id=input_id)
+        )
         await until(pilot, lambda: "compacting context" in title())
         assert "compacting" in status(app)
-        fake.delta(ev.CompactionDelta(session_id=SID, message_id="mc", delta="## Objective\nship it"))
+        fake_sessions.delta(ev.CompactionDelta(session_id=SID, message_id="mc", delta="## Objective\nship it"))
         await until(pilot, lambda: "ship it" in str(divider.query_one(".divider-live").render()))
-        fake.publish(
+        fake_sessions.publish(
             SID,
             ev.CompactionEnded(
                 message_id="mc",
@@ -299,7 +311,7 @@ async def test_compaction_divider_lifecycle(fake, make_app) -> None:
         assert not divider.query_one(".divider-live").display
 
 
-async def test_theme_command_switches_live_and_rejects_unknown(fake, make_app) -> None:
+async def test_theme_command_switches_live_and_rejects_unknown(fake_sessions, make_app) -> None:
     app = make_app()
     async with app.run_test() as pilot:
         assert app.theme == "agent-dark"
@@ -312,33 +324,33 @@ async def test_theme_command_switches_live_and_rejects_unknown(fake, make_app) -
         assert any("no theme 'nope'" in str(n.message) for n in app._notifications)
 
 
-async def test_unknown_command_is_one_line_and_keeps_the_text(fake, make_app) -> None:
+async def test_unknown_command_is_one_line_and_keeps_the_text(fake_sessions, make_app) -> None:
     app = make_app()
     async with app.run_test() as pilot:
         await pilot.press(*"/frobnicate", "enter")
         await pilot.pause()
         assert app.query_one(PromptInput).text == "/frobnicate"
         assert any("unknown command /frobnicate" in str(n.message) for n in app._notifications)
-        assert fake.calls == []
+        assert fake_sessions.calls == []
 
 
-async def test_model_command_selects_for_the_session(fake, make_app) -> None:
-    stored(fake)
+async def test_model_command_selects_for_the_session(fake_sessions, make_app) -> None:
+    stored(fake_sessions)
     learned: list[str] = []
     windows = {"openai/other": 1000}
     app = make_app(StartMode(session_id=SID), learn_model=learned.append, context_window=windows.get)
     async with app.run_test() as pilot:
         await until(pilot, lambda: len(blocks(app)) == 2)
         await pilot.press(*"/model openai/other", "enter")
-        await until(pilot, lambda: ("select_model", SID, "openai/other") in fake.calls)
+        await until(pilot, lambda: ("select_model", SID, "openai/other") in fake_sessions.calls)
         await until(pilot, lambda: "openai/other" in status(app))
         await until(pilot, lambda: learned == ["openai/other"])
         assert "88% context left" in status(app)  # the last step used 120 of its 1 000 tokens
-        assert ("wake", SID) not in fake.calls  # nothing was waiting
+        assert ("wake", SID) not in fake_sessions.calls  # nothing was waiting
 
 
-async def test_choosing_a_model_sends_input_left_pending_by_a_failed_start(fake, make_app) -> None:
-    log = stored(fake)
+async def test_choosing_a_model_sends_input_left_pending_by_a_failed_start(fake_sessions, make_app) -> None:
+    log = stored(fake_sessions)
     log.add(ev.ExecutionStarted())
     log.prompt("hi", promote=False)
     log.add(ev.ExecutionFailed(error=ErrorInfo(type="credentials", message="No model selected")))
@@ -346,11 +358,13 @@ async def test_choosing_a_model_sends_input_left_pending_by_a_failed_start(fake,
     async with app.run_test() as pilot:
         await until(pilot, lambda: len(app.query_one(PendingInputStrip).items) == 1)
         await pilot.press(*"/model openai/other", "enter")
-        await until(pilot, lambda: ("wake", SID) in fake.calls)
-        assert fake.calls.index(("select_model", SID, "openai/other")) < fake.calls.index(("wake", SID))
+        await until(pilot, lambda: ("wake", SID) in fake_sessions.calls)
+        assert fake_sessions.calls.index(("select_model", SID, "openai/other")) < fake_sessions.calls.index(
+            ("wake", SID)
+        )
 
 
-async def test_setup_hint_is_shown_in_one_line(fake, make_app) -> None:
+async def test_setup_hint_is_shown_in_one_line(fake_sessions, make_app) -> None:
     app = make_app(setup_hint="no model configured: set AGENT_TUI_MODEL or pass --model")
     async with app.run_test() as pilot:
         await pilot.pause()
@@ -358,25 +372,27 @@ async def test_setup_hint_is_shown_in_one_line(fake, make_app) -> None:
         assert lines[1].strip() == "no model configured: set AGENT_TUI_MODEL or pass --model"
 
 
-async def test_a_very_long_answer_streams_into_a_chain_of_markdown_widgets(fake, make_app, monkeypatch) -> None:
+async def test_a_very_long_answer_streams_into_a_chain_of_markdown_widgets(
+    fake_sessions, make_app, monkeypatch
+) -> None:
     monkeypatch.setattr(AssistantText, "PART_CHARS", 200)
-    stored(fake)
-    fake.running.add(SID)
+    stored(fake_sessions)
+    fake_sessions.running.add(SID)
     app = make_app(StartMode(session_id=SID))
     paragraphs = [f"Paragraph {n} " + "words " * 12 for n in range(12)]
     paragraphs[5] = "```python\n" + "x = 1\n\n" * 40 + "```"  # a fence is never cut in half
     text = "\n\n".join(paragraphs)
     async with app.run_test() as pilot:
         await until(pilot, lambda: len(blocks(app)) == 2)
-        fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
-        fake.publish(SID, ev.TextStarted(assistant_message_id="m2", ordinal=0))
+        fake_sessions.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
+        fake_sessions.publish(SID, ev.TextStarted(assistant_message_id="m2", ordinal=0))
         await until(pilot, lambda: len(blocks(app)) == 3)
         widget = blocks(app)[-1]
         for start in range(0, len(text), 37):
             chunk = text[start : start + 37]
-            fake.delta(ev.TextDelta(session_id=SID, assistant_message_id="m2", ordinal=0, delta=chunk))
+            fake_sessions.delta(ev.TextDelta(session_id=SID, assistant_message_id="m2", ordinal=0, delta=chunk))
             await until(pilot, lambda: widget._written == text[: start + len(chunk)])
-        fake.publish(SID, ev.TextEnded(assistant_message_id="m2", ordinal=0, text=text))
+        fake_sessions.publish(SID, ev.TextEnded(assistant_message_id="m2", ordinal=0, text=text))
         await until(pilot, lambda: widget._stream is None)
         from agent_tui.tui.widgets.markdown_parts import FrozenMarkdown
 
@@ -386,9 +402,9 @@ async def test_a_very_long_answer_streams_into_a_chain_of_markdown_widgets(fake,
         assert all(part.source.count("```") % 2 == 0 for part in frozen)
 
 
-async def test_scrolled_up_view_stays_put_and_hints_new_output(fake, make_app) -> None:
-    stored(fake, turns=12)
-    fake.running.add(SID)
+async def test_scrolled_up_view_stays_put_and_hints_new_output(fake_sessions, make_app) -> None:
+    stored(fake_sessions, turns=12)
+    fake_sessions.running.add(SID)
     app = make_app(StartMode(session_id=SID))
     async with app.run_test(size=(80, 20)) as pilot:
         view = app.query_one(TranscriptView)
@@ -400,16 +416,18 @@ async def test_scrolled_up_view_stays_put_and_hints_new_output(fake, make_app) -
         view.release_anchor()
         await pilot.pause()
         where = view.scroll_y
-        fake.publish(SID, ev.StepStarted(assistant_message_id="m9", agent="build", model="x"))
-        fake.publish(SID, ev.TextStarted(assistant_message_id="m9", ordinal=0))
-        fake.publish(SID, ev.TextEnded(assistant_message_id="m9", ordinal=0, text="fresh output\n\n" * 5))
+        fake_sessions.publish(SID, ev.StepStarted(assistant_message_id="m9", agent="build", model="x"))
+        fake_sessions.publish(SID, ev.TextStarted(assistant_message_id="m9", ordinal=0))
+        fake_sessions.publish(SID, ev.TextEnded(assistant_message_id="m9", ordinal=0, text="fresh output\n\n" * 5))
         await until(pilot, lambda: hint.display)
         assert view.scroll_y == where  # not yanked to the bottom
         await pilot.press("ctrl+end")
         await until(pilot, lambda: not hint.display and view.scroll_y == view.max_scroll_y)
 
 
-async def test_a_long_session_paints_its_newest_blocks_then_fills_in_above(fake, make_app, monkeypatch) -> None:
+async def test_a_long_session_paints_its_newest_blocks_then_fills_in_above(
+    fake_sessions, make_app, monkeypatch
+) -> None:
     from agent_tui.tui.widgets import transcript as transcript_module
 
     first_frame: list[int] = []
@@ -420,7 +438,7 @@ async def test_a_long_session_paints_its_newest_blocks_then_fills_in_above(fake,
         first_frame.append(len(self.children))
 
     monkeypatch.setattr(TranscriptView, "show", recording_show)
-    stored(fake, turns=30)
+    stored(fake_sessions, turns=30)
     app = make_app(StartMode(session_id=SID))
     async with app.run_test(size=(80, 20)) as pilot:
         view = app.query_one(TranscriptView)
@@ -437,25 +455,25 @@ async def test_a_long_session_paints_its_newest_blocks_then_fills_in_above(fake,
         assert shown == app.view.transcript.blocks[-len(shown) :]  # in order, up to the newest
 
 
-async def test_interrupting_shows_until_the_session_stops(fake, make_app) -> None:
-    stored(fake)
-    fake.running.add(SID)
+async def test_interrupting_shows_until_the_session_stops(fake_sessions, make_app) -> None:
+    stored(fake_sessions)
+    fake_sessions.running.add(SID)
 
     async def slow_interrupt(session_id: str, reason: str = "user") -> None:
-        fake.calls.append(("interrupt", session_id, reason))  # the runner takes its time to stop
+        fake_sessions.calls.append(("interrupt", session_id, reason))  # the runner takes its time to stop
 
-    fake.interrupt = slow_interrupt  # type: ignore[method-assign]
+    fake_sessions.interrupt = slow_interrupt  # type: ignore[method-assign]
     app = make_app(StartMode(session_id=SID))
     async with app.run_test() as pilot:
         await until(pilot, lambda: len(blocks(app)) == 2)
         await pilot.press("escape")
         await until(pilot, lambda: "interrupting…" in status(app))
-        fake.running.discard(SID)
-        fake.publish(SID, ev.ExecutionInterrupted(reason=InterruptReason.USER))
+        fake_sessions.running.discard(SID)
+        fake_sessions.publish(SID, ev.ExecutionInterrupted(reason=InterruptReason.USER))
         await until(pilot, lambda: "idle" in status(app))
 
 
-async def test_help_lists_every_key_and_command(fake, make_app) -> None:
+async def test_help_lists_every_key_and_command(fake_sessions, make_app) -> None:
     from agent_tui.tui.command_registry import SLASH_COMMANDS
     from agent_tui.tui.screens.help import HelpScreen
     from agent_tui.tui.widgets.permission import PermissionPanel
@@ -516,7 +534,7 @@ def _highlighted_option(app) -> str:  # noqa: ANN001 - AgentApp
     return str(listed.get_option_at_index(listed.highlighted).prompt)
 
 
-async def test_palette_offers_the_same_commands(fake, make_app) -> None:
+async def test_palette_offers_the_same_commands(fake_sessions, make_app) -> None:
     from textual.command import CommandPalette
 
     app = make_app()
@@ -532,7 +550,7 @@ async def test_palette_offers_the_same_commands(fake, make_app) -> None:
             assert wanted in titles
 
 
-async def test_a_theme_file_saved_while_running_reloads(fake, make_app, tmp_path) -> None:
+async def test_a_theme_file_saved_while_running_reloads(fake_sessions, make_app, tmp_path) -> None:
     from agent_tui.tui.themes import BUNDLED_THEMES_DIR
 
     user = tmp_path / "themes"
@@ -553,8 +571,8 @@ async def test_a_theme_file_saved_while_running_reloads(fake, make_app, tmp_path
         assert app.theme == "agent-dark"
 
 
-async def test_page_keys_scroll_the_transcript_from_the_prompt(fake, make_app) -> None:
-    stored(fake, turns=12)
+async def test_page_keys_scroll_the_transcript_from_the_prompt(fake_sessions, make_app) -> None:
+    stored(fake_sessions, turns=12)
     app = make_app(StartMode(session_id=SID))
     async with app.run_test(size=(80, 20)) as pilot:
         view = app.query_one(TranscriptView)
@@ -567,7 +585,7 @@ async def test_page_keys_scroll_the_transcript_from_the_prompt(fake, make_app) -
         await until(pilot, lambda: view.scroll_y == view.max_scroll_y)
 
 
-async def test_an_unknown_configured_theme_falls_back_and_says_so(fake, make_app) -> None:
+async def test_an_unknown_configured_theme_falls_back_and_says_so(fake_sessions, make_app) -> None:
     app = make_app(theme="no-such-theme")
     async with app.run_test() as pilot:
         await pilot.pause()
@@ -575,32 +593,32 @@ async def test_an_unknown_configured_theme_falls_back_and_says_so(fake, make_app
         assert any("no theme 'no-such-theme'" in str(n.message) for n in app._notifications)
 
 
-async def test_typing_works_before_the_core_opens_and_a_prompt_waits_for_the_runner(fake, clock) -> None:
+async def test_typing_works_before_the_core_opens_and_a_prompt_waits_for_the_runner(fake_sessions, clock) -> None:
     import asyncio
 
-    from agent_tui.tui.context import TuiContext
+    from agent_tui.tui.services import TuiServices
 
     from .conftest import FAST
 
     store_open = asyncio.Event()
-    ctx = TuiContext(sessions=None, location=LOCATION, model="openai/fake", clock=clock, timings=FAST)
+    services = TuiServices(sessions=None, location=LOCATION, model="openai/fake", clock=clock, timings=FAST)
 
     async def connect() -> None:
         await store_open.wait()
-        ctx.connect_to(fake, runnable=False)  # the runner attaches later
+        services.connect_to(fake_sessions, runnable=False)  # the runner attaches later
 
-    app = AgentApp(ctx, connect=connect, watch_themes=False)
+    app = AgentApp(services, connect=connect, watch_themes=False)
     async with app.run_test() as pilot:
         await pilot.press(*"early bird", "enter")  # the store is not even open yet
-        assert app.query_one(PromptInput).text == "" and fake.calls == []
+        assert app.query_one(PromptInput).text == "" and fake_sessions.calls == []
         store_open.set()
-        await until(pilot, lambda: ctx.connected.is_set())
+        await until(pilot, lambda: services.connected.is_set())
         await pilot.pause()
-        assert fake.calls == []  # the facade reads, but no runner yet: the prompt waits
+        assert fake_sessions.calls == []  # the facade reads, but no runner yet: the prompt waits
         await pilot.press(*"second", "enter")  # typed before the first one left: one session, in order
-        ctx.runnable.set()
-        await until(pilot, lambda: len([c for c in fake.calls if c[0] == "prompt"]) == 2)
-        assert [c for c in fake.calls if c[0] in ("create", "prompt")] == [
+        services.runnable.set()
+        await until(pilot, lambda: len([c for c in fake_sessions.calls if c[0] == "prompt"]) == 2)
+        assert [c for c in fake_sessions.calls if c[0] in ("create", "prompt")] == [
             ("create", "ses_new1", LOCATION, "openai/fake"),
             ("prompt", "ses_new1", "early bird", "steer"),
             ("prompt", "ses_new1", "second", "steer"),
@@ -608,50 +626,52 @@ async def test_typing_works_before_the_core_opens_and_a_prompt_waits_for_the_run
 
 
 @pytest.mark.parametrize("start", [StartMode(continue_latest=True), StartMode(session_id=SID)])
-async def test_a_prompt_sent_before_the_start_session_opens_goes_to_it(fake, clock, start: StartMode) -> None:
+async def test_a_prompt_sent_before_the_start_session_opens_goes_to_it(fake_sessions, clock, start: StartMode) -> None:
     """``agent-tui -c`` (or ``-r ID``) with Enter pressed before that session is on screen: the
     prompt goes to it once it opens. The switch to it cancelled the waiting send, which lost the
     text or left an empty new session behind."""
     import asyncio
 
-    from agent_tui.tui.context import TuiContext
+    from agent_tui.tui.services import TuiServices
 
     from .conftest import FAST
 
-    stored(fake, turns=1)
+    stored(fake_sessions, turns=1)
     store_open = asyncio.Event()
-    ctx = TuiContext(sessions=None, location=LOCATION, model="openai/fake", clock=clock, timings=FAST)
+    services = TuiServices(sessions=None, location=LOCATION, model="openai/fake", clock=clock, timings=FAST)
 
     async def connect() -> None:
         await store_open.wait()
-        ctx.connect_to(fake)  # with the runner at once, as in a warm launch
+        services.connect_to(fake_sessions)  # with the runner at once, as in a warm launch
 
-    app = AgentApp(ctx, start=start, connect=connect, watch_themes=False)
+    app = AgentApp(services, start=start, connect=connect, watch_themes=False)
     async with app.run_test() as pilot:
         await pilot.press(*"early bird", "enter")
         store_open.set()
-        await until(pilot, lambda: any(c[0] == "prompt" for c in fake.calls) and app.view.session_id == SID)
+        await until(pilot, lambda: any(c[0] == "prompt" for c in fake_sessions.calls) and app.view.session_id == SID)
         await pilot.pause()
-        assert [c for c in fake.calls if c[0] in ("create", "prompt")] == [("prompt", SID, "early bird", "steer")]
+        assert [c for c in fake_sessions.calls if c[0] in ("create", "prompt")] == [
+            ("prompt", SID, "early bird", "steer")
+        ]
         await until(pilot, lambda: [p.text for p in app.view.transcript.pending_inputs] == ["early bird"])
 
 
 def app_whose_core_fails(clock, error: Exception) -> AgentApp:  # noqa: ANN001
     """An app whose core start-up raises ``error`` once the first frame is up."""
-    from agent_tui.tui.context import TuiContext
+    from agent_tui.tui.services import TuiServices
 
     from .conftest import FAST
 
-    ctx = TuiContext(sessions=None, location=LOCATION, model="openai/fake", clock=clock, timings=FAST)
+    services = TuiServices(sessions=None, location=LOCATION, model="openai/fake", clock=clock, timings=FAST)
 
     async def connect() -> None:
         raise error
 
-    return AgentApp(ctx, connect=connect, watch_themes=False)
+    return AgentApp(services, connect=connect, watch_themes=False)
 
 
-async def test_a_startup_failure_after_the_first_frame_exits_with_its_reason(fake, clock) -> None:
-    from agent_tui.tui.context import StartupFailed
+async def test_a_startup_failure_after_the_first_frame_exits_with_its_reason(fake_sessions, clock) -> None:
+    from agent_tui.tui.services import StartupFailed
 
     app = app_whose_core_fails(
         clock, StartupFailed("/home/u/config.toml: retry.max_retries: Input should be greater than or equal to 0")
@@ -659,14 +679,14 @@ async def test_a_startup_failure_after_the_first_frame_exits_with_its_reason(fak
     async with app.run_test() as pilot:
         await until(pilot, lambda: not app.is_running)
     assert app.startup_error is not None and app.startup_error.startswith("/home/u/config.toml: retry.max_retries")
-    assert app.return_code == 1 and fake.calls == []
+    assert app.return_code == 1 and fake_sessions.calls == []
 
 
-async def test_sigterm_interrupts_running_sessions_and_exits(fake, make_app) -> None:
+async def test_sigterm_interrupts_running_sessions_and_exits(fake_sessions, make_app) -> None:
     import signal
 
-    stored(fake, turns=1)
-    fake.running.add(SID)
+    stored(fake_sessions, turns=1)
+    fake_sessions.running.add(SID)
     app = make_app(StartMode(session_id=SID))
     async with app.run_test() as pilot:
         await until(pilot, lambda: app.view.synced)
@@ -674,10 +694,10 @@ async def test_sigterm_interrupts_running_sessions_and_exits(fake, make_app) -> 
         app.stop_for_signal(signal.SIGHUP)  # a second signal changes nothing
         await until(pilot, lambda: not app.is_running)
     assert app.stopped_by == signal.SIGTERM
-    assert [c for c in fake.calls if c[0] == "interrupt"] == [("interrupt", SID, "shutdown")]
+    assert [c for c in fake_sessions.calls if c[0] == "interrupt"] == [("interrupt", SID, "shutdown")]
 
 
-async def test_a_terminal_that_went_away_stops_the_app_as_a_hangup(fake, make_app) -> None:
+async def test_a_terminal_that_went_away_stops_the_app_as_a_hangup(fake_sessions, make_app) -> None:
     import signal
 
     app = make_app()
@@ -687,7 +707,7 @@ async def test_a_terminal_that_went_away_stops_the_app_as_a_hangup(fake, make_ap
     assert app.stopped_by == signal.SIGHUP
 
 
-async def test_a_store_that_will_not_open_keeps_typed_input_and_says_why(fake, clock) -> None:
+async def test_a_store_that_will_not_open_keeps_typed_input_and_says_why(fake_sessions, clock) -> None:
     from textual.widgets import OptionList
 
     from agent_tui.tui.screens.picker import SessionPicker
@@ -695,9 +715,9 @@ async def test_a_store_that_will_not_open_keeps_typed_input_and_says_why(fake, c
     app = app_whose_core_fails(
         clock, RuntimeError("database /x/agent-tui.db is corrupt or not an agent-tui database (file is not a database)")
     )
-    ctx = app.ctx
+    services = app.services
     async with app.run_test() as pilot:
-        await until(pilot, lambda: ctx.core_error is not None)
+        await until(pilot, lambda: services.core_error is not None)
         await pilot.press(*"hello", "enter")
         prompt = app.query_one(PromptInput)
         await until(pilot, lambda: prompt.text == "hello")  # given back, not swallowed by a wait
@@ -715,7 +735,7 @@ async def test_a_store_that_will_not_open_keeps_typed_input_and_says_why(fake, c
         assert app.is_running and app.view.session_id is None
 
 
-async def test_ctrl_c_copies_a_selection_and_keeps_the_text(fake, make_app) -> None:
+async def test_ctrl_c_copies_a_selection_and_keeps_the_text(fake_sessions, make_app) -> None:
     from textual.widgets.text_area import Selection
 
     app = make_app()
@@ -729,32 +749,35 @@ async def test_ctrl_c_copies_a_selection_and_keeps_the_text(fake, make_app) -> N
         assert any(str(n.message) == "copied" for n in app._notifications)
 
 
-async def test_picker_pages_through_more_sessions_than_one_query(fake, make_app) -> None:
+async def test_picker_pages_through_more_sessions_than_one_query(fake_sessions, make_app) -> None:
     from agent_tui.tui.screens.picker import PAGE, SessionPicker
 
     for n in range(PAGE + 12):
         log = LogBuilder(session_id=f"ses_{n:03d}").created(location=LOCATION)
         log.now_ms += n * 1000
         log.turn(f"task {n}", "ok")
-        fake.add_log(log)
+        fake_sessions.add_log(log)
     app = make_app(StartMode(picker=True))
     async with app.run_test() as pilot:
         await until(pilot, lambda: isinstance(app.screen, SessionPicker) and len(app.screen.rows) == PAGE)
         picker = app.screen
-        assert [c for c in fake.calls if c[0] == "list"][-1][3:] == (PAGE + 1, 0)  # one page (+1 to know if more)
+        assert [c for c in fake_sessions.calls if c[0] == "list"][-1][3:] == (
+            PAGE + 1,
+            0,
+        )  # one page (+1 to know if more)
         await pilot.press("pagedown", "pagedown", "pagedown", "pagedown", "pagedown")
         await until(pilot, lambda: len(picker.rows) == PAGE + 12)
-        assert [c for c in fake.calls if c[0] == "list"][-1][3:] == (PAGE + 1, PAGE)
+        assert [c for c in fake_sessions.calls if c[0] == "list"][-1][3:] == (PAGE + 1, PAGE)
         assert picker.rows[0].id == f"ses_{PAGE + 11:03d}"  # newest first
         await pilot.press("enter")
         await until(pilot, lambda: app.view.session_id is not None)
 
 
-async def test_a_patch_appears_as_a_diff_while_it_is_written(fake, make_app) -> None:
-    async with opened(fake, make_app, running=True) as (app, pilot):
-        fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
-        fake.delta(ev.ToolInputStarted(session_id=SID, assistant_message_id="m2", index=0, name="apply_patch"))
-        fake.delta(
+async def test_a_patch_appears_as_a_diff_while_it_is_written(fake_sessions, make_app) -> None:
+    async with opened(fake_sessions, make_app, running=True) as (app, pilot):
+        fake_sessions.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
+        fake_sessions.delta(ev.ToolInputStarted(session_id=SID, assistant_message_id="m2", index=0, name="apply_patch"))
+        fake_sessions.delta(
             ev.ToolInputDelta(
                 session_id=SID,
                 assistant_message_id="m2",
@@ -771,19 +794,19 @@ async def test_a_patch_appears_as_a_diff_while_it_is_written(fake, make_app) -> 
         assert "apply_patch  a.py" in str(tool.query_one(".tool-header").render())
 
 
-async def test_keys_and_streamed_output_postpone_the_quiet_full_collection(fake, make_app, clock) -> None:
-    async with opened(fake, make_app, running=True) as (app, pilot):
-        quiet = app.ctx.quiet_gc
+async def test_keys_and_streamed_output_postpone_the_quiet_full_collection(fake_sessions, make_app, clock) -> None:
+    async with opened(fake_sessions, make_app, running=True) as (app, pilot):
+        quiet = app.services.quiet_gc
         clock.advance(5)
         assert quiet.last_busy_ms < clock.now_ms()
         await pilot.press("a")
         assert quiet.last_busy_ms == clock.now_ms()
         clock.advance(5)
-        fake.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
+        fake_sessions.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
         await until(pilot, lambda: quiet.last_busy_ms == clock.now_ms())
 
 
-async def test_ctrl_o_unfolds_every_detail_in_view_then_folds_them(fake, make_app) -> None:
+async def test_ctrl_o_unfolds_every_detail_in_view_then_folds_them(fake_sessions, make_app) -> None:
     from textual.widgets import Collapsible
 
     log = LogBuilder(session_id=SID).created(location=LOCATION)
@@ -794,7 +817,7 @@ async def test_ctrl_o_unfolds_every_detail_in_view_then_folds_them(fake, make_ap
     log.tool(amid, "c1", "bash", {"command": "make"}, output="built\n")
     log.end_step(amid)
     log.add(ev.ExecutionSucceeded())
-    fake.add_log(log)
+    fake_sessions.add_log(log)
     app = make_app(StartMode(session_id=SID))
     async with app.run_test() as pilot:
         await until(pilot, lambda: len(app.query(Collapsible)) == 2)
@@ -807,14 +830,14 @@ async def test_ctrl_o_unfolds_every_detail_in_view_then_folds_them(fake, make_ap
         assert all(fold.collapsed for fold in folds)
 
 
-async def test_overlapping_repaints_never_paint_a_block_before_it_is_mounted(fake, make_app) -> None:
+async def test_overlapping_repaints_never_paint_a_block_before_it_is_mounted(fake_sessions, make_app) -> None:
     """Textual runs timer callbacks in the timer's own task, so two flushes can overlap: the second
     must not paint the widget the first is still mounting (it crashed the app: no ``_spinner``)."""
     import asyncio
 
-    async with opened(fake, make_app, running=True) as (app, pilot):
+    async with opened(fake_sessions, make_app, running=True) as (app, pilot):
         view = app.query_one(TranscriptView)
-        log = fake.logs[SID]  # add() without publish(): the app's feed does not see these
+        log = fake_sessions.logs[SID]  # add() without publish(): the app's feed does not see these
         for event in (
             ev.StepStarted(assistant_message_id="m2", agent="build", model="x"),
             ev.ToolCalled(assistant_message_id="m2", call_id="c1", name="bash", input={"command": "make"}),
@@ -825,12 +848,12 @@ async def test_overlapping_repaints_never_paint_a_block_before_it_is_mounted(fak
         await until(pilot, lambda: tool.has_class("-running"))
 
 
-async def test_up_from_the_prompt_walks_the_numbered_strip_to_withdraw_steer_and_back(fake, make_app) -> None:
-    log = stored(fake)
+async def test_up_from_the_prompt_walks_the_numbered_strip_to_withdraw_steer_and_back(fake_sessions, make_app) -> None:
+    log = stored(fake_sessions)
     log.prompt("first", delivery="queue", promote=False)
     log.prompt("second", delivery="queue", promote=False)
     log.prompt("third", delivery="queue", promote=False)
-    fake.running.add(SID)
+    fake_sessions.running.add(SID)
     app = make_app(StartMode(session_id=SID))
     async with app.run_test() as pilot:
         strip = app.query_one(PendingInputStrip)
@@ -844,42 +867,42 @@ async def test_up_from_the_prompt_walks_the_numbered_strip_to_withdraw_steer_and
         assert strip.has_focus and strip.current.text == "third"
         await pilot.press("up", "delete")
         await until(pilot, lambda: [p.text for p in strip.items] == ["first", "third"])
-        assert ("withdraw", SID, "msg_user3") in fake.calls
+        assert ("withdraw", SID, "msg_user3") in fake_sessions.calls
         await pilot.press("up", "s")
         await until(
             pilot, lambda: [(p.text, p.delivery.value) for p in strip.items] == [("third", "queue"), ("first", "steer")]
         )
-        assert fake.calls[-1][:4] == ("prompt", SID, "first", "steer")
+        assert fake_sessions.calls[-1][:4] == ("prompt", SID, "first", "steer")
         await pilot.press("escape")
         assert app.query_one(PromptInput).has_focus and strip.cursor is None
-        assert ("interrupt", SID, "user") not in fake.calls  # Esc in the strip only left it
+        assert ("interrupt", SID, "user") not in fake_sessions.calls  # Esc in the strip only left it
 
 
-async def test_ctrl_up_and_down_reorder_queued_items_durably(fake, make_app) -> None:
-    log = stored(fake)
+async def test_ctrl_up_and_down_reorder_queued_items_durably(fake_sessions, make_app) -> None:
+    log = stored(fake_sessions)
     for text in ("first", "second", "third"):
         log.prompt(text, delivery="queue", promote=False)
-    fake.running.add(SID)
+    fake_sessions.running.add(SID)
     app = make_app(StartMode(session_id=SID))
     async with app.run_test() as pilot:
         strip = app.query_one(PendingInputStrip)
         await until(pilot, lambda: len(strip.items) == 3)
         await pilot.press("alt+up", "ctrl+up")
         await until(pilot, lambda: [p.text for p in strip.items] == ["first", "third", "second"])
-        assert fake.calls[-1] == ("reorder_queue", SID, ["msg_user2", "msg_user4", "msg_user3"])
+        assert fake_sessions.calls[-1] == ("reorder_queue", SID, ["msg_user2", "msg_user4", "msg_user3"])
         assert strip.current.text == "third"  # the cursor moves with it
         await pilot.press("ctrl+up", "ctrl+up")  # the second press: already first, nothing to do
         await until(pilot, lambda: [p.text for p in strip.items] == ["third", "first", "second"])
         await pilot.press("ctrl+down")
         await until(pilot, lambda: [p.text for p in strip.items] == ["first", "third", "second"])
-        assert [c[0] for c in fake.calls].count("reorder_queue") == 3
+        assert [c[0] for c in fake_sessions.calls].count("reorder_queue") == 3
 
 
-async def test_alt_p_pauses_and_resumes_the_queue_and_the_status_bar_says_so(fake, make_app) -> None:
-    async with opened(fake, make_app) as (app, pilot):
+async def test_alt_p_pauses_and_resumes_the_queue_and_the_status_bar_says_so(fake_sessions, make_app) -> None:
+    async with opened(fake_sessions, make_app) as (app, pilot):
         await pilot.press("alt+p")
         await until(pilot, lambda: "queue paused" in status(app))
-        assert fake.calls[-1] == ("pause_queue", SID, True)
+        assert fake_sessions.calls[-1] == ("pause_queue", SID, True)
         await pilot.press("alt+p")
         await until(pilot, lambda: "queue paused" not in status(app))
-        assert fake.calls[-1] == ("pause_queue", SID, False)
+        assert fake_sessions.calls[-1] == ("pause_queue", SID, False)

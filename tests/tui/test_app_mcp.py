@@ -8,12 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.api import Settings, load_settings
-from agent_tui.core.api import Runtime
+from agent_tui.core.api import Runtime, Settings, load_settings
 from agent_tui.testing.fake_provider import FakeProvider, ScriptToolCall, Turn
 from agent_tui.tui.app import AgentApp, StartMode
-from agent_tui.tui.context import TuiContext
 from agent_tui.tui.screens.mcp import McpScreen
+from agent_tui.tui.services import TuiServices
 from agent_tui.tui.transcript_blocks import ToolState
 from agent_tui.tui.widgets.tool_block import ToolCallView
 
@@ -54,10 +53,10 @@ async def runtime(provider: FakeProvider, workdir: Path, tmp_path: Path) -> Asyn
 
 @pytest.fixture
 def app(runtime: Runtime, workdir: Path, clock) -> AgentApp:
-    ctx = TuiContext(
+    services = TuiServices(
         sessions=runtime.sessions, location=str(workdir), model=MODEL, clock=clock, timings=FAST, mcp=runtime
     )
-    return AgentApp(ctx, start=StartMode(), watch_themes=False)
+    return AgentApp(services, start=StartMode(), watch_themes=False)
 
 
 def _status(app: AgentApp) -> str:
@@ -100,10 +99,10 @@ async def test_a_server_that_fails_to_start_shows_one_notice_with_its_stderr(
         "mcp": {"servers": {"tracker": {"command": [sys.executable, str(broken)]}}},
     }
     async with await Runtime.open(lambda location: load_settings(location, cli=cli)) as runtime:
-        ctx = TuiContext(
+        services = TuiServices(
             sessions=runtime.sessions, location=str(workdir), model=MODEL, clock=clock, timings=FAST, mcp=runtime
         )
-        app = AgentApp(ctx, start=StartMode(), watch_themes=False)
+        app = AgentApp(services, start=StartMode(), watch_themes=False)
         async with app.run_test() as pilot:
             await until(pilot, lambda: any("tracker" in n.message for n in app._notifications), timeout=60)
             (notice,) = [n for n in app._notifications if "tracker" in n.message]
@@ -122,7 +121,7 @@ async def test_notices_wait_while_the_permission_panel_is_open_and_show_when_it_
         Turn(tool_calls=[ScriptToolCall(id="call_1", name="mcp__notes__echo", arguments={"text": "hold"})]),
         Turn(text="Echoed."),
     )
-    dead = McpStatus("tracker", str(app.ctx.location), "stdio", McpState.FAILED, (), "did not start within 1 s", 1)
+    dead = McpStatus("tracker", str(app.services.location), "stdio", McpState.FAILED, (), "did not start within 1 s", 1)
     async with app.run_test(notifications=True) as pilot:
         app.notify("on screen before the ask", timeout=60)
         await until(pilot, lambda: len(app.screen.query(Toast)) == 1)

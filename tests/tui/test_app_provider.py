@@ -9,13 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from agent_tui.core.api import Runtime, Settings, load_settings
 from agent_tui.core.api import events as ev
-from agent_tui.core.api import Settings, load_settings
-from agent_tui.core.api import Runtime
 from agent_tui.testing.fake_provider import FakeProvider, ScriptToolCall, Turn
 from agent_tui.tui.app import AgentApp, StartMode
+from agent_tui.tui.services import TuiServices
 from agent_tui.tui.transcript_blocks import ToolState
-from agent_tui.tui.context import TuiContext
 from agent_tui.tui.widgets.block_widgets import AssistantText, CompactionDivider, UserMessage
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.permission import PermissionPanel
@@ -46,8 +45,8 @@ async def runtime(provider: FakeProvider, workdir: Path) -> AsyncIterator[Runtim
 
 @pytest.fixture
 def app(runtime: Runtime, workdir: Path, clock) -> AgentApp:
-    ctx = TuiContext(sessions=runtime.sessions, location=str(workdir), model=MODEL, clock=clock, timings=FAST)
-    return AgentApp(ctx, start=StartMode(), watch_themes=False)
+    services = TuiServices(sessions=runtime.sessions, location=str(workdir), model=MODEL, clock=clock, timings=FAST)
+    return AgentApp(services, start=StartMode(), watch_themes=False)
 
 
 def texts(app: AgentApp) -> list[str]:
@@ -159,7 +158,7 @@ async def test_esc_interrupts_and_keeps_pending_input(provider, app) -> None:
         await until(pilot, lambda: "idle" in app.view.query_one("#status").line().plain)
         assert [p.text for p in strip.items] == ["later"]
         sid = app.view.session_id
-        log = [e.event async for e in app.ctx.sessions.log(sid) if isinstance(e, ev.StoredEvent)]
+        log = [e.event async for e in app.services.sessions.log(sid) if isinstance(e, ev.StoredEvent)]
         assert any(isinstance(e, ev.ExecutionInterrupted) and e.reason == "user" for e in log)
 
 

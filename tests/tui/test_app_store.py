@@ -7,24 +7,21 @@ live deltas on its bus; a tiny executor says which sessions are active.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from agent_tui.core.api import Sessions, open_sessions
 from agent_tui.core.api import events as ev
 from agent_tui.core.log import ids
-from agent_tui.core.api import Sessions, open_sessions
 from agent_tui.tui.app import AgentApp, StartMode
-from agent_tui.tui.context import TuiContext
+from agent_tui.tui.block_keys import BlockKey
 from agent_tui.tui.screens.picker import SessionPicker
+from agent_tui.tui.services import TuiServices
 from agent_tui.tui.widgets.block_widgets import AssistantText, UserMessage
 from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.transcript import TranscriptView
-from agent_tui.vocab.kinds import InterruptReason
 from agent_tui.vocab.usage import Usage
-from agent_tui.tui.block_keys import BlockKey
-
 from tests.fakes.executors import RecordingExecutor
 
 from .conftest import FAST
@@ -41,8 +38,8 @@ async def real(workdir: Path):
 
 
 def app_for(sessions: Sessions, workdir: Path, clock, start: StartMode = StartMode()) -> AgentApp:
-    ctx = TuiContext(sessions=sessions, location=str(workdir), model="openai/fake", clock=clock, timings=FAST)
-    return AgentApp(ctx, start=start, watch_themes=False)
+    services = TuiServices(sessions=sessions, location=str(workdir), model="openai/fake", clock=clock, timings=FAST)
+    return AgentApp(services, start=start, watch_themes=False)
 
 
 async def running_session_app(real, workdir: Path, clock) -> tuple[Sessions, str, AgentApp]:  # noqa: ANN001
@@ -100,7 +97,7 @@ def picker_rows(picker: SessionPicker) -> dict[str, str]:
     """Session id -> the row as shown (marker, title, time, count)."""
     from textual.widgets import OptionList
 
-    return {r.id: str(o.prompt) for r, o in zip(picker.rows, picker.query_one(OptionList).options)}
+    return {r.id: str(o.prompt) for r, o in zip(picker.rows, picker.query_one(OptionList).options, strict=False)}
 
 
 async def test_first_prompt_creates_the_session_in_the_store(real, workdir, clock) -> None:

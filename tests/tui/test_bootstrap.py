@@ -39,8 +39,8 @@ async def test_first_frame_path_does_without_pydantic(workdir) -> None:
 
 
 async def test_early_peek_hands_its_rows_to_the_first_call_then_reads_again(workdir, monkeypatch) -> None:
-    from agent_tui.tui import bootstrap
     from agent_tui.core.api import open_sessions
+    from agent_tui.tui import bootstrap
 
     sessions = await open_sessions()
     first = await sessions.create(location=str(workdir))
@@ -78,10 +78,10 @@ def test_the_tui_warms_litellm_as_far_as_the_headless_path(workdir) -> None:
     code = (
         "import sys\nfrom pathlib import Path\n"
         "from agent_tui.tui.bootstrap import CoreOpener, Launch, ModelFacts\n"
-        "from agent_tui.core.api import read_layers\nfrom agent_tui.tui.context import TuiContext\n"
+        "from agent_tui.core.api import read_layers\nfrom agent_tui.tui.services import TuiServices\n"
         f"where = Path({str(workdir)!r})\n"
-        "ctx = TuiContext(sessions=None, location=str(where), model='openai/fake')\n"
-        "opener = CoreOpener(Launch(model='openai/fake'), read_layers(where), ctx, ModelFacts())\n"
+        "services = TuiServices(sessions=None, location=str(where), model='openai/fake')\n"
+        "opener = CoreOpener(Launch(model='openai/fake'), read_layers(where), services, ModelFacts())\n"
         "opener._warm()\n"
         "print(sorted(m for m in ('tiktoken_ext.openai_public', 'litellm.llms.anthropic.chat.handler') if m in sys.modules))"
     )

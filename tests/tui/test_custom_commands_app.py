@@ -24,7 +24,7 @@ async def test_a_prompt_file_is_a_command_that_sends_its_expanded_body(app, prov
     (workdir / "a.py").write_text("x = 1 / 0\n")
     provider.add(Turn(text="Found one."), Turn(text="Again."))
     async with app.run_test() as pilot:
-        await until(pilot, lambda: "review" in app.ctx.custom_commands)
+        await until(pilot, lambda: "review" in app.services.custom_commands)
         await pilot.press(*"/rev")
         completion = app.query_one(CompletionList)
         await until(
@@ -38,7 +38,9 @@ async def test_a_prompt_file_is_a_command_that_sends_its_expanded_body(app, prov
         assert "x = 1 / 0" in content[1]["text"]
 
         (commands / "review.md").write_text("Look again at $ARGUMENTS.\n")  # re-read on change
-        await until(pilot, lambda: app.ctx.custom_commands["review"].body == "Look again at $ARGUMENTS.", timeout=10)
+        await until(
+            pilot, lambda: app.services.custom_commands["review"].body == "Look again at $ARGUMENTS.", timeout=10
+        )
         await pilot.press(*"/review it", "enter")
         await until(pilot, lambda: len(provider.accepted) == 2, timeout=30)
         assert "Look again at it." in str(provider.accepted[1].body["messages"][-1])
@@ -47,7 +49,7 @@ async def test_a_prompt_file_is_a_command_that_sends_its_expanded_body(app, prov
         await until(
             pilot, lambda: any(str(commands / "broken.md") in n and "line 2" in n for n in notices(app)), timeout=10
         )
-        assert "review" in app.ctx.custom_commands  # the others still work
+        assert "review" in app.services.custom_commands  # the others still work
 
         await pilot.press("f1")
         await until(pilot, lambda: isinstance(app.screen, HelpScreen))

@@ -9,14 +9,12 @@ from pathlib import Path
 import pytest
 from textual import events
 
-from agent_tui.core.api import load_settings
-from agent_tui.core.api import Runtime
+from agent_tui.core.api import Runtime, load_settings
 from agent_tui.testing.fake_provider import Turn
 from agent_tui.tui.app import AgentApp, StartMode
-from agent_tui.tui.context import TuiContext
+from agent_tui.tui.services import TuiServices
 from agent_tui.tui.widgets.block_widgets import UserMessage
 from agent_tui.tui.widgets.prompt import PromptInput
-
 from tests.core.inbox.test_attachments import PNG
 
 from .conftest import FAST
@@ -85,7 +83,7 @@ async def vision_runtime(provider):  # noqa: F811 - the fixture above
 
 @pytest.fixture
 def vision_app(vision_runtime, workdir: Path, clock, provider) -> AgentApp:  # noqa: F811 - the fixtures above
-    ctx = TuiContext(
+    services = TuiServices(
         sessions=vision_runtime.sessions,
         location=str(workdir),
         model=MODEL,
@@ -93,7 +91,7 @@ def vision_app(vision_runtime, workdir: Path, clock, provider) -> AgentApp:  # n
         timings=FAST,
         settings=load_settings(workdir, cli=_vision_settings(provider)),
     )
-    return AgentApp(ctx, start=StartMode(), watch_themes=False)
+    return AgentApp(services, start=StartMode(), watch_themes=False)
 
 
 async def test_a_pasted_image_path_attaches_the_image_and_the_transcript_shows_its_chip(

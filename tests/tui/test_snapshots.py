@@ -14,9 +14,9 @@ from agent_tui.tui.screens.picker import SessionPicker
 from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.vocab.kinds import CompactionReason
+from tests.fakes.logs import LogBuilder
 
 from .conftest import LOCATION, steady_screen
-from tests.fakes.logs import LogBuilder
 
 SIZE = (100, 36)
 PATCH = "*** Begin Patch\n*** Update File: src/app.py\n@@ def answer():\n-    return 41\n+    return 42\n*** End Patch"
@@ -46,8 +46,8 @@ def rich_session(session_id: str = "ses_main") -> LogBuilder:
     return log
 
 
-def test_main_screen(snap_compare, fake, make_app) -> None:
-    fake.add_log(rich_session())
+def test_main_screen(snap_compare, fake_sessions, make_app) -> None:
+    fake_sessions.add_log(rich_session())
     app = make_app(StartMode(session_id="ses_main"))
 
     async def ready(pilot) -> None:
@@ -63,13 +63,13 @@ def test_main_screen(snap_compare, fake, make_app) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)
 
 
-def test_picker(snap_compare, fake, make_app) -> None:
+def test_picker(snap_compare, fake_sessions, make_app) -> None:
     for n, title in enumerate(["refactor the parser", "fix flaky test", "write the user guide"]):
         log = LogBuilder(session_id=f"ses_{n}").created(location=LOCATION)
         log.now_ms -= (n + 1) * 3_600_000
         log.prompt(title)  # one message each, as the store counts a prompt the runner has not answered yet
-        fake.add_log(log)
-    fake.running.add("ses_1")
+        fake_sessions.add_log(log)
+    fake_sessions.running.add("ses_1")
     app = make_app(StartMode(picker=True))
 
     async def ready(pilot) -> None:
@@ -80,7 +80,7 @@ def test_picker(snap_compare, fake, make_app) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)
 
 
-def test_permission_panel(snap_compare, fake, make_app) -> None:
+def test_permission_panel(snap_compare, fake_sessions, make_app) -> None:
     log = LogBuilder(session_id="ses_ask").created(location=LOCATION)
     log.add(ev.ExecutionStarted())
     log.prompt("apply the fix")
@@ -92,8 +92,8 @@ def test_permission_panel(snap_compare, fake, make_app) -> None:
             request_id="perm_1", assistant_message_id="msg_s1", call_id="c1", action="edit", resources=["src/app.py"]
         )
     )
-    fake.add_log(log)
-    fake.running.add("ses_ask")
+    fake_sessions.add_log(log)
+    fake_sessions.running.add("ses_ask")
     app = make_app(StartMode(session_id="ses_ask"))
 
     async def ready(pilot) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from agent_tui.core.api import events as ev
+from agent_tui.tui.block_keys import BlockKey
 from agent_tui.tui.transcript_blocks import (
     CompactionBlock,
-    CompactionState,
     ErrorBlock,
     InstructionBlock,
     RetryBlock,
@@ -18,8 +18,6 @@ from agent_tui.tui.transcript_model import Transcript, fold
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import TOOL_INTERRUPTED, CompactionReason, Delivery, InterruptReason, PermissionReply
 from agent_tui.vocab.tool_output import ToolOutput
-from agent_tui.tui.block_keys import BlockKey
-
 from tests.fakes.logs import LogBuilder
 
 

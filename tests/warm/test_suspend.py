@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from agent_tui.testing.fake_provider import FakeProvider
-
 from tests.warmth import UNDER_LOAD_S
 
 from .helpers import PYTHON, Warm, alive, apoll, model_flags, state
@@ -190,7 +189,7 @@ async def test_a_stop_signal_to_a_warm_tui_stops_the_job_bg_keeps_it_stopped_and
             lambda: not alive(child) and not alive(launcher), "the child and the launcher to end", timeout=UNDER_LOAD_S
         )
     except AssertionError:
-        raise AssertionError((await shell.screen(), state(child), state(launcher)))
+        raise AssertionError((await shell.screen(), state(child), state(launcher))) from None
     await shell.type("echo EXIT=$?")
     await shell.shows("EXIT=0")
 

@@ -8,8 +8,8 @@ import errno
 import json
 import os
 import re
-import signal
 import select
+import signal
 import socket
 import stat
 import struct

@@ -23,9 +23,9 @@ from agent_tui.core.settings.config import Settings
 from agent_tui.llm import types as llm
 from agent_tui.tools.asks import Asker, PermissionDecision, PermissionRequest
 from agent_tui.tools.builtin import default_registry
-from agent_tui.tools.context import ToolContext
 from agent_tui.tools.permissions import PermissionGate
 from agent_tui.tools.registry import ToolRegistry
+from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.tool import ToolOutcome
 from agent_tui.vocab.kinds import TOOL_INTERRUPTED, PermissionReply
 from agent_tui.vocab.permission_rule import PermissionRule
@@ -127,7 +127,7 @@ class RegistryToolHost:
         self.gate.rules = permission_rules(settings, agent)
 
     async def execute(self, call: ToolInvocation, on_output: Callable[[str], None]) -> ToolOutcome:
-        ctx = ToolContext(
+        scope = ToolScope(
             location=self.location,
             project_root=self._project_root,
             gate=self.gate,
@@ -141,7 +141,7 @@ class RegistryToolHost:
         )
         if self.before_change is not None:
             await self.before_change(call, self.settings.snapshots.enabled)
-        return await self._registry.invoke(call.name, call.input, ctx)
+        return await self._registry.invoke(call.name, call.input, scope)
 
 
 def make_gate(

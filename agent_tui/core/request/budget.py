@@ -54,10 +54,10 @@ def _chars(message: llm.HistoryMessage) -> int:
     return len(message.model_dump_json()) - base64_chars + len(images) * IMAGE_TOKENS * CHARS_PER_TOKEN
 
 
-def _images(message: llm.HistoryMessage) -> list[llm.ImagePart]:
+def _images(message: llm.HistoryMessage) -> list[llm.RequestImage]:
     match message:
         case llm.UserTurn(parts=parts):
-            return [part for part in parts if isinstance(part, llm.ImagePart)]
+            return [part for part in parts if isinstance(part, llm.RequestImage)]
         case llm.AssistantTurn(parts=parts):
             return [
                 image for part in parts if isinstance(part, llm.ToolUse) and part.result for image in part.result.images

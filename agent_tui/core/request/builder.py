@@ -32,7 +32,7 @@ def history_messages(
                 if turn is not None:
                     out.append(turn)
             case "shell":
-                out.append(llm.UserTurn(parts=[llm.TextPart(text=shell_text(message.data))]))
+                out.append(llm.UserTurn(parts=[llm.RequestText(text=shell_text(message.data))]))
             case "system" | "synthetic":
                 text = message.data.get("text")
                 if text:
@@ -49,16 +49,16 @@ def _user_turn(data: dict[str, Any]) -> llm.UserTurn:
     for part in data.get("prompt", []):
         match part.get("type"):
             case "text":
-                parts.append(llm.TextPart(text=part.get("text", "")))
+                parts.append(llm.RequestText(text=part.get("text", "")))
             case "file":
                 parts.append(
-                    llm.FilePart(path=part["path"], mime=part.get("mime") or "text/plain", text=part.get("text"))
+                    llm.RequestFile(path=part["path"], mime=part.get("mime") or "text/plain", text=part.get("text"))
                 )
             case "image" if part.get("data"):
-                parts.append(llm.ImagePart(mime=part["mime"], data=part["data"], path=part.get("path")))
+                parts.append(llm.RequestImage(mime=part["mime"], data=part["data"], path=part.get("path")))
             case "image":
-                parts.append(llm.TextPart(text=f"[image: {part.get('path')}]"))
-    return llm.UserTurn(parts=parts or [llm.TextPart(text="")])
+                parts.append(llm.RequestText(text=f"[image: {part.get('path')}]"))
+    return llm.UserTurn(parts=parts or [llm.RequestText(text="")])
 
 
 def _assistant_turn(
@@ -103,10 +103,10 @@ def _tool_use(call: ToolCallRecord, call_id: str) -> llm.ToolUse:
     return llm.ToolUse(call_id=call_id, name=call.name, input=call.input, result=result)
 
 
-def _images(output: dict[str, Any]) -> list[llm.ImagePart]:
+def _images(output: dict[str, Any]) -> list[llm.RequestImage]:
     """The images a tool returned, as stored with its output (``path`` is '' for an MCP image)."""
     return [
-        llm.ImagePart(mime=image["mime"], data=image["data"], path=image.get("path") or None)
+        llm.RequestImage(mime=image["mime"], data=image["data"], path=image.get("path") or None)
         for image in output.get("images") or []
         if image.get("data") and image.get("mime")
     ]

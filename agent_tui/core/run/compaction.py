@@ -174,7 +174,7 @@ class Compactor:
         return llm.Request(
             model=model,
             system=[text.SUMMARY_SYSTEM],
-            messages=[llm.UserTurn(parts=[llm.TextPart(text=text.summary_material(source, max_chars))])],
+            messages=[llm.UserTurn(parts=[llm.RequestText(text=text.summary_material(source, max_chars))])],
             api_base=model_settings.api_base or settings.api_base,
             api_key=settings.api_key,
             max_tokens=model_settings.max_output_tokens,

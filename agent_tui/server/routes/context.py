@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from agent_tui.server.models import ContextEntries, ContextEntry
+from agent_tui.server.bodies import ContextEntries, ContextEntry
 from agent_tui.server.parse import json_value
 from agent_tui.server.state import sessions
 from agent_tui.server.table import ANY_JSON, RouteTable

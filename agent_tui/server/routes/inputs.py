@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from agent_tui.server.models import (
+from agent_tui.server.bodies import (
     CompactBody,
     Interrupted,
     PendingList,

@@ -20,8 +20,8 @@ from aiohttp import web
 
 from agent_tui.core.api import HISTORY_MAX, Sessions, Subscription, Synced
 from agent_tui.core.api import events as ev
+from agent_tui.server.bodies import SQLITE_INT_MAX, LogQuery
 from agent_tui.server.errors import bad_request
-from agent_tui.server.models import SQLITE_INT_MAX, LogQuery
 from agent_tui.server.parse import query
 from agent_tui.server.sse import EventStream
 from agent_tui.server.state import sessions, state

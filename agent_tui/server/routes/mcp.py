@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from agent_tui.server.models import McpServer, McpServerList
+from agent_tui.server.bodies import McpServer, McpServerList
 from agent_tui.server.respond import reply
 from agent_tui.server.state import state
 from agent_tui.server.table import RouteTable

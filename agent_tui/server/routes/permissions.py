@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from agent_tui.server.models import PermissionList, PermissionRecord, PermissionReplyBody
+from agent_tui.server.bodies import PermissionList, PermissionRecord, PermissionReplyBody
 from agent_tui.server.parse import body
 from agent_tui.server.respond import reply
 from agent_tui.server.state import sessions

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from agent_tui.server.models import EventList, HistoryQuery, MessageList, MessagesQuery
+from agent_tui.server.bodies import EventList, HistoryQuery, MessageList, MessagesQuery
 from agent_tui.server.parse import query
 from agent_tui.server.respond import events_page, reply
 from agent_tui.server.state import sessions

@@ -8,8 +8,7 @@ from pathlib import Path
 from aiohttp import web
 
 from agent_tui.core.api import UnknownSession
-from agent_tui.server.errors import bad_request
-from agent_tui.server.models import (
+from agent_tui.server.bodies import (
     ActiveSessions,
     AgentBody,
     CreateSession,
@@ -19,6 +18,7 @@ from agent_tui.server.models import (
     SessionList,
     SessionRecord,
 )
+from agent_tui.server.errors import bad_request
 from agent_tui.server.parse import body, query
 from agent_tui.server.respond import reply
 from agent_tui.server.state import sessions, state

@@ -8,8 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_tui.tools.apply_patch.applier import Plan, Step, apply, resolve, verify
 from agent_tui.tools.apply_patch.parser import PatchError, parse_patch
-from agent_tui.tools.context import ToolContext
 from agent_tui.tools.errors import ToolError
+from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.tool import Tool, ToolResult
 from agent_tui.vocab.tool_output import ToolOutput
 
@@ -62,19 +62,19 @@ def _what_changed(plan: Plan, applied: list[Step]) -> str:
     return done + rest
 
 
-def _prepare(ctx: ToolContext, patch: str) -> Plan:
+def _prepare(scope: ToolScope, patch: str) -> Plan:
     try:
         operations = parse_patch(patch)
     except PatchError as error:
         raise ToolError(f"Invalid patch: {error}") from None
-    return resolve(ctx.location, operations)
+    return resolve(scope.location, operations)
 
 
-async def run_apply_patch(ctx: ToolContext, params: ApplyPatchInput) -> ToolResult:
-    plan = await asyncio.to_thread(_prepare, ctx, params.patch)
+async def run_apply_patch(scope: ToolScope, params: ApplyPatchInput) -> ToolResult:
+    plan = await asyncio.to_thread(_prepare, scope, params.patch)
     for directory in plan.outside_directories():
-        await ctx.ask("external_directory", [directory], detail={"path": directory, "diff": params.patch})
-    await ctx.ask("edit", plan.edit_resources(), detail={"diff": params.patch})
+        await scope.ask("external_directory", [directory], detail={"path": directory, "diff": params.patch})
+    await scope.ask("edit", plan.edit_resources(), detail={"diff": params.patch})
     plan = await asyncio.to_thread(verify, plan)
     applied, failure = await asyncio.to_thread(apply, plan)
     files = [{"op": s.letter, "path": s.shown, "added": s.added, "removed": s.removed} for s in applied]

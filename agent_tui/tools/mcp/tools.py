@@ -7,11 +7,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agent_tui.tools.context import ToolContext
 from agent_tui.tools.mcp.connection import McpConnection
 from agent_tui.tools.mcp.listing import McpToolInfo
 from agent_tui.tools.mcp.lowering import lower_result
 from agent_tui.tools.output_keeper import OutputKeeper
+from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.tool import Tool, ToolResult
 from agent_tui.vocab.mcp_names import tool_name
 
@@ -37,19 +37,19 @@ def registrations(connection: McpConnection) -> list[Tool]:
 def _tool(connection: McpConnection, info: McpToolInfo) -> Tool:
     server = connection.name
 
-    async def run(ctx: ToolContext, params: McpArguments) -> ToolResult:
+    async def run(scope: ToolScope, params: McpArguments) -> ToolResult:
         arguments: dict[str, Any] = dict(params.model_extra or {})
         target = resource(server, info.name)
-        await ctx.ask(
+        await scope.ask(
             ACTION,
             [target],
             detail={"server": server, "tool": info.name, "arguments": arguments},
             save_patterns=[target],
         )
         result = await connection.call(info.name, arguments)
-        spill = ctx.spill_dir / f"mcp-{ctx.call_id or 'call'}-{uuid.uuid4().hex[:8]}.log"
+        spill = scope.spill_dir / f"mcp-{scope.call_id or 'call'}-{uuid.uuid4().hex[:8]}.log"
         return await lower_result(
-            result, server=server, tool=info.name, vision=ctx.supports_vision, keeper=OutputKeeper(spill)
+            result, server=server, tool=info.name, vision=scope.supports_vision, keeper=OutputKeeper(spill)
         )
 
     description = f"(MCP server {server}) {info.description}".strip()

@@ -24,9 +24,9 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent_tui.humanize import relative_time
-from agent_tui.tui.context import CoreUnavailable, TuiContext
 from agent_tui.tui.screens.confirm import ConfirmScreen
 from agent_tui.tui.screens.rename import RenameScreen
+from agent_tui.tui.services import CoreUnavailable, TuiServices
 from agent_tui.tui.session_title import session_title
 from agent_tui.tui.widgets.status import short_path
 
@@ -85,16 +85,16 @@ class SessionPicker(ModalScreen[str | None]):
         Binding("pageup", "move(-10)", show=False, priority=True),
     ]
 
-    def __init__(self, ctx: TuiContext, current: str | None = None) -> None:
+    def __init__(self, services: TuiServices, current: str | None = None) -> None:
         super().__init__()
-        self.ctx = ctx
+        self.services = services
         self.current = current
         self.all_locations = False
         self.rows: list[Any] = []
         self.has_more = False
         self._debounce: Timer | None = None
         self._generation = 0
-        self._peeked = False  # rows on screen came from ``ctx.peek_sessions``
+        self._peeked = False  # rows on screen came from ``services.peek_sessions``
         self.loaded_generation = 0  # the query whose rows are on screen (tests and bench wait on it)
 
     def compose(self) -> ComposeResult:
@@ -112,7 +112,7 @@ class SessionPicker(ModalScreen[str | None]):
         self.reload()
 
     def _paint_scope(self) -> None:
-        where = "all locations" if self.all_locations else short_path(self.ctx.location)
+        where = "all locations" if self.all_locations else short_path(self.services.location)
         self.query_one("#picker-scope", Static).update(Text(f"Sessions · {where}", style="bold"))
 
     @property
@@ -123,7 +123,7 @@ class SessionPicker(ModalScreen[str | None]):
     def _typed(self) -> None:
         if self._debounce is not None:
             self._debounce.stop()
-        delay = self.ctx.timings.search_debounce_s
+        delay = self.services.timings.search_debounce_s
         if delay <= 0:
             self.reload()
         else:
@@ -134,11 +134,11 @@ class SessionPicker(ModalScreen[str | None]):
         self.run_worker(self._load(self._generation, 0), exclusive=True, group="picker-query")
 
     async def _load(self, generation: int, offset: int) -> None:
-        location = None if self.all_locations else self.ctx.location
-        if offset == 0 and self.ctx.sessions is None and not self.query_text:
+        location = None if self.all_locations else self.services.location
+        if offset == 0 and self.services.sessions is None and not self.query_text:
             await self._peek(generation, location)
         try:
-            sessions = await self.ctx.ready()
+            sessions = await self.services.ready()
         except CoreUnavailable as error:
             if not self._peeked:  # rows read from the file stay; else say why there are none
                 self.query_one(OptionList).clear_options()
@@ -156,14 +156,14 @@ class SessionPicker(ModalScreen[str | None]):
 
     async def _peek(self, generation: int, location: str | None) -> None:
         """The first page read straight from the database file, while the facade opens."""
-        peek = self.ctx.peek_sessions
+        peek = self.services.peek_sessions
         if peek is None:
             return
         try:
             rows = await asyncio.to_thread(peek, location, PAGE + 1)
         except Exception:  # noqa: BLE001 - no database yet, an older schema: the facade's load tells
             return
-        if generation == self._generation and self.ctx.sessions is None:
+        if generation == self._generation and self.services.sessions is None:
             self._show(rows, 0, {}, set())  # nothing runs before the facade opens
             self._peeked = True
 
@@ -171,7 +171,7 @@ class SessionPicker(ModalScreen[str | None]):
         self.has_more = len(rows) > PAGE
         placed = under_parents(rows[:PAGE])
         rows = [row for row, _ in placed]
-        now = self.ctx.clock.now_ms()
+        now = self.services.clock.now_ms()
         options = [
             Option(row_text(r, now, r.id in active, r.id in asking, self.all_locations, depth), id=r.id)
             for r, depth in placed
@@ -253,7 +253,7 @@ class SessionPicker(ModalScreen[str | None]):
         self, change: Callable[[SessionsPort], Awaitable[object]], what: str, reload: bool = True
     ) -> bool:
         try:
-            await change(await self.ctx.ready())
+            await change(await self.services.ready())
         except Exception as error:  # running, has forks, an empty title: the facade's one line
             self.app.notify(f"{what} failed: {error}", severity="error")
             self.reload()

@@ -22,8 +22,8 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent_tui.humanize import relative_time
-from agent_tui.tui.context import TuiContext
 from agent_tui.tui.rewind_choice import FORK, MODES, UNDO, RewindChoice
+from agent_tui.tui.services import TuiServices
 from agent_tui.tui.widgets.diff import render_patch
 
 
@@ -35,9 +35,9 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
         Binding("up", "move(-1)", show=False, priority=True),
     ]
 
-    def __init__(self, ctx: TuiContext, session_id: str, can_fork: bool = False) -> None:
+    def __init__(self, services: TuiServices, session_id: str, can_fork: bool = False) -> None:
         super().__init__()
-        self.ctx = ctx
+        self.services = services
         self.session_id = session_id
         self.can_fork = can_fork
         self.points: list[Any] = []
@@ -59,10 +59,10 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
         self.run_worker(self._load(), group="rewind")
 
     async def _load(self) -> None:
-        sessions = await self.ctx.ready()
+        sessions = await self.services.ready()
         self.points = list(await sessions.rewind_points(self.session_id))
         undo = await sessions.can_undo_rewind(self.session_id)
-        now = self.ctx.clock.now_ms()
+        now = self.services.clock.now_ms()
         options = [Option(Text("↶ undo the last rewind (files included)", style="bold"), id=UNDO)] if undo else []
         for point in self.points:
             line = Text(no_wrap=True, overflow="ellipsis")
@@ -115,7 +115,7 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
         self.run_worker(self._preview(point.message_id), group="rewind-preview", exclusive=True)
 
     async def _preview(self, message_id: str) -> None:
-        sessions = await self.ctx.ready()
+        sessions = await self.services.ready()
         box = self.query_one("#rewind-preview", Static)
         try:
             preview = await sessions.rewind_preview(self.session_id, message_id)

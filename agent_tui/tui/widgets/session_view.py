@@ -21,10 +21,10 @@ from textual.worker import Worker
 
 from agent_tui.tui.choices import Choice
 from agent_tui.tui.command_registry import Command, CommandError, parse_command, slash_choices
-from agent_tui.tui.context import TuiContext
 from agent_tui.tui.file_index import FileIndex, mention
 from agent_tui.tui.mcp_view import count_label, ready_count
 from agent_tui.tui.rewind_choice import UNDO, RewindChoice
+from agent_tui.tui.services import TuiServices
 from agent_tui.tui.session_feed import POLL_S, FetchOlder, SessionFeed
 from agent_tui.tui.transcript_model import Transcript
 from agent_tui.tui.widgets.completion import CompletionList
@@ -60,13 +60,13 @@ class SessionView(Vertical):
             super().__init__()
             self.command = command
 
-    def __init__(self, ctx: TuiContext, session_id: str | None = None) -> None:
+    def __init__(self, services: TuiServices, session_id: str | None = None) -> None:
         super().__init__(id="session")
-        self.ctx = ctx
-        self.feed = SessionFeed(ctx, self)
+        self.services = services
+        self.feed = SessionFeed(services, self)
         self._opening = session_id  # followed once mounted
         self.interrupting = False
-        self.notice: str | None = ctx.setup_hint
+        self.notice: str | None = services.setup_hint
         self._sending = asyncio.Lock()  # prompts leave in the order typed; the first one creates the session
         # Asks answered here whose reply is not in the log yet: the panel closes at once, while the
         # transcript keeps the ask until the durable reply (which also restarts the tool's clock).
@@ -76,13 +76,13 @@ class SessionView(Vertical):
         self._asked: tuple[str, str] | None = None  # (prompt, folder) whose external_directory ask was shown
 
     def compose(self) -> ComposeResult:
-        clock = self.ctx.clock
+        clock = self.services.clock
         yield TranscriptView(clock, id="transcript")
         yield NewOutputHint("↓ new output below — Ctrl+End (or click) to follow", id="new-output")
         yield PendingInputStrip(id="pending")
-        yield PermissionPanel(clock, self.ctx.timings.permission_grace_s, id="permission")
+        yield PermissionPanel(clock, self.services.timings.permission_grace_s, id="permission")
         yield CompletionList(id="completion")
-        yield PromptInput(id="prompt", paste_lines=lambda: self.ctx.paste_chip_lines)
+        yield PromptInput(id="prompt", paste_lines=lambda: self.services.paste_chip_lines)
         yield StatusBar(clock, id="status")
 
     async def on_mount(self) -> None:
@@ -185,10 +185,10 @@ class SessionView(Vertical):
         self.query_one(StatusBar).show(
             t if self.session_id else None,
             StatusInputs(
-                location=self.ctx.location,
-                model=self.ctx.model,
-                agent=self.ctx.agent,
-                context_window=self.ctx.context_window(t.facts.model or self.ctx.model),
+                location=self.services.location,
+                model=self.services.model,
+                agent=self.services.agent,
+                context_window=self.services.context_window(t.facts.model or self.services.model),
                 interrupting=self.interrupting,
                 background_asks=self.feed.background_asks,
                 notice=self.notice,
@@ -197,9 +197,9 @@ class SessionView(Vertical):
         )
 
     def _mcp_count(self, location: str | None) -> str | None:
-        if self.ctx.mcp is None:
+        if self.services.mcp is None:
             return None
-        return count_label(*ready_count(self.ctx.mcp.mcp_status(), location or self.ctx.location))
+        return count_label(*ready_count(self.services.mcp.mcp_status(), location or self.services.location))
 
     def on_transcript_view_scrolled(self) -> None:
         self.query_one("#new-output").display = self.query_one(TranscriptView).unseen_output
@@ -210,7 +210,7 @@ class SessionView(Vertical):
         """Slash commands go to the app; ``//x`` sends ``/x`` literally."""
         text = message.text
         try:
-            command = parse_command(text, self.ctx.command_specs())
+            command = parse_command(text, self.services.command_specs())
         except CommandError as error:
             self.app.notify(str(error), severity="error")
             self.query_one(PromptInput).load_text(text)
@@ -234,11 +234,11 @@ class SessionView(Vertical):
             return
         async with self._sending:
             try:
-                sessions = await self.ctx.ready_to_run()
+                sessions = await self.services.ready_to_run()
                 session_id = self.session_id
                 if session_id is None:
                     created = await sessions.create(
-                        location=self.ctx.location, model=self.ctx.model, agent=self.ctx.agent
+                        location=self.services.location, model=self.services.model, agent=self.services.agent
                     )
                     session_id = _session_id(created)
                     self.feed.adopt(session_id)
@@ -255,13 +255,15 @@ class SessionView(Vertical):
         from agent_tui.core.api import NeedsApproval
 
         try:
-            sessions = await self.ctx.ready_to_run()
+            sessions = await self.services.ready_to_run()
             parts = await self._parts(text)  # before the session exists: a bad mention sends nothing
-            if self.ctx.runner_error:
-                self.app.notify(self.ctx.runner_error, severity="error")
+            if self.services.runner_error:
+                self.app.notify(self.services.runner_error, severity="error")
             session_id = self.session_id
             if session_id is None:
-                created = await sessions.create(location=self.ctx.location, model=self.ctx.model, agent=self.ctx.agent)
+                created = await sessions.create(
+                    location=self.services.location, model=self.services.model, agent=self.services.agent
+                )
                 session_id = _session_id(created)
                 self.feed.adopt(session_id)
             await sessions.prompt(session_id, parts, delivery=delivery.value)
@@ -287,9 +289,12 @@ class SessionView(Vertical):
         from agent_tui.core.api import attach_policy, build_prompt, vision_check
 
         approved = [self._asked[1]] if self._asked and self._asked[0] == text else []
-        policy = attach_policy(self.ctx.settings, self.ctx.agent, approved=approved)
+        policy = attach_policy(self.services.settings, self.services.agent, approved=approved)
         return await build_prompt(
-            text, self.ctx.location, policy=policy, vision=vision_check(self.ctx.settings, self.ctx.model)
+            text,
+            self.services.location,
+            policy=policy,
+            vision=vision_check(self.services.settings, self.services.model),
         )
 
     # ------------------------------------------------------------------ completion
@@ -312,7 +317,7 @@ class SessionView(Vertical):
         self._wanted = wanted
         kind, query = wanted
         if kind == "/":
-            choices = slash_choices(query, self.ctx.command_specs())
+            choices = slash_choices(query, self.services.command_specs())
             completion.show_choices(choices, None if choices else f"no command /{query}")
         else:
             self._complete_paths(query)
@@ -321,7 +326,7 @@ class SessionView(Vertical):
     async def _complete_paths(self, query: str) -> None:
         completion = self.query_one(CompletionList)
         if self._files is None:
-            self._files = FileIndex(self.ctx.location, clock=self.ctx.clock)
+            self._files = FileIndex(self.services.location, clock=self.services.clock)
             completion.show_choices([], "listing the project's files…")
         try:
             paths = await self._files.search(query)
@@ -344,14 +349,14 @@ class SessionView(Vertical):
                 prompt.focus()
             case "steer":
                 try:
-                    sessions = await self.ctx.ready()
+                    sessions = await self.services.ready()
                     await sessions.prompt(self.shown_session_id, item.prompt, delivery=Delivery.STEER.value)
                 except Exception as error:  # withdrawn but not re-sent: the text goes back to the prompt
                     self._keep(item.text, f"not sent: {error}", "error")
 
     async def on_pending_input_strip_reordered(self, message: PendingInputStrip.Reordered) -> None:
         try:
-            await (await self.ctx.ready()).reorder_queue(self.shown_session_id, message.order)
+            await (await self.services.ready()).reorder_queue(self.shown_session_id, message.order)
         except Exception as error:  # the queue moved on meanwhile (an item was promoted)
             self.app.notify(f"cannot reorder: {error}", severity="warning")
 
@@ -365,7 +370,7 @@ class SessionView(Vertical):
 
     async def _withdraw(self, input_id: str) -> bool:
         try:
-            await (await self.ctx.ready()).withdraw(self.shown_session_id, input_id)
+            await (await self.services.ready()).withdraw(self.shown_session_id, input_id)
         except Exception as error:  # promoted meanwhile: it is in the transcript now
             self.app.notify(f"cannot withdraw: {error}", severity="warning")
             return False
@@ -377,7 +382,7 @@ class SessionView(Vertical):
             return False
         self.interrupting = True
         self.paint_chrome()
-        self.run_worker((await self.ctx.ready()).interrupt(self.session_id, reason), group="interrupt")
+        self.run_worker((await self.services.ready()).interrupt(self.session_id, reason), group="interrupt")
         return True
 
     async def interrupt_and_wait(self) -> None:
@@ -385,11 +390,11 @@ class SessionView(Vertical):
         if self.session_id is not None:
             self.interrupting = True
             self.paint_chrome()
-            await (await self.ctx.ready()).interrupt(self.session_id, "user")
+            await (await self.services.ready()).interrupt(self.session_id, "user")
 
     async def rewind(self, choice: RewindChoice) -> None:
         """Do what the rewind list chose; the prompt's text comes back into the prompt box."""
-        sessions = await self.ctx.ready()
+        sessions = await self.services.ready()
         try:
             sid = self.shown_session_id  # the rewind list is offered for the session on screen
             if choice.action == UNDO:
@@ -416,7 +421,9 @@ class SessionView(Vertical):
     async def on_permission_panel_answered(self, message: PermissionPanel.Answered) -> None:
         panel = self.query_one(PermissionPanel)
         try:
-            await (await self.ctx.ready()).reply_permission(message.request_id, message.reply.value, message.message)
+            await (await self.services.ready()).reply_permission(
+                message.request_id, message.reply.value, message.message
+            )
         except Exception as error:
             self.app.notify(f"reply failed: {error}", severity="error")
             return

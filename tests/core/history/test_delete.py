@@ -8,13 +8,12 @@ from typing import Any
 
 import pytest
 
+from agent_tui.core.errors import SessionBusy, UnknownSession
 from agent_tui.core.run import lease
-from agent_tui.core.errors import UnknownSession
-from agent_tui.core.errors import SessionBusy
 from agent_tui.core.run.lease import SessionOwnedElsewhere
 from agent_tui.core.runtime import Runtime
-from agent_tui.core.store.schema import PROJECTION_TABLES
 from agent_tui.core.sessions import InvalidRequest
+from agent_tui.core.store.schema import PROJECTION_TABLES
 from agent_tui.testing.fake_provider import FakeProvider
 
 from .test_rewind import _turn

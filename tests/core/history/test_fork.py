@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from agent_tui.core.log import events as ev
 from agent_tui.core.errors import UnknownSession
 from agent_tui.core.history.rewind import UnknownMessage
+from agent_tui.core.log import events as ev
 from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider
 

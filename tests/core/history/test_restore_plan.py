@@ -7,8 +7,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_tui.core.log import events as ev
 from agent_tui.core.history.restore_plan import NO_SNAPSHOT, restore_plan
+from agent_tui.core.log import events as ev
 from agent_tui.vocab.error_info import ErrorInfo
 
 TOOLS = ("bash", "apply_patch", "mcp__files__write", "read")

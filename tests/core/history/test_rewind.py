@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from agent_tui.core.log import events as ev
 from agent_tui.core.history.rewind import RewindRefused, UnknownMessage
-from agent_tui.core.runtime import Runtime
 from agent_tui.core.host.snapshot_hook import NO_GIT, SNAPSHOTS_OFF
+from agent_tui.core.log import events as ev
+from agent_tui.core.runtime import Runtime
 from agent_tui.core.workspace.snapshots import SnapshotError
 from agent_tui.testing.fake_provider import FakeProvider
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.settings.config import ConfigError, Settings, load_settings
 from agent_tui.core.host.port import ToolInvocation
 from agent_tui.core.host.tool_host import RegistryToolHost
+from agent_tui.core.settings.config import ConfigError, Settings, load_settings
 from agent_tui.tools.bash import BASH
 from agent_tui.tools.permissions import AllowAll
 from agent_tui.tools.registry import ToolRegistry

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.log import events as ev
 from agent_tui.core.inbox.attachments import (
     AttachmentError,
     AttachPolicy,
@@ -15,6 +14,7 @@ from agent_tui.core.inbox.attachments import (
     build_prompt,
     mentions,
 )
+from agent_tui.core.log import events as ev
 from agent_tui.vocab.kinds import Effect
 from agent_tui.vocab.permission_rule import PermissionRule
 

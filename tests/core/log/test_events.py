@@ -52,7 +52,7 @@ def test_prompt_parts_leave_room_for_files_and_images() -> None:
 
 
 def test_live_events_are_discriminated() -> None:
-    live = Union[tuple(ev.LiveEvent.__subclasses__())]  # a repeated ``kind`` would fail right here
+    live = Union[tuple(ev.LiveEvent.__subclasses__())]  # noqa: UP007 - a union of a computed tuple; a repeated ``kind`` would fail right here
     parsed = TypeAdapter(Annotated[live, Field(discriminator="kind")]).validate_python(
         {"kind": "text.delta", "session_id": "s", "assistant_message_id": "m", "ordinal": 0, "delta": "x"}
     )

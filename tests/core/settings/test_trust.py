@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.settings import config
-
-from agent_tui.core.settings import trust
+from agent_tui.core.settings import config, trust
 from agent_tui.tools.permissions import evaluate
 
 POWERFUL = """

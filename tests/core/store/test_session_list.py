@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_tui.core.settings import paths
 from agent_tui.core.log.records import SessionRecord, SessionSummary
 from agent_tui.core.log.session_row import SESSION_FIELDS, SessionRow
+from agent_tui.core.settings import paths
 from agent_tui.core.store.session_list import session_rows
 
 

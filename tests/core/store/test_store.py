@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.log import events as ev
 from agent_tui.core.errors import EventRejected, SessionExists, UnknownSession
+from agent_tui.core.log import events as ev
 from agent_tui.core.store.store import Store
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import CompactionReason, Delivery, ErrorType, PermissionReply

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from agent_tui.core.errors import CorruptEvent, DatabaseCorrupt, DatabaseLocked, DatabaseTooNew
 from agent_tui.core.log import events as ev
 from agent_tui.core.settings.config import StorageSettings
-from agent_tui.core.errors import CorruptEvent, DatabaseCorrupt, DatabaseLocked, DatabaseTooNew
 from agent_tui.core.store.schema import CURRENT_VERSION
 from agent_tui.core.store.store import Store
 

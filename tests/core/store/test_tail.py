@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.log import events as ev
 from agent_tui.core.errors import UnknownSession
+from agent_tui.core.log import events as ev
 from agent_tui.core.store.store import Store
 from agent_tui.core.store.tail import Synced, log
 
@@ -96,7 +96,7 @@ async def test_tail_wakes_on_commits_from_another_process(tmp_path: Path) -> Non
     try:
         await _seed(store, 2)
         stream = log(store, "ses_1", follow=True)
-        assert [getattr(await anext(stream), "seq") for _ in range(3)] == [1, 2, 2]  # 2 then Synced(2)
+        assert [(await anext(stream)).seq for _ in range(3)] == [1, 2, 2]  # 2 then Synced(2)
         proc = await asyncio.create_subprocess_exec(sys.executable, "-c", PUBLISHER, str(path))
         assert await proc.wait() == 0
         tailed = [await asyncio.wait_for(anext(stream), 10) for _ in range(3)]
@@ -124,5 +124,5 @@ async def test_a_commit_right_after_the_watermark_is_not_missed(store: Store, mo
     stream = log(store, "ses_1", follow=True)
     items = [await asyncio.wait_for(anext(stream), 5) for _ in range(5)]
     await stream.aclose()
-    assert [getattr(i, "seq") for i in items] == [1, 2, 3, 3, 4]
+    assert [i.seq for i in items] == [1, 2, 3, 3, 4]
     assert isinstance(items[3], Synced) and items[4].event == ev.ModelSelected(model="racing")  # type: ignore[union-attr]

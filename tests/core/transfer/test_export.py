@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from agent_tui.core.log import events as ev
-from agent_tui.core.transfer.import_jsonl import NotAnExport
 from agent_tui.core.runtime import Runtime
 from agent_tui.core.store.store import Store
+from agent_tui.core.transfer.import_jsonl import NotAnExport
 from agent_tui.testing.fake_provider import FakeProvider
 
 from ..history.test_rewind import _turn

@@ -12,7 +12,7 @@ from agent_tui.vocab.clock import ManualClock
 from agent_tui.vocab.kinds import McpState
 from agent_tui.vocab.mcp_server import McpServerConfig
 
-from .conftest import alive, stdio_config
+from .conftest import alive
 
 
 async def _ready(config: McpServerConfig, location: Path, clock: ManualClock | None = None) -> McpConnection:

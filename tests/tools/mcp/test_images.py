@@ -13,11 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_tui.core.log import events as ev
-from agent_tui.core.runtime import Runtime
+from agent_tui.core.api import Runtime
+from agent_tui.core.api import events as ev
 from agent_tui.testing.fake_provider import FakeProvider
 from agent_tui.vocab.clock import ManualClock
-
 from tests.core.run.runner.conftest import of_type, settle, stored
 
 MODEL = "openai/fake-model"

@@ -19,7 +19,6 @@ from agent_tui.tools.errors import ToolError
 from agent_tui.tools.mcp.lowering import lower_result
 from agent_tui.tools.output_keeper import OutputKeeper
 
-
 PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 """A 1x1 PNG, base64."""
 

@@ -7,6 +7,7 @@ import secrets
 from pathlib import Path
 
 import pytest
+
 from agent_tui.tools.mcp.connection import McpConnection
 from agent_tui.vocab.kinds import McpState
 from agent_tui.vocab.mcp_server import McpServerConfig

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.settings.config import load_settings
+from agent_tui.core.api import load_settings
 from agent_tui.core.host.mcp_host import McpHost, McpRegistrations
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.mcp.connection import McpConnection, backoff_ms

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_tui import __version__
-from agent_tui.core.settings.config import load_settings
+from agent_tui.core.api import load_settings
 from agent_tui.core.host.mcp_host import McpHost, McpRegistrations
 from agent_tui.tools.mcp.connection import McpConnection
 from agent_tui.tools.registry import ToolRegistry

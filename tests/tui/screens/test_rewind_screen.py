@@ -7,13 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.api import Settings, load_settings
-from agent_tui.core.api import Runtime
+from agent_tui.core.api import Runtime, Settings, load_settings
 from agent_tui.testing.fake_provider import FakeProvider, ScriptToolCall, Turn
 from agent_tui.tui.app import AgentApp, StartMode
-from agent_tui.tui.context import TuiContext
 from agent_tui.tui.screens.confirm import ConfirmScreen
 from agent_tui.tui.screens.rewind import RewindScreen
+from agent_tui.tui.services import TuiServices
 from agent_tui.tui.widgets.block_widgets import UserMessage
 from agent_tui.tui.widgets.prompt import PromptInput
 
@@ -37,8 +36,8 @@ async def runtime(provider: FakeProvider) -> AsyncIterator[Runtime]:
 
 @pytest.fixture
 def app(runtime: Runtime, workdir: Path, clock) -> AgentApp:  # type: ignore[no-untyped-def]
-    ctx = TuiContext(sessions=runtime.sessions, location=str(workdir), model=MODEL, clock=clock, timings=FAST)
-    return AgentApp(ctx, start=StartMode(), watch_themes=False)
+    services = TuiServices(sessions=runtime.sessions, location=str(workdir), model=MODEL, clock=clock, timings=FAST)
+    return AgentApp(services, start=StartMode(), watch_themes=False)
 
 
 def users(app: AgentApp) -> list[str]:
@@ -227,8 +226,8 @@ async def test_with_snapshots_off_the_list_and_the_rewind_name_the_call_never_no
         Turn(text="made it"),
     )
     async with await Runtime.open(lambda location: load_settings(location, cli=cli), permission_policy="allow") as rt:
-        ctx = TuiContext(sessions=rt.sessions, location=str(workdir), model=MODEL, clock=clock, timings=FAST)
-        app = AgentApp(ctx, start=StartMode(), watch_themes=False)
+        services = TuiServices(sessions=rt.sessions, location=str(workdir), model=MODEL, clock=clock, timings=FAST)
+        app = AgentApp(services, start=StartMode(), watch_themes=False)
         async with app.run_test() as pilot:
             await pilot.press(*"make a file", "enter")
             await until(pilot, lambda: (workdir / "made.txt").exists(), timeout=30)

@@ -12,8 +12,8 @@ import pytest
 from agent_tui.core.api import trust
 from agent_tui.tui.app import AgentApp
 from agent_tui.tui.bootstrap import CoreOpener, Launch, ModelFacts
-from agent_tui.tui.context import TuiContext
 from agent_tui.tui.screens.trust import TrustScreen
+from agent_tui.tui.services import TuiServices
 
 SERVER = Path(__file__).resolve().parents[2] / "fakes" / "mcp_server.py"
 
@@ -43,8 +43,8 @@ def project(workdir: Path) -> None:
     )
 
 
-def servers(ctx: TuiContext) -> dict[str, str]:
-    return {s.name: str(s.state) for s in ctx.mcp.mcp_status()} if ctx.mcp is not None else {}
+def servers(services: TuiServices) -> dict[str, str]:
+    return {s.name: str(s.state) for s in services.mcp.mcp_status()} if services.mcp is not None else {}
 
 
 @pytest.mark.parametrize("key", ["t", "n"])
@@ -52,25 +52,25 @@ async def test_the_app_asks_to_trust_and_starts_the_server_only_when_trusted(wor
     from agent_tui.core.api import read_layers
 
     project(workdir)
-    ctx = TuiContext(sessions=None, location=str(workdir), model="openai/fake")
-    opener = CoreOpener(Launch(model="openai/fake"), read_layers(workdir), ctx, ModelFacts())
-    app = AgentApp(ctx, connect=opener.connect, watch_themes=False)
+    services = TuiServices(sessions=None, location=str(workdir), model="openai/fake")
+    opener = CoreOpener(Launch(model="openai/fake"), read_layers(workdir), services, ModelFacts())
+    app = AgentApp(services, connect=opener.connect, watch_themes=False)
     try:
         async with app.run_test() as pilot:
             await until(pilot, lambda: isinstance(app.screen, TrustScreen))
             shown = str(app.screen.query_one("#trust-question").render())
             assert "start MCP server notes" in shown and str(workdir / ".agent-tui" / "config.toml") in shown
-            await until(pilot, lambda: ctx.runnable.is_set())
-            assert servers(ctx) == {}  # nothing started before the answer
+            await until(pilot, lambda: services.runnable.is_set())
+            assert servers(services) == {}  # nothing started before the answer
             await pilot.press(key)
             if key == "t":
-                await until(pilot, lambda: servers(ctx).get("notes") == "ready")
+                await until(pilot, lambda: servers(services).get("notes") == "ready")
                 assert [e.config for e in trust.trusted_projects()] == [
                     str((workdir / ".agent-tui" / "config.toml").resolve())
                 ]
             else:
                 await until(pilot, lambda: not isinstance(app.screen, TrustScreen))
-                assert servers(ctx) == {} and trust.trusted_projects() == []
+                assert servers(services) == {} and trust.trusted_projects() == []
     finally:
         await opener.close()
 
@@ -82,12 +82,12 @@ async def test_a_trusted_project_is_not_asked_again(workdir: Path) -> None:
     untrusted = read_layers(workdir).untrusted
     assert untrusted is not None
     trust.trust(untrusted.config, untrusted.powers)
-    ctx = TuiContext(sessions=None, location=str(workdir), model="openai/fake")
-    opener = CoreOpener(Launch(model="openai/fake"), read_layers(workdir), ctx, ModelFacts())
-    app = AgentApp(ctx, connect=opener.connect, watch_themes=False)
+    services = TuiServices(sessions=None, location=str(workdir), model="openai/fake")
+    opener = CoreOpener(Launch(model="openai/fake"), read_layers(workdir), services, ModelFacts())
+    app = AgentApp(services, connect=opener.connect, watch_themes=False)
     try:
         async with app.run_test() as pilot:
-            await until(pilot, lambda: servers(ctx).get("notes") == "ready")
-            assert not isinstance(app.screen, TrustScreen) and ctx.trust_question is None
+            await until(pilot, lambda: servers(services).get("notes") == "ready")
+            assert not isinstance(app.screen, TrustScreen) and services.trust_question is None
     finally:
         await opener.close()

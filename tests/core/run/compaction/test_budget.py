@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_tui.core.request import budget
 from agent_tui.core.log.records import MessageRecord, ToolCallRecord
+from agent_tui.core.request import budget
 from agent_tui.core.request.builder import history_messages
 from agent_tui.llm import types as llm
 

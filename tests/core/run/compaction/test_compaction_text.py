@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_tui.core.request import compaction_text as text
 from agent_tui.core.log.records import MessageRecord, ToolCallRecord
+from agent_tui.core.request import compaction_text as text
 
 
 def _msg(mid: str, seq: int, kind: str, data: dict[str, Any]) -> MessageRecord:

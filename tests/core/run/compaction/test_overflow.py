@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 import pytest
 
 from agent_tui import llm
 from agent_tui.core.log import events as ev
-from agent_tui.core.settings.config import Settings, load_settings
 from agent_tui.core.runtime import Runtime
+from agent_tui.core.settings.config import Settings, load_settings
 from agent_tui.testing.fake_provider import FakeProvider
 from agent_tui.vocab.clock import ManualClock
 

@@ -6,8 +6,8 @@ import base64
 
 import pytest
 
-from agent_tui.core.log import events as ev
 from agent_tui.core.inbox.attachments import build_prompt
+from agent_tui.core.log import events as ev
 from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider
 

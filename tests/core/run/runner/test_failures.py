@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from agent_tui.core.log import events as ev
 from agent_tui.core.runtime import Runtime

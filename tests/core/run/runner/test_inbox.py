@@ -128,7 +128,7 @@ async def test_inbox_is_kept_after_interrupt(runtime: Runtime, fake: FakeProvide
     steer = await runtime.sessions.prompt(sid, "pending steer")
     queued = await runtime.sessions.prompt(sid, "pending queue", delivery="queue")
     await runtime.sessions.interrupt(sid)
-    assert not (sid in runtime.sessions.active())
+    assert sid not in runtime.sessions.active()
     assert [row.id for row in await runtime.sessions.pending(sid)] == [steer.input_id, queued.input_id]
     log = await stored(runtime, sid)
     failed = of_type(log, ev.ToolFailed)

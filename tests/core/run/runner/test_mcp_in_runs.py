@@ -163,7 +163,7 @@ async def test_an_agent_uses_only_the_servers_it_selects(
     }
     async with await open_runtime(cli=cli, policy="allow", clock=clock) as runtime:
         fake.add({"text": "hi"})
-        sid = await _run(runtime, workdir, "hello")
+        await _run(runtime, workdir, "hello")
         names = {t["function"]["name"] for t in fake.accepted[0].body.get("tools", [])}
         assert "mcp__other__echo" in names and not any(n.startswith("mcp__notes__") for n in names)
 

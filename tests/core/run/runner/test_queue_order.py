@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_tui.core.log import events as ev
 from agent_tui.core.errors import EventRejected
+from agent_tui.core.log import events as ev
 from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider
 

@@ -9,7 +9,6 @@ import pytest
 from agent_tui.core.log import events as ev
 from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider
-
 from tests.core.run.compaction.helpers import echo, texts
 
 from .conftest import of_type, settle, stored

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_tui.core.log import events as ev
 from agent_tui.core.errors import DatabaseLocked
+from agent_tui.core.log import events as ev
 from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 from agent_tui.core.log import events as ev
-from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider
 
 from .conftest import kinds, of_type, settle, stored

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from agent_tui.core.log import events as ev
 from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider

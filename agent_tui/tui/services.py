@@ -28,7 +28,7 @@ def _unknown_window(model: str | None) -> int | None:
 
 
 @dataclass
-class TuiContext:
+class TuiServices:
     """``sessions`` may arrive after the first frame (see :meth:`connect_to`)."""
 
     sessions: SessionsPort | None

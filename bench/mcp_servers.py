@@ -5,7 +5,7 @@ The servers are the tests' fake MCP server (``tests/fakes/mcp_server.py``, a rea
 stdio), configured twice in the project's ``.agent-tui/config.toml``. Also timed: launch -> the
 status bar's ``mcp 2`` (both servers started in the background and ready).
 
-Usage: ``python bench/mcp.py [--rounds N]``; prints medians.
+Usage: ``python bench/mcp_servers.py [--rounds N]``; prints medians.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The per-call context a tool runs with.
+"""What one tool call may touch and whom it asks: the scope a tool runs in.
 
 The runner builds one per tool call. Cancellation is plain asyncio task
 cancellation: tools clean up (bash kills its process group) on
@@ -20,7 +20,7 @@ def _ignore(_: str) -> None:
 
 
 @dataclass
-class ToolContext:
+class ToolScope:
     location: Path
     """The session's working directory; relative tool paths resolve against it."""
     project_root: Path
