@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_tui.tools.descriptions import tool_description
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.output_keeper import OutputKeeper
 from agent_tui.tools.paths import is_inside
@@ -40,12 +41,7 @@ LIVE_MAX_BYTES = 1024 * 1024
 EXIT_DRAIN_S = 0.5
 """After the shell exits, how long background children may keep the output pipe open."""
 
-DESCRIPTION = """Run a bash command line and return its output (stdout and stderr together), exit code and duration.
-
-- Runs `bash -c` in the working directory (or `workdir`) without profile or rc files; stdin is closed, so interactive programs get EOF. Pagers are disabled (PAGER=cat).
-- Output over 2000 lines or 50 KiB is cut to its head and tail; the full output is saved to a file whose path is given, which you can `read`.
-- Default timeout 120000 ms, at most 600000 ms (`timeout_ms`). On timeout the whole process group is stopped.
-- Prefer the read and apply_patch tools for reading and editing files."""
+DESCRIPTION = tool_description("agent_tui.tools", "bash.md")
 
 
 class BashInput(BaseModel):

@@ -9,6 +9,7 @@ import stat
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_tui.tools.descriptions import tool_description
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.image_limits import ImageRefused, check_size, checked_mime
 from agent_tui.tools.paths import Resolved, resolve_inside
@@ -18,13 +19,7 @@ from agent_tui.tools.text_pages import MAX_LINES, MAX_PAGE_BYTES, file_key, read
 from agent_tui.tools.tool import Tool, ToolResult
 from agent_tui.vocab.tool_output import ToolOutput
 
-DESCRIPTION = """Read a file or list a directory inside the working directory.
-
-- `path` is relative to the working directory (absolute paths and `..` escapes are refused).
-- Text files come back as numbered lines, at most 2000 lines or 50 KiB per call; lines over 2000 characters are cut with a marker. When more follows, the output says which `offset` to pass next.
-- `offset` is the 1-based line to start at; `limit` the number of lines (max 2000).
-- Directories list their direct children, directories first (ending in `/`), then files, alphabetically, paged the same way.
-- Images (PNG, JPEG, GIF, WebP; up to 3.75 MB and 8000 px a side) are shown to you when the model supports images; other binary files are refused with their size and type."""
+DESCRIPTION = tool_description("agent_tui.tools", "read.md")
 
 
 class ReadInput(BaseModel):

@@ -44,6 +44,10 @@ base_delay_ms = 1
 buffer = 50
 keep_tokens = 100
 
+# short on purpose: a family base prompt would fill most of this 4000-token window by itself
+[agents.build]
+prompt = "You are a coding agent in the user's project."
+
 [[permission]]
 action = "bash"
 pattern = "*"

@@ -1,16 +1,10 @@
-"""The default agent prompt and the short reminders the runner adds."""
+"""The environment facts and the short reminders the runner adds (the base prompt is ``base_prompts``)."""
 
 from __future__ import annotations
 
 import datetime as _dt
 import platform
 from pathlib import Path
-
-BUILD_PROMPT = """You are agent-tui, a coding agent working in the user's project from a terminal.
-Use the tools to inspect and change the project: `read` to look at files and directories,
-`bash` to run commands, `apply_patch` to edit files. Prefer small, verifiable steps; read
-before you edit; run the relevant tests after a change. Be concise: the user reads your
-answer in a terminal. When you are done, say what you changed and how you checked it."""
 
 FINAL_STEP_REMINDER = (
     "This is the final step allowed for this turn: tools are unavailable. Reply with a "

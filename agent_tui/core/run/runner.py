@@ -21,6 +21,7 @@ from agent_tui.core.log import ids
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.log.records import CheckpointRecord, InboxRecord, MessageRecord, SessionRecord
 from agent_tui.core.request import prompts
+from agent_tui.core.request.base_prompts import base_prompt
 from agent_tui.core.request.builder import awaits_answer, history_messages, needs_continuation, was_cut_short
 from agent_tui.core.run.step import Step, StepPlan, StreamFn
 from agent_tui.core.settings.config import ConfigError, Settings
@@ -294,7 +295,8 @@ class Runner:
         final_step: bool,
     ) -> llm.Request:
         settings = services.settings
-        agent_prompt = settings.agent_settings(agent).prompt or prompts.BUILD_PROMPT
+        offered = services.tools.definitions(agent, final_step=False)
+        system_prompt = base_prompt(model, settings.agent_settings(agent).prompt, [t.name for t in offered])
         checkpoint = await self._store.checkpoint(session.id)
         baseline = (
             checkpoint.baseline
@@ -306,9 +308,9 @@ class Runner:
         vision = (await self._compaction.model_info(model, settings)).supports_vision
         request = llm.Request(
             model=model,
-            system=[agent_prompt, baseline],
+            system=[system_prompt, baseline],
             messages=messages,
-            tools=[] if final_step else services.tools.definitions(agent, final_step),
+            tools=[] if final_step else offered,
             api_base=model_settings.api_base or settings.api_base,
             api_key=settings.api_key,
             max_tokens=model_settings.max_output_tokens,

@@ -8,34 +8,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_tui.tools.apply_patch.applier import Plan, Step, apply, resolve, verify
 from agent_tui.tools.apply_patch.parser import PatchError, parse_patch
+from agent_tui.tools.descriptions import tool_description
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.tool import Tool, ToolResult
 from agent_tui.vocab.tool_output import ToolOutput
 
-DESCRIPTION = """Edit files with a patch. Use it to add, update, move and delete files.
-
-The patch is text in this format:
-
-*** Begin Patch
-*** Add File: path/new_file.py
-+every line of the new file, each starting with +
-*** Update File: path/existing.py
-*** Move to: path/renamed.py        (optional)
-@@ def some_function():            (optional: a line just above the change, to find the place)
- context line (starts with a space)
--line to remove
-+line to add
- context line
-*** Delete File: path/obsolete.py
-*** End Patch
-
-Rules:
-- Paths are relative to the working directory.
-- Give about 3 lines of context before and after each change; use `@@ <line>` when the context is not unique.
-- Several `@@` chunks may follow one `*** Update File:`; chunks must be in file order.
-- `*** End of File` after a chunk anchors it at the end of the file.
-- Every operation is checked before anything is written; the result lists each file as A (added), M (modified) or D (deleted)."""
+DESCRIPTION = tool_description("agent_tui.tools.apply_patch", "description.md")
 
 
 class ApplyPatchInput(BaseModel):

@@ -13,10 +13,14 @@ MODEL = "openai/fake-model"
 
 
 def small_window(window: int, *, buffer: int = 50, keep_tokens: int = 100, max_output: int = 40) -> dict[str, Any]:
-    """Settings overrides: a known, small context window for the fake model."""
+    """Settings overrides: a known, small context window for the fake model.
+
+    The agent gets a short prompt of its own: a family base prompt (thousands of characters)
+    would fill a window this small by itself, and these numbers are about the history."""
     return {
         "models": {MODEL: {"context_window": window, "max_output_tokens": max_output, "supports_vision": False}},
         "compaction": {"buffer": buffer, "keep_tokens": keep_tokens},
+        "agents": {"build": {"prompt": "You are a coding agent in the user's project."}},
     }
 
 
