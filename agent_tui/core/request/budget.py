@@ -14,7 +14,7 @@ import json
 from agent_tui.core.log.records import MessageRecord, ToolCallRecord
 from agent_tui.core.request.builder import history_messages
 from agent_tui.core.request.compaction_text import CHARS_PER_TOKEN, IMAGE_TOKENS, active_history
-from agent_tui.core.request.pruning import PruneRule, prune
+from agent_tui.core.request.pruning import STUB_PREFIX, PruneRule, prune
 from agent_tui.llm import types as llm
 
 
@@ -41,7 +41,18 @@ def estimate(
     reported = int(active[anchor].data["usage"]["input_tokens"])
     after = history_messages(active[anchor:], tool_calls)
     size = reported + tokens_for(sum(_chars(m) for m in [*after, *_appended(request.messages, after)]))
-    return size - _pruned_since(active, anchor, tool_calls, rule)
+    return size - _pruned_since(active, anchor, tool_calls, rule if _has_stubs(request) else None)
+
+
+def _has_stubs(request: llm.Request) -> bool:
+    """Whether pruning removed anything from ``request`` (a cheap test before lowering the history again)."""
+    return any(
+        part.result.text.startswith(STUB_PREFIX)
+        for message in request.messages
+        if isinstance(message, llm.AssistantTurn)
+        for part in message.parts
+        if isinstance(part, llm.ToolUse) and part.result is not None
+    )
 
 
 def _pruned_since(
