@@ -118,7 +118,7 @@ def _cut(outputs: list[_Output], rule: PruneRule) -> int:
     cut = 0
     pending = 0  # eligible tokens between the cut and the protected window
     edge = 0  # outputs[:edge] are outside the protected window
-    protected = 0  # tokens in outputs[edge:end]
+    protected = 0  # tokens in the window, outputs[edge:step_end]
     end = 0
     while end < len(outputs):
         step = outputs[end].step
