@@ -13,7 +13,8 @@ import json
 
 from agent_tui.core.log.records import MessageRecord, ToolCallRecord
 from agent_tui.core.request.builder import history_messages
-from agent_tui.core.request.compaction_text import CHARS_PER_TOKEN, active_history
+from agent_tui.core.request.compaction_text import CHARS_PER_TOKEN, IMAGE_TOKENS, active_history
+from agent_tui.core.request.pruning import STUB_PREFIX, PruneRule, prune
 from agent_tui.llm import types as llm
 
 
@@ -26,26 +27,53 @@ def budget(context_window: int, output_allowance: int | None, buffer: int) -> in
     return context_window - max(output_allowance or 0, buffer)
 
 
-def estimate(request: llm.Request, history: list[MessageRecord], tool_calls: list[ToolCallRecord]) -> int:
-    """Tokens of ``request``, which was built from ``history``."""
+def estimate(
+    request: llm.Request,
+    history: list[MessageRecord],
+    tool_calls: list[ToolCallRecord],
+    rule: PruneRule | None = None,
+) -> int:
+    """Tokens of ``request``, which was built from ``history`` and pruned by ``rule``."""
     _, active = active_history(history)
     anchor = _last_reported(active)
     if anchor is None:
         return tokens_for(request_chars(request))
     reported = int(active[anchor].data["usage"]["input_tokens"])
     after = history_messages(active[anchor:], tool_calls)
-    return reported + tokens_for(sum(_chars(m) for m in [*after, *_appended(request.messages, after)]))
+    size = reported + tokens_for(sum(_chars(m) for m in [*after, *_appended(request.messages, after)]))
+    return size - _pruned_since(active, anchor, tool_calls, rule if _has_stubs(request) else None)
+
+
+def _has_stubs(request: llm.Request) -> bool:
+    """Whether pruning removed anything from ``request`` (a cheap test before lowering the history again)."""
+    return any(
+        part.result.text.startswith(STUB_PREFIX)
+        for message in request.messages
+        if isinstance(message, llm.AssistantTurn)
+        for part in message.parts
+        if isinstance(part, llm.ToolUse) and part.result is not None
+    )
+
+
+def _pruned_since(
+    active: list[MessageRecord], anchor: int, tool_calls: list[ToolCallRecord], rule: PruneRule | None
+) -> int:
+    """Tokens pruning removes now that it did not remove from the anchor step's own request.
+
+    The reported figure counts that request as it was pruned then; what came after is
+    estimated in full. Pruning is a pure function of the history, so both are recomputed.
+    """
+    if rule is None:
+        return 0
+    now = prune(history_messages(active, tool_calls), rule).freed_tokens
+    then = prune(history_messages(active[:anchor], tool_calls), rule).freed_tokens
+    return max(0, now - then)
 
 
 def request_chars(request: llm.Request) -> int:
     system = sum(len(text) for text in request.system)
     tools = len(json.dumps([t.model_dump() for t in request.tools], ensure_ascii=False)) if request.tools else 0
     return system + tools + sum(_chars(m) for m in request.messages)
-
-
-IMAGE_TOKENS = 1600
-"""One image as the providers count it (Anthropic scales an image to ~1.15 megapixels, ~1,600
-tokens; OpenAI's high detail is less), not its base64 length, which is thousands of times more."""
 
 
 def _chars(message: llm.HistoryMessage) -> int:

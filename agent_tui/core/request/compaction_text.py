@@ -22,6 +22,9 @@ from agent_tui.core.request.shell_text import shell_text
 HEADINGS = ("Objective", "Important Details", "Work State", "Next Move")
 NONE = "(none)"
 CHARS_PER_TOKEN = 4
+IMAGE_TOKENS = 1600
+"""One image as the providers count it (Anthropic scales an image to ~1.15 megapixels, ~1,600
+tokens; OpenAI's high detail is less), not its base64 length, which is thousands of times more."""
 SUMMARY_TOOL_CHARS = 4_000  # a tool result as the summariser sees it (head + tail)
 _SEPARATOR = "\n\n"
 

@@ -25,6 +25,7 @@ from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.log.records import MessageRecord, SessionRecord
 from agent_tui.core.request import budget
 from agent_tui.core.request import compaction_text as text
+from agent_tui.core.request.pruning import PruneRule
 from agent_tui.core.run import retry
 from agent_tui.core.run.step import LLMFailure, StreamFn, consume
 from agent_tui.core.settings.config import Settings
@@ -76,7 +77,7 @@ class Compactor:
         if info.context_window is None and (session.id, _notice(info)) in self._warned:
             return False
         calls = await self._store.tool_calls(session.id)
-        size = budget.estimate(request, history, calls)
+        size = budget.estimate(request, history, calls, PruneRule.configured(settings.context))
         if info.context_window is None:
             if size > settings.compaction.buffer:  # only once the session could need it
                 await self._warn_unknown_window(session.id, info, publish)

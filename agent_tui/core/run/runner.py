@@ -23,6 +23,7 @@ from agent_tui.core.log.records import CheckpointRecord, InboxRecord, MessageRec
 from agent_tui.core.request import prompts
 from agent_tui.core.request.base_prompts import base_prompt
 from agent_tui.core.request.builder import awaits_answer, history_messages, needs_continuation, was_cut_short
+from agent_tui.core.request.pruning import PruneRule, prune
 from agent_tui.core.run.step import Step, StepPlan, StreamFn
 from agent_tui.core.settings.config import ConfigError, Settings
 from agent_tui.llm import types as llm
@@ -303,7 +304,8 @@ class Runner:
             if checkpoint is not None
             else prompts.environment_facts(Path(session.location), Path(session.project_root))
         )
-        messages = history_messages(history, await self._store.tool_calls(session.id), agent)
+        lowered = history_messages(history, await self._store.tool_calls(session.id), agent)
+        messages = prune(lowered, PruneRule.configured(settings.context)).messages
         model_settings = settings.model_settings(model)
         vision = (await self._compaction.model_info(model, settings)).supports_vision
         request = llm.Request(

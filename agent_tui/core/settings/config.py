@@ -72,6 +72,16 @@ class CompactionSettings(_Section):
     keep_tokens: int = Field(default=8_000, ge=0)
 
 
+class ContextSettings(_Section):
+    """Lean context (``core.request.pruning``): old tool outputs leave the request, never the log."""
+
+    prune: bool = True
+    prune_protect_tokens: int = Field(default=40_000, ge=0)
+    """The newest tool output kept word for word (the newest step's is always kept)."""
+    prune_minimum_tokens: int = Field(default=20_000, ge=1)
+    """Prune only when at least this much can go at once: the request's prefix changes in steps, not every turn."""
+
+
 class Synchronous(StrEnum):
     NORMAL = "normal"
     FULL = "full"
@@ -124,6 +134,7 @@ class Settings(_Section):
     agents: dict[str, AgentSettings] = Field(default_factory=_default_agents)
     retry: RetrySettings = Field(default_factory=RetrySettings)
     compaction: CompactionSettings = Field(default_factory=CompactionSettings)
+    context: ContextSettings = Field(default_factory=ContextSettings)
     permission: list[PermissionRule] = Field(default_factory=list)
     storage: StorageSettings = Field(default_factory=StorageSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)

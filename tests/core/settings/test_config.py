@@ -20,6 +20,8 @@ def test_defaults(workdir: Path) -> None:
     assert settings.agent_settings().steps == 50
     assert settings.retry.base_delay_ms == 2000
     assert settings.compaction.buffer == 20_000
+    assert (settings.context.prune, settings.context.prune_protect_tokens) == (True, 40_000)
+    assert settings.context.prune_minimum_tokens == 20_000
 
 
 def test_layers_in_precedence_order(workdir: Path, agent_home: Path) -> None:
@@ -70,6 +72,8 @@ def test_permission_rules_and_model_overrides(workdir: Path, agent_home: Path) -
         ('[mcp.servers."my docs"]\nurl = "http://h/mcp"\n', "mcp.servers: Value error, server name 'my docs'"),
         ('[mcp.servers.docs]\nurl = "http://h/mcp"\ntimeout = 5\n', "mcp.servers.docs.timeout"),
         ('[agents.build]\nmcp = "docs"\n', "agents.build.mcp"),
+        ("[context]\nprune_minimum_tokens = 0\n", "context.prune_minimum_tokens"),
+        ("[context]\nprune_after = 3\n", "context.prune_after"),
     ],
 )
 def test_bad_file_names_file_and_key(workdir: Path, text: str, needle: str) -> None:

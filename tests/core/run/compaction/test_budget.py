@@ -127,3 +127,47 @@ def test_an_image_counts_as_the_tokens_a_provider_charges_not_its_base64() -> No
     history = [_msg("u1", 1, "user", {"prompt": [{"type": "text", "text": "look"}, image]})]
     estimate = budget.estimate(_request(history), history, [])
     assert 1_600 < estimate < 1_600 + 100 + 50 + 60  # one image, system, tool definitions, framing
+
+
+def _read_step(i: int, chars: int, input_tokens: int) -> tuple[MessageRecord, ToolCallRecord]:
+    mid = f"a{i}"
+    usage = {"input_tokens": input_tokens, "output_tokens": 1}
+    message = _msg(
+        mid,
+        2 * i + 1,
+        "assistant",
+        {"parts": [{"type": "tool", "call_id": "c"}], "state": "ended", "model": "m", "usage": usage},
+    )
+    call = ToolCallRecord(
+        session_id="s",
+        assistant_message_id=mid,
+        call_id="c",
+        seq=2 * i + 1,
+        name="read",
+        input={"path": f"f{i}.py"},
+        state="success",
+        output={"text": "x" * chars},
+        error=None,
+        call_meta={},
+        result_meta={},
+        hosted=False,
+    )
+    return message, call
+
+
+def test_what_pruning_removed_since_the_last_reported_step_is_not_counted() -> None:
+    """The newest step reported its request as pruned then; a prune that happens now frees more."""
+    from agent_tui.core.request.pruning import PruneRule, prune
+
+    rule = PruneRule(protect_tokens=0, minimum_tokens=10_000)
+    steps = [_read_step(i, 40_000, 1_000 + 10_000 * i) for i in range(3)]
+    history = [_user("u", 0, "go"), *(message for message, _ in steps)]
+    calls = [call for _, call in steps]
+    whole = _request(history, calls=calls)
+    pruned = whole.model_copy(update={"messages": prune(whole.messages, rule).messages})
+    assert prune(whole.messages, rule).pruned_calls == 2
+    before = budget.estimate(pruned, history, calls)
+    after = budget.estimate(pruned, history, calls, rule)
+    # The anchor (step 2) was sent with step 0 pruned already (minimum reached at step 1): only
+    # step 1's output is freed since, less its stub.
+    assert 9_800 < before - after < 10_000
