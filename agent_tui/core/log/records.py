@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from agent_tui.core.log.session_row import SessionFields
 from agent_tui.vocab.plan import PlanItem, plan_open
@@ -89,6 +89,7 @@ class PlanRecord(_Record):
     call_id: str | None = None
     items: list[PlanItem] = Field(default_factory=list)
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def open(self) -> bool:
         """Whether work is open (some item not done): what the TUI pins above the prompt."""
