@@ -11,7 +11,6 @@ from agent_tui.tools.context import ToolContext
 from agent_tui.tools.todo import TODO
 from agent_tui.tools.tool import ToolOutcome
 from agent_tui.vocab.kinds import ErrorType, PermissionReply
-
 from tests.fakes.asks import RecordingAsker
 
 from .conftest import gate_for, invoke_tool, output_text
