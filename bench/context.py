@@ -100,7 +100,8 @@ async def _session(steps: int, context: dict[str, Any], home: Path) -> list[dict
             )
         bodies = [request.body for request in fake.accepted]
     assert len(bodies) == steps, f"{len(bodies)} requests for {steps} steps"
-    rows, previous = [], []
+    rows: list[dict[str, int]] = []
+    previous: list[str] = []
     for body in bodies:
         pieces = _pieces(body)
         total = sum(len(p) for p in pieces)

@@ -28,6 +28,7 @@ _EXPORTS: dict[str, str] = {
     "MessageRecord": "log.records",
     "InboxRecord": "log.records",
     "PermissionRecord": "log.records",
+    "PlanRecord": "log.records",
     "SessionRow": "log.session_row",
     "Receipt": "inbox.admission",
     "RewindPoint": "history.rewind",
@@ -125,6 +126,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.log.records import InboxRecord as InboxRecord
     from agent_tui.core.log.records import MessageRecord as MessageRecord
     from agent_tui.core.log.records import PermissionRecord as PermissionRecord
+    from agent_tui.core.log.records import PlanRecord as PlanRecord
     from agent_tui.core.log.records import SessionRecord as SessionRecord
     from agent_tui.core.log.records import SessionSummary as SessionSummary
     from agent_tui.core.log.session_row import SessionRow as SessionRow

@@ -25,7 +25,14 @@ from agent_tui.core.history.rewind import FilesPreview, Rewinder, RewindPoint, R
 from agent_tui.core.inbox.admission import Receipt, admit_compaction, admit_prompt
 from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
-from agent_tui.core.log.records import InboxRecord, MessageRecord, PermissionRecord, SessionRecord, SessionSummary
+from agent_tui.core.log.records import (
+    InboxRecord,
+    MessageRecord,
+    PermissionRecord,
+    PlanRecord,
+    SessionRecord,
+    SessionSummary,
+)
 from agent_tui.core.run.executor import Executor, IdleExecutor
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
@@ -278,6 +285,11 @@ class Sessions:
         await self.get(session_id)
         rows = await self._store.events(session_id, after=after, limit=limit + 1)
         return History(data=rows[:limit], has_more=len(rows) > limit)
+
+    async def plan(self, session_id: str) -> PlanRecord:
+        """The live plan: the newest visible ``todo`` checklist (a rewind or fork brings back the one it had)."""
+        await self.get(session_id)
+        return await self._store.plan(session_id)
 
     def log(
         self, session_id: str, after: int | None = None, follow: bool = False

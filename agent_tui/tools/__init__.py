@@ -1,1 +1,1 @@
-"""Local tools (read, bash, apply_patch), their registry and permissions."""
+"""Local tools (read, bash, apply_patch, todo), their registry and permissions."""

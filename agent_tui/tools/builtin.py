@@ -1,4 +1,4 @@
-"""The built-in tools: read, bash, apply_patch."""
+"""The built-in tools: read, bash, apply_patch, todo."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ from agent_tui.tools.apply_patch.tool import APPLY_PATCH
 from agent_tui.tools.bash import BASH
 from agent_tui.tools.read import READ
 from agent_tui.tools.registry import ToolRegistry
+from agent_tui.tools.todo import TODO
 
 
 def default_registry(location: Path) -> ToolRegistry:
-    """A registry holding the built-in tools: read, bash, apply_patch."""
+    """A registry holding the built-in tools: read, bash, apply_patch, todo."""
     registry = ToolRegistry(location)
-    for tool in (READ, BASH, APPLY_PATCH):
+    for tool in (READ, BASH, APPLY_PATCH, TODO):
         registry.register(tool)
     return registry

@@ -39,6 +39,7 @@ from agent_tui.tui.theme_watch import watch_theme_files
 from agent_tui.tui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, theme_dirs
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.permission import PermissionPanel
+from agent_tui.tui.widgets.plan import PlanPanel
 from agent_tui.tui.widgets.prompt import IMAGE_SUFFIXES, PromptInput
 from agent_tui.tui.widgets.session_view import SessionView
 from agent_tui.tui.widgets.transcript import TranscriptView
@@ -99,6 +100,7 @@ class AgentApp(App[None]):
             priority=True,
             tooltip="unfold every tool output, reasoning and summary in view; again folds them",
         ),
+        Binding("alt+t", "toggle_plan", "plan", show=False, tooltip="fold the plan above the prompt; again unfolds it"),
         Binding("f1", "help", "help", tooltip="this help"),
         # Textual's own palette binding, declared here so the help screen lists it too.
         Binding(
@@ -408,6 +410,9 @@ class AgentApp(App[None]):
 
     def action_toggle_details(self) -> None:
         self.view.query_one(TranscriptView).toggle_details()
+
+    def action_toggle_plan(self) -> None:
+        self.view.query_one(PlanPanel).toggle()
 
     def action_mcp_servers(self) -> None:
         location = self.view.transcript.facts.location or self.services.location

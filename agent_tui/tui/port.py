@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         FilesPreview,
         InboxRecord,
         PermissionRecord,
+        PlanRecord,
         Receipt,
         RewindPoint,
         RewindResult,
@@ -104,6 +105,8 @@ class SessionsPort(Protocol):
     def subscribe(self, session_id: str) -> Subscription: ...
 
     async def permissions(self, session_id: str) -> builtins.list[PermissionRecord]: ...
+
+    async def plan(self, session_id: str) -> PlanRecord: ...  # the live plan: the newest visible ``todo`` checklist
 
     async def reply_permission(self, request_id: str, reply: str, message: str | None = None) -> None: ...
 

@@ -33,6 +33,7 @@ from agent_tui.tui.transcript_model import PendingInput, SessionFacts, Transcrip
 from agent_tui.vocab.kinds import Delivery
 
 if TYPE_CHECKING:
+    from agent_tui.core.api import PlanRecord
     from agent_tui.core.api import events as ev
 
 TAIL_EVENTS = 600  # folded before the first paint of a long session
@@ -81,6 +82,9 @@ class SessionFeed:
         self.transcript = Transcript()
         self.synced = True  # the first paint is done (a new session has nothing to replay)
         self.background_asks = 0  # permission asks waiting in other sessions
+        self.plan: PlanRecord | None = None
+        """The live plan, read from the store's projection at the first paint and again after each
+        plan update in the tail (never folded here: the projection already knows rewinds and forks)."""
         self._flush_pending = False
         self._deltas: Stoppable | None = None
 
@@ -93,6 +97,7 @@ class SessionFeed:
         The view has stopped the previous feed's work."""
         self.session_id, self.transcript = session_id, Transcript()
         self.synced = session_id is None
+        self.plan = None
 
     def follow(self) -> None:
         """Start following the opened session (a new one is followed once :meth:`adopt` names it)."""
@@ -136,6 +141,8 @@ class SessionFeed:
                         if transcript.stale:  # rewound (or undone) meanwhile: fold it again from the store
                             self._view.reopen()
                             return
+                        if may_update_plan(item):
+                            self.plan = await sessions.plan(session_id)
                         self.schedule_flush()
                     else:
                         replay.append(item)
@@ -143,7 +150,7 @@ class SessionFeed:
             self._view.report(f"cannot open session {session_id}: {error}")
             if self._deltas is not None:
                 self._deltas.cancel()
-            self.session_id, self.synced, self.transcript = None, True, Transcript()
+            self.session_id, self.synced, self.transcript, self.plan = None, True, Transcript(), None
             await self._view.show_transcript(self.transcript, None)
             self._view.paint_chrome()
 
@@ -161,6 +168,7 @@ class SessionFeed:
         if transcript.stale:
             self._view.reopen()
             return
+        self.plan = await sessions.plan(session_id)
         self.synced = True
         transcript.set_active(self.is_active)
         fetch_older = None if whole else partial(fold_older, sessions, session_id, transcript)
@@ -209,6 +217,14 @@ class SessionFeed:
         self.background_asks = count
         if self.synced:
             await self.flush()
+
+
+def may_update_plan(stored: ev.StoredEvent) -> bool:
+    """A settled call that carries a plan: the projection is read again (it decides whether it was ``todo``)."""
+    from agent_tui.core.api import events as ev  # see the module docstring
+
+    event = stored.event
+    return isinstance(event, ev.ToolSucceeded) and "plan" in event.output.data
 
 
 # ---------------------------------------------------------------------- segments

@@ -56,6 +56,14 @@ class CompactionReason(StrEnum):
     OVERFLOW = "overflow"
 
 
+class PlanStatus(StrEnum):
+    """Where one item of the live plan (the ``todo`` tool's checklist) stands."""
+
+    PENDING = "pending"
+    IN_PROGRESS = "in_progress"
+    DONE = "done"
+
+
 class Effect(StrEnum):
     """What a permission rule does when it matches."""
 

@@ -126,6 +126,20 @@ async def test_json_format_prints_durable_events_and_marked_deltas(cli: Cli, fak
     assert "".join(d["delta"] for d in live if d["kind"] == "text.delta") == "streamed words here"
 
 
+async def test_json_format_carries_each_plan_the_todo_tool_writes(cli: Cli, fake: FakeProvider) -> None:
+    """A plan update is the todo call's ``tool.success``: ``data.output.data.plan`` is the whole checklist."""
+    plan = [{"content": "look", "status": "done"}, {"content": "fix", "status": "in_progress"}]
+    fake.add({"tool_calls": [{"id": "call_t", "name": "todo", "arguments": {"items": plan}}]}, {"text": "on it"})
+    code, out, err = await cli.run("--format", "json", "go")
+    assert code == 0, err
+    durable = [line for line in map(json.loads, out.splitlines()) if not line.get("live")]
+    called = [d for d in durable if d["type"] == "session.tool.called.1" and d["data"]["name"] == "todo"]
+    assert [d["data"]["call_id"] for d in called] == ["call_t"]
+    (settled,) = [d for d in durable if d["type"] == "session.tool.success.1" and d["data"]["call_id"] == "call_t"]
+    assert settled["data"]["output"]["data"] == {"plan": plan}
+    assert settled["data"]["output"]["text"].startswith("Plan updated (1/2 done):")
+
+
 async def test_prompt_from_stdin_and_continue_with_a_model_switch(cli: Cli, fake: FakeProvider) -> None:
     fake.add({"text": "first"}, {"text": "second"})
     proc = await cli.start("run", *cli.model_flags(), "-")

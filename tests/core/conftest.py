@@ -40,6 +40,7 @@ def every_event_script(location: str, root: str) -> dict[str, list[ev.DurableEve
     """Two sessions whose events together cover ``events.DURABLE_EVENTS``."""
     rate = ErrorInfo(type=ErrorType.RATE_LIMIT, message="slow down", retry_after_ms=10)
     usage = Usage(input_tokens=120, output_tokens=30)
+    plan = [{"content": "fix the parser", "status": "in_progress"}]
     main = [
         ev.SessionCreated(location=location, project_root=root),
         ev.PromptAdmitted(input_id="msg_u1", prompt=ev.text_prompt("Fix the parser bug\nin detail")),
@@ -78,6 +79,10 @@ def every_event_script(location: str, root: str) -> dict[str, list[ev.DurableEve
             call_id="call_2",
             error=ErrorInfo(type=ErrorType.TOOL_EXECUTION, message="no such file"),
             result_meta={"provider": {"id": "h2"}},
+        ),
+        ev.ToolCalled(assistant_message_id="msg_a1", call_id="call_3", name="todo", input={"items": plan}),
+        ev.ToolSucceeded(
+            assistant_message_id="msg_a1", call_id="call_3", output=ToolOutput(text="Plan", data={"plan": plan})
         ),
         ev.StepEnded(assistant_message_id="msg_a1", finish="tool_calls", usage=usage, cost=0.25),
         ev.StepStarted(assistant_message_id="msg_a2", agent="build", model="m1"),

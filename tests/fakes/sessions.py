@@ -19,6 +19,7 @@ from agent_tui.core.api import (
     InboxRecord,
     InvalidRequest,
     PermissionRecord,
+    PlanRecord,
     Receipt,
     RewindPoint,
     RewindRefused,
@@ -273,6 +274,21 @@ class FakeSessions:
         queue: asyncio.Queue = asyncio.Queue()
         self._subscribers.setdefault(session_id, []).append(queue)
         return FakeSubscription(queue, lambda: self._subscribers[session_id].remove(queue))
+
+    async def plan(self, session_id: str) -> PlanRecord:
+        """As the projection: the plan of the newest successful ``todo`` call (the fake does not rewind)."""
+        todo_calls: set[tuple[str, str]] = set()
+        plan = PlanRecord(session_id=session_id)
+        for stored in self._events(session_id):
+            match stored.event:
+                case ev.ToolCalled(name="todo", assistant_message_id=amid, call_id=call_id):
+                    todo_calls.add((amid, call_id))
+                case ev.ToolSucceeded(assistant_message_id=amid, call_id=call_id, output=output) if (
+                    amid,
+                    call_id,
+                ) in todo_calls:
+                    plan = PlanRecord(session_id=session_id, seq=stored.seq, call_id=call_id, items=output.data["plan"])
+        return plan
 
     async def lineage(self, session_id: str) -> list[tuple[str, int]]:
         return []

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.api import events as ev
 from agent_tui.core.api import open_sessions
+from agent_tui.vocab.error_info import ErrorInfo
+from agent_tui.vocab.tool_output import ToolOutput
 from tests.fakes.sessions import FakeSessions
 
 if TYPE_CHECKING:  # the shape: each facade is a SessionsPort, or mypy says where it differs
@@ -53,6 +55,10 @@ async def raises(value: Awaitable[Any]) -> str:
     except Exception as error:  # noqa: BLE001 - the observation
         return type(error).__name__
     return "ok"
+
+
+def plan_output(items: list[dict[str, str]]) -> ToolOutput:
+    return ToolOutput(text="Plan", data={"plan": items})
 
 
 def row(record: Any) -> tuple:
@@ -115,6 +121,17 @@ async def script(d: Double, where: Path) -> list[Any]:
     seen.append(await s.latest("/elsewhere"))
     seen.append(s.active())
 
+    seen.append(await s.plan(SID))  # none yet
+    plan = [{"content": "fix the parser", "status": "in_progress"}, {"content": "docs", "status": "pending"}]
+    await d.publish(SID, ev.StepStarted(assistant_message_id="msg_a", agent="build", model="openai/fake"))
+    for call_id, name in (("c2", "todo"), ("c3", "read"), ("c4", "todo")):  # a read and a failed todo change nothing
+        await d.publish(SID, ev.ToolCalled(assistant_message_id="msg_a", call_id=call_id, name=name, input={}))
+    await d.publish(SID, ev.ToolSucceeded(assistant_message_id="msg_a", call_id="c2", output=plan_output(plan)))
+    await d.publish(SID, ev.ToolSucceeded(assistant_message_id="msg_a", call_id="c3", output=plan_output([])))
+    error = ErrorInfo(type="tool.input", message="two in progress")
+    await d.publish(SID, ev.ToolFailed(assistant_message_id="msg_a", call_id="c4", error=error))
+    seen.append(await s.plan(SID))
+
     with s.subscribe(SID) as deltas:
         d.delta(ev.TextDelta(session_id=SID, assistant_message_id="msg_a", ordinal=0, delta="hi"))
         async for item in deltas:
@@ -123,7 +140,12 @@ async def script(d: Double, where: Path) -> list[Any]:
                 break
 
     seen.append(
-        [await raises(s.get("ses_nope")), await raises(s.pending("ses_nope")), await raises(s.permissions("ses_nope"))]
+        [
+            await raises(s.get("ses_nope")),
+            await raises(s.pending("ses_nope")),
+            await raises(s.permissions("ses_nope")),
+            await raises(s.plan("ses_nope")),
+        ]
     )
     return seen
 
@@ -141,7 +163,12 @@ async def test_the_fake_answers_the_script_as_the_real_facade_does(workdir: Path
         await real.close()
     assert await script(Double(fake, fake_publish, fake.delta), workdir) == expected
     assert expected[3] == "EventRejected" and expected[6][1] == "fix the parser"
-    assert expected[-1] == ["UnknownSession"] * 3
+    assert expected[-1] == ["UnknownSession"] * 4
+    plans = [item for item in expected if type(item).__name__ == "PlanRecord"]
+    assert [(p.call_id, [i.content for i in p.items], p.open) for p in plans] == [
+        (None, [], False),
+        ("c2", ["fix the parser", "docs"], True),
+    ]
 
 
 def test_the_type_checker_holds_both_facades_to_the_port() -> None:

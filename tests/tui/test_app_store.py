@@ -6,6 +6,7 @@ live deltas on its bus; a tiny executor says which sessions are active.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -50,7 +51,8 @@ async def running_session_app(real, workdir: Path, clock) -> tuple[Sessions, str
     return sessions, sid, app_for(sessions, workdir, clock, StartMode(session_id=sid))
 
 
-async def exchange(sessions: Sessions, sid: str, prompt: str, answer: str) -> None:
+async def busy_period(sessions: Sessions, sid: str, prompt: str, step: Callable[[str], list[ev.DurableEvent]]) -> str:
+    """The runner's part for one prompt: promoted, one step whose parts ``step(amid)`` gives; its id."""
     receipt = await sessions.prompt(sid, prompt)
     amid = ids.message_id()
     await sessions._store.publish_many(
@@ -59,10 +61,22 @@ async def exchange(sessions: Sessions, sid: str, prompt: str, answer: str) -> No
             ev.ExecutionStarted(),
             ev.PromptPromoted(input_id=receipt.input_id),
             ev.StepStarted(assistant_message_id=amid, agent="build", model="openai/fake"),
-            ev.TextStarted(assistant_message_id=amid, ordinal=0),
-            ev.TextEnded(assistant_message_id=amid, ordinal=0, text=answer),
+            *step(amid),
             ev.StepEnded(assistant_message_id=amid, finish="stop", usage=Usage(input_tokens=100, output_tokens=20)),
             ev.ExecutionSucceeded(),
+        ],
+    )
+    return receipt.input_id
+
+
+async def exchange(sessions: Sessions, sid: str, prompt: str, answer: str) -> None:
+    await busy_period(
+        sessions,
+        sid,
+        prompt,
+        lambda amid: [
+            ev.TextStarted(assistant_message_id=amid, ordinal=0),
+            ev.TextEnded(assistant_message_id=amid, ordinal=0, text=answer),
         ],
     )
 

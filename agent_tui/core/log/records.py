@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from agent_tui.core.log.session_row import SessionFields
+from agent_tui.vocab.plan import PlanItem, plan_open
 
 MessageKind = Literal["user", "assistant", "system", "compaction", "synthetic", "shell"]
 ToolState = Literal["running", "success", "failed"]
@@ -77,6 +78,22 @@ class CheckpointRecord(_Record):
     baseline: str
     baseline_seq: int
     applied: dict[str, Any]
+
+
+class PlanRecord(_Record):
+    """A session's live plan: the newest visible ``todo`` call's items (none: ``seq`` 0, no items)."""
+
+    session_id: str
+    seq: int = 0
+    """The seq of the ``tool.success`` that wrote it."""
+    call_id: str | None = None
+    items: list[PlanItem] = Field(default_factory=list)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def open(self) -> bool:
+        """Whether work is open (some item not done): what the TUI pins above the prompt."""
+        return plan_open(self.items)
 
 
 class ApprovalRecord(_Record):

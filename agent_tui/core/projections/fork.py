@@ -2,7 +2,7 @@
 
 The fork's log starts at ``parent_seq + 1`` (``session.created`` naming the
 parent, then ``session.forked``), so copied rows keep the parent's seqs and the
-fork's own rows sort after them. Every message and tool call with ``seq <=
+fork's own rows sort after them. Every message, tool call and plan update with ``seq <=
 parent_seq`` is copied under a derived id (``ids.derived_id``: the same for a
 rebuild), with its search text; the ``api/*`` context entries are copied; the
 instruction checkpoint is copied when the fork is taken at the parent's head
@@ -51,6 +51,11 @@ def fork_from(conn: sqlite3.Connection, sid: str, parent: str, parent_seq: int) 
         "INSERT INTO tool_call (session_id, assistant_message_id, call_id, seq, name, input_json, state, output_json,"
         " error_json, call_meta_json, result_meta_json, hosted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(sid, derived_id(amid, sid), *rest) for amid, *rest in calls],
+    )
+    conn.execute(
+        "INSERT INTO plan_update (session_id, seq, call_id, items_json)"
+        " SELECT ?, seq, call_id, items_json FROM plan_update WHERE session_id = ? AND seq <= ?",
+        (sid, parent, parent_seq),
     )
     conn.execute(
         "INSERT INTO context_entry (session_id, key, value_json) SELECT ?, key, value_json FROM context_entry"

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from agent_tui.core.errors import EventRejected
 from agent_tui.core.log import events as ev
-from agent_tui.core.projections import inbox, rewind, steps
+from agent_tui.core.projections import inbox, plan, rewind, steps
 from agent_tui.core.projections.fork import fork_from
 from agent_tui.core.projections.message_rows import dumps, index_text, insert_message
 from agent_tui.vocab.kinds import PermissionReply
@@ -120,7 +120,10 @@ def _steps(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Dura
             steps.fragment(conn, sid, at, event)
         case ev.ToolCalled():
             steps.tool_called(conn, sid, seq, at, event)
-        case ev.ToolSucceeded() | ev.ToolFailed():
+        case ev.ToolSucceeded():
+            steps.tool_settled(conn, sid, at, event)
+            plan.plan_settled(conn, sid, seq, event)
+        case ev.ToolFailed():
             steps.tool_settled(conn, sid, at, event)
         case ev.StepEnded() | ev.StepFailed() | ev.RetryScheduled():
             steps.step_closed(conn, sid, at, event)

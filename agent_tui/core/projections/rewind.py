@@ -2,7 +2,7 @@
 
 Branching is projection (DESIGN §14): a conversation rewind deletes the
 projected rows from its boundary on — messages (with their counters and search
-text), tool calls — withdraws every unpromoted input and drops the instruction
+text), tool calls, plan updates — withdraws every unpromoted input and drops the instruction
 checkpoint, while the events themselves stay in the log. Undoing a rewind
 re-projects the session's own events as if that rewind had never been
 published, so ``rebuild`` and the live projections agree either way.
@@ -20,6 +20,7 @@ from agent_tui.core.projections.message_rows import delete_message, preview
 Project = Callable[[sqlite3.Connection, str, int, int, ev.DurableEvent], None]
 
 _SESSION_TABLES = (
+    "plan_update",
     "permission_request",
     "context_entry",
     "instruction_checkpoint",
@@ -30,7 +31,7 @@ _SESSION_TABLES = (
 
 
 def hide_from(conn: sqlite3.Connection, sid: str, seq: int, boundary: int) -> None:
-    """Everything the model saw from ``boundary`` on leaves the projections."""
+    """Everything the model saw from ``boundary`` on leaves the projections (the plan falls back to the last before it)."""
     pending = conn.execute(
         "SELECT id, kind FROM session_input WHERE session_id = ? AND promoted_seq IS NULL AND withdrawn = 0",
         (sid,),
@@ -47,6 +48,7 @@ def hide_from(conn: sqlite3.Connection, sid: str, seq: int, boundary: int) -> No
     for (message_id,) in later:
         delete_message(conn, message_id, sid)
     conn.execute("DELETE FROM tool_call WHERE session_id = ? AND seq >= ?", (sid, boundary))
+    conn.execute("DELETE FROM plan_update WHERE session_id = ? AND seq >= ?", (sid, boundary))
     conn.execute("DELETE FROM instruction_checkpoint WHERE session_id = ?", (sid,))
     refresh_last_message(conn, sid)
 

@@ -20,6 +20,7 @@ from agent_tui.core.log.records import (
     InboxRecord,
     MessageRecord,
     PermissionRecord,
+    PlanRecord,
     SessionRecord,
     SessionSummary,
     ToolCallRecord,
@@ -195,6 +196,17 @@ async def checkpoint(conn: Connection, session_id: str) -> CheckpointRecord | No
     if row is None:
         return None
     return CheckpointRecord(session_id=row[0], baseline=row[1], baseline_seq=row[2], applied=json.loads(row[3]))
+
+
+async def plan(conn: Connection, session_id: str) -> PlanRecord:
+    row = await fetch_one(
+        conn,
+        "SELECT seq, call_id, items_json FROM plan_update WHERE session_id = ? ORDER BY seq DESC LIMIT 1",
+        (session_id,),
+    )
+    if row is None:
+        return PlanRecord(session_id=session_id)
+    return PlanRecord(session_id=session_id, seq=row[0], call_id=row[1], items=json.loads(row[2]))
 
 
 async def context_entries(conn: Connection, session_id: str) -> dict[str, Any]:

@@ -140,13 +140,26 @@ CREATE TABLE queue_state (
 """Where a queued input stands when the user reordered the queue (else its ``admitted_seq``), and
 whether the user paused the queue."""
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+_V3 = """
+CREATE TABLE plan_update (
+    session_id TEXT NOT NULL REFERENCES session (id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    call_id TEXT NOT NULL,
+    items_json TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+);
+"""
+"""Every plan the ``todo`` tool wrote, at the seq of its ``tool.success``: the session's plan is the
+newest visible row, so a rewind that hides the later rows brings the earlier plan back."""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
 CURRENT_VERSION = len(MIGRATIONS)
 
 PROJECTION_TABLES: tuple[str, ...] = (
     "search",
     "search_doc",
     "queue_state",
+    "plan_update",
     "permission_approval",
     "permission_request",
     "context_entry",

@@ -24,6 +24,7 @@ from agent_tui.core.log.records import (
     InboxRecord,
     MessageRecord,
     PermissionRecord,
+    PlanRecord,
     SessionRecord,
     SessionSummary,
     ToolCallRecord,
@@ -175,6 +176,9 @@ class Store:
 
     async def checkpoint(self, session_id: str) -> CheckpointRecord | None:
         return await self._readers.read(q.checkpoint, session_id)
+
+    async def plan(self, session_id: str) -> PlanRecord:
+        return await self._readers.read(q.plan, session_id)
 
     async def context_entries(self, session_id: str) -> dict[str, Any]:
         return await self._readers.read(q.context_entries, session_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from agent_tui.server.routes import context, docs, inputs, log, mcp, permissions, reading, rewind, sessions
+from agent_tui.server.routes import context, docs, inputs, log, mcp, permissions, plan, reading, rewind, sessions
 from agent_tui.server.table import ROUTES, Route
 
 TABLES = (
@@ -13,6 +13,7 @@ TABLES = (
     reading.routes,
     log.routes,
     context.routes,
+    plan.routes,
     rewind.routes,
     permissions.routes,
     mcp.routes,

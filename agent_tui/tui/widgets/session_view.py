@@ -1,4 +1,4 @@
-"""One session on screen: transcript, pending strip, permission panel, prompt, status.
+"""One session on screen: transcript, plan, pending strip, permission panel, prompt, status.
 
 The view composes the widgets and turns input into facade calls; what the
 transcript holds and when it repaints is its :class:`SessionFeed`'s work, which
@@ -30,6 +30,7 @@ from agent_tui.tui.transcript_model import Transcript
 from agent_tui.tui.widgets.completion import CompletionList
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.permission import PermissionPanel
+from agent_tui.tui.widgets.plan import PlanPanel
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.status import StatusBar, StatusInputs
 from agent_tui.tui.widgets.transcript import NewOutputHint, TranscriptView
@@ -79,6 +80,7 @@ class SessionView(Vertical):
         clock = self.services.clock
         yield TranscriptView(clock, id="transcript")
         yield NewOutputHint("↓ new output below — Ctrl+End (or click) to follow", id="new-output")
+        yield PlanPanel(id="plan")
         yield PendingInputStrip(id="pending")
         yield PermissionPanel(clock, self.services.timings.permission_grace_s, id="permission")
         yield CompletionList(id="completion")
@@ -170,6 +172,7 @@ class SessionView(Vertical):
 
     def paint_chrome_now(self) -> None:
         t = self.transcript
+        self.query_one(PlanPanel).show_plan(self.feed.plan)
         self.query_one(PendingInputStrip).show_items(t.pending_inputs)
         waiting = (a for a in t.asks.values() if a.request_id not in self._answered)
         ask = next(waiting, None) if t.is_active else None

@@ -10,7 +10,6 @@ import pytest
 from agent_tui.core.request.base_prompts import base_prompt, family_prompt
 from agent_tui.core.request.families import Family
 from agent_tui.tools.apply_patch.parser import AddFile, UpdateFile, parse_patch
-
 from tests.core.request.test_families import NAMES
 
 OPENING = {

@@ -16,7 +16,6 @@ from agent_tui.tools.registry import ToolRegistry
 from agent_tui.tools.tool import Tool, ToolResult
 from agent_tui.vocab.clock import ManualClock
 from agent_tui.vocab.tool_output import ToolOutput
-
 from tests.core.run.compaction.helpers import echo, texts
 
 ANTHROPIC_SECTION = "<doing_the_work>"
