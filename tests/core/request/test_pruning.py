@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from agent_tui.core.request.pruning import STUB_PREFIX, PruneRule, prune, stub_text
 from agent_tui.llm import types as llm
 
-PNG = llm.ImagePart(mime="image/png", data="iVBORw0KGgo=", path="shot.png")
+PNG = llm.RequestImage(mime="image/png", data="iVBORw0KGgo=", path="shot.png")
 
 
 def _use(n: int, name: str, size: int, *, ok: bool = True, images: int = 0) -> llm.ToolUse:
@@ -23,7 +23,7 @@ def _step(*uses: llm.ToolUse) -> llm.AssistantTurn:
     return llm.AssistantTurn(model="m", parts=[llm.TextBlock(text="looking"), *uses])
 
 
-_user = llm.UserTurn(parts=[llm.TextPart(text="go")])
+_user = llm.UserTurn(parts=[llm.RequestText(text="go")])
 
 
 @st.composite

@@ -6,16 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
 from agent_tui.core.host.tool_host import build_registry
 from agent_tui.core.request.base_prompts import base_prompt
 from agent_tui.testing.fake_provider import FakeProvider
 from agent_tui.testing.test_tools import register as register_test_tools
 from agent_tui.tools.registry import ToolRegistry
-from agent_tui.tools.tool import Tool, ToolResult
 from agent_tui.vocab.clock import ManualClock
-from agent_tui.vocab.tool_output import ToolOutput
 from tests.core.run.compaction.helpers import echo, texts
 
 ANTHROPIC_SECTION = "<doing_the_work>"
@@ -61,18 +57,9 @@ async def test_an_agent_with_its_own_prompt_sends_it_instead_of_the_base_prompt(
     assert "You are the reviewer agent." in system and OPENAI_SECTION not in system
 
 
-class _TodoInput(BaseModel):
-    items: list[str] = []
-
-
-async def _todo(ctx: object, params: _TodoInput) -> ToolResult:
-    return ToolResult(ToolOutput(text="plan kept"))
-
-
-def _with_todo(location: Path) -> ToolRegistry:
-    tools = build_registry(location)
+def _with_test_tools(location: Path) -> ToolRegistry:
+    tools = build_registry(location)  # the built-in tools, ``todo`` among them
     register_test_tools(tools)
-    tools.register(Tool("todo", "Keep the plan.", _TodoInput, _todo, action="test"))
     return tools
 
 
@@ -81,7 +68,7 @@ async def test_the_prompt_is_the_same_on_every_step_even_the_final_one_and_names
 ) -> None:
     fake.add(echo("call_1", "one"), echo("call_2", "two"), {"text": "summary"})
     cli = {"model": "anthropic/claude-fake", "api_base": fake.base_url, "agents": {"build": {"steps": 3}}}
-    await _one_turn(open_runtime, workdir, clock, cli, tools=_with_todo)
+    await _one_turn(open_runtime, workdir, clock, cli, tools=_with_test_tools)
     bodies = [request.body for request in fake.accepted]
     offered = [{tool["name"] for tool in body.get("tools", [])} for body in bodies]
     assert len(bodies) == 3 and "todo" in offered[0] and "todo" not in offered[2]
