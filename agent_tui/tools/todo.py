@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_tui.tools.descriptions import tool_description
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.tool import Tool, ToolResult
@@ -20,11 +21,7 @@ from agent_tui.vocab.tool_output import ToolOutput
 
 MAX_ITEMS = 50
 
-DESCRIPTION = """Write your plan for multi-step work as a checklist the user sees above the prompt.
-
-- Send the whole list each time (it replaces the previous one): every item with `content` and `status` (`pending`, `in_progress` or `done`).
-- Keep at most one item `in_progress`: mark it when you start the step and `done` as soon as it is finished.
-- Skip it for a single, simple step. An empty list clears the plan."""
+DESCRIPTION = tool_description("agent_tui.tools", "todo.md")
 
 MARKS = {PlanStatus.PENDING: "[ ]", PlanStatus.IN_PROGRESS: "[>]", PlanStatus.DONE: "[x]"}
 

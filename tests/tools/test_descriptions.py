@@ -12,6 +12,7 @@ FILES = {
     "read": "agent_tui/tools/read.md",
     "bash": "agent_tui/tools/bash.md",
     "apply_patch": "agent_tui/tools/apply_patch/description.md",
+    "todo": "agent_tui/tools/todo.md",
 }
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,6 +34,7 @@ def test_each_builtin_tool_sends_its_description_file(specs: dict[str, str]) -> 
         ("read", ["offset", "2000", "apply_patch", "in one response", "fd"]),
         ("bash", ["fresh shell", "timeout_ms", "background", "`read`", "`apply_patch`", "rg -n", "git commit"]),
         ("apply_patch", ["*** Begin Patch", "*** End of File", "@@", "whole or not at all", "read"]),
+        ("todo", ["whole list", "in_progress", "done", "Skip it", "Example input"]),
     ],
 )
 def test_each_description_says_how_to_use_the_tool_well(specs: dict[str, str], tool: str, lessons: list[str]) -> None:
