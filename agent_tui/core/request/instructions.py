@@ -2,8 +2,9 @@
 
 Sources are observed concurrently and combined in a fixed order, each under a
 namespaced key with its own baseline / update / removal renderers:
-``core/environment``, ``core/date``, ``core/instructions`` (AGENTS.md files),
-``core/mcp`` (the selected MCP servers' ``instructions``), then ``api/*``
+``core/environment``, ``core/date``, ``core/instructions`` (AGENTS.md files, a
+directory's CLAUDE.md where it has none), ``core/configured`` (``instructions = [...]``,
+see ``configured``), ``core/mcp`` (the selected MCP servers' ``instructions``), then ``api/*``
 context entries (reference 001's order; skills and references do not exist yet). The first complete observation becomes the
 immutable baseline (system text); later changes become one chronological
 ``instructions.updated`` system message that advances ``applied`` in the same
@@ -26,7 +27,9 @@ from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.log.records import SessionRecord
+from agent_tui.core.request.configured import Unreadable, configured_text, observe_configured, settle_configured
 from agent_tui.core.settings import paths
+from agent_tui.core.settings.config import Settings
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import ErrorType
 
@@ -110,6 +113,14 @@ def aggregate_source(key: str, render: Callable[[Any], str], changed: str, each:
 
 
 AGENTS = aggregate_source("core/instructions", _agents_text, "project instructions", "AGENTS.md")
+CONFIGURED = aggregate_source(
+    "core/configured",
+    configured_text,
+    "configured instructions",
+    "configured",
+    absent=[],
+    settle=settle_configured,
+)
 
 
 def _mcp_text(servers: dict[str, str]) -> str:
@@ -170,9 +181,18 @@ def agents_files(
     return found
 
 
-def _observe_agents(session: SessionRecord) -> list[dict[str, str]] | Unavailable:
+def _claude_fallbacks(path: Path) -> list[Path]:
+    """Where Claude Code keeps a directory's instructions, read when it has no AGENTS.md."""
+    return [path.with_name("CLAUDE.md"), path.parent / ".claude" / "CLAUDE.md"]
+
+
+def _observe_agents(session: SessionRecord, claude_md: bool = True) -> list[dict[str, str]] | Unavailable:
     out = []
-    for path in agents_files(Path(session.location), Path(session.project_root)):
+    for found in agents_files(Path(session.location), Path(session.project_root)):
+        candidates = [found, *_claude_fallbacks(found)] if claude_md else [found]
+        path = next((candidate for candidate in candidates if candidate.exists()), None)
+        if path is None:
+            continue
         try:
             out.append({"path": str(path), "text": path.read_text(encoding="utf-8")})
         except FileNotFoundError:
@@ -198,14 +218,32 @@ def combine(observed: list[tuple[Source, Any]]) -> list[tuple[Source, Any]]:
 
 
 async def observe(
-    session: SessionRecord, context: dict[str, Any], today: _dt.date | None = None, mcp: McpGuidance = _no_mcp
+    session: SessionRecord,
+    context: dict[str, Any],
+    today: _dt.date | None = None,
+    mcp: McpGuidance = _no_mcp,
+    settings: Settings | None = None,
 ) -> list[tuple[Source, Any]]:
-    environment, agents, guidance = await asyncio.gather(
-        asyncio.to_thread(_observe_environment, session), asyncio.to_thread(_observe_agents, session), mcp(session)
+    claude_md = settings.claude_md if settings is not None else True
+    environment, agents, configured, guidance = await asyncio.gather(
+        asyncio.to_thread(_observe_environment, session),
+        asyncio.to_thread(_observe_agents, session, claude_md),
+        _observe_configured(session, settings),
+        mcp(session),
     )
     day = (today or _dt.date.today()).isoformat()
     api = [(context_source(key), value) for key, value in sorted(context.items())]
-    return combine([(ENVIRONMENT, environment), (DATE, day), (AGENTS, agents), (MCP, guidance), *api])
+    return combine(
+        [(ENVIRONMENT, environment), (DATE, day), (AGENTS, agents), (CONFIGURED, configured), (MCP, guidance), *api]
+    )
+
+
+async def _observe_configured(session: SessionRecord, settings: Settings | None) -> Any:
+    entries = settings.instructions if settings is not None else []
+    try:
+        return await observe_configured(entries, Path(session.project_root))
+    except Unreadable as error:
+        return Unavailable(str(error))
 
 
 # -- the checkpoint -----------------------------------------------------------------
@@ -219,9 +257,11 @@ class Instructions:
         self._today = today or _dt.date.today
         self._mcp = mcp
 
-    async def prepare(self, session: SessionRecord, publish: SessionPublisher) -> ErrorInfo | None:
+    async def prepare(
+        self, session: SessionRecord, publish: SessionPublisher, settings: Settings | None = None
+    ) -> ErrorInfo | None:
         context = await self._store.context_entries(session.id)
-        observed = await observe(session, context, self._today(), self._mcp)
+        observed = await observe(session, context, self._today(), self._mcp, settings)
         checkpoint = await self._store.checkpoint(session.id)
         if checkpoint is None or await self._compacted_since(session.id, checkpoint.baseline_seq):
             missing = [value.reason for _, value in observed if isinstance(value, Unavailable)]

@@ -118,13 +118,17 @@ class InstructionsHook(Protocol):
     the input stays pending.
     """
 
-    async def prepare(self, session: SessionRecord, publish: SessionPublisher) -> ErrorInfo | None: ...
+    async def prepare(
+        self, session: SessionRecord, publish: SessionPublisher, settings: Settings | None = None
+    ) -> ErrorInfo | None: ...
 
 
 class NoInstructions:
     """No instruction sources yet: environment facts travel in the system prompt."""
 
-    async def prepare(self, session: SessionRecord, publish: SessionPublisher) -> ErrorInfo | None:
+    async def prepare(
+        self, session: SessionRecord, publish: SessionPublisher, settings: Settings | None = None
+    ) -> ErrorInfo | None:
         return None
 
 
@@ -171,7 +175,7 @@ class Runner:
             except ConfigError as error:  # a config file edited into an invalid state
                 return ErrorInfo(type="config.invalid", message=str(error))  # the input stays pending
             problem = await _model_problem(session, services.settings)
-            problem = problem or await self._instructions.prepare(session, publish)
+            problem = problem or await self._instructions.prepare(session, publish, services.settings)
             if problem is not None:
                 return problem  # before promotion: the input stays pending for a later run
             promoted = await self._promote_steers(session_id, publish)
@@ -272,7 +276,7 @@ class Runner:
         publish: SessionPublisher,
     ) -> llm.Request:
         """After a checkpoint: re-baseline the instructions, reload history, build the request again."""
-        await self._instructions.prepare(session, publish)
+        await self._instructions.prepare(session, publish, services.settings)
         history = await self._store.messages(session.id)
         return await self._request(session, services, history, agent, model, final_step)
 

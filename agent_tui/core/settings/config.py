@@ -142,6 +142,10 @@ class Settings(_Section):
     warm: WarmSettings = Field(default_factory=WarmSettings)
     shell: ShellSettings = Field(default_factory=ShellSettings)
     theme: str = "agent-dark"
+    instructions: list[str] = Field(default_factory=list)
+    """More instructions for the model: paths and globs from the project root, or http(s) URLs."""
+    claude_md: bool = True
+    """Read a directory's CLAUDE.md (or .claude/CLAUDE.md) where it has no AGENTS.md."""
     paste_chip_lines: int = Field(default=20, ge=1)
     """A paste of more lines than this shows in the prompt as one ``[pasted N lines]`` chip."""
     _user_rules: list[PermissionRule] = PrivateAttr(default_factory=list)

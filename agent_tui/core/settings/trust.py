@@ -103,12 +103,31 @@ def split_powers(data: Mapping[str, Any]) -> tuple[dict[str, Any], Powers]:
             wanted[key] = kept.pop(key)
             lines.append(f"send model requests to {wanted[key]}" if key == "api_base" else "set the provider API key")
     _split_models(kept, wanted, lines)
+    _split_instructions(kept, wanted, lines)
     shell = kept.get("shell")
     if isinstance(shell, Mapping) and "env" in shell:
         wanted["shell.env"] = shell["env"]
         lines.append(f"pass environment variables to bash: {json.dumps(shell['env'])}")
         kept["shell"] = {key: value for key, value in shell.items() if key != "env"}
     return kept, Powers(wanted, tuple(lines))
+
+
+def _reaches_out(entry: str) -> bool:
+    """An instruction entry that is a URL (a request to a server) or a path that may lead out of
+    the project (absolute, ``~``, ``..``): what it reads would go to the model provider."""
+    return entry.startswith(("http://", "https://", "/", "~")) or ".." in Path(entry).parts
+
+
+def _split_instructions(kept: dict[str, Any], wanted: dict[str, Any], lines: list[str]) -> None:
+    """Take out the instruction entries that reach beyond the project; paths inside it stay."""
+    entries = kept.get("instructions")
+    if not isinstance(entries, list):
+        return
+    reaching = [entry for entry in entries if isinstance(entry, str) and _reaches_out(entry)]
+    if reaching:
+        wanted["instructions"] = reaching
+        kept["instructions"] = [entry for entry in entries if entry not in reaching]
+        lines.extend(f"give the model the instructions at {entry}" for entry in reaching)
 
 
 def _split_mcp(kept: dict[str, Any], wanted: dict[str, Any], lines: list[str]) -> None:

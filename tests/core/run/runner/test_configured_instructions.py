@@ -1,0 +1,129 @@
+"""Configured instruction sources (local, glob, remote URL) and CLAUDE.md, through the checkpoint:
+each one's baseline, update and removal, in the requests the fake provider records."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import web
+
+from agent_tui.core.settings.trust import split_powers
+from agent_tui.testing.fake_provider import FakeProvider
+from agent_tui.vocab.clock import ManualClock
+
+from .conftest import settle
+
+
+def _system(body: dict[str, Any]) -> str:
+    return "\n".join(str(m["content"]) for m in body["messages"] if m["role"] == "system")
+
+
+def _reminders(body: dict[str, Any]) -> list[str]:
+    out = []
+    for m in body["messages"]:
+        content = m["content"] if isinstance(m["content"], str) else " ".join(p.get("text", "") for p in m["content"])
+        if m["role"] == "user" and content.startswith("<system-reminder>"):
+            out.append(content)
+    return out
+
+
+async def _turns(open_runtime: Any, workdir: Path, cli: dict[str, Any], between: list[Any]) -> None:
+    """One prompt, then one more after each callable in ``between`` has changed the world."""
+    async with await open_runtime(cli=cli, policy="allow", clock=ManualClock()) as runtime:
+        sid = (await runtime.sessions.create(location=workdir)).id
+        for index, change in enumerate([None, *between]):
+            if change is not None:
+                await change()
+            await runtime.sessions.prompt(sid, f"prompt {index}")
+            await settle(runtime, sid)
+
+
+async def test_configured_files_and_globs_are_baselined_in_order_then_updated_and_removed(
+    open_runtime: Any, fake: FakeProvider, workdir: Path
+) -> None:
+    docs = workdir / "docs"
+    docs.mkdir()
+    (workdir / "RULES.md").write_text("Rule zero: run the linters.")
+    (docs / "b.md").write_text("Doc b: tabs.")
+    (docs / "a.md").write_text("Doc a: small commits.")
+    fake.add({"text": "one"}, {"text": "two"}, {"text": "three"})
+
+    async def edit() -> None:
+        (docs / "a.md").write_text("Doc a: squash commits.")
+
+    async def remove() -> None:
+        for path in (workdir / "RULES.md", docs / "a.md", docs / "b.md"):
+            path.unlink()
+
+    await _turns(open_runtime, workdir, {"instructions": ["RULES.md", "docs/*.md", "missing.md"]}, [edit, remove])
+    system = _system(fake.accepted[0].body)
+    assert system.index("Rule zero") < system.index("Doc a: small") < system.index("Doc b")
+    assert _system(fake.accepted[1].body) == system  # the baseline never changes
+    (update,) = _reminders(fake.accepted[1].body)
+    assert "Doc a: squash commits." in update and "Doc b: tabs." in update and "replace" in update
+    removal = _reminders(fake.accepted[2].body)[-1]
+    assert "All configured instructions were removed" in removal
+
+
+async def test_a_remote_source_is_fetched_and_its_last_belief_kept_when_the_server_goes_away(
+    open_runtime: Any, fake: FakeProvider, workdir: Path, served: dict[str, Any]
+) -> None:
+    fake.add({"text": "one"}, {"text": "two"}, {"text": "three"})
+    served["text"] = "Remote rule: write changelogs."
+
+    async def change_text() -> None:
+        served["text"] = "Remote rule: no changelogs."
+
+    async def go_away() -> None:
+        await served["stop"]()
+
+    await _turns(open_runtime, workdir, {"instructions": [served["url"]]}, [change_text, go_away])
+    assert "Remote rule: write changelogs." in _system(fake.accepted[0].body)
+    assert any("no changelogs" in text for text in _reminders(fake.accepted[1].body))
+    # The server is gone: no removal, no repeat; the model keeps believing the last text.
+    assert _reminders(fake.accepted[2].body) == _reminders(fake.accepted[1].body)
+
+
+async def test_claude_md_is_read_where_there_is_no_agents_md_unless_turned_off(
+    open_runtime: Any, fake: FakeProvider, workdir: Path
+) -> None:
+    (workdir / "CLAUDE.md").write_text("Claude rule: prefer pytest.")
+    fake.add({"text": "one"}, {"text": "two"})
+    await _turns(open_runtime, workdir, {}, [])
+    assert "Claude rule: prefer pytest." in _system(fake.accepted[0].body)
+    (workdir / "AGENTS.md").write_text("Agents rule: prefer unittest.")
+    await _turns(open_runtime, workdir, {"claude_md": False}, [])
+    second = _system(fake.accepted[1].body)
+    assert "Agents rule" in second and "Claude rule" not in second
+
+
+def test_a_project_config_reaches_beyond_the_project_only_when_trusted() -> None:
+    entries = ["docs/*.md", "https://example.com/rules.md", "/etc/hostname", "~/.ssh/id_rsa", "../other/x.md"]
+    kept, powers = split_powers({"instructions": entries})
+    assert kept["instructions"] == ["docs/*.md"]
+    assert powers.wanted["instructions"] == entries[1:]
+    assert "give the model the instructions at https://example.com/rules.md" in powers.lines
+
+
+@pytest.fixture
+async def served() -> AsyncIterator[dict[str, Any]]:
+    """A local HTTP server for one text file; ``stop()`` takes it away."""
+    state: dict[str, Any] = {"text": ""}
+
+    async def rules(request: web.Request) -> web.Response:
+        return web.Response(text=state["text"])
+
+    app = web.Application()
+    app.router.add_get("/rules.md", rules)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    state["url"] = f"http://127.0.0.1:{port}/rules.md"
+    state["stop"] = runner.cleanup
+    yield state
+    await runner.cleanup()
