@@ -3,7 +3,8 @@
 Sources are observed concurrently and combined in a fixed order, each under a
 namespaced key with its own baseline / update / removal renderers:
 ``core/environment``, ``core/date``, ``core/instructions`` (AGENTS.md files, a
-directory's CLAUDE.md where it has none), ``core/configured`` (``instructions = [...]``,
+directory's CLAUDE.md where it has none), ``core/nested`` (those below the working
+directory, once a read or an edit went there; see ``nested``), ``core/configured`` (``instructions = [...]``,
 see ``configured``), ``core/mcp`` (the selected MCP servers' ``instructions``), then ``api/*``
 context entries (reference 001's order; skills and references do not exist yet). The first complete observation becomes the
 immutable baseline (system text); later changes become one chronological
@@ -28,6 +29,7 @@ from agent_tui.core.log import ids
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.log.records import SessionRecord
 from agent_tui.core.request.configured import Unreadable, configured_text, observe_configured, settle_configured
+from agent_tui.core.request.nested import nested_files, nested_text, touched_paths
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
 from agent_tui.vocab.error_info import ErrorInfo
@@ -113,6 +115,9 @@ def aggregate_source(key: str, render: Callable[[Any], str], changed: str, each:
 
 
 AGENTS = aggregate_source("core/instructions", _agents_text, "project instructions", "AGENTS.md")
+NESTED = aggregate_source(
+    "core/nested", nested_text, "instructions of the folders worked in", "nested AGENTS.md", absent=[]
+)
 CONFIGURED = aggregate_source(
     "core/configured",
     configured_text,
@@ -187,12 +192,27 @@ def _claude_fallbacks(path: Path) -> list[Path]:
 
 
 def _observe_agents(session: SessionRecord, claude_md: bool = True) -> list[dict[str, str]] | Unavailable:
-    out = []
+    chosen = []
     for found in agents_files(Path(session.location), Path(session.project_root)):
         candidates = [found, *_claude_fallbacks(found)] if claude_md else [found]
         path = next((candidate for candidate in candidates if candidate.exists()), None)
-        if path is None:
-            continue
+        if path is not None:
+            chosen.append(path)
+    return _read_all(chosen)
+
+
+def _observe_nested(session: SessionRecord, touched: list[str], claude_md: bool) -> list[dict[str, str]] | Unavailable:
+    names = ("AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md") if claude_md else ("AGENTS.md",)
+    if os.environ.get(DISABLE_PROJECT_ENV):
+        return []
+    return _read_all(nested_files(touched, Path(session.location), Path(session.project_root), names))
+
+
+def _read_all(files: list[Path]) -> list[dict[str, str]] | Unavailable:
+    """Each file's text; one that cannot be read makes the source unavailable (the model keeps its
+    last belief), one that went away in between is left out."""
+    out = []
+    for path in files:
         try:
             out.append({"path": str(path), "text": path.read_text(encoding="utf-8")})
         except FileNotFoundError:
@@ -223,18 +243,29 @@ async def observe(
     today: _dt.date | None = None,
     mcp: McpGuidance = _no_mcp,
     settings: Settings | None = None,
+    touched: list[str] | None = None,
 ) -> list[tuple[Source, Any]]:
+    """``touched``: the paths the session's reads and edits named (``nested.touched_paths``)."""
     claude_md = settings.claude_md if settings is not None else True
-    environment, agents, configured, guidance = await asyncio.gather(
+    environment, agents, nested, configured, guidance = await asyncio.gather(
         asyncio.to_thread(_observe_environment, session),
         asyncio.to_thread(_observe_agents, session, claude_md),
+        asyncio.to_thread(_observe_nested, session, touched or [], claude_md),
         _observe_configured(session, settings),
         mcp(session),
     )
     day = (today or _dt.date.today()).isoformat()
     api = [(context_source(key), value) for key, value in sorted(context.items())]
     return combine(
-        [(ENVIRONMENT, environment), (DATE, day), (AGENTS, agents), (CONFIGURED, configured), (MCP, guidance), *api]
+        [
+            (ENVIRONMENT, environment),
+            (DATE, day),
+            (AGENTS, agents),
+            (NESTED, nested),
+            (CONFIGURED, configured),
+            (MCP, guidance),
+            *api,
+        ]
     )
 
 
@@ -261,7 +292,8 @@ class Instructions:
         self, session: SessionRecord, publish: SessionPublisher, settings: Settings | None = None
     ) -> ErrorInfo | None:
         context = await self._store.context_entries(session.id)
-        observed = await observe(session, context, self._today(), self._mcp, settings)
+        touched = touched_paths(await self._store.tool_calls(session.id))
+        observed = await observe(session, context, self._today(), self._mcp, settings, touched)
         checkpoint = await self._store.checkpoint(session.id)
         if checkpoint is None or await self._compacted_since(session.id, checkpoint.baseline_seq):
             missing = [value.reason for _, value in observed if isinstance(value, Unavailable)]

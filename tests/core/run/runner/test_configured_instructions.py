@@ -10,6 +10,9 @@ from typing import Any
 import pytest
 from aiohttp import web
 
+from agent_tui.core.host.tool_host import build_registry
+from agent_tui.core.log.records import ToolCallRecord
+from agent_tui.core.request.nested import touched_paths
 from agent_tui.core.settings.trust import split_powers
 from agent_tui.testing.fake_provider import FakeProvider
 from agent_tui.vocab.clock import ManualClock
@@ -24,15 +27,16 @@ def _system(body: dict[str, Any]) -> str:
 def _reminders(body: dict[str, Any]) -> list[str]:
     out = []
     for m in body["messages"]:
-        content = m["content"] if isinstance(m["content"], str) else " ".join(p.get("text", "") for p in m["content"])
+        raw = m.get("content") or ""
+        content = raw if isinstance(raw, str) else " ".join(p.get("text", "") for p in raw)
         if m["role"] == "user" and content.startswith("<system-reminder>"):
             out.append(content)
     return out
 
 
-async def _turns(open_runtime: Any, workdir: Path, cli: dict[str, Any], between: list[Any]) -> None:
+async def _turns(open_runtime: Any, workdir: Path, cli: dict[str, Any], between: list[Any], **opts: Any) -> None:
     """One prompt, then one more after each callable in ``between`` has changed the world."""
-    async with await open_runtime(cli=cli, policy="allow", clock=ManualClock()) as runtime:
+    async with await open_runtime(cli=cli, policy="allow", clock=ManualClock(), **opts) as runtime:
         sid = (await runtime.sessions.create(location=workdir)).id
         for index, change in enumerate([None, *between]):
             if change is not None:
@@ -127,3 +131,45 @@ async def served() -> AsyncIterator[dict[str, Any]]:
     state["stop"] = runner.cleanup
     yield state
     await runner.cleanup()
+
+
+async def test_an_agents_md_below_the_working_directory_is_told_once_a_read_goes_there(
+    open_runtime: Any, fake: FakeProvider, workdir: Path
+) -> None:
+    package = workdir / "services" / "api"
+    package.mkdir(parents=True)
+    (package / "AGENTS.md").write_text("API rule: every handler is async.")
+    (package / "handlers.py").write_text("async def ok(): ...\n")
+    (workdir / "elsewhere").mkdir()
+    (workdir / "elsewhere" / "AGENTS.md").write_text("Elsewhere rule: never seen.")
+    read = {"tool_calls": [{"id": "call_1", "name": "read", "arguments": {"path": "services/api/handlers.py"}}]}
+    fake.add(read, {"text": "read it"})
+    await _turns(open_runtime, workdir, {}, [], tools=build_registry)  # the built-in tools: a real read
+    first, second = (request.body for request in fake.accepted)
+    assert "API rule" not in _system(first) and not _reminders(first)
+    (told,) = _reminders(second)
+    assert "API rule: every handler is async." in told and str(package) in told
+    assert "Elsewhere rule" not in told and _system(second) == _system(first)
+
+
+def test_the_paths_an_edit_named_count_as_touched() -> None:
+    patch = "*** Begin Patch\n*** Update File: a/b.py\n@@\n-x\n+y\n*** Add File: c/d.py\n+z\n*** End Patch"
+    calls = [_call("apply_patch", {"patch": patch}, "success"), _call("read", {"path": "failed/x.py"}, "failed")]
+    assert touched_paths(calls) == ["a/b.py", "c/d.py"]
+
+
+def _call(name: str, input: dict[str, Any], state: Any) -> ToolCallRecord:
+    return ToolCallRecord(
+        session_id="s",
+        assistant_message_id="m",
+        call_id=name,
+        seq=1,
+        name=name,
+        input=input,
+        state=state,
+        output=None,
+        error=None,
+        call_meta={},
+        result_meta=None,
+        hosted=False,
+    )
