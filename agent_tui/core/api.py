@@ -62,6 +62,8 @@ _EXPORTS: dict[str, str] = {
     "vision_check": "inbox.attachments",
     "AttachmentError": "inbox.attachments",
     "NeedsApproval": "inbox.attachments",
+    # What the agent is asked to do for /init.
+    "init_prompt": "request.init_prompt",
     # Configuration.
     "Settings": "settings.config",
     "load_settings": "settings.config",

@@ -321,6 +321,12 @@ class AgentApp(App[None]):
             await self.actions.select_model(command.model)
         self.view.send(command.expand(arguments), Delivery.STEER)
 
+    async def action_init_agents_md(self) -> None:
+        """``/init``: a prompt asking the agent to write or improve AGENTS.md, sent as any prompt is."""
+        from agent_tui.core.api import init_prompt
+
+        self.view.send(init_prompt(), Delivery.STEER)
+
     def on_unmount(self) -> None:
         self._stop_watch.set()
         unwatch = getattr(self, "_unwatch_mcp", None)

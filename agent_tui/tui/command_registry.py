@@ -37,6 +37,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("new", "start a new session here", "new_session", "New session"),
     CommandSpec("resume", "pick a session to open", "resume", "Resume session"),
     CommandSpec("compact", "summarise older history to free context", "compact", "Compact"),
+    CommandSpec(
+        "init", "write or improve this project's AGENTS.md (you approve the edit)", "init_agents_md", "Init AGENTS.md"
+    ),
     CommandSpec("rewind", "go back to an earlier prompt: conversation, files or both (or undo)", "rewind", "Rewind"),
     CommandSpec("fork", "continue in a new session with this one's history", "fork", "Fork session"),
     CommandSpec("export", "write the session as Markdown into its directory", "export", "Export session"),

@@ -62,3 +62,14 @@ async def test_an_unknown_command_keeps_the_text_and_sends_nothing(app, provider
         prompt = app.query_one(PromptInput)
         await until(pilot, lambda: any("unknown command /nosuch" in n for n in notices(app)))
         assert prompt.text == "/nosuch thing" and provider.requests == []
+
+
+async def test_init_sends_the_prompt_that_asks_for_agents_md_like_any_prompt(app, provider) -> None:
+    provider.add(Turn(text="Wrote AGENTS.md."))
+    async with app.run_test() as pilot:
+        await pilot.press(*"/init", "enter")
+        await until(pilot, lambda: len(provider.accepted) == 1, timeout=30)
+        sent = [m for m in provider.accepted[0].body["messages"] if m["role"] == "user"][-1]["content"]
+        text = sent if isinstance(sent, str) else sent[0]["text"]
+        assert text.startswith("Write or improve this project's `AGENTS.md`") and "apply_patch" in text
+        assert app.query_one(PromptInput).text == ""  # sent, not left in the prompt
