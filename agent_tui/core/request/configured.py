@@ -90,9 +90,14 @@ async def _fetch(url: str, timeout_s: float) -> str | None:
 
 
 def _keep(cache: Path, text: str) -> None:
-    cache.parent.mkdir(parents=True, exist_ok=True)
+    """Atomically, readable by the user only (a team's rules may not be for everyone on the machine)."""
+    cache.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     temporary = cache.with_suffix(".tmp")
-    temporary.write_text(text, encoding="utf-8")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as out:
+        out.write(text)
+        out.flush()
+        os.fsync(out.fileno())
     temporary.replace(cache)
 
 

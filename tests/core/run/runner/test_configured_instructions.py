@@ -73,7 +73,7 @@ async def test_configured_files_and_globs_are_baselined_in_order_then_updated_an
 
 
 async def test_a_remote_source_is_fetched_and_its_last_belief_kept_when_the_server_goes_away(
-    open_runtime: Any, fake: FakeProvider, workdir: Path, served: dict[str, Any]
+    open_runtime: Any, fake: FakeProvider, workdir: Path, served: dict[str, Any], agent_home: Path
 ) -> None:
     fake.add({"text": "one"}, {"text": "two"}, {"text": "three"})
     served["text"] = "Remote rule: write changelogs."
@@ -89,6 +89,8 @@ async def test_a_remote_source_is_fetched_and_its_last_belief_kept_when_the_serv
     assert any("no changelogs" in text for text in _reminders(fake.accepted[1].body))
     # The server is gone: no removal, no repeat; the model keeps believing the last text.
     assert _reminders(fake.accepted[2].body) == _reminders(fake.accepted[1].body)
+    (kept,) = (agent_home / "instructions").glob("*.md")  # the last good copy, the user's only
+    assert kept.read_text() == "Remote rule: no changelogs." and kept.stat().st_mode & 0o777 == 0o600
 
 
 async def test_claude_md_is_read_where_there_is_no_agents_md_unless_turned_off(
