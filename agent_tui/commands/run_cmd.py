@@ -80,7 +80,7 @@ async def _parts(args: argparse.Namespace, prompt: str, cwd: Path, settings: Any
     """The prompt with its ``@path`` mentions and ``--file`` paths attached; raises AttachmentError."""
     from agent_tui.core.api import attach_policy, build_prompt, vision_check
 
-    policy = attach_policy(settings, settings.agent, external=args.permission)
+    policy = attach_policy(settings, settings.agent, external=args.permission, location=cwd)
     return await build_prompt(prompt, cwd, files=args.file or (), policy=policy, vision=vision_check(settings, model))
 
 

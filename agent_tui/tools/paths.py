@@ -26,30 +26,33 @@ def is_inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-def lexical_rel(raw: str) -> str:
+SESSION_LOCATION = "the session location"
+
+
+def lexical_rel(raw: str, where: str = SESSION_LOCATION) -> str:
     """Refuse absolute and escaping paths; return the normalised relative path."""
     if not raw.strip():
-        raise ToolError("The path is empty; give a path relative to the session location.")
+        raise ToolError(f"The path is empty; give a path relative to {where}.")
     if "\x00" in raw:
         raise ToolError(f"The path {raw!r} contains a NUL character.")
     if os.path.isabs(raw) or raw.startswith("~"):
-        raise ToolError(f"Absolute paths are not allowed: {raw!r}. Use a path relative to the session location.")
+        raise ToolError(f"Absolute paths are not allowed: {raw!r}. Use a path relative to {where}.")
     norm = os.path.normpath(raw)
     if norm == ".." or norm.startswith("../"):
-        raise ToolError(f"The path {raw!r} escapes the session location through '..'.")
+        raise ToolError(f"The path {raw!r} escapes {where} through '..'.")
     return Path(norm).as_posix()
 
 
-def resolve_inside(location: Path, raw: str, *, must_exist: bool = True) -> Resolved:
-    """Resolve ``raw`` against ``location``; raise ``ToolError`` if it leads outside."""
-    rel = lexical_rel(raw)
+def resolve_inside(location: Path, raw: str, *, must_exist: bool = True, where: str = SESSION_LOCATION) -> Resolved:
+    """Resolve ``raw`` against ``location`` (named ``where`` in refusals); raise ``ToolError`` if it leads outside."""
+    rel = lexical_rel(raw, where)
     root = location.resolve()
     candidate = root / rel
     real = Path(os.path.realpath(candidate))
     if not is_inside(real, root):
-        raise ToolError(f"The path {raw!r} goes through a symlink to {real}, which is outside the session location.")
+        raise ToolError(f"The path {raw!r} goes through a symlink to {real}, which is outside {where}.")
     if must_exist and not os.path.lexists(candidate):
-        raise ToolError(f"File not found: {raw!r} (relative to the session location).")
+        raise ToolError(f"File not found: {raw!r} (relative to {where}).")
     if must_exist and not real.exists():
         target = os.readlink(candidate) if candidate.is_symlink() else str(real)
         raise ToolError(f"The path {raw!r} is a dangling symlink to {target!r}, which does not exist.")

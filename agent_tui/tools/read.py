@@ -13,6 +13,7 @@ from agent_tui.tools.descriptions import tool_description
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.image_limits import ImageRefused, check_size, checked_mime
 from agent_tui.tools.paths import Resolved, resolve_inside
+from agent_tui.tools.references import resolve_reference
 from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.sniff import SNIFF_BYTES, human_size, sniff
 from agent_tui.tools.text_pages import MAX_LINES, MAX_PAGE_BYTES, file_key, read_page
@@ -25,7 +26,9 @@ DESCRIPTION = tool_description("agent_tui.tools", "read.md")
 class ReadInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    path: str = Field(description="File or directory path, relative to the working directory.")
+    path: str = Field(
+        description="File or directory path, relative to the working directory, or NAME:path in a reference folder."
+    )
     offset: int | None = Field(default=None, ge=1, description="1-based line (or entry) to start from.")
     limit: int | None = Field(default=None, ge=1, description="How many lines (or entries) to return; at most 2000.")
 
@@ -163,8 +166,12 @@ def _list_dir(resolved: Resolved, params: ReadInput) -> ToolResult:
     return ToolResult(ToolOutput(text="\n".join([*shown, footer]), data=data))
 
 
+def _resolve(scope: ToolScope, raw: str) -> Resolved:
+    return resolve_reference(scope.references, raw) or resolve_inside(scope.location, raw)
+
+
 async def run_read(scope: ToolScope, params: ReadInput) -> ToolResult:
-    resolved = await asyncio.to_thread(resolve_inside, scope.location, params.path)
+    resolved = await asyncio.to_thread(_resolve, scope, params.path)
     await scope.ask("read", [resolved.rel], detail={"path": resolved.rel})
     return await asyncio.to_thread(read_resolved, params, scope.supports_vision, resolved)
 

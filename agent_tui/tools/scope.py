@@ -7,8 +7,8 @@ cancellation: tools clean up (bash kills its process group) on
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,8 @@ class ToolScope:
     """Seconds between SIGTERM and SIGKILL of a bash process group."""
     shell_env_include: tuple[str, ...] = ()
     """Secret-looking variables bash still gets (``[shell] env.include``; see ``shell_env``)."""
+    references: Mapping[str, Path] = field(default_factory=dict)
+    """Reference folders by name (``[references.NAME]``): ``read`` opens ``NAME:path`` in them."""
 
     def __post_init__(self) -> None:
         self.location = Path(self.location).resolve()

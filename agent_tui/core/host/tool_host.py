@@ -138,6 +138,7 @@ class RegistryToolHost:
             on_output=on_output,
             supports_vision=call.supports_vision,
             shell_env_include=tuple(self.settings.shell.env.include),
+            references=self.settings.reference_roots(self._project_root),
         )
         if self.before_change is not None:
             await self.before_change(call, self.settings.snapshots.enabled)

@@ -15,8 +15,8 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +25,7 @@ from agent_tui.tools.errors import ToolError
 from agent_tui.tools.paths import Resolved, is_inside
 from agent_tui.tools.permissions import evaluate
 from agent_tui.tools.read import ReadInput, read_resolved
+from agent_tui.tools.references import resolve_reference
 from agent_tui.vocab.kinds import Effect
 from agent_tui.vocab.permission_rule import PermissionRule
 
@@ -71,6 +72,8 @@ class AttachPolicy:
     approved: frozenset[str] = frozenset()
     external: str | None = None
     """``allow``/``deny`` answers every ``ask`` at once (``agent-tui run --permission``)."""
+    references: Mapping[str, Path] = field(default_factory=dict)
+    """The configured reference folders: ``@NAME:path`` attaches from them (the user named them)."""
 
 
 def _target(location: Path, raw: str) -> tuple[Path, str]:
@@ -102,12 +105,24 @@ def _check_external(raw: str, real: Path, policy: AttachPolicy) -> None:
     raise NeedsApproval(raw, directory)
 
 
-def attach_one(location: Path, raw: str, policy: AttachPolicy, vision: Callable[[], bool]) -> ev.PromptPart:
-    """Blocking: one path as the part the model will see."""
+def _resolve_mention(location: Path, raw: str, policy: AttachPolicy) -> Resolved:
+    """``NAME:path`` in a reference folder, else a path from the location (outside it: the rules decide)."""
+    try:
+        in_reference = resolve_reference(policy.references, raw)
+    except ToolError as error:
+        raise AttachmentError(f"@{raw}: {error.message}") from None
+    if in_reference is not None:
+        return in_reference
     real, shown = _target(location, raw)
     if shown == real.as_posix():
         _check_external(raw, real, policy)
-    resolved = Resolved(path=real, rel=shown)
+    return Resolved(path=real, rel=shown)
+
+
+def attach_one(location: Path, raw: str, policy: AttachPolicy, vision: Callable[[], bool]) -> ev.PromptPart:
+    """Blocking: one path as the part the model will see."""
+    resolved = _resolve_mention(location, raw, policy)
+    real, shown = resolved.path, resolved.rel
     is_image = not real.is_dir() and _looks_like_image(real)
     try:
         result = read_resolved(ReadInput(path=shown), vision() if is_image else False, resolved)
@@ -182,13 +197,25 @@ async def build_prompt(
 
 
 def attach_policy(
-    settings: Settings | None, agent: str | None, *, approved: Iterable[str] = (), external: str | None = None
+    settings: Settings | None,
+    agent: str | None,
+    *,
+    approved: Iterable[str] = (),
+    external: str | None = None,
+    location: str | Path | None = None,
 ) -> AttachPolicy:
-    """The policy the session's tools would follow: global rules, then the agent's."""
+    """The policy the session's tools would follow: global rules, then the agent's; the reference
+    folders configured for ``location``'s project."""
     from agent_tui.core.host.tool_host import permission_rules
+    from agent_tui.core.settings.paths import project_root
 
     rules = permission_rules(settings, agent or settings.agent) if settings is not None else []
-    return AttachPolicy(rules=tuple(rules), approved=frozenset(approved), external=external)
+    references = (
+        settings.reference_roots(project_root(Path(location)))
+        if settings is not None and settings.references and location is not None
+        else {}
+    )
+    return AttachPolicy(rules=tuple(rules), approved=frozenset(approved), external=external, references=references)
 
 
 def vision_check(settings: Settings | None, model: str | None) -> Callable[[], bool]:

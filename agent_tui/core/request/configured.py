@@ -12,7 +12,9 @@ an empty set revokes it, as for AGENTS.md.
   time: the model keeps its last belief, never a false removal.
 - A URL is fetched with a timeout. A good copy is kept in the data directory; when the server
   does not answer, that copy stands in, and without one the text the model last saw stays
-  (``settle``). A URL that was never fetched is simply not there yet.
+  (``settle``). A URL that was never fetched is simply not there yet. A copy younger than
+  ``instructions_refresh_s`` is used as it is: a turn of many steps does not wait on the
+  network at each one.
 
 Which entries a project's own config may list without trust (paths inside the project, no URL)
 is ``settings.trust``'s business: by the time settings reach here they are allowed.
@@ -24,6 +26,7 @@ import asyncio
 import glob
 import hashlib
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -67,11 +70,25 @@ def _cache_file(url: str) -> Path:
     return paths.data_dir() / "instructions" / (hashlib.sha256(url.encode()).hexdigest()[:32] + ".md")
 
 
-async def _fetch(url: str, timeout_s: float) -> str | None:
+def _fresh_copy(cache: Path, fresh_for_s: float) -> str | None:
+    """Blocking: the kept copy if it was fetched less than ``fresh_for_s`` ago."""
+    try:
+        if time.time() - cache.stat().st_mtime < fresh_for_s:
+            return cache.read_text(encoding="utf-8")
+    except OSError:
+        pass
+    return None
+
+
+async def _fetch(url: str, timeout_s: float, fresh_for_s: float = 0) -> str | None:
     """The text at ``url``, or the last good copy, or None (the model keeps what it was told)."""
+    cache = _cache_file(url)
+    if fresh_for_s > 0:
+        fresh = await asyncio.to_thread(_fresh_copy, cache, fresh_for_s)
+        if fresh is not None:
+            return fresh
     import aiohttp
 
-    cache = _cache_file(url)
     try:
         timeout = aiohttp.ClientTimeout(total=timeout_s)
         async with aiohttp.ClientSession(timeout=timeout) as client, client.get(url) as response:
@@ -102,14 +119,14 @@ def _keep(cache: Path, text: str) -> None:
 
 
 async def observe_configured(
-    entries: list[str], project_root: Path, timeout_s: float = FETCH_TIMEOUT_S
+    entries: list[str], project_root: Path, timeout_s: float = FETCH_TIMEOUT_S, fresh_for_s: float = 0
 ) -> list[dict[str, str | None]]:
     """Every configured entry's files and texts, in order; ``text`` None: a URL not reachable now.
     Raises :class:`Unreadable`."""
 
     async def one(entry: str) -> list[dict[str, str | None]]:
         if is_url(entry):
-            return [{"source": entry, "text": await _fetch(entry, timeout_s)}]
+            return [{"source": entry, "text": await _fetch(entry, timeout_s, fresh_for_s)}]
         return await asyncio.to_thread(_read_local, entry, project_root)
 
     found = await asyncio.gather(*(one(entry) for entry in entries))

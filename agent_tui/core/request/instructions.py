@@ -5,8 +5,9 @@ namespaced key with its own baseline / update / removal renderers:
 ``core/environment``, ``core/date``, ``core/instructions`` (AGENTS.md files, a
 directory's CLAUDE.md where it has none), ``core/nested`` (those below the working
 directory, once a read or an edit went there; see ``nested``), ``core/configured`` (``instructions = [...]``,
-see ``configured``), ``core/mcp`` (the selected MCP servers' ``instructions``), then ``api/*``
-context entries (reference 001's order; skills and references do not exist yet). The first complete observation becomes the
+see ``configured``), ``core/references`` (the reference folders ``read`` opens as ``NAME:path``,
+see ``references``), ``core/mcp`` (the selected MCP servers' ``instructions``), then ``api/*``
+context entries (reference 001's order; skills do not exist yet). The first complete observation becomes the
 immutable baseline (system text); later changes become one chronological
 ``instructions.updated`` system message that advances ``applied`` in the same
 event. An unavailable source keeps its last applied value.
@@ -30,6 +31,7 @@ from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.log.records import SessionRecord
 from agent_tui.core.request.configured import Unreadable, configured_text, observe_configured, settle_configured
 from agent_tui.core.request.nested import nested_files, nested_text, touched_paths
+from agent_tui.core.request.references import observe_references, references_text
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
 from agent_tui.vocab.error_info import ErrorInfo
@@ -126,6 +128,8 @@ CONFIGURED = aggregate_source(
     absent=[],
     settle=settle_configured,
 )
+
+REFERENCES = aggregate_source("core/references", references_text, "reference folders", "reference folder", absent=[])
 
 
 def _mcp_text(servers: dict[str, str]) -> str:
@@ -247,11 +251,12 @@ async def observe(
 ) -> list[tuple[Source, Any]]:
     """``touched``: the paths the session's reads and edits named (``nested.touched_paths``)."""
     claude_md = settings.claude_md if settings is not None else True
-    environment, agents, nested, configured, guidance = await asyncio.gather(
+    environment, agents, nested, configured, references, guidance = await asyncio.gather(
         asyncio.to_thread(_observe_environment, session),
         asyncio.to_thread(_observe_agents, session, claude_md),
         asyncio.to_thread(_observe_nested, session, touched or [], claude_md),
         _observe_configured(session, settings),
+        asyncio.to_thread(observe_references, settings, Path(session.project_root)),
         mcp(session),
     )
     day = (today or _dt.date.today()).isoformat()
@@ -263,6 +268,7 @@ async def observe(
             (AGENTS, agents),
             (NESTED, nested),
             (CONFIGURED, configured),
+            (REFERENCES, references),
             (MCP, guidance),
             *api,
         ]
@@ -271,8 +277,9 @@ async def observe(
 
 async def _observe_configured(session: SessionRecord, settings: Settings | None) -> Any:
     entries = settings.instructions if settings is not None else []
+    fresh_for_s = settings.instructions_refresh_s if settings is not None else 0
     try:
-        return await observe_configured(entries, Path(session.project_root))
+        return await observe_configured(entries, Path(session.project_root), fresh_for_s=fresh_for_s)
     except Unreadable as error:
         return Unavailable(str(error))
 

@@ -120,6 +120,15 @@ class ShellSettings(_Section):
     env: ShellEnvSettings = Field(default_factory=ShellEnvSettings)
 
 
+class ReferenceSettings(_Section):
+    """A folder the agent may consult by name: ``read`` opens ``NAME:path`` in it (``tools.references``)."""
+
+    path: str
+    """Absolute, ``~/…``, or relative to the project root."""
+    description: str = ""
+    """What is there, for the model (shown in its reference guidance)."""
+
+
 def _default_agents() -> dict[str, AgentSettings]:
     return {DEFAULT_AGENT: AgentSettings()}
 
@@ -144,8 +153,12 @@ class Settings(_Section):
     theme: str = "agent-dark"
     instructions: list[str] = Field(default_factory=list)
     """More instructions for the model: paths and globs from the project root, or http(s) URLs."""
+    instructions_refresh_s: float = Field(default=60, ge=0)
+    """A URL in ``instructions`` fetched less than this long ago is not fetched again (0: every step)."""
     claude_md: bool = True
     """Read a directory's CLAUDE.md (or .claude/CLAUDE.md) where it has no AGENTS.md."""
+    references: dict[str, ReferenceSettings] = Field(default_factory=dict)
+    """Folders outside the project the agent reads as ``NAME:path``; ``@NAME:path`` attaches from them."""
     paste_chip_lines: int = Field(default=20, ge=1)
     """A paste of more lines than this shows in the prompt as one ``[pasted N lines]`` chip."""
     _user_rules: list[PermissionRule] = PrivateAttr(default_factory=list)
@@ -165,6 +178,23 @@ class Settings(_Section):
         own = [*self._user_rules, *self._user_agent_rules.get(name, [])]
         first_deny = next((i for i, rule in enumerate(own) if rule.effect == Effect.DENY), len(own))
         return [*self.permission, *self.agent_settings(name).permission, *own[first_deny:]]
+
+    @field_validator("references")
+    @classmethod
+    def _reference_names(cls, references: dict[str, ReferenceSettings]) -> dict[str, ReferenceSettings]:
+        from agent_tui.tools.references import REFERENCE_NAME
+
+        for name in references:
+            if not REFERENCE_NAME.fullmatch(name):
+                raise ValueError(f"reference name {name!r}: start with a letter; use letters, digits, '-' and '_'")
+        return references
+
+    def reference_roots(self, project_root: Path) -> dict[str, Path]:
+        """Each reference's folder, made absolute (a relative path is from the project root)."""
+        return {
+            name: (project_root / Path(reference.path).expanduser()).resolve()
+            for name, reference in self.references.items()
+        }
 
     def agent_settings(self, name: str | None = None) -> AgentSettings:
         return self.agents.get(name or self.agent) or AgentSettings()

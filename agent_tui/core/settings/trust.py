@@ -104,6 +104,7 @@ def split_powers(data: Mapping[str, Any]) -> tuple[dict[str, Any], Powers]:
             lines.append(f"send model requests to {wanted[key]}" if key == "api_base" else "set the provider API key")
     _split_models(kept, wanted, lines)
     _split_instructions(kept, wanted, lines)
+    _split_references(kept, wanted, lines)
     shell = kept.get("shell")
     if isinstance(shell, Mapping) and "env" in shell:
         wanted["shell.env"] = shell["env"]
@@ -128,6 +129,23 @@ def _split_instructions(kept: dict[str, Any], wanted: dict[str, Any], lines: lis
         wanted["instructions"] = reaching
         kept["instructions"] = [entry for entry in entries if entry not in reaching]
         lines.extend(f"give the model the instructions at {entry}" for entry in reaching)
+
+
+def _split_references(kept: dict[str, Any], wanted: dict[str, Any], lines: list[str]) -> None:
+    """Take out the reference folders that may lie outside the project: the agent reads them
+    without asking. Folders inside it, and anything malformed (validation names it), stay."""
+    references = kept.get("references")
+    if not isinstance(references, Mapping):
+        return
+    reaching = {
+        name: dict(reference)
+        for name, reference in references.items()
+        if isinstance(reference, Mapping) and isinstance(reference.get("path"), str) and _reaches_out(reference["path"])
+    }
+    if reaching:
+        wanted["references"] = reaching
+        kept["references"] = {name: value for name, value in references.items() if name not in reaching}
+        lines.extend(f"let the agent read {reference['path']} as {name}:" for name, reference in reaching.items())
 
 
 def _split_mcp(kept: dict[str, Any], wanted: dict[str, Any], lines: list[str]) -> None:

@@ -7,9 +7,10 @@ import asyncio
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_tui.tools.apply_patch.applier import Plan, Step, apply, resolve, verify
-from agent_tui.tools.apply_patch.parser import PatchError, parse_patch
+from agent_tui.tools.apply_patch.parser import PatchError, UpdateFile, parse_patch
 from agent_tui.tools.descriptions import tool_description
 from agent_tui.tools.errors import ToolError
+from agent_tui.tools.references import refuse_reference_edit
 from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.tool import Tool, ToolResult
 from agent_tui.vocab.tool_output import ToolOutput
@@ -46,6 +47,10 @@ def _prepare(scope: ToolScope, patch: str) -> Plan:
         operations = parse_patch(patch)
     except PatchError as error:
         raise ToolError(f"Invalid patch: {error}") from None
+    for operation in operations:
+        refuse_reference_edit(operation.path, scope.references)
+        if isinstance(operation, UpdateFile) and operation.move_to:
+            refuse_reference_edit(operation.move_to, scope.references)
     return resolve(scope.location, operations)
 
 

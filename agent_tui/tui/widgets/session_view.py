@@ -292,7 +292,9 @@ class SessionView(Vertical):
         from agent_tui.core.api import attach_policy, build_prompt, vision_check
 
         approved = [self._asked[1]] if self._asked and self._asked[0] == text else []
-        policy = attach_policy(self.services.settings, self.services.agent, approved=approved)
+        policy = attach_policy(
+            self.services.settings, self.services.agent, approved=approved, location=self.services.location
+        )
         return await build_prompt(
             text,
             self.services.location,

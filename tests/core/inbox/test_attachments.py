@@ -105,3 +105,22 @@ async def test_outside_the_location_follows_external_directory(workdir: Path, tm
         )
     with pytest.raises(AttachmentError, match="policy denies"):
         await build_prompt(f"@{raw}", workdir, policy=AttachPolicy(external="deny"))
+
+
+async def test_a_reference_mention_attaches_from_the_configured_folder_without_asking(
+    workdir: Path, tmp_path: Path, agent_home: Path
+) -> None:
+    from agent_tui.core.inbox.attachments import attach_policy
+    from agent_tui.core.settings.config import Settings
+
+    docs = tmp_path / "docs-checkout"
+    docs.mkdir()
+    (docs / "api.md").write_text("GET /users\n")
+    settings = Settings.model_validate({"references": {"docs": {"path": str(docs)}}})
+    policy = attach_policy(settings, None, location=workdir, external="deny")
+    [_, part] = await build_prompt("see @docs:api.md", workdir, policy=policy)
+    assert isinstance(part, ev.FilePart) and part.path == "docs:api.md" and "GET /users" in part.text
+    with pytest.raises(AttachmentError, match=r"^@docs:\.\./x: The path '\.\./x' escapes the reference folder docs"):
+        await build_prompt("@docs:../x", workdir, policy=policy)
+    with pytest.raises(AttachmentError, match="no such file"):  # without the reference: a plain relative path
+        await build_prompt("@docs:api.md", workdir)

@@ -104,3 +104,15 @@ def test_mcp_servers_and_the_agents_selection(workdir: Path, trusted_projects: N
     assert settings.mcp.servers["notes"].timeout_s == 5 and settings.mcp.servers["docs"].transport == "http"
     assert list(settings.mcp_servers("build")) == ["docs", "notes"]  # every enabled server by default
     assert list(settings.mcp_servers("plan")) == ["docs"]
+
+
+def test_reference_names_must_be_able_to_stand_before_a_colon(tmp_path: Path) -> None:
+    from pydantic import ValidationError
+
+    from agent_tui.core.settings.config import Settings
+
+    with pytest.raises(ValidationError, match="reference name 'my docs'"):
+        Settings.model_validate({"references": {"my docs": {"path": "x"}}})
+    settings = Settings.model_validate({"references": {"docs": {"path": "../docs"}, "home": {"path": "/abs"}}})
+    project = tmp_path / "repo"
+    assert settings.reference_roots(project) == {"docs": (tmp_path / "docs").resolve(), "home": Path("/abs")}

@@ -170,3 +170,18 @@ def test_permission_layers_add_up_and_a_user_deny_is_never_lifted(workdir: Path)
     assert evaluate(rules, "bash", "make").effect.value == "allow"  # trusted: its allow applies
     assert evaluate(rules, "bash", "git push origin main").effect.value == "deny"  # never over the user's deny
     assert evaluate(rules, "bash", "git push --dry-run").effect.value == "allow"  # the user's own later allow
+
+
+def test_reference_folders_outside_the_project_are_powers_and_inside_ones_are_not() -> None:
+    from agent_tui.core.settings.trust import split_powers
+
+    references = {
+        "local": {"path": "vendor/docs"},
+        "sibling": {"path": "../other-repo"},
+        "home": {"path": "~/notes", "description": "my notes"},
+        "abs": {"path": "/srv/docs"},
+    }
+    kept, powers = split_powers({"references": references})
+    assert kept["references"] == {"local": {"path": "vendor/docs"}}
+    assert set(powers.wanted["references"]) == {"sibling", "home", "abs"}
+    assert "let the agent read ~/notes as home:" in powers.lines

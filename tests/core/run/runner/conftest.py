@@ -68,3 +68,19 @@ async def settle(runtime: Runtime, session_id: str, timeout: float = 10.0) -> No
 
 def of_type(events: list[ev.StoredEvent], cls: type) -> list[Any]:
     return [e.event for e in events if isinstance(e.event, cls)]
+
+
+def system_text(body: dict[str, Any]) -> str:
+    """The system messages of a request the fake provider recorded (OpenAI wire), joined."""
+    return "\n".join(str(m["content"]) for m in body["messages"] if m["role"] == "system")
+
+
+def reminders(body: dict[str, Any]) -> list[str]:
+    """The ``<system-reminder>`` user messages of a recorded request: what was told after the baseline."""
+    out = []
+    for m in body["messages"]:
+        raw = m.get("content") or ""
+        content = raw if isinstance(raw, str) else " ".join(p.get("text", "") for p in raw)
+        if m["role"] == "user" and content.startswith("<system-reminder>"):
+            out.append(content)
+    return out

@@ -3,6 +3,8 @@ each one's baseline, update and removal, in the requests the fake provider recor
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -17,21 +19,7 @@ from agent_tui.core.settings.trust import split_powers
 from agent_tui.testing.fake_provider import FakeProvider
 from agent_tui.vocab.clock import ManualClock
 
-from .conftest import settle
-
-
-def _system(body: dict[str, Any]) -> str:
-    return "\n".join(str(m["content"]) for m in body["messages"] if m["role"] == "system")
-
-
-def _reminders(body: dict[str, Any]) -> list[str]:
-    out = []
-    for m in body["messages"]:
-        raw = m.get("content") or ""
-        content = raw if isinstance(raw, str) else " ".join(p.get("text", "") for p in raw)
-        if m["role"] == "user" and content.startswith("<system-reminder>"):
-            out.append(content)
-    return out
+from .conftest import reminders, settle, system_text
 
 
 async def _turns(open_runtime: Any, workdir: Path, cli: dict[str, Any], between: list[Any], **opts: Any) -> None:
@@ -63,12 +51,12 @@ async def test_configured_files_and_globs_are_baselined_in_order_then_updated_an
             path.unlink()
 
     await _turns(open_runtime, workdir, {"instructions": ["RULES.md", "docs/*.md", "missing.md"]}, [edit, remove])
-    system = _system(fake.accepted[0].body)
+    system = system_text(fake.accepted[0].body)
     assert system.index("Rule zero") < system.index("Doc a: small") < system.index("Doc b")
-    assert _system(fake.accepted[1].body) == system  # the baseline never changes
-    (update,) = _reminders(fake.accepted[1].body)
+    assert system_text(fake.accepted[1].body) == system  # the baseline never changes
+    (update,) = reminders(fake.accepted[1].body)
     assert "Doc a: squash commits." in update and "Doc b: tabs." in update and "replace" in update
-    removal = _reminders(fake.accepted[2].body)[-1]
+    removal = reminders(fake.accepted[2].body)[-1]
     assert "All configured instructions were removed" in removal
 
 
@@ -84,11 +72,12 @@ async def test_a_remote_source_is_fetched_and_its_last_belief_kept_when_the_serv
     async def go_away() -> None:
         await served["stop"]()
 
-    await _turns(open_runtime, workdir, {"instructions": [served["url"]]}, [change_text, go_away])
-    assert "Remote rule: write changelogs." in _system(fake.accepted[0].body)
-    assert any("no changelogs" in text for text in _reminders(fake.accepted[1].body))
+    cli = {"instructions": [served["url"]], "instructions_refresh_s": 0}
+    await _turns(open_runtime, workdir, cli, [change_text, go_away])
+    assert "Remote rule: write changelogs." in system_text(fake.accepted[0].body)
+    assert any("no changelogs" in text for text in reminders(fake.accepted[1].body))
     # The server is gone: no removal, no repeat; the model keeps believing the last text.
-    assert _reminders(fake.accepted[2].body) == _reminders(fake.accepted[1].body)
+    assert reminders(fake.accepted[2].body) == reminders(fake.accepted[1].body)
     (kept,) = (agent_home / "instructions").glob("*.md")  # the last good copy, the user's only
     assert kept.read_text() == "Remote rule: no changelogs." and kept.stat().st_mode & 0o777 == 0o600
 
@@ -99,11 +88,31 @@ async def test_claude_md_is_read_where_there_is_no_agents_md_unless_turned_off(
     (workdir / "CLAUDE.md").write_text("Claude rule: prefer pytest.")
     fake.add({"text": "one"}, {"text": "two"})
     await _turns(open_runtime, workdir, {}, [])
-    assert "Claude rule: prefer pytest." in _system(fake.accepted[0].body)
+    assert "Claude rule: prefer pytest." in system_text(fake.accepted[0].body)
     (workdir / "AGENTS.md").write_text("Agents rule: prefer unittest.")
     await _turns(open_runtime, workdir, {"claude_md": False}, [])
-    second = _system(fake.accepted[1].body)
+    second = system_text(fake.accepted[1].body)
     assert "Agents rule" in second and "Claude rule" not in second
+
+
+async def test_a_remote_source_fetched_recently_is_not_fetched_again_until_its_copy_is_stale(
+    open_runtime: Any, fake: FakeProvider, workdir: Path, served: dict[str, Any], agent_home: Path
+) -> None:
+    fake.add({"text": "one"}, {"text": "two"}, {"text": "three"})
+    served["text"] = "Remote rule: v1."
+
+    async def change_text() -> None:
+        served["text"] = "Remote rule: v2."
+
+    async def age_the_copy() -> None:
+        (kept,) = (agent_home / "instructions").glob("*.md")
+        old = time.time() - 61
+        os.utime(kept, (old, old))
+
+    await _turns(open_runtime, workdir, {"instructions": [served["url"]]}, [change_text, age_the_copy])
+    assert served["hits"] == 2  # the first prompt, then the third once the copy was a minute old
+    assert not reminders(fake.accepted[1].body)  # within the minute: the kept copy, v1
+    assert any("Remote rule: v2." in text for text in reminders(fake.accepted[2].body))
 
 
 def test_a_project_config_reaches_beyond_the_project_only_when_trusted() -> None:
@@ -117,9 +126,10 @@ def test_a_project_config_reaches_beyond_the_project_only_when_trusted() -> None
 @pytest.fixture
 async def served() -> AsyncIterator[dict[str, Any]]:
     """A local HTTP server for one text file; ``stop()`` takes it away."""
-    state: dict[str, Any] = {"text": ""}
+    state: dict[str, Any] = {"text": "", "hits": 0}
 
     async def rules(request: web.Request) -> web.Response:
+        state["hits"] += 1
         return web.Response(text=state["text"])
 
     app = web.Application()
@@ -148,10 +158,10 @@ async def test_an_agents_md_below_the_working_directory_is_told_once_a_read_goes
     fake.add(read, {"text": "read it"})
     await _turns(open_runtime, workdir, {}, [], tools=build_registry)  # the built-in tools: a real read
     first, second = (request.body for request in fake.accepted)
-    assert "API rule" not in _system(first) and not _reminders(first)
-    (told,) = _reminders(second)
+    assert "API rule" not in system_text(first) and not reminders(first)
+    (told,) = reminders(second)
     assert "API rule: every handler is async." in told and str(package) in told
-    assert "Elsewhere rule" not in told and _system(second) == _system(first)
+    assert "Elsewhere rule" not in told and system_text(second) == system_text(first)
 
 
 def test_the_paths_an_edit_named_count_as_touched() -> None:
