@@ -24,9 +24,10 @@ MAX_ENTRIES = 500_000
 
 
 def mention(path: str) -> str:
-    """What accepting ``path`` inserts: ``@path`` and a space (a folder: no space, to go on into it)."""
+    """What accepting ``path`` inserts: ``@path`` and a space (a folder, or a reference's ``NAME:``:
+    no space, to go on into it)."""
     text = f'@"{path}"' if " " in path else f"@{path}"
-    return text if path.endswith("/") else text + " "
+    return text if path.endswith(("/", ":")) else text + " "
 
 
 def _with_folders(files: list[str]) -> list[str]:

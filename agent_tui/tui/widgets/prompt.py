@@ -161,7 +161,7 @@ class PromptInput(TextArea):
             return
         _, start = found
         self.replace(value, start, self.cursor_location)
-        if self.completion is not None and not value.endswith("/"):
+        if self.completion is not None and not value.endswith(("/", ":")):
             self.completion.close()
 
     def action_submit(self, delivery: str) -> None:

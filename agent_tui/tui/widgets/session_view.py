@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -21,8 +22,9 @@ from textual.worker import Worker
 
 from agent_tui.tui.choices import Choice
 from agent_tui.tui.command_registry import Command, CommandError, parse_command, slash_choices
-from agent_tui.tui.file_index import FileIndex, mention
+from agent_tui.tui.file_index import mention
 from agent_tui.tui.mcp_view import count_label, ready_count
+from agent_tui.tui.mention_index import MentionIndex
 from agent_tui.tui.rewind_choice import UNDO, RewindChoice
 from agent_tui.tui.services import TuiServices
 from agent_tui.tui.session_feed import POLL_S, FetchOlder, SessionFeed
@@ -72,7 +74,7 @@ class SessionView(Vertical):
         # Asks answered here whose reply is not in the log yet: the panel closes at once, while the
         # transcript keeps the ask until the durable reply (which also restarts the tool's clock).
         self._answered: set[str] = set()
-        self._files: FileIndex | None = None  # the project's paths for @ completion, made on the first @
+        self._files: MentionIndex | None = None  # the paths for @ completion, made on the first @
         self._wanted: tuple[str, str] | None = None  # what the completion list answers
         self._asked: tuple[str, str] | None = None  # (prompt, folder) whose external_directory ask was shown
 
@@ -331,7 +333,7 @@ class SessionView(Vertical):
     async def _complete_paths(self, query: str) -> None:
         completion = self.query_one(CompletionList)
         if self._files is None:
-            self._files = FileIndex(self.services.location, clock=self.services.clock)
+            self._files = MentionIndex(self.services.location, self._reference_roots(), clock=self.services.clock)
             completion.show_choices([], "listing the project's files…")
         try:
             paths = await self._files.search(query)
@@ -340,6 +342,15 @@ class SessionView(Vertical):
             return
         if self._wanted == ("@", query):
             completion.show_choices([Choice(mention(p), p) for p in paths], f"no file matches {query!r}")
+
+    def _reference_roots(self) -> dict[str, Path]:
+        """The configured reference folders (``[references.NAME]``), once the settings are known."""
+        settings = self.services.settings
+        if settings is None or not settings.references:
+            return {}
+        from agent_tui.core.api import paths
+
+        return settings.reference_roots(paths.project_root(Path(self.services.location)))
 
     async def on_pending_input_strip_picked(self, message: PendingInputStrip.Picked) -> None:
         """Edit (withdraw, into the prompt), withdraw, or re-send a queued item as a steer."""
