@@ -26,6 +26,7 @@ from agent_tui.tools.process_group import (
     tool_mark,
     track,
 )
+from agent_tui.tools.sandbox import SandboxMode, SandboxPolicy, bwrap_path, sandboxed_argv
 from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.shell_env import shell_environment
 from agent_tui.tools.shell_grammar import write_targets
@@ -57,6 +58,16 @@ class BashInput(BaseModel):
     )
     description: str | None = Field(
         default=None, description="Five to ten words saying what the command does, shown to the user."
+    )
+    outside_sandbox: bool = Field(
+        default=False,
+        description=(
+            "Run outside the sandbox. Only to re-run a command the sandbox stopped (a write outside the "
+            "workspace, the network); the user is asked first. Say why in `justification`."
+        ),
+    )
+    justification: str | None = Field(
+        default=None, description="With outside_sandbox: one sentence telling the user why it is needed."
     )
 
 
@@ -101,6 +112,7 @@ async def run_bash(scope: ToolScope, params: BashInput) -> ToolResult:
     if outside:
         await scope.ask("external_directory", outside, detail={"path": outside[0], "command": params.command})
     await scope.ask("bash", [params.command], detail={"command": params.command, "workdir": workdir.as_posix()})
+    confined = await _confinement(scope, params)
     timeout_s = (params.timeout_ms or DEFAULT_TIMEOUT_MS) / 1000
     spill = scope.spill_dir / f"bash-{scope.call_id or 'call'}-{uuid.uuid4().hex[:8]}.log"
     keeper = OutputKeeper(spill)
@@ -110,7 +122,7 @@ async def run_bash(scope: ToolScope, params: BashInput) -> ToolResult:
     become_subreaper()
     await asyncio.to_thread(sweep)
     started = time.monotonic()
-    proc = await _start_shell(params.command, workdir, env, scope.kill_grace_s)
+    proc = await _start_shell(_shell_argv(params.command, workdir, confined), workdir, env, scope.kill_grace_s)
     assert proc.stdout is not None
     track(proc.pid, proc.pid)
     pump = asyncio.ensure_future(_pump(proc.stdout, keeper, scope))
@@ -146,6 +158,8 @@ async def run_bash(scope: ToolScope, params: BashInput) -> ToolResult:
             f"Background processes still writing output after the shell exited were stopped with {signal_used}."
         )
     code = proc.returncode
+    if code and confined is not None:
+        notes.append(_SANDBOX_NOTE[confined.mode].format(net="" if confined.network else " and the network"))
     status = f"Exit code {code}" if code is not None and code >= 0 else f"Killed by signal {-(code or 0)}"
     output = keeper.text()
     text = "\n".join([output.rstrip("\n") if output else "(no output)", *notes, f"{status} · {duration:.2f} s"])
@@ -160,8 +174,40 @@ async def run_bash(scope: ToolScope, params: BashInput) -> ToolResult:
         "spill_path": str(spill) if keeper.overflowed else None,
         "total_bytes": keeper.total_bytes,
         "total_lines": keeper.total_lines,
+        "sandbox": confined.mode.value if confined is not None else "none",
     }
     return ToolResult(ToolOutput(text=text, data=data))
+
+
+_SANDBOX_NOTE = {
+    SandboxMode.WORKSPACE_WRITE: (
+        "(Ran in the workspace-write sandbox: writes outside the project and the temp dir{net} are blocked.)"
+    ),
+    SandboxMode.READ_ONLY: "(Ran in the read-only sandbox: writes{net} are blocked.)",
+}
+
+
+async def _confinement(scope: ToolScope, params: BashInput) -> SandboxPolicy | None:
+    """The policy the command runs under; None: not confined (full access, no mechanism here, or
+    the user let this one command out)."""
+    policy = scope.sandbox
+    if policy is None or not policy.confines or bwrap_path() is None:
+        return None
+    if params.outside_sandbox:
+        why = params.justification or params.description or "no reason given"
+        await scope.ask(
+            "outside_sandbox",
+            [params.command],
+            detail={"command": params.command, "justification": why, "sandbox": policy.mode.value},
+        )
+        return None
+    return policy
+
+
+def _shell_argv(command: str, workdir: Path, policy: SandboxPolicy | None) -> list[str]:
+    argv = ["bash", "--noprofile", "--norc", "-c", command]
+    bwrap = bwrap_path()
+    return argv if policy is None or bwrap is None else sandboxed_argv(policy, argv, workdir, bwrap)
 
 
 def _outside_writes(command: str, workdir: Path, location: Path) -> list[str]:
@@ -202,8 +248,10 @@ def _outside_warnings(command: str, location: Path) -> list[str]:
     return warnings
 
 
-async def _start_shell(command: str, workdir: Path, env: dict[str, str], grace_s: float) -> asyncio.subprocess.Process:
-    """Start ``bash -c`` as leader of its own group.
+async def _start_shell(
+    argv: list[str], workdir: Path, env: dict[str, str], grace_s: float
+) -> asyncio.subprocess.Process:
+    """Start ``bash -c`` (or bubblewrap around it) as leader of its own group.
 
     The shell runs as soon as it is forked, while asyncio still wires its pipes.
     A cancel arriving in that window would make asyncio kill the shell alone and
@@ -211,11 +259,7 @@ async def _start_shell(command: str, workdir: Path, env: dict[str, str], grace_s
     to finish, stops the whole group, then propagates."""
     starting = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
-            "bash",
-            "--noprofile",
-            "--norc",
-            "-c",
-            command,
+            *argv,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,

@@ -139,6 +139,7 @@ class RegistryToolHost:
             supports_vision=call.supports_vision,
             shell_env_include=tuple(self.settings.shell.env.include),
             references=self.settings.reference_roots(self._project_root),
+            sandbox=self.settings.sandbox.policy(self._project_root, (paths.config_dir(), paths.data_dir())),
         )
         if self.before_change is not None:
             await self.before_change(call, self.settings.snapshots.enabled)

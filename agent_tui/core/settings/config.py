@@ -24,6 +24,7 @@ from agent_tui.core.settings.config_layers import (
     read_layers,
 )
 from agent_tui.core.settings.config_layers import ConfigError as ConfigError  # re-exported: raised from here too
+from agent_tui.tools.sandbox import SandboxMode, SandboxPolicy
 from agent_tui.vocab.kinds import Effect
 from agent_tui.vocab.mcp_names import SERVER_NAME
 from agent_tui.vocab.mcp_server import McpServerConfig
@@ -120,6 +121,19 @@ class ShellSettings(_Section):
     env: ShellEnvSettings = Field(default_factory=ShellEnvSettings)
 
 
+class SandboxSettings(_Section):
+    """Where ``bash`` (and ``!`` commands) may write and connect (``tools.sandbox``)."""
+
+    mode: SandboxMode = SandboxMode.WORKSPACE_WRITE
+    network: bool = False
+    writable_roots: list[str] = Field(default_factory=list)
+    """More folders commands may write (absolute, ``~/…``, or from the project root)."""
+
+    def policy(self, project_root: Path, read_only: tuple[Path, ...] = ()) -> SandboxPolicy:
+        roots = [project_root, *((project_root / Path(root).expanduser()).resolve() for root in self.writable_roots)]
+        return SandboxPolicy(self.mode, self.network, tuple(roots), read_only)
+
+
 class ReferenceSettings(_Section):
     """A folder the agent may consult by name: ``read`` opens ``NAME:path`` in it (``tools.references``)."""
 
@@ -150,6 +164,7 @@ class Settings(_Section):
     snapshots: SnapshotSettings = Field(default_factory=SnapshotSettings)
     warm: WarmSettings = Field(default_factory=WarmSettings)
     shell: ShellSettings = Field(default_factory=ShellSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     theme: str = "agent-dark"
     instructions: list[str] = Field(default_factory=list)
     """More instructions for the model: paths and globs from the project root, or http(s) URLs."""
