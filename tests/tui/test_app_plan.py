@@ -125,11 +125,12 @@ HOSTILE = [
     {"content": "a \x1b]8;;http://x\x07link\x1b]8;;\x07 there", "status": "in_progress"},
     {"content": "[bold]x[/bold] and [link=http://x]y[/link]", "status": "pending"},
     {"content": "over\rwritten", "status": "pending"},
+    {"content": "open invoice\u202egnp.exe", "status": "pending"},
 ]
 
 
 async def test_control_sequences_and_markup_in_plan_items_are_shown_inert(fake_sessions, make_app) -> None:
-    """The model writes the items: no escape reaches the terminal, no markup is read as markup."""
+    """The model writes the items: no escape or bidi override reaches the terminal, no markup is read as markup."""
     from .test_control_sequences import written
 
     async with opened(fake_sessions, make_app, running=True) as (app, pilot):
@@ -138,11 +139,12 @@ async def test_control_sequences_and_markup_in_plan_items_are_shown_inert(fake_s
         await until(pilot, lambda: panel(app).display)
         await pilot.pause()
         rows = [
-            "Plan 1/4 done (alt+t folds)",
+            "Plan 1/5 done (alt+t folds)",
             "✓ red text here",
             "▸ a link there",
             "○ [bold]x[/bold] and [link=http://x]y[/link]",
             "○ overwritten",
+            "○ open invoicegnp.exe",
         ]
         assert panel(app).lines() == rows
         shown = panel(app).render()
@@ -153,4 +155,5 @@ async def test_control_sequences_and_markup_in_plan_items_are_shown_inert(fake_s
         screen = written(app)
         assert "[bold]x[/bold] and [link=http://x]y[/link]" in screen, "markup shown as typed"
         assert "\x1b]8;" not in screen and "\x07" not in screen and "\r" not in screen, repr(screen)
+        assert "\u202e" not in screen and "open invoicegnp.exe" in screen, "no bidi override reorders the row"
         assert "http://x\x1b" not in screen and "\x1b[31m" not in screen
