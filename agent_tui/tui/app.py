@@ -3,7 +3,7 @@
 It wires themes, the session view, the picker, the help screen and the command
 registry's actions together. ``bootstrap`` builds it; a session on screen is a
 ``SessionView`` whose ``SessionFeed`` folds the facade's log and deltas into a
-``Transcript`` (``transcript_model``) that the widgets in ``widgets/`` paint.
+``Transcript`` (``transcript/model.py``) that the widgets in ``widgets/`` paint.
 """
 
 from __future__ import annotations

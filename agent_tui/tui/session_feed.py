@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.tui.port import SessionsPort
 from agent_tui.tui.services import CoreUnavailable, TuiServices
-from agent_tui.tui.transcript_model import PendingInput, SessionFacts, Transcript
+from agent_tui.tui.transcript.model import Transcript
+from agent_tui.tui.transcript.records import PendingInput, SessionFacts
 from agent_tui.vocab.kinds import Delivery
 
 if TYPE_CHECKING:

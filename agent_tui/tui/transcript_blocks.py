@@ -48,7 +48,7 @@ class Block:
 @dataclass(eq=False)
 class UserBlock(Block):
     text: str = ""
-    attachments: str = ""  # one chip per attached file, folder or image (see ``transcript_model.chips``)
+    attachments: str = ""  # one chip per attached file, folder or image (see ``transcript.inbox.chips``)
 
 
 @dataclass(eq=False)

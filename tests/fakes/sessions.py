@@ -33,7 +33,7 @@ from agent_tui.core.api import (
     UnknownSession,
 )
 from agent_tui.core.api import events as ev
-from agent_tui.tui.transcript_model import fold
+from agent_tui.tui.transcript.model import fold
 from agent_tui.vocab.kinds import Delivery, InterruptReason, PermissionReply
 from tests.fakes.logs import LogBuilder
 

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agent_tui.tui.transcript_model import Transcript
+from agent_tui.tui.transcript.model import Transcript
 
 
 class RecordingFeedView:

@@ -118,3 +118,42 @@ async def test_over_the_real_store_a_rewind_brings_back_the_plan_before_it(real,
         await sessions.rewind(sid, second, "conversation")
         await until(pilot, lambda: panel(app).display)
         assert panel(app).lines()[2] == "▸ fix the bug"
+
+
+HOSTILE = [
+    {"content": "red \x1b[31mtext\x1b[0m here", "status": "done"},
+    {"content": "a \x1b]8;;http://x\x07link\x1b]8;;\x07 there", "status": "in_progress"},
+    {"content": "[bold]x[/bold] and [link=http://x]y[/link]", "status": "pending"},
+    {"content": "over\rwritten", "status": "pending"},
+    {"content": "open invoice\u202egnp.exe", "status": "pending"},
+]
+
+
+async def test_control_sequences_and_markup_in_plan_items_are_shown_inert(fake_sessions, make_app) -> None:
+    """The model writes the items: no escape or bidi override reaches the terminal, no markup is read as markup."""
+    from .test_control_sequences import written
+
+    async with opened(fake_sessions, make_app, running=True) as (app, pilot):
+        fake_sessions.publish(SID, ev.StepStarted(assistant_message_id="m2", agent="build", model="x"))
+        plan_call(fake_sessions, "m2", "c1", HOSTILE)
+        await until(pilot, lambda: panel(app).display)
+        await pilot.pause()
+        rows = [
+            "Plan 1/5 done (alt+t folds)",
+            "✓ red text here",
+            "▸ a link there",
+            "○ [bold]x[/bold] and [link=http://x]y[/link]",
+            "○ overwritten",
+            "○ open invoicegnp.exe",
+        ]
+        assert panel(app).lines() == rows
+        shown = panel(app).render()
+        assert shown.plain == "\n".join(rows), repr(shown)  # type: ignore[union-attr]
+        starts = [sum(len(row) + 1 for row in rows[:n]) for n in range(len(rows))]
+        whole_rows = [(starts[n], starts[n] + len(rows[n])) for n in range(3)]  # the head bold, done dim, doing bold
+        assert [(span.start, span.end) for span in shown.spans] == whole_rows, "no style but the rows' own"  # type: ignore[union-attr]
+        screen = written(app)
+        assert "[bold]x[/bold] and [link=http://x]y[/link]" in screen, "markup shown as typed"
+        assert "\x1b]8;" not in screen and "\x07" not in screen and "\r" not in screen, repr(screen)
+        assert "\u202e" not in screen and "open invoicegnp.exe" in screen, "no bidi override reorders the row"
+        assert "http://x\x1b" not in screen and "\x1b[31m" not in screen

@@ -8,7 +8,7 @@ from agent_tui.core.api import events as ev
 from agent_tui.core.projections.inbox import title_from
 from agent_tui.tui import session_title
 from agent_tui.tui.screens.picker import row_text
-from agent_tui.tui.transcript_model import fold
+from agent_tui.tui.transcript.model import fold
 from agent_tui.tui.widgets.status import StatusBar, StatusInputs
 from agent_tui.vocab import titles
 from agent_tui.vocab.clock import ManualClock

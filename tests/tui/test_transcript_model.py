@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agent_tui.core.api import events as ev
 from agent_tui.tui.block_keys import BlockKey
+from agent_tui.tui.transcript.model import Transcript, fold
 from agent_tui.tui.transcript_blocks import (
     CompactionBlock,
     ErrorBlock,
@@ -14,7 +15,6 @@ from agent_tui.tui.transcript_blocks import (
     ToolState,
     UserBlock,
 )
-from agent_tui.tui.transcript_model import Transcript, fold
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import TOOL_INTERRUPTED, CompactionReason, Delivery, InterruptReason, PermissionReply
 from agent_tui.vocab.tool_output import ToolOutput
@@ -299,7 +299,7 @@ def test_events_at_or_below_head_are_ignored_and_versions_move() -> None:
 
 
 def test_segments_folded_newest_first_then_prepended_equal_the_whole_log() -> None:
-    from agent_tui.tui.transcript_model import PendingInput, SessionFacts
+    from agent_tui.tui.transcript.records import PendingInput, SessionFacts
 
     log = LogBuilder().created()
     early = log.prompt("queued long ago", delivery="queue", promote=False)

@@ -26,8 +26,10 @@ ATTACKS = {
     "8-bit CSI": "\x9b2J",
     "8-bit OSC": "\x9d0;PWNED\x9c",
     "BEL, backspace, CR, VT, FF, DEL": "\x07\x08\r\x0b\x0c\x7f",
+    "bidi override and isolate": "\u202egnp.exe\u2066x\u2069\u202c",
 }
-CONTROLS = {chr(c) for c in range(0x20) if chr(c) not in "\n\t"} | {chr(c) for c in range(0x7F, 0xA0)}
+BIDI = {chr(c) for c in range(0x202A, 0x202F)} | {chr(c) for c in range(0x2066, 0x206A)}
+CONTROLS = {chr(c) for c in range(0x20) if chr(c) not in "\n\t"} | {chr(c) for c in range(0x7F, 0xA0)} | BIDI
 
 
 def assert_inert(text: str) -> None:
@@ -40,6 +42,11 @@ def test_each_attack_is_stripped_and_the_text_around_it_kept() -> None:
         assert_inert(cleaned)
         assert cleaned.startswith("before ") and cleaned.endswith(" after\n\tnext"), (name, cleaned)
         assert "PWNED" not in cleaned or name.startswith("8-bit"), (name, cleaned)  # 8-bit: introducer only
+
+
+def test_bidi_controls_go_and_right_to_left_text_stays() -> None:
+    assert inert("invoice\u202egnp.exe") == "invoicegnp.exe"
+    assert inert("\u05e9\u05dc\u05d5\u05dd \u200fabc") == "\u05e9\u05dc\u05d5\u05dd \u200fabc"  # Hebrew and RLM kept
 
 
 def test_a_lone_esc_goes_and_takes_only_what_a_terminal_would() -> None:

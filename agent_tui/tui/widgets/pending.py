@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Static
 
-from agent_tui.tui.transcript_model import PendingInput
+from agent_tui.tui.transcript.records import PendingInput
 from agent_tui.vocab.kinds import Delivery
 from agent_tui.vocab.terminal_text import inert
 

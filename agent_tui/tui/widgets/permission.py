@@ -17,7 +17,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from agent_tui.tui.transcript_model import PermissionAsk
+from agent_tui.tui.transcript.records import PermissionAsk
 from agent_tui.tui.widgets.diff import render_patch
 from agent_tui.vocab.clock import Clock
 from agent_tui.vocab.kinds import PermissionReply

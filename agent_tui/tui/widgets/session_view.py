@@ -28,7 +28,7 @@ from agent_tui.tui.mention_index import MentionIndex
 from agent_tui.tui.rewind_choice import UNDO, RewindChoice
 from agent_tui.tui.services import TuiServices
 from agent_tui.tui.session_feed import POLL_S, FetchOlder, SessionFeed
-from agent_tui.tui.transcript_model import Transcript
+from agent_tui.tui.transcript.model import Transcript
 from agent_tui.tui.widgets.completion import CompletionList
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.permission import PermissionPanel

@@ -10,7 +10,7 @@ from textual.widgets import Static
 
 from agent_tui.tui.session_title import session_title
 from agent_tui.tui.timings import COUNTDOWN_SLACK_S, countdown
-from agent_tui.tui.transcript_model import Transcript
+from agent_tui.tui.transcript.model import Transcript
 from agent_tui.vocab.clock import Clock
 
 

@@ -19,8 +19,8 @@ from textual.message import Message
 from textual.widgets import Static
 
 from agent_tui.tui.lazy import BLOCK_WIDGETS
+from agent_tui.tui.transcript.model import Transcript
 from agent_tui.tui.transcript_blocks import Block
-from agent_tui.tui.transcript_model import Transcript
 from agent_tui.vocab.clock import Clock
 
 if TYPE_CHECKING:  # imported when the first block is shown (see ``lazy``)
