@@ -284,6 +284,25 @@ async def _observe_configured(session: SessionRecord, settings: Settings | None)
         return Unavailable(str(error))
 
 
+def baseline_of(observed: list[tuple[Source, Any]], previous: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """The applied values and the baseline text of a new checkpoint; a source unavailable now keeps
+    its ``previous`` value."""
+    applied = {
+        s.key: (previous.get(s.key) if isinstance(v, Unavailable) else s.settle(v, previous.get(s.key)))
+        for s, v in observed
+    }
+    texts = [s.baseline(applied[s.key]) for s, _ in observed if applied.get(s.key) is not None]
+    return applied, "\n\n".join(t for t in texts if t)
+
+
+_BUILT_IN = {source.key: source for source in (ENVIRONMENT, DATE, AGENTS, NESTED, CONFIGURED, MCP)}
+
+
+def source_for(key: str) -> Source:
+    """The source an applied value's key names (``api/*``: a context entry)."""
+    return _BUILT_IN.get(key) or context_source(key)
+
+
 # -- the checkpoint -----------------------------------------------------------------
 
 
@@ -313,12 +332,8 @@ class Instructions:
                     ),
                 )
             previous = checkpoint.applied if checkpoint else {}  # after a compaction: restate the last belief
-            applied = {
-                s.key: (previous.get(s.key) if isinstance(v, Unavailable) else s.settle(v, previous.get(s.key)))
-                for s, v in observed
-            }
-            texts = [s.baseline(applied[s.key]) for s, _ in observed if applied.get(s.key) is not None]
-            await publish(ev.InstructionsBaselined(baseline="\n\n".join(t for t in texts if t), applied=applied))
+            applied, baseline = baseline_of(observed, previous)
+            await publish(ev.InstructionsBaselined(baseline=baseline, applied=applied))
             return None
         applied = dict(checkpoint.applied)
         changes: list[str] = []
@@ -339,6 +354,13 @@ class Instructions:
                 ev.InstructionsUpdated(message_id=ids.message_id(), text="\n\n".join(changes), applied=applied)
             )
         return None
+
+    async def preview(self, session: SessionRecord, settings: Settings | None = None) -> tuple[dict[str, Any], str]:
+        """The applied values and the baseline a first ``prepare`` would publish now; nothing is published
+        (a source unavailable now is left out)."""
+        context = await self._store.context_entries(session.id)
+        touched = touched_paths(await self._store.tool_calls(session.id))
+        return baseline_of(await observe(session, context, self._today(), self._mcp, settings, touched), {})
 
     async def _compacted_since(self, session_id: str, baseline_seq: int) -> bool:
         rows = await self._store.messages(session_id, after=baseline_seq)
