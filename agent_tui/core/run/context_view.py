@@ -72,27 +72,33 @@ async def next_request(store: ContextReads, session: SessionRecord, probe: Conte
         applied, baseline = await Instructions(store, mcp=probe.mcp).preview(session, settings)
     info = await probe.model_info(model, settings)
     history = await store.messages(session.id)
-    assembly = assemble(
-        session=session,
-        settings=settings,
-        agent=agent,
-        model=model,
-        offered=await probe.tools_for(session, settings, agent),
-        baseline=baseline,
-        history=history,
-        tool_calls=await store.tool_calls(session.id),
-        supports_vision=info.supports_vision,
-    )
-    output = assembly.request.max_tokens or info.max_output_tokens
-    return measure(
-        assembly,
-        history,
-        applied,
-        session_id=session.id or None,
-        agent=agent,
-        window=info.context_window,
-        reserve=budget.reserve(output, settings.compaction.buffer),
-    )
+    offered = await probe.tools_for(session, settings, agent)
+    calls = await store.tool_calls(session.id)
+
+    def measured() -> ContextBreakdown:  # lowering and sizing a long history is CPU work: off the event loop
+        assembly = assemble(
+            session=session,
+            settings=settings,
+            agent=agent,
+            model=model,
+            offered=offered,
+            baseline=baseline,
+            history=history,
+            tool_calls=calls,
+            supports_vision=info.supports_vision,
+        )
+        output = assembly.request.max_tokens or info.max_output_tokens
+        return measure(
+            assembly,
+            history,
+            applied,
+            session_id=session.id or None,
+            agent=agent,
+            window=info.context_window,
+            reserve=budget.reserve(output, settings.compaction.buffer),
+        )
+
+    return await asyncio.to_thread(measured)
 
 
 def standalone_probe(cli: dict[str, Any] | None = None) -> ContextProbe:
