@@ -144,6 +144,8 @@ def _settle_mcp(observed: dict[str, str | None], previous: Any) -> dict[str, str
 
 
 MCP = aggregate_source("core/mcp", _mcp_text, "MCP server instructions", "MCP server", absent={}, settle=_settle_mcp)
+BUILT_IN = (ENVIRONMENT, DATE, AGENTS, NESTED, CONFIGURED, REFERENCES, MCP)
+"""The built-in sources in the fixed order of a baseline (``api/*`` entries follow)."""
 McpGuidance = Callable[[SessionRecord], Awaitable[dict[str, str | None]]]
 """Per selected server: its instructions, "" for none, None while it is not ready (keep the last)."""
 
@@ -261,18 +263,8 @@ async def observe(
     )
     day = (today or _dt.date.today()).isoformat()
     api = [(context_source(key), value) for key, value in sorted(context.items())]
-    return combine(
-        [
-            (ENVIRONMENT, environment),
-            (DATE, day),
-            (AGENTS, agents),
-            (NESTED, nested),
-            (CONFIGURED, configured),
-            (REFERENCES, references),
-            (MCP, guidance),
-            *api,
-        ]
-    )
+    built_in = (environment, day, agents, nested, configured, references, guidance)
+    return combine([*zip(BUILT_IN, built_in, strict=True), *api])
 
 
 async def _observe_configured(session: SessionRecord, settings: Settings | None) -> Any:
@@ -295,12 +287,12 @@ def baseline_of(observed: list[tuple[Source, Any]], previous: dict[str, Any]) ->
     return applied, "\n\n".join(t for t in texts if t)
 
 
-_BUILT_IN = {source.key: source for source in (ENVIRONMENT, DATE, AGENTS, NESTED, CONFIGURED, MCP)}
+_BY_KEY = {source.key: source for source in BUILT_IN}
 
 
 def source_for(key: str) -> Source:
     """The source an applied value's key names (``api/*``: a context entry)."""
-    return _BUILT_IN.get(key) or context_source(key)
+    return _BY_KEY.get(key) or context_source(key)
 
 
 # -- the checkpoint -----------------------------------------------------------------

@@ -92,12 +92,13 @@ async def test_instructions_by_source_with_a_configured_file_before_and_after_th
         # Observed now, published never: the log holds only the session's creation.
         assert [e.type for e in await runtime._store.events(sid, limit=None)] == [ev.SessionCreated.TYPE]
         sources = _sources(before)
-        assert list(sources)[:6] == [
+        assert list(sources) == [
             "core/environment",
             "core/date",
             "core/instructions",
             "core/nested",
             "core/configured",
+            "core/references",
             "core/mcp",
         ]
         assert 575 <= sources["core/configured"] < 650  # the file's 2,300 characters and its heading
