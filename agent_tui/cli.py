@@ -1,5 +1,5 @@
 """Entry points: the TUI, ``run``, ``serve``, ``sessions``, ``log``, ``db``, ``rewind``, ``export``, ``import``,
-``warm``, ``trust``.
+``context``, ``warm``, ``trust``.
 
 Only argparse and the version are imported here (``--version`` answers before
 argparse); every subcommand imports its own implementation lazily so
@@ -159,6 +159,12 @@ def build_parser() -> argparse.ArgumentParser:
     importing = sub.add_parser("import", help="a new session (in this directory) from a JSONL export")
     importing.add_argument("file", metavar="FILE.jsonl")
 
+    context = sub.add_parser(
+        "context", help="what the next request would hold: system prompt, instructions, tools, history (tokens)"
+    )
+    context.add_argument("session_id", nargs="?", help="the session (default: the latest in this directory)")
+    context.add_argument("--json", action="store_true", help="print one JSON object")
+
     warm = sub.add_parser("warm", help="the warm process that makes launches start fast")
     warm.add_argument(
         "warm_command",
@@ -184,6 +190,7 @@ _COMMANDS = {
     "rewind": "agent_tui.commands.rewind_cmd",
     "export": "agent_tui.commands.export_cmd",
     "import": "agent_tui.commands.export_cmd",
+    "context": "agent_tui.commands.context_cmd",
     "warm": "agent_tui.commands.warm_cmd",
     "trust": "agent_tui.commands.trust_cmd",
 }

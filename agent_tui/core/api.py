@@ -62,6 +62,8 @@ _EXPORTS: dict[str, str] = {
     "vision_check": "inbox.attachments",
     "AttachmentError": "inbox.attachments",
     "NeedsApproval": "inbox.attachments",
+    # What the next request would hold (``agent-tui context``, ``/context``).
+    "ContextBreakdown": "request.breakdown",
     # What the agent is asked to do for /init.
     "init_prompt": "request.init_prompt",
     # Configuration.
@@ -132,6 +134,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.log.records import SessionRecord as SessionRecord
     from agent_tui.core.log.records import SessionSummary as SessionSummary
     from agent_tui.core.log.session_row import SessionRow as SessionRow
+    from agent_tui.core.request.breakdown import ContextBreakdown as ContextBreakdown
     from agent_tui.core.run.lease import SessionOwnedElsewhere as SessionOwnedElsewhere
     from agent_tui.core.runtime import Runtime as Runtime
     from agent_tui.core.sessions import HISTORY_MAX as HISTORY_MAX

@@ -11,16 +11,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.host.mcp_host import McpHost, McpRegistrations
 from agent_tui.core.host.snapshot_hook import SnapshotBeforeChange
-from agent_tui.core.host.tool_host import RegistryToolHost, build_registry, make_gate
+from agent_tui.core.host.tool_host import RegistryToolHost, build_registry, make_gate, tool_definitions
 from agent_tui.core.inbox.promotion import eligible
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.log.records import SessionRecord
 from agent_tui.core.request.instructions import Instructions
 from agent_tui.core.run.compaction import Compactor
+from agent_tui.core.run.context_view import ContextProbe
 from agent_tui.core.run.coordinator import Coordinator
 from agent_tui.core.run.runner import LocationServices, Runner
 from agent_tui.core.run.step import StreamFn
@@ -31,6 +32,9 @@ from agent_tui.core.settings.config_layers import ConfigStamp, config_stamp
 from agent_tui.tools.mcp.hub import McpStatus
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.vocab.clock import Clock
+
+if TYPE_CHECKING:
+    from agent_tui.llm.types import ToolSpec
 
 SettingsLoader = Callable[[Path], Settings]
 
@@ -65,6 +69,12 @@ class Runtime:
             clock=clock,
             compaction=compactor,
             instructions=Instructions(self._store, mcp=self._mcp.guidance),
+        )
+        sessions.context_probe = ContextProbe(
+            lambda session: self.settings_for(session.location),
+            self._tools_for,
+            compactor.model_info,
+            self._mcp.guidance,
         )
         self._coordinator = Coordinator(self._runner, self._store.publish, has_pending=self._has_pending)
         sessions.set_executor(self._coordinator)
@@ -130,6 +140,17 @@ class Runtime:
             cached = (stamp, await asyncio.to_thread(self._settings_loader, Path(location)))
             self._settings[location] = cached
         return cached[1]
+
+    async def _tools_for(self, session: SessionRecord, settings: Settings, agent: str) -> list[ToolSpec]:
+        """The tools the session's next step would offer: its host's, else a new registry's with the MCP
+        tools ready now (for ``context_breakdown``; nothing is started or waited for)."""
+        host = self._hosts.get(session.id)
+        if host is not None and host.location == Path(session.location):
+            return host.definitions(agent, final_step=False)
+        location = Path(session.location)
+        registry = await asyncio.to_thread(self._registry_factory, location)
+        self._mcp.offer_ready(registry, location, settings, agent)
+        return tool_definitions(registry, settings, agent)
 
     async def _services(self, session: SessionRecord) -> LocationServices:
         settings = await self.settings_for(session.location)

@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import AsyncGenerator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -42,6 +42,10 @@ from agent_tui.core.store.store import Store
 from agent_tui.core.store.writer import Tx
 from agent_tui.core.workspace.snapshots import WorkspaceSnapshots
 from agent_tui.vocab.kinds import Delivery, PermissionReply, RewindMode
+
+if TYPE_CHECKING:
+    from agent_tui.core.request.breakdown import ContextBreakdown
+    from agent_tui.core.run.context_view import ContextProbe
 
 HISTORY_DEFAULT = 50
 HISTORY_MAX = 100
@@ -99,6 +103,8 @@ class Sessions:
         self._settings = settings or Settings()
         self._executor: Executor = executor or IdleExecutor()
         self.snapshots = WorkspaceSnapshots()
+        self.context_probe: ContextProbe | None = None
+        """The runtime's services for :meth:`context_breakdown` (None: read the config and tools directly)."""
 
     def set_executor(self, executor: Executor) -> None:
         """Install the runner's coordinator (it is built after the facade)."""
@@ -291,6 +297,27 @@ class Sessions:
         await self.get(session_id)
         return await self._store.plan(session_id)
 
+    async def context_breakdown(
+        self,
+        session_id: str | None = None,
+        *,
+        location: str | Path | None = None,
+        model: str | None = None,
+        agent: str | None = None,
+    ) -> ContextBreakdown:
+        """What the session's next request would hold, part by part, in estimated tokens; nothing is
+        written. Without ``session_id``: a first request at ``location`` (``model`` and ``agent``
+        as a new session there would have them, else the location's settings decide)."""
+        from agent_tui.core.run.context_view import next_request, standalone_probe
+
+        if session_id is not None:
+            session = await self.get(session_id)
+        else:
+            where = await asyncio.to_thread(lambda: Path(location or Path.cwd()).resolve())
+            root = await asyncio.to_thread(paths.project_root, where)
+            session = _unstored(str(where), str(root), agent or "", model)
+        return await next_request(self._store, session, self.context_probe or standalone_probe())
+
     def log(
         self, session_id: str, after: int | None = None, follow: bool = False
     ) -> AsyncGenerator[ev.StoredEvent | tail.Synced, None]:
@@ -424,6 +451,29 @@ class Sessions:
                 if record is not None and record.reply is not None:
                     return record
                 await wakes.get()
+
+
+def _unstored(location: str, project_root: str, agent: str, model: str | None) -> SessionRecord:
+    """A session not stored yet (``context_breakdown`` of a first request): no id, nothing said."""
+    return SessionRecord.model_validate(
+        {
+            "id": "",
+            "title": None,
+            "location": location,
+            "project_root": project_root,
+            "agent": agent,
+            "model": model,
+            "parent_id": None,
+            "created": 0,
+            "updated": 0,
+            "message_count": 0,
+            "last_message": None,
+            "input_tokens": 0,
+            "output_tokens": 0,
+            "cost": 0.0,
+            "head_seq": 0,
+        }
+    )
 
 
 async def open_sessions(

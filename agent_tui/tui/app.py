@@ -29,6 +29,7 @@ from agent_tui.tui.file_index import mention
 from agent_tui.tui.gc_policy import tune_runtime
 from agent_tui.tui.mcp_view import McpServerState, failure_notice, listing, new_notices
 from agent_tui.tui.notice_hold import HeldNotice, NoticeHold
+from agent_tui.tui.screens.context import ContextScreen
 from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.mcp import McpScreen
 from agent_tui.tui.screens.picker import SessionPicker
@@ -326,6 +327,24 @@ class AgentApp(App[None]):
         from agent_tui.core.api import init_prompt
 
         self.view.send(init_prompt(), Delivery.STEER)
+
+    def action_show_context(self) -> None:
+        """``/context``: the next request's size, measured in a worker while the page says so."""
+        screen = ContextScreen()
+        self.push_screen(screen)
+        self.run_worker(self._measure_context(screen), group="context", exclusive=True)
+
+    async def _measure_context(self, screen: ContextScreen) -> None:
+        location = self.view.transcript.facts.location or self.services.location
+        try:
+            sessions = await self.services.ready()
+            breakdown = await sessions.context_breakdown(
+                self.view.session_id, location=location, model=self.services.model, agent=self.services.agent
+            )
+        except Exception as error:  # noqa: BLE001 - any failure is said on the page, in one line
+            screen.failed(str(error) or type(error).__name__)
+            return
+        screen.show(breakdown)
 
     def on_unmount(self) -> None:
         self._stop_watch.set()

@@ -38,6 +38,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("resume", "pick a session to open", "resume", "Resume session"),
     CommandSpec("compact", "summarise older history to free context", "compact", "Compact"),
     CommandSpec(
+        "context", "how big the next request is: prompt, instructions, tools, history", "show_context", "Context size"
+    ),
+    CommandSpec(
         "init", "write or improve this project's AGENTS.md (you approve the edit)", "init_agents_md", "Init AGENTS.md"
     ),
     CommandSpec("rewind", "go back to an earlier prompt: conversation, files or both (or undo)", "rewind", "Rewind"),

@@ -17,7 +17,10 @@ from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agent_tui.core.api import (
+        ContextBreakdown,
         FilesPreview,
         InboxRecord,
         PermissionRecord,
@@ -107,6 +110,15 @@ class SessionsPort(Protocol):
     async def permissions(self, session_id: str) -> builtins.list[PermissionRecord]: ...
 
     async def plan(self, session_id: str) -> PlanRecord: ...  # the live plan: the newest visible ``todo`` checklist
+
+    async def context_breakdown(
+        self,
+        session_id: str | None = None,
+        *,
+        location: str | Path | None = None,
+        model: str | None = None,
+        agent: str | None = None,
+    ) -> ContextBreakdown: ...  # what the next request would hold (``/context``); None: a first request there
 
     async def reply_permission(self, request_id: str, reply: str, message: str | None = None) -> None: ...
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from agent_tui.core.api import (
+    ContextBreakdown,
     EventRejected,
     FilesPreview,
     InboxRecord,
@@ -72,6 +74,7 @@ class FakeSessions:
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
     _subscribers: dict[str, list[asyncio.Queue]] = field(default_factory=dict)
     _counter: int = 0
+    context: ContextBreakdown | None = None  # what ``context_breakdown`` answers (a test sets it)
 
     # --------------------------------------------------------------- test side
 
@@ -274,6 +277,22 @@ class FakeSessions:
         queue: asyncio.Queue = asyncio.Queue()
         self._subscribers.setdefault(session_id, []).append(queue)
         return FakeSubscription(queue, lambda: self._subscribers[session_id].remove(queue))
+
+    async def context_breakdown(
+        self,
+        session_id: str | None = None,
+        *,
+        location: str | Path | None = None,
+        model: str | None = None,
+        agent: str | None = None,
+    ) -> ContextBreakdown:
+        """The breakdown the test set (the fake measures nothing); an unknown id raises as the facade does."""
+        self.calls.append(("context_breakdown", session_id, location))
+        if session_id is not None:
+            self._events(session_id)
+        if self.context is None:
+            raise InvalidRequest("FakeSessions.context is not set")
+        return self.context
 
     async def plan(self, session_id: str) -> PlanRecord:
         """As the projection: the plan of the newest successful ``todo`` call (the fake does not rewind)."""

@@ -27,8 +27,8 @@ def test_slash_commands_parse(text: str, parsed: Command | None) -> None:
     [
         (
             "/frobnicate",
-            "unknown command /frobnicate (known: /new /resume /compact /init /rewind /fork /export /rename /model "
-            "/image /theme /mcp /help)",
+            "unknown command /frobnicate (known: /new /resume /compact /context /init /rewind /fork /export /rename "
+            "/model /image /theme /mcp /help)",
         ),
         ("/quit", "unknown command /quit"),
         ("/model", "/model needs NAME: /model NAME"),
@@ -62,6 +62,7 @@ def test_the_palette_offers_each_command_and_each_choice() -> None:
         ("New session", Command("new")),
         ("Resume session", Command("resume")),
         ("Compact", Command("compact")),
+        ("Context size", Command("context")),
         ("Init AGENTS.md", Command("init")),
         ("Rewind", Command("rewind")),
         ("Fork session", Command("fork")),

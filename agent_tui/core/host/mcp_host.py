@@ -68,6 +68,12 @@ class McpHost:
         await asyncio.gather(*(c.relisted() for c in selected))
         tools.replace(selected)
 
+    def offer_ready(self, registry: ToolRegistry, location: Path, settings: Settings, agent: str) -> None:
+        """Put the tools of the agent's servers that are ready now into ``registry``, without starting
+        or waiting for any (what a step would offer, as far as is known now)."""
+        chosen = settings.mcp_servers(agent)
+        McpRegistrations(registry).replace([c for c in self.hub.connections(location) if c.name in chosen])
+
     def warm(self, location: Path, settings: Settings) -> asyncio.Task[list[McpConnection]] | None:
         """Start the location's servers in the background (after the first frame), without waiting."""
         if not enabled(settings):

@@ -101,6 +101,11 @@ def permission_rules(settings: Settings, agent: str) -> list[PermissionRule]:
     return settings.permission_rules(agent)
 
 
+def tool_definitions(registry: ToolRegistry, settings: Settings, agent: str) -> list[llm.ToolSpec]:
+    """What the agent is offered of ``registry`` under its permission rules."""
+    return [llm.ToolSpec(**spec) for spec in registry.definitions(permission_rules(settings, agent))]
+
+
 class RegistryToolHost:
     """One session's tools at one location, behind one permission gate."""
 
@@ -119,7 +124,7 @@ class RegistryToolHost:
     def definitions(self, agent: str, final_step: bool) -> list[llm.ToolSpec]:
         if final_step:
             return []
-        return [llm.ToolSpec(**spec) for spec in self._registry.definitions(permission_rules(self.settings, agent))]
+        return tool_definitions(self._registry, self.settings, agent)
 
     def use_settings(self, settings: Settings, agent: str) -> None:
         """Edited config: its rules apply from now on; pending asks and this run's grants stay."""

@@ -22,9 +22,14 @@ def tokens_for(chars: int) -> int:
     return -(-chars // CHARS_PER_TOKEN)
 
 
+def reserve(output_allowance: int | None, buffer: int) -> int:
+    """What a request must leave free: the larger of the output allowance and the buffer."""
+    return max(output_allowance or 0, buffer)
+
+
 def budget(context_window: int, output_allowance: int | None, buffer: int) -> int:
-    """Context window minus the absolute reserve: the larger of the output allowance and the buffer."""
-    return context_window - max(output_allowance or 0, buffer)
+    """Context window minus the absolute reserve."""
+    return context_window - reserve(output_allowance, buffer)
 
 
 def estimate(
@@ -40,7 +45,7 @@ def estimate(
         return tokens_for(request_chars(request))
     reported = int(active[anchor].data["usage"]["input_tokens"])
     after = history_messages(active[anchor:], tool_calls)
-    size = reported + tokens_for(sum(_chars(m) for m in [*after, *_appended(request.messages, after)]))
+    size = reported + tokens_for(sum(message_chars(m) for m in [*after, *_appended(request.messages, after)]))
     return size - _pruned_since(active, anchor, tool_calls, rule if _has_stubs(request) else None)
 
 
@@ -72,11 +77,15 @@ def _pruned_since(
 
 def request_chars(request: llm.Request) -> int:
     system = sum(len(text) for text in request.system)
-    tools = len(json.dumps([t.model_dump() for t in request.tools], ensure_ascii=False)) if request.tools else 0
-    return system + tools + sum(_chars(m) for m in request.messages)
+    return system + tools_chars(request.tools) + sum(message_chars(m) for m in request.messages)
 
 
-def _chars(message: llm.HistoryMessage) -> int:
+def tools_chars(tools: list[llm.ToolSpec]) -> int:
+    """The tool definitions as the estimate counts them (their JSON)."""
+    return len(json.dumps([t.model_dump() for t in tools], ensure_ascii=False)) if tools else 0
+
+
+def message_chars(message: llm.HistoryMessage) -> int:
     images = _images(message)
     base64_chars = sum(len(image.data) for image in images)
     return len(message.model_dump_json()) - base64_chars + len(images) * IMAGE_TOKENS * CHARS_PER_TOKEN

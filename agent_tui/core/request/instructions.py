@@ -144,6 +144,8 @@ def _settle_mcp(observed: dict[str, str | None], previous: Any) -> dict[str, str
 
 
 MCP = aggregate_source("core/mcp", _mcp_text, "MCP server instructions", "MCP server", absent={}, settle=_settle_mcp)
+BUILT_IN = (ENVIRONMENT, DATE, AGENTS, NESTED, CONFIGURED, REFERENCES, MCP)
+"""The built-in sources in the fixed order of a baseline (``api/*`` entries follow)."""
 McpGuidance = Callable[[SessionRecord], Awaitable[dict[str, str | None]]]
 """Per selected server: its instructions, "" for none, None while it is not ready (keep the last)."""
 
@@ -261,18 +263,8 @@ async def observe(
     )
     day = (today or _dt.date.today()).isoformat()
     api = [(context_source(key), value) for key, value in sorted(context.items())]
-    return combine(
-        [
-            (ENVIRONMENT, environment),
-            (DATE, day),
-            (AGENTS, agents),
-            (NESTED, nested),
-            (CONFIGURED, configured),
-            (REFERENCES, references),
-            (MCP, guidance),
-            *api,
-        ]
-    )
+    built_in = (environment, day, agents, nested, configured, references, guidance)
+    return combine([*zip(BUILT_IN, built_in, strict=True), *api])
 
 
 async def _observe_configured(session: SessionRecord, settings: Settings | None) -> Any:
@@ -282,6 +274,25 @@ async def _observe_configured(session: SessionRecord, settings: Settings | None)
         return await observe_configured(entries, Path(session.project_root), fresh_for_s=fresh_for_s)
     except Unreadable as error:
         return Unavailable(str(error))
+
+
+def baseline_of(observed: list[tuple[Source, Any]], previous: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """The applied values and the baseline text of a new checkpoint; a source unavailable now keeps
+    its ``previous`` value."""
+    applied = {
+        s.key: (previous.get(s.key) if isinstance(v, Unavailable) else s.settle(v, previous.get(s.key)))
+        for s, v in observed
+    }
+    texts = [s.baseline(applied[s.key]) for s, _ in observed if applied.get(s.key) is not None]
+    return applied, "\n\n".join(t for t in texts if t)
+
+
+_BY_KEY = {source.key: source for source in BUILT_IN}
+
+
+def source_for(key: str) -> Source:
+    """The source an applied value's key names (``api/*``: a context entry)."""
+    return _BY_KEY.get(key) or context_source(key)
 
 
 # -- the checkpoint -----------------------------------------------------------------
@@ -313,12 +324,8 @@ class Instructions:
                     ),
                 )
             previous = checkpoint.applied if checkpoint else {}  # after a compaction: restate the last belief
-            applied = {
-                s.key: (previous.get(s.key) if isinstance(v, Unavailable) else s.settle(v, previous.get(s.key)))
-                for s, v in observed
-            }
-            texts = [s.baseline(applied[s.key]) for s, _ in observed if applied.get(s.key) is not None]
-            await publish(ev.InstructionsBaselined(baseline="\n\n".join(t for t in texts if t), applied=applied))
+            applied, baseline = baseline_of(observed, previous)
+            await publish(ev.InstructionsBaselined(baseline=baseline, applied=applied))
             return None
         applied = dict(checkpoint.applied)
         changes: list[str] = []
@@ -339,6 +346,13 @@ class Instructions:
                 ev.InstructionsUpdated(message_id=ids.message_id(), text="\n\n".join(changes), applied=applied)
             )
         return None
+
+    async def preview(self, session: SessionRecord, settings: Settings | None = None) -> tuple[dict[str, Any], str]:
+        """The applied values and the baseline a first ``prepare`` would publish now; nothing is published
+        (a source unavailable now is left out)."""
+        context = await self._store.context_entries(session.id)
+        touched = touched_paths(await self._store.tool_calls(session.id))
+        return baseline_of(await observe(session, context, self._today(), self._mcp, settings, touched), {})
 
     async def _compacted_since(self, session_id: str, baseline_seq: int) -> bool:
         rows = await self._store.messages(session_id, after=baseline_seq)

@@ -5,7 +5,7 @@ Each is derived from the projected history alone (the steer's ``delivery``, each
 every request of the session carries it at the same place (the prefix a provider caches does not
 move), and the transcript never shows it as something the user typed. The reference spec lists
 these as the "steering, plan/build-switch, and final-step reminders" of request assembly; the
-final-step one is added by the runner to the last step only (``run.runner.as_final_step``).
+final-step one is added by the runner to the last step only (``request.assembly.as_final_step``).
 
 A reminder goes right before the turn it speaks to: before the first assistant turn that follows
 the steers, or the first one under the new agent, and at the end of the history while that turn

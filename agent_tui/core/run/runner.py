@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Protocol
 
 from agent_tui.core.host.port import ToolHost
@@ -20,10 +19,8 @@ from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.log.records import CheckpointRecord, InboxRecord, MessageRecord, SessionRecord
-from agent_tui.core.request import prompts
-from agent_tui.core.request.base_prompts import base_prompt
-from agent_tui.core.request.builder import awaits_answer, history_messages, needs_continuation, was_cut_short
-from agent_tui.core.request.pruning import PruneRule, prune
+from agent_tui.core.request.assembly import as_final_step, assemble
+from agent_tui.core.request.builder import awaits_answer, needs_continuation, was_cut_short
 from agent_tui.core.run.step import Step, StepPlan, StreamFn
 from agent_tui.core.settings.config import ConfigError, Settings
 from agent_tui.llm import types as llm
@@ -300,35 +297,19 @@ class Runner:
         final_step: bool,
     ) -> llm.Request:
         settings = services.settings
-        offered = services.tools.definitions(agent, final_step=False)
-        system_prompt = base_prompt(model, settings.agent_settings(agent).prompt, [t.name for t in offered])
         checkpoint = await self._store.checkpoint(session.id)
-        baseline = (
-            checkpoint.baseline
-            if checkpoint is not None
-            else prompts.environment_facts(Path(session.location), Path(session.project_root))
-        )
-        lowered = history_messages(history, await self._store.tool_calls(session.id), agent)
-        messages = prune(lowered, PruneRule.configured(settings.context)).messages
-        model_settings = settings.model_settings(model)
-        vision = (await self._compaction.model_info(model, settings)).supports_vision
-        request = llm.Request(
+        return assemble(
+            session=session,
+            settings=settings,
+            agent=agent,
             model=model,
-            system=[system_prompt, baseline],
-            messages=messages,
-            tools=[] if final_step else offered,
-            api_base=model_settings.api_base or settings.api_base,
-            api_key=settings.api_key,
-            max_tokens=model_settings.max_output_tokens,
-            supports_vision=vision,
-        )
-        return as_final_step(request) if final_step else request
-
-
-def as_final_step(request: llm.Request) -> llm.Request:
-    """The last step the allowance permits: no tools, and a reminder to answer now."""
-    reminder = llm.SystemReminder(text=prompts.FINAL_STEP_REMINDER)
-    return request.model_copy(update={"tools": [], "messages": [*request.messages, reminder]})
+            offered=services.tools.definitions(agent, final_step=False),
+            baseline=checkpoint.baseline if checkpoint is not None else None,
+            history=history,
+            tool_calls=await self._store.tool_calls(session.id),
+            supports_vision=(await self._compaction.model_info(model, settings)).supports_vision,
+            final_step=final_step,
+        ).request
 
 
 async def _model_problem(session: SessionRecord, settings: Settings) -> ErrorInfo | None:

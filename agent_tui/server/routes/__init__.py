@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from agent_tui.server.routes import context, docs, inputs, log, mcp, permissions, plan, reading, rewind, sessions
+from agent_tui.server.routes import (
+    context,
+    context_size,
+    docs,
+    inputs,
+    log,
+    mcp,
+    permissions,
+    plan,
+    reading,
+    rewind,
+    sessions,
+)
 from agent_tui.server.table import ROUTES, Route
 
 TABLES = (
@@ -14,6 +26,7 @@ TABLES = (
     log.routes,
     context.routes,
     plan.routes,
+    context_size.routes,
     rewind.routes,
     permissions.routes,
     mcp.routes,
