@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.tools.asks import CallOrigin, PermissionChecker
+from agent_tui.vocab.skill import Skill
 
 
 def _ignore(_: str) -> None:
@@ -39,6 +40,8 @@ class ToolScope:
     """Secret-looking variables bash still gets (``[shell] env.include``; see ``shell_env``)."""
     references: Mapping[str, Path] = field(default_factory=dict)
     """Reference folders by name (``[references.NAME]``): ``read`` opens ``NAME:path`` in them."""
+    skills: Mapping[str, Skill] = field(default_factory=dict)
+    """The skills found for this location, by name (core discovers them; the ``skill`` tool loads one)."""
 
     def __post_init__(self) -> None:
         self.location = Path(self.location).resolve()
