@@ -154,3 +154,29 @@ def skills_text(value: list[dict[str, str]]) -> str:
             "</available_skills>",
         ]
     )
+
+
+@dataclass(frozen=True)
+class SkillRow:
+    """One skill as ``/skills`` and ``agent-tui skills`` list it."""
+
+    name: str
+    description: str
+    where: str
+    """``project .agents/skills`` or ``user /home/…/skills``: its source and the folder it sits in."""
+    denied: bool
+    """A ``skill`` deny rule of the agent hides it from the model."""
+
+
+def skill_listing(location: Path, rules: Sequence[PermissionRule]) -> tuple[list[SkillRow], list[str]]:
+    """The skills at ``location`` for an agent with these rules, and the bad ``SKILL.md`` lines (blocking)."""
+    project_root = paths.project_root(location)
+    catalog = discover_skills(project_root)
+    rows = []
+    for skill in catalog.skills:
+        parent = skill.folder.parent
+        shown = parent.relative_to(project_root.resolve()) if parent.is_relative_to(project_root.resolve()) else parent
+        rows.append(
+            SkillRow(skill.name, skill.description, f"{skill.source} {shown}", not skill_allowed(rules, skill.name))
+        )
+    return rows, list(catalog.problems)
