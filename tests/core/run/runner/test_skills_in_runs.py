@@ -9,11 +9,9 @@ from typing import Any
 
 from agent_tui.core.settings import paths
 from agent_tui.testing.fake_provider import FakeProvider
-from agent_tui.vocab.clock import ManualClock
 from tests.fakes.skills import write_skill
 
-from .conftest import settle
-from .test_configured_instructions import _reminders, _system
+from .test_configured_instructions import _reminders, _system, _turns
 
 
 def _tools(body: dict[str, Any]) -> list[str]:
@@ -24,16 +22,6 @@ def _results(body: dict[str, Any]) -> list[str]:
     return [str(m["content"]) for m in body["messages"] if m["role"] == "tool"]
 
 
-async def _turns(open_runtime: Any, workdir: Path, between: list[Any], cli: dict[str, Any] | None = None) -> None:
-    async with await open_runtime(cli=cli or {}, policy="allow", clock=ManualClock(), tools="all") as runtime:
-        sid = (await runtime.sessions.create(location=workdir)).id
-        for index, change in enumerate([None, *between]):
-            if change is not None:
-                change()
-            await runtime.sessions.prompt(sid, f"prompt {index}")
-            await settle(runtime, sid)
-
-
 async def test_guidance_is_baselined_updated_when_a_skill_appears_and_removed_with_the_last(
     open_runtime: Any, fake: FakeProvider, workdir: Path
 ) -> None:
@@ -41,14 +29,14 @@ async def test_guidance_is_baselined_updated_when_a_skill_appears_and_removed_wi
     write_skill(project, "release-notes", "Turn a list of changes into release notes.")
     fake.add({"text": "one"}, {"text": "two"}, {"text": "three"})
 
-    def add_user_skill() -> None:
+    async def add_user_skill() -> None:
         write_skill(paths.user_skills_dir(), "deploy", "Deploy the service to staging.")
 
-    def remove_all() -> None:
+    async def remove_all() -> None:
         shutil.rmtree(project)
         shutil.rmtree(paths.user_skills_dir())
 
-    await _turns(open_runtime, workdir, [add_user_skill, remove_all])
+    await _turns(open_runtime, workdir, {}, [add_user_skill, remove_all], tools="all")
     first, second, third = (request.body for request in fake.accepted)
     system = _system(first)
     assert "<available_skills>" in system and "`skill` tool" in system
@@ -68,7 +56,7 @@ async def test_without_skills_there_is_no_guidance_and_no_tool(
     open_runtime: Any, fake: FakeProvider, workdir: Path
 ) -> None:
     fake.add({"text": "one"})
-    await _turns(open_runtime, workdir, [])
+    await _turns(open_runtime, workdir, {}, [], tools="all")
     body = fake.accepted[0].body
     assert "available_skills" not in _system(body)
     assert "skill" not in _tools(body) and "read" in _tools(body)
@@ -87,7 +75,7 @@ async def test_the_model_loads_a_skill_and_reads_its_body_and_files(
     fake.add(
         {"tool_calls": [{"id": "call_1", "name": "skill", "arguments": {"name": "release-notes"}}]}, {"text": "ok"}
     )
-    await _turns(open_runtime, workdir, [])
+    await _turns(open_runtime, workdir, {}, [], tools="all")
     (result,) = _results(fake.accepted[1].body)
     assert "Group the changes under Features and Fixes." in result
     assert str((folder / "references/style.md").resolve()) in result
@@ -100,7 +88,7 @@ async def test_a_deny_rule_hides_a_skill_from_the_guidance_and_refuses_the_call(
     write_skill(workdir / ".agents/skills", "lint", "Run the linters.")
     fake.add({"tool_calls": [{"id": "call_1", "name": "skill", "arguments": {"name": "deploy-prod"}}]}, {"text": "ok"})
     rules = {"permission": [{"action": "skill", "pattern": "deploy-*", "effect": "deny"}]}
-    await _turns(open_runtime, workdir, [], cli=rules)
+    await _turns(open_runtime, workdir, rules, [], tools="all")
     first = fake.accepted[0].body
     assert "- lint: Run the linters." in _system(first) and "deploy-prod" not in _system(first)
     (result,) = _results(fake.accepted[1].body)
