@@ -11,7 +11,8 @@ from agent_tui.core.settings import paths
 from agent_tui.testing.fake_provider import FakeProvider
 from tests.fakes.skills import write_skill
 
-from .test_configured_instructions import _reminders, _system, _turns
+from .conftest import reminders, system_text
+from .test_configured_instructions import _turns
 
 
 def _tools(body: dict[str, Any]) -> list[str]:
@@ -38,17 +39,17 @@ async def test_guidance_is_baselined_updated_when_a_skill_appears_and_removed_wi
 
     await _turns(open_runtime, workdir, {}, [add_user_skill, remove_all], tools="all")
     first, second, third = (request.body for request in fake.accepted)
-    system = _system(first)
+    system = system_text(first)
     assert "<available_skills>" in system and "`skill` tool" in system
     where = (project / "release-notes/SKILL.md").resolve()
     assert f"- release-notes: Turn a list of changes into release notes. ({where})" in system
     assert "deploy" not in system
     assert "skill" in _tools(first)
-    assert _system(second) == system  # the baseline never changes
-    (update,) = _reminders(second)
+    assert system_text(second) == system  # the baseline never changes
+    (update,) = reminders(second)
     assert "available skills changed" in update and "- deploy: Deploy the service" in update
     assert "- release-notes:" in update  # the whole list, restated
-    assert "All skill instructions were removed" in _reminders(third)[-1]
+    assert "All skill instructions were removed" in reminders(third)[-1]
     assert "skill" not in _tools(third)  # nothing to load: no tool
 
 
@@ -58,7 +59,7 @@ async def test_without_skills_there_is_no_guidance_and_no_tool(
     fake.add({"text": "one"})
     await _turns(open_runtime, workdir, {}, [], tools="all")
     body = fake.accepted[0].body
-    assert "available_skills" not in _system(body)
+    assert "available_skills" not in system_text(body)
     assert "skill" not in _tools(body) and "read" in _tools(body)
 
 
@@ -90,6 +91,6 @@ async def test_a_deny_rule_hides_a_skill_from_the_guidance_and_refuses_the_call(
     rules = {"permission": [{"action": "skill", "pattern": "deploy-*", "effect": "deny"}]}
     await _turns(open_runtime, workdir, rules, [], tools="all")
     first = fake.accepted[0].body
-    assert "- lint: Run the linters." in _system(first) and "deploy-prod" not in _system(first)
+    assert "- lint: Run the linters." in system_text(first) and "deploy-prod" not in system_text(first)
     (result,) = _results(fake.accepted[1].body)
     assert "Permission denied: skill 'deploy-prod'" in result
