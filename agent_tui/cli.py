@@ -1,5 +1,5 @@
 """Entry points: the TUI, ``run``, ``serve``, ``sessions``, ``log``, ``db``, ``rewind``, ``export``, ``import``,
-``context``, ``warm``, ``trust``.
+``context``, ``warm``, ``trust``, ``skills``.
 
 Only argparse and the version are imported here (``--version`` answers before
 argparse); every subcommand imports its own implementation lazily so
@@ -116,6 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     trusting.add_argument("directory", nargs="?", default=".", help="a directory of the project (default: here)")
 
+    skills = sub.add_parser("skills", help="list the skills found for a directory (SKILL.md folders)")
+    skills.add_argument("directory", nargs="?", default=".", help="a directory of the project (default: here)")
+    skills.add_argument("--agent", help="mark the skills this agent's rules deny (default: the configured agent)")
+    skills.add_argument("--json", action="store_true", help="one JSON object per skill, then one per problem")
+
     sessions = sub.add_parser("sessions", help="list, fork, rename and delete sessions")
     sessions_sub = sessions.add_subparsers(dest="sessions_command", required=True)
     listing = sessions_sub.add_parser("list", help="list sessions, newest first")
@@ -193,6 +198,7 @@ _COMMANDS = {
     "context": "agent_tui.commands.context_cmd",
     "warm": "agent_tui.commands.warm_cmd",
     "trust": "agent_tui.commands.trust_cmd",
+    "skills": "agent_tui.commands.skills_cmd",
 }
 WARM_COMMANDS = (None, "run", "serve")
 """What a warm process may run: the commands that import the app, LiteLLM or the server."""

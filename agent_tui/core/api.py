@@ -66,6 +66,8 @@ _EXPORTS: dict[str, str] = {
     "ContextBreakdown": "request.breakdown",
     # What the agent is asked to do for /init.
     "init_prompt": "request.init_prompt",
+    # The skills here, for /skills and `agent-tui skills`.
+    "skill_listing": "request.skills",
     # Configuration.
     "Settings": "settings.config",
     "load_settings": "settings.config",
@@ -135,6 +137,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.log.records import SessionSummary as SessionSummary
     from agent_tui.core.log.session_row import SessionRow as SessionRow
     from agent_tui.core.request.breakdown import ContextBreakdown as ContextBreakdown
+    from agent_tui.core.request.skills import skill_listing as skill_listing
     from agent_tui.core.run.lease import SessionOwnedElsewhere as SessionOwnedElsewhere
     from agent_tui.core.runtime import Runtime as Runtime
     from agent_tui.core.sessions import HISTORY_MAX as HISTORY_MAX

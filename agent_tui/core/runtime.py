@@ -175,4 +175,5 @@ class Runtime:
         elif host.settings is not settings:  # the config changed: new rules, same gate (its asks and grants stay)
             host.use_settings(settings, session.agent or settings.agent)
         await self._mcp.attach(self._mcp_tools[session.id], host.location, settings, session.agent or settings.agent)
+        await host.refresh_skills()
         return LocationServices(settings=settings, tools=host)

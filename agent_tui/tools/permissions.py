@@ -2,7 +2,7 @@
 
 Rules are ``{action, pattern, effect}``; the last matching rule wins, after
 the defaults (``ask`` for everything, ``allow`` for ``read`` inside the
-location). ``deny`` is final: saved approvals never override it. ``ask``
+location and for loading a ``skill``). ``deny`` is final: saved approvals never override it. ``ask``
 consults saved approvals ("always" replies, project-wide) and this gate's own
 "always" replies, then asks the injected :data:`~.asks.Asker` once for
 everything still uncovered.
@@ -35,10 +35,12 @@ from agent_tui.tools.shell_parse import parse_command, suggest_pattern
 from agent_tui.tools.wildcard import wildcard_match
 from agent_tui.vocab.kinds import Effect, PermissionReply
 from agent_tui.vocab.permission_rule import PermissionRule
+from agent_tui.vocab.skill import SKILL_TOOL
 
 DEFAULT_RULES: tuple[PermissionRule, ...] = (
     PermissionRule(action="*", pattern="*", effect=Effect.ASK),
     PermissionRule(action="read", pattern="*", effect=Effect.ALLOW),
+    PermissionRule(action=SKILL_TOOL, pattern="*", effect=Effect.ALLOW),
 )
 
 

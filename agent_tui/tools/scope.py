@@ -14,6 +14,7 @@ from typing import Any
 
 from agent_tui.tools.asks import CallOrigin, PermissionChecker
 from agent_tui.tools.sandbox import SandboxPolicy
+from agent_tui.vocab.skill import Skill
 
 
 def _ignore(_: str) -> None:
@@ -42,6 +43,8 @@ class ToolScope:
     """Reference folders by name (``[references.NAME]``): ``read`` opens ``NAME:path`` in them."""
     sandbox: SandboxPolicy | None = None
     """Where shell commands may write and connect; None: no sandbox (full access)."""
+    skills: Mapping[str, Skill] = field(default_factory=dict)
+    """The skills found for this location, by name (core discovers them; the ``skill`` tool loads one)."""
 
     def __post_init__(self) -> None:
         self.location = Path(self.location).resolve()

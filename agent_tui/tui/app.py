@@ -33,6 +33,7 @@ from agent_tui.tui.screens.context import ContextScreen
 from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.mcp import McpScreen
 from agent_tui.tui.screens.picker import SessionPicker
+from agent_tui.tui.screens.skills import SkillsScreen
 from agent_tui.tui.services import CoreUnavailable, StartupFailed, TuiServices
 from agent_tui.tui.session_actions import SessionActions
 from agent_tui.tui.shared_css import SharedStylesheet
@@ -444,6 +445,17 @@ class AgentApp(App[None]):
         self.push_screen(
             McpScreen(listing(self.services.mcp.mcp_status(), location) if self.services.mcp is not None else [])
         )
+
+    async def action_list_skills(self) -> None:
+        """``/skills``: what the selected agent may load, read from disk now (a new SKILL.md shows at once)."""
+        from agent_tui.core.api import DEFAULT_AGENT, skill_listing
+
+        location = Path(self.view.transcript.facts.location or self.services.location)
+        settings = self.services.settings
+        agent = self.services.agent or (settings.agent if settings is not None else DEFAULT_AGENT)
+        rules = settings.permission_rules(agent) if settings is not None else []
+        rows, problems = await asyncio.to_thread(skill_listing, location, rules)
+        self.push_screen(SkillsScreen(rows, problems, agent))
 
     def action_help(self) -> None:
         self.push_screen(

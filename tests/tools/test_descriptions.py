@@ -13,6 +13,7 @@ FILES = {
     "bash": "agent_tui/tools/bash.md",
     "apply_patch": "agent_tui/tools/apply_patch/description.md",
     "todo": "agent_tui/tools/todo.md",
+    "skill": "agent_tui/tools/skill.md",
 }
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,6 +36,7 @@ def test_each_builtin_tool_sends_its_description_file(specs: dict[str, str]) -> 
         ("bash", ["fresh shell", "timeout_ms", "background", "`read`", "`apply_patch`", "rg -n", "git commit"]),
         ("apply_patch", ["*** Begin Patch", "*** End of File", "@@", "whole or not at all", "read"]),
         ("todo", ["whole list", "in_progress", "done", "Skip it", "Example input"]),
+        ("skill", ["description", "`name`", "`read`", "absolute paths", "once per task", "Example input"]),
     ],
 )
 def test_each_description_says_how_to_use_the_tool_well(specs: dict[str, str], tool: str, lessons: list[str]) -> None:

@@ -122,7 +122,7 @@ def test_register_twice_and_unregister(workdir: Path) -> None:
 async def test_default_registry_has_the_builtins(workdir: Path, scope: ToolScope) -> None:
     reg = default_registry(workdir)
     (workdir / "x.txt").write_text("hello\n")
-    assert [d["name"] for d in reg.definitions()] == ["read", "bash", "apply_patch", "todo"]
+    assert [d["name"] for d in reg.definitions()] == ["read", "bash", "apply_patch", "todo", "skill"]
     for spec in reg.definitions():
         assert spec["description"] and spec["parameters"]["type"] == "object"
     read_params = reg.definitions()[0]["parameters"]

@@ -507,6 +507,7 @@ async def test_help_lists_every_key_and_command(fake_sessions, make_app) -> None
         "/image",
         "/theme",
         "/mcp",
+        "/skills",
         "/help",
     }
     assert [usage for usage, _ in commands] == [
@@ -523,6 +524,7 @@ async def test_help_lists_every_key_and_command(fake_sessions, make_app) -> None
         "/image PATH",
         "/theme NAME",
         "/mcp",
+        "/skills",
         "/help",
     ]
     assert dict(commands)["/resume"] == "pick a session to open (Ctrl+R)"  # the key bound to the same action

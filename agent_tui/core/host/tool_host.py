@@ -18,6 +18,7 @@ from typing import Any
 from agent_tui.core.host.port import ToolInvocation
 from agent_tui.core.log import events as ev
 from agent_tui.core.log.publisher import SessionPublisher
+from agent_tui.core.request.skills import SkillCatalog, discover_skills
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
 from agent_tui.llm import types as llm
@@ -29,6 +30,7 @@ from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.tool import ToolOutcome
 from agent_tui.vocab.kinds import TOOL_INTERRUPTED, PermissionReply
 from agent_tui.vocab.permission_rule import PermissionRule
+from agent_tui.vocab.skill import SKILL_TOOL
 
 TEST_TOOLS_ENV = "AGENT_TUI_TEST_TOOLS"
 WaitReply = Callable[[str], Awaitable[Any]]
@@ -120,11 +122,18 @@ class RegistryToolHost:
         self.before_change: Callable[[ToolInvocation, bool], Awaitable[None]] | None = None
         """Runs before every call (the workspace snapshot), told whether snapshots are on: when they
         are off it records that, so a later rewind can say why it cannot restore the files."""
+        self.skills = SkillCatalog()
+        """The skills found here at the last ``refresh_skills`` (the runtime calls it before each step)."""
+
+    async def refresh_skills(self) -> None:
+        self.skills = await asyncio.to_thread(discover_skills, self._project_root)
 
     def definitions(self, agent: str, final_step: bool) -> list[llm.ToolSpec]:
         if final_step:
             return []
-        return tool_definitions(self._registry, self.settings, agent)
+        specs = tool_definitions(self._registry, self.settings, agent)
+        no_skills = not self.skills.available(permission_rules(self.settings, agent))
+        return [spec for spec in specs if not (no_skills and spec.name == SKILL_TOOL)]  # only with a skill to load
 
     def use_settings(self, settings: Settings, agent: str) -> None:
         """Edited config: its rules apply from now on; pending asks and this run's grants stay."""
@@ -145,6 +154,7 @@ class RegistryToolHost:
             shell_env_include=tuple(self.settings.shell.env.include),
             references=self.settings.reference_roots(self._project_root),
             sandbox=self.settings.sandbox.policy(self._project_root, (paths.config_dir(), paths.data_dir())),
+            skills=self.skills.named(),
         )
         if self.before_change is not None:
             await self.before_change(call, self.settings.snapshots.enabled)

@@ -5,9 +5,10 @@ namespaced key with its own baseline / update / removal renderers:
 ``core/environment``, ``core/date``, ``core/instructions`` (AGENTS.md files, a
 directory's CLAUDE.md where it has none), ``core/nested`` (those below the working
 directory, once a read or an edit went there; see ``nested``), ``core/configured`` (``instructions = [...]``,
-see ``configured``), ``core/references`` (the reference folders ``read`` opens as ``NAME:path``,
+see ``configured``), ``core/skills`` (the skills the selected agent may use; see ``skills``),
+``core/references`` (the reference folders ``read`` opens as ``NAME:path``,
 see ``references``), ``core/mcp`` (the selected MCP servers' ``instructions``), then ``api/*``
-context entries (reference 001's order; skills do not exist yet). The first complete observation becomes the
+context entries (reference 001's order). The first complete observation becomes the
 immutable baseline (system text); later changes become one chronological
 ``instructions.updated`` system message that advances ``applied`` in the same
 event. An unavailable source keeps its last applied value.
@@ -32,12 +33,13 @@ from agent_tui.core.log.records import SessionRecord
 from agent_tui.core.request.configured import Unreadable, configured_text, observe_configured, settle_configured
 from agent_tui.core.request.nested import nested_files, nested_text, touched_paths
 from agent_tui.core.request.references import observe_references, references_text
+from agent_tui.core.request.skills import discover_skills, guidance_value, skills_text
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import ErrorType
 
-DISABLE_PROJECT_ENV = "AGENT_TUI_DISABLE_PROJECT_CONFIG"
+DISABLE_PROJECT_ENV = paths.DISABLE_PROJECT_ENV
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,8 @@ CONFIGURED = aggregate_source(
     settle=settle_configured,
 )
 
+SKILLS = aggregate_source("core/skills", skills_text, "available skills", "skill", absent=[])
+
 REFERENCES = aggregate_source("core/references", references_text, "reference folders", "reference folder", absent=[])
 
 
@@ -144,7 +148,7 @@ def _settle_mcp(observed: dict[str, str | None], previous: Any) -> dict[str, str
 
 
 MCP = aggregate_source("core/mcp", _mcp_text, "MCP server instructions", "MCP server", absent={}, settle=_settle_mcp)
-BUILT_IN = (ENVIRONMENT, DATE, AGENTS, NESTED, CONFIGURED, REFERENCES, MCP)
+BUILT_IN = (ENVIRONMENT, DATE, AGENTS, NESTED, CONFIGURED, SKILLS, REFERENCES, MCP)
 """The built-in sources in the fixed order of a baseline (``api/*`` entries follow)."""
 McpGuidance = Callable[[SessionRecord], Awaitable[dict[str, str | None]]]
 """Per selected server: its instructions, "" for none, None while it is not ready (keep the last)."""
@@ -253,18 +257,27 @@ async def observe(
 ) -> list[tuple[Source, Any]]:
     """``touched``: the paths the session's reads and edits named (``nested.touched_paths``)."""
     claude_md = settings.claude_md if settings is not None else True
-    environment, agents, nested, configured, references, guidance = await asyncio.gather(
+    environment, agents, nested, configured, skills, references, guidance = await asyncio.gather(
         asyncio.to_thread(_observe_environment, session),
         asyncio.to_thread(_observe_agents, session, claude_md),
         asyncio.to_thread(_observe_nested, session, touched or [], claude_md),
         _observe_configured(session, settings),
+        asyncio.to_thread(_observe_skills, session, settings),
         asyncio.to_thread(observe_references, settings, Path(session.project_root)),
         mcp(session),
     )
     day = (today or _dt.date.today()).isoformat()
     api = [(context_source(key), value) for key, value in sorted(context.items())]
-    built_in = (environment, day, agents, nested, configured, references, guidance)
+    built_in = (environment, day, agents, nested, configured, skills, references, guidance)
     return combine([*zip(BUILT_IN, built_in, strict=True), *api])
+
+
+def _observe_skills(session: SessionRecord, settings: Settings | None) -> list[dict[str, str]]:
+    """The skills the session's selected agent may use (its ``skill`` permission rules)."""
+    catalog = discover_skills(Path(session.project_root))
+    if settings is None:
+        return guidance_value(catalog.skills)
+    return guidance_value(catalog.available(settings.permission_rules(session.agent or settings.agent)))
 
 
 async def _observe_configured(session: SessionRecord, settings: Settings | None) -> Any:

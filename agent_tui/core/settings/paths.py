@@ -10,6 +10,8 @@ import os
 from pathlib import Path
 
 HOME_ENV = "AGENT_TUI_HOME"
+DISABLE_PROJECT_ENV = "AGENT_TUI_DISABLE_PROJECT_CONFIG"
+"""Set: the project's own instruction files and skills are not read (its config neither, see ``config_layers``)."""
 APP_NAME = "agent-tui"
 
 
@@ -50,6 +52,10 @@ def spill_dir() -> Path:
 
 def user_themes_dir() -> Path:
     return config_dir() / "themes"
+
+
+def user_skills_dir() -> Path:
+    return config_dir() / "skills"
 
 
 def project_root(location: Path) -> Path:

@@ -98,6 +98,7 @@ async def test_instructions_by_source_with_a_configured_file_before_and_after_th
             "core/instructions",
             "core/nested",
             "core/configured",
+            "core/skills",
             "core/references",
             "core/mcp",
         ]
