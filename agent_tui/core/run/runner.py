@@ -223,7 +223,7 @@ class Runner:
     ) -> ErrorInfo | None:
         settings = services.settings
         agent = session.agent or settings.agent
-        model = session.model or settings.model or ""
+        model = step_model(session, settings)
         allowance = settings.agent_settings(agent).steps
         used = await self._steps_since_promotion(session.id, history)
         remaining = allowance - used
@@ -301,7 +301,8 @@ class Runner:
     ) -> llm.Request:
         settings = services.settings
         offered = services.tools.definitions(agent, final_step=False)
-        system_prompt = base_prompt(model, settings.agent_settings(agent).prompt, [t.name for t in offered])
+        own = settings.agent_settings(agent)
+        system_prompt = base_prompt(model, own.prompt, [t.name for t in offered], agent)
         checkpoint = await self._store.checkpoint(session.id)
         baseline = (
             checkpoint.baseline
@@ -320,6 +321,7 @@ class Runner:
             api_base=model_settings.api_base or settings.api_base,
             api_key=settings.api_key,
             max_tokens=model_settings.max_output_tokens,
+            temperature=own.temperature,
             supports_vision=vision,
         )
         return as_final_step(request) if final_step else request
@@ -331,11 +333,17 @@ def as_final_step(request: llm.Request) -> llm.Request:
     return request.model_copy(update={"tools": [], "messages": [*request.messages, reminder]})
 
 
+def step_model(session: SessionRecord, settings: Settings) -> str:
+    """The model of the session's next step: its agent's own, else the session's, else the configured one."""
+    agent = settings.agent_settings(session.agent or settings.agent)
+    return agent.model or session.model or settings.model or ""
+
+
 async def _model_problem(session: SessionRecord, settings: Settings) -> ErrorInfo | None:
     """No model, or no key for its provider: one sentence saying what to set."""
     from agent_tui.llm.credentials import CredentialsError, resolve_credentials
 
-    model = session.model or settings.model
+    model = step_model(session, settings) or None
     try:
         await asyncio.to_thread(resolve_credentials, model, api_key=settings.api_key)
     except CredentialsError as error:
