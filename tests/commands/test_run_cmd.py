@@ -509,3 +509,26 @@ async def test_a_missing_mention_is_one_line_and_nothing_is_sent(cli: Cli, fake:
     assert code == 1
     assert "@nope.py: no such file or folder" in err
     assert fake.requests == [] and "session " not in err
+
+
+async def test_the_agent_flag_selects_a_primary_agent_and_names_the_choices_otherwise(
+    cli: Cli, fake: FakeProvider
+) -> None:
+    code, out, err = await cli.run("--agent", "ghost", "go")
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == "agent-tui: unknown agent 'ghost'; the primary agents: build, plan"
+    assert fake.accepted == []
+
+    fake.add({"tool_calls": [{"id": "call_e", "name": "bash", "arguments": {"command": "touch x"}}]}, {"text": "plan"})
+    code, out, err = await cli.run("--agent", "plan", "--permission", "allow", "--format", "json", "go")
+    assert code == 0, err
+    assert not (cli.workdir / "x").exists()
+    durable = [line for line in map(json.loads, out.splitlines()) if not line.get("live")]
+    assert {d["data"]["agent"] for d in durable if d["type"] == "session.step.started.1"} == {"plan"}
+    (failed,) = [d for d in durable if d["type"] == "session.tool.failed.1"]
+    assert "the plan agent may not bash 'touch x'" in failed["data"]["error"]["message"]
+
+    fake.add({"text": "built"})
+    code, out, err = await cli.run("--continue", "--agent", "build", "now build it")
+    assert code == 0, err
+    assert "agent.selected" in types(await cli.log(session_of(err)))

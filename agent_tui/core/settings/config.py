@@ -207,6 +207,16 @@ class Settings(_Section):
         """The agents the user may select (mode ``primary`` or ``all``), in definition order."""
         return [name for name, agent in self.agents.items() if agent.primary]
 
+    def agent_choice_error(self, name: str) -> str | None:
+        """Why ``name`` cannot be selected (unknown, or only a subagent), in one line; None when it can."""
+        agent = self.agents.get(name)
+        if agent is not None and agent.primary:
+            return None
+        choices = ", ".join(self.primary_agents())
+        if agent is None:
+            return f"unknown agent {name!r}; the primary agents: {choices}"
+        return f"{name} is a subagent, not an agent to select; the primary agents: {choices}"
+
     def permission_rules(self, agent: str | None = None) -> list[PermissionRule]:
         """The built-in agent's rules, global rules, then the agent's (the last match wins), then the
         user's own rules from their first deny on, so a rule from a project can never lift a deny the
