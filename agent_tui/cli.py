@@ -28,6 +28,10 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--api-key-file", metavar="PATH", help="read the provider API key from this file")
 
 
+def _add_agent_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--agent", metavar="NAME", help="the primary agent to use (build, plan, or one you defined)")
+
+
 def _add_trust_flags(parser: argparse.ArgumentParser, default: object = None) -> None:
     choice = parser.add_mutually_exclusive_group()
     choice.add_argument(
@@ -71,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="open the session picker, or the session ID",
     )
     _add_model_flags(parser)
+    _add_agent_flag(parser)
     _add_trust_flags(parser)
     sub = parser.add_subparsers(dest="command")
 
@@ -81,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--continue", dest="continue_", action="store_true", help="continue the most recent session of this directory"
     )
     _add_model_flags(run)
+    _add_agent_flag(run)
     _add_trust_flags(run, default=argparse.SUPPRESS)
     run.add_argument("--delivery", choices=["steer", "queue"], default="steer")
     run.add_argument("--format", choices=["text", "json"], default="text")
@@ -206,7 +212,7 @@ WARM_COMMANDS = (None, "run", "serve")
 
 _HEADLESS = ("run", "serve")  # the warm commands that are not the app
 _TUI_FLAGS = frozenset({"-c", "--continue", "-r", "--resume", "--trust", "--no-trust"})
-_TUI_VALUED = frozenset({"--model", "--api-base", "--api-key"})
+_TUI_VALUED = frozenset({"--model", "--api-base", "--api-key", "--agent"})
 
 
 def _surely_warm(argv: Sequence[str]) -> bool:

@@ -1,7 +1,8 @@
 """``agent-tui run``: one prompt, headless, through the same runner as the TUI.
 
 Exit codes: 0 success; 1 failed execution or bad input; 2 the session is run
-by another live process (the prompt is admitted and waits there); 130 after a
+by another live process (the prompt is admitted and waits there), or ``--agent``
+names no primary agent; 130 after a
 clean interrupt on SIGINT; 143 after SIGTERM and 129 after SIGHUP (the
 terminal closed), both interrupted with reason ``shutdown``. The session id goes to stderr so the user can continue it.
 Without a prompt, ``--session``/``--continue`` resumes: an explicit run of what the session left.
@@ -24,7 +25,7 @@ from agent_tui.vocab.terminal_text import inert, inert_json
 if TYPE_CHECKING:
     from agent_tui.core.api import SessionRecord, Sessions
 
-EXIT_FAILED, EXIT_OWNED = 1, 2
+EXIT_FAILED, EXIT_OWNED, EXIT_AGENT = 1, 2, 2
 
 
 def main(args: argparse.Namespace) -> int:
@@ -49,7 +50,7 @@ async def _main(args: argparse.Namespace) -> int:
     if prompt is not None and not prompt.strip():
         return fail("the prompt is empty")
     cwd = Path.cwd()
-    cli = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key}
+    cli = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key, "agent": args.agent}
     trust_cmd.apply(args)
     try:
         settings = await asyncio.to_thread(load_settings, cwd, cli)
@@ -57,6 +58,10 @@ async def _main(args: argparse.Namespace) -> int:
         return fail(str(error))
     if settings.untrusted_project is not None:
         print(f"agent-tui: {trust_cmd.ignored_line(settings.untrusted_project)}", file=sys.stderr, flush=True)
+    for line in settings.problems:
+        print(inert(f"agent-tui: {line}"), file=sys.stderr, flush=True)
+    if args.agent is not None and (refused := settings.agent_choice_error(args.agent)) is not None:
+        return fail(refused, EXIT_AGENT)
     try:
         return await _run(args, prompt, cwd, cli, settings)
     except CredentialsError as error:
@@ -80,7 +85,7 @@ async def _parts(args: argparse.Namespace, prompt: str, cwd: Path, settings: Any
     """The prompt with its ``@path`` mentions and ``--file`` paths attached; raises AttachmentError."""
     from agent_tui.core.api import attach_policy, build_prompt, vision_check
 
-    policy = attach_policy(settings, settings.agent, external=args.permission, location=cwd)
+    policy = attach_policy(settings, args.agent or settings.agent, external=args.permission, location=cwd)
     return await build_prompt(prompt, cwd, files=args.file or (), policy=policy, vision=vision_check(settings, model))
 
 
@@ -101,16 +106,21 @@ async def _run(args: argparse.Namespace, prompt: str | None, cwd: Path, cli: dic
             session = await sessions.latest(cwd)
             if session is None:
                 return fail(f"no session to continue in {cwd}")
-        model = args.model or (session.model if session else None) or settings.model
+        agent = args.agent or (session.agent if session else None) or settings.agent
+        model = args.model or settings.agent_settings(agent).model or (session.model if session else None)
+        model = model or settings.model
         await asyncio.to_thread(resolve_credentials, model, api_key=settings.api_key)
         try:
             parts = None if prompt is None else await _parts(args, prompt, cwd, settings, model)
         except AttachmentError as error:
             return fail(str(error))
         if session is None:
-            session = await sessions.create(location=cwd, model=model)
-        elif args.model and args.model != session.model:
-            await sessions.select_model(session.id, args.model)
+            session = await sessions.create(location=cwd, model=args.model or settings.model, agent=agent)
+        else:
+            if args.model and args.model != session.model:
+                await sessions.select_model(session.id, args.model)
+            if args.agent and args.agent != session.agent:
+                await sessions.select_agent(session.id, args.agent)
         sid = session.id
         print(f"session {sid}", file=sys.stderr, flush=True)
         return await _follow_run(args, sessions, sid, prompt, parts)

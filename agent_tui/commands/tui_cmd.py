@@ -21,8 +21,9 @@ def main(args: argparse.Namespace) -> int:
         continue_latest=bool(args.continue_),
         resume=args.resume,
         trust=getattr(args, "trust", None),
+        agent=getattr(args, "agent", None),
     )
     try:
         return bootstrap.run(launch)
     except bootstrap.LaunchFailed as error:
-        return fail(str(error))
+        return fail(str(error), error.code)

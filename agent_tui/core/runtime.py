@@ -154,13 +154,14 @@ class Runtime:
 
     async def _services(self, session: SessionRecord) -> LocationServices:
         settings = await self.settings_for(session.location)
+        agent = session.agent or settings.agent
         host = self._hosts.get(session.id)
         if host is None or host.location != Path(session.location):
             location, root = Path(session.location), Path(session.project_root)
             registry = await asyncio.to_thread(self._registry_factory, location)
             gate = make_gate(
                 settings,
-                session.agent or settings.agent,
+                agent,
                 self._store,
                 self.publisher(session.id),
                 location,
@@ -168,12 +169,12 @@ class Runtime:
                 self._policy,
                 self.sessions.wait_permission_reply,
             )
-            host = RegistryToolHost(settings, registry, location, root, gate)
+            host = RegistryToolHost(settings, registry, location, root, gate, agent)
             host.before_change = SnapshotBeforeChange(self.sessions.snapshots, self.publisher(session.id), location)
             self._hosts[session.id] = host
             self._mcp_tools[session.id] = McpRegistrations(registry)
-        elif host.settings is not settings:  # the config changed: new rules, same gate (its asks and grants stay)
-            host.use_settings(settings, session.agent or settings.agent)
-        await self._mcp.attach(self._mcp_tools[session.id], host.location, settings, session.agent or settings.agent)
+        elif host.settings is not settings or host.agent != agent:
+            host.use_settings(settings, agent)  # new rules, same gate (its asks and grants stay)
+        await self._mcp.attach(self._mcp_tools[session.id], host.location, settings, agent)
         await host.refresh_skills()
         return LocationServices(settings=settings, tools=host)

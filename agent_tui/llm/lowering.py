@@ -199,6 +199,8 @@ def completion_kwargs(request: Request, provider: str) -> dict[str, Any]:
         kwargs["api_key"] = request.api_key
     if request.max_tokens:
         kwargs["max_tokens"] = request.max_tokens
+    if request.temperature is not None:
+        kwargs["temperature"] = request.temperature
     kwargs.update(request.extra)
     if provider == "anthropic" and kwargs.get("thinking") and not thinking_replayable(messages):
         # The real API refuses this request; thinking resumes once the tool loop ends.

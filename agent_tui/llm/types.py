@@ -120,6 +120,8 @@ class Request(_Model):
     api_base: str | None = None
     api_key: str | None = None
     max_tokens: int | None = None
+    temperature: float | None = None
+    """The agent's sampling temperature; None: the provider's default."""
     prompt_cache: bool = True
     supports_vision: bool = False
     """The model takes images; otherwise every image in the history is sent as a placeholder line,

@@ -55,6 +55,8 @@ class PromptBody(_Body):
     prompt: str | list[dict[str, Any]]
     delivery: Literal["steer", "queue"] = "steer"
     resume: bool = True
+    agent: str | None = Field(default=None, min_length=1, max_length=200)
+    """Select this agent first (durable; it applies from the session's next step)."""
 
 
 class QueueOrderBody(_Body):

@@ -47,3 +47,18 @@ class PermissionDenied(ToolError):
         )
         self.action = action
         self.resource = resource
+
+
+class AgentDenied(PermissionDenied):
+    """The selected agent's own rules deny the action (the plan agent's edits): nothing lifts it."""
+
+    def __init__(self, agent: str, action: str, resource: str, pattern: str) -> None:
+        super().__init__(action, resource, pattern)
+        self.agent = agent
+        self.message = (
+            f"Permission denied: the {agent} agent may not {action} {resource!r}; its rule "
+            f"{{action = {action!r}, pattern = {pattern!r}, effect = 'deny'}} denies it, whatever other "
+            f"rules or answers say. Only the user changes this: by selecting another agent, or with a rule "
+            f"in [agents.{agent}]."
+        )
+        self.args = (self.message,)

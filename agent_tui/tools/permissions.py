@@ -14,6 +14,10 @@ approval names commands, so it only allows a line that is plain words
 (:mod:`.command_origin`); any other line is asked whole, unless a bare ``*``
 allows it. Deny rules still apply to every simple command found in it.
 
+An agent's own rules are also a :class:`Guard`: what the last matching one
+denies is denied before the rules are read, so no global rule, saved approval
+or answer to an ask lifts it (the plan agent's read-only policy).
+
 Use one gate per session run: an "always" reply then releases the other
 pending asks it covers, and a plain reject rejects them all.
 """
@@ -29,7 +33,7 @@ from typing import Any
 
 from agent_tui.tools.asks import ApprovalStore, Asker, CallOrigin, PermissionDecision, PermissionRequest
 from agent_tui.tools.command_origin import project_command
-from agent_tui.tools.errors import PermissionDenied, PermissionRejected
+from agent_tui.tools.errors import AgentDenied, PermissionDenied, PermissionRejected
 from agent_tui.tools.shell_grammar import read_line
 from agent_tui.tools.shell_parse import parse_command, suggest_pattern
 from agent_tui.tools.wildcard import wildcard_match
@@ -71,6 +75,27 @@ def evaluate(rules: Sequence[PermissionRule], action: str, resource: str, *, pla
     if verdict.effect is Effect.ALLOW and not plain and verdict.rule.pattern != "*":
         return Verdict(Effect.ASK, verdict.rule)
     return verdict
+
+
+@dataclass(frozen=True)
+class Guard:
+    """An agent's own rules: a resource the last matching one denies is denied, whatever else says.
+
+    For a resource that is not plain, only a bare ``*`` allow (or any deny) matches, as in :func:`evaluate`."""
+
+    agent: str
+    rules: tuple[PermissionRule, ...] = ()
+
+    def denial(self, action: str, resource: str, *, plain: bool = True) -> PermissionRule | None:
+        found = None
+        for rule in self.rules:
+            if not wildcard_match(rule.action, action):
+                continue
+            if not plain and rule.effect is not Effect.DENY and rule.pattern != "*":
+                continue
+            if _matches(rule.pattern, action, resource):
+                found = rule
+        return found if found is not None and found.effect is Effect.DENY else None
 
 
 @dataclass(frozen=True)
@@ -140,8 +165,10 @@ class PermissionGate:
         location: Path,
         project_root: Path,
         on_auto_reply: AutoReply | None = None,
+        guard: Guard | None = None,
     ) -> None:
         self.rules = list(rules)
+        self.guard = guard
         self.approvals = approvals
         self.asker = asker
         self.location = Path(location)
@@ -170,7 +197,9 @@ class PermissionGate:
         undecided: dict[str, Piece] = {}
         for piece in pieces:
             for part in piece.parts:  # deny rules see inside lines that are not plain too
+                self._raise_if_guarded(action, part, plain=True)
                 self._raise_if_denied(action, part, evaluate(self.rules, action, part))
+            self._raise_if_guarded(action, piece.resource, plain=piece.plain)
             verdict = evaluate(self.rules, action, piece.resource, plain=piece.plain)
             self._raise_if_denied(action, piece.resource, verdict)
             if verdict.effect is Effect.ASK:
@@ -208,6 +237,11 @@ class PermissionGate:
                     self._reject_pending()
                 summary = _summary(request)
                 raise PermissionRejected(decision.message, action=action, detail=summary)
+
+    def _raise_if_guarded(self, action: str, resource: str, *, plain: bool) -> None:
+        rule = None if self.guard is None else self.guard.denial(action, resource, plain=plain)
+        if rule is not None and self.guard is not None:
+            raise AgentDenied(self.guard.agent, action, resource, rule.pattern)
 
     @staticmethod
     def _raise_if_denied(action: str, resource: str, verdict: Verdict) -> None:

@@ -76,6 +76,13 @@ class AgentApp(App[None]):
             "interrupt",
             tooltip="interrupt the running session (pending input stays); idle, Esc Esc rewinds",
         ),
+        Binding(
+            "shift+tab",
+            "cycle_agent",
+            "agent",
+            priority=True,
+            tooltip="switch to the next primary agent (build, plan, yours) from the next step",
+        ),
         Binding("ctrl+r", "resume", "sessions", tooltip="session picker"),
         Binding("ctrl+n", "new_session", "new", tooltip="new session"),
         Binding("alt+w", "withdraw", "withdraw pending", show=False, tooltip="withdraw the last pending input"),
@@ -195,13 +202,15 @@ class AgentApp(App[None]):
             await self._connect()  # it calls services.connect_to(...)
         except StartupFailed as error:
             self.startup_error = str(error)
-            self.exit(return_code=1)
+            self.exit(return_code=error.code)
             return
         except Exception as error:  # a bad database or config: one line, and the app says so
             self.services.fail_core(f"cannot open the session store: {error}")
             self.view.notice = self.services.core_error
             self.view.paint_chrome()
             return
+        for problem in getattr(self.services.settings, "problems", ()):  # an agent file left out, in part or whole
+            self.notify(problem, severity="warning", timeout=10)
         if self.services.trust_question is not None:
             self._ask_trust()
         await self._open_start()
@@ -538,6 +547,20 @@ class AgentApp(App[None]):
 
     def model_names(self) -> list[str]:
         return sorted({m for m in (self.services.model, *self.services.known_models) if m})
+
+    def agent_names(self) -> list[str]:
+        return self.actions.agent_names()
+
+    async def action_select_agent(self, agent: str) -> None:
+        await self.actions.choose_agent(agent)
+
+    async def action_cycle_agent(self) -> None:
+        await self.actions.cycle_agent()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cycle_agent":  # a priority key: not over the picker, help or another modal screen
+            return len(self.screen_stack) == 1
+        return True
 
     async def action_compact(self) -> None:
         await self.actions.compact()

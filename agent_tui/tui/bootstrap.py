@@ -60,15 +60,21 @@ class Launch:
     continue_latest: bool = False
     resume: str | None = None  # "" opens the picker, an id that session, None a new session
     trust: bool | None = None  # --trust / --no-trust: this launch only; None asks (core.trust)
+    agent: str | None = None  # --agent: checked once the settings are validated (exit 2 when unknown)
 
     @property
     def cli(self) -> dict[str, str | None]:
         """The command line's settings layer."""
-        return {"model": self.model, "api_base": self.api_base, "api_key": self.api_key}
+        return {"model": self.model, "api_base": self.api_base, "api_key": self.api_key, "agent": self.agent}
 
 
 class LaunchFailed(Exception):
-    """The app cannot start or ended on an error (a broken or invalid config): one line, exit 1."""
+    """The app cannot start or ended on an error (a broken or invalid config): one line, exit 1
+    (2 for an agent that cannot be selected)."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class EarlyPeek:
@@ -149,7 +155,7 @@ async def _run(launch: Launch, layers: Any, location: Path, peek: Callable[[str 
     finally:
         await core.close()
     if app.startup_error is not None:
-        raise LaunchFailed(app.startup_error)
+        raise LaunchFailed(app.startup_error, app.return_code or 1)
     if app.stopped_by is not None:
         return 128 + app.stopped_by
     return app.return_code or 0
@@ -269,6 +275,10 @@ class CoreOpener:
             self.settings = await asyncio.to_thread(self._validate)
         except ConfigError as error:
             raise StartupFailed(str(error)) from None
+        agent = self.cli.get("agent")
+        problem = None if agent is None else self.settings.agent_choice_error(agent)
+        if problem is not None:
+            raise StartupFailed(problem, code=2)
         self.facts.settings = self.services.settings = self.settings
         self._ask_trust_if_needed(self.settings.untrusted_project)
         self.services.paste_chip_lines = self.settings.paste_chip_lines

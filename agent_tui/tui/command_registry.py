@@ -49,6 +49,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("rename", "give this session a new title", "rename", "Rename session", "TITLE", free=True),
     CommandSpec("model", "use another model from the next step", "select_model", "Model", "NAME", "model_names"),
     CommandSpec(
+        "agent", "use another primary agent from the next step", "select_agent", "Agent", "NAME", "agent_names"
+    ),
+    CommandSpec(
         "image",
         "attach an image (PNG, JPEG, GIF, WebP) to the prompt",
         "attach_image",

@@ -15,8 +15,12 @@ from agent_tui.vocab.clock import Clock, SystemClock
 
 
 class StartupFailed(Exception):
-    """Raised by the app's ``connect`` when it cannot go on (an invalid config): the app exits and
-    the command prints the message."""
+    """Raised by the app's ``connect`` when it cannot go on (an invalid config): the app exits with
+    ``code`` and the command prints the message."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class CoreUnavailable(Exception):

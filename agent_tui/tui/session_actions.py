@@ -195,6 +195,34 @@ class SessionActions:
         if view.session_id is not None:
             await (await self.services.ready()).select_agent(view.session_id, agent)
 
+    def agent_names(self) -> list[str]:
+        """The primary agents (the built-in two until the settings are read)."""
+        from agent_tui.core.api import DEFAULT_AGENT, PLAN_AGENT
+
+        settings = self.services.settings
+        return settings.primary_agents() if settings is not None else [DEFAULT_AGENT, PLAN_AGENT]
+
+    async def choose_agent(self, agent: str) -> None:
+        """``/agent NAME`` and the cycle key: a primary agent, from the session's next step."""
+        settings = self.services.settings
+        problem = settings.agent_choice_error(agent) if settings is not None else None
+        if problem is None and settings is None and agent not in self.agent_names():
+            problem = f"unknown agent {agent!r}; the primary agents: {', '.join(self.agent_names())}"
+        if problem is not None:
+            self.notify(problem, severity="error")
+            return
+        await self.select_agent(agent)
+        self.host.view.paint_chrome()
+        running = self.host.view.is_active
+        self.notify(f"agent: {agent}" + (" (from the next step)" if running else ""), severity="information")
+
+    async def cycle_agent(self) -> None:
+        names = self.agent_names()
+        view = self.host.view
+        current = (view.transcript.facts.agent if view.session_id is not None else None) or self.services.agent
+        following = names[(names.index(current) + 1) % len(names)] if current in names else names[0]
+        await self.choose_agent(following)
+
     async def select_model(self, model: str) -> None:
         view = self.host.view
         self.services.model = model

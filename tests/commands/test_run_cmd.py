@@ -345,7 +345,8 @@ async def test_processes_a_killed_agent_left_running_are_killed_by_the_sweep(cli
     """SIGKILL leaves the command running in its own process group; the next run of the session
     (which fails the stale call) also kills what that call started."""
     pid_file = cli.workdir / "group.pid"
-    command = f"echo $$ > {pid_file}; sleep 300 & sleep 301"
+    # The group's id, not the shell's pid: in the sandbox, bubblewrap leads the group.
+    command = f"awk '{{print $5}}' /proc/$$/stat > {pid_file}; sleep 300 & sleep 301"
     fake.add(
         {"tool_calls": [{"id": "call_1", "name": "bash", "arguments": {"command": command}}]}, {"text": "recovered"}
     )
@@ -355,7 +356,7 @@ async def test_processes_a_killed_agent_left_running_are_killed_by_the_sweep(cli
             break
         await asyncio.sleep(0.05)
     group = int(pid_file.read_text())
-    for _ in range(200):  # the shell and both sleeps are in the group
+    for _ in range(200):  # the shell and both sleeps (and bubblewrap) are in the group
         if len(_alive_members(group)) >= 3:
             break
         await asyncio.sleep(0.05)
@@ -509,3 +510,26 @@ async def test_a_missing_mention_is_one_line_and_nothing_is_sent(cli: Cli, fake:
     assert code == 1
     assert "@nope.py: no such file or folder" in err
     assert fake.requests == [] and "session " not in err
+
+
+async def test_the_agent_flag_selects_a_primary_agent_and_names_the_choices_otherwise(
+    cli: Cli, fake: FakeProvider
+) -> None:
+    code, out, err = await cli.run("--agent", "ghost", "go")
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == "agent-tui: unknown agent 'ghost'; the primary agents: build, plan"
+    assert fake.accepted == []
+
+    fake.add({"tool_calls": [{"id": "call_e", "name": "bash", "arguments": {"command": "touch x"}}]}, {"text": "plan"})
+    code, out, err = await cli.run("--agent", "plan", "--permission", "allow", "--format", "json", "go")
+    assert code == 0, err
+    assert not (cli.workdir / "x").exists()
+    durable = [line for line in map(json.loads, out.splitlines()) if not line.get("live")]
+    assert {d["data"]["agent"] for d in durable if d["type"] == "session.step.started.1"} == {"plan"}
+    (failed,) = [d for d in durable if d["type"] == "session.tool.failed.1"]
+    assert "the plan agent may not bash 'touch x'" in failed["data"]["error"]["message"]
+
+    fake.add({"text": "built"})
+    code, out, err = await cli.run("--continue", "--agent", "build", "now build it")
+    assert code == 0, err
+    assert "agent.selected" in types(await cli.log(session_of(err)))

@@ -27,8 +27,9 @@ def args(**given: object) -> argparse.Namespace:
 def test_the_command_line_becomes_one_launch(monkeypatch: pytest.MonkeyPatch) -> None:
     launches: list[bootstrap.Launch] = []
     monkeypatch.setattr(bootstrap, "run", lambda launch: launches.append(launch) or 7)
-    assert tui_cmd.main(args(model="openai/x", api_key="sk", continue_=True, resume="")) == 7
-    assert launches == [bootstrap.Launch(model="openai/x", api_key="sk", continue_latest=True, resume="")]
+    assert tui_cmd.main(args(model="openai/x", api_key="sk", continue_=True, resume="", agent="plan")) == 7
+    assert launches == [bootstrap.Launch(model="openai/x", api_key="sk", continue_latest=True, resume="", agent="plan")]
+    assert launches[0].cli["agent"] == "plan"  # the settings' agent, and the new session's
 
 
 def test_a_failed_launch_is_one_line_and_exit_1(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
@@ -38,6 +39,24 @@ def test_a_failed_launch_is_one_line_and_exit_1(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(bootstrap, "run", broken)
     assert tui_cmd.main(args()) == 1
     assert capsys.readouterr().err == "agent-tui: /p/config.toml: model: Input should be a valid string\n"
+
+
+def test_an_agent_that_cannot_be_selected_exits_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    def refused(launch: bootstrap.Launch) -> int:
+        raise bootstrap.LaunchFailed("unknown agent 'ghost'; the primary agents: build, plan", 2)
+
+    monkeypatch.setattr(bootstrap, "run", refused)
+    assert tui_cmd.main(args(agent="ghost")) == 2
+    assert capsys.readouterr().err == "agent-tui: unknown agent 'ghost'; the primary agents: build, plan\n"
+
+
+async def test_the_app_checks_its_agent_flag_once_the_settings_are_read(
+    launch_mode: LaunchMode, workdir: Path, agent_home: Path
+) -> None:
+    async with in_a_terminal(launch_mode, workdir, agent_home, "--agent", "ghost") as app:
+        assert await asyncio.wait_for(app.wait(), 60) == 2
 
 
 START_UP_DELAYS_S = (0.0, 0.02, 0.1, 0.3, 0.7, 1.5)

@@ -52,7 +52,7 @@ async def test_bad_input_gets_one_clear_400(api: Api, workdir: Path) -> None:
         ({}, "body field location: Field required"),
         ({"location": str(workdir), "colour": "red"}, "unknown body field colour"),
         ({"location": str(workdir), "id": "has/slash"}, "body field id"),
-        ({"location": str(workdir), "agent": "nobody"}, "unknown agent 'nobody'; configured agents: build"),
+        ({"location": str(workdir), "agent": "nobody"}, "unknown agent 'nobody'; the primary agents: build, plan"),
     ]
     for body, message in cases:
         status, error = await api.call("POST", "/api/session", body)
@@ -100,6 +100,20 @@ async def test_select_model_and_agent(api: Api, workdir: Path) -> None:
     assert status == 400
     types = [e["type"] for e in await api.history(sid)]
     assert types == ["session.created.1", "session.model.selected.1", "session.agent.selected.1"]
+
+
+async def test_a_prompt_may_select_a_primary_agent_first(api: Api, workdir: Path) -> None:
+    sid = await api.create(workdir)
+    status, error = await api.call("POST", f"/api/session/{sid}/prompt", {"prompt": "x", "agent": "ghost"})
+    assert status == 400 and error["error"]["message"] == "unknown agent 'ghost'; the primary agents: build, plan"
+    status, _ = await api.call(
+        "POST", f"/api/session/{sid}/prompt", {"prompt": "look", "agent": "plan", "resume": False}
+    )
+    assert status == 202
+    status, session = await api.call("GET", f"/api/session/{sid}")
+    assert session["agent"] == "plan"
+    types = [e["type"] for e in await api.history(sid)]
+    assert types[:3] == ["session.created.1", "session.agent.selected.1", "session.prompt.admitted.1"]
 
 
 async def test_search_finds_sessions_by_their_words(api: Api, workdir: Path) -> None:

@@ -28,7 +28,7 @@ def test_slash_commands_parse(text: str, parsed: Command | None) -> None:
         (
             "/frobnicate",
             "unknown command /frobnicate (known: /new /resume /compact /context /init /rewind /fork /export /rename "
-            "/model /image /theme /mcp /help)",
+            "/model /agent /image /theme /mcp /help)",
         ),
         ("/quit", "unknown command /quit"),
         ("/model", "/model needs NAME: /model NAME"),
@@ -57,6 +57,9 @@ def test_the_palette_offers_each_command_and_each_choice() -> None:
         def model_names(self) -> list[str]:
             return ["openai/fake"]
 
+        def agent_names(self) -> list[str]:
+            return ["build", "plan"]
+
     entries = [(title, command) for title, _, command in palette(Host())]
     assert entries == [
         ("New session", Command("new")),
@@ -69,6 +72,8 @@ def test_the_palette_offers_each_command_and_each_choice() -> None:
         ("Export session", Command("export")),
         ("Rename session", Command("rename")),
         ("Model: openai/fake", Command("model", "openai/fake")),
+        ("Agent: build", Command("agent", "build")),
+        ("Agent: plan", Command("agent", "plan")),
         ("Theme: dark", Command("theme", "dark")),
         ("Theme: light", Command("theme", "light")),
         ("MCP servers", Command("mcp")),

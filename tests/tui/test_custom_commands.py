@@ -72,6 +72,9 @@ class Host:
     def theme_names(self) -> list[str]:
         return ["t"]
 
+    def agent_names(self) -> list[str]:
+        return ["a"]
+
 
 def test_the_registry_parses_completes_and_resolves_custom_commands(tmp_path: Path) -> None:
     from agent_tui.tui.command_registry import custom_spec

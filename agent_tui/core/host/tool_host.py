@@ -24,8 +24,9 @@ from agent_tui.core.settings.config import Settings
 from agent_tui.llm import types as llm
 from agent_tui.tools.asks import Asker, PermissionDecision, PermissionRequest
 from agent_tui.tools.builtin import default_registry
-from agent_tui.tools.permissions import PermissionGate
-from agent_tui.tools.registry import ToolRegistry
+from agent_tui.tools.errors import PERMISSION_DENIED
+from agent_tui.tools.permissions import Guard, PermissionGate
+from agent_tui.tools.registry import ToolRegistry, denied_outright
 from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.tool import ToolOutcome
 from agent_tui.vocab.kinds import TOOL_INTERRUPTED, PermissionReply
@@ -104,17 +105,42 @@ def permission_rules(settings: Settings, agent: str) -> list[PermissionRule]:
 
 
 def tool_definitions(registry: ToolRegistry, settings: Settings, agent: str) -> list[llm.ToolSpec]:
-    """What the agent is offered of ``registry`` under its permission rules."""
-    return [llm.ToolSpec(**spec) for spec in registry.definitions(permission_rules(settings, agent))]
+    """What the agent is offered of ``registry``: the tools it has, less those its rules (or its
+    own rules, which nothing lifts) deny outright."""
+    has = settings.agent_settings(agent)
+    guard = settings.agent_guard(agent)
+
+    def action(name: str) -> str:
+        tool = registry.get(name)
+        return tool.action if tool is not None else name
+
+    return [
+        llm.ToolSpec(**spec)
+        for spec in registry.definitions(permission_rules(settings, agent))
+        if has.offers(spec["name"]) and not denied_outright(action(spec["name"]), guard)
+    ]
+
+
+def agent_guard(settings: Settings, agent: str) -> Guard:
+    """The agent's own rules, whose denies nothing lifts (``tools.permissions.Guard``)."""
+    return Guard(agent, tuple(settings.agent_guard(agent)))
 
 
 class RegistryToolHost:
-    """One session's tools at one location, behind one permission gate."""
+    """One session's tools at one location, behind one permission gate, for the selected agent."""
 
     def __init__(
-        self, settings: Settings, registry: ToolRegistry, location: Path, project_root: Path, gate: PermissionGate
+        self,
+        settings: Settings,
+        registry: ToolRegistry,
+        location: Path,
+        project_root: Path,
+        gate: PermissionGate,
+        agent: str,
     ) -> None:
         self.settings = settings
+        self.agent = agent
+        """The agent of the step under way (``use_settings`` at each step's start)."""
         self._registry = registry
         self.location = location
         self._project_root = project_root
@@ -129,6 +155,7 @@ class RegistryToolHost:
         self.skills = await asyncio.to_thread(discover_skills, self._project_root)
 
     def definitions(self, agent: str, final_step: bool) -> list[llm.ToolSpec]:
+        """The tools the agent has and its rules do not deny outright (nor its own rules)."""
         if final_step:
             return []
         specs = tool_definitions(self._registry, self.settings, agent)
@@ -136,11 +163,19 @@ class RegistryToolHost:
         return [spec for spec in specs if not (no_skills and spec.name == SKILL_TOOL)]  # only with a skill to load
 
     def use_settings(self, settings: Settings, agent: str) -> None:
-        """Edited config: its rules apply from now on; pending asks and this run's grants stay."""
+        """Edited config or another agent: its rules apply from now on; pending asks and this run's grants stay."""
         self.settings = settings
+        self.agent = agent
         self.gate.rules = permission_rules(settings, agent)
+        self.gate.guard = agent_guard(settings, agent)
 
     async def execute(self, call: ToolInvocation, on_output: Callable[[str], None]) -> ToolOutcome:
+        if not self.settings.agent_settings(self.agent).offers(call.name):
+            offered = ", ".join(spec.name for spec in self.definitions(self.agent, final_step=False)) or "none"
+            return ToolOutcome.failure(
+                PERMISSION_DENIED,
+                f"The {self.agent} agent has no tool {call.name!r}: it may call only {offered}.",
+            )
         scope = ToolScope(
             location=self.location,
             project_root=self._project_root,
@@ -190,4 +225,5 @@ def make_gate(
         location,
         project_root,
         on_auto_reply=on_auto_reply,
+        guard=agent_guard(settings, agent),
     )

@@ -46,7 +46,8 @@ def assemble(
 ) -> Assembly:
     """``offered``: the agent's tools (the final step sends none, but its prompt matches the others');
     ``baseline``: the instruction checkpoint's baseline, None for the environment facts alone."""
-    system_prompt = base_prompt(model, settings.agent_settings(agent).prompt, [t.name for t in offered])
+    own = settings.agent_settings(agent)
+    system_prompt = base_prompt(model, own.prompt, [t.name for t in offered], agent)
     if baseline is None:
         baseline = prompts.environment_facts(Path(session.location), Path(session.project_root))
     lowered = history_messages(history, tool_calls, agent)
@@ -60,6 +61,7 @@ def assemble(
         api_base=model_settings.api_base or settings.api_base,
         api_key=settings.api_key,
         max_tokens=model_settings.max_output_tokens,
+        temperature=own.temperature,
         supports_vision=supports_vision,
     )
     return Assembly(

@@ -16,11 +16,14 @@ from functools import cache
 from importlib import resources
 
 from agent_tui.core.request.families import Family, family_of
+from agent_tui.core.settings.agents import PLAN_AGENT
 
 _PACKAGE = __name__.rpartition(".")[0]
 
 TODO_TOOL = "todo"
 """The plan tool's name; with it offered, the prompt says to keep the plan there."""
+AGENT_TEXTS = {PLAN_AGENT: "plan"}
+"""A built-in agent's own text (in ``prompt_texts/``), added after the base prompt, its own or the family's."""
 
 
 @cache
@@ -35,11 +38,14 @@ def family_prompt(family: Family, has_todo: bool = False) -> str:
     return prompt_text(family.value).replace("{{apply_patch}}", prompt_text("_apply_patch")).replace("{{plan}}", plan)
 
 
-def base_prompt(model: str, agent_prompt: str | None = None, tools: Collection[str] = ()) -> str:
-    """What a step sends first: the agent's own prompt when it has one, else its model family's baseline.
+def base_prompt(
+    model: str, agent_prompt: str | None = None, tools: Collection[str] = (), agent: str | None = None
+) -> str:
+    """What a step sends first: the agent's own prompt when it has one, else its model family's
+    baseline; then a built-in agent's own text (the plan agent's).
 
     ``tools`` are the names the agent is offered (not only this step's: the final
     step offers none, and its prompt must still match the others')."""
-    if agent_prompt:
-        return agent_prompt
-    return family_prompt(family_of(model), TODO_TOOL in tools)
+    text = agent_prompt or family_prompt(family_of(model), TODO_TOOL in tools)
+    own = AGENT_TEXTS.get(agent or "")
+    return f"{text}\n\n{prompt_text(own)}" if own else text

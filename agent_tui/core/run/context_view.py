@@ -27,7 +27,7 @@ from agent_tui.core.request import budget
 from agent_tui.core.request.assembly import assemble
 from agent_tui.core.request.breakdown import ContextBreakdown, measure
 from agent_tui.core.request.instructions import Instructions, McpGuidance
-from agent_tui.core.run.runner import NoCompaction
+from agent_tui.core.run.runner import NoCompaction, step_model
 from agent_tui.core.settings.config import Settings, load_settings
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ async def next_request(store: ContextReads, session: SessionRecord, probe: Conte
     an unknown id has no history, no checkpoint and no context entries)."""
     settings = await probe.settings_for(session)
     agent = session.agent or settings.agent
-    model = session.model or settings.model or ""
+    model = step_model(session, settings)
     checkpoint = await store.checkpoint(session.id)
     if checkpoint is not None:
         applied, baseline = checkpoint.applied, checkpoint.baseline

@@ -220,7 +220,7 @@ class Runner:
     ) -> ErrorInfo | None:
         settings = services.settings
         agent = session.agent or settings.agent
-        model = session.model or settings.model or ""
+        model = step_model(session, settings)
         allowance = settings.agent_settings(agent).steps
         used = await self._steps_since_promotion(session.id, history)
         remaining = allowance - used
@@ -312,11 +312,17 @@ class Runner:
         ).request
 
 
+def step_model(session: SessionRecord, settings: Settings) -> str:
+    """The model of the session's next step: its agent's own, else the session's, else the configured one."""
+    agent = settings.agent_settings(session.agent or settings.agent)
+    return agent.model or session.model or settings.model or ""
+
+
 async def _model_problem(session: SessionRecord, settings: Settings) -> ErrorInfo | None:
     """No model, or no key for its provider: one sentence saying what to set."""
     from agent_tui.llm.credentials import CredentialsError, resolve_credentials
 
-    model = session.model or settings.model
+    model = step_model(session, settings) or None
     try:
         await asyncio.to_thread(resolve_credentials, model, api_key=settings.api_key)
     except CredentialsError as error:

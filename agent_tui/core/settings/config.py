@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
+from agent_tui.core.settings.agent_files import AgentFiles, read_agent_files
+from agent_tui.core.settings.agents import AGENT_MODES, BUILTIN_AGENTS, builtin_rules
 from agent_tui.core.settings.config_layers import (
     DEFAULT_AGENT,
     ENVIRONMENT,
@@ -43,11 +46,43 @@ class ModelSettings(_Section):
 
 
 class AgentSettings(_Section):
+    """One agent (``[agents.NAME]``, a Markdown file, or built in: ``core.settings.agents``)."""
+
+    description: str = ""
+    mode: str = "all"
+    """``primary`` (the user selects it), ``subagent`` (delegated work only) or ``all`` (both)."""
+    model: str | None = None
+    """The model its steps use; None: the session's."""
+    temperature: float | None = Field(default=None, ge=0, le=2)
     prompt: str | None = None
+    """Its system prompt, instead of the model family's baseline."""
+    tools: list[str] | None = None
+    """The tools it is offered and may call, by name (``*`` a wildcard); None: every tool."""
+    disallowed_tools: list[str] = Field(default_factory=list)
+    """Tools it is never offered nor may call, whatever ``tools`` says."""
     steps: int = Field(default=50, ge=1)
     permission: list[PermissionRule] = Field(default_factory=list)
     mcp: list[str] | None = None
     """The MCP servers this agent uses, by name; None: every enabled server."""
+
+    @field_validator("mode")
+    @classmethod
+    def _mode(cls, mode: str) -> str:
+        if mode not in AGENT_MODES:
+            raise ValueError(f"{mode!r} is not one of {', '.join(AGENT_MODES)}")
+        return mode
+
+    @property
+    def primary(self) -> bool:
+        return self.mode != "subagent"
+
+    def offers(self, tool: str) -> bool:
+        """Whether the agent has the tool (offered to the model, and callable)."""
+        from agent_tui.tools.wildcard import wildcard_match
+
+        if any(wildcard_match(pattern, tool) for pattern in self.disallowed_tools):
+            return False
+        return self.tools is None or any(wildcard_match(pattern, tool) for pattern in self.tools)
 
 
 class McpSettings(_Section):
@@ -144,7 +179,7 @@ class ReferenceSettings(_Section):
 
 
 def _default_agents() -> dict[str, AgentSettings]:
-    return {DEFAULT_AGENT: AgentSettings()}
+    return {name: AgentSettings.model_validate(data) for name, data in BUILTIN_AGENTS.items()}
 
 
 class Settings(_Section):
@@ -179,20 +214,52 @@ class Settings(_Section):
     _user_rules: list[PermissionRule] = PrivateAttr(default_factory=list)
     _user_agent_rules: dict[str, list[PermissionRule]] = PrivateAttr(default_factory=dict)
     _untrusted: UntrustedProject | None = PrivateAttr(default=None)
+    _agent_sources: dict[str, list[str]] = PrivateAttr(default_factory=dict)
+    _problems: list[str] = PrivateAttr(default_factory=list)
 
     @property
     def untrusted_project(self) -> UntrustedProject | None:
         """The project config whose powers were left out because it is not trusted, if any."""
         return self._untrusted
 
+    @property
+    def problems(self) -> list[str]:
+        """One line per agent file (or part of one) left out, naming the file and the key; the rest loaded."""
+        return list(self._problems)
+
+    def agent_sources(self, name: str) -> list[str]:
+        """Where an agent is defined, lowest precedence first (``built-in``, a file, a config file)."""
+        return list(self._agent_sources.get(name, []))
+
+    def primary_agents(self) -> list[str]:
+        """The agents the user may select (mode ``primary`` or ``all``), in definition order."""
+        return [name for name, agent in self.agents.items() if agent.primary]
+
+    def agent_choice_error(self, name: str) -> str | None:
+        """Why ``name`` cannot be selected (unknown, or only a subagent), in one line; None when it can."""
+        agent = self.agents.get(name)
+        if agent is not None and agent.primary:
+            return None
+        choices = ", ".join(self.primary_agents())
+        if agent is None:
+            return f"unknown agent {name!r}; the primary agents: {choices}"
+        return f"{name} is a subagent, not an agent to select; the primary agents: {choices}"
+
     def permission_rules(self, agent: str | None = None) -> list[PermissionRule]:
-        """Global rules, then the agent's (the last match wins), then the user's own rules from
-        their first deny on, so a rule from a project can never lift a deny the user wrote
-        (the user's own later rules still do, as they would without the project)."""
+        """The built-in agent's rules, global rules, then the agent's (the last match wins), then the
+        user's own rules from their first deny on, so a rule from a project can never lift a deny the
+        user wrote (the user's own later rules still do, as they would without the project)."""
         name = agent or self.agent
         own = [*self._user_rules, *self._user_agent_rules.get(name, [])]
         first_deny = next((i for i, rule in enumerate(own) if rule.effect == Effect.DENY), len(own))
-        return [*self.permission, *self.agent_settings(name).permission, *own[first_deny:]]
+        return [*_builtin_rules(name), *self.permission, *self.agent_settings(name).permission, *own[first_deny:]]
+
+    def agent_guard(self, agent: str | None = None) -> list[PermissionRule]:
+        """The agent's own rules (built-in, then every layer's, then the user's again): what the last
+        matching one denies stays denied, whatever the global rules or an answer to an ask say."""
+        name = agent or self.agent
+        own = self._user_agent_rules.get(name, [])
+        return [*_builtin_rules(name), *self.agent_settings(name).permission, *own]
 
     @field_validator("references")
     @classmethod
@@ -227,10 +294,35 @@ class Settings(_Section):
         }
 
 
+@cache
+def _builtin_rules(agent: str) -> tuple[PermissionRule, ...]:
+    return tuple(PermissionRule.model_validate(rule) for rule in builtin_rules(agent))
+
+
 def _describe(error: ValidationError) -> str:
     first = error.errors()[0]
     key = ".".join(str(part) for part in first["loc"]) or "(top level)"
     return f"{key}: {first['msg']}"
+
+
+BUILT_IN = "built-in"
+
+
+def _agent_layers(found: AgentFiles) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
+    """The built-in agents, then each good agent file, as config layers (lowest first); and the
+    problems, a bad file's first one included."""
+    layers: list[tuple[str, dict[str, Any]]] = [
+        (BUILT_IN, {"agents": {name: dict(data) for name, data in BUILTIN_AGENTS.items()}})
+    ]
+    problems = list(found.problems)
+    for agent in found.files:
+        try:
+            AgentSettings.model_validate(agent.data)
+        except ValidationError as error:
+            problems.append(f"{agent.shown}: {_describe(error).replace('Value error, ', '')}")
+            continue
+        layers.append((agent.shown, {"agents": {agent.name: agent.data}}))
+    return layers, problems
 
 
 def _validate_layer(data: Mapping[str, Any], source: str) -> None:
@@ -261,22 +353,29 @@ def _rules(data: Mapping[str, Any]) -> tuple[list[Any], dict[str, list[Any]]]:
 def validate(layers: Layers) -> Settings:
     """``Settings`` from read layers; each layer is checked on its own first, so an error names its source.
 
+    The built-in agents and the agent files (``agent_files``) come first, under the config files.
     Permission rules add up instead of replacing: a project's rules follow the user's (a
     project layer holds only the rules trust let through, see ``core.trust``)."""
     if layers.untrusted is not None:
         _validate_layer(layers.untrusted.whole, str(layers.untrusted.config))
+    found = read_agent_files(layers.project_root)
+    agent_layers, problems = _agent_layers(found)
     merged: dict[str, Any] = {}
     rules: list[Any] = []
     agent_rules: dict[str, list[Any]] = {}
-    for source, data in layers.sources:
+    sources: dict[str, list[str]] = {}
+    checked = [(True, source, data) for source, data in agent_layers]
+    for valid, source, data in [*checked, *((False, source, data) for source, data in layers.sources)]:
         if source == ENVIRONMENT:
             data = _settable_from_environment(data)
-        _validate_layer(data, source)
+        if not valid:
+            _validate_layer(data, source)
         merged = merge(merged, data)
         global_rules, per_agent = _rules(data)
         rules += global_rules
         for name, listed in per_agent.items():
             agent_rules.setdefault(name, []).extend(listed)
+            sources.setdefault(name, []).append(source)
     merged["permission"] = rules
     for name, listed in agent_rules.items():
         merged["agents"][name] = {**merged["agents"][name], "permission": listed}
@@ -284,13 +383,24 @@ def validate(layers: Layers) -> Settings:
         settings = Settings.model_validate(merged)
     except ValidationError as error:  # pragma: no cover - layers validated above
         raise ConfigError(f"configuration: {_describe(error)}") from None
-    if DEFAULT_AGENT not in settings.agents:
-        settings.agents = {DEFAULT_AGENT: AgentSettings(), **settings.agents}
     user = Settings.model_validate(layers.user)
     settings._user_rules = user.permission
-    settings._user_agent_rules = {name: agent.permission for name, agent in user.agents.items()}
+    users_files = [agent for agent in found.files if not agent.project]
+    settings._user_agent_rules = {
+        name: [*_file_rules(users_files, name), *agent.permission] for name, agent in user.agents.items()
+    }
+    for name in {agent.name for agent in users_files} - set(user.agents):
+        settings._user_agent_rules[name] = _file_rules(users_files, name)
     settings._untrusted = layers.untrusted
+    settings._agent_sources = sources
+    settings._problems = problems
     return settings
+
+
+def _file_rules(files: list[Any], name: str) -> list[PermissionRule]:
+    """The rules the user's own agent files give the agent ``name``."""
+    rules = [rule for agent in files if agent.name == name for rule in agent.data.get("permission") or []]
+    return [PermissionRule.model_validate(rule) for rule in rules]
 
 
 def load_settings(

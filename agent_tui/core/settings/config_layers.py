@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.settings import paths, trust
+from agent_tui.core.settings.agent_files import markdown_files
 
 ENV_PREFIX = "AGENT_TUI_"
 DEFAULT_AGENT = "build"
@@ -107,6 +108,8 @@ class Layers:
     sources: tuple[tuple[str, dict[str, Any]], ...]
     untrusted: UntrustedProject | None = None
     """Set when the project's config asked for powers it was not given (see ``core.trust``)."""
+    project_root: Path | None = None
+    """Where the project's agent files are read (``agent_files``); None with project config turned off."""
 
     @property
     def user(self) -> dict[str, Any]:
@@ -143,9 +146,16 @@ def config_stamp(location: Path, environ: Mapping[str, str] | None = None) -> Co
     the settings read there are still current (the environment and CLI do not change in a process).
     A few ``stat`` calls: cheap enough to check before every step."""
     environ = os.environ if environ is None else environ
-    project = None if environ.get("AGENT_TUI_DISABLE_PROJECT_CONFIG") else find_project_config(location)
+    off = bool(environ.get("AGENT_TUI_DISABLE_PROJECT_CONFIG"))
+    project = None if off else find_project_config(location)
     store = trust.stamp()
-    return (_stamp(paths.user_config_file()), _stamp(project), None if store is None else ("trust", *store))
+    agents = markdown_files(None if off else paths.project_root(location))
+    return (
+        _stamp(paths.user_config_file()),
+        _stamp(project),
+        None if store is None else ("trust", *store),
+        *(_stamp(path) for path in agents),
+    )
 
 
 def read_layers(
@@ -159,7 +169,9 @@ def read_layers(
     user_file = paths.user_config_file()
     sources: list[tuple[str, dict[str, Any]]] = [(str(user_file), read_toml(user_file))]
     untrusted = None
+    project_root = None
     if not environ.get("AGENT_TUI_DISABLE_PROJECT_CONFIG"):
+        project_root = paths.project_root(location)
         project_file = find_project_config(location)
         if project_file is not None:
             data = read_toml(project_file)
@@ -169,4 +181,4 @@ def read_layers(
             sources.append((str(project_file), data))
     sources.append((ENVIRONMENT, env_layer(environ)))
     sources.append((COMMAND_LINE, {key: value for key, value in (cli or {}).items() if value is not None}))
-    return Layers(tuple(sources), untrusted)
+    return Layers(tuple(sources), untrusted, project_root)

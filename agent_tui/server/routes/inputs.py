@@ -16,6 +16,7 @@ from agent_tui.server.bodies import (
 )
 from agent_tui.server.parse import body
 from agent_tui.server.respond import reply
+from agent_tui.server.routes.sessions import check_agent
 from agent_tui.server.state import sessions
 from agent_tui.server.table import RouteTable
 
@@ -26,9 +27,13 @@ routes = RouteTable()
 async def prompt(request: web.Request) -> web.Response:
     """202: admitted (or the same receipt again for an exact retry); running is asynchronous."""
     spec = await body(request, PromptBody)
-    receipt = await sessions(request).prompt(
-        request.match_info["id"], spec.prompt, id=spec.id, delivery=spec.delivery, resume=spec.resume
-    )
+    sid = request.match_info["id"]
+    if spec.agent is not None:
+        record = await sessions(request).get(sid)
+        await check_agent(request, record.location, spec.agent)
+        if spec.agent != record.agent:
+            await sessions(request).select_agent(sid, spec.agent)
+    receipt = await sessions(request).prompt(sid, spec.prompt, id=spec.id, delivery=spec.delivery, resume=spec.resume)
     return reply(receipt, 202)
 
 

@@ -52,13 +52,14 @@ def _resolved(location: str) -> str:
         raise bad_request(f"location {location!r} is not a valid path") from None
 
 
-async def _check_agent(request: web.Request, location: str, agent: str) -> None:
+async def check_agent(request: web.Request, location: str, agent: str) -> None:
+    """400 unless ``agent`` is a primary agent at ``location`` (the message lists them)."""
     settings_for = state(request).settings_for
     if settings_for is None:
         return
-    known = (await settings_for(location)).agents
-    if agent not in known:
-        raise bad_request(f"unknown agent {agent!r}; configured agents: {', '.join(sorted(known))}")
+    problem = (await settings_for(location)).agent_choice_error(agent)
+    if problem is not None:
+        raise bad_request(problem)
 
 
 @routes.post("/api/session", body=CreateSession, response=SessionRecord, status=(201, 200), conflicts=True)
@@ -66,7 +67,7 @@ async def create(request: web.Request) -> web.Response:
     spec = await body(request, CreateSession)
     location = await asyncio.to_thread(_directory, spec.location)
     if spec.agent is not None:
-        await _check_agent(request, str(location), spec.agent)
+        await check_agent(request, str(location), spec.agent)
     existed = False
     if spec.id is not None:
         try:
@@ -109,7 +110,7 @@ async def select_model(request: web.Request) -> web.Response:
 async def select_agent(request: web.Request) -> web.Response:
     sid, spec = request.match_info["id"], await body(request, AgentBody)
     record = await sessions(request).get(sid)
-    await _check_agent(request, record.location, spec.agent)
+    await check_agent(request, record.location, spec.agent)
     await sessions(request).select_agent(sid, spec.agent)
     return reply(await sessions(request).get(sid))
 

@@ -82,6 +82,15 @@ class StatusBar(Static):
     def refresh_status(self) -> None:
         self.update(self.line())
 
+    def _agent_style(self, agent: str) -> str:
+        """The plan agent in the theme's warning colour: edits are off while it is selected."""
+        from agent_tui.core.api import PLAN_AGENT
+
+        if agent != PLAN_AGENT:
+            return ""
+        warning = getattr(self.app.current_theme, "warning", None) or "yellow"
+        return f"bold {warning}"
+
     def line(self) -> Text:
         t, inputs = self.transcript, self.inputs
         facts = t.facts if t is not None else None
@@ -90,7 +99,8 @@ class StatusBar(Static):
         agent = (facts.agent if facts else None) or inputs.agent or "build"
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append(f" {state} ", style="bold reverse" if state != "idle" else "bold")
-        out.append(f" {model} · {agent}")
+        out.append(f" {model} · ")
+        out.append(agent, style=self._agent_style(agent))
         if facts is not None and inputs.context_window and facts.last_input_tokens:
             left = max(0, 100 - round(100 * facts.last_input_tokens / inputs.context_window))
             out.append(f" · {left}% context left")

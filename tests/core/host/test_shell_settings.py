@@ -38,7 +38,7 @@ async def test_the_shell_env_setting_reaches_bash(
     for current, expected in ((Settings(), "unset"), (configured, "sk-ant")):
         registry = ToolRegistry(workdir)
         registry.register(BASH)
-        host = RegistryToolHost(current, registry, workdir, workdir, AllowAll())  # type: ignore[arg-type]
+        host = RegistryToolHost(current, registry, workdir, workdir, AllowAll(), "build")  # type: ignore[arg-type]
         call = ToolInvocation(
             "ses_1",
             "msg_1",

@@ -1,0 +1,97 @@
+"""The built-in agents, as data: ``build`` (the default) and ``plan`` (investigates and proposes).
+
+An agent is a set of settings (``config.AgentSettings``) named in ``[agents.NAME]``; these two
+are the lowest layer under the Markdown files and the config files, so ``[agents.plan]`` changes
+the plan agent field by field and its permission rules add to the built-in ones.
+
+The plan agent's own rules deny every edit and every ``bash`` command but a curated list of
+commands that only read. An agent's own rules are a guard (``Settings.agent_guard``): what they
+deny stays denied whatever the global rules, a ``--permission allow`` policy or a yes to an ask
+say; only the agent's own later rules (the user's ``[agents.plan]``) lift it. A ``bash`` line is
+judged simple command by simple command (``ls; rm x`` is ``ls`` and ``rm x``), and a simple
+command's text includes its redirections, so ``cat a > b`` meets the ``*>*`` deny.
+
+Stdlib only: no pydantic here; ``config`` validates these like any layer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_tui.core.settings.config_layers import DEFAULT_AGENT
+
+PLAN_AGENT = "plan"
+
+AGENT_MODES = ("primary", "subagent", "all")
+"""``primary``: the user selects it; ``subagent``: only for delegated tasks; ``all``: both."""
+
+READ_ONLY_COMMANDS = (
+    "ls",
+    "pwd",
+    "cat",
+    "head",
+    "tail",
+    "wc",
+    "file",
+    "stat",
+    "du",
+    "tree",
+    "which",
+    "grep",
+    "rg",
+    "find",
+    "git status",
+    "git diff",
+    "git log",
+    "git show",
+    "git blame",
+    "git grep",
+    "git ls-files",
+    "git rev-parse",
+    "git branch --list",
+)
+"""Commands the plan agent may run (each with any arguments, bar the ones below)."""
+
+WRITING_FORMS = (
+    "*>*",  # a redirection that writes (``>``, ``>>``, ``&>``), part of the simple command's text
+    "find *-exec*",
+    "find *-ok*",
+    "find *-delete*",
+    "find *-fprint*",
+    "find *-fls*",
+    "rg *--pre*",
+    "tree *-o*",
+    "git *--output*",
+    "git grep *-O*",
+    "git grep *--open-files-in-pager*",
+)
+"""Forms of those commands that write, delete or run another program: denied after the allows."""
+
+
+def _rule(action: str, pattern: str, effect: str) -> dict[str, str]:
+    return {"action": action, "pattern": pattern, "effect": effect}
+
+
+PLAN_RULES: tuple[dict[str, str], ...] = (
+    _rule("edit", "*", "deny"),
+    _rule("bash", "*", "deny"),
+    *(_rule("bash", f"{command} *", "allow") for command in READ_ONLY_COMMANDS),
+    *(_rule("bash", form, "deny") for form in WRITING_FORMS),
+)
+
+BUILTIN_AGENTS: dict[str, dict[str, Any]] = {
+    DEFAULT_AGENT: {
+        "description": "The default agent: reads, edits files and runs commands (edits and commands ask first).",
+        "mode": "primary",
+    },
+    PLAN_AGENT: {
+        "description": "Investigates and proposes a plan: it reads and searches, never edits.",
+        "mode": "primary",
+    },
+}
+"""The built-in agents' settings, as a config layer would write them (their rules: ``builtin_rules``)."""
+
+
+def builtin_rules(agent: str) -> list[dict[str, str]]:
+    """The built-in agent's own permission rules, first of the agent's rules (none for others)."""
+    return [dict(rule) for rule in PLAN_RULES] if agent == PLAN_AGENT else []
