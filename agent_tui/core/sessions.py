@@ -188,9 +188,20 @@ class Sessions:
         return await self._store.most_recent_session(where)
 
     async def list(
-        self, location: str | Path | None = None, search: str | None = None, limit: int = 50, offset: int = 0
+        self,
+        location: str | Path | None = None,
+        search: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+        top_level: bool = False,
     ) -> list[SessionSummary]:
-        return await self._store.list_sessions(location, search, limit, offset)
+        """Newest first; ``top_level`` leaves out subagents' sessions (see :meth:`children`)."""
+        return await self._store.list_sessions(location, search, limit, offset, top_level)
+
+    async def children(self, session_ids: str | Sequence[str]) -> builtins.list[SessionSummary]:
+        """The subagents' sessions that these sessions' ``task`` calls started, oldest first."""
+        wanted = [session_ids] if isinstance(session_ids, str) else builtins.list(session_ids)
+        return await self._store.children(wanted)
 
     # -- input --------------------------------------------------------------------
     async def prompt(
