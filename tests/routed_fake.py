@@ -43,3 +43,11 @@ class Routes:
                 done = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
                 return turns[min(done, len(turns) - 1)]
         return {"error": {"status": 400, "kind": "invalid_request", "message": f"no route for {prompt[:80]!r}"}}
+
+
+def task_call(
+    call_id: str, prompt: str, agent: str = "build", description: str = "look something up"
+) -> dict[str, Any]:
+    """A scripted ``task`` tool call (the model hands ``prompt`` to the subagent ``agent``)."""
+    arguments = {"agent": agent, "description": description, "prompt": prompt}
+    return {"id": call_id, "name": "task", "arguments": arguments}

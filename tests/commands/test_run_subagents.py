@@ -11,19 +11,13 @@ import pytest
 
 from agent_tui.testing.fake_provider import FakeProvider
 from tests.commands.test_run_cmd import Cli, session_of, types
-from tests.routed_fake import Routes
+from tests.routed_fake import Routes, task_call
 from tests.warmth import LaunchMode
 
 
 @pytest.fixture
-def routes() -> Routes:
-    return Routes()
-
-
-@pytest.fixture
-async def fake(routes: Routes) -> AsyncIterator[FakeProvider]:
-    async with FakeProvider(responder=routes) as provider:
-        yield provider
+def fake(routed_fake: FakeProvider) -> FakeProvider:
+    return routed_fake
 
 
 @pytest.fixture
@@ -33,12 +27,8 @@ async def cli(fake: FakeProvider, workdir: Path, agent_home: Path, runtime_dir: 
     await cli.close()
 
 
-def task(call_id: str, prompt: str) -> dict:
-    return {"id": call_id, "name": "task", "arguments": {"agent": "build", "description": "a child", "prompt": prompt}}
-
-
 async def test_json_events_carry_the_childs_session_id(cli: Cli, routes: Routes) -> None:
-    routes.add("PARENT", {"tool_calls": [task("call_t", "CHILD-A: answer")]}, {"text": "done"})
+    routes.add("PARENT", {"tool_calls": [task_call("call_t", "CHILD-A: answer")]}, {"text": "done"})
     routes.add("CHILD-A", {"text": "child answer"})
     code, out, err = await cli.run("--format", "json", "PARENT: go")
     assert code == 0, err
@@ -52,7 +42,7 @@ async def test_json_events_carry_the_childs_session_id(cli: Cli, routes: Routes)
 
 
 async def test_kill_during_a_childs_tool_then_resume_never_reruns_the_child(cli: Cli, routes: Routes) -> None:
-    routes.add("PARENT", {"tool_calls": [task("call_t", "CHILD-A: block")]}, {"text": "recovered"})
+    routes.add("PARENT", {"tool_calls": [task_call("call_t", "CHILD-A: block")]}, {"text": "recovered"})
     routes.add(
         "CHILD-A", {"tool_calls": [{"id": "b1", "name": "block", "arguments": {"label": "child"}}]}, {"text": "late"}
     )

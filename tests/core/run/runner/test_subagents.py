@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -11,24 +11,14 @@ import pytest
 from agent_tui.core.log import events as ev
 from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider
-from tests.routed_fake import Routes, first_prompt
+from tests.routed_fake import Routes, first_prompt, task_call
 
 from .conftest import kinds, of_type, settle, stored
 
 
 @pytest.fixture
-def routes() -> Routes:
-    return Routes()
-
-
-@pytest.fixture
-async def fake(routes: Routes) -> AsyncIterator[FakeProvider]:
-    async with FakeProvider(responder=routes) as provider:
-        yield provider
-
-
-def task(call_id: str, prompt: str, agent: str = "build", description: str = "look something up") -> dict[str, Any]:
-    return {"id": call_id, "name": "task", "arguments": {"agent": agent, "description": description, "prompt": prompt}}
+def fake(routed_fake: FakeProvider) -> FakeProvider:
+    return routed_fake
 
 
 async def until(check: Callable[[], Awaitable[Any]], timeout: float = 15.0) -> Any:
@@ -49,7 +39,9 @@ def tool_names(body: dict[str, Any]) -> list[str]:
 async def test_a_child_session_answers_the_parents_task_call(
     runtime: Runtime, routes: Routes, fake: FakeProvider, workdir
 ) -> None:
-    routes.add("PARENT", {"tool_calls": [task("call_t", "CHILD-A: find the answer")]}, {"text": "the child said 42"})
+    routes.add(
+        "PARENT", {"tool_calls": [task_call("call_t", "CHILD-A: find the answer")]}, {"text": "the child said 42"}
+    )
     routes.add("CHILD-A", {"tool_calls": [{"id": "c1", "name": "echo", "arguments": {"text": "x"}}]}, {"text": "42"})
     parent = (await runtime.sessions.create(location=workdir)).id
     await runtime.sessions.prompt(parent, "PARENT: ask a child")
@@ -94,7 +86,7 @@ async def test_a_child_session_answers_the_parents_task_call(
 async def test_two_children_run_at_once(runtime: Runtime, routes: Routes, fake: FakeProvider, workdir) -> None:
     routes.add(
         "PARENT",
-        {"tool_calls": [task("call_a", "CHILD-A: one"), task("call_b", "CHILD-B: two")]},
+        {"tool_calls": [task_call("call_a", "CHILD-A: one"), task_call("call_b", "CHILD-B: two")]},
         {"text": "both answered"},
     )
     routes.add("CHILD-A", {"text": "answer A", "hold": True})
@@ -119,7 +111,7 @@ async def test_two_children_run_at_once(runtime: Runtime, routes: Routes, fake: 
 async def test_interrupting_the_parent_interrupts_the_child(
     runtime: Runtime, routes: Routes, fake: FakeProvider, workdir
 ) -> None:
-    routes.add("PARENT", {"tool_calls": [task("call_t", "CHILD-A: block")]}, {"text": "unused"})
+    routes.add("PARENT", {"tool_calls": [task_call("call_t", "CHILD-A: block")]}, {"text": "unused"})
     routes.add("CHILD-A", {"tool_calls": [{"id": "b1", "name": "block", "arguments": {"label": "child"}}]})
     parent = (await runtime.sessions.create(location=workdir)).id
     await runtime.sessions.prompt(parent, "PARENT: start a blocking child")
@@ -146,7 +138,7 @@ async def test_interrupting_the_parent_interrupts_the_child(
 async def test_a_failed_child_is_a_tool_error_with_its_session(
     runtime: Runtime, routes: Routes, fake: FakeProvider, workdir
 ) -> None:
-    routes.add("PARENT", {"tool_calls": [task("call_t", "CHILD-A: fail")]}, {"text": "the child failed"})
+    routes.add("PARENT", {"tool_calls": [task_call("call_t", "CHILD-A: fail")]}, {"text": "the child failed"})
     routes.add("CHILD-A", {"error": {"status": 400, "kind": "invalid_request", "message": "bad child request"}})
     parent = (await runtime.sessions.create(location=workdir)).id
     await runtime.sessions.prompt(parent, "PARENT: a failing child")
@@ -165,7 +157,7 @@ async def test_a_failed_child_is_a_tool_error_with_its_session(
 async def test_an_unknown_agent_lists_the_subagents(
     runtime: Runtime, routes: Routes, fake: FakeProvider, workdir
 ) -> None:
-    routes.add("PARENT", {"tool_calls": [task("call_t", "CHILD-A: x", agent="nobody")]}, {"text": "ok"})
+    routes.add("PARENT", {"tool_calls": [task_call("call_t", "CHILD-A: x", agent="nobody")]}, {"text": "ok"})
     parent = (await runtime.sessions.create(location=workdir)).id
     await runtime.sessions.prompt(parent, "PARENT: unknown agent")
     await settle(runtime, parent, timeout=30)
