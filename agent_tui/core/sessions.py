@@ -350,8 +350,9 @@ class Sessions:
         session = await self.get(session_id)
         messages = await self._store.messages(session_id)
         calls = await self._store.tool_calls(session_id)
-        if format == "markdown":
-            return export_markdown.markdown(session, messages, calls)
+        if format == "markdown":  # the subagents' transcripts follow, each after a rule
+            children = [await self.export(child.id, format) for child in await self.children(session_id)]
+            return "\n---\n\n".join([export_markdown.markdown(session, messages, calls), *children])
         return "".join(export_jsonl.lines(session, messages, calls))
 
     async def import_session(self, text: str, *, location: str | Path, source: str = "import") -> SessionRecord:

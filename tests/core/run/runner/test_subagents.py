@@ -77,6 +77,10 @@ async def test_a_child_session_answers_the_parents_task_call(
     assert {s.id for s in await runtime.sessions.list()} == {parent, child}
     assert (await runtime.sessions.latest(workdir)).id == parent  # --continue never lands in a child
 
+    transcript = await runtime.sessions.export(parent, "markdown")
+    assert transcript.index("PARENT: ask a child") < transcript.index(f"`{child}`")  # the child's follows
+    assert "# look something up" in transcript and "CHILD-A: find the answer" in transcript
+
     child_requests = [r.body for r in fake.accepted if "CHILD-A" in first_prompt(r.body)]
     assert child_requests and all("task" not in tool_names(b) for b in child_requests), "no recursion by default"
     parent_first = next(r.body for r in fake.accepted if "PARENT" in first_prompt(r.body))
