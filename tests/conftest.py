@@ -85,6 +85,23 @@ async def fake():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
+def routes():  # type: ignore[no-untyped-def]
+    """Per-session scripts for ``routed_fake`` (``tests/routed_fake.py``): parents and subagents."""
+    from tests.routed_fake import Routes
+
+    return Routes()
+
+
+@pytest.fixture
+async def routed_fake(routes):  # type: ignore[no-untyped-def]
+    """The fake provider answering each session from ``routes``; a module uses it as its ``fake``."""
+    from agent_tui.testing.fake_provider import FakeProvider
+
+    async with FakeProvider(responder=routes) as provider:
+        yield provider
+
+
+@pytest.fixture
 def open_runtime(fake):  # type: ignore[no-untyped-def]
     """``await open_runtime(...)`` -> a Runtime against the fake provider (use it with ``async with``).
 

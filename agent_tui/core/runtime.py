@@ -25,12 +25,14 @@ from agent_tui.core.run.context_view import ContextProbe
 from agent_tui.core.run.coordinator import Coordinator
 from agent_tui.core.run.runner import LocationServices, Runner
 from agent_tui.core.run.step import StreamFn
+from agent_tui.core.run.subagents import Subagents, spawns_subagents
 from agent_tui.core.sessions import Sessions, open_sessions
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings, load_settings
 from agent_tui.core.settings.config_layers import ConfigStamp, config_stamp
 from agent_tui.tools.mcp.hub import McpStatus
 from agent_tui.tools.registry import ToolRegistry
+from agent_tui.tools.task import TASK_TOOL
 from agent_tui.vocab.clock import Clock
 
 if TYPE_CHECKING:
@@ -77,6 +79,7 @@ class Runtime:
             self._mcp.guidance,
         )
         self._coordinator = Coordinator(self._runner, self._store.publish, has_pending=self._has_pending)
+        self._subagents = Subagents(self._store, self._coordinator, self.settings_for)
         sessions.set_executor(self._coordinator)
 
     @classmethod
@@ -159,6 +162,8 @@ class Runtime:
         if host is None or host.location != Path(session.location):
             location, root = Path(session.location), Path(session.project_root)
             registry = await asyncio.to_thread(self._registry_factory, location)
+            if spawns_subagents(settings, session) and registry.get(TASK_TOOL) is None:
+                registry.register(self._subagents.tool(settings))
             gate = make_gate(
                 settings,
                 agent,

@@ -194,9 +194,20 @@ class Sessions:
         return await self._store.most_recent_session(where)
 
     async def list(
-        self, location: str | Path | None = None, search: str | None = None, limit: int = 50, offset: int = 0
+        self,
+        location: str | Path | None = None,
+        search: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+        top_level: bool = False,
     ) -> list[SessionSummary]:
-        return await self._store.list_sessions(location, search, limit, offset)
+        """Newest first; ``top_level`` leaves out subagents' sessions (see :meth:`children`)."""
+        return await self._store.list_sessions(location, search, limit, offset, top_level)
+
+    async def children(self, session_ids: str | Sequence[str]) -> builtins.list[SessionSummary]:
+        """The subagents' sessions that these sessions' ``task`` calls started, oldest first."""
+        wanted = [session_ids] if isinstance(session_ids, str) else builtins.list(session_ids)
+        return await self._store.children(wanted)
 
     # -- input --------------------------------------------------------------------
     async def prompt(
@@ -366,8 +377,9 @@ class Sessions:
         session = await self.get(session_id)
         messages = await self._store.messages(session_id)
         calls = await self._store.tool_calls(session_id)
-        if format == "markdown":
-            return export_markdown.markdown(session, messages, calls)
+        if format == "markdown":  # the subagents' transcripts follow, each after a rule
+            children = [await self.export(child.id, format) for child in await self.children(session_id)]
+            return "\n---\n\n".join([export_markdown.markdown(session, messages, calls), *children])
         return "".join(export_jsonl.lines(session, messages, calls))
 
     async def import_session(self, text: str, *, location: str | Path, source: str = "import") -> SessionRecord:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from agent_tui.vocab.kinds import ErrorType
 
 PERMISSION_DENIED = "permission.denied"
@@ -11,10 +13,14 @@ PERMISSION_DENIED = "permission.denied"
 class ToolError(Exception):
     """A failure the model should read: one clear line, with its error type."""
 
-    def __init__(self, message: str, type: str = ErrorType.TOOL_EXECUTION) -> None:
+    def __init__(
+        self, message: str, type: str = ErrorType.TOOL_EXECUTION, result_meta: dict[str, Any] | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.type = str(type)
+        self.result_meta: dict[str, Any] = result_meta or {}
+        """Kept with the failure in the log (a subagent's session id), as a result's ``result_meta`` is."""
 
 
 class PermissionRejected(ToolError):

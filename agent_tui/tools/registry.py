@@ -7,6 +7,7 @@ only task cancellation escapes :meth:`ToolRegistry.invoke`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +95,8 @@ class ToolRegistry:
         except PermissionRejected as error:
             return ToolOutcome.failure(error.type, error.message, stop_run=error.stop_run)
         except ToolError as error:
-            return ToolOutcome.failure(error.type, error.message)
+            failed = ToolOutcome.failure(error.type, error.message)
+            return replace(failed, result_meta=dict(error.result_meta)) if error.result_meta else failed
         except Exception as error:  # noqa: BLE001 - every tool failure settles as a typed error
             return ToolOutcome.failure(ErrorType.TOOL_EXECUTION, f"{name} failed: {type(error).__name__}: {error}")
         if not isinstance(result, ToolResult) or not isinstance(result.output, ToolOutput):

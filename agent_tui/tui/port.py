@@ -98,8 +98,15 @@ class SessionsPort(Protocol):
     async def latest(self, location: str) -> SessionRecord | None: ...  # the newest session here (``--continue``)
 
     async def list(
-        self, location: str | None = None, search: str | None = None, limit: int = 50, offset: int = 0
+        self,
+        location: str | None = None,
+        search: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+        top_level: bool = False,  # leave out subagents' sessions
     ) -> builtins.list[SessionSummary]: ...
+
+    async def children(self, session_ids: Sequence[str]) -> builtins.list[SessionSummary]: ...  # subagents' sessions
 
     def log(
         self, session_id: str, after: int | None = None, follow: bool = False

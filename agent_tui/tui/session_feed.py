@@ -27,6 +27,7 @@ from contextlib import aclosing
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent_tui.tui.child_asks import ChildAsk, child_asks, descendants
 from agent_tui.tui.port import SessionsPort
 from agent_tui.tui.services import CoreUnavailable, TuiServices
 from agent_tui.tui.transcript.model import Transcript
@@ -83,6 +84,7 @@ class SessionFeed:
         self.transcript = Transcript()
         self.synced = True  # the first paint is done (a new session has nothing to replay)
         self.background_asks = 0  # permission asks waiting in other sessions
+        self.child_asks: list[ChildAsk] = []  # asks of this session's running subagents (``tui/child_asks.py``)
         self.plan: PlanRecord | None = None
         """The live plan, read from the store's projection at the first paint and again after each
         plan update in the tail (never folded here: the projection already knows rewinds and forks)."""
@@ -212,8 +214,11 @@ class SessionFeed:
         sessions = self.services.sessions
         count = 0
         if sessions is not None:  # None: the core is not open yet, so no session is active either
-            for other in self.services.active():
-                if other != self.session_id:
+            active = self.services.active()
+            children = descendants(active, self.session_id)  # their asks are offered here, not counted
+            self.child_asks = await child_asks(sessions, children)
+            for other in active:
+                if other != self.session_id and other not in children:
                     count += len(await sessions.permissions(other) or [])
         self.background_asks = count
         if self.synced:

@@ -128,7 +128,16 @@ def every_event_script(location: str, root: str) -> dict[str, list[ev.DurableEve
         ev.SessionCreated(location=location, project_root=root, title="Child", parent_id="ses_main"),
         ev.SessionForked(parent_id="ses_main", parent_seq=5),
     ]
-    return {"ses_main": main, "ses_child": child}
+    spawned = [  # a subagent's session, started by a task call of ses_main
+        ev.SessionCreated(
+            location=location,
+            project_root=root,
+            title="Look around",
+            spawned_by=ev.SpawnedBy(session_id="ses_main", assistant_message_id="msg_a2", call_id="call_t"),
+        ),
+        ev.PromptAdmitted(input_id="msg_s1", prompt=ev.text_prompt("look around")),
+    ]
+    return {"ses_main": main, "ses_child": child, "ses_spawned": spawned}
 
 
 def _rewinds(head: int) -> list[ev.DurableEvent]:

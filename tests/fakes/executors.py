@@ -20,6 +20,7 @@ class RecordingExecutor:
 
     def __init__(self) -> None:
         self.running: set[str] = set()
+        self.parents: dict[str, str] = {}  # a running subagent's session -> its parent, as ``active()`` names it
         self.sessions: Sessions | None = None
         self.calls: list[tuple[str, ...]] = []
 
@@ -40,7 +41,10 @@ class RecordingExecutor:
             await self.sessions._store.publish(session_id, ev.ExecutionInterrupted(reason=InterruptReason(reason)))
 
     def active(self) -> dict[str, dict[str, Any]]:
-        return {sid: {"type": "running"} for sid in self.running}
+        return {
+            sid: {"type": "running", **({"parent": self.parents[sid]} if sid in self.parents else {})}
+            for sid in self.running
+        }
 
     async def shutdown(self) -> None:
         for session_id in list(self.running):

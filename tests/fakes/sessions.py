@@ -188,15 +188,25 @@ class FakeSessions:
         return {sid: {"type": "running"} for sid in self.running}
 
     async def list(
-        self, location: str | None = None, search: str | None = None, limit: int = 50, offset: int = 0
+        self,
+        location: str | None = None,
+        search: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+        top_level: bool = False,
     ) -> list[SessionSummary]:
         self.calls.append(("list", location, search, limit, offset))
         rows = [self._summary(sid) for sid in self.logs]
+        rows = [r for r in rows if not (top_level and r.spawned_by)]
         rows = [r for r in rows if location is None or r.location == location]
         if search:
             rows = [r for r in rows if search.lower() in (r.title or "").lower()]
         rows.sort(key=lambda r: r.updated, reverse=True)  # stable: equal times keep insertion order
         return rows[offset : offset + limit]
+
+    async def children(self, session_ids: Sequence[str]) -> list[SessionSummary]:
+        rows = [self._summary(sid) for sid in self.logs]
+        return [r for r in rows if r.spawned_by in session_ids]
 
     async def latest(self, location: str) -> SessionRecord | None:
         self.calls.append(("latest", location))
@@ -219,6 +229,7 @@ class FakeSessions:
             agent=f.agent or "build",
             model=f.model,
             parent_id=None,
+            spawned_by=_spawned_by(log.events),
             created=0,
             updated=log.now_ms,
             message_count=message_count(log.events),
@@ -450,3 +461,10 @@ def message_count(events: list[ev.StoredEvent]) -> int:
                 if mid or input_id:
                     ids.add(mid or input_id)
     return len(ids)
+
+
+def _spawned_by(events: list[ev.StoredEvent]) -> str | None:
+    """A subagent's session names its parent in its first event."""
+    first = events[0].event if events else None
+    link = first.spawned_by if isinstance(first, ev.SessionCreated) else None
+    return link.session_id if link is not None else None

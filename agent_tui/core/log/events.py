@@ -93,6 +93,16 @@ class DurableEvent(_Model):
     TYPE: ClassVar[str] = ""
 
 
+class SpawnedBy(_Model):
+    """Where a subagent's session comes from: the parent session and its ``task`` call.
+
+    Not a fork's lineage (``parent_id``): a child shares no history with its parent."""
+
+    session_id: str
+    assistant_message_id: str
+    call_id: str
+
+
 class SessionCreated(DurableEvent):
     TYPE: ClassVar[str] = "session.created.1"
     location: str
@@ -101,6 +111,7 @@ class SessionCreated(DurableEvent):
     agent: str = "build"
     model: str | None = None
     parent_id: str | None = None
+    spawned_by: SpawnedBy | None = None
 
 
 class SessionRenamed(DurableEvent):

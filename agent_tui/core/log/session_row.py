@@ -31,6 +31,10 @@ class SessionFields:
     output_tokens: int
     cost: float
     head_seq: int
+    spawned_by: str | None = None
+    """A subagent's session: the parent session whose ``task`` call started it (else None)."""
+    spawned_message_id: str | None = None
+    spawned_call_id: str | None = None
 
 
 SESSION_FIELDS: tuple[str, ...] = tuple(SessionFields.__annotations__)

@@ -154,7 +154,8 @@ _PROJECTORS: tuple[Callable[[sqlite3.Connection, str, int, int, ev.DurableEvent]
 def _created(conn: sqlite3.Connection, sid: str, at: int, e: ev.SessionCreated) -> None:
     conn.execute(
         "INSERT INTO session (id, title, title_source, location, project_root, agent, model,"
-        " parent_id, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " parent_id, created, updated, spawned_by, spawned_message_id, spawned_call_id)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             sid,
             e.title,
@@ -166,6 +167,11 @@ def _created(conn: sqlite3.Connection, sid: str, at: int, e: ev.SessionCreated) 
             e.parent_id,
             at,
             at,
+            *(
+                (e.spawned_by.session_id, e.spawned_by.assistant_message_id, e.spawned_by.call_id)
+                if e.spawned_by is not None
+                else (None, None, None)
+            ),
         ),
     )
     if e.title:

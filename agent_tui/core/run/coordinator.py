@@ -63,22 +63,34 @@ class Coordinator:
         self._acquire_lease = acquire_lease
         self._has_pending = has_pending
         self._busy: dict[str, _Busy] = {}
+        self._parents: dict[str, str] = {}  # a subagent's session -> the session whose task call runs it
         self._background: set[asyncio.Task[None]] = set()
         self._closed = False
 
     def active(self) -> dict[str, dict[str, str]]:
-        return {session_id: {"type": "running"} for session_id in self._busy}
+        """Every session draining in this process; a subagent's names its ``parent`` (reference 001:
+        a child never adds its parent here)."""
+        return {
+            session_id: {
+                "type": "running",
+                **({"parent": self._parents[session_id]} if session_id in self._parents else {}),
+            }
+            for session_id in self._busy
+        }
 
     def is_active(self, session_id: str) -> bool:
         return session_id in self._busy
 
-    async def run(self, session_id: str) -> ErrorInfo | None:
+    async def run(self, session_id: str, *, parent: str | None = None) -> ErrorInfo | None:
         """Explicit resume: join the active busy period or start a forced drain.
 
         Cancelling a caller only stops its wait: the period itself ends by ``interrupt``.
-        Raises :class:`lease.SessionOwnedElsewhere` when another process runs it.
+        Raises :class:`lease.SessionOwnedElsewhere` when another process runs it. ``parent``:
+        the session whose ``task`` call runs this one, named in ``active()`` while it runs.
         """
         busy = await self._live_period(session_id) or self._start(session_id, force=True)
+        if parent is not None:
+            self._parents[session_id] = parent  # until the period ends (``_finish``)
         await busy.done.wait()
         if busy.refused is not None:
             raise busy.refused
@@ -208,6 +220,7 @@ class Coordinator:
         interrupted, or published its terminal event) starts a successor at once."""
         if self._busy.get(session_id) is busy:
             del self._busy[session_id]
+            self._parents.pop(session_id, None)
         busy.done.set()
         if busy.refused is not None or self._closed or session_id in self._busy:
             return

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 
 def peek_sessions(location: str | None, limit: int) -> list[SessionRow]:
-    """Sessions at ``location`` (None: everywhere), newest first, at most ``limit``.
+    """Sessions at ``location`` (None: everywhere), newest first, at most ``limit``; not subagents'
+    sessions (the picker lists them under their parent once the facade is open).
 
     Its imports run here, in the caller's thread: the TUI imports this module on
     the way to its first frame, where ``sqlite3`` would cost ~3-6 ms.
@@ -29,4 +30,4 @@ def peek_sessions(location: str | None, limit: int) -> list[SessionRow]:
 
     uri = f"{paths.database_path().as_uri()}?mode=ro"
     with contextlib.closing(sqlite3.connect(uri, uri=True)) as conn:
-        return [SessionRow.of(row) for row in session_rows(conn, location, None, limit, 0)]
+        return [SessionRow.of(row) for row in session_rows(conn, location, None, limit, 0, top_level=True)]

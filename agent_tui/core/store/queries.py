@@ -27,7 +27,7 @@ from agent_tui.core.log.records import (
 )
 from agent_tui.core.log.session_row import SESSION_FIELDS
 from agent_tui.core.store.reader import consistent_read, fetch, fetch_one
-from agent_tui.core.store.session_list import SESSION_COLUMNS, session_rows_sql
+from agent_tui.core.store.session_list import SESSION_COLUMNS, children_sql, session_rows_sql
 
 
 def _loads(raw: str | None) -> Any:
@@ -77,17 +77,25 @@ async def session(conn: Connection, session_id: str) -> SessionRecord | None:
 async def most_recent_session(conn: Connection, location: str) -> SessionRecord | None:
     return await fetch_one(
         conn,
-        f"SELECT {SESSION_COLUMNS} FROM session WHERE location = ? ORDER BY updated DESC, id DESC LIMIT 1",
+        f"SELECT {SESSION_COLUMNS} FROM session WHERE location = ? AND spawned_by IS NULL"
+        " ORDER BY updated DESC, id DESC LIMIT 1",
         (location,),
         _session,
     )
 
 
 async def list_sessions(
-    conn: Connection, location: str | None, search: str | None, limit: int, offset: int
+    conn: Connection, location: str | None, search: str | None, limit: int, offset: int, top_level: bool = False
 ) -> list[SessionSummary]:
-    sql, params = session_rows_sql(location, search, limit, offset)
+    sql, params = session_rows_sql(location, search, limit, offset, top_level)
     return await fetch(conn, sql, params, _summary)
+
+
+async def children(conn: Connection, session_ids: list[str]) -> list[SessionSummary]:
+    """The sessions the ``task`` calls of ``session_ids`` started, oldest first."""
+    if not session_ids:
+        return []
+    return await fetch(conn, children_sql(len(session_ids)), tuple(session_ids), _summary)
 
 
 def _message(_cursor: Any, r: tuple[Any, ...]) -> MessageRecord:

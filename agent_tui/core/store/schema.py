@@ -152,7 +152,16 @@ CREATE TABLE plan_update (
 """Every plan the ``todo`` tool wrote, at the seq of its ``tool.success``: the session's plan is the
 newest visible row, so a rewind that hides the later rows brings the earlier plan back."""
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
+_V4 = """
+ALTER TABLE session ADD COLUMN spawned_by TEXT;
+ALTER TABLE session ADD COLUMN spawned_message_id TEXT;
+ALTER TABLE session ADD COLUMN spawned_call_id TEXT;
+CREATE INDEX session_spawned_by ON session (spawned_by, created) WHERE spawned_by IS NOT NULL;
+"""
+"""A subagent's session names the parent session and the ``task`` call that started it
+(``session.created``'s ``spawned_by``): the picker lists children under their parent."""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)
 CURRENT_VERSION = len(MIGRATIONS)
 
 PROJECTION_TABLES: tuple[str, ...] = (

@@ -24,9 +24,11 @@ def fts_query(text: str) -> str | None:
     return " ".join(f'"{w}"*' for w in words) or None
 
 
-def session_rows_sql(location: str | None, search: str | None, limit: int, offset: int) -> tuple[str, tuple[Any, ...]]:
-    """The statement and parameters of :func:`session_rows`."""
-    where, params = [], []
+def session_rows_sql(
+    location: str | None, search: str | None, limit: int, offset: int, top_level: bool = False
+) -> tuple[str, tuple[Any, ...]]:
+    """The statement and parameters of :func:`session_rows`; ``top_level`` leaves out subagents' sessions."""
+    where, params = ["s.spawned_by IS NULL"] if top_level else [], []
     if location is not None:
         where.append("s.location = ?")
         params.append(location)
@@ -43,7 +45,14 @@ def session_rows_sql(location: str | None, search: str | None, limit: int, offse
 
 
 def session_rows(
-    conn: sqlite3.Connection, location: str | None, search: str | None, limit: int, offset: int
+    conn: sqlite3.Connection, location: str | None, search: str | None, limit: int, offset: int, top_level: bool = False
 ) -> list[tuple[Any, ...]]:
     """Sessions newest first, in ``SESSION_FIELDS`` order; ``search`` matches titles and message text."""
-    return conn.execute(*session_rows_sql(location, search, limit, offset)).fetchall()
+    return conn.execute(*session_rows_sql(location, search, limit, offset, top_level)).fetchall()
+
+
+def children_sql(parents: int) -> str:
+    """The subagents' sessions ``parents`` sessions started, oldest first (in ``SESSION_FIELDS`` order)."""
+    columns = ", ".join(f"s.{name}" for name in SESSION_FIELDS)
+    marks = ", ".join("?" * parents)
+    return f"SELECT {columns} FROM session s WHERE s.spawned_by IN ({marks}) ORDER BY s.created, s.id"

@@ -152,10 +152,18 @@ class Store:
         return await self._readers.read(q.most_recent_session, str(location))
 
     async def list_sessions(
-        self, location: str | Path | None = None, search: str | None = None, limit: int = 50, offset: int = 0
+        self,
+        location: str | Path | None = None,
+        search: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+        top_level: bool = False,
     ) -> list[SessionSummary]:
         where = None if location is None else str(location)
-        return await self._readers.read(q.list_sessions, where, search, limit, offset)
+        return await self._readers.read(q.list_sessions, where, search, limit, offset, top_level)
+
+    async def children(self, session_ids: Sequence[str]) -> list[SessionSummary]:
+        return await self._readers.read(q.children, list(session_ids))
 
     async def messages(
         self, session_id: str, after: int | None = None, before: int | None = None, limit: int | None = None

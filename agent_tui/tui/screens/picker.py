@@ -10,7 +10,7 @@ facade still opens, and the facade's rows replace it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -40,8 +40,10 @@ NEW_SESSION = ""  # dismiss value for Ctrl+N
 def row_text(summary: Any, now_ms: int, running: bool, asking: bool, show_location: bool, depth: int = 0) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append("⚑ " if asking else "● " if running else "  ", style="bold")
-    if depth or getattr(summary, "parent_id", None):
-        text.append("  " * max(0, depth - 1) + "↳ ", style="dim")  # a fork, under its parent when both are listed
+    if depth or getattr(summary, "parent_id", None) or getattr(summary, "spawned_by", None):
+        text.append("  " * max(0, depth - 1) + "↳ ", style="dim")  # a fork or a subagent, under its parent
+    if getattr(summary, "spawned_by", None):
+        text.append(f"{summary.agent} · ", style="dim")  # a subagent's session: which agent ran it
     text.append(session_title(summary.title, summary.last_message) or "(untitled)")
     count = summary.message_count
     text.append(f"  {relative_time(summary.updated, now_ms)} · {count} message{'' if count == 1 else 's'}", style="dim")
@@ -51,11 +53,12 @@ def row_text(summary: Any, now_ms: int, running: bool, asking: bool, show_locati
 
 
 def under_parents(rows: list[Any]) -> list[tuple[Any, int]]:
-    """Rows in order, each fork moved under its parent when the parent is among them; with its depth."""
+    """Rows in order, each fork (and subagent's session) moved under its parent when the parent is
+    among them; with its depth."""
     listed = {row.id for row in rows}
     children: dict[str, list[Any]] = {}
     for row in rows:
-        parent = getattr(row, "parent_id", None)
+        parent = _parent(row)
         if parent is not None and parent in listed:
             children.setdefault(parent, []).append(row)
     out: list[tuple[Any, int]] = []
@@ -66,8 +69,26 @@ def under_parents(rows: list[Any]) -> list[tuple[Any, int]]:
             place(child, depth + 1)
 
     for row in rows:
-        if getattr(row, "parent_id", None) not in listed:
+        if _parent(row) not in listed:
             place(row, 0)
+    return out
+
+
+def _parent(row: Any) -> str | None:
+    return getattr(row, "spawned_by", None) or getattr(row, "parent_id", None)
+
+
+CHILD_DEPTH = 4  # subagents of subagents (only when configured), at most this deep
+
+
+async def descendants(sessions: Any, rows: list[Any]) -> list[Any]:
+    """The subagents' sessions ``rows`` started (and theirs), for :func:`under_parents`."""
+    out: list[Any] = []
+    parents = [row.id for row in rows]
+    for _ in range(CHILD_DEPTH):
+        found = list(await sessions.children(parents)) if parents else []
+        out.extend(found)
+        parents = [row.id for row in found]
     return out
 
 
@@ -145,13 +166,16 @@ class SessionPicker(ModalScreen[str | None]):
                 self.query_one(OptionList).add_option(Option(Text(str(error), style="dim"), disabled=True))
             return
         rows = list(
-            await sessions.list(location=location, search=self.query_text or None, limit=PAGE + 1, offset=offset)
+            await sessions.list(
+                location=location, search=self.query_text or None, limit=PAGE + 1, offset=offset, top_level=True
+            )
         )
+        children = await descendants(sessions, rows[:PAGE])
         if generation != self._generation:
             return
         active = sessions.active()
         asking = {sid for sid in active if await sessions.permissions(sid)}
-        self._show(rows, offset, active, asking)
+        self._show(rows, offset, active, asking, children)
         self.loaded_generation = generation
 
     async def _peek(self, generation: int, location: str | None) -> None:
@@ -167,9 +191,12 @@ class SessionPicker(ModalScreen[str | None]):
             self._show(rows, 0, {}, set())  # nothing runs before the facade opens
             self._peeked = True
 
-    def _show(self, rows: list[Any], offset: int, active: dict[str, Any], asking: set[str]) -> None:
+    def _show(
+        self, rows: list[Any], offset: int, active: dict[str, Any], asking: set[str], children: Sequence[Any] = ()
+    ) -> None:
+        """A page of top-level rows, each followed by its forks and subagents' sessions (``children``)."""
         self.has_more = len(rows) > PAGE
-        placed = under_parents(rows[:PAGE])
+        placed = under_parents([*rows[:PAGE], *children])
         rows = [row for row, _ in placed]
         now = self.services.clock.now_ms()
         options = [

@@ -93,8 +93,9 @@ class PermissionPanel(Vertical, can_focus=True):
     def on_mount(self) -> None:
         self.query_one(Input).display = False
 
-    def show_ask(self, ask: PermissionAsk | None, patch: str | None = None) -> None:
-        """Show ``ask`` (None hides); the same ask again changes nothing."""
+    def show_ask(self, ask: PermissionAsk | None, patch: str | None = None, who: str | None = None) -> None:
+        """Show ``ask`` (None hides); the same ask again changes nothing. ``who``: the subagent asking
+        (``the build subagent (look around)``), when it is not this session's own agent."""
         if ask is not None and self.ask is not None and ask.request_id == self.ask.request_id:
             return
         self.ask = ask
@@ -105,7 +106,10 @@ class PermissionPanel(Vertical, can_focus=True):
             return
         self.shown_at = self.clock.now_ms()
         what, text = describe_ask(ask)
-        self.query_one(".permission-title", Static).update(Text(f"⚑ The agent wants to {inert(what)}", style="bold"))
+        asker = inert(who) if who else "the agent"
+        self.query_one(".permission-title", Static).update(
+            Text(f"⚑ {asker[0].upper()}{asker[1:]} wants to {inert(what)}", style="bold")
+        )
         body = self.query_one(".permission-body", Static)
         body.update(render_patch(patch, self.app.theme_variables) if patch is not None else Text(inert(text)))
         self.query_one(Input).display = False

@@ -180,11 +180,14 @@ class SessionView(Vertical):
         ask = next(waiting, None) if t.is_active else None
         panel = self.query_one(PermissionPanel)
         had_ask = panel.ask is not None
-        patch = None
+        patch, who = None, None
         if ask is not None:
             tool = t.tool_for(ask.assistant_message_id, ask.call_id)
             patch = tool.patch if tool else None
-        panel.show_ask(ask, patch)
+        elif t.is_active:  # none of its own: a subagent's, naming it
+            child = next((c for c in self.feed.child_asks if c.ask.request_id not in self._answered), None)
+            ask, who = (child.ask, child.who) if child is not None else (None, None)
+        panel.show_ask(ask, patch, who)
         if had_ask and ask is None:
             self.query_one(PromptInput).focus()
         self.query_one(StatusBar).show(

@@ -23,7 +23,7 @@ async def test_rebuild_equals_live_projection(  # type: ignore[no-untyped-def]
     assert all(live[table] for table in live), {t: len(rows) for t, rows in live.items()}
     replayed = await store.rebuild()
     assert replayed == sum(
-        len(rows) for rows in [await store.events("ses_main", limit=None), await store.events("ses_child", limit=None)]
+        [len(await store.events(sid, limit=None)) for sid in ("ses_main", "ses_child", "ses_spawned")]
     )
     assert projection_snapshot(store.path) == live
 
@@ -55,5 +55,6 @@ async def test_rebuild_survives_reopen_and_skips_unknown_types(  # type: ignore[
         await reopened.close()
     main_before = next(r for r in live["session"] if r[0] == "ses_main")
     main_after = next(r for r in rebuilt["session"] if r[0] == "ses_main")
-    assert main_after[-1] == head == main_before[-1] + 1  # head_seq moved to the unknown event
+    head_seq = 15  # the session table's column
+    assert main_after[head_seq] == head == main_before[head_seq] + 1  # head_seq moved to the unknown event
     assert {k: v for k, v in rebuilt.items() if k != "session"} == {k: v for k, v in live.items() if k != "session"}

@@ -239,7 +239,7 @@ async def test_counters_equal_row_counts(store: Store, publish_every_event, tmp_
         " s.head_seq, (SELECT max(seq) FROM event e WHERE e.session_id = s.id) FROM session s"
     ).fetchall()
     conn.close()
-    assert len(rows) == 2
+    assert len(rows) == 3
     for _sid, count, actual, head, max_seq in rows:
         assert (count, head) == (actual, max_seq)
     main = await store.session("ses_main")
