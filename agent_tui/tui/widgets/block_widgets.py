@@ -29,8 +29,8 @@ from agent_tui.tui.transcript_blocks import (
     TextBlock,
     UserBlock,
 )
-from agent_tui.tui.widgets.fences import AnswerMarkdown
-from agent_tui.tui.widgets.markdown_parts import PART_CHARS, FrozenMarkdown, cut_point, split_parts
+from agent_tui.tui.widgets.live_markdown import AnswerMarkdown
+from agent_tui.tui.widgets.markdown_parts import PART_CHARS, FrozenMarkdown, StreamedParts, split_parts
 from agent_tui.vocab.clock import Clock
 from agent_tui.vocab.terminal_text import inert
 
@@ -96,14 +96,12 @@ class AssistantText(BlockWidget):
     def __init__(self, block: TextBlock, clock: Clock) -> None:
         super().__init__(block, clock)
         self._written = "" if block.open else inert(block.text)
-        self._live_start = 0  # where the live (last) Markdown's text starts in ``_written``
-        self._check_at = 0  # the live text's length at which to look for a cut again (see ``cut_point``)
+        self._parts = StreamedParts(self.PART_CHARS)  # the parts frozen so far: where the live Markdown starts
         self._stream: MarkdownStream | None = None
 
     def compose(self) -> ComposeResult:
         parts = split_parts(self._written, self.PART_CHARS)
-        self._live_start = len(self._written) - len(parts[-1])
-        self._check_at = 0
+        self._parts = StreamedParts(self.PART_CHARS, start=len(self._written) - len(parts[-1]))
         yield from (FrozenMarkdown(part) for part in parts[:-1])
         yield AnswerMarkdown(parts[-1] or None)
 
@@ -125,18 +123,11 @@ class AssistantText(BlockWidget):
         elif len(text) > len(self._written):
             new = text[len(self._written) :]
             self._written = text
-            live = text[self._live_start :]
-            cut = -1
-            if len(live) >= self._check_at:
-                cut = cut_point(live, self.PART_CHARS)
-                if cut < 0 and len(live) > self.PART_CHARS:  # parsed, no boundary yet: a long block
-                    self._check_at = len(live) + max(self.PART_CHARS // 8, len(live) // 4)
-            if cut > 0:  # freeze the finished part; the rest continues in a fresh Markdown
+            if parts := self._parts.freeze(text):  # finished parts; the rest continues in a fresh Markdown
                 await self._stop()
                 await self.query_children(AnswerMarkdown).last().remove()
-                await self.mount_all([FrozenMarkdown(live[:cut]), AnswerMarkdown(live[cut:] or None)])
-                self._live_start += cut
-                self._check_at = 0
+                live = text[self._parts.start :]
+                await self.mount_all([*(FrozenMarkdown(part) for part in parts), AnswerMarkdown(live or None)])
             else:
                 await self._write(new)
         if not self.block.open:

@@ -14,7 +14,6 @@ from __future__ import annotations
 from functools import cache
 
 from rich.markdown import CodeBlock
-from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownFence
 
 PLAIN = "text"
@@ -37,12 +36,6 @@ class StatedLanguageFence(MarkdownFence):
     @classmethod
     def highlight(cls, code: str, language: str, ansi: bool = False, dark: bool = False):  # type: ignore[override]
         return super().highlight(code, fence_language(language), ansi=ansi, dark=dark)
-
-
-class AnswerMarkdown(Markdown):
-    """Textual ``Markdown`` whose fences use :class:`StatedLanguageFence`."""
-
-    BLOCKS = {**Markdown.BLOCKS, "fence": StatedLanguageFence, "code_block": StatedLanguageFence}
 
 
 class StatedLanguageCodeBlock(CodeBlock):

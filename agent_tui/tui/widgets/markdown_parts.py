@@ -75,15 +75,18 @@ def cut_point(text: str, size: int = PART_CHARS) -> int:
 
     Parts are cut only between top-level blocks, after a blank line, as
     markdown-it parses them: never inside a fence (```, ~~~, ````), an indented
-    code block or a list (a whole list is one block, so a very long list is cut
-    only once it ends). The cut is the last such boundary in ``size // 2 ..
-    size * 2``, else the first one after it.
+    code block, a list or a table (a whole list is one block, so a very long list
+    is cut only once it ends). The cut is the first such boundary at or after
+    ``size``: a boundary stays one however the text goes on, so the cut does not
+    depend on how much text there is when it is looked for. Parts streamed in any
+    chunks are therefore the parts :func:`split_parts` makes of the whole answer,
+    and reopening a session shows exactly what the stream showed (issue 32).
 
     Parsing costs time in the length parsed, so this parses a prefix as long as
     the cut needs (doubling it while no boundary turns up), and callers pass only
     the unfrozen tail: re-parsing the whole growing answer on every delta would be
-    quadratic in its length. ``AssistantText`` also re-checks a tail that found no
-    cut only once it has grown by an eighth of a part or a quarter of itself.
+    quadratic in its length. :class:`StreamedParts` also re-checks a tail over two
+    parts long that found no cut only once it has grown by a quarter of itself.
     """
     if len(text) <= size:
         return -1
@@ -91,10 +94,7 @@ def cut_point(text: str, size: int = PART_CHARS) -> int:
     while True:
         end = text.find("\n", window)
         prefix = text if end < 0 else text[: end + 1]  # complete lines through offset ``window``
-        starts = [s for s in _block_starts(prefix) if s > size // 2]
-        if before := [s for s in starts if s <= size * 2]:
-            return before[-1]
-        if starts:
+        if starts := [s for s in _block_starts(prefix) if s >= size]:
             return starts[0]
         if end < 0:
             return -1
@@ -109,3 +109,34 @@ def split_parts(text: str, size: int = PART_CHARS) -> list[str]:
         text = text[cut:]
     parts.append(text)
     return parts
+
+
+class StreamedParts:
+    """The parts a streamed answer freezes as it grows: those :func:`split_parts` makes of the whole answer."""
+
+    def __init__(self, size: int = PART_CHARS, start: int = 0) -> None:
+        self.size = size
+        self.start = start  # where the unfrozen tail starts in the answer
+        self._check_at = 0  # the tail's length at which to look for a cut again (see ``cut_point``)
+
+    def freeze(self, text: str) -> list[str]:
+        """The parts of ``text`` (the answer so far) finished since the last call, often none."""
+        live = text[self.start :]
+        parts: list[str] = []
+        if len(live) < self._check_at:
+            return parts
+        while (cut := cut_point(live, self.size)) > 0:
+            parts.append(live[:cut])
+            live = live[cut:]
+            self.start += cut
+        # No boundary yet in a tail twice a part long: one long block (a fence, a list), looked at again
+        # only once it has grown by a quarter, else each check would parse it all again. Shorter tails
+        # are looked at on every call (~1 ms for 6 000 characters), so the parts on screen when a
+        # typical answer ends are those ``split_parts`` makes of it.
+        self._check_at = len(live) + max(self.size // 8, len(live) // 4) if len(live) > self.size * 2 else 0
+        return parts
+
+    @property
+    def settled(self) -> bool:
+        """Whether no look for a cut is put off: the parts so far are those of ``split_parts``."""
+        return self._check_at == 0

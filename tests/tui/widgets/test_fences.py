@@ -8,7 +8,8 @@ from markdown_it import MarkdownIt
 from rich.console import Console
 from textual.app import App, ComposeResult
 
-from agent_tui.tui.widgets.fences import AnswerMarkdown, StatedLanguageCodeBlock, fence_language
+from agent_tui.tui.widgets.fences import StatedLanguageCodeBlock, fence_language
+from agent_tui.tui.widgets.live_markdown import AnswerMarkdown
 from agent_tui.tui.widgets.markdown_parts import _Markdown
 
 

@@ -50,12 +50,13 @@ def test_an_indented_code_block_is_not_cut() -> None:
     assert_cut_between_blocks(text)
 
 
-def test_a_cut_lands_exactly_on_the_last_block_boundary_in_range() -> None:
-    code = "~~~\n" + "z = 3\n\n" * 80 + "~~~\n\n"  # starts before SIZE * 2 and ends well after it
+def test_a_cut_lands_on_the_first_block_boundary_at_or_after_the_size() -> None:
+    code = "~~~\n" + "z = 3\n\n" * 80 + "~~~\n\n"  # starts after SIZE and ends well after it
     text = PROSE * 3 + code + PROSE
     cut = cut_point(text, SIZE)
     assert cut == text.index("~~~")  # between the third paragraph and the fence
     assert blocks(text[:cut]) + blocks(text[cut:]) == blocks(text)
+    assert cut_point(text + PROSE * 20, SIZE) == cut  # however much text follows
 
 
 def test_a_list_is_one_block_cut_only_where_it_ends() -> None:

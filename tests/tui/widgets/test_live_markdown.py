@@ -1,0 +1,284 @@
+"""Live markdown is always right: an answer streamed in any chunks, cut into frozen parts as it
+grows, shows the same blocks as a fresh render of the whole text (issue 32)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets.markdown import MarkdownBlock
+
+from agent_tui.tui.block_keys import BlockKey, BlockKind
+from agent_tui.tui.transcript_blocks import TextBlock
+from agent_tui.tui.widgets.block_widgets import AssistantText
+from agent_tui.tui.widgets.live_markdown import LiveBlocks
+from agent_tui.tui.widgets.markdown_parts import FrozenMarkdown, StreamedParts, split_parts
+from agent_tui.vocab.clock import ManualClock
+
+SIZE = 100  # a small part size, so a few hundred characters of answer cross it several times
+PARSERS = {  # the live tail's (Textual's) and the frozen parts' (Rich's)
+    "textual": MarkdownIt("gfm-like"),
+    "rich": MarkdownIt().enable("strikethrough").enable("table"),
+}
+
+# --- random answers ---------------------------------------------------------------------------
+
+WORDS = st.sampled_from(
+    ["the", "change", "keeps", "`x`", "``` in prose", "a|b", "*one*", "**two**", "~~~", "1.", "-", "#", "word"]
+)
+LANGUAGES = st.sampled_from(["python", "js", "bash", "", "text title=x", "md", "diff"])
+
+
+@st.composite
+def sentence(draw: st.DrawFn) -> str:
+    return " ".join(draw(st.lists(WORDS, min_size=1, max_size=12))).replace("\n", " ")
+
+
+@st.composite
+def paragraph(draw: st.DrawFn) -> str:
+    lines = draw(st.lists(sentence(), min_size=1, max_size=4))
+    text = "\n".join(line.lstrip("-#1.~`*| ") or "word" for line in lines)
+    underline = draw(st.sampled_from(["", "", "", "\n---", "\n==="]))  # a setext heading now and then
+    return text + underline
+
+
+@st.composite
+def heading(draw: st.DrawFn) -> str:
+    return "#" * draw(st.integers(1, 4)) + " " + draw(sentence())
+
+
+@st.composite
+def fence(draw: st.DrawFn, last: bool = False) -> str:
+    char = draw(st.sampled_from("`~"))
+    width = draw(st.integers(3, 5))
+    indent = " " * draw(st.integers(0, 3))
+    info = draw(st.sampled_from(["", " "])) + draw(LANGUAGES)
+    body: list[str] = []
+    for _ in range(draw(st.integers(0, 12))):
+        kind = draw(st.sampled_from(["code", "code", "blank", "shorter", "other", "indented"]))
+        if kind == "code":
+            body.append(draw(st.sampled_from(["x = 1", "print(x)", "  return y", "- not a list", "| a | b |"])))
+        elif kind == "blank":
+            body.append("")
+        elif kind == "shorter":  # a shorter run of the same fence character never closes it
+            body.append(char * draw(st.integers(1, width - 1)) + draw(st.sampled_from(["", "js", " "])))
+        elif kind == "other":  # the other fence character, any length
+            body.append(("~" if char == "`" else "`") * draw(st.integers(3, 6)))
+        else:
+            body.append("    indented = True")
+    close = indent[: draw(st.integers(0, 3))] + char * (width + draw(st.integers(0, 2)))
+    closed = not last or draw(st.booleans())
+    return "\n".join([indent + char * width + info, *body, *([close] if closed else [])])
+
+
+@st.composite
+def bullet_list(draw: st.DrawFn) -> str:
+    numbered = draw(st.booleans())
+    marker = draw(st.sampled_from(["1.", "1)"] if numbered else ["-", "*", "+"]))
+    items: list[str] = []
+    for n in range(draw(st.integers(1, 6))):
+        mark = f"{n + 1}{marker[-1]}" if numbered else marker
+        item = f"{mark} {draw(sentence())}"
+        pad = " " * (len(mark) + 1)
+        for _ in range(draw(st.integers(0, 2))):
+            sub = draw(st.sampled_from(["nested", "nested", "continued", "fence"]))
+            gap = draw(st.sampled_from(["\n", "\n\n"]))
+            if sub == "nested":
+                item += f"{gap}{pad}- {draw(sentence())}"
+            elif sub == "continued":
+                item += f"{gap}{pad}{draw(sentence()).lstrip('-#1.~`*| ') or 'word'}"
+            else:
+                item += gap + "\n".join(pad + line if line else "" for line in draw(fence()).split("\n"))
+        items.append(item)
+    gaps = [draw(st.sampled_from(["\n", "\n\n"])) for _ in items]
+    return "".join(item + gap for item, gap in zip(items, gaps, strict=True)).rstrip("\n")
+
+
+@st.composite
+def table(draw: st.DrawFn) -> str:
+    columns = draw(st.integers(1, 4))
+    rows = [
+        "| " + " | ".join(draw(st.sampled_from(["a", "bb", "`c`", "1.", "- d"])) for _ in range(columns)) + " |"
+        for _ in range(draw(st.integers(0, 8)))
+    ]
+    head = "| " + " | ".join(f"h{n}" for n in range(columns)) + " |"
+    return "\n".join([head, "|" + "---|" * columns, *rows])
+
+
+BLOCK = st.one_of(paragraph(), paragraph(), heading(), fence(), bullet_list(), table(), st.just("---"))
+
+
+@st.composite
+def answer(draw: st.DrawFn) -> str:
+    blocks = draw(st.lists(BLOCK, min_size=4, max_size=40))
+    if draw(st.booleans()):
+        blocks.append(draw(fence(last=True)))  # the answer may end inside an unclosed fence
+    text = blocks[0]
+    for block in blocks[1:]:
+        text += draw(st.sampled_from(["\n\n", "\n\n", "\n", "\n\n\n"])) + block
+    return text + draw(st.sampled_from(["", "\n", "\n\n"]))
+
+
+@st.composite
+def chunks(draw: st.DrawFn, text: str) -> list[str]:
+    out: list[str] = []
+    at = 0
+    while at < len(text):
+        size = draw(st.one_of(st.integers(1, 8), st.integers(1, 300)))
+        out.append(text[at : at + size])
+        at += size
+    return out
+
+
+# --- what the screen shows --------------------------------------------------------------------
+
+
+def stream(pieces: list[str], size: int = SIZE) -> tuple[list[str], list[list[tuple[object, ...]]], bool]:
+    """What ``AssistantText`` shows after streaming ``pieces``: its parts (frozen ones, then the live
+    tail), the live Markdown's blocks as its appends left them, and whether no cut was put off."""
+    parts = StreamedParts(size)
+    frozen: list[str] = []
+    text = ""
+    live: list[list[tuple[object, ...]]] = []  # the tokens of each block on screen
+    blocks = LiveBlocks()
+    for piece in pieces:
+        text += piece
+        if finished := parts.freeze(text):  # a fresh Markdown made with the rest (``update``), then appends
+            frozen += finished
+            blocks = LiveBlocks()
+            live = groups(text[parts.start :])
+            continue
+        start, tokens = blocks.parse(text[parts.start :])
+        live = [block for block in live if first_line(block) < start] + groups(tokens, start)
+    return [*frozen, text[parts.start :]], live, parts.settled
+
+
+def first_line(block: list[tuple[object, ...]]) -> int:
+    where = block[0][-1]
+    assert isinstance(where, tuple)
+    return where[0]
+
+
+def groups(source: str | list[Token], line: int = 0) -> list[list[tuple[object, ...]]]:
+    """Each top-level block's tokens, source lines counted from ``line``."""
+    blocks: list[list[Token]] = []
+    for t in PARSERS["textual"].parse(source) if isinstance(source, str) else source:
+        if t.level == 0 and t.nesting >= 0:
+            blocks.append([])
+        blocks[-1].append(t)
+    return [
+        [
+            (t.type, t.tag, t.info, t.markup, t.content, tuple(n + line for n in t.map) if t.map else None)
+            for t in _flat(b)
+        ]
+        for b in blocks
+    ]
+
+
+def _flat(tokens: list[Token]) -> list[Token]:
+    return [t for token in tokens for t in [token, *(_flat(token.children) if token.children else [])]]
+
+
+def rendered(parts: list[str], parser: MarkdownIt) -> list[tuple[object, ...]]:
+    """Every token of every part, as a renderer sees it, with source lines counted across parts."""
+    out: list[tuple[object, ...]] = []
+    line = 0
+    for part in parts:
+        for t in _flat(parser.parse(part)):
+            where = tuple(n + line for n in t.map) if t.map else None
+            out.append((t.type, t.tag, t.level, t.info, t.markup, t.content, where))
+        line += part.count("\n")
+    return out
+
+
+def assert_shows_as_whole(parts: list[str], text: str) -> None:
+    assert "".join(parts) == text
+    for parser in PARSERS.values():
+        assert rendered(parts, parser) == rendered([text], parser)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.data())
+def test_a_streamed_answer_shows_what_a_fresh_render_of_it_shows(data: st.DataObject) -> None:
+    text = data.draw(answer())
+    parts, live, settled = stream(data.draw(chunks(text)))
+    if settled:  # (a cut put off in a long block is made when the text next grows, not at the end)
+        assert parts == split_parts(text, SIZE)  # the last frame while streaming is what reopening shows
+    assert_shows_as_whole(parts, text)  # and the parts together show the answer as one render would
+    assert live == groups(parts[-1])  # the live tail, appended to, as a fresh render of it
+
+
+# --- on screen: a streamed AssistantText against a reopened one ---------------------------------
+
+LONG = (
+    "Intro paragraph with some words about the change.\n\n"
+    + "".join(f"{n}. step {n}, with a few words to it\n\n" for n in range(1, 13))
+    + "```python\n"
+    + "".join(f"x{n} = {n}\n\n" for n in range(30))
+    + "```\n\nAfter the fence, *emphasis* and `code`.\n\n"
+    + "| a | b |\n|---|---|\n"
+    + "".join(f"| {n} | {n * n} |\n" for n in range(12))
+    + "\n- one\n\n  - nested\n\n- two\n\n"
+    + "~~~~\n```js\nlet y = 2;\n```\n~~~~\n\nThe end."
+)
+
+
+class _Host(App[None]):
+    def __init__(self, widgets: list[Widget]) -> None:
+        super().__init__()
+        self.widgets = widgets
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield from self.widgets
+
+
+def _text_block(text: str, *, open: bool) -> TextBlock:
+    block = TextBlock(key=BlockKey(BlockKind.TEXT, "m", 0), seq=1, open=open, live=open)
+    if text:
+        block.append(text)
+    return block
+
+
+def shown(widget: AssistantText) -> list[tuple[str, ...]]:
+    """What the widget shows: each frozen part's text, each live Markdown block's kind, text and lines."""
+    out: list[tuple[str, ...]] = []
+    for child in widget.query_children():
+        if isinstance(child, FrozenMarkdown):
+            out.append(("frozen", child.source, str(child.region.height)))
+        else:
+            for block in child.query(MarkdownBlock):
+                content = getattr(block, "_content", None)
+                code = getattr(block, "code", None)
+                text = content.plain if content is not None else code if isinstance(code, str) else ""
+                out.append((type(block).__name__, text, str(block.region.height)))
+    return out
+
+
+@pytest.mark.parametrize("step", [1, 7, 61, 301])
+async def test_streamed_answer_on_screen_equals_the_reopened_one_and_does_not_jump_at_the_end(
+    monkeypatch: pytest.MonkeyPatch, step: int
+) -> None:
+    monkeypatch.setattr(AssistantText, "PART_CHARS", SIZE)
+    streamed = AssistantText(_text_block("", open=True), ManualClock())
+    reopened = AssistantText(_text_block(LONG, open=False), ManualClock())
+    async with _Host([streamed, reopened]).run_test(size=(100, 50)) as pilot:
+        for start in range(0, len(LONG), step):
+            streamed.block.append(LONG[start : start + step])
+            streamed.block.touch()
+            await streamed.sync()
+        await streamed._stop()  # the last live frame: every write applied
+        await pilot.pause()
+        last_frame, height = shown(streamed), streamed.region.height
+        streamed.block.open = False  # the answer ends
+        streamed.block.touch()
+        await streamed.sync()
+        await pilot.pause()
+        assert streamed.source == reopened.source == LONG
+        assert shown(streamed) == last_frame and streamed.region.height == height  # no jump at the end
+        assert shown(streamed) == shown(reopened)
