@@ -46,7 +46,7 @@ class Routes:
 
 
 def task_call(
-    call_id: str, prompt: str, agent: str = "build", description: str = "look something up"
+    call_id: str, prompt: str, agent: str = "general", description: str = "look something up"
 ) -> dict[str, Any]:
     """A scripted ``task`` tool call (the model hands ``prompt`` to the subagent ``agent``)."""
     arguments = {"agent": agent, "description": description, "prompt": prompt}

@@ -1,4 +1,6 @@
-"""The built-in agents, as data: ``build`` (the default) and ``plan`` (investigates and proposes).
+"""The built-in agents, as data: ``build`` (the default) and ``plan`` (investigates and proposes),
+and two subagents for the ``task`` tool: ``general`` (does what ``build`` does) and ``explore``
+(reads and searches under the plan agent's rules).
 
 An agent is a set of settings (``config.AgentSettings``) named in ``[agents.NAME]``; these two
 are the lowest layer under the Markdown files and the config files, so ``[agents.plan]`` changes
@@ -21,6 +23,8 @@ from typing import Any
 from agent_tui.core.settings.config_layers import DEFAULT_AGENT
 
 PLAN_AGENT = "plan"
+GENERAL_AGENT = "general"
+EXPLORE_AGENT = "explore"
 
 AGENT_MODES = ("primary", "subagent", "all")
 """``primary``: the user selects it; ``subagent``: only for delegated tasks; ``all``: both."""
@@ -88,10 +92,24 @@ BUILTIN_AGENTS: dict[str, dict[str, Any]] = {
         "description": "Investigates and proposes a plan: it reads and searches, never edits.",
         "mode": "primary",
     },
+    GENERAL_AGENT: {
+        "description": (
+            "General-purpose subagent for multi-step work and research that would fill your context: "
+            "it reads, edits and runs commands like you, and answers with what it did and found."
+        ),
+        "mode": "subagent",
+    },
+    EXPLORE_AGENT: {
+        "description": (
+            "Read-only subagent that searches and reads the codebase to answer a question (where is X, "
+            "how does Y work); it never edits. Say how thorough it should be."
+        ),
+        "mode": "subagent",
+    },
 }
 """The built-in agents' settings, as a config layer would write them (their rules: ``builtin_rules``)."""
 
 
 def builtin_rules(agent: str) -> list[dict[str, str]]:
     """The built-in agent's own permission rules, first of the agent's rules (none for others)."""
-    return [dict(rule) for rule in PLAN_RULES] if agent == PLAN_AGENT else []
+    return [dict(rule) for rule in PLAN_RULES] if agent in (PLAN_AGENT, EXPLORE_AGENT) else []

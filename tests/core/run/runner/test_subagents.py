@@ -62,7 +62,7 @@ async def test_a_child_session_answers_the_parents_task_call(
         "call_t",
     )
     assert record.parent_id is None  # not a fork
-    assert (record.title, record.agent, record.location) == ("look something up", "build", str(workdir))
+    assert (record.title, record.agent, record.location) == ("look something up", "general", str(workdir))
     child_log = await stored(runtime, child)
     created = child_log[0].event
     assert isinstance(created, ev.SessionCreated) and created.spawned_by is not None
@@ -151,7 +151,7 @@ async def test_a_failed_child_is_a_tool_error_with_its_session(
     (failed,) = of_type(log, ev.ToolFailed)
     child = failed.result_meta["session_id"]
     assert failed.error.type == "subagent.failed"
-    assert failed.error.message.startswith("The build subagent failed: ")
+    assert failed.error.message.startswith("The general subagent failed: ")
     assert "bad child request" in failed.error.message
     assert failed.error.message.endswith(f"session_id: {child}")
     assert kinds(await stored(runtime, child))[-1] == "execution.failed"
@@ -166,7 +166,7 @@ async def test_an_unknown_agent_lists_the_subagents(
     await runtime.sessions.prompt(parent, "PARENT: unknown agent")
     await settle(runtime, parent, timeout=30)
     (failed,) = of_type(await stored(runtime, parent), ev.ToolFailed)
-    assert failed.error.message == "Unknown subagent 'nobody'. Subagents: build."
+    assert failed.error.message == "Unknown subagent 'nobody'. Subagents: explore, general."
     assert await runtime.sessions.children(parent) == []
 
 
