@@ -105,6 +105,7 @@ def split_powers(data: Mapping[str, Any]) -> tuple[dict[str, Any], Powers]:
     _split_models(kept, wanted, lines)
     _split_instructions(kept, wanted, lines)
     _split_references(kept, wanted, lines)
+    _split_sandbox(kept, wanted, lines)
     shell = kept.get("shell")
     if isinstance(shell, Mapping) and "env" in shell:
         wanted["shell.env"] = shell["env"]
@@ -146,6 +147,25 @@ def _split_references(kept: dict[str, Any], wanted: dict[str, Any], lines: list[
         wanted["references"] = reaching
         kept["references"] = {name: value for name, value in references.items() if name not in reaching}
         lines.extend(f"let the agent read {reference['path']} as {name}:" for name, reference in reaching.items())
+
+
+def _split_sandbox(kept: dict[str, Any], wanted: dict[str, Any], lines: list[str]) -> None:
+    """Take out what loosens the sandbox (another mode than read-only, the network, more writable
+    folders); a project may only narrow it until trusted."""
+    sandbox = kept.get("sandbox")
+    if not isinstance(sandbox, Mapping):
+        return
+    loosening = {
+        key: value
+        for key, value in sandbox.items()
+        if (key == "mode" and value != "read-only")
+        or (key == "network" and value)
+        or (key == "writable_roots" and value)
+    }
+    if loosening:
+        wanted["sandbox"] = loosening
+        kept["sandbox"] = {key: value for key, value in sandbox.items() if key not in loosening}
+        lines.extend(f"set the command sandbox's {key} to {json.dumps(value)}" for key, value in loosening.items())
 
 
 def _split_mcp(kept: dict[str, Any], wanted: dict[str, Any], lines: list[str]) -> None:

@@ -185,3 +185,14 @@ def test_reference_folders_outside_the_project_are_powers_and_inside_ones_are_no
     assert kept["references"] == {"local": {"path": "vendor/docs"}}
     assert set(powers.wanted["references"]) == {"sibling", "home", "abs"}
     assert "let the agent read ~/notes as home:" in powers.lines
+
+
+def test_a_project_may_narrow_the_sandbox_but_loosening_it_is_a_power() -> None:
+    from agent_tui.core.settings.trust import split_powers
+
+    kept, powers = split_powers({"sandbox": {"mode": "full-access", "network": True, "writable_roots": ["/"]}})
+    assert kept["sandbox"] == {}
+    assert powers.wanted["sandbox"] == {"mode": "full-access", "network": True, "writable_roots": ["/"]}
+    assert 'set the command sandbox\'s mode to "full-access"' in powers.lines
+    kept, powers = split_powers({"sandbox": {"mode": "read-only", "network": False}})
+    assert kept["sandbox"] == {"mode": "read-only", "network": False} and "sandbox" not in powers.wanted
