@@ -36,14 +36,19 @@ def connect(path: Path, settings: StorageSettings, *, reader: bool = False) -> s
     and closed on another; each connection is still used by one thread at a time.
     """
     try:
-        conn = sqlite3.connect(
-            path,
-            timeout=settings.busy_timeout_ms / 1000,
-            isolation_level=None,
-            check_same_thread=False,
-        )
+        return connect_raw(path, settings, reader=reader)
     except sqlite3.Error as error:
         raise translate(error, path, settings) from None
+
+
+def connect_raw(path: Path, settings: StorageSettings, *, reader: bool = False) -> sqlite3.Connection:
+    """``connect`` that lets sqlite3 errors through, for callers that retry on them."""
+    conn = sqlite3.connect(
+        path,
+        timeout=settings.busy_timeout_ms / 1000,
+        isolation_level=None,
+        check_same_thread=False,
+    )
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(settings.busy_timeout_ms)}")
         conn.execute("PRAGMA foreign_keys = ON")
@@ -51,7 +56,7 @@ def connect(path: Path, settings: StorageSettings, *, reader: bool = False) -> s
         conn.execute(f"PRAGMA synchronous = {sync}")
         if reader:
             conn.execute("PRAGMA query_only = ON")
-    except sqlite3.Error as error:
+    except BaseException:
         conn.close()
-        raise translate(error, path, settings) from None
+        raise
     return conn

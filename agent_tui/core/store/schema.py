@@ -181,20 +181,22 @@ PROJECTION_TABLES: tuple[str, ...] = (
 """Every table derived from ``event``, children before parents (delete order)."""
 
 
-def user_version(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("PRAGMA user_version").fetchone()[0])
-
-
 def check_version(conn: sqlite3.Connection, path: Path) -> int:
-    """The file's schema version; refuses newer files and foreign databases."""
-    version = user_version(conn)
+    """The file's schema version; refuses newer files and foreign databases.
+
+    Version and table count come from one statement, so one snapshot: read
+    apart, another process could commit its migration between the two reads
+    and a healthy file would look like "tables but no schema version".
+    """
+    version, tables = conn.execute(
+        "SELECT (SELECT user_version FROM pragma_user_version),"
+        " (SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%')"
+    ).fetchone()
     if version > CURRENT_VERSION:
         raise DatabaseTooNew(path, version, CURRENT_VERSION)
-    if version == 0:
-        tables = conn.execute("SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").fetchone()[0]
-        if tables:
-            raise DatabaseCorrupt(path, "it has tables but no agent-tui schema version")
-    return version
+    if version == 0 and tables:
+        raise DatabaseCorrupt(path, "it has tables but no agent-tui schema version")
+    return int(version)
 
 
 def migrate(conn: sqlite3.Connection, path: Path) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -33,7 +34,7 @@ from agent_tui.core.projections.projectors import project
 from agent_tui.core.settings.config import StorageSettings
 from agent_tui.core.store import queries as q
 from agent_tui.core.store.bus import Bus
-from agent_tui.core.store.db import connect, translate
+from agent_tui.core.store.db import connect_raw, translate
 from agent_tui.core.store.reader import ReaderPool
 from agent_tui.core.store.schema import CURRENT_VERSION, PROJECTION_TABLES, check_version, migrate
 from agent_tui.core.store.watch import CommitWatcher
@@ -45,10 +46,40 @@ DEFAULT_PAGE = 500
 
 
 def _open_writer(path: Path, settings: StorageSettings) -> sqlite3.Connection:
-    """Open (and create or migrate) the file; refuses anything it must not touch."""
+    """Open (and create or migrate) the file; refuses anything it must not touch.
+
+    SQLite answers some lock conflicts at open at once, without its busy
+    handler: switching a fresh file to WAL while another process reads it, or
+    opening while the last connection of another process checkpoints and
+    removes its WAL. Opening is idempotent (``migrate`` re-reads the version
+    under the write lock), so the whole attempt is retried until the busy
+    timeout is spent, and only then reported as locked.
+    """
+    deadline = time.monotonic() + settings.busy_timeout_ms / 1000
+    pause = 0.005
+    while True:
+        try:
+            return _open_writer_once(path, settings)
+        except sqlite3.OperationalError as error:
+            if not _is_busy(error) or time.monotonic() + pause > deadline:
+                raise translate(error, path, settings) from None
+        except sqlite3.Error as error:
+            raise translate(error, path, settings) from None
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
+
+
+def _is_busy(error: sqlite3.OperationalError) -> bool:
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is None:  # raised without a code: judge by the message, as ``translate`` does
+        return "locked" in str(error).lower() or "busy" in str(error).lower()
+    return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+def _open_writer_once(path: Path, settings: StorageSettings) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
     fresh = not path.exists()
-    conn = connect(path, settings)
+    conn = connect_raw(path, settings)
     if fresh:  # transcripts are private; -wal and -shm inherit the file's mode
         os.chmod(path, 0o600)
     try:
@@ -57,9 +88,6 @@ def _open_writer(path: Path, settings: StorageSettings) -> sqlite3.Connection:
             conn.execute("PRAGMA journal_mode = WAL")
         if version < CURRENT_VERSION:
             migrate(conn, path)
-    except sqlite3.Error as error:
-        conn.close()
-        raise translate(error, path, settings) from None
     except BaseException:
         conn.close()
         raise

@@ -15,7 +15,7 @@ import pytest
 from agent_tui.core.errors import CorruptEvent, DatabaseCorrupt, DatabaseLocked, DatabaseTooNew
 from agent_tui.core.log import events as ev
 from agent_tui.core.settings.config import StorageSettings
-from agent_tui.core.store.schema import CURRENT_VERSION
+from agent_tui.core.store.schema import CURRENT_VERSION, check_version, migrate
 from agent_tui.core.store.store import Store
 
 
@@ -144,6 +144,49 @@ async def test_two_processes_opening_a_fresh_file_migrate_once(tmp_path: Path) -
     assert conn.execute("PRAGMA user_version").fetchone()[0] == CURRENT_VERSION
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conn.close()
+
+
+def test_a_migration_committed_while_the_version_is_read_is_not_a_foreign_database(tmp_path: Path) -> None:
+    """Another process may finish migrating between any two statements this one runs."""
+    path = tmp_path / "fresh.db"
+    sqlite3.connect(path).close()
+    reader = sqlite3.connect(path, isolation_level=None)
+    migrated = False
+
+    def other_process_migrates(statement: str) -> None:
+        nonlocal migrated
+        if not migrated and "sqlite_master" in statement:
+            migrated = True
+            other = sqlite3.connect(path, isolation_level=None)
+            migrate(other, path)
+            other.close()
+
+    reader.set_trace_callback(other_process_migrates)
+    try:
+        assert check_version(reader, path) in (0, CURRENT_VERSION)
+    finally:
+        reader.close()
+    assert migrated
+
+
+def test_open_retries_a_lock_conflict_sqlite_reports_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SQLite answers some conflicts at open without its busy handler; the open tries again."""
+    from agent_tui.core.store import store as store_module
+
+    real = store_module.check_version
+    conflicts = iter([True, True])
+
+    def busy_twice(conn: sqlite3.Connection, path: Path) -> int:
+        if next(conflicts, False):
+            raise sqlite3.OperationalError("database is locked")
+        return real(conn, path)
+
+    monkeypatch.setattr(store_module, "check_version", busy_twice)
+    conn = store_module._open_writer(tmp_path / "a.db", StorageSettings())
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == CURRENT_VERSION
+    finally:
+        conn.close()
 
 
 async def test_pragmas_follow_storage_settings(tmp_path: Path) -> None:
