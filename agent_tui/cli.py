@@ -1,5 +1,5 @@
 """Entry points: the TUI, ``run``, ``serve``, ``sessions``, ``log``, ``db``, ``rewind``, ``export``, ``import``,
-``context``, ``warm``, ``trust``, ``skills``.
+``context``, ``warm``, ``trust``, ``skills``, ``sandbox``.
 
 Only argparse and the version are imported here (``--version`` answers before
 argparse); every subcommand imports its own implementation lazily so
@@ -122,6 +122,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     trusting.add_argument("directory", nargs="?", default=".", help="a directory of the project (default: here)")
 
+    sandbox = sub.add_parser(
+        "sandbox",
+        help="run a command under the sandbox policy the agent's bash has here (to check what it allows)",
+    )
+    sandbox.add_argument("--agent", help="use this agent's policy (the plan agent's is read-only)")
+    sandbox.add_argument("words", nargs=argparse.REMAINDER, metavar="-- CMD", help="the command and its arguments")
     skills = sub.add_parser("skills", help="list the skills found for a directory (SKILL.md folders)")
     skills.add_argument("directory", nargs="?", default=".", help="a directory of the project (default: here)")
     skills.add_argument("--agent", help="mark the skills this agent's rules deny (default: the configured agent)")
@@ -205,6 +211,7 @@ _COMMANDS = {
     "warm": "agent_tui.commands.warm_cmd",
     "trust": "agent_tui.commands.trust_cmd",
     "skills": "agent_tui.commands.skills_cmd",
+    "sandbox": "agent_tui.commands.sandbox_cmd",
 }
 WARM_COMMANDS = (None, "run", "serve")
 """What a warm process may run: the commands that import the app, LiteLLM or the server."""

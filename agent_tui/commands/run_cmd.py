@@ -60,6 +60,8 @@ async def _main(args: argparse.Namespace) -> int:
         print(f"agent-tui: {trust_cmd.ignored_line(settings.untrusted_project)}", file=sys.stderr, flush=True)
     for line in settings.problems:
         print(inert(f"agent-tui: {line}"), file=sys.stderr, flush=True)
+    if (unconfined := settings.sandbox.notice()) is not None:
+        print(f"agent-tui: {unconfined}", file=sys.stderr, flush=True)
     if args.agent is not None and (refused := settings.agent_choice_error(args.agent)) is not None:
         return fail(refused, EXIT_AGENT)
     try:

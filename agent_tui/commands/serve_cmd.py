@@ -62,9 +62,11 @@ async def _main(args: argparse.Namespace) -> int:
         runtime = await Runtime.open(cli=cli, permission_policy=None)
     except (ConfigError, StoreError) as error:
         return fail(str(error))
-    untrusted = (await runtime.settings_for(str(Path.cwd()))).untrusted_project
-    if untrusted is not None:
-        _say(trust_cmd.ignored_line(untrusted))
+    here = await runtime.settings_for(str(Path.cwd()))
+    if here.untrusted_project is not None:
+        _say(trust_cmd.ignored_line(here.untrusted_project))
+    if (unconfined := here.sandbox.notice()) is not None:
+        _say(unconfined)
     try:
         return await _serve(args, runtime)
     finally:

@@ -68,6 +68,7 @@ _EXPORTS: dict[str, str] = {
     "init_prompt": "request.init_prompt",
     # The skills here, for /skills and `agent-tui skills`.
     "skill_listing": "request.skills",
+    "sandboxed_command": "host.sandbox_check",
     # Configuration.
     "Settings": "settings.config",
     "load_settings": "settings.config",

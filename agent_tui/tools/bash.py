@@ -28,7 +28,7 @@ from agent_tui.tools.process_group import (
 )
 from agent_tui.tools.sandbox import SandboxMode, SandboxPolicy, bwrap_path, sandboxed_argv
 from agent_tui.tools.scope import ToolScope
-from agent_tui.tools.shell_env import shell_environment
+from agent_tui.tools.shell_env import command_environment
 from agent_tui.tools.shell_grammar import write_targets
 from agent_tui.tools.shell_parse import HARMLESS_PATHS, absolute_arguments
 from agent_tui.tools.tool import Tool, ToolResult
@@ -116,13 +116,13 @@ async def run_bash(scope: ToolScope, params: BashInput) -> ToolResult:
     timeout_s = (params.timeout_ms or DEFAULT_TIMEOUT_MS) / 1000
     spill = scope.spill_dir / f"bash-{scope.call_id or 'call'}-{uuid.uuid4().hex[:8]}.log"
     keeper = OutputKeeper(spill)
-    env = {**shell_environment(os.environ, scope.shell_env_include), "PAGER": "cat", "GIT_PAGER": "cat"}
+    env = command_environment(scope.shell_env_include)
     if scope.session_id and scope.call_id:  # found again by the crash sweep if this process dies
         env[TOOL_MARK_ENV] = tool_mark(scope.session_id, scope.call_id)
     become_subreaper()
     await asyncio.to_thread(sweep)
     started = time.monotonic()
-    proc = await _start_shell(_shell_argv(params.command, workdir, confined), workdir, env, scope.kill_grace_s)
+    proc = await _start_shell(shell_argv(params.command, workdir, confined), workdir, env, scope.kill_grace_s)
     assert proc.stdout is not None
     track(proc.pid, proc.pid)
     pump = asyncio.ensure_future(_pump(proc.stdout, keeper, scope))
@@ -204,7 +204,8 @@ async def _confinement(scope: ToolScope, params: BashInput) -> SandboxPolicy | N
     return policy
 
 
-def _shell_argv(command: str, workdir: Path, policy: SandboxPolicy | None) -> list[str]:
+def shell_argv(command: str, workdir: Path, policy: SandboxPolicy | None) -> list[str]:
+    """``bash -c command``, wrapped in bubblewrap under ``policy`` when there is one and bwrap is here."""
     argv = ["bash", "--noprofile", "--norc", "-c", command]
     bwrap = bwrap_path()
     return argv if policy is None or bwrap is None else sandboxed_argv(policy, argv, workdir, bwrap)

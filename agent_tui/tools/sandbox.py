@@ -34,6 +34,14 @@ class SandboxMode(StrEnum):
     FULL_ACCESS = "full-access"
 
 
+_BREADTH = (SandboxMode.READ_ONLY, SandboxMode.WORKSPACE_WRITE, SandboxMode.FULL_ACCESS)
+
+
+def narrower(a: SandboxMode, b: SandboxMode) -> SandboxMode:
+    """The stricter of two modes: layers (an agent, an untrusted project) narrow, never widen."""
+    return min(a, b, key=_BREADTH.index)
+
+
 PROTECTED_IN_WORKSPACE = (".git/hooks", ".agent-tui")
 """Inside a writable project, these stay read-only."""
 
@@ -87,7 +95,11 @@ def sandboxed_argv(policy: SandboxPolicy, argv: Sequence[str], workdir: Path, bw
             if any(path == root or root in path.parents for root in writable):
                 args += ["--ro-bind", str(path), str(path)]
     else:
-        args += ["--tmpfs", tempfile.gettempdir()]
+        temp = Path(os.path.realpath(tempfile.gettempdir()))
+        args += ["--tmpfs", str(temp)]
+        for path in _existing([*policy.writable_roots[:1], workdir]):  # a project under the temp dir stays seen
+            if temp in path.parents:
+                args += ["--ro-bind", str(path), str(path)]
     if not policy.network:
         args.append("--unshare-net")
     args += ["--die-with-parent", "--chdir", str(workdir), "--", *argv]

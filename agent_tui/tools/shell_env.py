@@ -9,6 +9,7 @@ unless ``[shell] env.include`` names them.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping
 
@@ -56,3 +57,9 @@ def shell_environment(environ: Mapping[str, str], include: Iterable[str] = ()) -
         for name, value in environ.items()
         if not is_secret(name) or any(wildcard_match(pattern, name) for pattern in passed)
     }
+
+
+def command_environment(include: Iterable[str] = ()) -> dict[str, str]:
+    """What a shell command starts with: this process's environment without its secrets, and
+    pagers that never wait for a keypress (no one is there to press it)."""
+    return {**shell_environment(os.environ, include), "PAGER": "cat", "GIT_PAGER": "cat"}

@@ -181,6 +181,7 @@ class AgentApp(App[None]):
         if self.start.picker:  # at once: its rows arrive when the store is open
             self.action_resume()
         if self._connect is None:
+            self._tell_what_settings_leave_out()
             await self._open_start()
         else:  # open the core after the first frame; typing works meanwhile
             self.call_after_refresh(lambda: self.run_worker(self._connect_core(), group="connect"))
@@ -209,11 +210,18 @@ class AgentApp(App[None]):
             self.view.notice = self.services.core_error
             self.view.paint_chrome()
             return
-        for problem in getattr(self.services.settings, "problems", ()):  # an agent file left out, in part or whole
-            self.notify(problem, severity="warning", timeout=10)
+        self._tell_what_settings_leave_out()
         if self.services.trust_question is not None:
             self._ask_trust()
         await self._open_start()
+
+    def _tell_what_settings_leave_out(self) -> None:
+        """Agent files left out (in part or whole), and commands that cannot be confined here."""
+        settings = self.services.settings
+        for problem in getattr(settings, "problems", ()):
+            self.notify(problem, severity="warning", timeout=10)
+        if settings is not None and (unconfined := settings.sandbox.notice()) is not None:
+            self.notify(unconfined, severity="warning", timeout=15)
 
     def _ask_trust(self) -> None:
         """The project's config asks for powers it does not have yet: ask once, at open."""

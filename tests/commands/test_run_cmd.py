@@ -533,3 +533,30 @@ async def test_the_agent_flag_selects_a_primary_agent_and_names_the_choices_othe
     code, out, err = await cli.run("--continue", "--agent", "build", "now build it")
     assert code == 0, err
     assert "agent.selected" in types(await cli.log(session_of(err)))
+
+
+def _path_without_bwrap(folder: Path) -> str:
+    """A ``PATH`` with every command of this machine's but bubblewrap."""
+    folder.mkdir()
+    for directory in os.environ.get("PATH", "").split(os.pathsep):
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(directory):
+                if entry.name != "bwrap" and not (folder / entry.name).exists():
+                    (folder / entry.name).symlink_to(entry.path)
+    return str(folder)
+
+
+async def test_without_a_sandbox_mechanism_run_says_so_once_and_full_access_does_not(
+    cli: Cli, fake: FakeProvider, tmp_path: Path, agent_home: Path
+) -> None:
+    path = _path_without_bwrap(tmp_path / "bin")
+    environ = cli.env
+    cli.env = lambda: {**environ(), "PATH": path}  # type: ignore[method-assign]
+    fake.add({"text": "ok"})
+    code, out, err = await cli.run("hi")
+    assert code == 0, err
+    assert err.count("no command sandbox") == 1 and "bubblewrap (bwrap) is not installed" in err
+    (agent_home / "config.toml").write_text('[sandbox]\nmode = "full-access"\n')
+    fake.add({"text": "ok"})
+    code, out, err = await cli.run("hi")
+    assert code == 0 and "no command sandbox" not in err, err

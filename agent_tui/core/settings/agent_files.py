@@ -51,7 +51,19 @@ CLAUDE_MODEL_ALIASES = frozenset({"inherit", "sonnet", "opus", "haiku", "default
 """Claude Code's model aliases: the agent uses the session's model."""
 
 OUR_KEYS = frozenset(
-    {"name", "description", "mode", "model", "temperature", "tools", "disallowed_tools", "steps", "permission", "mcp"}
+    {
+        "name",
+        "description",
+        "mode",
+        "model",
+        "temperature",
+        "tools",
+        "disallowed_tools",
+        "steps",
+        "permission",
+        "mcp",
+        "sandbox",
+    }
 )
 CLAUDE_KEYS = frozenset({"name", "description", "tools", "disallowedTools", "model", "color"})
 

@@ -91,6 +91,7 @@ BUILTIN_AGENTS: dict[str, dict[str, Any]] = {
     PLAN_AGENT: {
         "description": "Investigates and proposes a plan: it reads and searches, never edits.",
         "mode": "primary",
+        "sandbox": "read-only",
     },
     GENERAL_AGENT: {
         "description": (
@@ -105,6 +106,7 @@ BUILTIN_AGENTS: dict[str, dict[str, Any]] = {
             "how does Y work); it never edits. Say how thorough it should be."
         ),
         "mode": "subagent",
+        "sandbox": "read-only",
     },
 }
 """The built-in agents' settings, as a config layer would write them (their rules: ``builtin_rules``)."""

@@ -27,7 +27,7 @@ from agent_tui.core.settings.config_layers import (
     read_layers,
 )
 from agent_tui.core.settings.config_layers import ConfigError as ConfigError  # re-exported: raised from here too
-from agent_tui.tools.sandbox import SandboxMode, SandboxPolicy
+from agent_tui.tools.sandbox import SandboxMode, SandboxPolicy, narrower, unavailable_reason
 from agent_tui.vocab.kinds import Effect
 from agent_tui.vocab.mcp_names import SERVER_NAME
 from agent_tui.vocab.mcp_server import McpServerConfig
@@ -64,6 +64,9 @@ class AgentSettings(_Section):
     permission: list[PermissionRule] = Field(default_factory=list)
     mcp: list[str] | None = None
     """The MCP servers this agent uses, by name; None: every enabled server."""
+    sandbox: SandboxMode | None = None
+    """The command sandbox for this agent's steps; it may only narrow ``[sandbox] mode``
+    (the plan agent: ``read-only``, so even an allowed command cannot write)."""
 
     @field_validator("mode")
     @classmethod
@@ -164,9 +167,20 @@ class SandboxSettings(_Section):
     writable_roots: list[str] = Field(default_factory=list)
     """More folders commands may write (absolute, ``~/…``, or from the project root)."""
 
-    def policy(self, project_root: Path, read_only: tuple[Path, ...] = ()) -> SandboxPolicy:
+    def policy(
+        self, project_root: Path, read_only: tuple[Path, ...] = (), *, agent_mode: SandboxMode | None = None
+    ) -> SandboxPolicy:
+        """The policy a command runs under; ``agent_mode`` (the agent's own) can only narrow the mode."""
         roots = [project_root, *((project_root / Path(root).expanduser()).resolve() for root in self.writable_roots)]
-        return SandboxPolicy(self.mode, self.network, tuple(roots), read_only)
+        mode = self.mode if agent_mode is None else narrower(self.mode, agent_mode)
+        return SandboxPolicy(mode, self.network, tuple(roots), read_only)
+
+    def notice(self) -> str | None:
+        """The one line to show at start when commands should be confined but cannot be here."""
+        if self.mode is SandboxMode.FULL_ACCESS:
+            return None
+        reason = unavailable_reason()
+        return None if reason is None else f"no command sandbox: {reason}"
 
 
 class ReferenceSettings(_Section):
