@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from agent_tui.commands.errors import fail
+from agent_tui.vocab.terminal_text import inert
 
 EXIT_NO_SANDBOX = 3
 
@@ -21,7 +22,7 @@ EXIT_NO_SANDBOX = 3
 def main(args: argparse.Namespace) -> int:
     from agent_tui.core.api import ConfigError, load_settings, sandboxed_command
 
-    words = [word for word in args.words if word != "--"] if args.words[:1] == ["--"] else list(args.words)
+    words = args.words[1:] if args.words[:1] == ["--"] else args.words  # later "--" belong to the command
     if not words:
         return fail("name a command to run: agent-tui sandbox -- CMD [ARGS…]", 2)
     location = Path.cwd()
@@ -33,7 +34,7 @@ def main(args: argparse.Namespace) -> int:
     if agent not in settings.agents:
         return fail(f"unknown agent {agent!r}; the agents: {', '.join(settings.agents)}")
     command = sandboxed_command(location, settings, agent, words)
-    print(f"agent-tui: sandbox for {agent}: {command.policy}", file=sys.stderr, flush=True)
+    print(inert(f"agent-tui: sandbox for {agent}: {command.policy}"), file=sys.stderr, flush=True)
     if command.refusal is not None:
         return fail(f"not run: {command.refusal}", EXIT_NO_SANDBOX)
     try:

@@ -77,3 +77,9 @@ def test_full_access_runs_unconfined_and_says_so(workdir: Path, agent_home: Path
 def test_usage_mistakes_are_named(workdir: Path, words: list[str], message: str) -> None:
     done = sandbox(workdir, *words)
     assert done.returncode != 0 and message in done.stderr
+
+
+@needs_bwrap
+def test_only_the_leading_double_dash_is_agent_tuis(workdir: Path) -> None:
+    done = sandbox(workdir, "--", "printf", "%s,", "a", "--", "b")
+    assert (done.returncode, done.stdout) == (0, "a,--,b,")

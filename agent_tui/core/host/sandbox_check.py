@@ -47,10 +47,7 @@ def describe(policy: SandboxPolicy) -> str:
 def sandboxed_command(location: Path, settings: Settings, agent: str, words: Sequence[str]) -> SandboxedCommand:
     """``words`` (one shell line, or a command and its arguments) under ``agent``'s policy at ``location``."""
     line = words[0] if len(words) == 1 else shlex.join(words)
-    root = paths.project_root(location)
-    policy = settings.sandbox.policy(
-        root, (paths.config_dir(), paths.data_dir()), agent_mode=settings.agent_settings(agent).sandbox
-    )
+    policy = settings.command_sandbox(paths.project_root(location), agent)
     env = command_environment(settings.shell.env.include)
     if policy.confines and bwrap_path() is None:
         return SandboxedCommand([], env, describe(policy), refusal=unavailable_reason())

@@ -188,11 +188,7 @@ class RegistryToolHost:
             supports_vision=call.supports_vision,
             shell_env_include=tuple(self.settings.shell.env.include),
             references=self.settings.reference_roots(self._project_root),
-            sandbox=self.settings.sandbox.policy(
-                self._project_root,
-                (paths.config_dir(), paths.data_dir()),
-                agent_mode=self.settings.agent_settings(self.agent).sandbox,
-            ),
+            sandbox=self.settings.command_sandbox(self._project_root, self.agent),
             skills=self.skills.named(),
         )
         if self.before_change is not None:

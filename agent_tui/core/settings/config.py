@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
+from agent_tui.core.settings import paths
 from agent_tui.core.settings.agent_files import AgentFiles, read_agent_files
 from agent_tui.core.settings.agents import AGENT_MODES, BUILTIN_AGENTS, builtin_rules
 from agent_tui.core.settings.config_layers import (
@@ -291,6 +292,13 @@ class Settings(_Section):
             name: (project_root / Path(reference.path).expanduser()).resolve()
             for name, reference in self.references.items()
         }
+
+    def command_sandbox(self, project_root: Path, agent: str | None = None) -> SandboxPolicy:
+        """The sandbox ``agent``'s commands run in: ``[sandbox]`` narrowed by the agent's own mode,
+        with agent-tui's own config and data folders read-only wherever they are."""
+        return self.sandbox.policy(
+            project_root, (paths.config_dir(), paths.data_dir()), agent_mode=self.agent_settings(agent).sandbox
+        )
 
     def agent_settings(self, name: str | None = None) -> AgentSettings:
         return self.agents.get(name or self.agent) or AgentSettings()

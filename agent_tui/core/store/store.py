@@ -70,10 +70,7 @@ def _open_writer(path: Path, settings: StorageSettings) -> sqlite3.Connection:
 
 
 def _is_busy(error: sqlite3.OperationalError) -> bool:
-    code = getattr(error, "sqlite_errorcode", None)
-    if code is None:  # raised without a code: judge by the message, as ``translate`` does
-        return "locked" in str(error).lower() or "busy" in str(error).lower()
-    return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return error.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
 def _open_writer_once(path: Path, settings: StorageSettings) -> sqlite3.Connection:

@@ -49,8 +49,7 @@ async def test_an_agent_cannot_widen_the_configured_sandbox(workdir: Path, agent
 def test_a_full_access_config_still_gives_the_plan_agent_read_only(workdir: Path, agent_home: Path) -> None:
     (agent_home / "config.toml").write_text('[sandbox]\nmode = "full-access"\n')
     settings = load_settings(workdir, environ={})
-    plan = settings.sandbox.policy(workdir, agent_mode=settings.agent_settings("plan").sandbox)
-    build = settings.sandbox.policy(workdir, agent_mode=settings.agent_settings("build").sandbox)
+    plan, build = settings.command_sandbox(workdir, "plan"), settings.command_sandbox(workdir, "build")
     assert (plan.mode, build.mode) == (SandboxMode.READ_ONLY, SandboxMode.FULL_ACCESS)
 
 

@@ -178,7 +178,9 @@ def test_open_retries_a_lock_conflict_sqlite_reports_at_once(tmp_path: Path, mon
 
     def busy_twice(conn: sqlite3.Connection, path: Path) -> int:
         if next(conflicts, False):
-            raise sqlite3.OperationalError("database is locked")
+            busy = sqlite3.OperationalError("database is locked")
+            busy.sqlite_errorcode = sqlite3.SQLITE_BUSY  # as sqlite3 sets it
+            raise busy
         return real(conn, path)
 
     monkeypatch.setattr(store_module, "check_version", busy_twice)
