@@ -50,7 +50,13 @@ async def _main(args: argparse.Namespace) -> int:
     if prompt is not None and not prompt.strip():
         return fail("the prompt is empty")
     cwd = Path.cwd()
-    cli = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key, "agent": args.agent}
+    cli = {
+        "model": args.model,
+        "api_base": args.api_base,
+        "api_key": args.api_key,
+        "agent": args.agent,
+        "approval": getattr(args, "approval", None),
+    }
     trust_cmd.apply(args)
     try:
         settings = await asyncio.to_thread(load_settings, cwd, cli)

@@ -61,11 +61,18 @@ class Launch:
     resume: str | None = None  # "" opens the picker, an id that session, None a new session
     trust: bool | None = None  # --trust / --no-trust: this launch only; None asks (core.trust)
     agent: str | None = None  # --agent: checked once the settings are validated (exit 2 when unknown)
+    approval: str | None = None  # --approval / --full-auto: the approval mode new sessions start in
 
     @property
     def cli(self) -> dict[str, str | None]:
         """The command line's settings layer."""
-        return {"model": self.model, "api_base": self.api_base, "api_key": self.api_key, "agent": self.agent}
+        return {
+            "model": self.model,
+            "api_base": self.api_base,
+            "api_key": self.api_key,
+            "agent": self.agent,
+            "approval": self.approval,
+        }
 
 
 class LaunchFailed(Exception):
