@@ -533,3 +533,22 @@ async def test_the_agent_flag_selects_a_primary_agent_and_names_the_choices_othe
     code, out, err = await cli.run("--continue", "--agent", "build", "now build it")
     assert code == 0, err
     assert "agent.selected" in types(await cli.log(session_of(err)))
+
+
+async def test_the_approval_flags_decide_before_the_permission_policy(cli: Cli, fake: FakeProvider) -> None:
+    patch = "*** Begin Patch\n*** Add File: made.txt\n+made\n*** End Patch"
+    edit = {"tool_calls": [{"id": "call_e", "name": "apply_patch", "arguments": {"patch": patch}}]}
+    command = {"tool_calls": [{"id": "call_b", "name": "bash", "arguments": {"command": "touch ran.txt"}}]}
+    fake.add(edit, command, {"text": "done"})
+    code, out, err = await cli.run("--approval", "auto-edit", "go")  # --permission deny (the default) for the rest
+    assert code == 0, err
+    assert (cli.workdir / "made.txt").exists() and not (cli.workdir / "ran.txt").exists()
+    log = await cli.log(session_of(err))
+    assert [e["data"]["action"] for e in log if e["type"] == "session.permission.asked.1"] == ["bash"]
+
+    fake.add(command, {"text": "done"})
+    code, out, err = await cli.run("--continue", "--full-auto", "again")
+    assert code == 0, err
+    assert (cli.workdir / "ran.txt").exists()
+    log = await cli.log(session_of(err))
+    assert [e["data"]["action"] for e in log if e["type"] == "session.permission.asked.1"] == ["bash"]  # no new ask
