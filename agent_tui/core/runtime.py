@@ -147,11 +147,11 @@ class Runtime:
         return cached[1]
 
     def _approval(self, session: SessionRecord, host: RegistryToolHost) -> ApprovalMode:
-        """The session's approval mode: chosen here for it (or for the session that spawned it),
-        else its settings'."""
+        """The session's approval mode: chosen here for it (or for the session whose ``task`` call
+        started it), else its settings'."""
         chosen = self.sessions.approval(session.id)
-        if chosen is None and session.parent_id is not None:
-            chosen = self.sessions.approval(session.parent_id)
+        if chosen is None and session.spawned_by is not None:
+            chosen = self.sessions.approval(session.spawned_by)
         return chosen or host.settings.approval
 
     async def _tools_for(self, session: SessionRecord, settings: Settings, agent: str) -> list[ToolSpec]:
