@@ -83,6 +83,7 @@ class Runtime:
         self._coordinator = Coordinator(self._runner, self._store.publish, has_pending=self._has_pending)
         self._subagents = Subagents(self._store, self._coordinator, self.settings_for)
         sessions.set_executor(self._coordinator)
+        sessions.on_approval = self._approval_chosen
 
     @classmethod
     async def open(
@@ -153,6 +154,12 @@ class Runtime:
         if chosen is None and session.spawned_by is not None:
             chosen = self.sessions.approval(session.spawned_by)
         return chosen or host.settings.approval
+
+    def _approval_chosen(self, session_id: str) -> None:
+        """Each gate reads its session's mode again and lets through the pending asks it covers
+        (the session's, and its subagents', which follow its mode)."""
+        for host in self._hosts.values():
+            host.gate.approval_changed()
 
     async def _tools_for(self, session: SessionRecord, settings: Settings, agent: str) -> list[ToolSpec]:
         """The tools the session's next step would offer: its host's, else a new registry's with the MCP

@@ -12,7 +12,7 @@ import asyncio
 import builtins
 import json
 import re
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -106,6 +106,9 @@ class Sessions:
         self.context_probe: ContextProbe | None = None
         """The runtime's services for :meth:`context_breakdown` (None: read the config and tools directly)."""
         self._approvals: dict[str, ApprovalMode] = {}
+        self.on_approval: Callable[[str], None] | None = None
+        """Told the session whose mode :meth:`choose_approval` changed (the runtime settles the
+        pending asks the new mode covers)."""
 
     def set_executor(self, executor: Executor) -> None:
         """Install the runner's coordinator (it is built after the facade)."""
@@ -290,10 +293,12 @@ class Sessions:
         return self._executor.active()
 
     def choose_approval(self, session_id: str, mode: ApprovalMode) -> None:
-        """The session's approval mode in this process, from its next permission check (a pending
-        ask stays). Not logged: a later launch, or another process, starts from the config's mode,
+        """The session's approval mode in this process, from its next permission check; a pending
+        ask the new mode covers is answered "once". Not logged: a later launch, or another process, starts from the config's mode,
         so no session is left in a wider mode than its next launch asks for."""
         self._approvals[session_id] = ApprovalMode(mode)
+        if self.on_approval is not None:
+            self.on_approval(session_id)
 
     def approval(self, session_id: str) -> ApprovalMode | None:
         """The mode :meth:`choose_approval` chose for the session here; None: the config's."""

@@ -341,6 +341,21 @@ class PermissionGate:
         once = PermissionDecision(reply=PermissionReply.ONCE)
         self._settle_others(lambda r, pieces: once if self._covered(r.action, pieces, self._granted) else None)
 
+    def approval_changed(self) -> None:
+        """The session's mode changed: the pending asks it now covers are settled "once"."""
+        once = PermissionDecision(reply=PermissionReply.ONCE)
+        mode = self.approval()
+
+        def covered(request: PermissionRequest, pieces: list[Piece]) -> PermissionDecision | None:
+            resources = [piece.resource for piece in pieces]
+            return (
+                once
+                if approval_covers(mode, request.action, resources, request.detail, sandboxed=self.sandboxed)
+                else None
+            )
+
+        self._settle_others(covered)
+
     def _reject_pending(self) -> None:
         reject = PermissionDecision(reply=PermissionReply.REJECT)
         self._settle_others(lambda r, pieces: reject)

@@ -6,6 +6,7 @@ event and a failed call; what the mode lets through runs without one."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -138,3 +139,24 @@ async def test_a_mode_chosen_for_the_session_applies_to_it_alone(
         runtime.sessions.choose_approval(chosen, ApprovalMode.FULL_AUTO)
         assert runtime.sessions.approval(chosen) is ApprovalMode.FULL_AUTO
         assert runtime.sessions.approval(other) is None  # the config's mode
+
+
+async def test_choosing_a_wider_mode_answers_the_pending_asks_it_covers(
+    open_runtime: Any, fake: FakeProvider, workdir: Path, clock: ManualClock
+) -> None:
+    fake.add(SCRIPT[0], {"text": "done"})
+    async with await open_runtime(cli={"approval": "ask"}, tools="all", clock=clock) as runtime:
+        sid = (await runtime.sessions.create(location=workdir)).id
+        await runtime.sessions.prompt(sid, "go")
+
+        async def asked() -> None:
+            while not await runtime.sessions.permissions(sid):
+                await asyncio.sleep(0.01)
+
+        await asyncio.wait_for(asked(), 20)
+        runtime.sessions.choose_approval(sid, ApprovalMode.AUTO)
+        await settle(runtime, sid, timeout=30)
+        log = await stored(runtime, sid)
+    assert (workdir / "made.txt").exists()
+    assert [(r.reply, r.message) for r in of_type(log, ev.PermissionReplied)] == [("once", None)]
+    assert not of_type(log, ev.ToolFailed)
