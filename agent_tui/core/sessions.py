@@ -294,8 +294,8 @@ class Sessions:
 
     def choose_approval(self, session_id: str, mode: ApprovalMode) -> None:
         """The session's approval mode in this process, from its next permission check; a pending
-        ask the new mode covers is answered "once". Not logged: a later launch, or another process, starts from the config's mode,
-        so no session is left in a wider mode than its next launch asks for."""
+        ask the new mode covers is answered "once". Not logged: a later launch, or another process,
+        starts from the config's mode, so no session is left in a wider mode than its launch asks for."""
         self._approvals[session_id] = ApprovalMode(mode)
         if self.on_approval is not None:
             self.on_approval(session_id)

@@ -570,10 +570,7 @@ class AgentApp(App[None]):
         await self.actions.cycle_approval()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in (
-            "cycle_agent",
-            "cycle_approval",
-        ):  # a priority key: not over the picker, help or another modal screen
+        if action in ("cycle_agent", "cycle_approval"):  # priority keys: not over a modal screen
             return len(self.screen_stack) == 1
         return True
 
