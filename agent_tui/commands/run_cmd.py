@@ -28,6 +28,13 @@ if TYPE_CHECKING:
 EXIT_FAILED, EXIT_OWNED, EXIT_AGENT = 1, 2, 2
 
 
+_APPROVAL_NOTES = {
+    "auto-edit": "edits in the project run without asking",
+    "auto": "what stays in the sandbox runs without asking",
+    "full-auto": "nothing is asked",
+}
+
+
 def main(args: argparse.Namespace) -> int:
     return asyncio.run(_main(args))
 
@@ -66,6 +73,9 @@ async def _main(args: argparse.Namespace) -> int:
         print(f"agent-tui: {trust_cmd.ignored_line(settings.untrusted_project)}", file=sys.stderr, flush=True)
     for line in settings.problems:
         print(inert(f"agent-tui: {line}"), file=sys.stderr, flush=True)
+    if settings.approval != "ask":
+        note = f"approval mode {settings.approval}: {_APPROVAL_NOTES.get(settings.approval, '')}"
+        print(f"agent-tui: {note} (deny rules still apply)", file=sys.stderr, flush=True)
     if args.agent is not None and (refused := settings.agent_choice_error(args.agent)) is not None:
         return fail(refused, EXIT_AGENT)
     try:

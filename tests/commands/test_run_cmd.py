@@ -542,6 +542,7 @@ async def test_the_approval_flags_decide_before_the_permission_policy(cli: Cli, 
     fake.add(edit, command, {"text": "done"})
     code, out, err = await cli.run("--approval", "auto-edit", "go")  # --permission deny (the default) for the rest
     assert code == 0, err
+    assert "agent-tui: approval mode auto-edit: edits in the project run without asking" in err
     assert (cli.workdir / "made.txt").exists() and not (cli.workdir / "ran.txt").exists()
     log = await cli.log(session_of(err))
     assert [e["data"]["action"] for e in log if e["type"] == "session.permission.asked.1"] == ["bash"]
@@ -549,6 +550,7 @@ async def test_the_approval_flags_decide_before_the_permission_policy(cli: Cli, 
     fake.add(command, {"text": "done"})
     code, out, err = await cli.run("--continue", "--full-auto", "again")
     assert code == 0, err
+    assert "agent-tui: approval mode full-auto: nothing is asked (deny rules still apply)" in err
     assert (cli.workdir / "ran.txt").exists()
     log = await cli.log(session_of(err))
     assert [e["data"]["action"] for e in log if e["type"] == "session.permission.asked.1"] == ["bash"]  # no new ask
