@@ -23,7 +23,8 @@ pending asks it covers, and a plain reject rejects them all.
 
 The session's approval mode (:class:`~agent_tui.vocab.kinds.ApprovalMode`) turns an ask into an
 allow when it covers the action (:func:`approval_covers`), after the deny rules and the guard
-have had their say: nothing lifts a deny in any mode.
+have had their say: nothing lifts a deny in any mode. Short of ``full-auto`` it changes only the
+default ask: what an ``ask`` rule names is still asked.
 """
 
 from __future__ import annotations
@@ -262,8 +263,7 @@ class PermissionGate:
                 undecided.setdefault(piece.resource, piece)
         if not undecided:
             return
-        mode = approval or self.approval()
-        if approval_covers(mode, action, list(undecided), detail, sandboxed=self.sandboxed):
+        if self._mode_covers(approval or self.approval(), action, list(undecided.values()), detail):
             return
         approvals = [*await self.approvals.approved(str(self.project_root)), *self._granted]
         undecided = {r: p for r, p in undecided.items() if not self._covered(action, [p], approvals)}
@@ -341,20 +341,24 @@ class PermissionGate:
         once = PermissionDecision(reply=PermissionReply.ONCE)
         self._settle_others(lambda r, pieces: once if self._covered(r.action, pieces, self._granted) else None)
 
+    def _mode_covers(
+        self, mode: ApprovalMode, action: str, pieces: Sequence[Piece], detail: dict[str, Any] | None
+    ) -> bool:
+        """Whether ``mode`` lets these undecided pieces through. Short of ``full-auto``, a mode
+        changes only the default ask: a piece an ``ask`` rule names is still asked."""
+        if mode is not ApprovalMode.FULL_AUTO and any(self._asked_by_rule(action, piece) for piece in pieces):
+            return False
+        return approval_covers(mode, action, [piece.resource for piece in pieces], detail, sandboxed=self.sandboxed)
+
+    def _asked_by_rule(self, action: str, piece: Piece) -> bool:
+        rule = evaluate(self.rules, action, piece.resource, plain=piece.plain).rule
+        return rule.effect is Effect.ASK and rule is not DEFAULT_RULES[0]
+
     def approval_changed(self) -> None:
         """The session's mode changed: the pending asks it now covers are settled "once"."""
         once = PermissionDecision(reply=PermissionReply.ONCE)
         mode = self.approval()
-
-        def covered(request: PermissionRequest, pieces: list[Piece]) -> PermissionDecision | None:
-            resources = [piece.resource for piece in pieces]
-            return (
-                once
-                if approval_covers(mode, request.action, resources, request.detail, sandboxed=self.sandboxed)
-                else None
-            )
-
-        self._settle_others(covered)
+        self._settle_others(lambda r, pieces: once if self._mode_covers(mode, r.action, pieces, r.detail) else None)
 
     def _reject_pending(self) -> None:
         reject = PermissionDecision(reply=PermissionReply.REJECT)

@@ -87,3 +87,15 @@ async def test_the_users_own_command_is_never_asked_but_still_denied(workdir: Pa
     with pytest.raises(PermissionDenied):
         await own.check("bash", ["rm -rf build"])
     assert asker.requests == []
+
+
+async def test_an_ask_rule_still_asks_short_of_full_auto(workdir: Path) -> None:
+    ask_rule = PermissionRule(action="edit", pattern="secrets/*", effect=Effect.ASK)
+    gate, asker = _gate(workdir, AUTO, [ask_rule])
+    await gate.check("edit", ["src/a.py"])  # the default ask: the mode covers it
+    assert asker.requests == []
+    await gate.check("edit", ["src/a.py", "secrets/key.pem"])  # one piece an ask rule names: asked
+    assert [r.resources for r in asker.requests] == [["src/a.py", "secrets/key.pem"]]
+    gate, asker = _gate(workdir, FULL_AUTO, [ask_rule])
+    await gate.check("edit", ["secrets/key.pem"])
+    assert asker.requests == []
