@@ -55,3 +55,19 @@ async def test_a_new_session_starts_in_the_mode_the_bar_shows(fake_sessions: Fak
         await until(pilot, lambda: any(call[0] == "prompt" for call in fake_sessions.calls))
         created = next(call[1] for call in fake_sessions.calls if call[0] == "create")
         assert fake_sessions.approval(created) is ApprovalMode.AUTO_EDIT
+
+
+async def test_a_resumed_session_shows_the_configs_mode_until_one_is_chosen(
+    fake_sessions: FakeSessions, make_app, workdir, agent_home
+) -> None:
+    from agent_tui.core.settings.config import load_settings
+
+    (agent_home / "config.toml").write_text('approval = "auto"\n')
+    async with opened(fake_sessions, make_app) as (app, pilot):
+        app.services.settings = load_settings(workdir, environ={})
+        app.view.paint_chrome()
+        await until(pilot, lambda: " · auto ·" in status(app))
+        assert fake_sessions.approval(SID) is None  # the config's, nothing chosen
+        await pilot.press("alt+a")  # auto → ask
+        await until(pilot, lambda: fake_sessions.approval(SID) is ApprovalMode.ASK)
+        assert " · auto" not in status(app)
