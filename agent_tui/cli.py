@@ -53,6 +53,28 @@ def _add_trust_flags(parser: argparse.ArgumentParser, default: object = None) ->
     )
 
 
+APPROVAL_MODES = ("ask", "auto-edit", "auto", "full-auto")  # vocab.kinds.ApprovalMode, without importing it
+
+
+def _add_approval_flags(parser: argparse.ArgumentParser, default: object = None) -> None:
+    choice = parser.add_mutually_exclusive_group()
+    choice.add_argument(
+        "--approval",
+        choices=APPROVAL_MODES,
+        default=default,
+        help="what runs without asking: ask (default), auto-edit (edits in the project), auto (everything "
+        "inside the sandbox), full-auto (nothing is asked); deny rules always apply",
+    )
+    choice.add_argument(
+        "--full-auto",
+        dest="approval",
+        action="store_const",
+        const="full-auto",
+        default=default,
+        help="the same as --approval full-auto: no permission asks at all (deny rules still apply)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     import argparse  # not for --version (see main)
 
@@ -77,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_flags(parser)
     _add_agent_flag(parser)
     _add_trust_flags(parser)
+    _add_approval_flags(parser)
     sub = parser.add_subparsers(dest="command")
 
     run = sub.add_parser("run", help="run one prompt headless")
@@ -88,10 +111,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_flags(run)
     _add_agent_flag(run)
     _add_trust_flags(run, default=argparse.SUPPRESS)
+    _add_approval_flags(run, default=argparse.SUPPRESS)
     run.add_argument("--delivery", choices=["steer", "queue"], default="steer")
     run.add_argument("--format", choices=["text", "json"], default="text")
     run.add_argument(
-        "--permission", choices=["allow", "deny"], default="deny", help="how to answer permission asks (default: deny)"
+        "--permission",
+        choices=["allow", "deny"],
+        default="deny",
+        help="how to answer the permission asks the approval mode leaves (default: deny)",
     )
     run.add_argument(
         "--file",
@@ -218,8 +245,8 @@ WARM_COMMANDS = (None, "run", "serve")
 
 
 _HEADLESS = ("run", "serve")  # the warm commands that are not the app
-_TUI_FLAGS = frozenset({"-c", "--continue", "-r", "--resume", "--trust", "--no-trust"})
-_TUI_VALUED = frozenset({"--model", "--api-base", "--api-key", "--agent"})
+_TUI_FLAGS = frozenset({"-c", "--continue", "-r", "--resume", "--trust", "--no-trust", "--full-auto"})
+_TUI_VALUED = frozenset({"--model", "--api-base", "--api-key", "--agent", "--approval"})
 
 
 def _surely_warm(argv: Sequence[str]) -> bool:

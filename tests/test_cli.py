@@ -98,3 +98,29 @@ def _launched(argv: list[str]) -> str:
 )
 def test_main_hands_warm_launches_over_before_argparse_only_when_sure(argv: list[str], expected: str) -> None:
     assert _launched(argv) == expected
+
+
+@pytest.mark.parametrize(
+    ("argv", "approval"),
+    [
+        (["run", "hi"], None),
+        (["run", "--approval", "auto", "hi"], "auto"),
+        (["run", "--full-auto", "hi"], "full-auto"),
+        (["--approval", "auto-edit", "run", "hi"], "auto-edit"),
+        (["--full-auto"], "full-auto"),
+        ([], None),
+    ],
+)
+def test_approval_flags_set_the_mode(argv: list[str], approval: str | None) -> None:
+    assert getattr(cli.build_parser().parse_args(argv), "approval", None) == approval
+
+
+def test_approval_and_full_auto_exclude_each_other(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(["run", "--approval", "ask", "--full-auto", "hi"])
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["--full-auto"], ["--approval", "auto", "-c"]])
+def test_the_approval_flags_go_warm_with_the_app(argv: list[str]) -> None:
+    assert cli._surely_warm(argv)

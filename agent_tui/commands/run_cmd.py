@@ -28,6 +28,13 @@ if TYPE_CHECKING:
 EXIT_FAILED, EXIT_OWNED, EXIT_AGENT = 1, 2, 2
 
 
+_APPROVAL_NOTES = {
+    "auto-edit": "edits in the project run without asking",
+    "auto": "what stays in the sandbox runs without asking",
+    "full-auto": "nothing is asked",
+}
+
+
 def main(args: argparse.Namespace) -> int:
     return asyncio.run(_main(args))
 
@@ -50,7 +57,13 @@ async def _main(args: argparse.Namespace) -> int:
     if prompt is not None and not prompt.strip():
         return fail("the prompt is empty")
     cwd = Path.cwd()
-    cli = {"model": args.model, "api_base": args.api_base, "api_key": args.api_key, "agent": args.agent}
+    cli = {
+        "model": args.model,
+        "api_base": args.api_base,
+        "api_key": args.api_key,
+        "agent": args.agent,
+        "approval": getattr(args, "approval", None),
+    }
     trust_cmd.apply(args)
     try:
         settings = await asyncio.to_thread(load_settings, cwd, cli)
@@ -62,6 +75,9 @@ async def _main(args: argparse.Namespace) -> int:
         print(inert(f"agent-tui: {line}"), file=sys.stderr, flush=True)
     if (unconfined := settings.sandbox.notice()) is not None:
         print(f"agent-tui: {unconfined}", file=sys.stderr, flush=True)
+    if settings.approval != "ask":
+        note = f"approval mode {settings.approval}: {_APPROVAL_NOTES.get(settings.approval, '')}"
+        print(f"agent-tui: {note} (deny rules still apply)", file=sys.stderr, flush=True)
     if args.agent is not None and (refused := settings.agent_choice_error(args.agent)) is not None:
         return fail(refused, EXIT_AGENT)
     try:

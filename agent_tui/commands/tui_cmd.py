@@ -22,6 +22,7 @@ def main(args: argparse.Namespace) -> int:
         resume=args.resume,
         trust=getattr(args, "trust", None),
         agent=getattr(args, "agent", None),
+        approval=getattr(args, "approval", None),
     )
     try:
         return bootstrap.run(launch)

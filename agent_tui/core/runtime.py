@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +35,7 @@ from agent_tui.tools.mcp.hub import McpStatus
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.tools.task import TASK_TOOL
 from agent_tui.vocab.clock import Clock
+from agent_tui.vocab.kinds import ApprovalMode
 
 if TYPE_CHECKING:
     from agent_tui.llm.types import ToolSpec
@@ -81,6 +83,7 @@ class Runtime:
         self._coordinator = Coordinator(self._runner, self._store.publish, has_pending=self._has_pending)
         self._subagents = Subagents(self._store, self._coordinator, self.settings_for)
         sessions.set_executor(self._coordinator)
+        sessions.on_approval = self._approval_chosen
 
     @classmethod
     async def open(
@@ -144,6 +147,20 @@ class Runtime:
             self._settings[location] = cached
         return cached[1]
 
+    def _approval(self, session: SessionRecord, host: RegistryToolHost) -> ApprovalMode:
+        """The session's approval mode: chosen here for it (or for the session whose ``task`` call
+        started it), else its settings'."""
+        chosen = self.sessions.approval(session.id)
+        if chosen is None and session.spawned_by is not None:
+            chosen = self.sessions.approval(session.spawned_by)
+        return chosen or host.settings.approval
+
+    def _approval_chosen(self, session_id: str) -> None:
+        """Each gate reads its session's mode again and lets through the pending asks it covers
+        (the session's, and its subagents', which follow its mode)."""
+        for host in self._hosts.values():
+            host.gate.approval_changed()
+
     async def _tools_for(self, session: SessionRecord, settings: Settings, agent: str) -> list[ToolSpec]:
         """The tools the session's next step would offer: its host's, else a new registry's with the MCP
         tools ready now (for ``context_breakdown``; nothing is started or waited for)."""
@@ -175,6 +192,7 @@ class Runtime:
                 self.sessions.wait_permission_reply,
             )
             host = RegistryToolHost(settings, registry, location, root, gate, agent)
+            gate.approval = partial(self._approval, session, host)
             host.before_change = SnapshotBeforeChange(self.sessions.snapshots, self.publisher(session.id), location)
             self._hosts[session.id] = host
             self._mcp_tools[session.id] = McpRegistrations(registry)

@@ -12,7 +12,7 @@ import asyncio
 import builtins
 import json
 import re
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +41,7 @@ from agent_tui.core.store.bus import Bus, Subscription
 from agent_tui.core.store.store import Store
 from agent_tui.core.store.writer import Tx
 from agent_tui.core.workspace.snapshots import WorkspaceSnapshots
-from agent_tui.vocab.kinds import Delivery, PermissionReply, RewindMode
+from agent_tui.vocab.kinds import ApprovalMode, Delivery, PermissionReply, RewindMode
 
 if TYPE_CHECKING:
     from agent_tui.core.request.breakdown import ContextBreakdown
@@ -105,6 +105,10 @@ class Sessions:
         self.snapshots = WorkspaceSnapshots()
         self.context_probe: ContextProbe | None = None
         """The runtime's services for :meth:`context_breakdown` (None: read the config and tools directly)."""
+        self._approvals: dict[str, ApprovalMode] = {}
+        self.on_approval: Callable[[str], None] | None = None
+        """Told the session whose mode :meth:`choose_approval` changed (the runtime settles the
+        pending asks the new mode covers)."""
 
     def set_executor(self, executor: Executor) -> None:
         """Install the runner's coordinator (it is built after the facade)."""
@@ -287,6 +291,18 @@ class Sessions:
 
     def active(self) -> dict[str, dict[str, Any]]:
         return self._executor.active()
+
+    def choose_approval(self, session_id: str, mode: ApprovalMode) -> None:
+        """The session's approval mode in this process, from its next permission check; a pending
+        ask the new mode covers is answered "once". Not logged: a later launch, or another process,
+        starts from the config's mode, so no session is left in a wider mode than its launch asks for."""
+        self._approvals[session_id] = ApprovalMode(mode)
+        if self.on_approval is not None:
+            self.on_approval(session_id)
+
+    def approval(self, session_id: str) -> ApprovalMode | None:
+        """The mode :meth:`choose_approval` chose for the session here; None: the config's."""
+        return self._approvals.get(session_id)
 
     # -- reading ---------------------------------------------------------------------
     async def messages(

@@ -26,7 +26,7 @@ from agent_tui.tools.process_group import (
     tool_mark,
     track,
 )
-from agent_tui.tools.sandbox import SandboxMode, SandboxPolicy, bwrap_path, sandboxed_argv
+from agent_tui.tools.sandbox import SandboxMode, SandboxPolicy, bwrap_path, confines_here, sandboxed_argv
 from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.shell_env import command_environment
 from agent_tui.tools.shell_grammar import write_targets
@@ -191,7 +191,7 @@ async def _confinement(scope: ToolScope, params: BashInput) -> SandboxPolicy | N
     """The policy the command runs under; None: not confined (full access, no mechanism here, or
     the user let this one command out)."""
     policy = scope.sandbox
-    if policy is None or not policy.confines or bwrap_path() is None:
+    if policy is None or not confines_here(policy):
         return None
     if params.outside_sandbox:
         why = params.justification or params.description or "no reason given"

@@ -20,6 +20,11 @@ or answer to an ask lifts it (the plan agent's read-only policy).
 
 Use one gate per session run: an "always" reply then releases the other
 pending asks it covers, and a plain reject rejects them all.
+
+The session's approval mode (:class:`~agent_tui.vocab.kinds.ApprovalMode`) turns an ask into an
+allow when it covers the action (:func:`approval_covers`), after the deny rules and the guard
+have had their say: nothing lifts a deny in any mode. Short of ``full-auto`` it changes only the
+default ask: what an ``ask`` rule names is still asked.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from agent_tui.tools.errors import AgentDenied, PermissionDenied, PermissionReje
 from agent_tui.tools.shell_grammar import read_line
 from agent_tui.tools.shell_parse import parse_command, suggest_pattern
 from agent_tui.tools.wildcard import wildcard_match
-from agent_tui.vocab.kinds import Effect, PermissionReply
+from agent_tui.vocab.kinds import ApprovalMode, Effect, PermissionReply
 from agent_tui.vocab.permission_rule import PermissionRule
 from agent_tui.vocab.skill import SKILL_TOOL
 
@@ -147,6 +152,48 @@ def suggest_save(action: str, resources: Sequence[str]) -> list[str]:
 
 AutoReply = Callable[[PermissionRequest, PermissionDecision], None]
 
+KEPT_FROM_AUTO_EDITS = (".git", ".agent-tui")
+"""Folders whose files are never edited without asking, in any mode but ``full-auto``: git runs
+what ``.git`` holds (hooks, config), and ``.agent-tui`` is the agent's own project config."""
+
+
+def _project_edit(resource: str) -> bool:
+    """A path the ``edit`` action names that lies in the project, outside :data:`KEPT_FROM_AUTO_EDITS`."""
+    path = PurePosixPath(resource)
+    return not path.is_absolute() and ".." not in path.parts and not set(path.parts) & set(KEPT_FROM_AUTO_EDITS)
+
+
+def approval_covers(
+    mode: ApprovalMode, action: str, resources: Sequence[str], detail: dict[str, Any] | None, *, sandboxed: bool
+) -> bool:
+    """Whether ``mode`` lets this ask through without asking (deny rules are judged before).
+
+    - ``ask``: nothing.
+    - ``auto-edit``: edits to files in the project (the ``edit`` action of ``apply_patch``) and reads.
+    - ``auto``: those, loading a skill, and what runs inside the sandbox: ``bash`` (and the
+      directories outside the location it names, which the sandbox keeps it from writing) when
+      ``sandboxed``. Leaving the sandbox (``outside_sandbox``), a command where no sandbox
+      confines it, edits outside the project and MCP tools still ask.
+    - ``full-auto``: everything.
+
+    ``sandboxed``: bash commands here run confined (a sandbox policy that confines, and a
+    mechanism for it); a call that asks to leave it asks ``outside_sandbox`` on its own.
+    """
+    match mode:
+        case ApprovalMode.FULL_AUTO:
+            return True
+        case ApprovalMode.AUTO_EDIT | ApprovalMode.AUTO if action == "read":
+            return True
+        case ApprovalMode.AUTO_EDIT | ApprovalMode.AUTO if action == "edit":
+            return all(_project_edit(resource) for resource in resources)
+        case ApprovalMode.AUTO if action == SKILL_TOOL:
+            return True
+        case ApprovalMode.AUTO if action == "bash":
+            return sandboxed
+        case ApprovalMode.AUTO if action == "external_directory":
+            return sandboxed and "command" in (detail or {})  # a bash call's, not an edit's
+    return False
+
 
 class PermissionGate:
     """Decides allow / deny / ask for each tool action of one session run.
@@ -166,9 +213,15 @@ class PermissionGate:
         project_root: Path,
         on_auto_reply: AutoReply | None = None,
         guard: Guard | None = None,
+        approval: Callable[[], ApprovalMode] | None = None,
+        sandboxed: bool = False,
     ) -> None:
         self.rules = list(rules)
         self.guard = guard
+        self.approval: Callable[[], ApprovalMode] = approval or (lambda: ApprovalMode.ASK)
+        """The session's approval mode, read at each check (the user may change it mid-run)."""
+        self.sandboxed = sandboxed
+        """Whether bash commands here run inside a sandbox (for the ``auto`` mode)."""
         self.approvals = approvals
         self.asker = asker
         self.location = Path(location)
@@ -188,8 +241,12 @@ class PermissionGate:
         detail: dict[str, Any] | None = None,
         save_patterns: list[str] | None = None,
         origin: CallOrigin | None = None,
+        approval: ApprovalMode | None = None,
     ) -> None:
-        """Return when allowed; raise ``PermissionDenied`` or ``PermissionRejected``."""
+        """Return when allowed; raise ``PermissionDenied`` or ``PermissionRejected``.
+
+        ``approval``: this check's mode instead of the session's (``full-auto`` for the user's own
+        ``!`` command: its deny rules still apply, nothing is asked)."""
         roots = (self.project_root, self.location)
         pieces = (
             await asyncio.to_thread(expand, action, resources, roots) if action == "bash" else expand(action, resources)
@@ -205,6 +262,8 @@ class PermissionGate:
             if verdict.effect is Effect.ASK:
                 undecided.setdefault(piece.resource, piece)
         if not undecided:
+            return
+        if self._mode_covers(approval or self.approval(), action, list(undecided.values()), detail):
             return
         approvals = [*await self.approvals.approved(str(self.project_root)), *self._granted]
         undecided = {r: p for r, p in undecided.items() if not self._covered(action, [p], approvals)}
@@ -282,6 +341,25 @@ class PermissionGate:
         once = PermissionDecision(reply=PermissionReply.ONCE)
         self._settle_others(lambda r, pieces: once if self._covered(r.action, pieces, self._granted) else None)
 
+    def _mode_covers(
+        self, mode: ApprovalMode, action: str, pieces: Sequence[Piece], detail: dict[str, Any] | None
+    ) -> bool:
+        """Whether ``mode`` lets these undecided pieces through. Short of ``full-auto``, a mode
+        changes only the default ask: a piece an ``ask`` rule names is still asked."""
+        if mode is not ApprovalMode.FULL_AUTO and any(self._asked_by_rule(action, piece) for piece in pieces):
+            return False
+        return approval_covers(mode, action, [piece.resource for piece in pieces], detail, sandboxed=self.sandboxed)
+
+    def _asked_by_rule(self, action: str, piece: Piece) -> bool:
+        rule = evaluate(self.rules, action, piece.resource, plain=piece.plain).rule
+        return rule.effect is Effect.ASK and rule is not DEFAULT_RULES[0]
+
+    def approval_changed(self) -> None:
+        """The session's mode changed: the pending asks it now covers are settled "once"."""
+        once = PermissionDecision(reply=PermissionReply.ONCE)
+        mode = self.approval()
+        self._settle_others(lambda r, pieces: once if self._mode_covers(mode, r.action, pieces, r.detail) else None)
+
     def _reject_pending(self) -> None:
         reject = PermissionDecision(reply=PermissionReply.REJECT)
         self._settle_others(lambda r, pieces: reject)
@@ -292,6 +370,17 @@ def _summary(request: PermissionRequest) -> str:
     if isinstance(command, str):
         return f"`{command}`"
     return ", ".join(request.resources)
+
+
+class OwnCommandGate:
+    """The gate a command the user typed with ``!`` passes: it is theirs, so nothing is asked
+    (whatever the approval mode), but deny rules and the agent's own rules still apply."""
+
+    def __init__(self, gate: PermissionGate) -> None:
+        self.gate = gate
+
+    async def check(self, action: str, resources: list[str], **options: Any) -> None:
+        await self.gate.check(action, resources, **options, approval=ApprovalMode.FULL_AUTO)
 
 
 class AllowAll:

@@ -79,6 +79,11 @@ def unavailable_reason() -> str | None:
     return None
 
 
+def confines_here(policy: SandboxPolicy | None) -> bool:
+    """Whether a command under ``policy`` runs confined on this machine (a mechanism exists)."""
+    return policy is not None and policy.confines and bwrap_path() is not None
+
+
 def _existing(paths: Sequence[Path]) -> list[Path]:
     return [path for path in dict.fromkeys(Path(os.path.realpath(p)) for p in paths) if path.exists()]
 

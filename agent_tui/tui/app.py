@@ -83,6 +83,15 @@ class AgentApp(App[None]):
             priority=True,
             tooltip="switch to the next primary agent (build, plan, yours) from the next step",
         ),
+        Binding(
+            "alt+a",
+            "cycle_approval",
+            "approval",
+            show=False,
+            priority=True,
+            tooltip="cycle the approval mode: ask → auto-edit (edits in the project) → auto (everything "
+            "in the sandbox) → ask; deny rules always apply",
+        ),
         Binding("ctrl+r", "resume", "sessions", tooltip="session picker"),
         Binding("ctrl+n", "new_session", "new", tooltip="new session"),
         Binding("alt+w", "withdraw", "withdraw pending", show=False, tooltip="withdraw the last pending input"),
@@ -565,8 +574,11 @@ class AgentApp(App[None]):
     async def action_cycle_agent(self) -> None:
         await self.actions.cycle_agent()
 
+    async def action_cycle_approval(self) -> None:
+        await self.actions.cycle_approval()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "cycle_agent":  # a priority key: not over the picker, help or another modal screen
+        if action in ("cycle_agent", "cycle_approval"):  # priority keys: not over a modal screen
             return len(self.screen_stack) == 1
         return True
 

@@ -61,11 +61,18 @@ class Launch:
     resume: str | None = None  # "" opens the picker, an id that session, None a new session
     trust: bool | None = None  # --trust / --no-trust: this launch only; None asks (core.trust)
     agent: str | None = None  # --agent: checked once the settings are validated (exit 2 when unknown)
+    approval: str | None = None  # --approval / --full-auto: the approval mode new sessions start in
 
     @property
     def cli(self) -> dict[str, str | None]:
         """The command line's settings layer."""
-        return {"model": self.model, "api_base": self.api_base, "api_key": self.api_key, "agent": self.agent}
+        return {
+            "model": self.model,
+            "api_base": self.api_base,
+            "api_key": self.api_key,
+            "agent": self.agent,
+            "approval": self.approval,
+        }
 
 
 class LaunchFailed(Exception):
@@ -138,6 +145,7 @@ async def _run(launch: Launch, layers: Any, location: Path, peek: Callable[[str 
         location=str(location),
         model=model,
         agent=layers.text("agent") or DEFAULT_AGENT,
+        approval=layers.text("approval") or "ask",  # what an untrusted project asked for is not in the layers
         context_window=facts.window,
         setup_hint=setup_hint(model, layers.text("api_base"), layers.text("api_key")),
         learn_model=facts.learn,
@@ -280,6 +288,7 @@ class CoreOpener:
         if problem is not None:
             raise StartupFailed(problem, code=2)
         self.facts.settings = self.services.settings = self.settings
+        self.services.approval = self.settings.approval
         self._ask_trust_if_needed(self.settings.untrusted_project)
         self.services.paste_chip_lines = self.settings.paste_chip_lines
         self.services.known_models = tuple(self.settings.models)

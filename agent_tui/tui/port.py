@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         Synced,
     )
     from agent_tui.core.api import events as ev
+    from agent_tui.vocab.kinds import ApprovalMode
 
 
 class Subscription(Protocol):
@@ -94,6 +95,10 @@ class SessionsPort(Protocol):
     async def shutdown(self) -> None: ...  # interrupt every running session (``shutdown``) and wait for them
 
     def active(self) -> dict[str, dict[str, Any]]: ...
+
+    def choose_approval(self, session_id: str, mode: ApprovalMode) -> None: ...  # from its next permission check
+
+    def approval(self, session_id: str) -> ApprovalMode | None: ...  # chosen here; None: the config's
 
     async def latest(self, location: str) -> SessionRecord | None: ...  # the newest session here (``--continue``)
 

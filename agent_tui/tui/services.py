@@ -39,6 +39,7 @@ class TuiServices:
     location: str
     model: str | None = None
     agent: str | None = None
+    approval: str = "ask"  # the approval mode new sessions start in: the config's, then the cycle key's
     clock: Clock = field(default_factory=SystemClock)
     timings: Timings = field(default_factory=Timings)
     context_window: Callable[[str | None], int | None] = _unknown_window

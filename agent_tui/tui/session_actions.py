@@ -223,6 +223,19 @@ class SessionActions:
         following = names[(names.index(current) + 1) % len(names)] if current in names else names[0]
         await self.choose_agent(following)
 
+    async def cycle_approval(self) -> None:
+        """The next approval mode (ask → auto-edit → auto → ask; full-auto only from the command line
+        or the config) for the session on screen, from its next permission check, and for new sessions."""
+        from agent_tui.vocab.kinds import ApprovalMode, next_approval
+
+        view = self.host.view
+        following = next_approval(ApprovalMode(view.approval_mode()))
+        self.services.approval = following
+        if view.session_id is not None:
+            (await self.services.ready()).choose_approval(view.session_id, following)
+        view.paint_chrome()
+        self.notify(f"approval: {following}", severity="information")
+
     async def select_model(self, model: str) -> None:
         view = self.host.view
         self.services.model = model

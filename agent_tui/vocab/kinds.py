@@ -93,3 +93,29 @@ class RewindMode(StrEnum):
     BOTH = "both"
     CONVERSATION = "conversation"
     FILES = "files"
+
+
+class ApprovalMode(StrEnum):
+    """How much the permission gate lets through without asking (``approval`` in the config).
+
+    Deny rules and an agent's own rules win in every mode; see ``tools.permissions.approval_covers``."""
+
+    ASK = "ask"
+    """Ask for everything the rules do not allow."""
+    AUTO_EDIT = "auto-edit"
+    """Edits to files in the project (``apply_patch``) and reads run without asking."""
+    AUTO = "auto"
+    """Everything that stays inside the sandbox runs without asking; leaving it asks."""
+    FULL_AUTO = "full-auto"
+    """Nothing is asked."""
+
+
+APPROVAL_CYCLE = (ApprovalMode.ASK, ApprovalMode.AUTO_EDIT, ApprovalMode.AUTO)
+"""What the TUI's key steps through; ``full-auto`` only by ``--full-auto``, ``--approval`` or the config."""
+
+
+def next_approval(mode: ApprovalMode) -> ApprovalMode:
+    """The mode after ``mode`` in :data:`APPROVAL_CYCLE` (from ``full-auto``, back to ``ask``)."""
+    if mode not in APPROVAL_CYCLE:
+        return ApprovalMode.ASK
+    return APPROVAL_CYCLE[(APPROVAL_CYCLE.index(mode) + 1) % len(APPROVAL_CYCLE)]

@@ -560,3 +560,24 @@ async def test_without_a_sandbox_mechanism_run_says_so_once_and_full_access_does
     fake.add({"text": "ok"})
     code, out, err = await cli.run("hi")
     assert code == 0 and "no command sandbox" not in err, err
+
+
+async def test_the_approval_flags_decide_before_the_permission_policy(cli: Cli, fake: FakeProvider) -> None:
+    patch = "*** Begin Patch\n*** Add File: made.txt\n+made\n*** End Patch"
+    edit = {"tool_calls": [{"id": "call_e", "name": "apply_patch", "arguments": {"patch": patch}}]}
+    command = {"tool_calls": [{"id": "call_b", "name": "bash", "arguments": {"command": "touch ran.txt"}}]}
+    fake.add(edit, command, {"text": "done"})
+    code, out, err = await cli.run("--approval", "auto-edit", "go")  # --permission deny (the default) for the rest
+    assert code == 0, err
+    assert "agent-tui: approval mode auto-edit: edits in the project run without asking" in err
+    assert (cli.workdir / "made.txt").exists() and not (cli.workdir / "ran.txt").exists()
+    log = await cli.log(session_of(err))
+    assert [e["data"]["action"] for e in log if e["type"] == "session.permission.asked.1"] == ["bash"]
+
+    fake.add(command, {"text": "done"})
+    code, out, err = await cli.run("--continue", "--full-auto", "again")
+    assert code == 0, err
+    assert "agent-tui: approval mode full-auto: nothing is asked (deny rules still apply)" in err
+    assert (cli.workdir / "ran.txt").exists()
+    log = await cli.log(session_of(err))
+    assert [e["data"]["action"] for e in log if e["type"] == "session.permission.asked.1"] == ["bash"]  # no new ask

@@ -36,7 +36,7 @@ from agent_tui.core.api import (
 )
 from agent_tui.core.api import events as ev
 from agent_tui.tui.transcript.model import fold
-from agent_tui.vocab.kinds import Delivery, InterruptReason, PermissionReply
+from agent_tui.vocab.kinds import ApprovalMode, Delivery, InterruptReason, PermissionReply
 from tests.fakes.logs import LogBuilder
 
 
@@ -71,6 +71,7 @@ class FakeSessions:
     logs: dict[str, LogBuilder] = field(default_factory=dict)
     running: set[str] = field(default_factory=set)
     calls: list[tuple] = field(default_factory=list)
+    approvals: dict[str, ApprovalMode] = field(default_factory=dict)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
     _subscribers: dict[str, list[asyncio.Queue]] = field(default_factory=dict)
     _counter: int = 0
@@ -186,6 +187,13 @@ class FakeSessions:
 
     def active(self) -> dict[str, dict[str, Any]]:
         return {sid: {"type": "running"} for sid in self.running}
+
+    def choose_approval(self, session_id: str, mode: ApprovalMode) -> None:
+        """Kept in ``approvals``, not ``calls`` (every session the app creates gets one)."""
+        self.approvals[session_id] = ApprovalMode(mode)
+
+    def approval(self, session_id: str) -> ApprovalMode | None:
+        return self.approvals.get(session_id)
 
     async def list(
         self,

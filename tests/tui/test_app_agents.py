@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from agent_tui.core.settings.config import load_settings
 from agent_tui.tui.app import StartMode
 from agent_tui.tui.widgets.status import StatusBar
@@ -51,13 +53,16 @@ async def test_slash_agent_checks_the_name(fake_sessions: FakeSessions, make_app
         assert fake_sessions.calls == []  # no session yet: the first prompt's session gets it
 
 
-async def test_the_cycle_key_is_off_over_a_modal_screen(fake_sessions: FakeSessions, make_app) -> None:
+@pytest.mark.parametrize(("action", "key"), [("cycle_agent", "shift+tab"), ("cycle_approval", "alt+a")])
+async def test_the_cycle_keys_are_off_over_a_modal_screen(
+    fake_sessions: FakeSessions, make_app, action: str, key: str
+) -> None:
     app = make_app(StartMode(), agent="build")
     async with app.run_test() as pilot:
-        assert app.check_action("cycle_agent", ()) is True
+        assert app.check_action(action, ()) is True
         await pilot.press("f1")
         await until(pilot, lambda: len(app.screen_stack) == 2)
-        assert app.check_action("cycle_agent", ()) is False
-        await pilot.press("shift+tab")
+        assert app.check_action(action, ()) is False
+        await pilot.press(key)
         await pilot.pause()
-        assert app.services.agent == "build"
+        assert app.services.agent == "build" and app.services.approval == "ask"

@@ -25,6 +25,7 @@ class ToolInvocation:
     name: str
     input: dict[str, Any]
     supports_vision: bool = False  # the step's model sees images: ``read`` and MCP tools may return them
+    by_user: bool = False  # the user's own ``!`` command: nothing is asked, deny rules still apply
 
 
 class ToolHost(Protocol):

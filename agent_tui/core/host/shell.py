@@ -1,8 +1,9 @@
 """``!command``: the user's own shell command, run through the session's bash tool.
 
-The same path as the model's calls (the permission gate, the process group,
+The same path as the model's calls (the sandbox, the deny rules, the process group,
 live output as ``tool.output.delta`` keyed by the input id and call id
-``shell``), but no model step: the result is one ``shell.ended`` event, whose
+``shell``), but no model step and no permission ask (it is the user's own
+command, whatever the approval mode): the result is one ``shell.ended`` event, whose
 ``shell`` message the next request shows the model as a user-visible block.
 An interrupt ends it with an ``aborted`` error, so it never runs twice.
 """
@@ -32,6 +33,7 @@ async def run_shell(session_id: str, row: InboxRecord, tools: ToolHost, publish:
         call_id=SHELL_CALL_ID,
         name="bash",
         input={"command": command},
+        by_user=True,
     )
 
     def on_output(delta: str) -> None:

@@ -25,11 +25,12 @@ from agent_tui.llm import types as llm
 from agent_tui.tools.asks import Asker, PermissionDecision, PermissionRequest
 from agent_tui.tools.builtin import default_registry
 from agent_tui.tools.errors import PERMISSION_DENIED
-from agent_tui.tools.permissions import Guard, PermissionGate
+from agent_tui.tools.permissions import Guard, OwnCommandGate, PermissionGate
 from agent_tui.tools.registry import ToolRegistry, denied_outright
+from agent_tui.tools.sandbox import confines_here
 from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.tool import ToolOutcome
-from agent_tui.vocab.kinds import TOOL_INTERRUPTED, PermissionReply
+from agent_tui.vocab.kinds import TOOL_INTERRUPTED, ApprovalMode, PermissionReply
 from agent_tui.vocab.permission_rule import PermissionRule
 from agent_tui.vocab.skill import SKILL_TOOL
 
@@ -121,6 +122,11 @@ def tool_definitions(registry: ToolRegistry, settings: Settings, agent: str) -> 
     ]
 
 
+def sandboxed(settings: Settings, project_root: Path, agent: str) -> bool:
+    """Whether the agent's bash commands run confined here (for the ``auto`` approval mode)."""
+    return confines_here(settings.command_sandbox(project_root, agent))
+
+
 def agent_guard(settings: Settings, agent: str) -> Guard:
     """The agent's own rules, whose denies nothing lifts (``tools.permissions.Guard``)."""
     return Guard(agent, tuple(settings.agent_guard(agent)))
@@ -168,6 +174,7 @@ class RegistryToolHost:
         self.agent = agent
         self.gate.rules = permission_rules(settings, agent)
         self.gate.guard = agent_guard(settings, agent)
+        self.gate.sandboxed = sandboxed(settings, self._project_root, agent)
 
     async def execute(self, call: ToolInvocation, on_output: Callable[[str], None]) -> ToolOutcome:
         if not self.settings.agent_settings(self.agent).offers(call.name):
@@ -179,7 +186,7 @@ class RegistryToolHost:
         scope = ToolScope(
             location=self.location,
             project_root=self._project_root,
-            gate=self.gate,
+            gate=OwnCommandGate(self.gate) if call.by_user else self.gate,
             spill_dir=paths.spill_dir(),
             session_id=call.session_id,
             assistant_message_id=call.assistant_message_id,
@@ -205,7 +212,9 @@ def make_gate(
     project_root: Path,
     policy: str | None,
     wait_reply: WaitReply,
+    approval: Callable[[], ApprovalMode] | None = None,
 ) -> PermissionGate:
+    """``approval``: the session's approval mode, read at each check (default: the settings')."""
     decide = None
     if policy is not None:
         from agent_tui.tools.asks import policy_asker
@@ -226,4 +235,6 @@ def make_gate(
         project_root,
         on_auto_reply=on_auto_reply,
         guard=agent_guard(settings, agent),
+        approval=approval or (lambda: settings.approval),
+        sandboxed=sandboxed(settings, project_root, agent),
     )

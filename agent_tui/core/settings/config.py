@@ -29,7 +29,7 @@ from agent_tui.core.settings.config_layers import (
 )
 from agent_tui.core.settings.config_layers import ConfigError as ConfigError  # re-exported: raised from here too
 from agent_tui.tools.sandbox import SandboxMode, SandboxPolicy, narrower, unavailable_reason
-from agent_tui.vocab.kinds import Effect
+from agent_tui.vocab.kinds import ApprovalMode, Effect
 from agent_tui.vocab.mcp_names import SERVER_NAME
 from agent_tui.vocab.mcp_server import McpServerConfig
 from agent_tui.vocab.permission_rule import PermissionRule
@@ -215,6 +215,8 @@ class Settings(_Section):
     warm: WarmSettings = Field(default_factory=WarmSettings)
     shell: ShellSettings = Field(default_factory=ShellSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    approval: ApprovalMode = ApprovalMode.ASK
+    """What runs without asking: ``ask``, ``auto-edit``, ``auto`` or ``full-auto`` (``vocab.kinds.ApprovalMode``)."""
     theme: str = "agent-dark"
     instructions: list[str] = Field(default_factory=list)
     """More instructions for the model: paths and globs from the project root, or http(s) URLs."""

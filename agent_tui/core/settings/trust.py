@@ -4,7 +4,7 @@ A project's ``.agent-tui/config.toml`` is shared, committed text: whoever wrote
 the repository wrote it. The parts of it that widen authority - permission
 rules that allow, MCP servers (processes started the moment agent-tui opens,
 or URLs that receive prompts), where model requests go and with which key, the
-keys passed to ``bash`` - apply only once the user has trusted that project;
+keys passed to ``bash``, loosening the sandbox, an approval mode other than ``ask`` - apply only once the user has trusted that project;
 everything else in it (theme, retry, compaction, agent prompts, asks and
 denies, which narrow) applies at once.
 
@@ -106,6 +106,9 @@ def split_powers(data: Mapping[str, Any]) -> tuple[dict[str, Any], Powers]:
     _split_instructions(kept, wanted, lines)
     _split_references(kept, wanted, lines)
     _split_sandbox(kept, wanted, lines)
+    if "approval" in kept and kept["approval"] != "ask":  # only "ask" narrows; any other mode asks less
+        wanted["approval"] = kept.pop("approval")
+        lines.append(f"set the approval mode to {json.dumps(wanted['approval'])} (fewer permission asks)")
     shell = kept.get("shell")
     if isinstance(shell, Mapping) and "env" in shell:
         wanted["shell.env"] = shell["env"]

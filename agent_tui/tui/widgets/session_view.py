@@ -36,10 +36,11 @@ from agent_tui.tui.widgets.plan import PlanPanel
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.status import StatusBar, StatusInputs
 from agent_tui.tui.widgets.transcript import NewOutputHint, TranscriptView
-from agent_tui.vocab.kinds import Delivery
+from agent_tui.vocab.kinds import ApprovalMode, Delivery
 
 if TYPE_CHECKING:
     from agent_tui.core.api import SessionRecord
+    from agent_tui.tui.port import SessionsPort
 
 
 def rewind_summary(result: object) -> str:
@@ -196,6 +197,7 @@ class SessionView(Vertical):
                 location=self.services.location,
                 model=self.services.model,
                 agent=self.services.agent,
+                approval=self.approval_mode(),
                 context_window=self.services.context_window(t.facts.model or self.services.model),
                 interrupting=self.interrupting,
                 background_asks=self.feed.background_asks,
@@ -203,6 +205,15 @@ class SessionView(Vertical):
                 mcp=self._mcp_count(t.facts.location if self.session_id else None),
             ),
         )
+
+    def approval_mode(self) -> str:
+        """The approval mode of the session on screen: chosen for it here, else the config's; with
+        no session yet, the mode its first prompt will start it in."""
+        sessions, sid = self.services.sessions, self.session_id
+        chosen = sessions.approval(sid) if sessions is not None and sid is not None else None
+        if chosen is None and sid is not None and self.services.settings is not None:
+            chosen = self.services.settings.approval
+        return str(chosen or self.services.approval)
 
     def _mcp_count(self, location: str | None) -> str | None:
         if self.services.mcp is None:
@@ -243,13 +254,7 @@ class SessionView(Vertical):
         async with self._sending:
             try:
                 sessions = await self.services.ready_to_run()
-                session_id = self.session_id
-                if session_id is None:
-                    created = await sessions.create(
-                        location=self.services.location, model=self.services.model, agent=self.services.agent
-                    )
-                    session_id = _session_id(created)
-                    self.feed.adopt(session_id)
+                session_id = self.session_id or await self._new_session(sessions)
                 await sessions.shell(session_id, command)
             except Exception as error:  # the facade's one-line reason
                 self._keep(text, f"not run: {error}", "error")
@@ -267,19 +272,24 @@ class SessionView(Vertical):
             parts = await self._parts(text)  # before the session exists: a bad mention sends nothing
             if self.services.runner_error:
                 self.app.notify(self.services.runner_error, severity="error")
-            session_id = self.session_id
-            if session_id is None:
-                created = await sessions.create(
-                    location=self.services.location, model=self.services.model, agent=self.services.agent
-                )
-                session_id = _session_id(created)
-                self.feed.adopt(session_id)
+            session_id = self.session_id or await self._new_session(sessions)
             await sessions.prompt(session_id, parts, delivery=delivery.value)
         except NeedsApproval as asked:  # the user's answer is sending the same prompt again
             self._asked = (text, asked.directory)
             self._keep(text, f"{asked} — press Enter again to attach it once", "warning")
         except Exception as error:  # the facade's one-line reason, and the text stays recallable
             self._keep(text, f"not sent: {error}", "error")
+
+    async def _new_session(self, sessions: SessionsPort) -> str:
+        """The session the first prompt (or ``!`` command) goes to, in the model, agent and
+        approval mode the status bar shows."""
+        created = await sessions.create(
+            location=self.services.location, model=self.services.model, agent=self.services.agent
+        )
+        session_id = _session_id(created)
+        sessions.choose_approval(session_id, ApprovalMode(self.services.approval))
+        self.feed.adopt(session_id)
+        return session_id
 
     def _keep(self, text: str, why: str, severity: str) -> None:
         self.app.notify(why, severity=severity)  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""The status bar: model, agent, context left, tokens, cost, state, location, title."""
+"""The status bar: model, agent, approval mode, context left, tokens, cost, state, location, title."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ class StatusInputs:
     location: str
     model: str | None = None
     agent: str | None = None
+    approval: str = "ask"  # shown unless it is "ask"; full-auto in the theme's error colour
     context_window: int | None = None
     interrupting: bool = False
     background_asks: int = 0  # permission asks waiting in other sessions
@@ -91,6 +92,13 @@ class StatusBar(Static):
         warning = getattr(self.app.current_theme, "warning", None) or "yellow"
         return f"bold {warning}"
 
+    def _approval_style(self, approval: str) -> str:
+        """``full-auto`` in the theme's error colour: nothing is asked; the other modes in bold."""
+        if approval != "full-auto":
+            return "bold"
+        error = getattr(self.app.current_theme, "error", None) or "red"
+        return f"bold {error}"
+
     def line(self) -> Text:
         t, inputs = self.transcript, self.inputs
         facts = t.facts if t is not None else None
@@ -101,6 +109,9 @@ class StatusBar(Static):
         out.append(f" {state} ", style="bold reverse" if state != "idle" else "bold")
         out.append(f" {model} · ")
         out.append(agent, style=self._agent_style(agent))
+        if inputs.approval != "ask":
+            out.append(" · ")
+            out.append(inputs.approval, style=self._approval_style(inputs.approval))
         if facts is not None and inputs.context_window and facts.last_input_tokens:
             left = max(0, 100 - round(100 * facts.last_input_tokens / inputs.context_window))
             out.append(f" · {left}% context left")

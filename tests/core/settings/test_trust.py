@@ -196,3 +196,24 @@ def test_a_project_may_narrow_the_sandbox_but_loosening_it_is_a_power() -> None:
     assert 'set the command sandbox\'s mode to "full-access"' in powers.lines
     kept, powers = split_powers({"sandbox": {"mode": "read-only", "network": False}})
     assert kept["sandbox"] == {"mode": "read-only", "network": False} and "sandbox" not in powers.wanted
+
+
+@pytest.mark.parametrize("mode", ["auto-edit", "auto", "full-auto"])
+def test_an_untrusted_project_cannot_widen_the_approval_mode(workdir: Path, mode: str) -> None:
+    path = project(workdir, f'approval = "{mode}"\n')
+    settings = config.load_settings(workdir, environ={})
+    assert settings.approval == "ask"
+    untrusted = settings.untrusted_project
+    assert untrusted is not None and untrusted.powers.lines == (
+        f'set the approval mode to "{mode}" (fewer permission asks)',
+    )
+    trust.trust(path, untrusted.powers)
+    assert config.load_settings(workdir, environ={}).approval == mode
+
+
+def test_a_project_may_narrow_the_approval_mode_to_ask(workdir: Path) -> None:
+    user_config('approval = "auto"\n')
+    assert config.load_settings(workdir, environ={}).approval == "auto"
+    project(workdir, 'approval = "ask"\n')
+    settings = config.load_settings(workdir, environ={})
+    assert settings.approval == "ask" and settings.untrusted_project is None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from agent_tui.core.log import events as ev
 from agent_tui.testing.fake_provider import FakeProvider
 
@@ -33,13 +35,31 @@ async def test_a_shell_command_runs_without_the_model_and_the_model_reads_it_nex
     assert texts[-1] == "what did it print?"
 
 
-async def test_a_denied_shell_command_is_recorded_as_failed(open_runtime, fake: FakeProvider, workdir) -> None:
-    async with await open_runtime(policy="deny", tools="all") as runtime:
+@pytest.mark.parametrize("approval", ["ask", "auto-edit"])
+async def test_a_shell_command_is_the_users_own_and_runs_without_an_ask(
+    open_runtime, fake: FakeProvider, workdir, approval: str
+) -> None:
+    # No headless policy: an ask would wait for a reply that never comes.
+    async with await open_runtime(cli={"approval": approval}, tools="all") as runtime:
         sid = (await runtime.sessions.create(location=workdir)).id
-        await runtime.sessions.shell(sid, "echo no")
+        await runtime.sessions.shell(sid, "echo mine > mine.txt")
+        await settle(runtime, sid)
+        log = await stored(runtime, sid)
+    ended = of_type(log, ev.ShellEnded)[0]
+    assert ended.error is None and (workdir / "mine.txt").read_text() == "mine\n"
+    assert not of_type(log, ev.PermissionAsked)
+
+
+async def test_a_deny_rule_still_stops_a_shell_command(open_runtime, fake: FakeProvider, workdir) -> None:
+    (workdir / "keep.txt").write_text("keep")
+    cli = {"approval": "full-auto", "permission": [{"action": "bash", "pattern": "rm *", "effect": "deny"}]}
+    async with await open_runtime(cli=cli, tools="all") as runtime:
+        sid = (await runtime.sessions.create(location=workdir)).id
+        await runtime.sessions.shell(sid, "rm keep.txt")
         await settle(runtime, sid)
         ended = of_type(await stored(runtime, sid), ev.ShellEnded)[0]
-    assert ended.output is None and ended.error is not None and "reject" in ended.error.message.lower()
+    assert ended.output is None and ended.error is not None and ended.error.type == "permission.denied"
+    assert (workdir / "keep.txt").exists()
 
 
 async def test_an_interrupted_shell_command_ends_aborted_and_does_not_run_again(open_runtime, workdir) -> None:

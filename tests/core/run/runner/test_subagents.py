@@ -11,6 +11,7 @@ import pytest
 from agent_tui.core.log import events as ev
 from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider
+from agent_tui.vocab.kinds import ApprovalMode
 from tests.routed_fake import Routes, first_prompt, task_call
 
 from .conftest import kinds, of_type, settle, stored
@@ -177,3 +178,22 @@ async def test_a_deny_rule_hides_the_task_tool(runtime: Runtime, routes: Routes,
     await runtime.sessions.prompt(parent, "PARENT: hello")
     await settle(runtime, parent, timeout=30)
     assert "task" not in tool_names(fake.accepted[0].body)
+
+
+async def test_a_subagent_works_in_the_approval_mode_chosen_for_its_parent(
+    open_runtime: Any, routes: Routes, fake: FakeProvider, workdir
+) -> None:
+    patch = "*** Begin Patch\n*** Add File: by-child.txt\n+child\n*** End Patch"
+    routes.add("PARENT", {"tool_calls": [task_call("call_t", "CHILD-E: write the file")]}, {"text": "written"})
+    routes.add(
+        "CHILD-E", {"tool_calls": [{"id": "c1", "name": "apply_patch", "arguments": {"patch": patch}}]}, {"text": "ok"}
+    )
+    async with await open_runtime(cli={"approval": "ask"}, policy="deny", tools="all") as runtime:
+        parent = (await runtime.sessions.create(location=workdir)).id
+        runtime.sessions.choose_approval(parent, ApprovalMode.AUTO_EDIT)
+        await runtime.sessions.prompt(parent, "PARENT: delegate the edit")
+        await settle(runtime, parent, timeout=30)
+        (child,) = [s.id for s in await runtime.sessions.children(parent)]
+        child_log = await stored(runtime, child)
+    assert (workdir / "by-child.txt").read_text() == "child\n"
+    assert not of_type(child_log, ev.PermissionAsked)
