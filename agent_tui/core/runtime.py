@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.core.host.hooks import HookSite, ToolHooks, notifying
 from agent_tui.core.host.mcp_host import McpHost, McpRegistrations
 from agent_tui.core.host.snapshot_hook import SnapshotBeforeChange
 from agent_tui.core.host.tool_host import RegistryToolHost, build_registry, make_gate, tool_definitions
@@ -176,6 +177,10 @@ class Runtime:
             )
             host = RegistryToolHost(settings, registry, location, root, gate, agent)
             host.before_change = SnapshotBeforeChange(self.sessions.snapshots, self.publisher(session.id), location)
+            host.hooks = ToolHooks(self.publisher(session.id), location, root)
+            if self._policy is None:  # someone will be asked: the notification hooks say so
+                site = HookSite(session.id, location, root, self.publisher(session.id))
+                gate.asker = notifying(gate.asker, lambda: host.settings.hooks, site)
             self._hosts[session.id] = host
             self._mcp_tools[session.id] = McpRegistrations(registry)
         elif host.settings is not settings or host.agent != agent:

@@ -1,0 +1,235 @@
+"""Running the configured hooks at one point of a session, and what their exits mean.
+
+Exit 0 goes on (its stdout is context for the model at ``session_start`` and ``user_prompt``);
+exit 2 blocks, with stderr as the reason (``HookVerdict.blocked``: the caller decides what a
+block means at its point); anything else, a hook that cannot start, or a timeout is a warning,
+and the session goes on. Matching hooks run one after another, in configuration order (user's,
+then the project's); the first block stops the rest. Each run is one durable ``hook.ran`` event;
+a cancel (an interrupt) kills the running hook's process group and records it ``interrupted``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from agent_tui.core.host.hook_payload import CLAUDE_EVENT_NAMES, matches, payload, tool_response
+from agent_tui.core.host.hook_process import HookExit, run_hook_command
+from agent_tui.core.host.port import ToolInvocation
+from agent_tui.core.log import events as ev
+from agent_tui.core.log import ids
+from agent_tui.core.log.publisher import SessionPublisher
+from agent_tui.core.request.shell_text import SHELL_CALL_ID
+from agent_tui.core.settings.hook_settings import HookEvent, HookSettings
+from agent_tui.tools.asks import Asker, PermissionDecision, PermissionRequest
+from agent_tui.tools.tool import ToolOutcome
+from agent_tui.vocab.error_info import ErrorInfo
+
+HOOK_BLOCKED = "hook.blocked"
+CONTEXT_EVENTS = frozenset({HookEvent.SESSION_START, HookEvent.USER_PROMPT})
+"""The events whose hooks' stdout (exit 0) the model reads."""
+
+
+@dataclass(frozen=True)
+class HookSite:
+    """Where hooks run: the session, its working directory and project root, its log."""
+
+    session_id: str
+    location: Path
+    project_root: Path
+    publish: SessionPublisher
+
+
+@dataclass(frozen=True)
+class HookVerdict:
+    blocked: str | None = None
+    """The reason of the first hook that exited 2; None: go on."""
+    context: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Where:
+    tool_name: str | None
+    assistant_message_id: str | None
+    call_id: str | None
+
+    def ran(
+        self,
+        event: HookEvent,
+        hook: HookSettings,
+        outcome: Any,
+        run: HookExit | None = None,
+        message: str | None = None,
+        context: str | None = None,
+    ) -> ev.HookRan:
+        return ev.HookRan(
+            hook_event=event.value,
+            command=hook.command,
+            outcome=outcome,
+            exit_code=None if run is None else run.code,
+            message=message,
+            context=context,
+            message_id=None if context is None else ids.message_id(),
+            tool_name=self.tool_name,
+            assistant_message_id=self.assistant_message_id,
+            call_id=self.call_id,
+            duration_ms=0 if run is None else run.duration_ms,
+        )
+
+
+def _environment(site: HookSite) -> dict[str, str]:
+    root = str(site.project_root)
+    return {
+        **os.environ,
+        "CLAUDE_PROJECT_DIR": root,
+        "AGENT_TUI_PROJECT_DIR": root,
+        "AGENT_TUI_SESSION": site.session_id,
+    }
+
+
+def _judged(event: HookEvent, run: HookExit) -> tuple[str, str | None, str | None]:
+    """``(outcome, message, context)`` of one run."""
+    if run.failed_to_start is not None:
+        return "warning", f"could not start: {run.failed_to_start}", None
+    if run.timed_out:
+        return "timeout", "timed out; its process group was stopped", None
+    if run.code == 0:
+        said = run.stdout.strip()
+        return "ok", None, (said or None) if event in CONTEXT_EVENTS else None
+    if run.code == 2:
+        return "blocked", run.stderr.strip() or "blocked by a hook (it gave no reason on stderr)", None
+    said = run.stderr.strip()
+    return "warning", f"exited with {run.code}" + (f": {said}" if said else ""), None
+
+
+async def run_hooks(
+    hooks: Sequence[HookSettings],
+    event: HookEvent,
+    site: HookSite,
+    fields: Mapping[str, Any] | None = None,
+    *,
+    tool: str | None = None,
+    assistant_message_id: str | None = None,
+    call_id: str | None = None,
+) -> HookVerdict:
+    """Run the hooks for ``event`` (and ``tool``) in order; each one's run becomes a ``hook.ran`` event."""
+    chosen = [hook for hook in hooks if hook.event == event and matches(hook, tool)]
+    if not chosen:
+        return HookVerdict()
+    base: dict[str, Any] = {"session_id": site.session_id, "cwd": str(site.location), **(fields or {})}
+    if tool is not None:
+        base["tool_name"] = tool
+    where = _Where(tool, assistant_message_id, call_id)
+    env = _environment(site)
+    contexts: list[str] = []
+    for hook in chosen:
+        stdin = json.dumps(payload(hook, event, base, site.location), ensure_ascii=False, default=str)
+        try:
+            run = await run_hook_command(hook.command, stdin, site.location, hook.timeout, env)
+        except asyncio.CancelledError:
+            await site.publish(where.ran(event, hook, "interrupted"))
+            raise
+        outcome, message, context = _judged(event, run)
+        if outcome == "blocked" and event == HookEvent.STOP:
+            context = f"Stop hook feedback (you were about to stop; go on):\n{message}"
+        elif context is not None:
+            context = f"{CLAUDE_EVENT_NAMES[event]} hook additional context:\n{context}"
+        await site.publish(where.ran(event, hook, outcome, run, message, context))
+        if context is not None:
+            contexts.append(context)
+        if outcome == "blocked":
+            return HookVerdict(blocked=message, context=contexts)
+    return HookVerdict(context=contexts)
+
+
+class ToolHooks:
+    """``pre_tool`` and ``post_tool`` around a session's tool calls (not the user's ``!`` commands)."""
+
+    def __init__(self, publish: SessionPublisher, location: Path, project_root: Path) -> None:
+        self._publish = publish
+        self._location = location
+        self._project_root = project_root
+
+    def _site(self, call: ToolInvocation) -> HookSite:
+        return HookSite(call.session_id, self._location, self._project_root, self._publish)
+
+    async def before(self, hooks: Sequence[HookSettings], call: ToolInvocation) -> ToolOutcome | None:
+        """A refusal when a ``pre_tool`` hook blocks the call (it then does not run), else None."""
+        if call.call_id == SHELL_CALL_ID:
+            return None
+        verdict = await run_hooks(
+            hooks,
+            HookEvent.PRE_TOOL,
+            self._site(call),
+            {"tool_input": call.input},
+            tool=call.name,
+            assistant_message_id=call.assistant_message_id,
+            call_id=call.call_id,
+        )
+        if verdict.blocked is None:
+            return None
+        return ToolOutcome.failure(HOOK_BLOCKED, f"A PreToolUse hook blocked this call: {verdict.blocked}")
+
+    async def after(self, hooks: Sequence[HookSettings], call: ToolInvocation, outcome: ToolOutcome) -> ToolOutcome:
+        """The outcome, with a blocking ``post_tool`` hook's reason added for the model (the tool already ran)."""
+        if call.call_id == SHELL_CALL_ID:
+            return outcome
+        verdict = await run_hooks(
+            hooks,
+            HookEvent.POST_TOOL,
+            self._site(call),
+            {"tool_input": call.input, "tool_response": tool_response(outcome)},
+            tool=call.name,
+            assistant_message_id=call.assistant_message_id,
+            call_id=call.call_id,
+        )
+        if verdict.blocked is None:
+            return outcome
+        note = f"PostToolUse hook: {verdict.blocked}"
+        if outcome.output is not None:
+            return replace(
+                outcome, output=outcome.output.model_copy(update={"text": f"{outcome.output.text}\n\n{note}"})
+            )
+        error = outcome.error or ErrorInfo(type=HOOK_BLOCKED, message="")
+        return replace(outcome, error=error.model_copy(update={"message": f"{error.message}\n\n{note}"}))
+
+
+_notices: set[asyncio.Future[HookVerdict]] = set()
+
+
+def notifying(asker: Asker, hooks: Callable[[], Sequence[HookSettings]], site: HookSite) -> Asker:
+    """``asker`` that also runs the ``notification`` hooks when it raises an ask, beside the wait for
+    the answer (a hook never delays the ask); an interrupted ask stops them too."""
+
+    async def ask(request: PermissionRequest) -> PermissionDecision:
+        what = ", ".join(request.resources) or request.action
+        notice = asyncio.ensure_future(
+            run_hooks(
+                hooks(),
+                HookEvent.NOTIFICATION,
+                site,
+                {"message": f"agent-tui needs your permission ({request.action}): {what}", "title": "Permission"},
+                assistant_message_id=request.assistant_message_id,
+                call_id=request.call_id,
+            )
+        )
+        _notices.add(notice)
+        notice.add_done_callback(_settled)
+        try:
+            return await asker(request)
+        except asyncio.CancelledError:
+            notice.cancel()
+            raise
+
+    return ask
+
+
+def _settled(notice: asyncio.Future[HookVerdict]) -> None:
+    _notices.discard(notice)
+    if not notice.cancelled():
+        notice.exception()  # retrieved: a store error of a notice is not worth a traceback at exit

@@ -1,0 +1,64 @@
+"""The runner's hook points: ``session_start``, ``user_prompt`` and ``stop`` (tool hooks are the tool host's).
+
+- ``session_start``: once per session and process, at its first drain, before any promotion; its
+  stdout reaches the model as a system reminder.
+- ``user_prompt``: for each prompt about to be promoted; exit 0's stdout becomes a system reminder
+  just before the prompt, exit 2 withdraws the prompt (never sent; the transcript shows the reason).
+- ``stop``: when the agent ends a turn with its answer; exit 2 (Claude Code's "block stopping")
+  feeds stderr to the model and the turn goes on, while the agent's step allowance lasts
+  (``stop_hook_active`` tells the hook it is such a continuation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from agent_tui.core.host.hooks import HookSite, run_hooks
+from agent_tui.core.log import events as ev
+from agent_tui.core.log.publisher import SessionPublisher
+from agent_tui.core.log.records import InboxRecord, SessionRecord
+from agent_tui.core.settings.config import Settings
+from agent_tui.core.settings.hook_settings import HookEvent
+
+
+def _site(session: SessionRecord, publish: SessionPublisher) -> HookSite:
+    return HookSite(session.id, Path(session.location), Path(session.project_root), publish)
+
+
+class SessionHooks:
+    def __init__(self) -> None:
+        self._started: set[str] = set()
+
+    async def session_start(
+        self, session: SessionRecord, settings: Settings, publish: SessionPublisher, resumed: bool
+    ) -> None:
+        if session.id in self._started:
+            return
+        self._started.add(session.id)
+        source = "resume" if resumed else "startup"
+        await run_hooks(settings.hooks, HookEvent.SESSION_START, _site(session, publish), {"source": source})
+
+    async def admitted(
+        self, rows: Sequence[InboxRecord], session: SessionRecord, settings: Settings, publish: SessionPublisher
+    ) -> list[InboxRecord]:
+        """The prompts the ``user_prompt`` hooks let through; the others are withdrawn."""
+        kept: list[InboxRecord] = []
+        for row in rows:
+            if row.kind == "prompt":
+                prompt = ev.prompt_text(row.prompt or [])
+                verdict = await run_hooks(
+                    settings.hooks, HookEvent.USER_PROMPT, _site(session, publish), {"prompt": prompt}
+                )
+                if verdict.blocked is not None:
+                    await publish(ev.PromptWithdrawn(input_id=row.id))
+                    continue
+            kept.append(row)
+        return kept
+
+    async def stop_blocked(
+        self, session: SessionRecord, settings: Settings, publish: SessionPublisher, active: bool
+    ) -> bool:
+        """Run the ``stop`` hooks; True when one blocks stopping (its reason is now in the history)."""
+        verdict = await run_hooks(settings.hooks, HookEvent.STOP, _site(session, publish), {"stop_hook_active": active})
+        return verdict.blocked is not None

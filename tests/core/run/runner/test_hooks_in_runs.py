@@ -1,0 +1,211 @@
+"""Hooks in real runs: real bash processes for the hooks and the tools, the fake provider for the model."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_tui.core.log import events as ev
+from agent_tui.core.runtime import Runtime
+from agent_tui.testing.fake_provider import FakeProvider
+
+from .conftest import of_type, reminders, settle, stored
+
+
+@pytest.fixture
+async def hooked(open_runtime: Any, agent_home: Path, litellm_loaded: None) -> AsyncIterator[Any]:
+    """``await hooked(*hooks)``: a runtime with the built-in tools, every ask allowed, and ``hooks``
+    in the user's config file (user-level hooks always run)."""
+    opened: list[Runtime] = []
+
+    async def open_with(*hooks: dict[str, Any]) -> Runtime:
+        lines = []
+        for hook in hooks:
+            lines.append("[[hooks]]")
+            lines.extend(f"{key} = {json.dumps(value)}" for key, value in hook.items())
+        (agent_home / "config.toml").write_text("\n".join(lines) + "\n")
+        runtime = await open_runtime(tools="all", policy="allow")
+        opened.append(runtime)
+        return runtime
+
+    yield open_with
+    for runtime in opened:
+        await runtime.close()
+
+
+def _bash(call_id: str, command: str) -> dict[str, Any]:
+    return {"tool_calls": [{"id": call_id, "name": "bash", "arguments": {"command": command}}]}
+
+
+def _tool_message(body: dict[str, Any]) -> str:
+    return next(str(m["content"]) for m in body["messages"] if m["role"] == "tool")
+
+
+async def _run(runtime: Runtime, workdir: Path, prompt: str) -> tuple[str, list[ev.StoredEvent]]:
+    sid = (await runtime.sessions.create(location=workdir)).id
+    await runtime.sessions.prompt(sid, prompt)
+    await settle(runtime, sid, timeout=30)
+    return sid, await stored(runtime, sid)
+
+
+async def test_a_pre_tool_hook_that_exits_2_blocks_the_call_and_the_model_reads_why(
+    hooked: Any, fake: FakeProvider, workdir: Path, tmp_path: Path
+) -> None:
+    seen = tmp_path / "seen.json"
+    runtime = await hooked(
+        {
+            "event": "pre_tool",
+            "matcher": "bash",
+            "command": f"cat > {seen}; echo 'no writes here, use apply_patch' >&2; exit 2",
+        }
+    )
+    fake.add(_bash("call_1", "echo hi > created.txt"), {"text": "understood"})
+    sid, log = await _run(runtime, workdir, "make a file")
+    assert not (workdir / "created.txt").exists()
+    failed = of_type(log, ev.ToolFailed)[0]
+    assert failed.error.type == "hook.blocked" and "no writes here" in failed.error.message
+    assert "no writes here, use apply_patch" in _tool_message(fake.accepted[1].body)
+    told = json.loads(seen.read_text())
+    assert told["hook_event_name"] == "PreToolUse" and told["tool_name"] == "bash"
+    assert told["tool_input"]["command"] == "echo hi > created.txt"
+    assert told["session_id"] == sid and told["cwd"] == str(workdir)
+    ran = of_type(log, ev.HookRan)
+    assert [(r.hook_event, r.outcome, r.exit_code, r.call_id) for r in ran] == [("pre_tool", "blocked", 2, "call_1")]
+
+
+async def test_hooks_that_allow_run_around_the_tool_and_see_its_result(
+    hooked: Any, fake: FakeProvider, workdir: Path, tmp_path: Path
+) -> None:
+    pre, post = tmp_path / "pre.json", tmp_path / "post.json"
+    runtime = await hooked(
+        {"event": "pre_tool", "matcher": "ba*", "command": f"cat > {pre}"},
+        {"event": "post_tool", "command": f"cat > {post}"},
+        {"event": "pre_tool", "matcher": "read", "command": "echo never >&2; exit 2"},
+    )
+    fake.add(_bash("call_1", "echo made > created.txt && echo done"), {"text": "ok"})
+    _, log = await _run(runtime, workdir, "make a file")
+    assert (workdir / "created.txt").read_text() == "made\n"
+    assert json.loads(pre.read_text())["tool_input"]["command"].startswith("echo made")
+    after = json.loads(post.read_text())
+    assert after["hook_event_name"] == "PostToolUse" and after["tool_response"]["success"] is True
+    assert after["tool_response"]["output"].startswith("done")
+    assert [(r.hook_event, r.outcome) for r in of_type(log, ev.HookRan)] == [("pre_tool", "ok"), ("post_tool", "ok")]
+    assert of_type(log, ev.ToolSucceeded)
+
+
+async def test_a_hook_that_crashes_is_a_warning_and_the_tool_runs(
+    hooked: Any, fake: FakeProvider, workdir: Path
+) -> None:
+    runtime = await hooked({"event": "pre_tool", "command": "echo 'script broke' >&2; exit 7"})
+    fake.add(_bash("call_1", "echo made > created.txt"), {"text": "ok"})
+    _, log = await _run(runtime, workdir, "make a file")
+    assert (workdir / "created.txt").exists()
+    [ran] = of_type(log, ev.HookRan)
+    assert ran.outcome == "warning" and ran.exit_code == 7 and "script broke" in (ran.message or "")
+
+
+async def test_a_hook_that_times_out_has_its_process_group_killed_and_the_tool_runs(
+    hooked: Any, fake: FakeProvider, workdir: Path, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "child.pid"
+    runtime = await hooked(
+        {"event": "pre_tool", "timeout": 0.5, "command": f"sleep 300 & echo $! > {pid_file}; wait"},
+    )
+    fake.add(_bash("call_1", "echo made > created.txt"), {"text": "ok"})
+    _, log = await _run(runtime, workdir, "make a file")
+    [ran] = of_type(log, ev.HookRan)
+    assert ran.outcome == "timeout" and ran.exit_code is None
+    assert (workdir / "created.txt").exists()
+    assert not _alive(int(pid_file.read_text()))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie not yet reaped is gone for our purpose
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+async def test_an_interrupt_kills_the_running_hook(
+    hooked: Any, fake: FakeProvider, workdir: Path, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "child.pid"
+    runtime = await hooked({"event": "pre_tool", "command": f"sleep 300 & echo $! > {pid_file}; wait"})
+    fake.add(_bash("call_1", "echo made > created.txt"), {"text": "never"})
+    sid = (await runtime.sessions.create(location=workdir)).id
+    await runtime.sessions.prompt(sid, "make a file")
+
+    async def started() -> None:
+        while not pid_file.exists() or not pid_file.read_text().strip():
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(started(), 30)
+    await runtime.sessions.interrupt(sid)
+    log = await stored(runtime, sid)
+    assert [r.outcome for r in of_type(log, ev.HookRan)] == ["interrupted"]
+    assert not (workdir / "created.txt").exists()
+    assert not _alive(int(pid_file.read_text()))
+
+
+async def test_user_prompt_hook_output_is_context_for_the_model(
+    hooked: Any, fake: FakeProvider, workdir: Path, tmp_path: Path
+) -> None:
+    seen = tmp_path / "prompt.json"
+    runtime = await hooked({"event": "user_prompt", "command": f"cat > {seen}; echo 'Ticket ABC-42 is about parsing.'"})
+    fake.add({"text": "ok"})
+    _, log = await _run(runtime, workdir, "what is my ticket about?")
+    told = json.loads(seen.read_text())
+    assert told["hook_event_name"] == "UserPromptSubmit" and told["prompt"] == "what is my ticket about?"
+    assert any("Ticket ABC-42 is about parsing." in text for text in reminders(fake.accepted[0].body))
+    [ran] = of_type(log, ev.HookRan)
+    assert ran.outcome == "ok" and ran.context and "ABC-42" in ran.context
+
+
+async def test_a_user_prompt_hook_that_exits_2_keeps_the_prompt_from_the_model(
+    hooked: Any, fake: FakeProvider, workdir: Path
+) -> None:
+    runtime = await hooked({"event": "user_prompt", "command": "echo 'no secrets in prompts' >&2; exit 2"})
+    fake.add({"text": "never"})
+    sid, log = await _run(runtime, workdir, "my password is hunter2")
+    assert fake.accepted == [] and fake.remaining == 1
+    assert of_type(log, ev.PromptWithdrawn) and not of_type(log, ev.PromptPromoted)
+    [ran] = of_type(log, ev.HookRan)
+    assert ran.outcome == "blocked" and ran.message == "no secrets in prompts"
+    assert not [m for m in await runtime._store.messages(sid) if m.kind == "user"]
+
+
+async def test_session_start_hook_output_reaches_the_model_once(hooked: Any, fake: FakeProvider, workdir: Path) -> None:
+    runtime = await hooked({"event": "session_start", "command": "echo 'Branch: feature/x'"})
+    fake.add({"text": "one"}, {"text": "two"})
+    sid, _ = await _run(runtime, workdir, "first")
+    await runtime.sessions.prompt(sid, "second")
+    await settle(runtime, sid, timeout=30)
+    log = await stored(runtime, sid)
+    assert [r.hook_event for r in of_type(log, ev.HookRan)] == ["session_start"]
+    assert any("Branch: feature/x" in text for text in reminders(fake.accepted[0].body))
+
+
+async def test_a_stop_hook_that_exits_2_keeps_the_agent_going_with_the_reason(
+    hooked: Any, fake: FakeProvider, workdir: Path, tmp_path: Path
+) -> None:
+    count = tmp_path / "count"
+    script = (
+        f"n=$(cat {count} 2>/dev/null || echo 0); echo $((n+1)) > {count}; "
+        "if [ $n = 0 ]; then echo 'run the tests first' >&2; exit 2; fi"
+    )
+    runtime = await hooked({"event": "stop", "command": script})
+    fake.add({"text": "done"}, {"text": "tests pass, done"})
+    _, log = await _run(runtime, workdir, "fix it")
+    assert len(fake.accepted) == 2
+    assert any("run the tests first" in text for text in reminders(fake.accepted[1].body))
+    assert [r.outcome for r in of_type(log, ev.HookRan)] == ["blocked", "ok"]
