@@ -209,3 +209,88 @@ async def test_a_stop_hook_that_exits_2_keeps_the_agent_going_with_the_reason(
     assert len(fake.accepted) == 2
     assert any("run the tests first" in text for text in reminders(fake.accepted[1].body))
     assert [r.outcome for r in of_type(log, ev.HookRan)] == ["blocked", "ok"]
+
+
+GUARD = """import json, sys
+told = json.load(sys.stdin)
+open(sys.argv[1], "w").write(json.dumps(told))
+if "rm " in told["tool_input"].get("command", ""):
+    print("Blocked by the team's guard: no rm", file=sys.stderr)
+    sys.exit(2)
+"""
+
+
+def _claude_project(workdir: Path, tmp_path: Path) -> Path:
+    """A project whose ``.claude/settings.json`` has a PreToolUse guard on Bash, as Claude Code users write it."""
+    (tmp_path / "guard.py").write_text(GUARD)
+    seen = tmp_path / "seen.json"
+    command = f"python3 {tmp_path / 'guard.py'} {seen}"
+    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}]}}
+    (workdir / ".claude").mkdir()
+    (workdir / ".claude" / "settings.json").write_text(json.dumps(settings))
+    (workdir / "victim.txt").write_text("keep me")
+    return seen
+
+
+@pytest.fixture
+def stored_trust_only():  # type: ignore[no-untyped-def]
+    from agent_tui.core.settings import trust
+
+    trust.assume(None)
+    yield trust
+    trust.assume(None)
+
+
+async def test_claude_settings_hooks_run_unchanged_in_a_trusted_project(
+    hooked: Any, fake: FakeProvider, workdir: Path, tmp_path: Path, stored_trust_only: Any
+) -> None:
+    from agent_tui.core.settings.config_layers import read_layers
+
+    seen = _claude_project(workdir, tmp_path)
+    untrusted = read_layers(workdir, environ={}).untrusted
+    assert untrusted is not None
+    stored_trust_only.trust(untrusted.config, untrusted.powers)
+    runtime = await hooked()
+    fake.add(_bash("call_1", "rm victim.txt"), {"text": "ok"})
+    _, log = await _run(runtime, workdir, "clean up")
+    assert (workdir / "victim.txt").exists()
+    told = json.loads(seen.read_text())
+    assert told["tool_name"] == "Bash" and told["hook_event_name"] == "PreToolUse"
+    assert told["tool_input"]["command"] == "rm victim.txt"
+    assert "Blocked by the team's guard: no rm" in _tool_message(fake.accepted[1].body)
+    assert [r.outcome for r in of_type(log, ev.HookRan)] == ["blocked"]
+
+
+async def test_claude_settings_hooks_never_run_in_an_untrusted_project(
+    hooked: Any, fake: FakeProvider, workdir: Path, tmp_path: Path, stored_trust_only: Any
+) -> None:
+    seen = _claude_project(workdir, tmp_path)
+    runtime = await hooked()
+    fake.add(_bash("call_1", "rm victim.txt"), {"text": "ok"})
+    _, log = await _run(runtime, workdir, "clean up")
+    assert not seen.exists() and not of_type(log, ev.HookRan)
+    assert not (workdir / "victim.txt").exists()  # nothing guarded it: the project's hook did not run
+
+
+async def test_a_notification_hook_runs_when_a_permission_ask_is_raised(
+    open_runtime: Any, agent_home: Path, fake: FakeProvider, workdir: Path, tmp_path: Path, litellm_loaded: None
+) -> None:
+    seen = tmp_path / "notice.json"
+    (agent_home / "config.toml").write_text(f'[[hooks]]\nevent = "notification"\ncommand = "cat > {seen}"\n')
+    fake.add(_bash("call_1", "echo hi"), {"text": "ok"})
+    async with await open_runtime(tools="all") as runtime:  # no policy: the user is asked
+        sid = (await runtime.sessions.create(location=workdir)).id
+        await runtime.sessions.prompt(sid, "say hi")
+
+        async def ran() -> list[Any]:
+            while not (done := of_type(await stored(runtime, sid), ev.HookRan)):
+                await asyncio.sleep(0.01)
+            return done
+
+        [notice] = await asyncio.wait_for(ran(), 30)
+        assert notice.hook_event == "notification" and notice.outcome == "ok"
+        told = json.loads(seen.read_text())
+        assert told["hook_event_name"] == "Notification" and "echo hi" in told["message"]
+        [ask] = await runtime.sessions.permissions(sid)
+        await runtime.sessions.reply_permission(ask.request_id, "once")
+        await settle(runtime, sid, timeout=30)
