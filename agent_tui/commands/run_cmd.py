@@ -267,6 +267,8 @@ class _Follower:
                 note = f"compaction: {error.message}"
             case ev.WorkspaceSnapshotted(call_id=call_id, error=str() as why):
                 note = f"no snapshot before call {call_id} ({why}): a rewind cannot undo it"
+            case ev.HookRan(outcome=outcome, hook_event=hook, message=str() as said) if outcome != "ok":
+                note = f"{hook} hook {outcome}: {said}"
             case _:
                 return
         print(inert(f"agent-tui: {note}"), file=sys.stderr, flush=True)
