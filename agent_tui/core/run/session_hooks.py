@@ -7,6 +7,9 @@
 - ``stop``: when the agent ends a turn with its answer; exit 2 (Claude Code's "block stopping")
   feeds stderr to the model and the turn goes on, while the agent's step allowance lasts
   (``stop_hook_active`` tells the hook it is such a continuation).
+
+A subagent's session (``spawned_by``) runs none of these, as in Claude Code: its prompt is the
+parent's tool call, and its answer is the parent's tool result (tool hooks still run in it).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ class SessionHooks:
     async def session_start(
         self, session: SessionRecord, settings: Settings, publish: SessionPublisher, resumed: bool
     ) -> None:
-        if session.id in self._started:
+        if session.id in self._started or session.spawned_by is not None:
             return
         self._started.add(session.id)
         source = "resume" if resumed else "startup"
@@ -43,6 +46,8 @@ class SessionHooks:
         self, rows: Sequence[InboxRecord], session: SessionRecord, settings: Settings, publish: SessionPublisher
     ) -> list[InboxRecord]:
         """The prompts the ``user_prompt`` hooks let through; the others are withdrawn."""
+        if session.spawned_by is not None:
+            return list(rows)
         kept: list[InboxRecord] = []
         for row in rows:
             if row.kind == "prompt":
@@ -60,5 +65,7 @@ class SessionHooks:
         self, session: SessionRecord, settings: Settings, publish: SessionPublisher, active: bool
     ) -> bool:
         """Run the ``stop`` hooks; True when one blocks stopping (its reason is now in the history)."""
+        if session.spawned_by is not None:
+            return False
         verdict = await run_hooks(settings.hooks, HookEvent.STOP, _site(session, publish), {"stop_hook_active": active})
         return verdict.blocked is not None

@@ -200,7 +200,7 @@ async def test_a_stop_hook_that_exits_2_keeps_the_agent_going_with_the_reason(
 ) -> None:
     count = tmp_path / "count"
     script = (
-        f"n=$(cat {count} 2>/dev/null || echo 0); echo $((n+1)) > {count}; "
+        f"n=$(cat {count} 2>/dev/null || echo 0); echo $((n+1)) > {count}; cat > {tmp_path}/stop-$n.json; "
         "if [ $n = 0 ]; then echo 'run the tests first' >&2; exit 2; fi"
     )
     runtime = await hooked({"event": "stop", "command": script})
@@ -209,6 +209,8 @@ async def test_a_stop_hook_that_exits_2_keeps_the_agent_going_with_the_reason(
     assert len(fake.accepted) == 2
     assert any("run the tests first" in text for text in reminders(fake.accepted[1].body))
     assert [r.outcome for r in of_type(log, ev.HookRan)] == ["blocked", "ok"]
+    told = [json.loads((tmp_path / f"stop-{n}.json").read_text()) for n in (0, 1)]
+    assert [(t["hook_event_name"], t["stop_hook_active"]) for t in told] == [("Stop", False), ("Stop", True)]
 
 
 GUARD = """import json, sys
