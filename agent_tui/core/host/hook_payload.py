@@ -45,7 +45,7 @@ def claude_tool_name(tool: str) -> str:
 
 
 def matches(hook: HookSettings, tool: str | None) -> bool:
-    """Does the hook run for this tool? Events without a tool ignore the matcher."""
+    """Does the hook run for this tool (or another event's subject)? None matches every matcher."""
     if tool is None or not hook.matcher or hook.matcher == "*":
         return True
     if hook.format != "claude":

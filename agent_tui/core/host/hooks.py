@@ -31,6 +31,8 @@ from agent_tui.tools.tool import ToolOutcome
 from agent_tui.vocab.error_info import ErrorInfo
 
 HOOK_BLOCKED = "hook.blocked"
+PERMISSION_PROMPT = "permission_prompt"
+"""A ``notification``'s type (Claude Code's name): the one kind agent-tui raises."""
 CONTEXT_EVENTS = frozenset({HookEvent.SESSION_START, HookEvent.USER_PROMPT})
 """The events whose hooks' stdout (exit 0) the model reads."""
 
@@ -114,11 +116,15 @@ async def run_hooks(
     fields: Mapping[str, Any] | None = None,
     *,
     tool: str | None = None,
+    subject: str | None = None,
     assistant_message_id: str | None = None,
     call_id: str | None = None,
 ) -> HookVerdict:
-    """Run the hooks for ``event`` (and ``tool``) in order; each one's run becomes a ``hook.ran`` event."""
-    chosen = [hook for hook in hooks if hook.event == event and matches(hook, tool)]
+    """Run the hooks for ``event`` (and ``tool``) in order; each one's run becomes a ``hook.ran`` event.
+
+    A matcher is matched against the tool, else against ``subject`` (as Claude Code does: a
+    ``SessionStart``'s source, a ``Notification``'s type); None matches every matcher."""
+    chosen = [hook for hook in hooks if hook.event == event and matches(hook, tool or subject)]
     if not chosen:
         return HookVerdict()
     base: dict[str, Any] = {"session_id": site.session_id, "cwd": str(site.location), **(fields or {})}
@@ -179,6 +185,8 @@ class ToolHooks:
         """The outcome, with a blocking ``post_tool`` hook's reason added for the model (the tool already ran)."""
         if call.call_id == SHELL_CALL_ID:
             return outcome
+        if not outcome.ok:  # Claude Code runs PostToolUse only after a success: its scripts expect one
+            hooks = [hook for hook in hooks if hook.format != "claude"]
         verdict = await run_hooks(
             hooks,
             HookEvent.POST_TOOL,
@@ -213,7 +221,12 @@ def notifying(asker: Asker, hooks: Callable[[], Sequence[HookSettings]], site: H
                 hooks(),
                 HookEvent.NOTIFICATION,
                 site,
-                {"message": f"agent-tui needs your permission ({request.action}): {what}", "title": "Permission"},
+                {
+                    "message": f"agent-tui needs your permission ({request.action}): {what}",
+                    "title": "Permission",
+                    "notification_type": PERMISSION_PROMPT,
+                },
+                subject=PERMISSION_PROMPT,
                 assistant_message_id=request.assistant_message_id,
                 call_id=request.call_id,
             )

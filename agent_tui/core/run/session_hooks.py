@@ -40,7 +40,8 @@ class SessionHooks:
             return
         self._started.add(session.id)
         source = "resume" if resumed else "startup"
-        await run_hooks(settings.hooks, HookEvent.SESSION_START, _site(session, publish), {"source": source})
+        site = _site(session, publish)
+        await run_hooks(settings.hooks, HookEvent.SESSION_START, site, {"source": source}, subject=source)
 
     async def admitted(
         self, rows: Sequence[InboxRecord], session: SessionRecord, settings: Settings, publish: SessionPublisher

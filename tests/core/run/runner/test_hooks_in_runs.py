@@ -185,7 +185,10 @@ async def test_a_user_prompt_hook_that_exits_2_keeps_the_prompt_from_the_model(
 
 
 async def test_session_start_hook_output_reaches_the_model_once(hooked: Any, fake: FakeProvider, workdir: Path) -> None:
-    runtime = await hooked({"event": "session_start", "command": "echo 'Branch: feature/x'"})
+    runtime = await hooked(
+        {"event": "session_start", "matcher": "startup", "command": "echo 'Branch: feature/x'"},
+        {"event": "session_start", "matcher": "resume", "command": "echo 'never: not a resumed session'"},
+    )
     fake.add({"text": "one"}, {"text": "two"})
     sid, _ = await _run(runtime, workdir, "first")
     await runtime.sessions.prompt(sid, "second")
@@ -293,6 +296,24 @@ async def test_a_notification_hook_runs_when_a_permission_ask_is_raised(
         assert notice.hook_event == "notification" and notice.outcome == "ok"
         told = json.loads(seen.read_text())
         assert told["hook_event_name"] == "Notification" and "echo hi" in told["message"]
+        assert told["notification_type"] == "permission_prompt"
         [ask] = await runtime.sessions.permissions(sid)
         await runtime.sessions.reply_permission(ask.request_id, "once")
         await settle(runtime, sid, timeout=30)
+
+
+async def test_post_tool_hooks_see_a_failed_call_but_claude_format_ones_only_successes(
+    hooked: Any, fake: FakeProvider, workdir: Path, tmp_path: Path
+) -> None:
+    ours, claudes = tmp_path / "ours.json", tmp_path / "claude.json"
+    runtime = await hooked(
+        {"event": "post_tool", "command": f"cat > {ours}"},
+        {"event": "post_tool", "format": "claude", "matcher": "Read", "command": f"cat > {claudes}"},
+    )
+    fake.add({"tool_calls": [{"id": "call_1", "name": "read", "arguments": {"path": "missing.txt"}}]}, {"text": "ok"})
+    _, log = await _run(runtime, workdir, "read it")
+    assert of_type(log, ev.ToolFailed)
+    response = json.loads(ours.read_text())["tool_response"]
+    assert response["success"] is False and response["error"]
+    assert not claudes.exists()
+    assert [r.hook_event for r in of_type(log, ev.HookRan)] == ["post_tool"]
