@@ -119,11 +119,14 @@ async def run_hooks(
     subject: str | None = None,
     assistant_message_id: str | None = None,
     call_id: str | None = None,
+    held: list[ev.DurableEvent] | None = None,
 ) -> HookVerdict:
     """Run the hooks for ``event`` (and ``tool``) in order; each one's run becomes a ``hook.ran`` event.
 
     A matcher is matched against the tool, else against ``subject`` (as Claude Code does: a
-    ``SessionStart``'s source, a ``Notification``'s type); None matches every matcher."""
+    ``SessionStart``'s source, a ``Notification``'s type); None matches every matcher. With
+    ``held`` the events are added to it for the caller to publish with its own (a prompt's
+    promotion first, so its hooks' context follows it); a cancel publishes what is held."""
     chosen = [hook for hook in hooks if hook.event == event and matches(hook, tool or subject)]
     if not chosen:
         return HookVerdict()
@@ -138,14 +141,18 @@ async def run_hooks(
         try:
             run = await run_hook_command(hook.command, stdin, site.location, hook.timeout, env)
         except asyncio.CancelledError:
-            await site.publish(where.ran(event, hook, "interrupted"))
+            await site.publish.many([*(held or []), where.ran(event, hook, "interrupted")])
             raise
         outcome, message, context = _judged(event, run)
         if outcome == "blocked" and event == HookEvent.STOP:
             context = f"Stop hook feedback (you were about to stop; go on):\n{message}"
         elif context is not None:
             context = f"{CLAUDE_EVENT_NAMES[event]} hook additional context:\n{context}"
-        await site.publish(where.ran(event, hook, outcome, run, message, context))
+        ran = where.ran(event, hook, outcome, run, message, context)
+        if held is None:
+            await site.publish(ran)
+        else:
+            held.append(ran)
         if context is not None:
             contexts.append(context)
         if outcome == "blocked":

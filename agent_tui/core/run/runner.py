@@ -198,9 +198,7 @@ class Runner:
 
     async def _promote_steers(self, session: SessionRecord, settings: Settings, publish: SessionPublisher) -> bool:
         ready = eligible(await self._store.pending_inputs(session.id))
-        steers = await self._hooks.admitted(ready.steers, session, settings, publish)
-        await publish.many([ev.PromptPromoted(input_id=row.id) for row in steers])
-        return bool(steers)
+        return bool(await self._hooks.promote(ready.steers, session, settings, publish))
 
     async def _stop_blocked(
         self, session: SessionRecord, settings: Settings, history: list[MessageRecord], continued: bool
@@ -215,10 +213,8 @@ class Runner:
         one queued input."""
         while True:
             ready = eligible(await self._store.pending_inputs(session.id))
-            steers = await self._hooks.admitted(ready.steers, session, services.settings, publish)
-            if steers:  # released by a barrier that just settled
-                await publish.many([ev.PromptPromoted(input_id=row.id) for row in steers])
-                return True
+            if await self._hooks.promote(ready.steers, session, services.settings, publish):
+                return True  # released by a barrier that just settled
             if ready.shell is not None:
                 await run_shell(session.id, ready.shell, services.tools, publish)
                 continue
@@ -226,8 +222,7 @@ class Runner:
                 await self._compaction.run_barrier(session, ready.barrier.id, publish)
                 continue
             if ready.next_queued is not None and not await self._store.queue_paused(session.id):
-                if await self._hooks.admitted([ready.next_queued], session, services.settings, publish):
-                    await publish(ev.PromptPromoted(input_id=ready.next_queued.id))
+                if await self._hooks.promote([ready.next_queued], session, services.settings, publish):
                     return True
                 continue  # withdrawn by a user_prompt hook: the next one
             return False

@@ -3,7 +3,7 @@
 - ``session_start``: once per session and process, at its first drain, before any promotion; its
   stdout reaches the model as a system reminder.
 - ``user_prompt``: for each prompt about to be promoted; exit 0's stdout becomes a system reminder
-  just before the prompt, exit 2 withdraws the prompt (never sent; the transcript shows the reason).
+  right after the prompt, exit 2 withdraws the prompt (never sent; the transcript shows the reason).
 - ``stop``: when the agent ends a turn with its answer; exit 2 (Claude Code's "block stopping")
   feeds stderr to the model and the turn goes on, while the agent's step allowance lasts
   (``stop_hook_active`` tells the hook it is such a continuation).
@@ -43,24 +43,30 @@ class SessionHooks:
         site = _site(session, publish)
         await run_hooks(settings.hooks, HookEvent.SESSION_START, site, {"source": source}, subject=source)
 
-    async def admitted(
+    async def promote(
         self, rows: Sequence[InboxRecord], session: SessionRecord, settings: Settings, publish: SessionPublisher
-    ) -> list[InboxRecord]:
-        """The prompts the ``user_prompt`` hooks let through; the others are withdrawn."""
-        if session.spawned_by is not None:
-            return list(rows)
-        kept: list[InboxRecord] = []
+    ) -> int:
+        """Promote the prompts the ``user_prompt`` hooks let through, each followed by its hooks' runs (so
+        their context follows the prompt, and a rewind to it takes the context back too), and withdraw
+        the others; in one transaction. Returns how many were promoted."""
+        events: list[ev.DurableEvent] = []
+        promoted = 0
         for row in rows:
-            if row.kind == "prompt":
+            start = len(events)
+            blocked = False
+            if row.kind == "prompt" and session.spawned_by is None:
                 prompt = ev.prompt_text(row.prompt or [])
-                verdict = await run_hooks(
-                    settings.hooks, HookEvent.USER_PROMPT, _site(session, publish), {"prompt": prompt}
-                )
-                if verdict.blocked is not None:
-                    await publish(ev.PromptWithdrawn(input_id=row.id))
-                    continue
-            kept.append(row)
-        return kept
+                site = _site(session, publish)
+                fields = {"prompt": prompt}
+                verdict = await run_hooks(settings.hooks, HookEvent.USER_PROMPT, site, fields, held=events)
+                blocked = verdict.blocked is not None
+            if blocked:
+                events.append(ev.PromptWithdrawn(input_id=row.id))
+            else:
+                events.insert(start, ev.PromptPromoted(input_id=row.id))
+                promoted += 1
+        await publish.many(events)
+        return promoted
 
     async def stop_blocked(
         self, session: SessionRecord, settings: Settings, publish: SessionPublisher, active: bool

@@ -167,8 +167,28 @@ async def test_user_prompt_hook_output_is_context_for_the_model(
     told = json.loads(seen.read_text())
     assert told["hook_event_name"] == "UserPromptSubmit" and told["prompt"] == "what is my ticket about?"
     assert any("Ticket ABC-42 is about parsing." in text for text in reminders(fake.accepted[0].body))
+    texts = [str(m.get("content")) for m in fake.accepted[0].body["messages"] if m["role"] == "user"]
+    asked = next(i for i, t in enumerate(texts) if "what is my ticket about?" in t)
+    assert asked < next(i for i, t in enumerate(texts) if "ABC-42" in t)  # the context follows the prompt
     [ran] = of_type(log, ev.HookRan)
     assert ran.outcome == "ok" and ran.context and "ABC-42" in ran.context
+    assert [type(e.event).__name__ for e in log if isinstance(e.event, ev.PromptPromoted | ev.HookRan)] == [
+        "PromptPromoted",
+        "HookRan",
+    ]
+
+
+async def test_a_rewind_to_a_prompt_takes_its_hook_context_back(hooked: Any, fake: FakeProvider, workdir: Path) -> None:
+    runtime = await hooked({"event": "user_prompt", "command": "echo 'context for this prompt'"})
+    fake.add({"text": "one"}, {"text": "two"})
+    sid, _ = await _run(runtime, workdir, "FIRST prompt")
+    first = next(m for m in await runtime._store.messages(sid) if m.kind == "user")
+    await runtime.sessions.rewind(sid, first.id)
+    await runtime.sessions.prompt(sid, "SECOND prompt")
+    await settle(runtime, sid, timeout=30)
+    told = reminders(fake.accepted[1].body)
+    assert len([t for t in told if "context for this prompt" in t]) == 1  # the second prompt's, not the first's too
+    assert "FIRST" not in str(fake.accepted[1].body["messages"])
 
 
 async def test_a_user_prompt_hook_that_exits_2_keeps_the_prompt_from_the_model(
