@@ -13,9 +13,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.core.host.hooks import HookSite, ToolHooks, notifying
+from agent_tui.core.host.hooks import HookSite
 from agent_tui.core.host.mcp_host import McpHost, McpRegistrations
 from agent_tui.core.host.snapshot_hook import SnapshotBeforeChange
+from agent_tui.core.host.tool_hooks import ToolHooks, notifying
 from agent_tui.core.host.tool_host import RegistryToolHost, build_registry, make_gate, tool_definitions
 from agent_tui.core.inbox.promotion import eligible
 from agent_tui.core.log.publisher import SessionPublisher

@@ -2,10 +2,11 @@
 
 Exit 0 goes on (its stdout is context for the model at ``session_start`` and ``user_prompt``);
 exit 2 blocks, with stderr as the reason (``HookVerdict.blocked``: the caller decides what a
-block means at its point); anything else, a hook that cannot start, or a timeout is a warning,
-and the session goes on. Matching hooks run one after another, in configuration order (user's,
-then the project's); the first block stops the rest. Each run is one durable ``hook.ran`` event;
-a cancel (an interrupt) kills the running hook's process group and records it ``interrupted``.
+block means at its point: ``run/session_hooks.py``, ``host/tool_hooks.py``); anything else, a
+hook that cannot start, or a timeout is a warning, and the session goes on. Matching hooks run
+one after another, in configuration order (user's, then the project's); the first block stops
+the rest. Each run is one durable ``hook.ran`` event; a cancel (an interrupt) kills the running
+hook's process group and records it ``interrupted``.
 """
 
 from __future__ import annotations
@@ -13,26 +14,18 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.host.hook_payload import CLAUDE_EVENT_NAMES, matches, payload, tool_response
+from agent_tui.core.host.hook_payload import CLAUDE_EVENT_NAMES, matches, payload
 from agent_tui.core.host.hook_process import HookExit, run_hook_command
-from agent_tui.core.host.port import ToolInvocation
 from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
 from agent_tui.core.log.publisher import SessionPublisher
-from agent_tui.core.request.shell_text import SHELL_CALL_ID
 from agent_tui.core.settings.hook_settings import HookEvent, HookSettings
-from agent_tui.tools.asks import Asker, PermissionDecision, PermissionRequest
-from agent_tui.tools.tool import ToolOutcome
-from agent_tui.vocab.error_info import ErrorInfo
 
-HOOK_BLOCKED = "hook.blocked"
-PERMISSION_PROMPT = "permission_prompt"
-"""A ``notification``'s type (Claude Code's name): the one kind agent-tui raises."""
 CONTEXT_EVENTS = frozenset({HookEvent.SESSION_START, HookEvent.USER_PROMPT})
 """The events whose hooks' stdout (exit 0) the model reads."""
 
@@ -158,98 +151,3 @@ async def run_hooks(
         if outcome == "blocked":
             return HookVerdict(blocked=message, context=contexts)
     return HookVerdict(context=contexts)
-
-
-class ToolHooks:
-    """``pre_tool`` and ``post_tool`` around a session's tool calls (not the user's ``!`` commands)."""
-
-    def __init__(self, publish: SessionPublisher, location: Path, project_root: Path) -> None:
-        self._publish = publish
-        self._location = location
-        self._project_root = project_root
-
-    def _site(self, call: ToolInvocation) -> HookSite:
-        return HookSite(call.session_id, self._location, self._project_root, self._publish)
-
-    async def before(self, hooks: Sequence[HookSettings], call: ToolInvocation) -> ToolOutcome | None:
-        """A refusal when a ``pre_tool`` hook blocks the call (it then does not run), else None."""
-        if call.call_id == SHELL_CALL_ID:
-            return None
-        verdict = await run_hooks(
-            hooks,
-            HookEvent.PRE_TOOL,
-            self._site(call),
-            {"tool_input": call.input},
-            tool=call.name,
-            assistant_message_id=call.assistant_message_id,
-            call_id=call.call_id,
-        )
-        if verdict.blocked is None:
-            return None
-        return ToolOutcome.failure(HOOK_BLOCKED, f"A PreToolUse hook blocked this call: {verdict.blocked}")
-
-    async def after(self, hooks: Sequence[HookSettings], call: ToolInvocation, outcome: ToolOutcome) -> ToolOutcome:
-        """The outcome, with a blocking ``post_tool`` hook's reason added for the model (the tool already ran)."""
-        if call.call_id == SHELL_CALL_ID:
-            return outcome
-        if not outcome.ok:  # Claude Code runs PostToolUse only after a success: its scripts expect one
-            hooks = [hook for hook in hooks if hook.format != "claude"]
-        verdict = await run_hooks(
-            hooks,
-            HookEvent.POST_TOOL,
-            self._site(call),
-            {"tool_input": call.input, "tool_response": tool_response(outcome)},
-            tool=call.name,
-            assistant_message_id=call.assistant_message_id,
-            call_id=call.call_id,
-        )
-        if verdict.blocked is None:
-            return outcome
-        note = f"PostToolUse hook: {verdict.blocked}"
-        if outcome.output is not None:
-            return replace(
-                outcome, output=outcome.output.model_copy(update={"text": f"{outcome.output.text}\n\n{note}"})
-            )
-        error = outcome.error or ErrorInfo(type=HOOK_BLOCKED, message="")
-        return replace(outcome, error=error.model_copy(update={"message": f"{error.message}\n\n{note}"}))
-
-
-_notices: set[asyncio.Future[HookVerdict]] = set()
-
-
-def notifying(asker: Asker, hooks: Callable[[], Sequence[HookSettings]], site: HookSite) -> Asker:
-    """``asker`` that also runs the ``notification`` hooks when it raises an ask, beside the wait for
-    the answer (a hook never delays the ask); an interrupted ask stops them too."""
-
-    async def ask(request: PermissionRequest) -> PermissionDecision:
-        what = ", ".join(request.resources) or request.action
-        notice = asyncio.ensure_future(
-            run_hooks(
-                hooks(),
-                HookEvent.NOTIFICATION,
-                site,
-                {
-                    "message": f"agent-tui needs your permission ({request.action}): {what}",
-                    "title": "Permission",
-                    "notification_type": PERMISSION_PROMPT,
-                },
-                subject=PERMISSION_PROMPT,
-                assistant_message_id=request.assistant_message_id,
-                call_id=request.call_id,
-            )
-        )
-        _notices.add(notice)
-        notice.add_done_callback(_settled)
-        try:
-            return await asker(request)
-        except asyncio.CancelledError:
-            notice.cancel()
-            raise
-
-    return ask
-
-
-def _settled(notice: asyncio.Future[HookVerdict]) -> None:
-    _notices.discard(notice)
-    if not notice.cancelled():
-        notice.exception()  # retrieved: a store error of a notice is not worth a traceback at exit

@@ -15,8 +15,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.host.hooks import ToolHooks
 from agent_tui.core.host.port import ToolInvocation
+from agent_tui.core.host.tool_hooks import ToolHooks
 from agent_tui.core.log import events as ev
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.request.skills import SkillCatalog, discover_skills
