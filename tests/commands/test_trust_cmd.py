@@ -152,7 +152,8 @@ async def test_run_leaves_out_an_untrusted_projects_claude_hooks_and_names_them(
 ) -> None:
     """A ``.claude/settings.json`` hook is a command the repository runs: not until it is trusted."""
     marker = workdir / "hook-ran"
-    settings = {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": f"touch {marker}"}]}]}}
+    command = f"touch {marker}; echo 'not on a Friday' >&2; exit 2"
+    settings = {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}}
     (workdir / ".claude").mkdir()
     (workdir / ".claude" / "settings.json").write_text(json.dumps(settings))
     fake.add({"text": "done"}, {"text": "done again"})
@@ -160,6 +161,9 @@ async def test_run_leaves_out_an_untrusted_projects_claude_hooks_and_names_them(
     assert code == 0, err
     assert not marker.exists()
     assert "is not trusted, so it may not: run a user_prompt hook: touch" in err
+    assert len(fake.accepted) == 1
     code, _, err = await run(cli, "--trust", "go")
-    assert code == 0, err
+    assert code == 1  # the prompt was not sent: a script must know
     assert marker.exists() and "is not trusted" not in err
+    assert "agent-tui: user_prompt hook blocked: not on a Friday" in err
+    assert len(fake.accepted) == 1  # the prompt was never sent
