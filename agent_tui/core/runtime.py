@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from agent_tui.core.host.hooks import HookSite
 from agent_tui.core.host.mcp_host import McpHost, McpRegistrations
 from agent_tui.core.host.snapshot_hook import SnapshotBeforeChange
-from agent_tui.core.host.tool_hooks import ToolHooks, notifying
+from agent_tui.core.host.tool_hooks import ToolHooks, notifying, stop_notices
 from agent_tui.core.host.tool_host import RegistryToolHost, build_registry, make_gate, tool_definitions
 from agent_tui.core.inbox.promotion import eligible
 from agent_tui.core.log.publisher import SessionPublisher
@@ -105,6 +105,7 @@ class Runtime:
 
     async def close(self) -> None:
         await self._coordinator.shutdown()
+        await stop_notices()
         await self._mcp.close()
         await self.sessions.close()
 

@@ -121,3 +121,11 @@ def _settled(notice: asyncio.Future[HookVerdict]) -> None:
     _notices.discard(notice)
     if not notice.cancelled():
         notice.exception()  # retrieved: a store error of a notice is not worth a traceback at exit
+
+
+async def stop_notices() -> None:
+    """Stop the ``notification`` hooks still running (their asks were answered): the runtime is closing."""
+    running = list(_notices)
+    for notice in running:
+        notice.cancel()
+    await asyncio.gather(*running, return_exceptions=True)

@@ -337,3 +337,31 @@ async def test_post_tool_hooks_see_a_failed_call_but_claude_format_ones_only_suc
     assert response["success"] is False and response["error"]
     assert not claudes.exists()
     assert [r.hook_event for r in of_type(log, ev.HookRan)] == ["post_tool"]
+
+
+async def test_closing_the_runtime_stops_a_notification_hook_still_running(
+    open_runtime: Any, agent_home: Path, fake: FakeProvider, workdir: Path, tmp_path: Path, litellm_loaded: None
+) -> None:
+    pid_file = tmp_path / "notice.pid"
+    hook = f"sleep 300 & echo $! > {pid_file}; wait"
+    (agent_home / "config.toml").write_text(f'[[hooks]]\nevent = "notification"\ncommand = "{hook}"\n')
+    fake.add(_bash("call_1", "echo hi"), {"text": "ok"})
+    runtime = await open_runtime(tools="all")
+    try:
+        sid = (await runtime.sessions.create(location=workdir)).id
+        await runtime.sessions.prompt(sid, "say hi")
+
+        async def asked_and_started() -> list[Any]:
+            while not (asks := await runtime.sessions.permissions(sid)) or not pid_file.exists():
+                await asyncio.sleep(0.01)
+            while not pid_file.read_text().strip():
+                await asyncio.sleep(0.01)
+            return asks
+
+        [ask] = await asyncio.wait_for(asked_and_started(), 30)
+        await runtime.sessions.reply_permission(ask.request_id, "once")
+        await settle(runtime, sid, timeout=30)  # the turn ends; the notification hook still runs
+        assert _alive(int(pid_file.read_text()))
+    finally:
+        await runtime.close()
+    assert not _alive(int(pid_file.read_text()))
