@@ -57,7 +57,7 @@ class _Where:
         self,
         event: HookEvent,
         hook: HookSettings,
-        outcome: Any,
+        outcome: ev.HookOutcome,
         run: HookExit | None = None,
         message: str | None = None,
         context: str | None = None,
@@ -87,12 +87,12 @@ def _environment(site: HookSite) -> dict[str, str]:
     }
 
 
-def _judged(event: HookEvent, run: HookExit) -> tuple[str, str | None, str | None]:
+def _judged(event: HookEvent, hook: HookSettings, run: HookExit) -> tuple[ev.HookOutcome, str | None, str | None]:
     """``(outcome, message, context)`` of one run."""
     if run.failed_to_start is not None:
         return "warning", f"could not start: {run.failed_to_start}", None
     if run.timed_out:
-        return "timeout", "timed out; its process group was stopped", None
+        return "timeout", f"timed out after {hook.timeout:g} s; its process group was stopped", None
     if run.code == 0:
         said = run.stdout.strip()
         return "ok", None, (said or None) if event in CONTEXT_EVENTS else None
@@ -136,7 +136,7 @@ async def run_hooks(
         except asyncio.CancelledError:
             await site.publish.many([*(held or []), where.ran(event, hook, "interrupted")])
             raise
-        outcome, message, context = _judged(event, run)
+        outcome, message, context = _judged(event, hook, run)
         if outcome == "blocked" and event == HookEvent.STOP:
             context = f"Stop hook feedback (you were about to stop; go on):\n{message}"
         elif context is not None:

@@ -419,6 +419,9 @@ class RewindUndone(DurableEvent):
     files: FilesRestored | None = None
 
 
+HookOutcome = Literal["ok", "blocked", "warning", "timeout", "interrupted"]
+
+
 class HookRan(DurableEvent):
     """A configured hook command ran (``[[hooks]]`` or a trusted project's ``.claude/settings.json``).
 
@@ -431,7 +434,7 @@ class HookRan(DurableEvent):
     TYPE: ClassVar[str] = "session.hook.ran.1"
     hook_event: str
     command: str
-    outcome: Literal["ok", "blocked", "warning", "timeout", "interrupted"]
+    outcome: HookOutcome
     exit_code: int | None = None
     message: str | None = None
     context: str | None = None
