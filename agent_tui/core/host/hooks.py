@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_tui.core.host.hook_output import read_output
 from agent_tui.core.host.hook_payload import CLAUDE_EVENT_NAMES, matches, payload
 from agent_tui.core.host.hook_process import HookExit, run_hook_command
 from agent_tui.core.log import events as ev
@@ -94,8 +95,13 @@ def _judged(event: HookEvent, hook: HookSettings, run: HookExit) -> tuple[ev.Hoo
     if run.timed_out:
         return "timeout", f"timed out after {hook.timeout:g} s; its process group was stopped", None
     if run.code == 0:
-        said = run.stdout.strip()
-        return "ok", None, (said or None) if event in CONTEXT_EVENTS else None
+        answer = read_output(run.stdout)
+        if answer is None:
+            said = run.stdout.strip()
+            return "ok", None, (said or None) if event in CONTEXT_EVENTS else None
+        if answer.blocked is not None:
+            return "blocked", answer.blocked, None
+        return "ok", answer.message, answer.context if event in CONTEXT_EVENTS else None
     if run.code == 2:
         return "blocked", run.stderr.strip() or "blocked by a hook (it gave no reason on stderr)", None
     said = run.stderr.strip()

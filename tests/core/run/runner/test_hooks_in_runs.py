@@ -365,3 +365,28 @@ async def test_closing_the_runtime_stops_a_notification_hook_still_running(
     finally:
         await runtime.close()
     assert not _alive(int(pid_file.read_text()))
+
+
+async def test_a_hook_may_answer_in_claudes_json_on_stdout(hooked: Any, fake: FakeProvider, workdir: Path) -> None:
+    deny = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "use the task runner",
+        }
+    }
+    context = {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "Sprint 12"}}
+    runtime = await hooked(
+        {"event": "user_prompt", "command": f"echo '{json.dumps(context)}'"},
+        {"event": "pre_tool", "format": "claude", "matcher": "Bash", "command": f"echo '{json.dumps(deny)}'"},
+    )
+    fake.add(_bash("call_1", "echo made > created.txt"), {"text": "ok"})
+    _, log = await _run(runtime, workdir, "make a file")
+    assert not (workdir / "created.txt").exists()
+    assert "use the task runner" in _tool_message(fake.accepted[1].body)
+    told = reminders(fake.accepted[0].body)
+    assert any("Sprint 12" in text for text in told) and not any("hookSpecificOutput" in text for text in told)
+    assert [(r.hook_event, r.outcome) for r in of_type(log, ev.HookRan)] == [
+        ("user_prompt", "ok"),
+        ("pre_tool", "blocked"),
+    ]
