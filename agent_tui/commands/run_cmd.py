@@ -171,7 +171,7 @@ async def _follow_run(args: argparse.Namespace, sessions: Sessions, sid: str, pr
             _emit(inert(text))  # the model's words, never its control sequences
     if error is not None:
         return fail(inert(f"{error.type}: {error.message}"), EXIT_FAILED)
-    return 0
+    return EXIT_FAILED if printer.prompt_blocked else 0  # the hook's reason is already out
 
 
 def _install_signals(sessions: Any, sid: str) -> list[int]:
@@ -244,6 +244,8 @@ class _Follower:
         self._json = json_lines
         self._now_ms = now_ms
         self._moved = asyncio.Event()
+        self.prompt_blocked = False
+        """A ``user_prompt`` hook kept a prompt from the model (``run`` then fails)."""
         self._deltas = sessions.subscribe(sid, deltas=True) if json_lines else None
         self._tasks = [asyncio.create_task(self._follow_log(after))]
         if self._deltas is not None:
@@ -251,12 +253,16 @@ class _Follower:
 
     async def _follow_log(self, after: int) -> None:
         from agent_tui.core.api import Synced
+        from agent_tui.core.api import events as ev
 
         try:
             async for item in self._sessions.log(self._sid, after=after, follow=True):
                 if isinstance(item, Synced):
                     continue
                 self._seen = item.seq
+                match item.event:
+                    case ev.HookRan(hook_event="user_prompt", outcome="blocked"):
+                        self.prompt_blocked = True
                 if self._json:
                     _emit(inert_json(item.to_json_line()))
                 else:
@@ -285,6 +291,8 @@ class _Follower:
                 note = f"compaction: {error.message}"
             case ev.WorkspaceSnapshotted(call_id=call_id, error=str() as why):
                 note = f"no snapshot before call {call_id} ({why}): a rewind cannot undo it"
+            case ev.HookRan(outcome=outcome, hook_event=hook, message=str() as said) if outcome != "ok":
+                note = f"{hook} hook {outcome}: {said}"
             case _:
                 return
         print(inert(f"agent-tui: {note}"), file=sys.stderr, flush=True)

@@ -14,8 +14,10 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.core.host.hooks import HookSite
 from agent_tui.core.host.mcp_host import McpHost, McpRegistrations
 from agent_tui.core.host.snapshot_hook import SnapshotBeforeChange
+from agent_tui.core.host.tool_hooks import ToolHooks, notifying, stop_notices
 from agent_tui.core.host.tool_host import RegistryToolHost, build_registry, make_gate, tool_definitions
 from agent_tui.core.inbox.promotion import eligible
 from agent_tui.core.log.publisher import SessionPublisher
@@ -106,6 +108,7 @@ class Runtime:
 
     async def close(self) -> None:
         await self._coordinator.shutdown()
+        await stop_notices()
         await self._mcp.close()
         await self.sessions.close()
 
@@ -194,6 +197,10 @@ class Runtime:
             host = RegistryToolHost(settings, registry, location, root, gate, agent)
             gate.approval = partial(self._approval, session, host)
             host.before_change = SnapshotBeforeChange(self.sessions.snapshots, self.publisher(session.id), location)
+            host.hooks = ToolHooks(self.publisher(session.id), location, root)
+            if self._policy is None:  # someone will be asked: the notification hooks say so
+                site = HookSite(session.id, location, root, self.publisher(session.id))
+                gate.asker = notifying(gate.asker, lambda: host.settings.hooks, site)
             self._hosts[session.id] = host
             self._mcp_tools[session.id] = McpRegistrations(registry)
         elif host.settings is not settings or host.agent != agent:

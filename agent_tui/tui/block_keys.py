@@ -23,6 +23,7 @@ class BlockKind(StrEnum):
     ERROR = "error"  # a failed step; id: the assistant message id
     EXECUTION_ERROR = "exec"  # a failed busy period; part: its seq
     RETRY = "retry"  # id: the assistant message id
+    HOOK = "hook"  # a hook's run; part: its seq
 
 
 class BlockKey(NamedTuple):
@@ -68,3 +69,7 @@ class BlockKey(NamedTuple):
     @classmethod
     def retry(cls, amid: str) -> BlockKey:
         return cls(BlockKind.RETRY, amid)
+
+    @classmethod
+    def hook(cls, seq: int) -> BlockKey:
+        return cls(BlockKind.HOOK, "", seq)

@@ -169,6 +169,19 @@ class ErrorBlock(Block):
 
 
 @dataclass(eq=False)
+class HookBlock(Block):
+    """A configured hook ran: its event, command, outcome (``ok``, ``blocked``, ``warning``, ``timeout``,
+    ``interrupted``), the reason or warning, and what the model was told."""
+
+    event: str = ""
+    command: str = ""
+    outcome: str = "ok"
+    tool_name: str | None = None
+    message: str | None = None
+    context: str | None = None
+
+
+@dataclass(eq=False)
 class RetryBlock(Block):
     attempt: int = 1
     at_ms: int = 0

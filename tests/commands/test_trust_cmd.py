@@ -4,6 +4,7 @@ allows every command, starts a process and sends requests elsewhere, untrusted a
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -144,3 +145,25 @@ def test_what_a_project_wrote_is_shown_inert(workdir: Path) -> None:
     assert "\x1b" not in ignored_line(untrusted) and "\x07" not in ignored_line(untrusted)
     shown = TrustQuestion(str(untrusted.config), untrusted.powers.lines).text().plain
     assert "\x1b" not in shown and "\x07" not in shown and "start MCP server x" in shown
+
+
+async def test_run_leaves_out_an_untrusted_projects_claude_hooks_and_names_them(
+    cli: Cli, fake: FakeProvider, workdir: Path
+) -> None:
+    """A ``.claude/settings.json`` hook is a command the repository runs: not until it is trusted."""
+    marker = workdir / "hook-ran"
+    command = f"touch {marker}; echo 'not on a Friday' >&2; exit 2"
+    settings = {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}}
+    (workdir / ".claude").mkdir()
+    (workdir / ".claude" / "settings.json").write_text(json.dumps(settings))
+    fake.add({"text": "done"}, {"text": "done again"})
+    code, _, err = await run(cli, "go")
+    assert code == 0, err
+    assert not marker.exists()
+    assert "is not trusted, so it may not: run a user_prompt hook: touch" in err
+    assert len(fake.accepted) == 1
+    code, _, err = await run(cli, "--trust", "go")
+    assert code == 1  # the prompt was not sent: a script must know
+    assert marker.exists() and "is not trusted" not in err
+    assert "agent-tui: user_prompt hook blocked: not on a Friday" in err
+    assert len(fake.accepted) == 1  # the prompt was never sent

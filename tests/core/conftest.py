@@ -122,6 +122,10 @@ def every_event_script(location: str, root: str) -> dict[str, list[ev.DurableEve
         ev.ContextPut(key="api/owner", value="me"),
         ev.WorkspaceSnapshotted(assistant_message_id="msg_a2", call_id="call_9", snapshot_id="4b825dc6"),
         ev.WorkspaceSnapshotted(assistant_message_id="msg_a2", call_id="call_10", error="git is not installed"),
+        ev.HookRan(hook_event="pre_tool", command="check.sh", outcome="blocked", exit_code=2, message="no"),
+        ev.HookRan(
+            hook_event="user_prompt", command="ctx.sh", outcome="ok", exit_code=0, context="ctx", message_id="msg_h1"
+        ),
     ]
     main.extend(_rewinds(len(main)))
     child = [

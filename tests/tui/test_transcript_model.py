@@ -395,3 +395,23 @@ def test_a_call_no_snapshot_covers_says_so_on_its_block() -> None:
     first, second = t.get(BlockKey.tool("msg_a1", "c1")), t.get(BlockKey.tool("msg_a1", "c2"))
     assert isinstance(first, ToolBlock) and first.unsnapshotted == "cannot set up the snapshot store"
     assert isinstance(second, ToolBlock) and second.unsnapshotted is None
+
+
+def test_hook_runs_fold_to_one_small_block_each_where_they_ran() -> None:
+    from agent_tui.tui.transcript_blocks import HookBlock
+    from agent_tui.tui.widgets.block_widgets import HookNote
+    from agent_tui.vocab.clock import ManualClock
+
+    log = LogBuilder().created()
+    log.add(ev.HookRan(hook_event="user_prompt", command="ctx.sh", outcome="ok", context="ctx", message_id="msg_h"))
+    log.prompt("fix it")
+    log.add(ev.HookRan(hook_event="pre_tool", command="guard.sh", outcome="blocked", message="no rm", tool_name="bash"))
+    t = fold(log.events)
+    hooks = [b for b in t.blocks if isinstance(b, HookBlock)]
+    assert [(b.event, b.outcome, b.context) for b in hooks] == [
+        ("user_prompt", "ok", "ctx"),
+        ("pre_tool", "blocked", None),
+    ]
+    assert [type(b).__name__ for b in t.blocks] == ["HookBlock", "UserBlock", "HookBlock"]
+    lines = [HookNote(b, ManualClock())._line().plain for b in hooks]
+    assert lines == ["· user_prompt hook ran: ctx.sh", "⊘ pre_tool hook (bash) blocked: no rm"]

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.host.port import ToolInvocation
+from agent_tui.core.host.tool_hooks import ToolHooks
 from agent_tui.core.log import events as ev
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.request.skills import SkillCatalog, discover_skills
@@ -154,6 +155,8 @@ class RegistryToolHost:
         self.before_change: Callable[[ToolInvocation, bool], Awaitable[None]] | None = None
         """Runs before every call (the workspace snapshot), told whether snapshots are on: when they
         are off it records that, so a later rewind can say why it cannot restore the files."""
+        self.hooks: ToolHooks | None = None
+        """Runs the ``pre_tool`` / ``post_tool`` hooks around every call (the runtime sets it)."""
         self.skills = SkillCatalog()
         """The skills found here at the last ``refresh_skills`` (the runtime calls it before each step)."""
 
@@ -198,9 +201,13 @@ class RegistryToolHost:
             sandbox=self.settings.command_sandbox(self._project_root, self.agent),
             skills=self.skills.named(),
         )
+        hooks = self.hooks
+        if hooks is not None and (refused := await hooks.before(self.settings.hooks, call)) is not None:
+            return refused  # a pre_tool hook blocked it: the tool does not run
         if self.before_change is not None:
             await self.before_change(call, self.settings.snapshots.enabled)
-        return await self._registry.invoke(call.name, call.input, scope)
+        outcome = await self._registry.invoke(call.name, call.input, scope)
+        return outcome if hooks is None else await hooks.after(self.settings.hooks, call, outcome)
 
 
 def make_gate(

@@ -419,6 +419,32 @@ class RewindUndone(DurableEvent):
     files: FilesRestored | None = None
 
 
+HookOutcome = Literal["ok", "blocked", "warning", "timeout", "interrupted"]
+
+
+class HookRan(DurableEvent):
+    """A configured hook command ran (``[[hooks]]`` or a trusted project's ``.claude/settings.json``).
+
+    ``outcome``: ``ok`` (exit 0), ``blocked`` (exit 2: ``message`` is the reason), ``warning`` (any
+    other exit, or a hook that could not start), ``timeout`` (its process group was killed) or
+    ``interrupted``. ``context`` is text the model reads (a hook's stdout for ``session_start`` and
+    ``user_prompt``, a blocked ``stop``'s reason): it is projected as the system message ``message_id``.
+    """
+
+    TYPE: ClassVar[str] = "session.hook.ran.1"
+    hook_event: str
+    command: str
+    outcome: HookOutcome
+    exit_code: int | None = None
+    message: str | None = None
+    context: str | None = None
+    message_id: str | None = None
+    tool_name: str | None = None
+    assistant_message_id: str | None = None
+    call_id: str | None = None
+    duration_ms: int = 0
+
+
 class UnknownEvent(DurableEvent):
     """A stored event of a type this build does not know: kept, skipped."""
 
@@ -469,6 +495,7 @@ DURABLE_EVENTS: tuple[type[DurableEvent], ...] = (
     WorkspaceSnapshotted,
     SessionRewound,
     RewindUndone,
+    HookRan,
 )
 
 EVENT_TYPES: dict[str, type[DurableEvent]] = {cls.TYPE: cls for cls in DURABLE_EVENTS}

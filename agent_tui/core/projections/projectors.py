@@ -102,6 +102,12 @@ def _context(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Du
             conn.execute(
                 "UPDATE instruction_checkpoint SET applied_json = ? WHERE session_id = ?", (dumps(applied), sid)
             )
+        case ev.HookRan(message_id=str() as mid, context=str() as text):  # what the model reads of a hook
+            data = {"text": text, "source": "hook"}
+            insert_message(conn, id=mid, session_id=sid, seq=seq, kind="system", data=data, created=at)
+            index_text(conn, sid, mid, text)
+        case ev.HookRan():
+            pass  # history only: the transcript shows it from the log
         case ev.PermissionAsked():
             _asked(conn, sid, seq, at, event)
         case ev.PermissionReplied():

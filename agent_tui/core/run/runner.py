@@ -21,6 +21,7 @@ from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.log.records import CheckpointRecord, InboxRecord, MessageRecord, SessionRecord
 from agent_tui.core.request.assembly import as_final_step, assemble
 from agent_tui.core.request.builder import awaits_answer, needs_continuation, was_cut_short
+from agent_tui.core.run.session_hooks import SessionHooks
 from agent_tui.core.run.step import Step, StepPlan, StreamFn
 from agent_tui.core.settings.config import ConfigError, Settings
 from agent_tui.llm import types as llm
@@ -153,6 +154,7 @@ class Runner:
         self._clock = clock or SystemClock()
         self._compaction: CompactionHook = compaction or NoCompaction()
         self._instructions = instructions or NoInstructions()
+        self._hooks = SessionHooks()
 
     async def drain(self, session_id: str, force: bool) -> ErrorInfo | None:
         store = self._store
@@ -163,6 +165,7 @@ class Runner:
         await sweep_stale(store, session_id, publish)
         await self._compaction.sweep(session_id, publish)
         forced = force
+        stepped = continued = False  # a step ran since the last look; a stop hook kept the turn going
         while True:
             session = await store.session(session_id)
             if session is None:  # not expected: a delete is refused while the session runs
@@ -175,31 +178,43 @@ class Runner:
             problem = problem or await self._instructions.prepare(session, publish, services.settings)
             if problem is not None:
                 return problem  # before promotion: the input stays pending for a later run
-            promoted = await self._promote_steers(session_id, publish)
+            await self._hooks.session_start(session, services.settings, publish, bool(session.message_count))
+            promoted = await self._promote_steers(session, services.settings, publish)
             history = await store.messages(session_id)
+            continued = continued and not promoted
             if not promoted and not needs_continuation(history):
                 if await self._idle_work(session, services, publish):
                     history = await store.messages(session_id)
                 elif not (forced and (awaits_answer(history) or was_cut_short(history))):
-                    return None
-            forced = False
+                    if not (stepped and await self._stop_blocked(session, services.settings, history, continued)):
+                        return None
+                    continued = True
+                    history = await store.messages(session_id)  # with the hook's reason
+            forced = stepped = False
             failure = await self._step(session, services, history, publish)
+            stepped = True
             if failure is not None:
                 return failure
 
-    async def _promote_steers(self, session_id: str, publish: SessionPublisher) -> bool:
-        ready = eligible(await self._store.pending_inputs(session_id))
-        await publish.many([ev.PromptPromoted(input_id=row.id) for row in ready.steers])
-        return bool(ready.steers)
+    async def _promote_steers(self, session: SessionRecord, settings: Settings, publish: SessionPublisher) -> bool:
+        ready = eligible(await self._store.pending_inputs(session.id))
+        return bool(await self._hooks.promote(ready.steers, session, settings, publish))
+
+    async def _stop_blocked(
+        self, session: SessionRecord, settings: Settings, history: list[MessageRecord], continued: bool
+    ) -> bool:
+        """The agent answered and would stop: a ``stop`` hook may keep it going, while its steps last."""
+        allowance = settings.agent_settings(session.agent or settings.agent).steps
+        blocked = await self._hooks.stop_blocked(session, settings, self._publisher_for(session.id), continued)
+        return blocked and await self._steps_since_promotion(session.id, history) < allowance
 
     async def _idle_work(self, session: SessionRecord, services: LocationServices, publish: SessionPublisher) -> bool:
         """The session would go idle: run a ``!`` command, settle a compaction barrier, else promote
         one queued input."""
         while True:
             ready = eligible(await self._store.pending_inputs(session.id))
-            if ready.steers:  # released by a barrier that just settled
-                await publish.many([ev.PromptPromoted(input_id=row.id) for row in ready.steers])
-                return True
+            if await self._hooks.promote(ready.steers, session, services.settings, publish):
+                return True  # released by a barrier that just settled
             if ready.shell is not None:
                 await run_shell(session.id, ready.shell, services.tools, publish)
                 continue
@@ -207,8 +222,9 @@ class Runner:
                 await self._compaction.run_barrier(session, ready.barrier.id, publish)
                 continue
             if ready.next_queued is not None and not await self._store.queue_paused(session.id):
-                await publish(ev.PromptPromoted(input_id=ready.next_queued.id))
-                return True
+                if await self._hooks.promote([ready.next_queued], session, services.settings, publish):
+                    return True
+                continue  # withdrawn by a user_prompt hook: the next one
             return False
 
     async def _step(

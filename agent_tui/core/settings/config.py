@@ -28,6 +28,7 @@ from agent_tui.core.settings.config_layers import (
     read_layers,
 )
 from agent_tui.core.settings.config_layers import ConfigError as ConfigError  # re-exported: raised from here too
+from agent_tui.core.settings.hook_settings import HookSettings
 from agent_tui.tools.sandbox import SandboxMode, SandboxPolicy, narrower, unavailable_reason
 from agent_tui.vocab.kinds import ApprovalMode, Effect
 from agent_tui.vocab.mcp_names import SERVER_NAME
@@ -217,6 +218,8 @@ class Settings(_Section):
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     approval: ApprovalMode = ApprovalMode.ASK
     """What runs without asking: ``ask``, ``auto-edit``, ``auto`` or ``full-auto`` (``vocab.kinds.ApprovalMode``)."""
+    hooks: list[HookSettings] = Field(default_factory=list)
+    """Every layer's ``[[hooks]]`` add up (a project's only once trusted, ``core.trust``)."""
     theme: str = "agent-dark"
     instructions: list[str] = Field(default_factory=list)
     """More instructions for the model: paths and globs from the project root, or http(s) URLs."""
@@ -356,7 +359,7 @@ def _validate_layer(data: Mapping[str, Any], source: str) -> None:
         raise ConfigError(f"{source}: {_describe(error)}") from None
 
 
-_NOT_FROM_ENVIRONMENT = frozenset({"models", "agents", "permission", "mcp", "shell"})
+_NOT_FROM_ENVIRONMENT = frozenset({"models", "agents", "permission", "mcp", "shell", "hooks"})
 
 
 def _settable_from_environment(layer: Mapping[str, Any]) -> dict[str, Any]:
@@ -386,6 +389,7 @@ def validate(layers: Layers) -> Settings:
     agent_layers, problems = _agent_layers(found)
     merged: dict[str, Any] = {}
     rules: list[Any] = []
+    hooks: list[Any] = []
     agent_rules: dict[str, list[Any]] = {}
     sources: dict[str, list[str]] = {}
     checked = [(True, source, data) for source, data in agent_layers]
@@ -395,12 +399,14 @@ def validate(layers: Layers) -> Settings:
         if not valid:
             _validate_layer(data, source)
         merged = merge(merged, data)
+        hooks += data.get("hooks") or []
         global_rules, per_agent = _rules(data)
         rules += global_rules
         for name, listed in per_agent.items():
             agent_rules.setdefault(name, []).extend(listed)
             sources.setdefault(name, []).append(source)
     merged["permission"] = rules
+    merged["hooks"] = hooks
     for name, listed in agent_rules.items():
         merged["agents"][name] = {**merged["agents"][name], "permission": listed}
     try:

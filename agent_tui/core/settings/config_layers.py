@@ -18,6 +18,7 @@ from typing import Any
 
 from agent_tui.core.settings import paths, trust
 from agent_tui.core.settings.agent_files import markdown_files
+from agent_tui.core.settings.claude_hooks import ClaudeSettingsError, claude_hooks, settings_files
 
 ENV_PREFIX = "AGENT_TUI_"
 DEFAULT_AGENT = "build"
@@ -149,12 +150,14 @@ def config_stamp(location: Path, environ: Mapping[str, str] | None = None) -> Co
     off = bool(environ.get("AGENT_TUI_DISABLE_PROJECT_CONFIG"))
     project = None if off else find_project_config(location)
     store = trust.stamp()
-    agents = markdown_files(None if off else paths.project_root(location))
+    root = None if off else paths.project_root(location)
+    agents = markdown_files(root)
     return (
         _stamp(paths.user_config_file()),
         _stamp(project),
         None if store is None else ("trust", *store),
         *(_stamp(path) for path in agents),
+        *(_stamp(path) for path in ([] if root is None else settings_files(root))),
     )
 
 
@@ -173,8 +176,16 @@ def read_layers(
     if not environ.get("AGENT_TUI_DISABLE_PROJECT_CONFIG"):
         project_root = paths.project_root(location)
         project_file = find_project_config(location)
+        data = {} if project_file is None else read_toml(project_file)
+        try:
+            claude = claude_hooks(project_root)
+        except ClaudeSettingsError as error:
+            raise ConfigError(str(error)) from None
+        if claude:  # a project's Claude Code hooks join its layer: a power like its own hooks
+            listed = data.get("hooks")
+            data = {**data, "hooks": [*(listed if isinstance(listed, list) else []), *claude]}
+            project_file = project_file or paths.project_config_file(project_root)
         if project_file is not None:
-            data = read_toml(project_file)
             kept, powers = trust.split_powers(data)
             if not trust.is_trusted(project_file, powers):
                 data, untrusted = kept, UntrustedProject(project_file, powers, data)

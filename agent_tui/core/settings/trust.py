@@ -4,9 +4,11 @@ A project's ``.agent-tui/config.toml`` is shared, committed text: whoever wrote
 the repository wrote it. The parts of it that widen authority - permission
 rules that allow, MCP servers (processes started the moment agent-tui opens,
 or URLs that receive prompts), where model requests go and with which key, the
-keys passed to ``bash``, loosening the sandbox, an approval mode other than ``ask`` - apply only once the user has trusted that project;
-everything else in it (theme, retry, compaction, agent prompts, asks and
-denies, which narrow) applies at once.
+keys passed to ``bash``, loosening the sandbox, an approval mode other than ``ask``,
+hooks (its ``[[hooks]]`` and its ``.claude/settings.json`` hooks: commands run
+at once) - apply only once the user has trusted that project; everything else in
+it (theme, retry, compaction, agent prompts, asks and denies, which narrow)
+applies at once.
 
 Trust is personal state: it lives in the user's data dir (``trust.json``,
 0600), never in the project, and is pinned to a digest of the project's
@@ -109,6 +111,7 @@ def split_powers(data: Mapping[str, Any]) -> tuple[dict[str, Any], Powers]:
     if "approval" in kept and kept["approval"] != "ask":  # only "ask" narrows; any other mode asks less
         wanted["approval"] = kept.pop("approval")
         lines.append(f"set the approval mode to {json.dumps(wanted['approval'])} (fewer permission asks)")
+    _split_hooks(kept, wanted, lines)
     shell = kept.get("shell")
     if isinstance(shell, Mapping) and "env" in shell:
         wanted["shell.env"] = shell["env"]
@@ -169,6 +172,19 @@ def _split_sandbox(kept: dict[str, Any], wanted: dict[str, Any], lines: list[str
         wanted["sandbox"] = loosening
         kept["sandbox"] = {key: value for key, value in sandbox.items() if key not in loosening}
         lines.extend(f"set the command sandbox's {key} to {json.dumps(value)}" for key, value in loosening.items())
+
+
+def _split_hooks(kept: dict[str, Any], wanted: dict[str, Any], lines: list[str]) -> None:
+    """Take out every hook: each one a command run on the project's say-so."""
+    hooks = kept.get("hooks")
+    if not isinstance(hooks, list) or not hooks:
+        return
+    wanted["hooks"] = hooks
+    kept.pop("hooks")
+    for hook in hooks:
+        if isinstance(hook, Mapping):
+            matcher = f" ({hook['matcher']})" if hook.get("matcher") else ""
+            lines.append(f"run a {hook.get('event', '?')}{matcher} hook: {hook.get('command', '?')}")
 
 
 def _split_mcp(kept: dict[str, Any], wanted: dict[str, Any], lines: list[str]) -> None:

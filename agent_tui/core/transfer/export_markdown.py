@@ -73,7 +73,8 @@ def markdown(session: SessionRecord, messages: list[MessageRecord], calls: list[
                     speaker = "assistant"
                 out.extend(_assistant(m, by_call))
             case "system":
-                out.append(_details("instructions updated", m.data["text"]))
+                label = "hook output" if m.data.get("source") == "hook" else "instructions updated"
+                out.append(_details(label, m.data["text"]))
             case "compaction":
                 d = m.data
                 if d.get("state") == "failed":

@@ -11,7 +11,7 @@ coordinator's ``active()``); an open step, running tool or scheduled retry in a
 log that is not active is shown as interrupted history.
 
 Durable events fold by family, one module each (``session``, ``inbox``,
-``permissions``, ``compaction``, ``steps``, ``messages``, ``tools``), as mixins
+``permissions``, ``compaction``, ``steps``, ``messages``, ``tools``, ``hooks``), as mixins
 over ``state.TranscriptState``; ``_folders`` maps each event class to its
 family's handler, and ``apply_delta`` each live delta to its family's. Every
 block is found again by its typed :class:`BlockKey`.
@@ -29,6 +29,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.tui.transcript.compaction import CompactionFold
+from agent_tui.tui.transcript.hooks import HookFold
 from agent_tui.tui.transcript.inbox import InboxFold
 from agent_tui.tui.transcript.messages import MessageFold
 from agent_tui.tui.transcript.permissions import PermissionFold
@@ -42,7 +43,9 @@ if TYPE_CHECKING:
     from agent_tui.tui.transcript_blocks import Block
 
 
-class Transcript(SessionFold, InboxFold, PermissionFold, CompactionFold, StepFold, MessageFold, ToolFold, SegmentFold):
+class Transcript(
+    SessionFold, InboxFold, PermissionFold, CompactionFold, StepFold, MessageFold, ToolFold, HookFold, SegmentFold
+):
     """A session's blocks, pending inputs, asks and facts; its fields are ``TranscriptState``'s."""
 
     def apply(self, stored: ev.StoredEvent) -> None:
@@ -119,6 +122,7 @@ def _folders() -> dict[type, Folder]:
             (ev.ToolCalled, ev.ShellAdmitted, ev.ShellEnded, ev.WorkspaceSnapshotted, ev.ToolSucceeded, ev.ToolFailed),
         ),
         (T._on_rewind, (ev.SessionRewound, ev.RewindUndone)),
+        (T._on_hook, (ev.HookRan,)),
         (T._on_execution, (ev.ExecutionFailed, ev.ExecutionSucceeded, ev.ExecutionInterrupted)),
     ]
     return {kind: handler for handler, kinds in families for kind in kinds}

@@ -13,6 +13,7 @@ from agent_tui.tui.widgets.block_widgets import (
     AssistantText,
     BlockWidget,
     CompactionDivider,
+    HookNote,
     InstructionNote,
     ReasoningView,
     RetryNotice,
@@ -31,6 +32,7 @@ WIDGETS: dict[type[blocks.Block], type[BlockWidget]] = {
     blocks.CompactionBlock: CompactionDivider,
     blocks.ErrorBlock: StepError,
     blocks.RetryBlock: RetryNotice,
+    blocks.HookBlock: HookNote,
     blocks.ToolBlock: ToolCallView,
 }
 """Each block class's widget; a ``TextBlock`` is an answer or reasoning (see ``make_block_widget``)."""

@@ -24,6 +24,7 @@ from agent_tui.tui.transcript_blocks import (
     CompactionBlock,
     CompactionState,
     ErrorBlock,
+    HookBlock,
     InstructionBlock,
     RetryBlock,
     TextBlock,
@@ -223,6 +224,31 @@ class StepError(BlockWidget):
 
     def on_mount(self) -> None:
         self.set_class(self.block.error_type == "aborted", "-interrupted")
+
+
+class HookNote(BlockWidget):
+    """One line: which hook ran and how it ended; what it told the model is one click away."""
+
+    block: HookBlock
+    MARKS = {"ok": "·", "blocked": "⊘", "warning": "!", "timeout": "!", "interrupted": "⊘"}
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._line(), markup=False, classes="hook-line")
+        if self.block.context:
+            with Collapsible(title="told the model", collapsed=True):
+                yield Static(inert(self.block.context), markup=False)
+
+    def _line(self) -> Text:
+        block = self.block
+        on = f" ({block.tool_name})" if block.tool_name else ""
+        said = {"ok": "ran", "blocked": "blocked", "warning": "warning", "timeout": "timed out"}
+        head = f"{self.MARKS.get(block.outcome, '·')} {block.event} hook{on} {said.get(block.outcome, block.outcome)}"
+        detail = inert(block.message or block.command)
+        return Text(f"{head}: {detail}")
+
+    def on_mount(self) -> None:
+        self.set_class(self.block.outcome in ("warning", "timeout"), "-warning")
+        self.set_class(self.block.outcome == "blocked", "-blocked")
 
 
 class RetryNotice(BlockWidget):

@@ -243,7 +243,7 @@ async def test_counters_equal_row_counts(store: Store, publish_every_event, tmp_
     for _sid, count, actual, head, max_seq in rows:
         assert (count, head) == (actual, max_seq)
     main = await store.session("ses_main")
-    assert main is not None and main.message_count == 7  # with the shell message
+    assert main is not None and main.message_count == 8  # with the shell message and the hook context
     assert (main.input_tokens, main.output_tokens, main.cost) == (240, 60, 0.25)
 
 

@@ -131,6 +131,7 @@ async def test_markdown_export_shows_every_block_kind(store: Store, tmp_path: Pa
         "> **compaction failed**: boom",
         "<details><summary>instructions updated</summary>",
         "AGENTS.md changed",
+        "<details><summary>hook output</summary>",
         "## User\n\nlast one",
     ]:
         assert piece in text, piece
