@@ -30,6 +30,7 @@ from agent_tui.tui.file_index import mention
 from agent_tui.tui.gc_policy import tune_runtime
 from agent_tui.tui.mcp_view import McpServerState, failure_notice, listing, new_notices
 from agent_tui.tui.notice_hold import HeldNotice, NoticeHold
+from agent_tui.tui.screens.agents import AgentsScreen
 from agent_tui.tui.screens.child_session import ChildSessionScreen
 from agent_tui.tui.screens.context import ContextScreen
 from agent_tui.tui.screens.help import HelpScreen
@@ -492,6 +493,28 @@ class AgentApp(App[None]):
         rules = settings.permission_rules(agent) if settings is not None else []
         rows, problems = await asyncio.to_thread(skill_listing, location, rules)
         self.push_screen(SkillsScreen(rows, problems, agent))
+
+    async def action_list_agents(self) -> None:
+        """``/agents``: every agent here; choosing a primary one switches to it as ``/agent NAME`` does."""
+        from agent_tui.core.api import agent_listing, load_settings
+
+        settings = self.services.settings
+        try:
+            if settings is None:  # the core is not open yet: read them now
+                location = Path(self.view.transcript.facts.location or self.services.location)
+                settings = await asyncio.to_thread(load_settings, location)
+        except Exception as error:  # noqa: BLE001 - a config mistake: one line
+            self.notify(f"/agents: {error}", severity="error")
+            return
+        view = self.view
+        current = (view.transcript.facts.agent if view.session_id is not None else None) or self.services.agent
+        current = current or settings.agent
+
+        def chosen(agent: str | None) -> None:
+            if agent is not None and agent != current:
+                self.run_worker(self.actions.choose_agent(agent), group="agent")
+
+        self.push_screen(AgentsScreen(agent_listing(settings), settings.problems, current), chosen)
 
     def action_help(self) -> None:
         self.push_screen(
