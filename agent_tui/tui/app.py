@@ -517,9 +517,17 @@ class AgentApp(App[None]):
         self.push_screen(AgentsScreen(agent_listing(settings), settings.problems, current), chosen)
 
     def action_help(self) -> None:
+        from agent_tui.tui.widgets.tool_block import ToolCallView  # loaded lazily (``lazy``), so here
+
         self.push_screen(
             HelpScreen(
-                [*PromptInput.BINDINGS, *PendingInputStrip.BINDINGS, *self.BINDINGS, *PermissionPanel.BINDINGS],
+                [
+                    *PromptInput.BINDINGS,
+                    *PendingInputStrip.BINDINGS,
+                    *self.BINDINGS,
+                    *PermissionPanel.BINDINGS,
+                    *ToolCallView.BINDINGS,
+                ],
                 self.services.command_specs(),
             )
         )

@@ -1,7 +1,8 @@
 """The shown session's running subagents, followed live onto their ``task`` blocks.
 
-Children are found as their asks are (``child_asks``): every poll names the running
-sessions whose ``active()`` parent is the session on screen. Each is followed the way a
+Children are found as their asks are: every poll names the running sessions under the
+session on screen (``child_asks.descendants``), and those its own ``task`` calls started
+(their ``spawned_by``) are followed. Each is followed the way a
 session on screen is, by a :class:`~agent_tui.tui.session_feed.SessionFeed` of its own
 (its log, then its live deltas, folded into a ``Transcript``), whose view is a
 :class:`ChildFollow`: instead of painting widgets, a repaint sums the child's transcript
@@ -138,17 +139,22 @@ class Subagents:
     """The parent's transcript now (it is replaced when the session is reopened)."""
     repaint_parent: Callable[[], None]
     links: dict[str, _Link] = field(default_factory=dict)
+    deeper: set[str] = field(default_factory=set)
+    """Running sessions further down (grandchildren), not followed here."""
 
-    async def track(self, sessions: Any, parent_id: str | None, active: dict[str, dict[str, Any]]) -> None:
-        """Follow the children ``active()`` names under ``parent_id``; stop following those gone."""
-        running = [sid for sid, about in active.items() if parent_id is not None and about.get("parent") == parent_id]
+    async def track(self, sessions: Any, parent_id: str | None, running: list[str]) -> None:
+        """Follow the running sessions under ``parent_id`` (``child_asks.descendants``) that its own
+        ``task`` calls started; stop following those no longer running."""
         for gone in [sid for sid in self.links if sid not in running]:
+            self._show(self.links[gone])  # its last figures stay on the block
             self._stop(self.links.pop(gone))
+        self.deeper &= set(running)
         for child in running:
-            if child in self.links:
+            if child in self.links or child in self.deeper:
                 continue
             record = await sessions.get(child)
             if record.spawned_by != parent_id or not record.spawned_call_id:
+                self.deeper.add(child)  # a grandchild: its block is in its parent's transcript
                 continue
             link = _Link(child, record.spawned_message_id or "", record.spawned_call_id)
             self.links[child] = link
@@ -162,6 +168,7 @@ class Subagents:
         for link in self.links.values():
             self._stop(link)
         self.links.clear()
+        self.deeper.clear()
 
     def _stop(self, link: _Link) -> None:
         if link.view is not None:

@@ -224,7 +224,7 @@ class SessionFeed:
             active = self.services.active()
             children = descendants(active, self.session_id)  # their asks are offered here, not counted
             self.child_asks = await child_asks(sessions, children)
-            await self.subagents.track(sessions, self.session_id, active)
+            await self.subagents.track(sessions, self.session_id, children)
             for other in active:
                 if other != self.session_id and other not in children:
                     count += len(await sessions.permissions(other) or [])

@@ -22,10 +22,14 @@ from agent_tui.tui.widgets.block_widgets import AssistantText
 from agent_tui.tui.widgets.session_view import SessionView
 from agent_tui.tui.widgets.tool_block import ToolCallView
 from agent_tui.vocab.usage import Usage
+from tests.fakes.logs import LogBuilder
 from tests.routed_fake import Routes, task_call
 
 from .conftest import FAST
 from .test_app import until
+from .test_session_feed import fake_sessions, opened  # noqa: F401 - fixtures
+from .test_session_feed import until as feed_until
+from .test_snapshots import parent_and_child
 
 MODEL = "openai/fake-model"
 
@@ -135,3 +139,30 @@ async def test_the_task_block_follows_its_child_and_opens_its_transcript(
         await until(pilot, lambda: any("all done" in w._written for w in app.view.query(AssistantText)), timeout=30)
         settled = task_block(app).block
         assert isinstance(settled, ToolBlock) and settled.child_session == screen.session_id
+
+
+async def test_the_feed_follows_its_own_children_only_and_lets_go_of_the_finished(fake_sessions, opened) -> None:
+    """Without Textual: the parent's feed follows ``ses_child`` onto its block; a grandchild is left to
+    its own parent; a child that stops running is let go, its last figures staying on the block."""
+    parent_and_child(fake_sessions)
+    grandchild = LogBuilder(session_id="ses_grand")
+    link = ev.SpawnedBy(session_id="ses_child", assistant_message_id="msg_c2", call_id="c9")
+    grandchild.add(ev.SessionCreated(location="/tmp/project", project_root="/tmp/project", spawned_by=link))
+    fake_sessions.add_log(grandchild)
+    fake_sessions.running.add("ses_grand")
+    fake_sessions.parents["ses_grand"] = "ses_child"
+    feed, _view = opened("ses_parent")
+    await feed_until(lambda: feed.synced)
+    block = feed.transcript.tool_for("msg_p", "call_t")
+    assert block is not None and block.subagent is None
+
+    await feed.poll()
+    assert set(feed.subagents.links) == {"ses_child"} and feed.subagents.deeper == {"ses_grand"}
+    await feed_until(lambda: block.subagent is not None)
+    assert block.subagent == SubagentProgress(action="bash  make -n all | head", tools=2, tokens=3_340)
+    assert block.child_session == "ses_child"
+
+    fake_sessions.running -= {"ses_child", "ses_grand"}
+    await feed.poll()
+    assert feed.subagents.links == {} and feed.subagents.deeper == set()
+    assert block.subagent is not None and block.subagent.tools == 2
