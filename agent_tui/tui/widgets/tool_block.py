@@ -144,6 +144,11 @@ class ToolCallView(BlockWidget):
         if note.display:
             note.update(inert(f"⚠ no snapshot before this call ({block.unsnapshotted}): a rewind cannot undo it"))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open_child":  # only a task block offers it (the footer too)
+            return self.block.name == TASK
+        return True
+
     def action_open_child(self) -> None:
         if self.block.name == TASK:
             self.post_message(self.OpenChild(self.block))
