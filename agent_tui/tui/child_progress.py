@@ -150,7 +150,10 @@ class Subagents:
             self._stop(self.links.pop(gone))
         self.deeper &= set(running)
         for child in running:
-            if child in self.links or child in self.deeper:
+            if child in self.links:  # again each poll: the parent's block may have come after the child moved
+                self._show(self.links[child])
+                continue
+            if child in self.deeper:
                 continue
             record = await sessions.get(child)
             if record.spawned_by != parent_id or not record.spawned_call_id:
