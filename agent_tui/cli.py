@@ -1,5 +1,5 @@
 """Entry points: the TUI, ``run``, ``serve``, ``sessions``, ``log``, ``db``, ``rewind``, ``export``, ``import``,
-``context``, ``warm``, ``trust``, ``skills``, ``sandbox``.
+``context``, ``warm``, ``trust``, ``skills``, ``sandbox``, ``agents``.
 
 Only argparse and the version are imported here (``--version`` answers before
 argparse); every subcommand imports its own implementation lazily so
@@ -160,6 +160,10 @@ def build_parser() -> argparse.ArgumentParser:
     skills.add_argument("--agent", help="mark the skills this agent's rules deny (default: the configured agent)")
     skills.add_argument("--json", action="store_true", help="one JSON object per skill, then one per problem")
 
+    agents = sub.add_parser("agents", help="list the agents: built in, from config files and from Markdown files")
+    agents.add_argument("directory", nargs="?", default=".", help="a directory of the project (default: here)")
+    agents.add_argument("--json", action="store_true", help="one JSON object per agent, then one per problem")
+
     sessions = sub.add_parser("sessions", help="list, fork, rename and delete sessions")
     sessions_sub = sessions.add_subparsers(dest="sessions_command", required=True)
     listing = sessions_sub.add_parser("list", help="list sessions, newest first")
@@ -239,6 +243,7 @@ _COMMANDS = {
     "trust": "agent_tui.commands.trust_cmd",
     "skills": "agent_tui.commands.skills_cmd",
     "sandbox": "agent_tui.commands.sandbox_cmd",
+    "agents": "agent_tui.commands.agents_cmd",
 }
 WARM_COMMANDS = (None, "run", "serve")
 """What a warm process may run: the commands that import the app, LiteLLM or the server."""

@@ -9,30 +9,22 @@ Everything shown comes from files, so it is made inert for the terminal.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from dataclasses import asdict
 from pathlib import Path
 
-from agent_tui.commands.errors import fail
+from agent_tui.commands.listing import settings_for, write_json
 from agent_tui.vocab.terminal_text import inert
 
 
 def main(args: argparse.Namespace) -> int:
-    from agent_tui.core.api import ConfigError, load_settings, skill_listing
+    from agent_tui.core.api import skill_listing
 
-    directory = Path(args.directory)
-    if not directory.is_dir():
-        return fail(f"{directory}: not a directory")
-    try:
-        settings = load_settings(directory)
-    except ConfigError as error:
-        return fail(str(error))
-    rows, problems = skill_listing(directory, settings.permission_rules(args.agent or settings.agent))
+    settings = settings_for(args.directory)
+    if isinstance(settings, int):
+        return settings
+    rows, problems = skill_listing(Path(args.directory), settings.permission_rules(args.agent or settings.agent))
     if args.json:
-        sys.stdout.writelines(json.dumps(asdict(row)) + "\n" for row in rows)
-        sys.stdout.writelines(json.dumps({"problem": line}) + "\n" for line in problems)
-        return 0
+        return write_json(rows, problems)
     if not rows:
         sys.stdout.write("no skills (put SKILL.md folders in .agent-tui/skills/, .agents/skills/ or .claude/skills/)\n")
     for row in rows:

@@ -76,6 +76,7 @@ _EXPORTS: dict[str, str] = {
     "read_layers": "settings.config_layers",
     "DEFAULT_AGENT": "settings.config_layers",
     "PLAN_AGENT": "settings.agents",
+    "agent_listing": "settings.agents",
     "UntrustedProject": "settings.config_layers",
     "find_project_config": "settings.config_layers",
     # What is known about a model before a step runs (from the layer below core).
@@ -151,6 +152,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.settings import paths as paths
     from agent_tui.core.settings import trust as trust
     from agent_tui.core.settings.agents import PLAN_AGENT as PLAN_AGENT
+    from agent_tui.core.settings.agents import agent_listing as agent_listing
     from agent_tui.core.settings.config import Settings as Settings
     from agent_tui.core.settings.config import load_settings as load_settings
     from agent_tui.core.settings.config import validate as validate

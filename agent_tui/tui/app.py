@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
@@ -29,6 +30,8 @@ from agent_tui.tui.file_index import mention
 from agent_tui.tui.gc_policy import tune_runtime
 from agent_tui.tui.mcp_view import McpServerState, failure_notice, listing, new_notices
 from agent_tui.tui.notice_hold import HeldNotice, NoticeHold
+from agent_tui.tui.screens.agents import AgentsScreen
+from agent_tui.tui.screens.child_session import ChildSessionScreen
 from agent_tui.tui.screens.context import ContextScreen
 from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.mcp import McpScreen
@@ -47,6 +50,9 @@ from agent_tui.tui.widgets.session_view import SessionView
 from agent_tui.tui.widgets.transcript import TranscriptView
 from agent_tui.vocab.kinds import Delivery
 
+if TYPE_CHECKING:  # the block widgets load lazily (``lazy``): not on the first frame's path
+    from agent_tui.tui.widgets.tool_block import ToolCallView
+
 
 @dataclass(frozen=True)
 class StartMode:
@@ -55,6 +61,10 @@ class StartMode:
     continue_latest: bool = False
     picker: bool = False
     session_id: str | None = None
+
+
+VIEW_FREE_ACTIONS = frozenset({"ctrl_c", "help", "command_palette"})
+"""The app's key actions that do not act on the session view (offered over a subagent's transcript)."""
 
 
 class AgentApp(App[None]):
@@ -466,6 +476,24 @@ class AgentApp(App[None]):
     def action_toggle_plan(self) -> None:
         self.view.query_one(PlanPanel).toggle()
 
+    async def on_tool_call_view_open_child(self, message: ToolCallView.OpenChild) -> None:
+        """Enter on a ``task`` block: its subagent's transcript, over the screen it is on (Esc: back)."""
+        block = message.block
+        child = block.child_session
+        if child is None:  # not seen running yet: the parent's children name their calls
+            screen = self.screen
+            parent = screen.session_id if isinstance(screen, ChildSessionScreen) else self.view.session_id
+            try:
+                found = await (await self.services.ready()).children(parent) if parent else []
+            except Exception as error:  # noqa: BLE001 - an unreadable store: one line
+                self.notify(f"cannot find the subagent: {error}", severity="error")
+                return
+            child = next((c.id for c in found if c.spawned_call_id == block.call_id), None)
+        if child is None:
+            self.notify("this task has no subagent session yet", severity="warning")
+            return
+        self.push_screen(ChildSessionScreen(self.services, child))
+
     def action_mcp_servers(self) -> None:
         location = self.view.transcript.facts.location or self.services.location
         self.push_screen(
@@ -483,10 +511,40 @@ class AgentApp(App[None]):
         rows, problems = await asyncio.to_thread(skill_listing, location, rules)
         self.push_screen(SkillsScreen(rows, problems, agent))
 
+    async def action_list_agents(self) -> None:
+        """``/agents``: every agent here; choosing a primary one switches to it as ``/agent NAME`` does."""
+        from agent_tui.core.api import agent_listing, load_settings
+
+        settings = self.services.settings
+        try:
+            if settings is None:  # the core is not open yet: read them now
+                location = Path(self.view.transcript.facts.location or self.services.location)
+                settings = await asyncio.to_thread(load_settings, location)
+        except Exception as error:  # noqa: BLE001 - a config mistake: one line
+            self.notify(f"/agents: {error}", severity="error")
+            return
+        view = self.view
+        current = (view.transcript.facts.agent if view.session_id is not None else None) or self.services.agent
+        current = current or settings.agent
+
+        def chosen(agent: str | None) -> None:
+            if agent is not None and agent != current:
+                self.run_worker(self.actions.choose_agent(agent), group="agent")
+
+        self.push_screen(AgentsScreen(agent_listing(settings), settings.problems, current), chosen)
+
     def action_help(self) -> None:
+        from agent_tui.tui.widgets.tool_block import ToolCallView  # loaded lazily (``lazy``), so here
+
         self.push_screen(
             HelpScreen(
-                [*PromptInput.BINDINGS, *PendingInputStrip.BINDINGS, *self.BINDINGS, *PermissionPanel.BINDINGS],
+                [
+                    *PromptInput.BINDINGS,
+                    *PendingInputStrip.BINDINGS,
+                    *self.BINDINGS,
+                    *PermissionPanel.BINDINGS,
+                    *ToolCallView.BINDINGS,
+                ],
                 self.services.command_specs(),
             )
         )
@@ -580,6 +638,8 @@ class AgentApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("cycle_agent", "cycle_approval"):  # priority keys: not over a modal screen
             return len(self.screen_stack) == 1
+        if isinstance(self.screen, ChildSessionScreen):  # a read-only subagent view: no session actions
+            return action in VIEW_FREE_ACTIONS
         return True
 
     async def action_compact(self) -> None:

@@ -61,6 +61,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec("theme", "switch the colour theme", "select_theme", "Theme", "NAME", "theme_names"),
     CommandSpec("mcp", "MCP servers here: state and tools", "mcp_servers", "MCP servers"),
+    CommandSpec(
+        "agents", "the agents here: name, mode, description, where; Enter selects one", "list_agents", "Agents"
+    ),
     CommandSpec("skills", "the skills found here: name, description, where", "list_skills", "Skills"),
     CommandSpec("help", "keys and commands", "help", "Help"),
     CommandSpec("quit", "quit agent-tui", "shutdown", "Quit", slash=False),

@@ -28,6 +28,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.tui.child_asks import ChildAsk, child_asks, descendants
+from agent_tui.tui.child_progress import ChildFollow, Subagents
 from agent_tui.tui.port import SessionsPort
 from agent_tui.tui.services import CoreUnavailable, TuiServices
 from agent_tui.tui.transcript.model import Transcript
@@ -90,6 +91,11 @@ class SessionFeed:
         plan update in the tail (never folded here: the projection already knows rewinds and forks)."""
         self._flush_pending = False
         self._deltas: Stoppable | None = None
+        self.subagents = Subagents(view, self._child_feed, lambda: self.transcript, self.schedule_flush)
+        """This session's running children, followed live onto their ``task`` blocks (``tui/child_progress.py``)."""
+
+    def _child_feed(self, view: ChildFollow) -> SessionFeed:
+        return SessionFeed(self.services, view)
 
     @property
     def is_active(self) -> bool:
@@ -101,6 +107,7 @@ class SessionFeed:
         self.session_id, self.transcript = session_id, Transcript()
         self.synced = session_id is None
         self.plan = None
+        self.subagents.forget()
 
     def follow(self) -> None:
         """Start following the opened session (a new one is followed once :meth:`adopt` names it)."""
@@ -217,6 +224,7 @@ class SessionFeed:
             active = self.services.active()
             children = descendants(active, self.session_id)  # their asks are offered here, not counted
             self.child_asks = await child_asks(sessions, children)
+            await self.subagents.track(sessions, self.session_id, children)
             for other in active:
                 if other != self.session_id and other not in children:
                     count += len(await sessions.permissions(other) or [])

@@ -77,6 +77,18 @@ class TextBlock(Block):
         self._parts.append(delta)
 
 
+@dataclass(frozen=True)
+class SubagentProgress:
+    """A ``task`` call's child session as its block shows it while it runs (``tui/child_progress.py``)."""
+
+    action: str
+    """What it does now: ``bash  make test``, ``thinking``, ``writing``, ``waiting for the model``."""
+    tools: int
+    """Tool calls it has made so far."""
+    tokens: int
+    """Input and output tokens of its finished steps (the log has usage per step, not per delta)."""
+
+
 @dataclass(eq=False)
 class ToolBlock(Block):
     call_id: str | None = None
@@ -90,6 +102,8 @@ class ToolBlock(Block):
     live_output: str = ""  # a bounded tail: the settled output carries the whole result
     error: str | None = None
     unsnapshotted: str | None = None  # why no snapshot was taken before it ran (a rewind cannot undo it)
+    child_session: str | None = None  # a ``task`` call's subagent session, once known
+    subagent: SubagentProgress | None = None  # a running ``task`` call's child, followed live
 
     LIVE_OUTPUT_CHARS: ClassVar[int] = 16_384
 
@@ -229,6 +243,8 @@ def summarize_args(name: str, args: dict, raw: str = "") -> str:
             return _one_line(command)
         case "read", {"path": str(path)}:
             return path
+        case "task", {"agent": str(agent), "description": str(description)}:
+            return _one_line(f"{agent}: {description}")
         case "apply_patch", {"patch": str(patch)}:
             files = [
                 line.split(":", 1)[1].strip()

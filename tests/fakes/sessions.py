@@ -70,6 +70,7 @@ class FakeSubscription:
 class FakeSessions:
     logs: dict[str, LogBuilder] = field(default_factory=dict)
     running: set[str] = field(default_factory=set)
+    parents: dict[str, str] = field(default_factory=dict)  # a running subagent's parent, as ``active()`` names it
     calls: list[tuple] = field(default_factory=list)
     approvals: dict[str, ApprovalMode] = field(default_factory=dict)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
@@ -186,7 +187,10 @@ class FakeSessions:
             await self.interrupt(session_id, "shutdown")
 
     def active(self) -> dict[str, dict[str, Any]]:
-        return {sid: {"type": "running"} for sid in self.running}
+        return {
+            sid: {"type": "running", **({"parent": self.parents[sid]} if sid in self.parents else {})}
+            for sid in self.running
+        }
 
     def choose_approval(self, session_id: str, mode: ApprovalMode) -> None:
         """Kept in ``approvals``, not ``calls`` (every session the app creates gets one)."""
@@ -229,6 +233,7 @@ class FakeSessions:
     def _summary(self, session_id: str) -> SessionSummary:
         log = self.logs[session_id]
         f = fold(log.events).facts
+        link = _spawned_by(log.events)
         return SessionSummary(
             id=session_id,
             title=f.title,
@@ -237,7 +242,9 @@ class FakeSessions:
             agent=f.agent or "build",
             model=f.model,
             parent_id=None,
-            spawned_by=_spawned_by(log.events),
+            spawned_by=link.session_id if link else None,
+            spawned_message_id=link.assistant_message_id if link else None,
+            spawned_call_id=link.call_id if link else None,
             created=0,
             updated=log.now_ms,
             message_count=message_count(log.events),
@@ -471,8 +478,7 @@ def message_count(events: list[ev.StoredEvent]) -> int:
     return len(ids)
 
 
-def _spawned_by(events: list[ev.StoredEvent]) -> str | None:
-    """A subagent's session names its parent in its first event."""
+def _spawned_by(events: list[ev.StoredEvent]) -> ev.SpawnedBy | None:
+    """A subagent's session names its parent and the call in its first event."""
     first = events[0].event if events else None
-    link = first.spawned_by if isinstance(first, ev.SessionCreated) else None
-    return link.session_id if link is not None else None
+    return first.spawned_by if isinstance(first, ev.SessionCreated) else None

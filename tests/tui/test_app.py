@@ -493,6 +493,7 @@ async def test_help_lists_every_key_and_command(fake_sessions, make_app) -> None
     bound = {key for cls in (AgentApp, PromptInput) for b in cls.BINDINGS for key in b.key.split(",")}
     assert bound <= shown, f"bindings missing from help: {bound - shown}"
     assert {"ctrl+p", *(b.key for b in PermissionPanel.BINDINGS)} <= shown  # the palette, the ask's keys
+    assert any("task block" in what for _, what in keys)  # Enter on a task block opens its subagent
     assert {"/" + c.name for c in SLASH_COMMANDS} == {
         "/new",
         "/resume",
@@ -508,6 +509,7 @@ async def test_help_lists_every_key_and_command(fake_sessions, make_app) -> None
         "/image",
         "/theme",
         "/mcp",
+        "/agents",
         "/skills",
         "/help",
     }
@@ -526,6 +528,7 @@ async def test_help_lists_every_key_and_command(fake_sessions, make_app) -> None
         "/image PATH",
         "/theme NAME",
         "/mcp",
+        "/agents",
         "/skills",
         "/help",
     ]

@@ -28,7 +28,7 @@ def test_slash_commands_parse(text: str, parsed: Command | None) -> None:
         (
             "/frobnicate",
             "unknown command /frobnicate (known: /new /resume /compact /context /init /rewind /fork /export /rename "
-            "/model /agent /image /theme /mcp /skills /help)",
+            "/model /agent /image /theme /mcp /agents /skills /help)",
         ),
         ("/quit", "unknown command /quit"),
         ("/model", "/model needs NAME: /model NAME"),
@@ -77,6 +77,7 @@ def test_the_palette_offers_each_command_and_each_choice() -> None:
         ("Theme: dark", Command("theme", "dark")),
         ("Theme: light", Command("theme", "light")),
         ("MCP servers", Command("mcp")),
+        ("Agents", Command("agents")),
         ("Skills", Command("skills")),
         ("Help", Command("help")),
         ("Quit", Command("quit")),

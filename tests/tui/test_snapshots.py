@@ -102,3 +102,76 @@ def test_permission_panel(snap_compare, fake_sessions, make_app) -> None:
         await steady_screen(pilot, PermissionPanel)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+
+
+def parent_and_child(fake_sessions) -> None:  # noqa: ANN001 - the FakeSessions fixture
+    """``ses_parent`` runs a ``task`` call whose child, ``ses_child``, has read a file and now runs ``bash``."""
+    parent = LogBuilder(session_id="ses_parent").created(location=LOCATION)
+    parent.add(ev.ExecutionStarted())
+    parent.prompt("Find why the build is slow")
+    amid = parent.step("msg_p")
+    parent.text(amid, "I will hand the digging to a subagent.")
+    task = {"agent": "explore", "description": "profile the build", "prompt": "Find the slow part of `make`."}
+    parent.tool(amid, "call_t", "task", task, output=None)
+    child = LogBuilder(session_id="ses_child")
+    link = ev.SpawnedBy(session_id="ses_parent", assistant_message_id=amid, call_id="call_t")
+    child.add(
+        ev.SessionCreated(
+            location=LOCATION, project_root=LOCATION, title="profile the build", agent="explore", spawned_by=link
+        )
+    )
+    child.add(ev.ExecutionStarted())
+    child.prompt("Find the slow part of `make`.")
+    first = "msg_c1"
+    child.add(ev.StepStarted(assistant_message_id=first, agent="explore", model="openai/fake"))
+    child.tool(first, "c1", "read", {"path": "Makefile"}, output="all: build\n", ms=5)
+    child.end_step(first, input_tokens=3_100, output_tokens=240)
+    second = "msg_c2"
+    child.add(ev.StepStarted(assistant_message_id=second, agent="explore", model="openai/fake"))
+    child.tool(second, "c2", "bash", {"command": "make -n all | head"}, output=None)
+    for log in (parent, child):
+        fake_sessions.add_log(log)
+    fake_sessions.running.update({"ses_parent", "ses_child"})
+    fake_sessions.parents["ses_child"] = "ses_parent"
+
+
+async def task_block_followed(app, pilot):  # noqa: ANN001, ANN201 - the app and its pilot
+    """The parent on screen, its task block showing the child's progress, with the focus."""
+    from agent_tui.tui.widgets.tool_block import ToolCallView
+
+    while True:
+        await app.view.feed.poll()  # the periodic check, without waiting for its timer
+        blocks = [w for w in app.view.query(ToolCallView) if w.block.name == "task" and w.block.subagent]
+        if blocks and blocks[0].painted == blocks[0].block.version:
+            break
+        await pilot.pause(0.01)
+    blocks[0].focus()
+    return blocks[0]
+
+
+def test_task_block_shows_the_running_subagent(snap_compare, fake_sessions, make_app) -> None:
+    parent_and_child(fake_sessions)
+    app = make_app(StartMode(session_id="ses_parent"))
+
+    async def ready(pilot) -> None:
+        await task_block_followed(app, pilot)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+
+
+def test_subagent_transcript_screen(snap_compare, fake_sessions, make_app) -> None:
+    from agent_tui.tui.screens.child_session import ChildSessionScreen
+    from agent_tui.tui.widgets.tool_block import ToolCallView
+
+    parent_and_child(fake_sessions)
+    app = make_app(StartMode(session_id="ses_parent"))
+
+    async def ready(pilot) -> None:
+        await task_block_followed(app, pilot)
+        await pilot.press("enter")
+        while not isinstance(app.screen, ChildSessionScreen) or len(app.screen.query(ToolCallView)) < 2:
+            await pilot.pause(0.01)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready)

@@ -18,6 +18,7 @@ Stdlib only: no pydantic here; ``config`` validates these like any layer.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from agent_tui.core.settings.config_layers import DEFAULT_AGENT
@@ -115,3 +116,33 @@ BUILTIN_AGENTS: dict[str, dict[str, Any]] = {
 def builtin_rules(agent: str) -> list[dict[str, str]]:
     """The built-in agent's own permission rules, first of the agent's rules (none for others)."""
     return [dict(rule) for rule in PLAN_RULES] if agent in (PLAN_AGENT, EXPLORE_AGENT) else []
+
+
+@dataclass(frozen=True)
+class AgentRow:
+    """One agent as ``agent-tui agents`` and ``/agents`` list it."""
+
+    name: str
+    mode: str
+    """``primary``, ``subagent`` or ``all``."""
+    description: str
+    source: str
+    """Where it was defined last (the one that wins): ``built-in``, a Markdown file, a config file."""
+    sources: list[str]
+    """Every place that defines it, lowest precedence first."""
+    default: bool
+    """The agent a new session starts with (``agent`` in the config)."""
+
+    @property
+    def primary(self) -> bool:
+        """The user may select it (``primary`` or ``all``)."""
+        return self.mode != "subagent"
+
+
+def agent_listing(settings: Any) -> list[AgentRow]:
+    """Every agent of ``settings`` (a ``config.Settings``), built-in ones first, in definition order."""
+    rows = []
+    for name, agent in settings.agents.items():
+        sources = settings.agent_sources(name) or ["built-in"]
+        rows.append(AgentRow(name, agent.mode, agent.description, sources[-1], sources, name == settings.agent))
+    return rows

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.tui.block_keys import BlockKey
 from agent_tui.tui.transcript.state import TranscriptState
-from agent_tui.tui.transcript_blocks import ToolBlock, ToolState
+from agent_tui.tui.transcript_blocks import SubagentProgress, ToolBlock, ToolState
 from agent_tui.vocab.kinds import ErrorType
 
 if TYPE_CHECKING:
@@ -36,16 +36,27 @@ class ToolFold(TranscriptState):
                 block = self._tool(amid, call_id, seq)
                 block.unsnapshotted = why
                 self._changed(block)
-            case ev.ToolSucceeded(assistant_message_id=amid, call_id=call_id, output=output):
+            case ev.ToolSucceeded(assistant_message_id=amid, call_id=call_id, output=output, result_meta=meta):
                 block = self._tool(amid, call_id, seq)
                 block.state, block.output, block.ended_ms = ToolState.OK, output.text, created
+                block.child_session = meta.get("session_id") or block.child_session
                 self._settle_tool(block)
-            case ev.ToolFailed(assistant_message_id=amid, call_id=call_id, error=error):
+            case ev.ToolFailed(assistant_message_id=amid, call_id=call_id, error=error, result_meta=meta):
                 block = self._tool(amid, call_id, seq)
+                block.child_session = meta.get("session_id") or block.child_session
                 interrupted = error.type in (ErrorType.TOOL_STALE, ErrorType.ABORTED)
                 block.state = ToolState.INTERRUPTED if interrupted else ToolState.FAILED
                 block.error, block.ended_ms = error.message, created
                 self._settle_tool(block)
+
+    def show_subagent(self, amid: str, call_id: str, child: str, progress: SubagentProgress) -> bool:
+        """A ``task`` call's child moved on (``tui/child_progress.py``); whether its block changed."""
+        block = self.tool_for(amid, call_id)
+        if block is None or (block.subagent == progress and block.child_session == child):
+            return False
+        block.subagent, block.child_session = progress, child
+        self._changed(block)
+        return True
 
     def _tool(self, amid: str, call_id: str, seq: int) -> ToolBlock:
         key = BlockKey.tool(amid, call_id)

@@ -9,7 +9,6 @@ on its first prompt, so opening the app never leaves an empty session behind.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,7 +17,6 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.message import Message
-from textual.worker import Worker
 
 from agent_tui.tui.choices import Choice
 from agent_tui.tui.command_registry import Command, CommandError, parse_command, slash_choices
@@ -27,7 +25,7 @@ from agent_tui.tui.mcp_view import count_label, ready_count
 from agent_tui.tui.mention_index import MentionIndex
 from agent_tui.tui.rewind_choice import UNDO, RewindChoice
 from agent_tui.tui.services import TuiServices
-from agent_tui.tui.session_feed import POLL_S, FetchOlder, SessionFeed
+from agent_tui.tui.session_feed import POLL_S, SessionFeed
 from agent_tui.tui.transcript.model import Transcript
 from agent_tui.tui.widgets.completion import CompletionList
 from agent_tui.tui.widgets.pending import PendingInputStrip
@@ -35,7 +33,7 @@ from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.widgets.plan import PlanPanel
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.status import StatusBar, StatusInputs
-from agent_tui.tui.widgets.transcript import NewOutputHint, TranscriptView
+from agent_tui.tui.widgets.transcript import FeedHost, NewOutputHint, TranscriptView
 from agent_tui.vocab.kinds import ApprovalMode, Delivery
 
 if TYPE_CHECKING:
@@ -56,7 +54,7 @@ def _session_id(created: SessionRecord | str) -> str:
     return created if isinstance(created, str) else str(created.id)
 
 
-class SessionView(Vertical):
+class SessionView(FeedHost, Vertical):
     class CommandEntered(Message):
         """A slash command typed into the prompt; the app runs it."""
 
@@ -136,17 +134,6 @@ class SessionView(Vertical):
         return self.feed.is_active
 
     # ------------------------------------------------------------------ FeedView
-
-    def run_feed_work(self, work: Callable[[], Awaitable[None]], name: str) -> Worker:
-        return self.run_worker(work, group="feed", name=name)
-
-    def feed_later(self, delay_s: float, callback: Callable[[], Awaitable[None]]) -> None:
-        self.set_timer(delay_s, callback) if delay_s > 0 else self.call_later(callback)
-
-    async def show_transcript(self, transcript: Transcript, fetch_older: FetchOlder | None) -> None:
-        view = self.query_one(TranscriptView)
-        view.fetch_older = fetch_older
-        await view.show(transcript)
 
     async def repaint(self, active: bool) -> None:
         if not active:

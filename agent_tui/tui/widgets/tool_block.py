@@ -9,17 +9,22 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
 from textual.widgets import Collapsible, Static
 
+from agent_tui.tui.child_progress import subagent_line
 from agent_tui.tui.mcp_view import tool_label
 from agent_tui.tui.transcript_blocks import ToolBlock, ToolState
 from agent_tui.tui.widgets.block_widgets import BlockWidget
 from agent_tui.tui.widgets.diff import render_patch
+from agent_tui.vocab.clock import Clock
 from agent_tui.vocab.terminal_text import inert
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 LIVE_TAIL_LINES = 12
 OUTPUT_PREVIEW_CHARS = 20_000
+TASK = "task"  # the tool that runs a subagent
 ICONS = {ToolState.OK: "✓", ToolState.FAILED: "✗", ToolState.INTERRUPTED: "⊘"}
 
 
@@ -44,10 +49,26 @@ def tail(text: str, lines: int) -> str:
 
 
 class ToolCallView(BlockWidget):
+    """A tool call; a ``task`` call also shows its subagent's progress and takes focus: Enter opens
+    the child's transcript."""
+
     block: ToolBlock
+    BINDINGS = [Binding("enter", "open_child", "open subagent", tooltip="on a task block: the subagent's transcript")]
+
+    class OpenChild(Message):
+        """Show a ``task`` call's child session (its id, when the block knows it already)."""
+
+        def __init__(self, block: ToolBlock) -> None:
+            super().__init__()
+            self.block = block
+
+    def __init__(self, block: ToolBlock, clock: Clock) -> None:
+        super().__init__(block, clock)
+        self.can_focus = block.name == TASK
 
     def compose(self) -> ComposeResult:
         yield Static(classes="tool-header")
+        yield Static(markup=False, classes="tool-subagent")
         yield Static(classes="tool-diff")
         yield Static(markup=False, classes="tool-live")
         with Collapsible(title="output", collapsed=True):
@@ -87,6 +108,13 @@ class ToolCallView(BlockWidget):
         self.add_class(f"-{'running' if running else state.value}")
         self.query_one(".tool-header", Static).update(self._header())
 
+        self.can_focus = block.name == TASK  # a call still being written learns its name late
+        subagent = self.query_one(".tool-subagent", Static)
+        subagent.display = block.subagent is not None
+        if block.subagent is not None:
+            agent = str(block.input.get("agent") or "subagent")
+            subagent.update(inert(subagent_line(agent, block.subagent, running)))
+
         diff = self.query_one(".tool-diff", Static)
         patch = block.patch
         diff.display = patch is not None
@@ -115,6 +143,15 @@ class ToolCallView(BlockWidget):
         note.display = bool(block.unsnapshotted)
         if note.display:
             note.update(inert(f"⚠ no snapshot before this call ({block.unsnapshotted}): a rewind cannot undo it"))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open_child":  # only a task block offers it (the footer too)
+            return self.block.name == TASK
+        return True
+
+    def action_open_child(self) -> None:
+        if self.block.name == TASK:
+            self.post_message(self.OpenChild(self.block))
 
     def on_unmount(self) -> None:
         self._spinner.stop()

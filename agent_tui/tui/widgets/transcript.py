@@ -12,10 +12,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Static
 
 from agent_tui.tui.lazy import BLOCK_WIDGETS
@@ -24,7 +25,7 @@ from agent_tui.tui.transcript_blocks import Block
 from agent_tui.vocab.clock import Clock
 
 if TYPE_CHECKING:  # imported when the first block is shown (see ``lazy``)
-    from textual.worker import WorkType
+    from textual.worker import Worker, WorkType
 
     from agent_tui.tui.widgets.block_factory import BlockWidget
 
@@ -32,6 +33,23 @@ INITIAL_BLOCKS = 24  # mounted when a session opens (a screenful and then some).
 FIRST_BLOCKS = 8  # ...these newest ones for the first frame, the rest just above them a frame later
 PAGE_BLOCKS = 40  # back-filled per scroll to the top
 MAX_MOUNTED = 240  # pruned down to MAX_MOUNTED - PAGE_BLOCKS while following
+
+
+class FeedHost:
+    """What a widget showing a ``SessionFeed`` in one ``TranscriptView`` does for the feed (part of its
+    ``FeedView``): the feed's work as its workers (group ``feed``), its timers, the transcript shown."""
+
+    def run_feed_work(self, work: Callable[[], Awaitable[None]], name: str) -> Worker:
+        return cast(Widget, self).run_worker(work, group="feed", name=name)
+
+    def feed_later(self, delay_s: float, callback: Callable[[], Awaitable[None]]) -> None:
+        host = cast(Widget, self)
+        host.set_timer(delay_s, callback) if delay_s > 0 else host.call_later(callback)
+
+    async def show_transcript(self, transcript: Transcript, fetch_older: Callable[[], Awaitable[int]] | None) -> None:
+        view = cast(Widget, self).query_one(TranscriptView)
+        view.fetch_older = fetch_older
+        await view.show(transcript)
 
 
 class NewOutputHint(Static):
