@@ -34,6 +34,8 @@ class McpStatus:
     failures: int = 0
     skipped: tuple[str, ...] = ()
     """Why some of its tools are not offered: one notice each."""
+    sandboxed: bool = False
+    """Its process runs in the command sandbox (``sandbox = true``)."""
 
     @property
     def fresh_failure(self) -> bool:
@@ -107,6 +109,7 @@ class McpHub:
                 c.error,
                 c.failures,
                 c.skipped,
+                c.sandbox is not None,
             )
             for c in self.connections(location)
         ]

@@ -3,6 +3,7 @@ starts it under ``[sandbox]``'s policy at the session's project, as a real proce
 
 from __future__ import annotations
 
+import socket
 import sys
 import tempfile
 from pathlib import Path
@@ -79,8 +80,30 @@ async def test_a_changed_sandbox_restarts_the_server_under_the_new_policy(workdi
             await host.attach(tools, workdir, settings, settings.agent)
             (connection,) = host.hub.connections(workdir)
             assert (connection.sandbox is not None) is confined
+            assert [status.sandboxed for status in host.status()] == [confined]  # what /mcp and GET /api/mcp show
             target = outside / f"{confined}.txt"
             await connection.call("write", {"path": str(target), "text": "hi"})
             assert target.exists() is not confined
     finally:
         await host.close()
+
+
+async def test_a_servers_own_network_setting_lets_it_out_of_the_sandboxs_offline_default(
+    workdir: Path, outside: Path
+) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        seen = {}
+        for network in (None, True):
+            fields = {"sandbox": True} if network is None else {"sandbox": True, "network": network}
+            settings = load_settings(workdir, cli={"mcp": {"servers": {"files": _server(**fields)}}}, environ={})
+            host = McpHost(lambda _: None)  # type: ignore[arg-type, return-value]
+            try:
+                await host.attach(McpRegistrations(ToolRegistry(workdir)), workdir, settings, settings.agent)
+                (connection,) = host.hub.connections(workdir)
+                seen[network] = (await connection.call("reach", {"port": port})).content[0].text
+            finally:
+                await host.close()
+    assert seen[None].startswith("unreachable") and seen[True] == "reached"

@@ -4,8 +4,10 @@ unconfined."""
 
 from __future__ import annotations
 
+import socket
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +116,27 @@ async def test_a_sandbox_asked_for_without_bubblewrap_fails_the_server_with_the_
         assert connection.error is not None
         assert connection.error.startswith("failed to start: sandbox requested but bubblewrap (bwrap) is not installed")
         assert not marker.exists()
+    finally:
+        await connection.stop()
+
+
+@pytest.fixture
+def listening() -> Iterator[int]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        yield sock.getsockname()[1]
+
+
+@needs_bwrap
+@pytest.mark.parametrize("network", [False, True])
+async def test_a_sandboxed_server_reaches_the_network_only_when_allowed(
+    workdir: Path, system_tmp: Path, listening: int, network: bool
+) -> None:
+    connection = await _started(workdir, SandboxPolicy(network=network, writable_roots=(workdir,)))
+    try:
+        result = await connection.call("reach", {"port": listening})
+        assert (result.content[0].text == "reached") is network, result.content[0].text
     finally:
         await connection.stop()
 
