@@ -163,6 +163,8 @@ class McpServer(BaseModel):
     tools: list[str]
     error: str | None = None
     """Why it failed, with the tail of its stderr."""
+    sandboxed: bool = False
+    """Its process runs in the command sandbox (the server's ``sandbox = true``)."""
 
 
 class McpServerList(Listing[McpServer]):

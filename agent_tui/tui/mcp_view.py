@@ -53,7 +53,10 @@ def state_label(status: Any) -> str:
 
 def listing(statuses: Iterable[Any], location: str) -> list[tuple[str, str, str]]:
     """(server, transport and state, its tools) per server at ``location``, for ``/mcp``."""
-    return [(s.name, f"{s.transport} · {state_label(s)}", ", ".join(s.tools) or "—") for s in _here(statuses, location)]
+    return [
+        (s.name, f"{s.transport}{' · sandboxed' if s.sandboxed else ''} · {state_label(s)}", ", ".join(s.tools) or "—")
+        for s in _here(statuses, location)
+    ]
 
 
 def failure_notice(status: Any) -> str:

@@ -29,6 +29,11 @@ class McpServerConfig(BaseModel):
     """How long starting (the process and the handshake) may take."""
     list_timeout_s: float = Field(default=30.0, gt=0)
     """How long listing the server's tools may take."""
+    sandbox: bool = False
+    """Run the process in the command sandbox (``[sandbox]``'s policy): off by default, since a
+    server confined without warning may break; ``[sandbox] mcp_servers = true`` sets it for all."""
+    network: bool | None = None
+    """Inside the sandbox, may the server reach the network? None: as ``[sandbox] network`` says."""
 
     @field_validator("env_vars")
     @classmethod
@@ -46,6 +51,8 @@ class McpServerConfig(BaseModel):
             raise ValueError("headers apply only to a url server")
         if self.command is None and (self.env or self.env_vars or self.cwd):
             raise ValueError("env, env_vars and cwd apply only to a command server")
+        if self.command is None and (self.sandbox or self.network is not None):
+            raise ValueError("sandbox and network apply only to a command server (a url server runs elsewhere)")
         return self
 
     @property

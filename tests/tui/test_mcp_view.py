@@ -16,12 +16,13 @@ class Status:
     error: str | None = None
     location: str = "/p"
     transport: str = "stdio"
+    sandboxed: bool = False
 
 
 SERVERS = [
     Status("notes", McpState.READY, ("echo",)),
     Status("docs", McpState.FAILED, error="failed to start: exit 2\nmissing API token", transport="http"),
-    Status("db", McpState.STARTING),
+    Status("db", McpState.STARTING, sandboxed=True),
     Status("elsewhere", McpState.READY, location="/q"),
 ]
 
@@ -37,7 +38,7 @@ def test_slash_mcp_rows_name_state_and_tools() -> None:
     assert listing(SERVERS, "/p") == [
         ("notes", "stdio · ready with 1 tool", "echo"),
         ("docs", "http · failed: failed to start: exit 2", "—"),
-        ("db", "stdio · starting", "—"),
+        ("db", "stdio · sandboxed · starting", "—"),
     ]
 
 

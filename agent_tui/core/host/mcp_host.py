@@ -21,6 +21,7 @@ from agent_tui.tools.mcp.connection import McpConnection
 from agent_tui.tools.mcp.hub import Listener, McpHub, McpStatus
 from agent_tui.tools.mcp.tools import registrations
 from agent_tui.tools.registry import ToolRegistry
+from agent_tui.tools.sandbox import SandboxPolicy
 from agent_tui.vocab.clock import Clock
 from agent_tui.vocab.kinds import McpState
 from agent_tui.vocab.mcp_server import McpServerConfig
@@ -31,6 +32,13 @@ SDK_LOG = "mcp.log"
 
 def enabled(settings: Settings) -> dict[str, McpServerConfig]:
     return {name: server for name, server in settings.mcp.servers.items() if server.enabled}
+
+
+def sandboxes(settings: Settings, location: Path) -> dict[str, SandboxPolicy]:
+    """The policy of each enabled server that runs in the command sandbox (``sandbox = true``)."""
+    root = paths.project_root(location)
+    found = {name: settings.server_sandbox(root, server) for name, server in enabled(settings).items()}
+    return {name: policy for name, policy in found.items() if policy is not None}
 
 
 class McpRegistrations:
@@ -61,7 +69,7 @@ class McpHost:
         self._warming: set[asyncio.Task[list[McpConnection]]] = set()
 
     async def attach(self, tools: McpRegistrations, location: Path, settings: Settings, agent: str) -> None:
-        connections = await self.hub.sync(location, enabled(settings))
+        connections = await self.hub.sync(location, enabled(settings), sandboxes(settings, location))
         chosen = settings.mcp_servers(agent)
         selected = [c for c in connections if c.name in chosen]
         await asyncio.gather(*(c.settled() for c in selected if c.worth_waiting))
@@ -78,7 +86,9 @@ class McpHost:
         """Start the location's servers in the background (after the first frame), without waiting."""
         if not enabled(settings):
             return None
-        task = asyncio.get_running_loop().create_task(self.hub.sync(location, enabled(settings)))
+        task = asyncio.get_running_loop().create_task(
+            self.hub.sync(location, enabled(settings), sandboxes(settings, location))
+        )
         self._warming.add(task)  # the loop keeps only a weak reference to a task
         task.add_done_callback(self._warmed)
         return task

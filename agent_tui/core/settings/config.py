@@ -9,6 +9,7 @@ The sources are read by ``config_layers`` (no pydantic); this module validates t
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
@@ -168,6 +169,8 @@ class SandboxSettings(_Section):
     network: bool = False
     writable_roots: list[str] = Field(default_factory=list)
     """More folders commands may write (absolute, ``~/…``, or from the project root)."""
+    mcp_servers: bool = False
+    """Run every stdio MCP server in this sandbox too, as if each said ``sandbox = true``."""
 
     def policy(
         self, project_root: Path, read_only: tuple[Path, ...] = (), *, agent_mode: SandboxMode | None = None
@@ -301,9 +304,19 @@ class Settings(_Section):
     def command_sandbox(self, project_root: Path, agent: str | None = None) -> SandboxPolicy:
         """The sandbox ``agent``'s commands run in: ``[sandbox]`` narrowed by the agent's own mode,
         with agent-tui's own config and data folders read-only wherever they are."""
-        return self.sandbox.policy(
-            project_root, (paths.config_dir(), paths.data_dir()), agent_mode=self.agent_settings(agent).sandbox
-        )
+        return self.sandbox.policy(project_root, _own_folders(), agent_mode=self.agent_settings(agent).sandbox)
+
+    def server_sandbox(self, project_root: Path, server: McpServerConfig) -> SandboxPolicy | None:
+        """The sandbox a stdio MCP server runs in, or None when it runs unconfined.
+
+        ``[sandbox]``'s policy, not an agent's: one server process serves every agent at a location.
+        A server that asks for the sandbox is confined even under ``mode = "full-access"`` (that mode
+        then means workspace-write for it), and its own ``network`` overrides ``[sandbox] network``."""
+        if server.command is None or not (server.sandbox or self.sandbox.mcp_servers):
+            return None
+        policy = self.sandbox.policy(project_root, _own_folders())
+        mode = policy.mode if policy.confines else SandboxMode.WORKSPACE_WRITE
+        return replace(policy, mode=mode, network=policy.network if server.network is None else server.network)
 
     def agent_settings(self, name: str | None = None) -> AgentSettings:
         return self.agents.get(name or self.agent) or AgentSettings()
@@ -319,6 +332,11 @@ class Settings(_Section):
             for name, server in self.mcp.servers.items()
             if server.enabled and (chosen is None or name in chosen)
         }
+
+
+def _own_folders() -> tuple[Path, ...]:
+    """agent-tui's config and data folders: read-only in any sandbox, wherever they are."""
+    return (paths.config_dir(), paths.data_dir())
 
 
 @cache

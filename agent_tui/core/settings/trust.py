@@ -157,7 +157,8 @@ def _split_references(kept: dict[str, Any], wanted: dict[str, Any], lines: list[
 
 def _split_sandbox(kept: dict[str, Any], wanted: dict[str, Any], lines: list[str]) -> None:
     """Take out what loosens the sandbox (another mode than read-only, the network, more writable
-    folders); a project may only narrow it until trusted."""
+    folders, MCP servers let out of it); a project may only narrow it until trusted
+    (``mcp_servers = true`` narrows: it confines every stdio server)."""
     sandbox = kept.get("sandbox")
     if not isinstance(sandbox, Mapping):
         return
@@ -167,6 +168,7 @@ def _split_sandbox(kept: dict[str, Any], wanted: dict[str, Any], lines: list[str
         if (key == "mode" and value != "read-only")
         or (key == "network" and value)
         or (key == "writable_roots" and value)
+        or (key == "mcp_servers" and value is not True)
     }
     if loosening:
         wanted["sandbox"] = loosening
@@ -198,7 +200,8 @@ def _split_mcp(kept: dict[str, Any], wanted: dict[str, Any], lines: list[str]) -
             else:
                 command = server.get("command") if isinstance(server, Mapping) else None
                 shown = " ".join(map(str, command)) if isinstance(command, list) else str(command)
-                lines.append(f"start MCP server {name}: {shown}")
+                confined = isinstance(server, Mapping) and server.get("sandbox") is True
+                lines.append(f"start MCP server {name}{' (sandboxed)' if confined else ''}: {shown}")
         kept["mcp"] = {key: value for key, value in mcp.items() if key != "servers"}
 
 

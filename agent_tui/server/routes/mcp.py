@@ -26,6 +26,7 @@ async def servers(request: web.Request) -> web.Response:
                     state=s.state,
                     tools=list(s.tools),
                     error=s.error,
+                    sandboxed=s.sandboxed,
                 )
                 for s in found
             ]

@@ -25,10 +25,12 @@ from typing import Any
 
 from agent_tui import __version__
 from agent_tui.tools.errors import ToolError
+from agent_tui.tools.mcp.confined import SandboxUnavailable, server_argv
 from agent_tui.tools.mcp.end_watch import watched
 from agent_tui.tools.mcp.listing import McpToolInfo, list_all, offered
 from agent_tui.tools.mcp.sdk_log import route_sdk_logs
 from agent_tui.tools.mcp.server_env import server_environment
+from agent_tui.tools.sandbox import SandboxPolicy
 from agent_tui.vocab.clock import Clock, SystemClock
 from agent_tui.vocab.kinds import McpState
 from agent_tui.vocab.mcp_server import McpServerConfig
@@ -76,10 +78,13 @@ class McpConnection:
         location: Path,
         clock: Clock | None = None,
         on_change: Callable[[McpConnection], None] | None = None,
+        sandbox: SandboxPolicy | None = None,
     ) -> None:
         self.name = name
         self.config = config
         self.location = location
+        self.sandbox = sandbox
+        """The policy a stdio server's process runs under (``tools.mcp.confined``); None: unconfined."""
         self.state = McpState.STOPPED
         self.tools: list[McpToolInfo] = []
         self.skipped: tuple[str, ...] = ()
@@ -169,6 +174,10 @@ class McpConnection:
                 except TimeoutError:
                     await self._failed(f"did not start within {self.config.startup_timeout_s:g} s", stop)
                     return
+                except SandboxUnavailable as error:  # nothing ran: no earlier attempt's stderr belongs to it
+                    self._stderr = None
+                    await self._failed(f"failed to start: {error}", stop)
+                    return
                 except Exception as error:  # noqa: BLE001 - any start failure is one notice
                     exited = self.config.command is not None and _is_closed(error)
                     await self._failed(
@@ -210,15 +219,15 @@ class McpConnection:
         if self.config.command is not None:
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
+            cwd = self.location / (Path(self.config.cwd).expanduser() if self.config.cwd else self.location)
+            command, *args = server_argv(self.config.command, cwd, self.sandbox)
             errlog = await asyncio.to_thread(_open_stderr_file, self.name)
             stack.callback(errlog.close)
             self._stderr = Path(errlog.name)
             stack.callback(_unlink, self._stderr)
             stack.push_async_callback(self._keep_stderr_tail, self._stderr)  # before the unlink (LIFO)
-            command, *args = self.config.command
-            cwd = Path(self.config.cwd).expanduser() if self.config.cwd else self.location
             params = StdioServerParameters(
-                command=command, args=args, cwd=str(self.location / cwd), env=server_environment(self.config)
+                command=command, args=args, cwd=str(cwd), env=server_environment(self.config)
             )
             transport = watched(stdio_client(params, errlog=errlog), on_end)
         else:

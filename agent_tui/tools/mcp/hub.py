@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.tools.mcp.connection import McpConnection, load_sdk
+from agent_tui.tools.sandbox import SandboxPolicy
 from agent_tui.vocab.clock import Clock
 from agent_tui.vocab.kinds import McpState
 from agent_tui.vocab.mcp_server import McpServerConfig
@@ -33,6 +34,8 @@ class McpStatus:
     failures: int = 0
     skipped: tuple[str, ...] = ()
     """Why some of its tools are not offered: one notice each."""
+    sandboxed: bool = False
+    """Its process runs in the command sandbox (``sandbox = true``)."""
 
     @property
     def fresh_failure(self) -> bool:
@@ -57,12 +60,21 @@ class McpHub:
         for listener in list(self._listeners):
             listener(connection)
 
-    async def sync(self, location: Path, servers: Mapping[str, McpServerConfig]) -> list[McpConnection]:
-        """The location's connections for ``servers`` (enabled ones), each started unless it is up or backing off."""
+    async def sync(
+        self,
+        location: Path,
+        servers: Mapping[str, McpServerConfig],
+        sandboxes: Mapping[str, SandboxPolicy] | None = None,
+    ) -> list[McpConnection]:
+        """The location's connections for ``servers`` (enabled ones), each started unless it is up or backing off;
+        ``sandboxes`` holds the policy of each server that runs confined (a changed policy restarts it)."""
         if servers:
             await self._load_sdk()
+        policies = sandboxes or {}
         stale = [
-            (key, c) for key, c in self._connections.items() if key[0] == location and servers.get(key[1]) != c.config
+            (key, c)
+            for key, c in self._connections.items()
+            if key[0] == location and (servers.get(key[1]) != c.config or policies.get(key[1]) != c.sandbox)
         ]
         for key, old in stale:
             if self._connections.get(key) is old:  # another sync may have replaced it meanwhile
@@ -72,7 +84,7 @@ class McpHub:
         for name, config in servers.items():
             connection = self._connections.get((location, name))
             if connection is None:
-                connection = McpConnection(name, config, location, self._clock, self._changed)
+                connection = McpConnection(name, config, location, self._clock, self._changed, policies.get(name))
                 self._connections[(location, name)] = connection
             connection.start()
             out.append(connection)
@@ -97,6 +109,7 @@ class McpHub:
                 c.error,
                 c.failures,
                 c.skipped,
+                c.sandbox is not None,
             )
             for c in self.connections(location)
         ]
