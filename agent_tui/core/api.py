@@ -62,6 +62,7 @@ _EXPORTS: dict[str, str] = {
     "vision_check": "inbox.attachments",
     "AttachmentError": "inbox.attachments",
     "NeedsApproval": "inbox.attachments",
+    "callable_subagents": "inbox.agent_mentions",
     # What the next request would hold (``agent-tui context``, ``/context``).
     "ContextBreakdown": "request.breakdown",
     # What the agent is asked to do for /init.
@@ -125,6 +126,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.history.rewind import UnknownMessage as UnknownMessage
     from agent_tui.core.inbox.admission import AdmissionConflict as AdmissionConflict
     from agent_tui.core.inbox.admission import Receipt as Receipt
+    from agent_tui.core.inbox.agent_mentions import callable_subagents as callable_subagents
     from agent_tui.core.inbox.attachments import AttachmentError as AttachmentError
     from agent_tui.core.inbox.attachments import NeedsApproval as NeedsApproval
     from agent_tui.core.inbox.attachments import attach_policy as attach_policy

@@ -505,6 +505,17 @@ async def test_at_mentions_and_file_flags_attach_what_the_model_reads(
     assert [p["type"] for p in admitted["data"]["prompt"]] == ["text", "file", "file"]
 
 
+async def test_a_mentioned_subagent_asks_the_model_to_hand_it_the_work(cli: Cli, fake: FakeProvider) -> None:
+    fake.add({"text": "asked"})
+    code, out, err = await cli.run("--agent", "plan", "@explore where is the config read?")
+    assert code == 0, err
+    user = [m for m in fake.accepted[0].body["messages"] if m["role"] == "user"][-1]["content"]
+    assert user[0]["text"] == "@explore where is the config read?"
+    assert 'call the task tool with agent "explore"' in user[1]["text"]
+    admitted = next(e for e in await cli.log(session_of(err)) if e["type"] == "session.prompt.admitted.1")
+    assert admitted["data"]["prompt"][1]["type"] == "agent"
+
+
 async def test_a_missing_mention_is_one_line_and_nothing_is_sent(cli: Cli, fake: FakeProvider) -> None:
     code, out, err = await cli.run("explain @nope.py")
     assert code == 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from agent_tui.testing.fake_provider import Turn
+from agent_tui.tui.widgets.block_widgets import UserMessage
 from agent_tui.tui.widgets.completion import CompletionList
 from agent_tui.tui.widgets.prompt import PromptInput
 
@@ -110,3 +111,26 @@ async def test_slash_lists_commands_with_their_help_and_tab_completes(app) -> No
         assert app.query_one(CompletionList).choices[0].help == "switch the colour theme"
         await pilot.press("tab")
         assert app.query_one(PromptInput).text == "/theme "
+
+
+async def test_at_offers_the_subagents_above_the_files_and_sending_one_asks_for_it(
+    app, provider, runtime, workdir
+) -> None:
+    tree(workdir)
+    provider.add(Turn(text="I will ask it."))
+    app.services.settings = await runtime.settings_for(str(workdir))  # as the bootstrap sets them
+    async with app.run_test() as pilot:
+        await pilot.press(*"@e")
+        await until(pilot, lambda: "explore" in listed(app))
+        assert listed(app)[0] == "explore" and "general" not in listed(app)  # a prefix, not fuzzy
+        assert app.query_one(CompletionList).choices[0].help.startswith("subagent · ")
+        await pilot.press("tab")
+        prompt = app.query_one(PromptInput)
+        assert prompt.text == "@explore "
+        await pilot.press(*"find the core", "enter")
+        await idle(pilot, app)
+        content = [m for m in provider.accepted[0].body["messages"] if m["role"] == "user"][-1]["content"]
+        assert content[0]["text"] == "@explore find the core"
+        assert 'call the task tool with agent "explore"' in content[1]["text"]
+        assert user_texts(app) == ["@explore find the core"]  # the guidance is not the user's text
+        assert app.query_one(UserMessage).block.attachments == "🤖 explore"

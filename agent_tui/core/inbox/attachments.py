@@ -1,4 +1,4 @@
-"""``@path`` mentions and ``--file`` attachments -> durable prompt parts.
+"""``@path`` mentions and ``--file`` attachments -> durable prompt parts (``@subagent``: ``agent_mentions``).
 
 Each file is read when the prompt is sent, through the ``read`` tool's own
 reader (the same page limits, the same footer saying where it was cut), and the
@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_tui.core.inbox.agent_mentions import agent_part, callable_subagents
 from agent_tui.core.log import events as ev
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.paths import Resolved, is_inside
@@ -74,6 +75,12 @@ class AttachPolicy:
     """``allow``/``deny`` answers every ``ask`` at once (``agent-tui run --permission``)."""
     references: Mapping[str, Path] = field(default_factory=dict)
     """The configured reference folders: ``@NAME:path`` attaches from them (the user named them)."""
+    subagents: frozenset[str] = frozenset()
+    """The subagents the selected agent may start with ``task``: ``@NAME`` adds the guidance to
+    hand it the work (``agent_mentions``), unless a file, folder or reference is named so."""
+    agents: frozenset[str] = frozenset()
+    """Every configured agent: ``@NAME`` of one it may not start stays plain text (no guidance,
+    and not "no such file" either: the name is no typo)."""
 
 
 def _target(location: Path, raw: str) -> tuple[Path, str]:
@@ -168,13 +175,32 @@ def _reason(message: str, shown: str) -> str:
 
 
 def attach_all(
-    location: Path, paths: Iterable[str], policy: AttachPolicy, vision: Callable[[], bool]
+    location: Path,
+    paths: Iterable[str],
+    policy: AttachPolicy,
+    vision: Callable[[], bool],
+    files: Sequence[str] = (),
 ) -> list[ev.PromptPart]:
-    """Blocking: every path, in order; the first one that fails raises."""
+    """Blocking: every path, in order; the first one that fails raises. A mention of an agent that
+    names no file, folder or reference is that agent's guidance when it is in ``policy.subagents``,
+    else nothing but the typed text (a ``files`` path is always a path)."""
     parts: list[ev.PromptPart] = []
     for raw in dict.fromkeys(paths):
-        parts.append(attach_one(location, raw, policy, vision))
+        if raw in policy.agents | policy.subagents and raw not in files and not _names_a_path(location, raw, policy):
+            if raw in policy.subagents:
+                parts.append(agent_part(raw))
+        else:
+            parts.append(attach_one(location, raw, policy, vision))
     return parts
+
+
+def _names_a_path(location: Path, raw: str, policy: AttachPolicy) -> bool:
+    """Whether ``@raw`` names a reference folder's ``NAME:`` or something on disk: that wins over an agent."""
+    name, colon, _ = raw.partition(":")
+    if colon and name in policy.references:
+        return True
+    expanded = os.path.expanduser(raw)
+    return os.path.lexists(expanded if os.path.isabs(expanded) else location / expanded)
 
 
 async def build_prompt(
@@ -185,14 +211,15 @@ async def build_prompt(
     policy: AttachPolicy = AttachPolicy(),
     vision: Callable[[], bool] = lambda: False,
 ) -> list[ev.PromptPart]:
-    """The prompt's parts: the text as typed, then each mentioned and each ``--file`` path (off the loop).
+    """The prompt's parts: the text as typed, then each mentioned and each ``--file`` path (off the loop),
+    a mentioned subagent as its guidance (:mod:`agent_mentions`).
 
     ``vision`` is asked (in the worker thread) only when an image is attached."""
     wanted = [*mentions(text), *files]
     plain = _LITERAL_AT.sub("@", text)  # ``\@`` was a literal ``@``
     parts: list[ev.PromptPart] = [ev.TextPart(text=plain)] if plain.strip() else []
     if wanted:
-        parts.extend(await asyncio.to_thread(attach_all, Path(location), wanted, policy, vision))
+        parts.extend(await asyncio.to_thread(attach_all, Path(location), wanted, policy, vision, files))
     return parts
 
 
@@ -203,9 +230,11 @@ def attach_policy(
     approved: Iterable[str] = (),
     external: str | None = None,
     location: str | Path | None = None,
+    spawned: bool = False,
 ) -> AttachPolicy:
     """The policy the session's tools would follow: global rules, then the agent's; the reference
-    folders configured for ``location``'s project."""
+    folders configured for ``location``'s project; the subagents ``agent`` may start (``spawned``:
+    the session is a subagent's own, see :func:`callable_subagents`)."""
     from agent_tui.core.host.tool_host import permission_rules
     from agent_tui.core.settings.paths import project_root
 
@@ -215,7 +244,15 @@ def attach_policy(
         if settings is not None and settings.references and location is not None
         else {}
     )
-    return AttachPolicy(rules=tuple(rules), approved=frozenset(approved), external=external, references=references)
+    subagents = frozenset(callable_subagents(settings, agent, spawned=spawned)) if settings is not None else frozenset()
+    return AttachPolicy(
+        rules=tuple(rules),
+        approved=frozenset(approved),
+        external=external,
+        references=references,
+        subagents=subagents,
+        agents=frozenset(settings.agents) if settings is not None else frozenset(),
+    )
 
 
 def vision_check(settings: Settings | None, model: str | None) -> Callable[[], bool]:

@@ -59,7 +59,16 @@ class ImagePart(_Model):
     height: int | None = None
 
 
-PromptPart = Annotated[TextPart | FilePart | ImagePart, Field(discriminator="type")]
+class AgentPart(_Model):
+    """A mentioned subagent (``@explore``); ``text`` is the guidance the model is sent (call ``task``
+    with it), kept as sent so a replay asks the same; never part of what the user typed."""
+
+    type: Literal["agent"] = "agent"
+    name: str
+    text: str
+
+
+PromptPart = Annotated[TextPart | FilePart | ImagePart | AgentPart, Field(discriminator="type")]
 
 
 def text_prompt(text: str) -> list[PromptPart]:
@@ -67,8 +76,8 @@ def text_prompt(text: str) -> list[PromptPart]:
 
 
 def prompt_text(prompt: Sequence[PromptPart | dict[str, Any]]) -> str:
-    """The plain text of a prompt: its text parts, and each file or image part as ``@path``
-    unless the text already mentions it.
+    """The plain text of a prompt: its text parts, and each file or image part as ``@path`` (an
+    agent part as ``@name``, never its guidance) unless the text already mentions it.
 
     The one rendering of a prompt as text, for parsed parts and for the stored JSON alike:
     titles, the TUI's pending rows (folded or seeded), exports and compaction's input all
@@ -82,6 +91,9 @@ def prompt_text(prompt: Sequence[PromptPart | dict[str, Any]]) -> str:
             case FilePart(path=path) | ImagePart(path=path) | {"type": "file" | "image", "path": str() as path}:
                 if not any(f"@{path}" in line or f'@"{path}"' in line for line in out):
                     out.append(f"@{path}")
+            case AgentPart(name=name) | {"type": "agent", "name": str() as name}:
+                if not any(f"@{name}" in line for line in out):
+                    out.append(f"@{name}")
     return "\n".join(out)
 
 

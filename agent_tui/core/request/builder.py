@@ -58,6 +58,8 @@ def _user_turn(data: dict[str, Any]) -> llm.UserTurn:
                 parts.append(llm.RequestImage(mime=part["mime"], data=part["data"], path=part.get("path")))
             case "image":
                 parts.append(llm.RequestText(text=f"[image: {part.get('path')}]"))
+            case "agent" if part.get("text"):
+                parts.append(llm.RequestText(text=part["text"]))
     return llm.UserTurn(parts=parts or [llm.RequestText(text="")])
 
 

@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from agent_tui.core.inbox.admission import admit_prompt
+from agent_tui.core.inbox.agent_mentions import may_run_as_subagent, subagent_names
 from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
 from agent_tui.core.log.records import MessageRecord, SessionRecord
@@ -42,16 +43,6 @@ from agent_tui.vocab.tool_output import ToolOutput
 
 SUBAGENT_FAILED = "subagent.failed"
 """The child ended without an answer: its run failed, was interrupted, or used up its steps."""
-
-
-def may_run_as_subagent(settings: Settings, name: str) -> bool:
-    """Whether the ``task`` tool may start agent ``name``: one defined with mode ``subagent`` or ``all``."""
-    agent = settings.agents.get(name)
-    return agent is not None and agent.mode in ("subagent", "all")
-
-
-def subagent_names(settings: Settings) -> list[str]:
-    return sorted(name for name in settings.agents if may_run_as_subagent(settings, name))
 
 
 def spawns_subagents(settings: Settings, session: SessionRecord) -> bool:

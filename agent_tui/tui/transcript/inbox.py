@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 
 def chips(prompt: list) -> str:
-    """The attachment chips of a prompt: ``📎 a.py``, ``📁 src/``, ``🖼 shot.png · 1.2 KiB · 640×480``."""
+    """The attachment chips of a prompt: ``📎 a.py``, ``📁 src/``, ``🖼 shot.png · 1.2 KiB · 640×480``,
+    ``🤖 explore`` (a subagent the model was asked to hand the work to)."""
     from agent_tui.core.api import events as ev  # see transcript.model's docstring
 
     out = []
@@ -32,6 +33,8 @@ def chips(prompt: list) -> str:
                 out.append("🖼 " + " · ".join(facts))
             case ev.FilePart(path=path, mime=mime):
                 out.append(f"📁 {path.rstrip('/')}/" if mime == "inode/directory" else f"📎 {path}")
+            case ev.AgentPart(name=name):
+                out.append(f"🤖 {name}")
     return "  ".join(out)
 
 

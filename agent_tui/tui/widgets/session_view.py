@@ -286,7 +286,8 @@ class SessionView(FeedHost, Vertical):
             prompt.move_cursor(prompt.document.end)
 
     async def _parts(self, text: str) -> list:
-        """The durable prompt: the text, then every file, folder and image it mentions."""
+        """The durable prompt: the text, then every file, folder and image it mentions (a subagent's
+        mention: the guidance to hand it the work)."""
         from agent_tui.core.api import events as ev  # once the core is open: the models' module imports pydantic
 
         if "@" not in text:
@@ -341,7 +342,23 @@ class SessionView(FeedHost, Vertical):
             completion.show_choices([], f"cannot list files: {error}")
             return
         if self._wanted == ("@", query):
-            completion.show_choices([Choice(mention(p), p) for p in paths], f"no file matches {query!r}")
+            choices = [*self._subagent_choices(query, paths), *(Choice(mention(p), p) for p in paths)]
+            completion.show_choices(choices, f"no file matches {query!r}")
+
+    def _subagent_choices(self, query: str, paths: list[str]) -> list[Choice]:
+        """The subagents the selected agent may hand work to whose name starts with ``query``: a group
+        above the files (they are few), each but one a file or folder of that name would win on send."""
+        settings = self.services.settings
+        if settings is None:
+            return []
+        from agent_tui.core.api import callable_subagents
+
+        taken = {p.rstrip("/") for p in paths}
+        return [
+            Choice(mention(name), name, f"subagent · {settings.agent_settings(name).description}".rstrip(" ·"))
+            for name in callable_subagents(settings, self.services.agent)
+            if name.lower().startswith(query.lower()) and name not in taken
+        ]
 
     def _reference_roots(self) -> dict[str, Path]:
         """The configured reference folders (``[references.NAME]``), once the settings are known."""
