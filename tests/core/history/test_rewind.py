@@ -13,6 +13,7 @@ from agent_tui.core.log import events as ev
 from agent_tui.core.runtime import Runtime
 from agent_tui.core.workspace.snapshots import SnapshotError
 from agent_tui.testing.fake_provider import FakeProvider
+from agent_tui.tools.sandbox import bwrap_path, unavailable_reason
 
 from ..run.runner.conftest import settle, stored
 
@@ -312,3 +313,28 @@ async def test_without_git_apply_patch_pre_images_are_restored_and_the_session_s
     assert (location / "mod.txt").read_text() == "after\n", "what bash changed is not covered without git"
     await runtime.sessions.undo_rewind(sid)
     assert (location / "patched.txt").read_text() == "new\n" and (location / "added.txt").read_text() == "fresh\n"
+
+
+@pytest.mark.skipif(bwrap_path() is None, reason=f"no sandbox here: {unavailable_reason()}")
+async def test_files_a_sandboxed_bash_wrote_come_back_on_rewind_and_the_sandbox_kept_the_rest(
+    runtime: Runtime, fake: FakeProvider, location: Path
+) -> None:
+    """The snapshot is taken outside the sandbox, before the call; what the confined command
+    wrote inside the project is restored, and what it could not write never happened."""
+    home = Path.home()
+    forbidden = home / f"agent-tui-sandbox-probe-{location.name}"
+    command = f"echo inside > made.txt && echo after > mod.txt; echo escaped > {forbidden}"
+    fake.add({"tool_calls": [{"id": "call_b", "name": "bash", "arguments": {"command": command}}]}, {"text": "done"})
+    sid = (await runtime.sessions.create(location=location)).id
+    before = _files(location)
+    turn = await _turn(runtime, sid, "write files")
+    settled = [e.event for e in await stored(runtime, sid) if isinstance(e.event, ev.ToolSucceeded)]
+    assert settled and settled[0].output.data["sandbox"] == "workspace-write", "bash ran in the sandbox"
+    assert "Read-only file system" in settled[0].output.text or "Permission denied" in settled[0].output.text
+    assert not forbidden.exists(), "the sandbox kept the write outside the workspace from happening"
+    assert _files(location)["made.txt"] == "inside\n" and _files(location)["mod.txt"] == "after\n"
+
+    result = await runtime.sessions.rewind(sid, turn, "both")
+
+    assert {(c.path, c.change) for c in result.changed} == {("made.txt", "deleted"), ("mod.txt", "modified")}
+    assert _files(location) == before
