@@ -28,18 +28,16 @@ from agent_tui.tui.command_registry import BY_NAME, Command, palette, resolve
 from agent_tui.tui.custom_commands import command_dirs, load_commands, watch_commands
 from agent_tui.tui.file_index import mention
 from agent_tui.tui.gc_policy import tune_runtime
-from agent_tui.tui.mcp_view import McpServerState, failure_notice, listing, new_notices
+from agent_tui.tui.mcp_view import McpServerState, failure_notice, new_notices
 from agent_tui.tui.notice_hold import HeldNotice, NoticeHold
-from agent_tui.tui.screens.agents import AgentsScreen
+from agent_tui.tui.pages import Pages
 from agent_tui.tui.screens.child_session import ChildSessionScreen
-from agent_tui.tui.screens.context import ContextScreen
 from agent_tui.tui.screens.help import HelpScreen
-from agent_tui.tui.screens.mcp import McpScreen
 from agent_tui.tui.screens.picker import SessionPicker
-from agent_tui.tui.screens.skills import SkillsScreen
-from agent_tui.tui.services import CoreUnavailable, StartupFailed, TuiServices
+from agent_tui.tui.services import CoreUnavailable, TuiServices
 from agent_tui.tui.session_actions import SessionActions
 from agent_tui.tui.shared_css import SharedStylesheet
+from agent_tui.tui.startup import Startup
 from agent_tui.tui.theme_watch import watch_theme_files
 from agent_tui.tui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, theme_dirs
 from agent_tui.tui.widgets.pending import PendingInputStrip
@@ -63,7 +61,7 @@ class StartMode:
     session_id: str | None = None
 
 
-VIEW_FREE_ACTIONS = frozenset({"ctrl_c", "help", "command_palette"})
+VIEW_FREE_ACTIONS = frozenset({"ctrl_c", "help", "command_palette", "focus_task"})
 """The app's key actions that do not act on the session view (offered over a subagent's transcript)."""
 
 
@@ -128,6 +126,13 @@ class AgentApp(App[None]):
             priority=True,
             tooltip="unfold every tool output, reasoning and summary in view; again folds them",
         ),
+        Binding(
+            "alt+s",
+            "focus_task",
+            "subagent",
+            show=False,
+            tooltip="focus the newest task block (again: the one before); Enter opens its subagent, Esc leaves it",
+        ),
         Binding("alt+t", "toggle_plan", "plan", show=False, tooltip="fold the plan above the prompt; again unfolds it"),
         Binding("f1", "help", "help", tooltip="this help"),
         # Textual's own palette binding, declared here so the help screen lists it too.
@@ -161,13 +166,16 @@ class AgentApp(App[None]):
         self._command_errors: set[str] = set()  # told once each, until the file is fixed
         self._mcp_told: set[tuple[str, str, str]] = set()  # (location, server, notice) shown once each
         self._notices = NoticeHold()
-        self._connect = connect
+        self.connect = connect
+        """Opens the core after the first frame (``Startup.connect``); None: it is open already."""
         self.startup_error: str | None = None  # set when connect raised StartupFailed
         self.stopped_by: int | None = None  # the signal that stopped the app, if one did
         self._last_ctrl_c: int | None = None
         self._last_escape: int | None = None
         self._stop_watch = asyncio.Event()
         self.actions = SessionActions(self)  # rewind, fork, rename, export, pause, compact, model
+        self.pages = Pages(self)  # /context, /mcp, /skills, /agents, a subagent's transcript
+        self.startup = Startup(self)
         themes, self._theme_errors = load_themes(self._theme_dirs)
         for item in themes.values():
             self.register_theme(item)
@@ -199,11 +207,11 @@ class AgentApp(App[None]):
         self.run_worker(self._watch_commands(), group="commands")
         if self.start.picker:  # at once: its rows arrive when the store is open
             self.action_resume()
-        if self._connect is None:
-            self._tell_what_settings_leave_out()
-            await self._open_start()
+        if self.connect is None:
+            self.startup.tell_what_settings_leave_out()
+            await self.startup.open_start()
         else:  # open the core after the first frame; typing works meanwhile
-            self.call_after_refresh(lambda: self.run_worker(self._connect_core(), group="connect"))
+            self.call_after_refresh(lambda: self.run_worker(self.startup.connect(), group="connect"))
 
     async def _mount_footer(self, screen: Screen) -> None:
         """The footer, a frame late: it recomposes its keys on every focus change, and those
@@ -215,68 +223,6 @@ class AgentApp(App[None]):
             return
         await slot.remove()
         screen.refresh_bindings()  # it draws its keys when the bindings change
-
-    async def _connect_core(self) -> None:
-        assert self._connect is not None
-        try:
-            await self._connect()  # it calls services.connect_to(...)
-        except StartupFailed as error:
-            self.startup_error = str(error)
-            self.exit(return_code=error.code)
-            return
-        except Exception as error:  # a bad database or config: one line, and the app says so
-            self.services.fail_core(f"cannot open the session store: {error}")
-            self.view.notice = self.services.core_error
-            self.view.paint_chrome()
-            return
-        self._tell_what_settings_leave_out()
-        if self.services.trust_question is not None:
-            self._ask_trust()
-        await self._open_start()
-
-    def _tell_what_settings_leave_out(self) -> None:
-        """Agent files left out (in part or whole), and commands that cannot be confined here."""
-        settings = self.services.settings
-        for problem in getattr(settings, "problems", ()):
-            self.notify(problem, severity="warning", timeout=10)
-        if settings is not None and (unconfined := settings.sandbox.notice()) is not None:
-            self.notify(unconfined, severity="warning", timeout=15)
-
-    def _ask_trust(self) -> None:
-        """The project's config asks for powers it does not have yet: ask once, at open."""
-        from agent_tui.tui.screens.trust import TrustScreen
-
-        def answered(trusted: bool | None) -> None:
-            if trusted and self.services.trust_project is not None:
-                self.run_worker(self._trust(), group="trust")
-            elif not trusted:
-                self.notify("this project's config runs without what it asked for (agent-tui trust add, to trust it)")
-
-        self.push_screen(TrustScreen(self.services.trust_question), answered)
-
-    async def _trust(self) -> None:
-        assert self.services.trust_project is not None
-        try:
-            await self.services.trust_project()
-        except Exception as error:  # noqa: BLE001 - an unwritable data dir: say so, run untrusted
-            self.notify(f"could not record the trust: {error}", severity="error")
-            return
-        self.services.trust_question = None
-        self.notify("project trusted: its config applies in full")
-
-    async def _open_start(self) -> None:
-        start = self.start
-        try:
-            if start.session_id:
-                await self.open_session(start.session_id)
-            elif start.continue_latest:
-                latest = await (await self.services.ready()).latest(self.services.location)
-                if latest is not None:
-                    await self.open_session(latest.id)
-                else:
-                    self.notify("no session in this directory yet: starting a new one")
-        finally:
-            self.services.started.set()  # prompts sent meanwhile go to the session now on screen
 
     async def _watch_theme_files(self) -> None:
         await self.services.runnable.wait()  # the least urgent start-up work: its import waits until the core is up
@@ -366,22 +312,7 @@ class AgentApp(App[None]):
         self.view.send(init_prompt(), Delivery.STEER)
 
     def action_show_context(self) -> None:
-        """``/context``: the next request's size, measured in a worker while the page says so."""
-        screen = ContextScreen()
-        self.push_screen(screen)
-        self.run_worker(self._measure_context(screen), group="context", exclusive=True)
-
-    async def _measure_context(self, screen: ContextScreen) -> None:
-        location = self.view.transcript.facts.location or self.services.location
-        try:
-            sessions = await self.services.ready()
-            breakdown = await sessions.context_breakdown(
-                self.view.session_id, location=location, model=self.services.model, agent=self.services.agent
-            )
-        except Exception as error:  # noqa: BLE001 - any failure is said on the page, in one line
-            screen.failed(str(error) or type(error).__name__)
-            return
-        screen.show(breakdown)
+        self.pages.show_context()
 
     def on_unmount(self) -> None:
         self._stop_watch.set()
@@ -477,61 +408,26 @@ class AgentApp(App[None]):
         self.view.query_one(PlanPanel).toggle()
 
     async def on_tool_call_view_open_child(self, message: ToolCallView.OpenChild) -> None:
-        """Enter on a ``task`` block: its subagent's transcript, over the screen it is on (Esc: back)."""
-        block = message.block
-        child = block.child_session
-        if child is None:  # not seen running yet: the parent's children name their calls
-            screen = self.screen
-            parent = screen.session_id if isinstance(screen, ChildSessionScreen) else self.view.session_id
-            try:
-                found = await (await self.services.ready()).children(parent) if parent else []
-            except Exception as error:  # noqa: BLE001 - an unreadable store: one line
-                self.notify(f"cannot find the subagent: {error}", severity="error")
-                return
-            child = next((c.id for c in found if c.spawned_call_id == block.call_id), None)
-        if child is None:
-            self.notify("this task has no subagent session yet", severity="warning")
-            return
-        self.push_screen(ChildSessionScreen(self.services, child))
+        await self.pages.child(message.block)
+
+    def on_tool_call_view_leave(self, message: ToolCallView.Leave) -> None:
+        """Esc on a focused task block: back to the prompt (over a subagent's transcript: back to its parent)."""
+        if isinstance(self.screen, ChildSessionScreen):
+            self.screen.dismiss(None)
+        else:
+            self.view.query_one(PromptInput).focus()
+
+    def action_focus_task(self) -> None:
+        self.pages.focus_task()
 
     def action_mcp_servers(self) -> None:
-        location = self.view.transcript.facts.location or self.services.location
-        self.push_screen(
-            McpScreen(listing(self.services.mcp.mcp_status(), location) if self.services.mcp is not None else [])
-        )
+        self.pages.mcp_servers()
 
     async def action_list_skills(self) -> None:
-        """``/skills``: what the selected agent may load, read from disk now (a new SKILL.md shows at once)."""
-        from agent_tui.core.api import DEFAULT_AGENT, skill_listing
-
-        location = Path(self.view.transcript.facts.location or self.services.location)
-        settings = self.services.settings
-        agent = self.services.agent or (settings.agent if settings is not None else DEFAULT_AGENT)
-        rules = settings.permission_rules(agent) if settings is not None else []
-        rows, problems = await asyncio.to_thread(skill_listing, location, rules)
-        self.push_screen(SkillsScreen(rows, problems, agent))
+        await self.pages.skills()
 
     async def action_list_agents(self) -> None:
-        """``/agents``: every agent here; choosing a primary one switches to it as ``/agent NAME`` does."""
-        from agent_tui.core.api import agent_listing, load_settings
-
-        settings = self.services.settings
-        try:
-            if settings is None:  # the core is not open yet: read them now
-                location = Path(self.view.transcript.facts.location or self.services.location)
-                settings = await asyncio.to_thread(load_settings, location)
-        except Exception as error:  # noqa: BLE001 - a config mistake: one line
-            self.notify(f"/agents: {error}", severity="error")
-            return
-        view = self.view
-        current = (view.transcript.facts.agent if view.session_id is not None else None) or self.services.agent
-        current = current or settings.agent
-
-        def chosen(agent: str | None) -> None:
-            if agent is not None and agent != current:
-                self.run_worker(self.actions.choose_agent(agent), group="agent")
-
-        self.push_screen(AgentsScreen(agent_listing(settings), settings.problems, current), chosen)
+        await self.pages.agents()
 
     def action_help(self) -> None:
         from agent_tui.tui.widgets.tool_block import ToolCallView  # loaded lazily (``lazy``), so here

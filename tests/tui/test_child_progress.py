@@ -142,6 +142,41 @@ async def test_the_task_block_follows_its_child_and_opens_its_transcript(
         assert isinstance(settled, ToolBlock) and settled.child_session == screen.session_id
 
 
+async def test_alt_s_reaches_the_task_blocks_from_the_keyboard_and_esc_leaves_one(
+    app: AgentApp, routes: Routes, fake: FakeProvider
+) -> None:
+    """No mouse: Alt+S focuses the newest task block, again the one before (around to the newest);
+    Enter opens its subagent; Esc on a focused block goes back to the prompt, not an interrupt."""
+    first, second = task_call("call_1", "CHILD: first"), task_call("call_2", "CHILD: second")
+    routes.add("PARENT", {"tool_calls": [first]}, {"tool_calls": [second]}, {"text": "all done"})
+    routes.add("CHILD", {"text": "one"}, {"text": "two"})
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("alt+s")
+        await until(pilot, lambda: app.focused is not None and app.focused.__class__.__name__ == "PromptInput")
+        await pilot.press(*"PARENT: delegate twice", "enter")
+        await until(pilot, lambda: any("all done" in w._written for w in app.view.query(AssistantText)), timeout=30)
+        blocks = [w for w in app.view.query(ToolCallView) if w.block.name == "task"]
+        assert [b.block.call_id for b in blocks] == ["call_1", "call_2"]
+
+        await pilot.press("alt+s")
+        await until(pilot, lambda: blocks[1].has_focus)
+        await pilot.press("alt+s")
+        await until(pilot, lambda: blocks[0].has_focus)
+        await pilot.press("alt+s")
+        await until(pilot, lambda: blocks[1].has_focus)
+
+        await pilot.press("escape")
+        await until(pilot, lambda: app.focused is not None and app.focused.__class__.__name__ == "PromptInput")
+        assert not isinstance(app.screen, ChildSessionScreen)
+
+        await pilot.press("alt+s", "alt+s", "enter")
+        await until(pilot, lambda: isinstance(app.screen, ChildSessionScreen))
+        screen = app.screen
+        assert isinstance(screen, ChildSessionScreen) and screen.session_id == blocks[0].block.child_session
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, ChildSessionScreen))
+
+
 async def test_the_feed_follows_its_own_children_only_and_lets_go_of_the_finished(fake_sessions, opened) -> None:
     """Without Textual: the parent's feed follows ``ses_child`` onto its block; a grandchild is left to
     its own parent; a child that stops running is let go, its last figures staying on the block."""

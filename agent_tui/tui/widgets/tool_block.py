@@ -53,7 +53,10 @@ class ToolCallView(BlockWidget):
     the child's transcript."""
 
     block: ToolBlock
-    BINDINGS = [Binding("enter", "open_child", "open subagent", tooltip="on a task block: the subagent's transcript")]
+    BINDINGS = [
+        Binding("enter", "open_child", "open subagent", tooltip="on a task block: the subagent's transcript"),
+        Binding("escape", "leave", "back", tooltip="on a task block: back to the prompt"),
+    ]
 
     class OpenChild(Message):
         """Show a ``task`` call's child session (its id, when the block knows it already)."""
@@ -61,6 +64,9 @@ class ToolCallView(BlockWidget):
         def __init__(self, block: ToolBlock) -> None:
             super().__init__()
             self.block = block
+
+    class Leave(Message):
+        """Esc on a focused ``task`` block: the user is done with it (not an interrupt of the session)."""
 
     def __init__(self, block: ToolBlock, clock: Clock) -> None:
         super().__init__(block, clock)
@@ -148,6 +154,9 @@ class ToolCallView(BlockWidget):
         if action == "open_child":  # only a task block offers it (the footer too)
             return self.block.name == TASK
         return True
+
+    def action_leave(self) -> None:
+        self.post_message(self.Leave())
 
     def action_open_child(self) -> None:
         if self.block.name == TASK:
