@@ -108,6 +108,8 @@ class ListQuery(_Body):
     """No NUL: SQLite's full-text query syntax cannot hold one."""
     limit: int = Field(default=50, ge=1, le=500)
     offset: int = Field(default=0, ge=0, le=SQLITE_INT_MAX)
+    top_level: bool = False
+    """Leave out subagents' sessions (``GET /api/session/{id}/children`` lists a session's)."""
 
 
 class HistoryQuery(_Body):

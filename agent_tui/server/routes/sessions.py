@@ -85,8 +85,17 @@ async def create(request: web.Request) -> web.Response:
 async def listing(request: web.Request) -> web.Response:
     q = query(request, ListQuery)
     location = None if q.location is None else await asyncio.to_thread(_resolved, q.location)
-    rows = await sessions(request).list(location, q.search, q.limit + 1, q.offset)
+    rows = await sessions(request).list(location, q.search, q.limit + 1, q.offset, top_level=q.top_level)
     return reply(SessionList(data=rows[: q.limit], has_more=len(rows) > q.limit))
+
+
+@routes.get("/api/session/{id}/children", response=SessionList)
+async def children(request: web.Request) -> web.Response:
+    """The subagents' sessions this session's ``task`` calls started, oldest first (their own
+    ``spawned_by``, ``spawned_message_id`` and ``spawned_call_id`` name the call)."""
+    sid = request.match_info["id"]
+    await sessions(request).get(sid)  # 404 for an unknown session, not an empty list
+    return reply(SessionList(data=await sessions(request).children(sid), has_more=False))
 
 
 @routes.get("/api/session/active", response=ActiveSessions)
