@@ -165,8 +165,7 @@ async def _follow_run(args: argparse.Namespace, sessions: Sessions, sid: str, pr
     if stopped_by:
         return 128 + stopped_by[0]  # 130 SIGINT, 143 SIGTERM, 129 SIGHUP
     if args.format == "text":
-        answering = answering or await _last_user_message_id(sessions, sid)
-        text = await _final_text(sessions, sid, answering) if answering else ""
+        text = await sessions.answer(sid, answering)
         if text:
             _emit(inert(text))  # the model's words, never its control sequences
     if error is not None:
@@ -202,25 +201,6 @@ def _install_signals(sessions: Any, sid: str) -> list[int]:
         if signal.getsignal(signum) is not signal.SIG_IGN:
             loop.add_signal_handler(signum, on_signal, signum, reason)
     return stopped_by
-
-
-async def _last_user_message_id(sessions: Any, sid: str) -> str | None:
-    messages = await sessions.messages(sid)
-    return next((m.id for m in reversed(messages) if m.kind == "user"), None)
-
-
-async def _final_text(sessions: Any, sid: str, input_id: str) -> str:
-    """The text of the newest assistant message answering this run's prompt."""
-    messages = await sessions.messages(sid)
-    start = next((i for i, m in enumerate(messages) if m.id == input_id), None)
-    if start is None:
-        return ""
-    for message in reversed(messages[start + 1 :]):
-        if message.kind == "assistant":
-            texts = [p["text"] for p in message.data.get("parts", []) if p.get("type") == "text" and p.get("text")]
-            if texts:
-                return "\n\n".join(texts)
-    return ""
 
 
 def _now_ms() -> int:

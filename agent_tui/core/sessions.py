@@ -311,6 +311,23 @@ class Sessions:
         await self.get(session_id)
         return await self._store.messages(session_id, after=after, before=before, limit=limit)
 
+    async def answer(self, session_id: str, input_id: str | None = None) -> str:
+        """The text of the newest assistant message after the prompt ``input_id`` (None: the last
+        prompt): what a headless caller (``run``, ``mcp serve``) hands back as the answer; "" if none."""
+        messages = await self.messages(session_id)
+        if input_id is None:
+            input_id = next((m.id for m in reversed(messages) if m.kind == "user"), None)
+        start = next((i for i, m in enumerate(messages) if m.id == input_id), None)
+        if start is None:
+            return ""
+        for message in reversed(messages[start + 1 :]):
+            if message.kind == "assistant":
+                parts = message.data.get("parts", [])
+                texts = [p["text"] for p in parts if p.get("type") == "text" and p.get("text")]
+                if texts:
+                    return "\n\n".join(texts)
+        return ""
+
     async def history(self, session_id: str, after: int | None = None, limit: int = HISTORY_DEFAULT) -> History:
         """A finite page of durable events after ``after`` (exclusive)."""
         if not 1 <= limit <= HISTORY_MAX:
