@@ -42,6 +42,9 @@ class SessionTools:
         wait: bool = True,
         timeout_s: float = 600.0,
     ) -> dict[str, Any]:
+        """Start a new agent-tui session in location (an absolute directory; default: the server's
+        working directory) with this prompt. With wait (the default) it returns the agent's answer
+        once the run ends or timeout_s passes (running: true then)."""
         where = Path(location).expanduser() if location else self.location
         if not where.is_absolute():
             raise ValueError(f"location must be an absolute path, not {location!r}")
@@ -53,7 +56,8 @@ class SessionTools:
     async def send(
         self, session_id: str, prompt: str, delivery: str = "steer", wait: bool = True, timeout_s: float = 600.0
     ) -> dict[str, Any]:
-        """Admit ``prompt``; a running session takes it as a steer (or queued), an idle one runs now."""
+        """Send a prompt to a session: while it runs, a steer (read at its next step) or, with
+        delivery "queue", after its turn; an idle session runs it now. With wait, its answer."""
         if not prompt.strip():
             raise ValueError("the prompt is empty")
         receipt = await self.sessions.prompt(session_id, prompt, delivery=delivery)
@@ -63,8 +67,8 @@ class SessionTools:
         return reply
 
     async def wait(self, session_id: str, timeout_s: float = 600.0, input_id: str | None = None) -> dict[str, Any]:
-        """Until the session stops running here (or ``timeout_s``), then its answer to ``input_id``
-        (None: to its last prompt). ``running`` says whether the timeout came first."""
+        """Wait until the session's run ends (or timeout_s), then return its answer to its last
+        prompt (or to input_id); running: true when the timeout came first."""
         await self.sessions.get(session_id)  # an unknown id fails here, not after the timeout
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
@@ -75,19 +79,20 @@ class SessionTools:
         return {"session_id": session_id, "running": running, "answer": answer}
 
     async def read_log(self, session_id: str, after: int | None = None, limit: int = LOG_LIMIT) -> dict[str, Any]:
-        """A page of the session's durable events after ``after`` (as ``agent-tui log`` prints them)."""
+        """A page of the session's durable events after sequence number after (at most 100), as
+        agent-tui log prints them."""
         page = await self.sessions.history(session_id, after=after, limit=max(1, min(limit, LOG_LIMIT)))
         events = [json.loads(event.to_json_line()) for event in page.data]
         return {"session_id": session_id, "events": events, "has_more": page.has_more}
 
     async def interrupt(self, session_id: str) -> dict[str, Any]:
-        """Stop the session's run (its tools' process groups too); its pending input stays."""
+        """Interrupt the session's run (its commands too); prompts it has not read yet stay pending."""
         await self.sessions.get(session_id)
         await self.sessions.interrupt(session_id)
         return {"session_id": session_id, "running": session_id in self.sessions.active()}
 
     async def list_sessions(self, location: str | None = None, limit: int = 20) -> dict[str, Any]:
-        """The newest top-level sessions (here, or in ``location``), without subagents'."""
+        """The newest sessions in location (default: the server's working directory), subagents' left out."""
         rows = await self.sessions.list(location or str(self.location), limit=max(1, min(limit, 200)), top_level=True)
         keep = ("id", "title", "location", "agent", "model", "updated", "message_count")
         return {"sessions": [{key: getattr(row, key) for key in keep} for row in rows]}

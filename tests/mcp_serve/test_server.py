@@ -49,8 +49,12 @@ async def test_a_client_starts_a_session_gets_the_answer_and_reads_the_log(
 
 
 async def _start_send_read(client: Any, fake: FakeProvider, runtime: Runtime, workdir: Path) -> None:
-    tools = {tool.name for tool in (await client.list_tools()).tools}
-    assert tools == {"start_session", "send", "wait", "read_log", "interrupt", "list_sessions"}
+    tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert set(tools) == {"start_session", "send", "wait", "read_log", "interrupt", "list_sessions"}
+    start = tools["start_session"]
+    assert set(start.input_schema["properties"]) == {"prompt", "location", "agent", "model", "wait", "timeout_s"}
+    assert start.input_schema["required"] == ["prompt"]
+    assert (start.description or "").startswith("Start a new agent-tui session in location")
     fake.add({"text": "The answer is 42."}, {"text": "Still 42."})
 
     started = await call(client, "start_session", prompt="what is it?")
