@@ -68,14 +68,7 @@ def sessions_from(
     built: list[tuple[str, list[ev.DurableEvent]]] = []
     message_ids: list[dict[str, str]] = []
     for i, part in enumerate(parts):
-        links: Links = {
-            (str(child.spawned_by.get("assistant_message_id")), str(child.spawned_by.get("call_id"))): (
-                child.exported_id or new_ids[j],
-                new_ids[j],
-            )
-            for j, child in enumerate(parts)
-            if parents[j] == i and child.exported_id
-        }
+        links = _links([(child, new_ids[j]) for j, child in enumerate(parts) if parents[j] == i])
         spawned_by = None
         parent = parents[i]
         if parent is not None:
@@ -90,6 +83,16 @@ def sessions_from(
         built.append((new_ids[i], builder.events))
         message_ids.append(builder.message_ids)
     return built
+
+
+def _links(children: list[tuple[_Part, str]]) -> Links:
+    """Where each child's exported id is to be rewritten: the parent's ``task`` call that started it."""
+    links: dict[tuple[str, str], tuple[str, str]] = {}
+    for child, new_id in children:
+        link, old_id = child.spawned_by, child.exported_id
+        if old_id is not None:
+            links[(str(link.get("assistant_message_id")), str(link.get("call_id")))] = (old_id, new_id)
+    return links
 
 
 def _parent(part: _Part, index: dict[str, int], at: int, source: str) -> int | None:
