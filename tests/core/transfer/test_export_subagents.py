@@ -192,3 +192,20 @@ async def test_a_subagent_without_its_parent_in_the_file_is_refused_and_nothing_
     with pytest.raises(NotAnExport, match="names a task call its parent session does not have"):
         await runtime.sessions.import_session(OLDER_EXPORT + "\n" + json.dumps(wrong_call), location=workdir)
     assert await runtime.sessions.list(limit=100) == before
+
+
+async def test_a_failed_childs_error_names_the_new_child(runtime: Runtime, routes: Routes, workdir: Path) -> None:
+    routes.add("PARENT", {"tool_calls": [task_call("call_t", "CHILD-A: fail")]}, {"text": "the child failed"})
+    routes.add("CHILD-A", {"error": {"status": 400, "kind": "invalid_request", "message": "bad child request"}})
+    parent = (await runtime.sessions.create(location=workdir)).id
+    await runtime.sessions.prompt(parent, "PARENT: a failing child")
+    await settle(runtime, parent, timeout=60)
+    (old,) = await runtime.sessions.children(parent)
+
+    copy = await runtime.sessions.import_session(await runtime.sessions.export(parent), location=workdir)
+    (child,) = await runtime.sessions.children(copy.id)
+    (call,) = await runtime._store.tool_calls(copy.id)
+    assert call.state == "failed" and call.error is not None and call.result_meta is not None
+    assert call.error["message"].endswith(f"session_id: {child.id}") and "bad child request" in call.error["message"]
+    assert call.result_meta["session_id"] == child.id
+    assert old.id not in json.dumps([call.error, call.result_meta])
