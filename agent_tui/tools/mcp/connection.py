@@ -296,7 +296,9 @@ class McpConnection:
     # -- the client's side: roots and log messages -----------------------------------
 
     async def _list_roots(self, context: Any) -> Any:  # noqa: ARG002 - the SDK's ListRootsFnT signature
-        return listed(self.roots)
+        from mcp.types import ListRootsResult, Root
+
+        return ListRootsResult(roots=[Root(uri=uri, name=name) for uri, name in listed(self.roots)])  # type: ignore[arg-type]
 
     def set_roots(self, roots: Iterable[Path]) -> None:
         """New roots (the settings changed); a running server is told, and asks again when it cares."""

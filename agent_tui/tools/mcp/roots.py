@@ -27,11 +27,10 @@ def distinct(paths: Iterable[Path]) -> tuple[Path, ...]:
     return tuple(out)
 
 
-def listed(paths: Iterable[Path]) -> Any:
-    """The ``ListRootsResult`` the SDK's ``list_roots_callback`` returns: one root per folder."""
-    from mcp.types import ListRootsResult, Root
-
-    return ListRootsResult(roots=[Root(uri=path.as_uri(), name=path.name or str(path)) for path in paths])  # type: ignore[arg-type]
+def listed(paths: Iterable[Path]) -> list[tuple[str, str]]:
+    """(``file://`` URI, name) per folder: what ``connection`` answers ``roots/list`` with (it alone
+    imports the SDK, so it builds the ``ListRootsResult``)."""
+    return [(path.as_uri(), path.name or str(path)) for path in paths]
 
 
 async def announce_change(client: Any, server: str) -> None:
