@@ -109,12 +109,23 @@ def _mcp_notice(server: Any, told: set[str] | None = None) -> None:
             )
 
 
-async def _parts(args: argparse.Namespace, prompt: str, cwd: Path, settings: Any, model: str | None) -> Any:
-    """The prompt with its ``@path`` mentions and ``--file`` paths attached; raises AttachmentError."""
+async def _parts(
+    args: argparse.Namespace, prompt: str, cwd: Path, settings: Any, model: str | None, runtime: Any = None
+) -> Any:
+    """The prompt with its ``@path`` mentions and ``--file`` paths attached, ``@server:uri`` read through
+    ``runtime``'s MCP servers; raises AttachmentError."""
     from agent_tui.core.api import attach_policy, build_prompt, vision_check
 
-    policy = attach_policy(settings, args.agent or settings.agent, external=args.permission, location=cwd)
-    return await build_prompt(prompt, cwd, files=args.file or (), policy=policy, vision=vision_check(settings, model))
+    agent = args.agent or settings.agent
+    policy = attach_policy(settings, agent, external=args.permission, location=cwd)
+    return await build_prompt(
+        prompt,
+        cwd,
+        files=args.file or (),
+        policy=policy,
+        vision=vision_check(settings, model),
+        resources=runtime.mcp_reader(cwd, agent) if runtime is not None else None,
+    )
 
 
 async def _run(args: argparse.Namespace, prompt: str | None, cwd: Path, cli: dict[str, Any], settings: Any) -> int:
@@ -139,7 +150,7 @@ async def _run(args: argparse.Namespace, prompt: str | None, cwd: Path, cli: dic
         model = model or settings.model
         await asyncio.to_thread(resolve_credentials, model, api_key=settings.api_key)
         try:
-            parts = None if prompt is None else await _parts(args, prompt, cwd, settings, model)
+            parts = None if prompt is None else await _parts(args, prompt, cwd, settings, model, runtime)
         except AttachmentError as error:
             return fail(str(error))
         if session is None:

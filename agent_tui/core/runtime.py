@@ -20,6 +20,8 @@ from agent_tui.core.host.snapshot_hook import SnapshotBeforeChange
 from agent_tui.core.host.tool_hooks import ToolHooks, notifying, stop_notices
 from agent_tui.core.host.tool_host import RegistryToolHost, build_registry, make_gate, tool_definitions
 from agent_tui.core.inbox.promotion import eligible
+from agent_tui.core.inbox.resource_mentions import ResourceReader
+from agent_tui.core.log import events as ev
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.log.records import SessionRecord
 from agent_tui.core.request.instructions import Instructions
@@ -33,6 +35,7 @@ from agent_tui.core.sessions import Sessions, open_sessions
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings, load_settings
 from agent_tui.core.settings.config_layers import ConfigStamp, config_stamp
+from agent_tui.tools.errors import ToolError
 from agent_tui.tools.mcp.hub import McpStatus
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.tools.task import TASK_TOOL
@@ -74,7 +77,7 @@ class Runtime:
             stream=stream,
             clock=clock,
             compaction=compactor,
-            instructions=Instructions(self._store, mcp=self._mcp.guidance),
+            instructions=Instructions(self._store, mcp=self._mcp.guidance, resources=self._mcp.resource_changes),
         )
         sessions.context_probe = ContextProbe(
             lambda session: self.settings_for(session.location),
@@ -120,6 +123,24 @@ class Runtime:
     def mcp_status(self) -> list[McpStatus]:
         """Every MCP server this process has: name, location, transport, state, tools, error."""
         return self._mcp.status()
+
+    def mcp_reader(self, location: str | Path, agent: str | None = None) -> ResourceReader:
+        """What ``build_prompt`` reads ``@server:uri`` mentions with, at ``location`` (``agent``: the
+        selected one; a server it does not use is refused as if not configured)."""
+
+        async def read(server: str, uri: str) -> ev.ResourcePart:
+            settings = await self.settings_for(str(location))
+            if server not in settings.mcp_servers(agent or settings.agent):
+                raise ToolError(f"the agent does not use MCP server {server}")
+            return await self._mcp.read_mention(Path(location), settings, server, uri)
+
+        return read
+
+    async def mcp_resources(self, location: str | Path, agent: str | None = None) -> dict[str, list[Any]]:
+        """The resources and templates (``McpResourceInfo``) each ready server ``agent`` uses at
+        ``location`` listed, by server: what ``@server:`` completes from (nothing is started)."""
+        settings = await self.settings_for(str(location))
+        return dict(self._mcp.resources(Path(location), settings, agent or settings.agent))
 
     def watch_mcp(self, listener: Callable[[Any], None]) -> Callable[[], None]:
         """Call ``listener`` with a server whenever its state changes; returns the unsubscribe function."""

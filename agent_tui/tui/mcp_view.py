@@ -17,6 +17,12 @@ class McpPort(Protocol):
 
     def watch_mcp(self, listener: Any) -> Any: ...
 
+    def mcp_reader(self, location: Any, agent: str | None = None) -> Any:
+        """What ``build_prompt`` reads ``@server:uri`` mentions with."""
+
+    async def mcp_resources(self, location: Any, agent: str | None = None) -> dict[str, list[Any]]:
+        """The ready servers' listed resources, by server (``@server:`` completion)."""
+
 
 class McpServerState(Protocol):
     """What a listener of :meth:`McpPort.watch_mcp` is given: a server's status."""

@@ -5,7 +5,10 @@ location's connections with its configuration, waits for the agent's servers
 that are starting for the first time (each bounded by its timeouts; a server
 known to fail is retried in the background and never waited for again) and
 any relisting a server asked for, then puts their tools into the session's
-registry in place of the last step's.
+registry in place of the last step's: with ``list_mcp_resources`` and
+``read_mcp_resource`` when one of them offers resources. ``read_resource`` and
+``resources`` serve ``@server:uri`` mentions and their completion (front ends
+reach them through the runtime).
 """
 
 from __future__ import annotations
@@ -14,11 +17,15 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from agent_tui.core.log import events as ev
 from agent_tui.core.log.records import SessionRecord
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
+from agent_tui.tools.errors import ToolError
 from agent_tui.tools.mcp.connection import McpConnection
 from agent_tui.tools.mcp.hub import Listener, McpHub, McpStatus
+from agent_tui.tools.mcp.resource_tools import resource_tools
+from agent_tui.tools.mcp.resources import McpResourceInfo, read_text
 from agent_tui.tools.mcp.tools import registrations
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.tools.sandbox import SandboxPolicy
@@ -58,14 +65,13 @@ class McpRegistrations:
         for remove in self._removers:
             remove()
         self._removers = []
-        for connection in connections:
-            if connection.state is not McpState.READY:
-                continue
-            for tool in registrations(connection):
-                try:
-                    self._removers.append(self._registry.register(tool))
-                except ValueError:  # not reached: tool_name is unique per server and `offered` drops
-                    continue  # (with a notice) a tool whose name another of its server's tools has
+        ready = [c for c in connections if c.state is McpState.READY]
+        for tool in [*(t for c in ready for t in registrations(c)), *resource_tools(ready)]:
+            try:
+                self._removers.append(self._registry.register(tool))
+            except ValueError:  # not reached: tool_name is unique per server and `offered` drops (with
+                continue  # a notice) a tool whose name another of its server's tools has; mcp__ never
+                # begins the resource tools' names
 
 
 class McpHost:
@@ -73,6 +79,8 @@ class McpHost:
         self.hub = McpHub(clock, paths.data_dir() / SDK_LOG)
         self._settings_for = settings_for
         self._warming: set[asyncio.Task[list[McpConnection]]] = set()
+        self._told: dict[tuple[str, str, str], int] = {}
+        """(session, server, uri) -> the change count of the resource last told to that session."""
 
     async def attach(self, tools: McpRegistrations, location: Path, settings: Settings, agent: str) -> None:
         connections = await self.hub.sync(
@@ -118,6 +126,63 @@ class McpHost:
                 out[name] = None
             else:
                 out[name] = connection.instructions or ""
+        return out
+
+    # -- resources: @server:uri mentions, their completion, their changes ----------------
+
+    async def _connection(self, location: Path, settings: Settings, server: str) -> McpConnection:
+        """The location's connection to ``server`` (synced first: the front end may be ahead of any step)."""
+        connections = await self.hub.sync(
+            location, enabled(settings), sandboxes(settings, location), roots(settings, location)
+        )
+        found = next((c for c in connections if c.name == server), None)
+        if found is None:
+            raise ToolError(f"no MCP server {server} is configured here")
+        return found
+
+    async def read_mention(self, location: Path, settings: Settings, server: str, uri: str) -> ev.ResourcePart:
+        """``@server:uri`` as the part the model will see (text only: a blob is described); the server
+        is asked to report its changes where it can."""
+        connection = await self._connection(location, settings, server)
+        read = read_text(await connection.read_resource(uri), vision=False)
+        await connection.watch.subscribe(uri)
+        return ev.ResourcePart(server=server, uri=uri, mime=read.mime, text=read.text)
+
+    def resources(self, location: Path, settings: Settings, agent: str) -> dict[str, list[McpResourceInfo]]:
+        """The resources (and templates) each ready server the agent uses listed, by server: what
+        ``@server:`` completes from. Nothing is started or waited for."""
+        chosen = settings.mcp_servers(agent)
+        return {
+            c.name: list(c.resources)
+            for c in self.hub.connections(location)
+            if c.name in chosen and c.state is McpState.READY and c.has_resources
+        }
+
+    async def resource_changes(self, session: SessionRecord, mentioned: list[tuple[str, str]]) -> dict[str, str | None]:
+        """Per mentioned resource (``server:uri``): its text read again when its server reported a change
+        this session was not told of yet, else None (the model keeps what it last saw). Each is
+        (re)subscribed, so a restarted server or process watches it again."""
+        if not mentioned:
+            return {}
+        location = Path(session.location)
+        by_name = {c.name: c for c in self.hub.connections(location)}
+        out: dict[str, str | None] = {}
+        for server, uri in mentioned:
+            key, connection = f"{server}:{uri}", by_name.get(server)
+            out[key] = None
+            if connection is None or connection.state is not McpState.READY:
+                continue
+            if not await connection.watch.subscribe(uri):
+                continue
+            seen = (session.id, server, uri)
+            version = connection.watch.version(uri)
+            if version <= self._told.get(seen, 0):
+                continue
+            try:
+                out[key] = read_text(await connection.read_resource(uri), vision=False).text
+            except ToolError:  # not readable now: the model keeps what it saw; retried at the next step
+                continue
+            self._told[seen] = version
         return out
 
     def status(self) -> list[McpStatus]:

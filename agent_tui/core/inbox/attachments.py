@@ -1,4 +1,5 @@
-"""``@path`` mentions and ``--file`` attachments -> durable prompt parts (``@subagent``: ``agent_mentions``).
+"""``@path`` mentions and ``--file`` attachments -> durable prompt parts (``@subagent``: ``agent_mentions``,
+``@server:uri``: ``resource_mentions``).
 
 Each file is read when the prompt is sent, through the ``read`` tool's own
 reader (the same page limits, the same footer saying where it was cut), and the
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_tui.core.inbox.agent_mentions import agent_part, callable_subagents
+from agent_tui.core.inbox.resource_mentions import ResourceReader, split_mentions
 from agent_tui.core.log import events as ev
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.paths import Resolved, is_inside
@@ -81,6 +83,9 @@ class AttachPolicy:
     agents: frozenset[str] = frozenset()
     """Every configured agent: ``@NAME`` of one it may not start stays plain text (no guidance,
     and not "no such file" either: the name is no typo)."""
+    mcp_servers: frozenset[str] = frozenset()
+    """The MCP servers the selected agent uses: ``@NAME:scheme:…`` of one is its resource
+    (``resource_mentions``), read through the ``resources`` reader ``build_prompt`` is given."""
 
 
 def _target(location: Path, raw: str) -> tuple[Path, str]:
@@ -210,16 +215,26 @@ async def build_prompt(
     files: Sequence[str] = (),
     policy: AttachPolicy = AttachPolicy(),
     vision: Callable[[], bool] = lambda: False,
+    resources: ResourceReader | None = None,
 ) -> list[ev.PromptPart]:
     """The prompt's parts: the text as typed, then each mentioned and each ``--file`` path (off the loop),
-    a mentioned subagent as its guidance (:mod:`agent_mentions`).
+    a mentioned subagent as its guidance (:mod:`agent_mentions`), then each mentioned MCP resource
+    read through ``resources`` (:mod:`resource_mentions`; without a reader such a mention fails).
 
     ``vision`` is asked (in the worker thread) only when an image is attached."""
-    wanted = [*mentions(text), *files]
+    paths, linked = split_mentions(mentions(text), policy.mcp_servers)
+    wanted = [*paths, *files]
     plain = _LITERAL_AT.sub("@", text)  # ``\@`` was a literal ``@``
     parts: list[ev.PromptPart] = [ev.TextPart(text=plain)] if plain.strip() else []
     if wanted:
         parts.extend(await asyncio.to_thread(attach_all, Path(location), wanted, policy, vision, files))
+    for server, uri in linked:
+        if resources is None:
+            raise AttachmentError(f"@{server}:{uri}: MCP resources cannot be read here")
+        try:
+            parts.append(await resources(server, uri))
+        except Exception as error:  # noqa: BLE001 - ToolError, or a server gone: one line naming the mention
+            raise AttachmentError(f"@{server}:{uri}: {getattr(error, 'message', None) or error}") from None
     return parts
 
 
@@ -234,7 +249,7 @@ def attach_policy(
 ) -> AttachPolicy:
     """The policy the session's tools would follow: global rules, then the agent's; the reference
     folders configured for ``location``'s project; the subagents ``agent`` may start (``spawned``:
-    the session is a subagent's own, see :func:`callable_subagents`)."""
+    the session is a subagent's own, see :func:`callable_subagents`); the MCP servers it uses."""
     from agent_tui.core.host.tool_host import permission_rules
     from agent_tui.core.settings.paths import project_root
 
@@ -252,6 +267,7 @@ def attach_policy(
         references=references,
         subagents=subagents,
         agents=frozenset(settings.agents) if settings is not None else frozenset(),
+        mcp_servers=frozenset(settings.mcp_servers(agent or settings.agent)) if settings is not None else frozenset(),
     )
 
 

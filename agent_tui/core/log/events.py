@@ -68,7 +68,23 @@ class AgentPart(_Model):
     text: str
 
 
-PromptPart = Annotated[TextPart | FilePart | ImagePart | AgentPart, Field(discriminator="type")]
+class ResourcePart(_Model):
+    """A mentioned MCP resource (``@server:uri``); ``text`` is what the model sees, read from the
+    server when the prompt was sent (cut like a mentioned file), so a replay shows the same text."""
+
+    type: Literal["resource"] = "resource"
+    server: str
+    uri: str
+    mime: str | None = None
+    text: str
+
+    @property
+    def mention(self) -> str:
+        """``server:uri``, as typed after the ``@``."""
+        return f"{self.server}:{self.uri}"
+
+
+PromptPart = Annotated[TextPart | FilePart | ImagePart | AgentPart | ResourcePart, Field(discriminator="type")]
 
 
 def text_prompt(text: str) -> list[PromptPart]:
@@ -77,7 +93,8 @@ def text_prompt(text: str) -> list[PromptPart]:
 
 def prompt_text(prompt: Sequence[PromptPart | dict[str, Any]]) -> str:
     """The plain text of a prompt: its text parts, and each file or image part as ``@path`` (an
-    agent part as ``@name``, never its guidance) unless the text already mentions it.
+    agent part as ``@name``, never its guidance; a resource part as ``@server:uri``) unless the text
+    already mentions it.
 
     The one rendering of a prompt as text, for parsed parts and for the stored JSON alike:
     titles, the TUI's pending rows (folded or seeded), exports and compaction's input all
@@ -94,6 +111,13 @@ def prompt_text(prompt: Sequence[PromptPart | dict[str, Any]]) -> str:
             case AgentPart(name=name) | {"type": "agent", "name": str() as name}:
                 if not any(f"@{name}" in line for line in out):
                     out.append(f"@{name}")
+            case ResourcePart(server=server, uri=uri) | {
+                "type": "resource",
+                "server": str() as server,
+                "uri": str() as uri,
+            }:
+                if not any(f"@{server}:{uri}" in line for line in out):
+                    out.append(f'@"{server}:{uri}"' if any(c.isspace() for c in uri) else f"@{server}:{uri}")
     return "\n".join(out)
 
 

@@ -60,6 +60,12 @@ def _user_turn(data: dict[str, Any]) -> llm.UserTurn:
                 parts.append(llm.RequestText(text=f"[image: {part.get('path')}]"))
             case "agent" if part.get("text"):
                 parts.append(llm.RequestText(text=part["text"]))
+            case "resource":  # read like a mentioned file: <file path="server:uri">
+                parts.append(
+                    llm.RequestFile(
+                        path=f"{part['server']}:{part['uri']}", mime=part.get("mime") or "text/plain", text=part["text"]
+                    )
+                )
     return llm.UserTurn(parts=parts or [llm.RequestText(text="")])
 
 

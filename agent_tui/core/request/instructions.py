@@ -7,7 +7,8 @@ directory's CLAUDE.md where it has none), ``core/nested`` (those below the worki
 directory, once a read or an edit went there; see ``nested``), ``core/configured`` (``instructions = [...]``,
 see ``configured``), ``core/skills`` (the skills the selected agent may use; see ``skills``),
 ``core/references`` (the reference folders ``read`` opens as ``NAME:path``,
-see ``references``), ``core/mcp`` (the selected MCP servers' ``instructions``), then ``api/*``
+see ``references``), ``core/mcp`` (the selected MCP servers' ``instructions``), ``core/mcp_resources``
+(mentioned MCP resources whose server reported a change; see ``mcp_resources``), then ``api/*``
 context entries (reference 001's order). The first complete observation becomes the
 immutable baseline (system text); later changes become one chronological
 ``instructions.updated`` system message that advances ``applied`` in the same
@@ -30,6 +31,7 @@ from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.log.records import SessionRecord
+from agent_tui.core.request import mcp_resources
 from agent_tui.core.request.configured import Unreadable, configured_text, observe_configured, settle_configured
 from agent_tui.core.request.nested import nested_files, nested_text, touched_paths
 from agent_tui.core.request.references import observe_references, references_text
@@ -63,6 +65,12 @@ class Source:
     """The value a checkpoint without this key is taken to hold (one written before the source existed)."""
     settle: Callable[[Any, Any], Any] = _as_observed
     """The value to apply from an observation and the last applied value (parts unavailable keep theirs)."""
+    update_from: Callable[[Any, Any], str] | None = None
+    """The update's text from the new value and the last applied one (a source that names only what
+    changed); None: ``update`` of the new value."""
+
+    def changed(self, value: Any, previous: Any) -> str:
+        return self.update_from(value, previous) if self.update_from is not None else self.update(value)
 
 
 # -- renderers ------------------------------------------------------------------
@@ -148,7 +156,16 @@ def _settle_mcp(observed: dict[str, str | None], previous: Any) -> dict[str, str
 
 
 MCP = aggregate_source("core/mcp", _mcp_text, "MCP server instructions", "MCP server", absent={}, settle=_settle_mcp)
-BUILT_IN = (ENVIRONMENT, DATE, AGENTS, NESTED, CONFIGURED, SKILLS, REFERENCES, MCP)
+MCP_RESOURCES = Source(
+    "core/mcp_resources",
+    baseline=mcp_resources.baseline_text,
+    update=lambda value: mcp_resources.update_text(value, {}),
+    removal=lambda _: "",
+    absent={},
+    settle=mcp_resources.settle,
+    update_from=mcp_resources.update_text,
+)
+BUILT_IN = (ENVIRONMENT, DATE, AGENTS, NESTED, CONFIGURED, SKILLS, REFERENCES, MCP, MCP_RESOURCES)
 """The built-in sources in the fixed order of a baseline (``api/*`` entries follow)."""
 McpGuidance = Callable[[SessionRecord], Awaitable[dict[str, str | None]]]
 """Per selected server: its instructions, "" for none, None while it is not ready (keep the last)."""
@@ -254,10 +271,13 @@ async def observe(
     mcp: McpGuidance = _no_mcp,
     settings: Settings | None = None,
     touched: list[str] | None = None,
+    resources: mcp_resources.McpResourceChanges = mcp_resources.no_changes,
+    mentioned: list[tuple[str, str]] | None = None,
 ) -> list[tuple[Source, Any]]:
-    """``touched``: the paths the session's reads and edits named (``nested.touched_paths``)."""
+    """``touched``: the paths the session's reads and edits named (``nested.touched_paths``);
+    ``mentioned``: the MCP resources its prompts mentioned (``mcp_resources.mentioned_resources``)."""
     claude_md = settings.claude_md if settings is not None else True
-    environment, agents, nested, configured, skills, references, guidance = await asyncio.gather(
+    environment, agents, nested, configured, skills, references, guidance, changed = await asyncio.gather(
         asyncio.to_thread(_observe_environment, session),
         asyncio.to_thread(_observe_agents, session, claude_md),
         asyncio.to_thread(_observe_nested, session, touched or [], claude_md),
@@ -265,10 +285,11 @@ async def observe(
         asyncio.to_thread(_observe_skills, session, settings),
         asyncio.to_thread(observe_references, settings, Path(session.project_root)),
         mcp(session),
+        resources(session, mentioned or []),
     )
     day = (today or _dt.date.today()).isoformat()
     api = [(context_source(key), value) for key, value in sorted(context.items())]
-    built_in = (environment, day, agents, nested, configured, skills, references, guidance)
+    built_in = (environment, day, agents, nested, configured, skills, references, guidance, changed)
     return combine([*zip(BUILT_IN, built_in, strict=True), *api])
 
 
@@ -314,17 +335,34 @@ def source_for(key: str) -> Source:
 class Instructions:
     """The runner's instruction hook: baseline once, then chronological updates."""
 
-    def __init__(self, store: Any, today: Callable[[], _dt.date] | None = None, mcp: McpGuidance = _no_mcp) -> None:
+    def __init__(
+        self,
+        store: Any,
+        today: Callable[[], _dt.date] | None = None,
+        mcp: McpGuidance = _no_mcp,
+        resources: mcp_resources.McpResourceChanges = mcp_resources.no_changes,
+    ) -> None:
         self._store = store
         self._today = today or _dt.date.today
         self._mcp = mcp
+        self._resources = resources
+
+    async def _observe(
+        self, session: SessionRecord, context: dict[str, Any], settings: Settings | None
+    ) -> list[tuple[Source, Any]]:
+        touched = touched_paths(await self._store.tool_calls(session.id))
+        mentioned = (
+            mcp_resources.mentioned_resources(await self._store.messages(session.id))
+            if self._resources is not mcp_resources.no_changes
+            else []
+        )
+        return await observe(session, context, self._today(), self._mcp, settings, touched, self._resources, mentioned)
 
     async def prepare(
         self, session: SessionRecord, publish: SessionPublisher, settings: Settings | None = None
     ) -> ErrorInfo | None:
         context = await self._store.context_entries(session.id)
-        touched = touched_paths(await self._store.tool_calls(session.id))
-        observed = await observe(session, context, self._today(), self._mcp, settings, touched)
+        observed = await self._observe(session, context, settings)
         checkpoint = await self._store.checkpoint(session.id)
         if checkpoint is None or await self._compacted_since(session.id, checkpoint.baseline_seq):
             missing = [value.reason for _, value in observed if isinstance(value, Unavailable)]
@@ -349,7 +387,7 @@ class Instructions:
             value = source.settle(value, applied.get(source.key))
             if applied.get(source.key, source.absent) == value:
                 continue
-            changes.append(source.update(value))
+            changes.append(source.changed(value, applied.get(source.key, source.absent)))
             applied[source.key] = value
         for key in [k for k in applied if k.startswith("api/") and k not in current]:
             changes.append(context_source(key).removal(applied.pop(key)))
@@ -364,8 +402,7 @@ class Instructions:
         """The applied values and the baseline a first ``prepare`` would publish now; nothing is published
         (a source unavailable now is left out)."""
         context = await self._store.context_entries(session.id)
-        touched = touched_paths(await self._store.tool_calls(session.id))
-        return baseline_of(await observe(session, context, self._today(), self._mcp, settings, touched), {})
+        return baseline_of(await self._observe(session, context, settings), {})
 
     async def _compacted_since(self, session_id: str, baseline_seq: int) -> bool:
         rows = await self._store.messages(session_id, after=baseline_seq)

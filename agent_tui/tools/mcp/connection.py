@@ -14,6 +14,9 @@ crash) is waited for, never a server already known to fail.
 The client's side of the protocol: it declares roots (``roots``) and answers
 ``roots/list`` with the folders it was given, keeps what the server logs
 (``server_log``) and passes a call's progress to the caller (``progress``).
+Resources: the listing is kept (``resources``, listed again when the server says
+it changed), reads go through ``read_resource``, and a mentioned resource is
+watched for changes where the server offers it (``resource_watch``).
 """
 
 from __future__ import annotations
@@ -33,6 +36,9 @@ from agent_tui.tools.mcp.confined import SandboxUnavailable, server_argv
 from agent_tui.tools.mcp.end_watch import watched
 from agent_tui.tools.mcp.listing import McpToolInfo, list_all, offered
 from agent_tui.tools.mcp.progress import progress_callback
+from agent_tui.tools.mcp.resource_watch import ResourceWatch
+from agent_tui.tools.mcp.resources import McpResourceInfo
+from agent_tui.tools.mcp.resources import list_all as list_resources
 from agent_tui.tools.mcp.roots import announce_change, distinct, listed
 from agent_tui.tools.mcp.sdk_log import route_sdk_logs
 from agent_tui.tools.mcp.server_env import server_environment
@@ -106,6 +112,13 @@ class McpConnection:
         self.roots = distinct(roots)
         """The folders ``roots/list`` answers with (``set_roots`` changes them while it runs)."""
         self.log = ServerLog(name, clock)
+        self.offers_resources = False
+        """The server declared the ``resources`` capability: the resource tools and ``@server:uri`` reach it."""
+        self.resources: list[McpResourceInfo] = []
+        """Its resources and templates as last listed (completion and ``list_mcp_resources`` read them)."""
+        self.watch = ResourceWatch(name, lambda: self._on_change(self))
+        """The mentioned resources it reports changes of (``subscribe``); ``take_updated`` drains them."""
+        self._resources_listing: asyncio.Task[None] | None = None
         """What the server logged lately (``notifications/message``); also in ``mcp.log``."""
         self._announcing: asyncio.Task[None] | None = None
         self._clock = clock or SystemClock()
@@ -158,7 +171,8 @@ class McpConnection:
 
     async def stop(self) -> None:
         self._stop.set()
-        for helper in (self._retry, self._relisting, self._announcing):
+        self.watch.stop()
+        for helper in (self._retry, self._relisting, self._announcing, self._resources_listing):
             if helper is not None and not helper.done():
                 helper.cancel()
         task = self._task
@@ -204,6 +218,8 @@ class McpConnection:
                     return
                 self._client = client
                 self.instructions = (client.instructions or "").strip() or None
+                await self._list_resources(client)
+                self.watch.connected(client, _resource_capability(client, "subscribe"))
                 self._set(McpState.READY, None)
                 settled.set()
                 listening = asyncio.get_running_loop().create_task(self._listen(client))
@@ -288,10 +304,79 @@ class McpConnection:
         return True
 
     async def _on_message(self, message: Any) -> None:
-        from mcp.types import ToolListChangedNotification
+        from mcp.types import (
+            ResourceListChangedNotification,
+            ResourceUpdatedNotification,
+            ToolListChangedNotification,
+        )
 
         if isinstance(message, ToolListChangedNotification):
             self.tools_changed()
+        elif isinstance(message, ResourceListChangedNotification):
+            self.resources_changed()
+        elif isinstance(message, ResourceUpdatedNotification):
+            self.watch.updated(str(message.params.uri))
+
+    # -- resources -----------------------------------------------------------------
+
+    async def _list_resources(self, client: Any) -> None:
+        """List the resources of a server that offers them (bounded by ``list_timeout_s``); a failed
+        listing leaves none listed (reads by URI still work) and is logged, never a failure."""
+        self.offers_resources = client.server_capabilities.resources is not None
+        if not self.offers_resources:
+            self.resources = []
+            return
+        try:
+            async with asyncio.timeout(self.config.list_timeout_s):
+                self.resources = await list_resources(client)
+        except Exception as error:  # noqa: BLE001 - MCPError, a timeout or a transport error
+            logging.getLogger("mcp.servers").info("MCP server %s: resources not listed: %s", self.name, _reason(error))
+            self.resources = []
+
+    @property
+    def has_resources(self) -> bool:
+        """It declared resources and listed some (an SDK server declares the capability with none)."""
+        return self.offers_resources and bool(self.resources)
+
+    def resources_changed(self) -> None:
+        """The server says its resource list changed: list it again in the background."""
+        client = self._client
+        if client is None or (self._resources_listing is not None and not self._resources_listing.done()):
+            return
+
+        async def relist() -> None:
+            await self._list_resources(client)
+            self._on_change(self)
+
+        self._resources_listing = asyncio.get_running_loop().create_task(relist(), name=f"mcp-resources:{self.name}")
+
+    async def read_resource(self, uri: str) -> Any:
+        """The server's ``ReadResourceResult`` for ``uri``; a server that is down, fails or times out
+        raises ``ToolError`` (a read is no reason to restart it)."""
+        client = await self._ready_client()
+        try:
+            async with asyncio.timeout(self.config.timeout_s):
+                return await client.read_resource(uri)
+        except TimeoutError:
+            raise ToolError(
+                f"MCP server {self.name}: reading {uri} did not answer within {self.config.timeout_s:g} s."
+            ) from None
+        except Exception as error:  # noqa: BLE001 - the SDK raises MCPError or transport errors
+            raise ToolError(f"MCP server {self.name}: cannot read {uri}: {_reason(error)}") from None
+
+    async def _ready_client(self) -> Any:
+        """The client of a ready server, starting (and waiting for) one worth waiting for; else ``ToolError``."""
+        if self.state is not McpState.READY:
+            self.start()
+            if self.worth_waiting:
+                await self.settled()
+        client = self._client
+        if self.state is not McpState.READY or client is None:
+            why = self.error or (
+                f"{self.state.value} again after: {self.last_error}" if self.last_error else self.state.value
+            )
+            raise ToolError(f"MCP server {self.name} is not running: {why}.")
+        return client
 
     # -- the client's side: roots and log messages -----------------------------------
 
@@ -363,6 +448,8 @@ class McpConnection:
         self._retry_at_ms = self._clock.now_ms() + delay_ms
         tail = await asyncio.to_thread(_stderr_tail, self._stderr) or self._kept_tail.get(self._stderr, "")
         self.tools, self.skipped, self._client = [], (), None
+        self.offers_resources, self.resources = False, []
+        self.watch.disconnected()
         self.last_error = reason + (f"\n{tail}" if tail else "")
         self._set(McpState.FAILED, self.last_error)
         self._settled.set()
@@ -380,16 +467,8 @@ class McpConnection:
     async def call(self, tool: str, arguments: dict[str, Any], on_progress: Callable[[str], None] | None = None) -> Any:
         """The server's ``CallToolResult``; a server that is down, dies or times out raises ``ToolError``.
         Each progress notification of the call reaches ``on_progress`` as one line."""
-        if self.state is not McpState.READY:
-            self.start()
-            if self.worth_waiting:
-                await self.settled()
-        client, stop = self._client, self._stop
-        if self.state is not McpState.READY or client is None:
-            why = self.error or (
-                f"{self.state.value} again after: {self.last_error}" if self.last_error else self.state.value
-            )
-            raise ToolError(f"MCP server {self.name} is not running: {why}.")
+        client = await self._ready_client()
+        stop = self._stop
         limit = self.config.timeout_s
         try:
             async with asyncio.timeout(limit):
@@ -410,6 +489,11 @@ class McpConnection:
             raise ToolError(f"MCP server {self.name}: {tool} failed: {_reason(error)}") from None
         self.failures = 0
         return result
+
+
+def _resource_capability(client: Any, flag: str) -> bool:
+    resources = getattr(client.server_capabilities, "resources", None)
+    return bool(getattr(resources, flag, False))
 
 
 async def _first_of(*waits: Any) -> None:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 def chips(prompt: list) -> str:
     """The attachment chips of a prompt: ``📎 a.py``, ``📁 src/``, ``🖼 shot.png · 1.2 KiB · 640×480``,
-    ``🤖 explore`` (a subagent the model was asked to hand the work to)."""
+    ``🤖 explore`` (a subagent the model was asked to hand the work to), ``🔗 notes:notes://readme`` (an MCP resource)."""
     from agent_tui.core.api import events as ev  # see transcript.model's docstring
 
     out = []
@@ -35,6 +35,8 @@ def chips(prompt: list) -> str:
                 out.append(f"📁 {path.rstrip('/')}/" if mime == "inode/directory" else f"📎 {path}")
             case ev.AgentPart(name=name):
                 out.append(f"🤖 {name}")
+            case ev.ResourcePart(server=server, uri=uri):
+                out.append(f"🔗 {server}:{uri}")
     return "  ".join(out)
 
 

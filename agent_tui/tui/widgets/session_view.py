@@ -23,6 +23,7 @@ from agent_tui.tui.command_registry import Command, CommandError, parse_command,
 from agent_tui.tui.file_index import mention
 from agent_tui.tui.mcp_view import count_label, ready_count
 from agent_tui.tui.mention_index import MentionIndex
+from agent_tui.tui.resource_choices import resource_choices, server_choices
 from agent_tui.tui.rewind_choice import UNDO, RewindChoice
 from agent_tui.tui.services import TuiServices
 from agent_tui.tui.session_feed import POLL_S, SessionFeed
@@ -298,11 +299,13 @@ class SessionView(FeedHost, Vertical):
         policy = attach_policy(
             self.services.settings, self.services.agent, approved=approved, location=self.services.location
         )
+        reader = getattr(self.services.mcp, "mcp_reader", None)  # the runtime, once it is up
         return await build_prompt(
             text,
             self.services.location,
             policy=policy,
             vision=vision_check(self.services.settings, self.services.model),
+            resources=reader(self.services.location, self.services.agent) if reader is not None else None,
         )
 
     # ------------------------------------------------------------------ completion
@@ -333,6 +336,12 @@ class SessionView(FeedHost, Vertical):
     @work(group="complete", exclusive=True)
     async def _complete_paths(self, query: str) -> None:
         completion = self.query_one(CompletionList)
+        resources = await self._mcp_resources()
+        linked = resource_choices(query, resources)
+        if linked is not None:  # ``@server:…``: that server's resources, not files
+            if self._wanted == ("@", query):
+                completion.show_choices(linked, f"no resource of {query.partition(':')[0]} matches")
+            return
         if self._files is None:
             self._files = MentionIndex(self.services.location, self._reference_roots(), clock=self.services.clock)
             completion.show_choices([], "listing the project's files…")
@@ -342,8 +351,24 @@ class SessionView(FeedHost, Vertical):
             completion.show_choices([], f"cannot list files: {error}")
             return
         if self._wanted == ("@", query):
-            choices = [*self._subagent_choices(query, paths), *(Choice(mention(p), p) for p in paths)]
+            choices = [
+                *self._subagent_choices(query, paths),
+                *server_choices(query, resources),
+                *(Choice(mention(p), p) for p in paths),
+            ]
             completion.show_choices(choices, f"no file matches {query!r}")
+
+    async def _mcp_resources(self) -> dict[str, list]:
+        """What each ready MCP server the agent uses listed (the connections keep it, listed again when
+        a server says it changed); none before the runtime is up."""
+        mcp = self.services.mcp
+        if mcp is None or not hasattr(mcp, "mcp_resources"):
+            return {}
+        try:
+            found: dict[str, list] = await mcp.mcp_resources(self.services.location, self.services.agent)
+        except Exception:  # noqa: BLE001 - an invalid config: the files are still offered
+            return {}
+        return found
 
     def _subagent_choices(self, query: str, paths: list[str]) -> list[Choice]:
         """The subagents the selected agent may hand work to whose name starts with ``query``: a group
