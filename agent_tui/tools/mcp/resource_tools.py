@@ -10,6 +10,7 @@ does) and asks no one; reading asks like a tool call does, for the resource
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
@@ -18,6 +19,7 @@ from agent_tui.tools.errors import ToolError
 from agent_tui.tools.mcp.connection import McpConnection
 from agent_tui.tools.mcp.resources import McpResourceInfo, read_text
 from agent_tui.tools.mcp.tools import ACTION
+from agent_tui.tools.output_keeper import OutputKeeper
 from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.tool import Tool, ToolResult
 from agent_tui.vocab.tool_output import ToolOutput
@@ -73,9 +75,12 @@ def resource_tools(connections: Sequence[McpConnection]) -> list[Tool]:
             detail={"server": params.server, "tool": READ_TOOL, "arguments": {"uri": params.uri}},
             save_patterns=[target],
         )
-        read = read_text(await connection.read_resource(params.uri), vision=scope.supports_vision)
+        read = read_text(await connection.read_resource(params.uri), vision=scope.supports_vision, cap=None)
+        keeper = OutputKeeper(scope.spill_dir / f"mcp-resource-{scope.call_id or 'call'}-{uuid.uuid4().hex[:8]}.log")
+        await keeper.feed(read.text.encode("utf-8"))  # long text keeps head and tail, the rest spills
+        await keeper.close()
         data = {"server": params.server, "uri": params.uri, "mime": read.mime}
-        return ToolResult(ToolOutput(text=read.text or "(empty)", images=read.images, data=data), result_meta=data)
+        return ToolResult(ToolOutput(text=keeper.text() or "(empty)", images=read.images, data=data), result_meta=data)
 
     return [
         Tool(

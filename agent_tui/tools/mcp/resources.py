@@ -69,9 +69,10 @@ async def list_all(client: Any) -> list[McpResourceInfo]:
     return found
 
 
-def read_text(result: Any, *, vision: bool, cap: int = TEXT_CAP) -> ResourceText:
+def read_text(result: Any, *, vision: bool, cap: int | None = TEXT_CAP) -> ResourceText:
     """The contents of a ``ReadResourceResult``: texts joined, images kept (with vision), other blobs
-    described; text past ``cap`` characters is cut with a line that says so."""
+    described; text past ``cap`` characters is cut with a line that says so (None: kept whole, for
+    the tool, whose long output spills like any tool's)."""
     images: list[dict[str, Any]] = []
     pieces: list[str] = []
     mimes: list[str] = []
@@ -85,7 +86,7 @@ def read_text(result: Any, *, vision: bool, cap: int = TEXT_CAP) -> ResourceText
             continue
         pieces.append(_blob(str(content.uri), mime, getattr(content, "blob", "") or "", vision, images))
     joined = "\n\n".join(pieces)
-    truncated = len(joined) > cap
+    truncated = cap is not None and len(joined) > cap
     if truncated:
         joined = joined[:cap] + f"\n\n[cut at {cap} characters of {len(joined)}: read_mcp_resource gives it all]"
     return ResourceText(joined, mimes[0] if mimes else None, images, truncated)

@@ -101,6 +101,7 @@ async def test_instructions_by_source_with_a_configured_file_before_and_after_th
             "core/skills",
             "core/references",
             "core/mcp",
+            "core/mcp_resources",
         ]
         assert 575 <= sources["core/configured"] < 650  # the file's 2,300 characters and its heading
         assert 0 < sources["core/instructions"] < 40
