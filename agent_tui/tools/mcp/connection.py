@@ -164,10 +164,10 @@ class McpConnection:
 
     async def relisted(self) -> None:
         """Wait for a relisting the server asked for (bounded by ``list_timeout_s``), so the next step
-        offers the tools it lists now."""
-        relisting = self._relisting
-        if relisting is not None and not relisting.done():
-            await asyncio.wait([relisting])
+        offers the tools (and lists the resources) it lists now."""
+        pending = [t for t in (self._relisting, self._resources_listing) if t is not None and not t.done()]
+        if pending:
+            await asyncio.wait(pending)
 
     async def stop(self) -> None:
         self._stop.set()
@@ -407,17 +407,23 @@ class McpConnection:
         return self.log.entries
 
     async def _listen(self, client: Any) -> None:
-        """A 2026-era server announces a changed tool list only on a ``subscriptions/listen`` stream
-        (an older one sends the notification unasked); either reaches ``_on_message``."""
-        capabilities = getattr(client.server_capabilities, "tools", None)
-        if not getattr(capabilities, "list_changed", False):
+        """A 2026-era server announces a changed tool or resource list only on a ``subscriptions/listen``
+        stream (an older one sends the notification unasked); either reaches the same relisting."""
+        from mcp.shared.subscriptions import ResourcesListChanged
+
+        tools = getattr(getattr(client.server_capabilities, "tools", None), "list_changed", False)
+        resources = _resource_capability(client, "list_changed")
+        if not (tools or resources):
             return
         try:
-            async with client.listen(tools_list_changed=True) as events:
-                async for _ in events:
-                    self.tools_changed()
+            async with client.listen(tools_list_changed=bool(tools), resources_list_changed=resources) as events:
+                async for event in events:
+                    if isinstance(event, ResourcesListChanged):
+                        self.resources_changed()
+                    else:
+                        self.tools_changed()
         except Exception as error:  # noqa: BLE001 - an older protocol, or the server went away
-            logging.getLogger(__name__).debug("MCP server %s: no tool-change stream: %s", self.name, _reason(error))
+            logging.getLogger(__name__).debug("MCP server %s: no list-change stream: %s", self.name, _reason(error))
 
     def tools_changed(self) -> None:
         """The server says its tools changed: list them again now, so the next step offers them."""

@@ -113,17 +113,28 @@ async def test_reading_a_resource_asks_like_a_tool_call_for_server_and_uri(
         assert of_type(await stored(runtime, sid), ev.ToolSucceeded)[0].output.text == README
 
 
-async def test_a_server_without_resources_offers_no_resource_tools(
+async def test_the_resource_tools_are_offered_only_over_servers_that_list_resources(
     open_runtime: Any, clock: ManualClock, fake: FakeProvider, workdir: Path
 ) -> None:
-    cli = {"mcp": {"servers": {"proto": _server("mcp_protocol.py")}}}
-    async with await open_runtime(cli=cli, policy="allow", clock=clock) as runtime:
+    proto = _server("mcp_protocol.py")  # tools only (the SDK still declares the capability: it lists none)
+    async with await open_runtime(cli={"mcp": {"servers": {"proto": proto}}}, policy="allow", clock=clock) as runtime:
         fake.add({"text": "hi"})
         sid = (await runtime.sessions.create(location=workdir)).id
         await runtime.sessions.prompt(sid, "hello")
         await settle(runtime, sid, timeout=60)
         names = _tool_names(fake.accepted[0].body)
-        assert "mcp__proto__count" in names and "list_mcp_resources" not in names and "read_mcp_resource" not in names
+        assert "mcp__proto__count" in names and not names & {"list_mcp_resources", "read_mcp_resource"}
+    servers = {"proto": proto, "notes": _server("mcp_resources.py")}
+    async with await open_runtime(cli={"mcp": {"servers": servers}}, policy="allow", clock=clock) as runtime:
+        fake.add(_call("call_1", "read_mcp_resource", {"server": "proto", "uri": "x://y"}), {"text": "ok"})
+        sid = (await runtime.sessions.create(location=workdir)).id
+        await runtime.sessions.prompt(sid, "read")
+        await settle(runtime, sid, timeout=60)
+        tools = {t["function"]["name"]: t["function"] for t in fake.accepted[1].body["tools"]}
+        assert tools["list_mcp_resources"]["description"].endswith("Servers with resources: notes.")
+        assert _tool_results(fake.accepted[2].body)["call_1"].startswith(
+            "Error: No MCP server 'proto' with resources here; the servers with resources: notes."
+        )
 
 
 async def test_a_mentioned_resource_is_its_text_in_the_request_and_stays_as_sent(
@@ -182,3 +193,36 @@ async def test_a_change_the_server_reports_after_the_mention_reaches_the_model_a
     (updated,) = of_type(log, ev.InstructionsUpdated)
     assert "changed (their server said so)" in updated.text
     assert updated.applied["core/mcp_resources"] == {"notes:notes://readme": "The launch moved to Friday."}
+
+
+@pytest.mark.parametrize("era", ["2026", "legacy"])
+async def test_a_resource_the_server_adds_is_listed_at_the_next_step(
+    open_runtime: Any, clock: ManualClock, fake: FakeProvider, workdir: Path, era: str
+) -> None:
+    server = _server("mcp_resources.py")
+    server["command"] += ["legacy"] if era == "legacy" else []
+    async with await open_runtime(cli={"mcp": {"servers": {"notes": server}}}, policy="allow", clock=clock) as runtime:
+        fake.add(
+            _call("call_1", "mcp__notes__add", {"name": "todo", "text": "buy milk"}),
+            _call("call_2", "list_mcp_resources", {"server": "notes"}),
+            _call("call_3", "read_mcp_resource", {"server": "notes", "uri": "notes://todo"}),
+            {"text": "done"},
+        )
+        sid = (await runtime.sessions.create(location=workdir)).id
+        await runtime.sessions.prompt(sid, "add a note")
+        await settle(runtime, sid, timeout=60)
+        results = _tool_results(fake.accepted[-1].body)
+        assert "notes notes://todo (todo, text/plain)" in results["call_2"].splitlines()
+        assert results["call_3"] == "buy milk"
+
+
+async def test_a_2025_era_server_reports_a_mentioned_resources_change_through_resources_subscribe(
+    open_runtime: Any, clock: ManualClock, fake: FakeProvider, workdir: Path
+) -> None:
+    server = _server("mcp_resources.py")
+    server["command"] += ["legacy"]
+    async with await open_runtime(cli={"mcp": {"servers": {"notes": server}}}, policy="allow", clock=clock) as runtime:
+        fake.add(_call("call_1", "mcp__notes__edit", {"text": "Friday now."}), {"text": "Friday"})
+        await _prompt(runtime, workdir, "@notes:notes://readme watch it")
+        last = fake.accepted[1].body["messages"][-1]
+        assert '<resource mention="@notes:notes://readme">\nFriday now.\n</resource>' in last["content"][0]["text"]
