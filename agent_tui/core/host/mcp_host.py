@@ -19,6 +19,7 @@ from pathlib import Path
 
 from agent_tui.core.log import events as ev
 from agent_tui.core.log.records import SessionRecord
+from agent_tui.core.request.mcp_resources import Mentions
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
 from agent_tui.tools.errors import ToolError
@@ -158,19 +159,21 @@ class McpHost:
             if c.name in chosen and c.state is McpState.READY and c.has_resources
         }
 
-    async def resource_changes(self, session: SessionRecord, mentioned: list[tuple[str, str]]) -> dict[str, str | None]:
+    async def resource_changes(self, session: SessionRecord, load: Mentions) -> dict[str, str | None]:
         """Per mentioned resource (``server:uri``): its text read again when its server reported a change
         this session was not told of yet, else None (the model keeps what it last saw). Each is
-        (re)subscribed, so a restarted server or process watches it again."""
-        if not mentioned:
-            return {}
+        (re)subscribed, so a restarted server or process watches it again. The mentions are loaded
+        only when a ready server here can report changes."""
         location = Path(session.location)
-        by_name = {c.name: c for c in self.hub.connections(location)}
+        by_name = {c.name: c for c in self.hub.connections(location) if c.state is McpState.READY}
+        if not any(c.watch.supported for c in by_name.values()):
+            return {}
+        mentioned = await load()
         out: dict[str, str | None] = {}
         for server, uri in mentioned:
             key, connection = f"{server}:{uri}", by_name.get(server)
             out[key] = None
-            if connection is None or connection.state is not McpState.READY:
+            if connection is None:
                 continue
             if not await connection.watch.subscribe(uri):
                 continue

@@ -272,10 +272,10 @@ async def observe(
     settings: Settings | None = None,
     touched: list[str] | None = None,
     resources: mcp_resources.McpResourceChanges = mcp_resources.no_changes,
-    mentioned: list[tuple[str, str]] | None = None,
+    mentioned: mcp_resources.Mentions | None = None,
 ) -> list[tuple[Source, Any]]:
     """``touched``: the paths the session's reads and edits named (``nested.touched_paths``);
-    ``mentioned``: the MCP resources its prompts mentioned (``mcp_resources.mentioned_resources``)."""
+    ``mentioned``: loads the MCP resources its prompts mentioned (``mcp_resources.mentioned_resources``)."""
     claude_md = settings.claude_md if settings is not None else True
     environment, agents, nested, configured, skills, references, guidance, changed = await asyncio.gather(
         asyncio.to_thread(_observe_environment, session),
@@ -285,12 +285,16 @@ async def observe(
         asyncio.to_thread(_observe_skills, session, settings),
         asyncio.to_thread(observe_references, settings, Path(session.project_root)),
         mcp(session),
-        resources(session, mentioned or []),
+        resources(session, mentioned or _none_mentioned),
     )
     day = (today or _dt.date.today()).isoformat()
     api = [(context_source(key), value) for key, value in sorted(context.items())]
     built_in = (environment, day, agents, nested, configured, skills, references, guidance, changed)
     return combine([*zip(BUILT_IN, built_in, strict=True), *api])
+
+
+async def _none_mentioned() -> list[tuple[str, str]]:
+    return []
 
 
 def _observe_skills(session: SessionRecord, settings: Settings | None) -> list[dict[str, str]]:
@@ -351,11 +355,10 @@ class Instructions:
         self, session: SessionRecord, context: dict[str, Any], settings: Settings | None
     ) -> list[tuple[Source, Any]]:
         touched = touched_paths(await self._store.tool_calls(session.id))
-        mentioned = (
-            mcp_resources.mentioned_resources(await self._store.messages(session.id))
-            if self._resources is not mcp_resources.no_changes
-            else []
-        )
+
+        async def mentioned() -> list[tuple[str, str]]:
+            return mcp_resources.mentioned_resources(await self._store.messages(session.id))
+
         return await observe(session, context, self._today(), self._mcp, settings, touched, self._resources, mentioned)
 
     async def prepare(

@@ -19,11 +19,14 @@ from typing import Any
 
 from agent_tui.core.log.records import MessageRecord, SessionRecord
 
-McpResourceChanges = Callable[[SessionRecord, list[tuple[str, str]]], Awaitable[dict[str, str | None]]]
+Mentions = Callable[[], Awaitable[list[tuple[str, str]]]]
+"""The session's mentioned (server, uri), read from its log only when asked (a step with no server
+that can report changes never reads them)."""
+McpResourceChanges = Callable[[SessionRecord, Mentions], Awaitable[dict[str, str | None]]]
 """Per mentioned (server, uri): its new text when its server reported a change not yet told, else None."""
 
 
-async def no_changes(_: SessionRecord, __: list[tuple[str, str]]) -> dict[str, str | None]:
+async def no_changes(_: SessionRecord, __: Mentions) -> dict[str, str | None]:
     return {}
 
 

@@ -164,8 +164,9 @@ class McpConnection:
 
     async def relisted(self) -> None:
         """Wait for a relisting the server asked for (bounded by ``list_timeout_s``), so the next step
-        offers the tools (and lists the resources) it lists now."""
-        pending = [t for t in (self._relisting, self._resources_listing) if t is not None and not t.done()]
+        offers the tools (and lists the resources) it lists now, and watches the mentioned resources again."""
+        helpers = (self._relisting, self._resources_listing, self.watch.rewatching)
+        pending: list[asyncio.Task[Any]] = [t for t in helpers if t is not None and not t.done()]
         if pending:
             await asyncio.wait(pending)
 

@@ -37,6 +37,7 @@ class ResourceWatch:
         self._supported = False
         self._legacy = False
         self._listening: asyncio.Task[None] | None = None
+        self._rewatch: asyncio.Task[bool] | None = None
 
     @property
     def supported(self) -> bool:
@@ -47,10 +48,19 @@ class ResourceWatch:
         """A (re)started server: watch again what was wanted, where it offers subscriptions."""
         self._client, self._supported, self._legacy = client, supported, False
         if self.supported and self.wanted:
-            self._listening = asyncio.get_running_loop().create_task(self._watch_again(client))
+            self._rewatch = asyncio.get_running_loop().create_task(
+                self._listen(client), name=f"mcp-rewatch:{self.server}"
+            )
+
+    @property
+    def rewatching(self) -> asyncio.Task[bool] | None:
+        """The watch being set up again after a (re)start, while it is under way (a step waits for it)."""
+        return self._rewatch if self._rewatch is not None and not self._rewatch.done() else None
 
     def disconnected(self) -> None:
         self._client = None
+        if self._rewatch is not None and not self._rewatch.done():
+            self._rewatch.cancel()
         self._cancel()
 
     def stop(self) -> None:
@@ -72,9 +82,6 @@ class ResourceWatch:
         if self._legacy:
             return await _subscribe_legacy(client, uri, self.server)
         return await self._listen(client)
-
-    async def _watch_again(self, client: Any) -> None:
-        await self._listen(client)
 
     async def _listen(self, client: Any) -> bool:
         """(Re)open the listen stream for every wanted URI and wait for its acknowledgment; on an older
