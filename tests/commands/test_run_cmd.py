@@ -451,6 +451,23 @@ async def test_run_uses_the_mcp_servers_and_says_when_one_fails(cli: Cli, fake: 
     assert tool_message["content"] == "echo: headless"
 
 
+async def test_run_reads_a_mentioned_mcp_resource_and_an_unknown_one_is_one_line(
+    cli: Cli, fake: FakeProvider, workdir: Path
+) -> None:
+    server = Path(__file__).resolve().parents[1] / "fakes" / "mcp_resources.py"
+    _mcp_config(workdir, {"notes": [sys.executable, str(server)]})
+    fake.add({"text": "Tuesday."})
+    code, out, err = await cli.run("--trust", "when? @notes:notes://readme", timeout=120)
+    assert code == 0, err
+    user = [m for m in fake.accepted[0].body["messages"] if m["role"] == "user"][-1]["content"]
+    assert user[1]["text"] == '<file path="notes:notes://readme">\n# Notes\nThe launch is on Tuesday.\n</file>'
+    admitted = next(e for e in await cli.log(session_of(err)) if e["type"] == "session.prompt.admitted.1")
+    assert admitted["data"]["prompt"][1]["type"] == "resource"
+    code, out, err = await cli.run("--trust", "@notes:notes://missing", timeout=120)
+    assert code == 1 and "@notes:notes://missing: MCP server notes: cannot read notes://missing" in err
+    assert len(fake.requests) == 1
+
+
 async def test_an_mcp_call_a_killed_agent_left_running_is_swept_and_its_server_ends(
     cli: Cli, fake: FakeProvider, workdir: Path
 ) -> None:
