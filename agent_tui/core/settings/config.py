@@ -247,7 +247,8 @@ class Settings(_Section):
 
     @property
     def problems(self) -> list[str]:
-        """One line per agent file (or part of one) left out, naming the file and the key; the rest loaded."""
+        """One line per agent file (or part of one) and per ``.mcp.json`` server left out, naming the
+        file and the key; the rest loaded."""
         return list(self._problems)
 
     def agent_sources(self, name: str) -> list[str]:
@@ -441,7 +442,7 @@ def validate(layers: Layers) -> Settings:
         settings._user_agent_rules[name] = _file_rules(users_files, name)
     settings._untrusted = layers.untrusted
     settings._agent_sources = sources
-    settings._problems = problems
+    settings._problems = [*problems, *layers.problems]
     return settings
 
 

@@ -56,6 +56,7 @@ async def load_sdk(log_file: Path | None = None) -> None:
     await asyncio.to_thread(route_sdk_logs, log_file)
     await asyncio.to_thread(importlib.import_module, "mcp.client.stdio")
     await asyncio.to_thread(importlib.import_module, "mcp.client.streamable_http")
+    await asyncio.to_thread(importlib.import_module, "mcp.client.sse")
 
 
 def _stderr_tail(path: Path | None) -> str:
@@ -230,6 +231,10 @@ class McpConnection:
                 command=command, args=args, cwd=str(cwd), env=server_environment(self.config)
             )
             transport = watched(stdio_client(params, errlog=errlog), on_end)
+        elif self.config.transport == "sse":
+            from mcp.client.sse import sse_client
+
+            transport = sse_client(self.config.url or "", headers=self.config.headers, timeout=self.config.timeout_s)
         else:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
