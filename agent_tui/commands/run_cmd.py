@@ -89,14 +89,24 @@ async def _main(args: argparse.Namespace) -> int:
 
 
 def _mcp_notice(server: Any, told: set[str] | None = None) -> None:
-    """One line on stderr when an MCP server fails to start or dies (not for each retry), and one for
-    each listed tool it does not offer (once, in ``told``); the run goes on."""
+    """One line on stderr when an MCP server fails to start or dies (not for each retry), one for
+    each listed tool it does not offer and one for each message it logs at error level (each once,
+    in ``told``); the run goes on."""
     if server.fresh_failure:
         print(inert(f"agent-tui: MCP server {server.name} {server.error}"), file=sys.stderr, flush=True)
     for line in (f"agent-tui: MCP server {server.name}: {skipped}" for skipped in getattr(server, "skipped", ())):
         if told is not None and line not in told:
             told.add(line)
             print(inert(line), file=sys.stderr, flush=True)
+    for entry in getattr(server, "logs", ()):  # what it logged at error level, once each; the rest is in mcp.log
+        key = f"log {entry.number}"
+        if entry.is_error and told is not None and key not in told:
+            told.add(key)
+            print(
+                inert(f"agent-tui: MCP server {server.name} logged {entry.level}: {entry.text}"),
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 async def _parts(args: argparse.Namespace, prompt: str, cwd: Path, settings: Any, model: str | None) -> Any:

@@ -1,6 +1,6 @@
 """``agent-tui mcp list --check`` / ``mcp get --check``: start servers as a session would, say how it went.
 
-Each server is started with the same connection, environment and sandbox a step uses (one
+Each server is started with the same connection, environment, sandbox and roots a step uses (one
 ``McpHub`` for the check alone), waited for within its own start-up and listing timeouts, then
 stopped: whether it is ready and what it offers is learned by running it, not guessed from the
 config.
@@ -12,7 +12,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.host.mcp_host import SDK_LOG, enabled, sandboxes
+from agent_tui.core.host.mcp_host import SDK_LOG, enabled, roots, sandboxes
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
 from agent_tui.tools.mcp.hub import McpHub
@@ -28,7 +28,7 @@ async def probe_mcp_servers(
         return {}
     hub = McpHub(None, paths.data_dir() / SDK_LOG)
     try:
-        connections = await hub.sync(location, servers, sandboxes(settings, location))
+        connections = await hub.sync(location, servers, sandboxes(settings, location), roots(settings, location))
         await asyncio.gather(*(connection.settled() for connection in connections))
         return {
             status.name: {"state": status.state.value, "tools": list(status.tools), "error": status.error}

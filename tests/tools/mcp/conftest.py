@@ -15,6 +15,7 @@ from agent_tui.vocab.mcp_server import McpServerConfig
 
 SERVER = Path(__file__).resolve().parents[2] / "fakes" / "mcp_server.py"
 UNRULY = Path(__file__).resolve().parents[2] / "fakes" / "mcp_unruly.py"
+PROTOCOL = Path(__file__).resolve().parents[2] / "fakes" / "mcp_protocol.py"
 
 
 def stdio_config(tmp_path: Path, **env: str) -> McpServerConfig:
@@ -31,6 +32,14 @@ def alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def protocol_config(legacy: bool = False) -> McpServerConfig:
+    """The server that asks for roots, reports progress and logs (``tests/fakes/mcp_protocol.py``);
+    ``legacy``: it speaks only the 2025 handshake, as the official servers do."""
+    return McpServerConfig(
+        command=[sys.executable, str(PROTOCOL), *(["legacy"] if legacy else [])], startup_timeout_s=60
+    )
 
 
 def unruly_config(mode: str = "ok", **fields: object) -> McpServerConfig:
