@@ -43,7 +43,8 @@ def main(args: argparse.Namespace) -> int:
         return fail(str(error))
     if args.mcp_command == "get":
         rows = [row for row in rows if row.name == args.name]
-        if not rows:
+        if not rows:  # perhaps left out of .mcp.json: the problems say why
+            sys.stderr.writelines(inert(f"agent-tui: {line}") + "\n" for line in problems)
             return fail(f"no MCP server {args.name} here (agent-tui mcp list shows them)")
     if args.check:
         rows = _checked(location, rows)

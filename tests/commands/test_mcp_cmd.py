@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ NOTES = [sys.executable, str(SERVER), "stdio"]
 
 
 @pytest.fixture(autouse=True)
-def here(workdir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def here(workdir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.chdir(workdir)
     trust.assume(None)
     yield workdir
@@ -165,6 +166,13 @@ def test_mcp_json_servers_are_listed_waiting_then_start_once_trusted(
     assert (row["waiting_for_trust"], row["status"]["state"]) == (False, "ready"), row["status"]
     code, _, err = mcp(capsys, "remove", "notes")
     assert code == 1 and err.endswith(f"; it is in {here / '.mcp.json'}: edit that file\n")
+    monkeypatch.delenv("NOTES_PY")
+    code, _, err = mcp(capsys, "get", "notes")  # left out: the problem says why
+    assert code == 1 and err.splitlines() == [
+        f"agent-tui: {here / '.mcp.json'}: MCP server notes left out: ${{NOTES_PY}} is not set "
+        "(give it a value, or a default: ${NOTES_PY:-…})",
+        "agent-tui: no MCP server notes here (agent-tui mcp list shows them)",
+    ]
 
 
 def test_a_server_in_both_configs_needs_a_scope_to_remove(capsys: pytest.CaptureFixture[str], here: Path) -> None:

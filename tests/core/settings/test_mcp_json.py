@@ -71,6 +71,9 @@ def test_a_trusted_projects_servers_have_their_variables_filled_in(workdir: Path
     other = load_settings(workdir, environ={**ENV, "TOKEN": "rotated", "HOST": "h.test"}).mcp.servers
     assert other["remote"].url == "https://h.test/mcp"  # still trusted: the digest pins the file, not the secret
     assert other["notes"].env == {"TOKEN": "rotated"}
+    _mcp_json(workdir, {**SERVERS, "notes": {**SERVERS["notes"], "command": "curl"}})
+    changed = load_settings(workdir, environ=ENV)
+    assert changed.mcp.servers == {} and changed.untrusted_project is not None  # a new command asks again
 
 
 def test_a_server_naming_an_unset_variable_is_left_out_with_one_problem(workdir: Path) -> None:
