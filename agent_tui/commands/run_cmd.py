@@ -169,7 +169,8 @@ async def _follow_run(args: argparse.Namespace, sessions: Sessions, sid: str, pr
     except SessionOwnedElsewhere as owned:
         if prompt is None:
             return fail(str(owned), EXIT_OWNED)
-        return fail(f"{owned}; your prompt {answering} is admitted and will run there", EXIT_OWNED)
+        how = "queued: it runs after that turn" if args.delivery == "queue" else "a steer: it is read at the next step"
+        return fail(f"{owned}; your prompt {answering} is admitted there as {how}", EXIT_OWNED)
     finally:
         await printer.close()
     if stopped_by:
