@@ -9,6 +9,7 @@ registry's actions together. ``bootstrap`` builds it; a session on screen is a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.theme import Theme
 from textual.widget import MountError
@@ -50,6 +52,8 @@ from agent_tui.tui.widgets.transcript import TranscriptView
 from agent_tui.vocab.kinds import Delivery
 
 if TYPE_CHECKING:  # the block widgets load lazily (``lazy``): not on the first frame's path
+    from rich.console import RenderableType
+
     from agent_tui.tui.widgets.tool_block import ToolCallView
 
 
@@ -173,6 +177,7 @@ class AgentApp(App[None]):
         self.startup_error: str | None = None  # set when connect raised StartupFailed
         self.stopped_by: int | None = None  # the signal that stopped the app, if one did
         self.ctrl_c = CtrlC(self)  # copy, interrupt, clear, quit
+        self.session_on_exit: str | None = None  # the session on screen when the app exited
         self._last_escape: int | None = None
         self._stop_watch = asyncio.Event()
         self.actions = SessionActions(self)  # rewind, fork, rename, export, pause, compact, model
@@ -449,6 +454,12 @@ class AgentApp(App[None]):
 
     async def action_ctrl_c(self) -> None:
         await self.ctrl_c.press()
+
+    def exit(self, result: None = None, return_code: int = 0, message: RenderableType | None = None) -> None:
+        """Every way out passes here: the session on screen is kept for the quit hint (``quit_hint``)."""
+        with contextlib.suppress(NoMatches):
+            self.session_on_exit = self.view.session_id
+        super().exit(result, return_code, message)
 
     def get_driver_class(self):  # noqa: ANN201 - type[Driver]
         driver = super().get_driver_class()
