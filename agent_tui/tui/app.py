@@ -9,6 +9,7 @@ registry's actions together. ``bootstrap`` builds it; a session on screen is a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
@@ -19,12 +20,14 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.theme import Theme
 from textual.widget import MountError
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Footer, Static
 
 from agent_tui.tui.command_registry import BY_NAME, Command, palette, resolve
+from agent_tui.tui.ctrl_c import CtrlC
 from agent_tui.tui.custom_commands import command_dirs, load_commands, watch_commands
 from agent_tui.tui.file_index import mention
 from agent_tui.tui.gc_policy import tune_runtime
@@ -49,6 +52,8 @@ from agent_tui.tui.widgets.transcript import TranscriptView
 from agent_tui.vocab.kinds import Delivery
 
 if TYPE_CHECKING:  # the block widgets load lazily (``lazy``): not on the first frame's path
+    from rich.console import RenderableType
+
     from agent_tui.tui.widgets.tool_block import ToolCallView
 
 
@@ -73,10 +78,11 @@ class AgentApp(App[None]):
         Binding(
             "ctrl+c",
             "ctrl_c",
-            "copy / clear / quit",
+            "copy / stop / clear / quit",
             priority=True,
             show=False,
-            tooltip="copy selection, else clear the prompt; twice quits",
+            tooltip="copy the selection; else interrupt the running agent; else clear the prompt; "
+            "on an idle, empty prompt twice quits",
         ),
         Binding(
             "escape",
@@ -170,7 +176,8 @@ class AgentApp(App[None]):
         """Opens the core after the first frame (``Startup.connect``); None: it is open already."""
         self.startup_error: str | None = None  # set when connect raised StartupFailed
         self.stopped_by: int | None = None  # the signal that stopped the app, if one did
-        self._last_ctrl_c: int | None = None
+        self.ctrl_c = CtrlC(self)  # copy, interrupt, clear, quit
+        self.session_on_exit: str | None = None  # the session on screen when the app exited
         self._last_escape: int | None = None
         self._stop_watch = asyncio.Event()
         self.actions = SessionActions(self)  # rewind, fork, rename, export, pause, compact, model
@@ -448,23 +455,13 @@ class AgentApp(App[None]):
         )
 
     async def action_ctrl_c(self) -> None:
-        """Copy a selection; else clear the prompt; a second press within the window quits."""
-        focused = self.focused
-        selected = focused.selected_text if isinstance(focused, TextArea) else None
-        selected = selected or self.screen.get_selected_text()
-        if selected:
-            self.copy_to_clipboard(selected)
-            self.screen.clear_selection()
-            self.notify("copied", timeout=1.5)
-            return
-        now = self.services.clock.now_ms()
-        if self._last_ctrl_c is not None and now - self._last_ctrl_c <= self.services.timings.quit_window_s * 1000:
-            await self.shutdown()
-            return
-        self._last_ctrl_c = now
-        if isinstance(self.screen, Screen) and self.screen is self.screen_stack[0]:
-            self.view.query_one(PromptInput).clear()
-        self.notify("press Ctrl+C again to quit", timeout=self.services.timings.quit_window_s)
+        await self.ctrl_c.press()
+
+    def exit(self, result: None = None, return_code: int = 0, message: RenderableType | None = None) -> None:
+        """Every way out passes here: the session on screen is kept for the quit hint (``quit_hint``)."""
+        with contextlib.suppress(NoMatches):
+            self.session_on_exit = self.view.session_id
+        super().exit(result, return_code, message)
 
     def get_driver_class(self):  # noqa: ANN201 - type[Driver]
         driver = super().get_driver_class()

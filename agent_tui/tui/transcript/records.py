@@ -49,3 +49,4 @@ class SessionFacts:
     compacting: bool = False
     step_open: bool = False
     queue_paused: bool = False
+    executions_ended: int = 0  # busy periods ended (succeeded, failed, interrupted): a turn's end

@@ -54,6 +54,7 @@ class StepFold(TranscriptState):
         """A busy period ends: failed (an error block), or succeeded or interrupted (retries become history)."""
         from agent_tui.core.api import events as ev  # see transcript.model's docstring
 
+        self.facts.executions_ended += 1
         match event:
             case ev.ExecutionFailed(error=error):
                 self._add(
