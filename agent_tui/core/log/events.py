@@ -346,6 +346,9 @@ class StepEnded(DurableEvent):
     finish: str
     usage: Usage = Field(default_factory=Usage)
     cost: float | None = None
+    cost_source: str | None = None
+    """``vocab.usage.CostSource`` ("provider", "config", "price_map"); None with an unknown cost,
+    and in logs written before sources were recorded. A plain string: a newer build's source still reads."""
 
 
 class StepFailed(DurableEvent):

@@ -327,7 +327,13 @@ class Step:
             await self._pub(ev.StepFailed(assistant_message_id=amid, error=state.stop_error, usage=usage))
             return StepOutcome(error=state.stop_error)
         await self._pub(
-            ev.StepEnded(assistant_message_id=amid, finish=finish.reason.value, usage=usage, cost=finish.cost)
+            ev.StepEnded(
+                assistant_message_id=amid,
+                finish=finish.reason.value,
+                usage=usage,
+                cost=finish.cost,
+                cost_source=finish.cost_source,
+            )
         )
         return StepOutcome()
 
