@@ -356,6 +356,9 @@ class StepFailed(DurableEvent):
     assistant_message_id: str
     error: ErrorInfo
     usage: Usage | None = None
+    cost: float | None = None
+    """A failed attempt that streamed to its end (content filter, a refused settlement) was still billed."""
+    cost_source: str | None = None
 
 
 class RetryScheduled(DurableEvent):
