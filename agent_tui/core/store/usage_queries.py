@@ -61,8 +61,9 @@ def report_sql(by: UsageGrouping | str, since_ms: int | None, until_ms: int | No
         where.append("u.at < ?")
         params.append(until_ms)
     order = "key" if by in _TIMES else "SUM(u.input_tokens + u.output_tokens) DESC, key"
+    join = " JOIN session s ON s.id = u.session_id" if by in ("project", "session") else ""  # else: not paid for
     sql = (
-        f"SELECT {key} AS key, {label}, {_SUMS} FROM step_usage u JOIN session s ON s.id = u.session_id"
+        f"SELECT {key} AS key, {label}, {_SUMS} FROM step_usage u{join}"
         f"{' WHERE ' + ' AND '.join(where) if where else ''} GROUP BY key ORDER BY {order}"
     )
     return sql, tuple(params)
