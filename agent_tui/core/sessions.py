@@ -342,12 +342,13 @@ class Sessions:
         await self.get(session_id)
         return await self._store.plan(session_id)
 
-    async def usage(self, session_id: str) -> SessionUsage:
-        """What the session spent, with its subagents' sessions: in all, per model, per agent (``/usage``).
+    async def usage(self, session_id: str, subagents: bool = True) -> SessionUsage:
+        """What the session spent, with its subagents' sessions unless not ``subagents``: in all, per
+        model, per agent (``/usage``; the status bar's count of unpriced steps asks for the session alone).
 
         Spent stays spent: a rewound step still counts, a fork counts only its own steps."""
         await self.get(session_id)
-        return await self._store.session_usage(session_id)
+        return await self._store.session_usage(session_id, subagents)
 
     async def usage_report(
         self, by: UsageGrouping = "day", since_ms: int | None = None, until_ms: int | None = None

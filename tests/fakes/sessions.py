@@ -322,7 +322,7 @@ class FakeSessions:
             raise InvalidRequest("FakeSessions.context is not set")
         return self.context
 
-    async def usage(self, session_id: str) -> SessionUsage:
+    async def usage(self, session_id: str, subagents: bool = True) -> SessionUsage:
         """The session's own ended steps summed (the fake has no subagents' sessions to add)."""
         steps: dict[str, tuple[str, str]] = {}
         rows: list[UsageRow] = []

@@ -215,8 +215,8 @@ class Store:
     async def plan(self, session_id: str) -> PlanRecord:
         return await self._readers.read(q.plan, session_id)
 
-    async def session_usage(self, session_id: str) -> SessionUsage:
-        return await self._readers.read(usage_queries.session_usage, session_id)
+    async def session_usage(self, session_id: str, subagents: bool = True) -> SessionUsage:
+        return await self._readers.read(usage_queries.session_usage, session_id, subagents)
 
     async def usage_report(self, by: UsageGrouping, since_ms: int | None, until_ms: int | None) -> list[UsageRow]:
         return await self._readers.read(usage_queries.usage_report, by, since_ms, until_ms)

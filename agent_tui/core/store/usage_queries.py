@@ -82,21 +82,25 @@ _TREE = (
 )
 
 
-def _tree_sql(by: str) -> str:
+_ALONE = "WITH tree (id) AS (SELECT ?)"
+
+
+def _tree_sql(by: str, subagents: bool = True) -> str:
     order = "SUM(u.input_tokens + u.output_tokens) DESC, key"
     return (
-        f"{_TREE} SELECT {_KEYS[by]} AS key, NULL, {_SUMS} FROM step_usage u JOIN session s ON s.id = u.session_id"
+        f"{_TREE if subagents else _ALONE} SELECT {_KEYS[by]} AS key, NULL, {_SUMS} FROM step_usage u JOIN session s ON s.id = u.session_id"
         f" WHERE u.session_id IN (SELECT id FROM tree) GROUP BY key ORDER BY {order}"
     )
 
 
-async def session_usage(conn: Connection, session_id: str) -> SessionUsage:
-    """The session and its subagents' sessions, in one snapshot."""
+async def session_usage(conn: Connection, session_id: str, subagents: bool = True) -> SessionUsage:
+    """The session and (unless not ``subagents``) its subagents' sessions, in one snapshot."""
+    tree = _TREE if subagents else _ALONE
     async with consistent_read(conn):
-        count = await fetch(conn, f"{_TREE} SELECT COUNT(*) FROM tree", (session_id,))
-        total = await fetch(conn, _tree_sql("all"), (session_id,), _row)
-        by_model = await fetch(conn, _tree_sql("model"), (session_id,), _row)
-        by_agent = await fetch(conn, _tree_sql("agent"), (session_id,), _row)
+        count = await fetch(conn, f"{tree} SELECT COUNT(*) FROM tree", (session_id,))
+        total = await fetch(conn, _tree_sql("all", subagents), (session_id,), _row)
+        by_model = await fetch(conn, _tree_sql("model", subagents), (session_id,), _row)
+        by_agent = await fetch(conn, _tree_sql("agent", subagents), (session_id,), _row)
     return SessionUsage(
         session_id=session_id,
         sessions=count[0][0],
