@@ -89,14 +89,24 @@ async def _main(args: argparse.Namespace) -> int:
 
 
 def _mcp_notice(server: Any, told: set[str] | None = None) -> None:
-    """One line on stderr when an MCP server fails to start or dies (not for each retry), and one for
-    each listed tool it does not offer (once, in ``told``); the run goes on."""
+    """One line on stderr when an MCP server fails to start or dies (not for each retry), one for
+    each listed tool it does not offer and one for each message it logs at error level (each once,
+    in ``told``); the run goes on."""
     if server.fresh_failure:
         print(inert(f"agent-tui: MCP server {server.name} {server.error}"), file=sys.stderr, flush=True)
     for line in (f"agent-tui: MCP server {server.name}: {skipped}" for skipped in getattr(server, "skipped", ())):
         if told is not None and line not in told:
             told.add(line)
             print(inert(line), file=sys.stderr, flush=True)
+    for entry in getattr(server, "logs", ()):  # what it logged at error level, once each; the rest is in mcp.log
+        key = f"log {entry.number}"
+        if entry.is_error and told is not None and key not in told:
+            told.add(key)
+            print(
+                inert(f"agent-tui: MCP server {server.name} logged {entry.level}: {entry.text}"),
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 async def _parts(args: argparse.Namespace, prompt: str, cwd: Path, settings: Any, model: str | None) -> Any:
@@ -159,7 +169,8 @@ async def _follow_run(args: argparse.Namespace, sessions: Sessions, sid: str, pr
     except SessionOwnedElsewhere as owned:
         if prompt is None:
             return fail(str(owned), EXIT_OWNED)
-        return fail(f"{owned}; your prompt {answering} is admitted and will run there", EXIT_OWNED)
+        how = "queued: it runs after that turn" if args.delivery == "queue" else "a steer: it is read at the next step"
+        return fail(f"{owned}; your prompt {answering} is admitted there as {how}", EXIT_OWNED)
     finally:
         await printer.close()
     if stopped_by:

@@ -83,6 +83,14 @@ _EXPORTS: dict[str, str] = {
     "agent_listing": "settings.agents",
     "UntrustedProject": "settings.config_layers",
     "find_project_config": "settings.config_layers",
+    # MCP servers: where each is configured, adding and removing them, starting them to check.
+    "mcp_listing": "settings.mcp_scopes",
+    "mcp_add": "settings.mcp_scopes",
+    "mcp_remove": "settings.mcp_scopes",
+    "McpServerRow": "settings.mcp_scopes",
+    "ServerNotFound": "settings.mcp_scopes",
+    "ServerExists": "settings.mcp_edit",
+    "probe_mcp_servers": "host.mcp_probe",
     # What is known about a model before a step runs (from the layer below core).
     "model_info": "agent_tui.llm.models:model_info",
     "load_llm": "agent_tui.llm.lazy:load",
@@ -169,6 +177,9 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.settings.config_layers import UntrustedProject as UntrustedProject
     from agent_tui.core.settings.config_layers import find_project_config as find_project_config
     from agent_tui.core.settings.config_layers import read_layers as read_layers
+    from agent_tui.core.settings.mcp_edit import ServerExists as ServerExists
+    from agent_tui.core.settings.mcp_scopes import McpServerRow as McpServerRow
+    from agent_tui.core.settings.mcp_scopes import ServerNotFound as ServerNotFound
     from agent_tui.core.store.bus import Subscription as Subscription
     from agent_tui.core.store.peek import peek_sessions as peek_sessions
     from agent_tui.core.store.tail import Synced as Synced

@@ -418,7 +418,8 @@ class Sessions:
 
     # -- export and import ---------------------------------------------------------------
     async def export(self, session_id: str, format: str = "jsonl") -> str:
-        """The session as reference 002's JSONL records, or as a Markdown transcript."""
+        """The session as reference 002's JSONL records, or as a Markdown transcript; either way its
+        subagents' sessions (and theirs) follow its own."""
         from agent_tui.core.transfer import export_jsonl, export_markdown
 
         if format not in ("jsonl", "markdown"):
@@ -429,19 +430,36 @@ class Sessions:
         if format == "markdown":  # the subagents' transcripts follow, each after a rule
             children = [await self.export(child.id, format) for child in await self.children(session_id)]
             return "\n---\n\n".join([export_markdown.markdown(session, messages, calls), *children])
-        return "".join(export_jsonl.lines(session, messages, calls))
+        subagents = [
+            export_jsonl.Transcript(child, await self._store.messages(child.id), await self._store.tool_calls(child.id))
+            for child in await self._descendants(session_id)
+        ]
+        return "".join(export_jsonl.lines(session, messages, calls, subagents))
+
+    async def _descendants(self, session_id: str) -> builtins.list[SessionRecord]:
+        """The subagents' sessions under this one, depth first (a child, its children, the next child)."""
+        found: builtins.list[SessionRecord] = []
+        for child in await self.children(session_id):
+            found += [child, *await self._descendants(child.id)]
+        return found
 
     async def import_session(self, text: str, *, location: str | Path, source: str = "import") -> SessionRecord:
-        """A new session from a JSONL export; a file that is not one changes nothing."""
-        from agent_tui.core.transfer import import_jsonl
+        """A new session from a JSONL export, with its subagents' sessions as new children of it (one
+        transaction); returns the parent. A file that is not an export changes nothing."""
+        from agent_tui.core.transfer import import_jsonl, import_tree
 
         rows = import_jsonl.parse(text, source)
         where = await asyncio.to_thread(lambda: Path(location).resolve())
         root = await asyncio.to_thread(paths.project_root, where)
-        events = import_jsonl.events_from(rows, str(where), str(root), source)
-        session_id = ids.session_id()
-        await self._store.publish_many(session_id, events)
-        return await self.get(session_id)
+        sessions = import_tree.sessions_from(rows, str(where), str(root), source)
+
+        def job(tx: Tx) -> None:
+            for session_id, events in sessions:
+                for event in events:
+                    tx.append(session_id, event)
+
+        await self._store.transact(job)
+        return await self.get(sessions[0][0])
 
     # -- forks -------------------------------------------------------------------------
     async def fork(self, session_id: str, at: str | None = None) -> SessionRecord:

@@ -155,6 +155,17 @@ class PermissionList(Listing[PermissionRecord]):
     pass
 
 
+class McpLogMessage(BaseModel):
+    """One message an MCP server logged (``notifications/message``)."""
+
+    at: int
+    """When it arrived, in milliseconds since the epoch."""
+    level: str
+    """debug, info, notice, warning, error, critical, alert or emergency."""
+    logger: str | None = None
+    text: str
+
+
 class McpServer(BaseModel):
     """One MCP server this process has started (or tried to) at one location."""
 
@@ -167,6 +178,8 @@ class McpServer(BaseModel):
     """Why it failed, with the tail of its stderr."""
     sandboxed: bool = False
     """Its process runs in the command sandbox (the server's ``sandbox = true``)."""
+    logs: list[McpLogMessage] = []
+    """What it logged lately, oldest first (the last 50; all of it is in ``mcp.log``)."""
 
 
 class McpServerList(Listing[McpServer]):

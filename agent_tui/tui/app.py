@@ -28,7 +28,7 @@ from agent_tui.tui.command_registry import BY_NAME, Command, palette, resolve
 from agent_tui.tui.custom_commands import command_dirs, load_commands, watch_commands
 from agent_tui.tui.file_index import mention
 from agent_tui.tui.gc_policy import tune_runtime
-from agent_tui.tui.mcp_view import McpServerState, failure_notice, new_notices
+from agent_tui.tui.mcp_view import McpServerState, error_notices, failure_notice, new_notices
 from agent_tui.tui.notice_hold import HeldNotice, NoticeHold
 from agent_tui.tui.pages import Pages
 from agent_tui.tui.screens.child_session import ChildSessionScreen
@@ -241,6 +241,8 @@ class AgentApp(App[None]):
             self.notify(failure_notice(server), severity="error", timeout=10)
         for notice in new_notices(server, self._mcp_told):
             self.notify(notice, severity="warning", timeout=10)
+        for notice in error_notices(server, self._mcp_told):  # what it logged at error level: once each
+            self.notify(notice, severity="error", timeout=10)
         self.view.paint_chrome()
 
     def notify(

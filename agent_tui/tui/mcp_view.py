@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from typing import Any, Protocol
 
@@ -74,6 +75,29 @@ def new_notices(status: Any, told: set[tuple[str, str, str]]) -> list[str]:
             told.add(key)
             fresh.append(f"MCP server {status.name}: {skipped}")
     return fresh
+
+
+def error_notices(status: Any, told: set[tuple[str, str, str]]) -> list[str]:
+    """One notice per message the server logged at error level or above and not yet in ``told``:
+    a server's log stays in ``/mcp`` and ``mcp.log`` otherwise, never on the transcript."""
+    fresh = []
+    for entry in getattr(status, "logs", ()):
+        key = (str(status.location), status.name, f"log {entry.number}")
+        if entry.is_error and key not in told:
+            told.add(key)
+            fresh.append(f"MCP server {status.name} logged {entry.level}: {entry.text}")
+    return fresh
+
+
+def log_line(entry: Any) -> str:
+    """``12:03:04 warning db: slow query`` (local time; the logger name when the server gave one)."""
+    at = time.strftime("%H:%M:%S", time.localtime(entry.at_ms / 1000))
+    return f"{at} {entry.level} {entry.logger + ': ' if entry.logger else ''}{entry.text}"
+
+
+def recent_logs(statuses: Iterable[Any], location: str) -> list[tuple[str, list[str]]]:
+    """(server, its kept log lines, oldest first) for each server at ``location`` that logged anything."""
+    return [(s.name, [log_line(e) for e in s.logs]) for s in _here(statuses, location) if getattr(s, "logs", ())]
 
 
 def tool_label(name: str) -> str:

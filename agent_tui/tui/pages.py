@@ -12,7 +12,7 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_tui.tui.mcp_view import listing
+from agent_tui.tui.mcp_view import listing, recent_logs
 from agent_tui.tui.screens.agents import AgentsScreen
 from agent_tui.tui.screens.child_session import ChildSessionScreen
 from agent_tui.tui.screens.context import ContextScreen
@@ -72,7 +72,8 @@ class Pages:
 
     def mcp_servers(self) -> None:
         mcp = self.app.services.mcp
-        self.app.push_screen(McpScreen(listing(mcp.mcp_status(), self._location()) if mcp is not None else []))
+        statuses, location = (mcp.mcp_status() if mcp is not None else []), self._location()
+        self.app.push_screen(McpScreen(listing(statuses, location), recent_logs(statuses, location)))
 
     async def skills(self) -> None:
         """``/skills``: what the selected agent may load, read from disk now (a new SKILL.md shows at once)."""

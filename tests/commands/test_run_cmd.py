@@ -384,6 +384,7 @@ async def test_a_second_process_neither_sweeps_nor_drains_a_live_session(cli: Cl
     code, out, err = await cli.run("--session", sid, "me too")
     assert code == 2
     assert str(await cli.mode.agent_pid(owner)) in err
+    assert "is admitted there as a steer: it is read at the next step" in err
     log = await cli.log(sid)
     assert "tool.failed" not in types(log)  # the running tool was not swept
     assert types(log)[-1] == "prompt.admitted"

@@ -22,3 +22,17 @@ def test_a_tool_that_is_not_offered_is_one_line_however_often_the_server_changes
     assert capsys.readouterr().err.splitlines() == [
         "agent-tui: MCP server jobs: tool run is not offered: it requires task-augmented execution"
     ]
+
+
+def test_a_logged_error_is_one_line_and_a_lesser_message_none(capsys) -> None:
+    from agent_tui.tools.mcp.server_log import ServerLog
+
+    log = ServerLog("jobs")
+    log.record("warning", "slow")
+    log.record("critical", "lost the queue")
+    server = Server(skipped=())
+    server.logs = log.entries  # type: ignore[attr-defined]
+    told: set[str] = set()
+    _mcp_notice(server, told)
+    _mcp_notice(server, told)
+    assert capsys.readouterr().err.splitlines() == ["agent-tui: MCP server jobs logged critical: lost the queue"]

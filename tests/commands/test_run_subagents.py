@@ -81,3 +81,28 @@ async def _children(cli: Cli, parent: str) -> list[str]:
     assert proc.returncode == 0, err.decode()
     rows = [json.loads(line) for line in out.decode().splitlines()]
     return [row["id"] for row in rows if row.get("spawned_by") == parent]
+
+
+async def test_export_and_import_through_the_cli_bring_the_children(cli: Cli, routes: Routes) -> None:
+    routes.add("PARENT", {"tool_calls": [task_call("call_t", "CHILD-A: answer")]}, {"text": "done"})
+    routes.add("CHILD-A", {"text": "child answer"})
+    code, out, err = await cli.run("--format", "json", "PARENT: go")
+    assert code == 0, err
+    parent = session_of(err)
+    (child,) = await _children(cli, parent)
+    target = cli.workdir / "family.jsonl"
+    proc = await cli.start("export", parent, "-o", str(target))
+    _, err_bytes = await proc.communicate()
+    assert proc.returncode == 0, err_bytes.decode()
+    assert f'"session_id": "{child}"' in target.read_text()
+
+    proc = await cli.start("import", str(target))
+    out_bytes, err_bytes = await proc.communicate()
+    assert proc.returncode == 0, err_bytes.decode()
+    copy = out_bytes.decode().strip()
+    (copied_child,) = await _children(cli, copy)
+    assert copied_child not in (parent, child)
+    copied_log = await cli.log(copied_child)
+    assert copied_log[0]["data"]["spawned_by"]["call_id"] == "call_t"
+    settled = next(e for e in await cli.log(copy) if e["type"] == "session.tool.success.1")
+    assert settled["data"]["output"]["text"] == f"child answer\n\nsession_id: {copied_child}"

@@ -44,3 +44,24 @@ async def test_the_servers_are_listed_with_state_and_tools(open_runtime: Any, wo
             assert here["tracker"]["state"] == "failed" and "no token" in here["tracker"]["error"]
             async with client.get("/api/mcp") as unauthorised:
                 assert unauthorised.status == 401
+
+
+async def test_a_servers_recent_log_messages_are_listed(open_runtime: Any, workdir: Path) -> None:
+    protocol = Path(__file__).resolve().parents[1] / "fakes" / "mcp_protocol.py"
+    servers = {"proto": {"command": [sys.executable, str(protocol)], "startup_timeout_s": 60}}
+    async with await open_runtime(cli={"mcp": {"servers": servers}}, policy="allow") as runtime:
+        await runtime.warm_mcp(workdir)
+        await asyncio.gather(*runtime._mcp._warming)  # noqa: SLF001 - the start this test waits for
+        (connection,) = runtime._mcp.hub.connections(workdir)  # noqa: SLF001
+        await connection.settled()
+        await connection.call("chatter", {"levels": ["notice", "error"]})
+        app = build_app(runtime.sessions, TOKEN, settings_for=runtime.settings_for, mcp_status=runtime.mcp_status)
+        async with TestClient(TestServer(app)) as client:
+            status, listed = await Api(client).call("GET", "/api/mcp")
+    assert status == 200, listed
+    (proto,) = [s for s in listed["data"] if Path(s["location"]) == workdir]
+    assert [(m["level"], m["logger"], m["text"]) for m in proto["logs"]] == [
+        ("notice", "proto", "notice message from chatter"),
+        ("error", "proto", "error message from chatter"),
+    ]
+    assert all(isinstance(m["at"], int) for m in proto["logs"])

@@ -911,6 +911,31 @@ async def test_ctrl_up_and_down_reorder_queued_items_durably(fake_sessions, make
         assert [c[0] for c in fake_sessions.calls].count("reorder_queue") == 3
 
 
+async def test_alt_letters_as_a_terminal_sends_them_run_their_bindings_and_type_nothing(
+    fake_sessions, make_app
+) -> None:
+    """A terminal's Alt+P arrives as ESC P: Textual's key "alt+p" with the printable character "p"
+    (Pilot's own press has no character, so it cannot show this). The prompt must not type it."""
+    from textual import events
+
+    async with opened(fake_sessions, make_app) as (app, pilot):
+        prompt = app.query_one(PromptInput)
+        prompt.focus()
+        await pilot.pause()
+        for key in ("alt+p", "alt+t", "alt+w"):
+            sent = events.Key(key, key[-1])  # what Textual's parser makes of ESC + letter
+            sent.set_sender(app)
+            assert app._driver is not None
+            app._driver.send_message(sent)  # the way the terminal's keys (and Pilot's) come in
+        await until(pilot, lambda: "queue paused" in status(app))
+        assert fake_sessions.calls[-1] == ("pause_queue", SID, True)
+        assert prompt.text == "", "an Alt binding typed its letter into the prompt"
+        plain = events.Key("x", "x")
+        plain.set_sender(app)
+        app._driver.send_message(plain)  # a plain letter still types
+        await until(pilot, lambda: prompt.text == "x")
+
+
 async def test_alt_p_pauses_and_resumes_the_queue_and_the_status_bar_says_so(fake_sessions, make_app) -> None:
     async with opened(fake_sessions, make_app) as (app, pilot):
         await pilot.press("alt+p")

@@ -154,3 +154,29 @@ async def test_a_server_that_dies_while_idle_shows_failed_at_once_with_one_notic
         await until(pilot, lambda: "mcp 1" in _status(app) and "mcp 1/" not in _status(app), timeout=60)
         (notice,) = [n.message for n in app._notifications if "MCP server notes" in n.message]
         assert notice.startswith("MCP server notes exited")
+
+
+async def test_a_logged_error_is_one_notice_and_slash_mcp_shows_the_recent_log(app: AgentApp) -> None:
+    from agent_tui.tools.mcp.hub import McpStatus
+    from agent_tui.tools.mcp.server_log import ServerLog
+    from agent_tui.vocab.kinds import McpState
+
+    log = ServerLog("tracker")
+    log.record("info", "synced 3 issues")
+    log.record("error", "token expired")
+    here = str(app.services.location)
+    status = McpStatus("tracker", here, "stdio", McpState.READY, ("find",), None, logs=log.entries)
+    async with app.run_test(notifications=True) as pilot:
+        app._mcp_changed(status)
+        app._mcp_changed(status)  # a later change of the same server: no second notice
+        await pilot.pause()
+        assert [n.message for n in app._notifications if "tracker" in n.message] == [
+            "MCP server tracker logged error: token expired"
+        ]
+        app.services.mcp.mcp_status = lambda: [status]  # type: ignore[union-attr, method-assign]
+        await pilot.press(*"/mcp", "enter")
+        await until(pilot, lambda: isinstance(app.screen, McpScreen))
+        ((name, lines),) = app.screen.logs
+        assert (
+            name == "tracker" and lines[0].endswith("info synced 3 issues") and lines[1].endswith("error token expired")
+        )

@@ -60,3 +60,22 @@ def test_each_tool_notice_of_a_server_is_shown_once() -> None:
     assert new_notices(jobs, told) == ["MCP server jobs: tool run is not offered: it requires task-augmented execution"]
     assert new_notices(jobs, told) == []  # the next state change of the same server says nothing again
     assert new_notices(Status("notes", McpState.READY), told) == []
+
+
+def test_a_logged_error_is_one_notice_and_every_kept_message_is_a_slash_mcp_line() -> None:
+    from agent_tui.tools.mcp.server_log import ServerLog
+    from agent_tui.tui.mcp_view import error_notices, recent_logs
+    from agent_tui.vocab.clock import ManualClock
+
+    log = ServerLog("db", ManualClock())
+    log.record("info", "connected", "pool")
+    log.record("error", "query failed")
+    db = Status("db", McpState.READY)
+    db.logs = log.entries  # type: ignore[attr-defined]
+    told: set[tuple[str, str, str]] = set()
+    assert error_notices(db, told) == ["MCP server db logged error: query failed"]
+    assert error_notices(db, told) == []  # the next state change of the same server says nothing again
+    (rows,) = recent_logs([db, *SERVERS], "/p")
+    assert (
+        rows[0] == "db" and rows[1][0].endswith(" info pool: connected") and rows[1][1].endswith(" error query failed")
+    )

@@ -107,6 +107,28 @@ async def test_installed_agent_tui_streams_an_answer_and_quits(
     assert len(fake.requests) == 1
 
 
+async def test_alt_keys_run_their_bindings_in_a_real_terminal_and_type_nothing(
+    workdir: Path, agent_home: Path, launch_mode: LaunchMode
+) -> None:
+    """tmux sends Alt+S as ESC S, as terminals do: its binding answers (no task block yet: a
+    notice says so) and no letter lands in the prompt."""
+    session = f"agent-tui-altkeys-{os.getpid()}-{launch_mode.name}"
+    await start_agent_tui(
+        session, workdir, agent_home, "--model", "openai/fake", "--api-key", "sk-test", mode=launch_mode
+    )
+    try:
+        await screen_shows(session, "Ask anything")
+        await tmux("send-keys", "-t", session, "M-s")  # one: Textual misreads ESC x ESC y sent at once
+        await screen_shows(session, "no subagent task here")
+        # The notice covers the prompt for 3 s; then its placeholder shows again only if nothing was typed.
+        await screen_shows(session, "Ask anything · Enter send")
+        await tmux("send-keys", "-t", session, "C-c")
+        await tmux("send-keys", "-t", session, "C-c")
+        await screen_shows(session, "AGENT_TUI_EXIT=0")
+    finally:
+        await tmux("kill-session", "-t", session)
+
+
 async def test_an_invalid_config_is_reported_after_the_app_closes(
     workdir: Path, agent_home: Path, launch_mode: LaunchMode
 ) -> None:

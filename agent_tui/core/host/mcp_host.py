@@ -30,6 +30,12 @@ SDK_LOG = "mcp.log"
 """The MCP SDK's own log records, in agent-tui's data directory (never on the terminal)."""
 
 
+def roots(settings: Settings, location: Path) -> list[Path]:
+    """The folders a server may work in (``roots/list``): the project root, then each reference's."""
+    root = paths.project_root(location)
+    return [root, *settings.reference_roots(root).values()]
+
+
 def enabled(settings: Settings) -> dict[str, McpServerConfig]:
     return {name: server for name, server in settings.mcp.servers.items() if server.enabled}
 
@@ -69,7 +75,9 @@ class McpHost:
         self._warming: set[asyncio.Task[list[McpConnection]]] = set()
 
     async def attach(self, tools: McpRegistrations, location: Path, settings: Settings, agent: str) -> None:
-        connections = await self.hub.sync(location, enabled(settings), sandboxes(settings, location))
+        connections = await self.hub.sync(
+            location, enabled(settings), sandboxes(settings, location), roots(settings, location)
+        )
         chosen = settings.mcp_servers(agent)
         selected = [c for c in connections if c.name in chosen]
         await asyncio.gather(*(c.settled() for c in selected if c.worth_waiting))
@@ -87,7 +95,7 @@ class McpHost:
         if not enabled(settings):
             return None
         task = asyncio.get_running_loop().create_task(
-            self.hub.sync(location, enabled(settings), sandboxes(settings, location))
+            self.hub.sync(location, enabled(settings), sandboxes(settings, location), roots(settings, location))
         )
         self._warming.add(task)  # the loop keeps only a weak reference to a task
         task.add_done_callback(self._warmed)

@@ -9,13 +9,27 @@ full result; ``run.status`` and ``run.end``. Instruction updates and
 compactions are ``agent.event`` records. What agent-tui needs to import the
 export again rides in ``meta`` (readers ignore fields they do not know).
 The export is what the model sees: rewound history is not in it.
+
+A session's subagents (issue 25) follow its own records, depth first (a child,
+its children, the next child), each opened by an ``x.agent-tui.subagent``
+record: the child's header under a namespaced type, its ``meta.spawned_by``
+naming the parent session, the assistant message and the ``task`` call. Not a
+second ``header``: reference 002 makes the header the file's one opening record
+("do not rewrite the header"), and a reader keeping the last header it saw
+would take the child's model and cwd for the run's. Its §9 lets a file carry
+new record types under an ``x.<org>.`` prefix, which readers ignore; the
+child's runs are ordinary ``run.start`` … ``run.end`` with their own run ids
+and ``session_id``, and ``seq`` keeps counting across the file, so a reader
+that pairs ``llm.request`` with ``llm.response`` by ``seq`` never mixes two
+sessions' steps.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from agent_tui import __version__
@@ -23,6 +37,17 @@ from agent_tui.core.log import events as ev
 from agent_tui.core.log.records import MessageRecord, SessionRecord, ToolCallRecord
 
 SCHEMA_VERSION = 1
+SUBAGENT = "x.agent-tui.subagent"
+"""The record that opens a subagent's session in a parent's export (its header, namespaced)."""
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """One session's part of an export: the session and its projection."""
+
+    session: SessionRecord
+    messages: list[MessageRecord]
+    calls: list[ToolCallRecord]
 
 
 def iso(ms: int) -> str:
@@ -56,14 +81,16 @@ def _status(data: dict[str, Any] | None) -> str:
 
 
 class _Writer:
-    def __init__(self, session: SessionRecord, calls: list[ToolCallRecord]) -> None:
+    def __init__(
+        self, session: SessionRecord, calls: list[ToolCallRecord], invocation: int = 0, event_seq: int = 0
+    ) -> None:
         self.session = session
         self.calls = {(c.assistant_message_id, c.call_id): c for c in calls}
         self.run_id: str | None = None
         self.last_assistant: dict[str, Any] | None = None
         self.unsent: list[dict[str, Any]] = []  # messages since the last llm.request
-        self.invocation = 0
-        self.event_seq = 0
+        self.invocation = invocation  # file-wide: a subagent's steps go on from its parent's
+        self.event_seq = event_seq
 
     def header(self) -> dict[str, Any]:
         s = self.session
@@ -77,6 +104,22 @@ class _Writer:
             "model": {"name": s.model},
             "runtime": {"cwd": s.location},
             "meta": {"title": s.title, "agent": s.agent, "project_root": s.project_root},
+        }
+
+    def subagent(self) -> dict[str, Any]:
+        """A child's header as an ``x.agent-tui.subagent`` record (with ``ts``, as every record but the header)."""
+        s, opened = self.session, self.header()
+        spawned_by = {
+            "session_id": s.spawned_by,
+            "assistant_message_id": s.spawned_message_id,
+            "call_id": s.spawned_call_id,
+        }
+        del opened["schema_version"]
+        return {
+            **opened,
+            "type": SUBAGENT,
+            "ts": opened["started_at"],
+            "meta": {**opened["meta"], "spawned_by": spawned_by},
         }
 
     def message(self, m: MessageRecord) -> Iterator[dict[str, Any]]:
@@ -148,7 +191,13 @@ class _Writer:
                 "stop_reason": d.get("finish"),
                 "provider_meta": [p.get("provider_meta") for p in reasoning] or None,
             },
-            meta={"parts": parts, "state": d.get("state"), "error": d.get("error"), "cost": d.get("cost")},
+            meta={
+                "message_id": m.id,  # what a subagent's ``spawned_by`` names
+                "parts": parts,
+                "state": d.get("state"),
+                "error": d.get("error"),
+                "cost": d.get("cost"),
+            },
         )
         for call in calls:
             if call is None or call.state == "running":
@@ -163,7 +212,13 @@ class _Writer:
                 tool_call_id=call.call_id,
                 result_raw=raw,
                 is_error=failed,
-                meta={"input": call.input, "output": call.output, "error": call.error, "hosted": call.hosted},
+                meta={
+                    "input": call.input,
+                    "output": call.output,
+                    "error": call.error,
+                    "hosted": call.hosted,
+                    "result_meta": call.result_meta,  # a ``task`` call's child session id, for the TUI
+                },
             )
         self.last_assistant = d
 
@@ -184,16 +239,32 @@ class _Writer:
 
 
 def records(
-    session: SessionRecord, messages: list[MessageRecord], calls: list[ToolCallRecord]
+    session: SessionRecord,
+    messages: list[MessageRecord],
+    calls: list[ToolCallRecord],
+    subagents: Sequence[Transcript] = (),
 ) -> Iterator[dict[str, Any]]:
-    """Every record of the export, in order."""
+    """Every record of the export, in order; ``subagents`` (depth first) follow the session's own."""
     writer = _Writer(session, calls)
     yield writer.header()
+    yield from _body(writer, messages)
+    for child in subagents:
+        writer = _Writer(child.session, child.calls, writer.invocation, writer.event_seq)
+        yield writer.subagent()
+        yield from _body(writer, child.messages)
+
+
+def _body(writer: _Writer, messages: list[MessageRecord]) -> Iterator[dict[str, Any]]:
     for message in messages:
         yield from writer.message(message)
-    yield from writer.end_run(iso(session.updated))
+    yield from writer.end_run(iso(writer.session.updated))
 
 
-def lines(session: SessionRecord, messages: list[MessageRecord], calls: list[ToolCallRecord]) -> Iterator[str]:
-    for record in records(session, messages, calls):
+def lines(
+    session: SessionRecord,
+    messages: list[MessageRecord],
+    calls: list[ToolCallRecord],
+    subagents: Sequence[Transcript] = (),
+) -> Iterator[str]:
+    for record in records(session, messages, calls, subagents):
         yield json.dumps(record, ensure_ascii=False) + "\n"

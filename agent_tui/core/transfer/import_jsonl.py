@@ -4,12 +4,16 @@ The whole file is read and turned into events before anything is written; a
 file that is not an export (no ``header`` first, a line that is not JSON) or
 of an unknown ``schema_version`` is one clear error and nothing is changed.
 Unknown record types and fields are ignored (reference 002). New ids are
-made for the session, its prompts and its steps; call ids are kept.
+made for the session, its prompts and its steps; call ids are kept. A file
+with subagents holds several sessions: ``import_tree`` splits it and hands
+each part here, with the links (``spawned_by``, the ``task`` results' child
+ids) translated to the new ids.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -30,7 +34,9 @@ class NotAnExport(StoreError):
 
 def parse(text: str, source: str) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    for number, line in enumerate(text.splitlines(), 1):
+    # records end at "\n" only: str.splitlines() would also split inside a string that holds
+    # U+0085, U+2028 or U+2029, which the export writes as they are (ensure_ascii=False)
+    for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:
@@ -48,15 +54,32 @@ def parse(text: str, source: str) -> list[dict[str, Any]]:
     return rows
 
 
+Links = Mapping[tuple[str, str], tuple[str, str]]
+"""(exported assistant message id, call id) of a ``task`` call → (exported, new) id of its child session."""
+
+
+def swap_id(value: Any, old: str, new: str) -> Any:
+    """``value`` (JSON) with every occurrence of the id ``old`` in its strings made ``new``."""
+    if isinstance(value, str):
+        return value.replace(old, new)
+    if isinstance(value, dict):
+        return {key: swap_id(item, old, new) for key, item in value.items()}
+    if isinstance(value, list):
+        return [swap_id(item, old, new) for item in value]
+    return value
+
+
 class _Builder:
-    def __init__(self, location: str, project_root: str) -> None:
+    def __init__(self, location: str, project_root: str, links: Links | None = None) -> None:
         self.location, self.root = location, project_root
+        self.links: Links = links or {}
+        self.message_ids: dict[str, str] = {}  # exported assistant message id -> the new one
         self.events: list[ev.DurableEvent] = []
         self.step: dict[str, Any] | None = None  # the open step: its id, meta, unsettled calls
         self.request: dict[str, Any] = {}  # the llm.request before the response (model, agent, attempt)
         self.compaction: str | None = None
 
-    def header(self, row: dict[str, Any]) -> None:
+    def header(self, row: dict[str, Any], spawned_by: ev.SpawnedBy | None = None) -> None:
         meta = row.get("meta") or {}
         self.events.append(
             ev.SessionCreated(
@@ -65,6 +88,7 @@ class _Builder:
                 title=meta.get("title"),
                 agent=meta.get("agent") or "build",
                 model=(row.get("model") or {}).get("name"),
+                spawned_by=spawned_by,
             )
         )
 
@@ -94,6 +118,9 @@ class _Builder:
     def open_step(self, row: dict[str, Any]) -> None:
         meta, output = row.get("meta") or {}, row.get("output") or {}
         amid = ids.message_id()
+        exported = meta.get("message_id")  # absent in exports from before subagents were exported
+        if isinstance(exported, str):
+            self.message_ids[exported] = amid
         reply = (output.get("messages") or [{}])[0]
         request, asked = self.request.get("meta") or {}, self.request.get("model") or {}
         model = asked.get("name") or (output.get("usage") or {}).get("model") or ""
@@ -141,21 +168,33 @@ class _Builder:
                         )
                     )
                     open_calls.append(part["call_id"])
-        self.step = {"id": amid, "row": row, "meta": meta, "open": open_calls}
+        self.step = {"id": amid, "exported": exported, "row": row, "meta": meta, "open": open_calls}
 
     def settle(self, row: dict[str, Any]) -> None:
         if self.step is None or row.get("tool_call_id") not in self.step["open"]:
             return
+        link = self.links.get((self.step["exported"], row["tool_call_id"]))
+        if link is not None:  # a ``task`` result names its child: the new child, as the picker lists it
+            row = swap_id(row, *link)
         amid, meta = self.step["id"], row.get("meta") or {}
         self.step["open"].remove(row["tool_call_id"])
+        result_meta = meta.get("result_meta") or {}
         if row.get("is_error"):
             error = ErrorInfo(
                 **(meta.get("error") or {"type": ErrorType.TOOL_EXECUTION, "message": row.get("result_raw", "")})
             )
-            self.events.append(ev.ToolFailed(assistant_message_id=amid, call_id=row["tool_call_id"], error=error))
+            self.events.append(
+                ev.ToolFailed(
+                    assistant_message_id=amid, call_id=row["tool_call_id"], error=error, result_meta=result_meta
+                )
+            )
         else:
             output = ToolOutput(**(meta.get("output") or {"text": row.get("result_raw", "")}))
-            self.events.append(ev.ToolSucceeded(assistant_message_id=amid, call_id=row["tool_call_id"], output=output))
+            self.events.append(
+                ev.ToolSucceeded(
+                    assistant_message_id=amid, call_id=row["tool_call_id"], output=output, result_meta=result_meta
+                )
+            )
 
     def close_step(self) -> None:
         if self.step is None:
@@ -219,10 +258,25 @@ class _Builder:
 
 def events_from(rows: list[dict[str, Any]], location: str, project_root: str, source: str) -> list[ev.DurableEvent]:
     """The events that make a session like the exported one; a record that does not fit is one error."""
-    builder = _Builder(location, project_root)
+    return build(rows, location, project_root, source).events
+
+
+def build(
+    rows: list[dict[str, Any]],
+    location: str,
+    project_root: str,
+    source: str,
+    *,
+    first: int = 1,
+    links: Links | None = None,
+    spawned_by: ev.SpawnedBy | None = None,
+) -> _Builder:
+    """One session's records (``rows[0]`` its header, line ``first`` of the file) built into events;
+    the builder also knows which new assistant message each exported one became."""
+    builder = _Builder(location, project_root, links)
     try:
-        builder.header(rows[0])
-        for number, row in enumerate(rows[1:], 2):
+        builder.header(rows[0], spawned_by)
+        for number, row in enumerate(rows[1:], first + 1):
             try:
                 builder.record(row)
             except KeyError as error:
@@ -232,4 +286,4 @@ def events_from(rows: list[dict[str, Any]], location: str, project_root: str, so
         builder.close_step()
     except ValidationError as error:
         raise NotAnExport(f"{source}: the header does not fit: {error.errors()[0]['msg']}") from None
-    return builder.events
+    return builder

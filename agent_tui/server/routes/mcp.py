@@ -1,10 +1,10 @@
-"""``GET /api/mcp``: the MCP servers this process runs, their state and tools."""
+"""``GET /api/mcp``: the MCP servers this process runs, their state, tools and recent log messages."""
 
 from __future__ import annotations
 
 from aiohttp import web
 
-from agent_tui.server.bodies import McpServer, McpServerList
+from agent_tui.server.bodies import McpLogMessage, McpServer, McpServerList
 from agent_tui.server.respond import reply
 from agent_tui.server.state import state
 from agent_tui.server.table import RouteTable
@@ -27,6 +27,7 @@ async def servers(request: web.Request) -> web.Response:
                     tools=list(s.tools),
                     error=s.error,
                     sandboxed=s.sandboxed,
+                    logs=[McpLogMessage(at=e.at_ms, level=e.level, logger=e.logger, text=e.text) for e in s.logs],
                 )
                 for s in found
             ]

@@ -10,6 +10,10 @@ Every wait on a server is bounded (start-up, listing, each call). A server
 that misses one is failed with the reason and retried in the background
 after its backoff; only a first start (or the immediate restart after a
 crash) is waited for, never a server already known to fail.
+
+The client's side of the protocol: it declares roots (``roots``) and answers
+``roots/list`` with the folders it was given, keeps what the server logs
+(``server_log``) and passes a call's progress to the caller (``progress``).
 """
 
 from __future__ import annotations
@@ -18,18 +22,21 @@ import asyncio
 import importlib
 import logging
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from agent_tui import __version__
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.mcp.confined import SandboxUnavailable, server_argv
 from agent_tui.tools.mcp.end_watch import watched
 from agent_tui.tools.mcp.listing import McpToolInfo, list_all, offered
+from agent_tui.tools.mcp.progress import progress_callback
+from agent_tui.tools.mcp.roots import announce_change, distinct, listed
 from agent_tui.tools.mcp.sdk_log import route_sdk_logs
 from agent_tui.tools.mcp.server_env import server_environment
+from agent_tui.tools.mcp.server_log import McpLogEntry, ServerLog
 from agent_tui.tools.sandbox import SandboxPolicy
 from agent_tui.vocab.clock import Clock, SystemClock
 from agent_tui.vocab.kinds import McpState
@@ -39,6 +46,8 @@ STDERR_TAIL_CHARS = 1500
 BACKOFF_BASE_MS = 1_000
 BACKOFF_CAP_MS = 60_000
 CLIENT_NAME = "agent-tui"
+LOG_LEVEL: Final = "info"
+"""The least a server is asked to log (a 2026-era server sends nothing without this opt-in)."""
 
 
 def backoff_ms(failures: int, crashed: bool = False) -> int:
@@ -56,6 +65,7 @@ async def load_sdk(log_file: Path | None = None) -> None:
     await asyncio.to_thread(route_sdk_logs, log_file)
     await asyncio.to_thread(importlib.import_module, "mcp.client.stdio")
     await asyncio.to_thread(importlib.import_module, "mcp.client.streamable_http")
+    await asyncio.to_thread(importlib.import_module, "mcp.client.sse")
 
 
 def _stderr_tail(path: Path | None) -> str:
@@ -79,6 +89,7 @@ class McpConnection:
         clock: Clock | None = None,
         on_change: Callable[[McpConnection], None] | None = None,
         sandbox: SandboxPolicy | None = None,
+        roots: Iterable[Path] = (),
     ) -> None:
         self.name = name
         self.config = config
@@ -93,6 +104,11 @@ class McpConnection:
         self.error: str | None = None
         self.last_error: str | None = None
         """The latest failure's reason, kept while a restart is under way (``error`` is then None)."""
+        self.roots = distinct(roots)
+        """The folders ``roots/list`` answers with (``set_roots`` changes them while it runs)."""
+        self.log = ServerLog(name, clock)
+        """What the server logged lately (``notifications/message``); also in ``mcp.log``."""
+        self._announcing: asyncio.Task[None] | None = None
         self._clock = clock or SystemClock()
         self._on_change = on_change or (lambda _: None)
         self._client: Any = None
@@ -143,7 +159,7 @@ class McpConnection:
 
     async def stop(self) -> None:
         self._stop.set()
-        for helper in (self._retry, self._relisting):
+        for helper in (self._retry, self._relisting, self._announcing):
             if helper is not None and not helper.done():
                 helper.cancel()
         task = self._task
@@ -230,6 +246,10 @@ class McpConnection:
                 command=command, args=args, cwd=str(cwd), env=server_environment(self.config)
             )
             transport = watched(stdio_client(params, errlog=errlog), on_end)
+        elif self.config.transport == "sse":
+            from mcp.client.sse import sse_client
+
+            transport = sse_client(self.config.url or "", headers=self.config.headers, timeout=self.config.timeout_s)
         else:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
@@ -242,6 +262,9 @@ class McpConnection:
             transport,
             client_info=Implementation(name=CLIENT_NAME, version=__version__),
             message_handler=self._on_message,
+            list_roots_callback=self._list_roots,
+            logging_callback=self._on_log,
+            log_level=LOG_LEVEL,
             cache=None,
         )
         return await stack.enter_async_context(client)
@@ -274,6 +297,34 @@ class McpConnection:
 
         if isinstance(message, ToolListChangedNotification):
             self.tools_changed()
+
+    # -- the client's side: roots and log messages -----------------------------------
+
+    async def _list_roots(self, context: Any) -> Any:  # noqa: ARG002 - the SDK's ListRootsFnT signature
+        from mcp.types import ListRootsResult, Root
+
+        return ListRootsResult(roots=[Root(uri=uri, name=name) for uri, name in listed(self.roots)])  # type: ignore[arg-type]
+
+    def set_roots(self, roots: Iterable[Path]) -> None:
+        """New roots (the settings changed); a running server is told, and asks again when it cares."""
+        fresh = distinct(roots)
+        if fresh == self.roots:
+            return
+        self.roots = fresh
+        client = self._client
+        if self.state is McpState.READY and client is not None:
+            self._announcing = asyncio.get_running_loop().create_task(
+                announce_change(client, self.name), name=f"mcp-roots:{self.name}"
+            )
+
+    async def _on_log(self, params: Any) -> None:
+        entry = self.log.record(str(params.level), params.data, params.logger)
+        if entry.is_error:  # one notice: listeners find it in ``logs`` (each shown once)
+            self._on_change(self)
+
+    @property
+    def logs(self) -> tuple[McpLogEntry, ...]:
+        return self.log.entries
 
     async def _listen(self, client: Any) -> None:
         """A 2026-era server announces a changed tool list only on a ``subscriptions/listen`` stream
@@ -331,8 +382,9 @@ class McpConnection:
 
     # -- calls ---------------------------------------------------------------------
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
-        """The server's ``CallToolResult``; a server that is down, dies or times out raises ``ToolError``."""
+    async def call(self, tool: str, arguments: dict[str, Any], on_progress: Callable[[str], None] | None = None) -> Any:
+        """The server's ``CallToolResult``; a server that is down, dies or times out raises ``ToolError``.
+        Each progress notification of the call reaches ``on_progress`` as one line."""
         if self.state is not McpState.READY:
             self.start()
             if self.worth_waiting:
@@ -346,7 +398,9 @@ class McpConnection:
         limit = self.config.timeout_s
         try:
             async with asyncio.timeout(limit):
-                result = await client.call_tool(tool, arguments)
+                result = await client.call_tool(
+                    tool, arguments, progress_callback=progress_callback(on_progress) if on_progress else None
+                )
         except TimeoutError:
             await self._failed(f"did not answer {tool} within {limit:g} s", stop)
             raise ToolError(

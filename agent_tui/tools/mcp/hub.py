@@ -1,18 +1,21 @@
 """The process's MCP connections, one per (location, server name), shared by the sessions there.
 
 ``sync`` makes the connections match a location's configuration: new servers
-start in the background, a changed or removed one is stopped. ``close`` stops
+start in the background, a changed or removed one is stopped, and every one
+is given the location's roots (a change is announced to a running server,
+never a restart). ``close`` stops
 them all (their process groups too) when the process exits.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.tools.mcp.connection import McpConnection, load_sdk
+from agent_tui.tools.mcp.server_log import McpLogEntry
 from agent_tui.tools.sandbox import SandboxPolicy
 from agent_tui.vocab.clock import Clock
 from agent_tui.vocab.kinds import McpState
@@ -36,6 +39,8 @@ class McpStatus:
     """Why some of its tools are not offered: one notice each."""
     sandboxed: bool = False
     """Its process runs in the command sandbox (``sandbox = true``)."""
+    logs: tuple[McpLogEntry, ...] = ()
+    """What it logged lately, oldest first (``server_log.KEPT`` at most)."""
 
     @property
     def fresh_failure(self) -> bool:
@@ -65,9 +70,12 @@ class McpHub:
         location: Path,
         servers: Mapping[str, McpServerConfig],
         sandboxes: Mapping[str, SandboxPolicy] | None = None,
+        roots: Iterable[Path] = (),
     ) -> list[McpConnection]:
         """The location's connections for ``servers`` (enabled ones), each started unless it is up or backing off;
-        ``sandboxes`` holds the policy of each server that runs confined (a changed policy restarts it)."""
+        ``sandboxes`` holds the policy of each server that runs confined (a changed policy restarts it);
+        ``roots`` are the folders each may work in (a change is announced, not restarted for)."""
+        roots = tuple(roots)
         if servers:
             await self._load_sdk()
         policies = sandboxes or {}
@@ -84,8 +92,11 @@ class McpHub:
         for name, config in servers.items():
             connection = self._connections.get((location, name))
             if connection is None:
-                connection = McpConnection(name, config, location, self._clock, self._changed, policies.get(name))
+                connection = McpConnection(
+                    name, config, location, self._clock, self._changed, policies.get(name), roots
+                )
                 self._connections[(location, name)] = connection
+            connection.set_roots(roots)
             connection.start()
             out.append(connection)
         return out
@@ -110,6 +121,7 @@ class McpHub:
                 c.failures,
                 c.skipped,
                 c.sandbox is not None,
+                c.logs,
             )
             for c in self.connections(location)
         ]

@@ -1,4 +1,5 @@
-"""``/mcp``: the MCP servers of this location, their state and their tools, on one modal page."""
+"""``/mcp``: the MCP servers of this location, their state and their tools, then what each logged lately,
+on one modal page."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from textual.widgets import Static
 class McpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q", "dismiss", "close")]
 
-    def __init__(self, rows: list[tuple[str, str, str]]) -> None:
+    def __init__(self, rows: list[tuple[str, str, str]], logs: list[tuple[str, list[str]]] | None = None) -> None:
         super().__init__()
         self.rows = rows
+        self.logs = logs or []
+        """(server, its recent log lines): a server's log is shown here, not on the transcript."""
 
     def compose(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2))
@@ -30,3 +33,6 @@ class McpScreen(ModalScreen[None]):
                 yield Static(table, id="mcp-servers")
             else:
                 yield Static("No MCP servers configured here. Add [mcp.servers.NAME] to config.toml.", id="mcp-servers")
+            for name, lines in self.logs:
+                yield Static(f"{name} · recent log", classes="help-title")
+                yield Static("\n".join(lines), markup=False, classes="mcp-log")

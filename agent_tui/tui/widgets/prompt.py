@@ -110,6 +110,12 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             self.action_newline()
+        elif event.key.startswith("alt+") and event.is_printable:
+            # A terminal sends Alt+P as ESC P, which Textual reports as the key "alt+p" with the
+            # character "p": TextArea would type it and stop the key, so the app's Alt bindings
+            # (pause, withdraw, plan, subagent) never ran outside tests. Not typed, the key bubbles
+            # up to them.
+            event.prevent_default()
         else:
             await super()._on_key(event)
 

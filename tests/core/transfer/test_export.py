@@ -16,7 +16,7 @@ from agent_tui.testing.fake_provider import FakeProvider
 
 from ..history.test_rewind import _turn
 
-VOLATILE = {"run_id", "session_id", "ts", "started_at"}
+VOLATILE = {"run_id", "session_id", "ts", "started_at", "message_id"}  # ids an import makes anew
 
 
 def _stable(value: Any) -> Any:
