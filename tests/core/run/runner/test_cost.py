@@ -67,3 +67,18 @@ def test_a_step_logged_before_cost_sources_still_reads() -> None:
     event = ev.decode(ev.StepEnded.TYPE, old)
     assert isinstance(event, ev.StepEnded)
     assert event.cost == 0.5 and event.cost_source is None and event.usage.input_tokens == 3
+
+
+async def test_an_export_and_import_keep_the_cost_and_its_source(
+    open_runtime: Any, fake: FakeProvider, workdir: Any
+) -> None:
+    async with await open_runtime(cli=PRICED, policy="allow") as runtime:
+        sid = (await runtime.sessions.create(location=workdir)).id
+        await runtime.sessions.prompt(sid, "how much?", resume=False)
+        fake.add({"text": "this much", "usage": {"input": 1000, "output": 500, "cost": 0.0123}})
+        assert await runtime.sessions.run(sid) is None
+        copy = await runtime.sessions.import_session(await runtime.sessions.export(sid), location=workdir)
+        ended = of_type(await stored(runtime, copy.id), ev.StepEnded)[0]
+        spent = await runtime.sessions.usage(copy.id)
+    assert ended.cost == pytest.approx(0.0123) and ended.cost_source == "provider"
+    assert spent.total.cost == pytest.approx(0.0123) and spent.total.input_tokens == 1000
