@@ -76,7 +76,7 @@ async def usage_report(
     return await fetch(conn, sql, params, _row)
 
 
-_TREE = (
+_TREE = (  # the session and every session spawned under it, at any depth
     "WITH RECURSIVE tree (id) AS (SELECT id FROM session WHERE id = ?"
     " UNION SELECT s.id FROM session s JOIN tree ON s.spawned_by = tree.id)"
 )
@@ -88,7 +88,7 @@ _ALONE = "WITH tree (id) AS (SELECT ?)"
 def _tree_sql(by: str, subagents: bool = True) -> str:
     order = "SUM(u.input_tokens + u.output_tokens) DESC, key"
     return (
-        f"{_TREE if subagents else _ALONE} SELECT {_KEYS[by]} AS key, NULL, {_SUMS} FROM step_usage u JOIN session s ON s.id = u.session_id"
+        f"{_TREE if subagents else _ALONE} SELECT {_KEYS[by]} AS key, NULL, {_SUMS} FROM step_usage u"
         f" WHERE u.session_id IN (SELECT id FROM tree) GROUP BY key ORDER BY {order}"
     )
 

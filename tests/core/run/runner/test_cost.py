@@ -82,3 +82,21 @@ async def test_an_export_and_import_keep_the_cost_and_its_source(
         spent = await runtime.sessions.usage(copy.id)
     assert ended.cost == pytest.approx(0.0123) and ended.cost_source == "provider"
     assert spent.total.cost == pytest.approx(0.0123) and spent.total.input_tokens == 1000
+
+
+async def test_spent_stays_spent_a_rewind_keeps_it_and_a_fork_counts_only_its_own(
+    open_runtime: Any, fake: FakeProvider, workdir: Any
+) -> None:
+    async with await open_runtime(cli=PRICED, policy="allow") as runtime:
+        sessions = runtime.sessions
+        sid = (await sessions.create(location=workdir)).id
+        await sessions.prompt(sid, "first", resume=False)
+        fake.add({"text": "one", "usage": {"input": 1000, "output": 0}})
+        assert await sessions.run(sid) is None
+        fork = await sessions.fork(sid)
+        prompt = (await sessions.rewind_points(sid))[0]
+        await sessions.rewind(sid, prompt.message_id, "conversation")
+        kept = await sessions.usage(sid)
+        forked = await sessions.usage(fork.id)
+    assert kept.total.steps == 1 and kept.total.cost == pytest.approx(0.002)  # the rewound step was billed
+    assert forked.total.steps == 0 and forked.total.cost is None  # the fork's copied history is the parent's spend
