@@ -1,5 +1,5 @@
 """Entry points: the TUI, ``run``, ``serve``, ``sessions``, ``log``, ``db``, ``rewind``, ``export``, ``import``,
-``context``, ``warm``, ``trust``, ``skills``, ``sandbox``, ``agents``, ``mcp``.
+``context``, ``warm``, ``trust``, ``skills``, ``sandbox``, ``agents``, ``mcp``, ``usage``.
 
 Only argparse and the version are imported here (``--version`` answers before
 argparse); every subcommand imports its own implementation lazily so
@@ -270,6 +270,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     warm.add_argument("--json", action="store_true", help="status as one JSON object per warm process")
 
+    usage = sub.add_parser("usage", help="tokens and cost across all sessions, by day, week, month, model, ...")
+    usage.add_argument(
+        "--by",
+        choices=["day", "week", "month", "model", "agent", "project", "session"],
+        default="day",
+        help="how to group the steps (default: day; weeks start on Monday; times are local)",
+    )
+    usage.add_argument("--since", metavar="DATE", help="from this day on (YYYY-MM-DD)")
+    usage.add_argument("--until", metavar="DATE", help="up to and including this day (YYYY-MM-DD)")
+    shape = usage.add_mutually_exclusive_group()
+    shape.add_argument("--json", action="store_true", help="one JSON object per group (cost null when unknown)")
+    shape.add_argument("--chart", action="store_true", help="a terminal chart of tokens and cost over time")
+
     db = sub.add_parser("db", help="database maintenance")
     db_sub = db.add_subparsers(dest="db_command", required=True)
     db_sub.add_parser("rebuild", help="rebuild every projection from the event table")
@@ -293,6 +306,7 @@ _COMMANDS = {
     "sandbox": "agent_tui.commands.sandbox_cmd",
     "agents": "agent_tui.commands.agents_cmd",
     "mcp": "agent_tui.commands.mcp_cmd",
+    "usage": "agent_tui.commands.usage_cmd",
 }
 WARM_COMMANDS = (None, "run", "serve")
 """What a warm process may run: the commands that import the app, LiteLLM or the server."""

@@ -29,6 +29,9 @@ _EXPORTS: dict[str, str] = {
     "InboxRecord": "log.records",
     "PermissionRecord": "log.records",
     "PlanRecord": "log.records",
+    "SessionUsage": "log.usage_records",
+    "UsageRow": "log.usage_records",
+    "USAGE_GROUPINGS": "log.usage_records",
     "SessionRow": "log.session_row",
     "Receipt": "inbox.admission",
     "RewindPoint": "history.rewind",
@@ -149,6 +152,9 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.log.records import SessionRecord as SessionRecord
     from agent_tui.core.log.records import SessionSummary as SessionSummary
     from agent_tui.core.log.session_row import SessionRow as SessionRow
+    from agent_tui.core.log.usage_records import USAGE_GROUPINGS as USAGE_GROUPINGS
+    from agent_tui.core.log.usage_records import SessionUsage as SessionUsage
+    from agent_tui.core.log.usage_records import UsageRow as UsageRow
     from agent_tui.core.request.breakdown import ContextBreakdown as ContextBreakdown
     from agent_tui.core.request.skills import skill_listing as skill_listing
     from agent_tui.core.run.lease import SessionOwnedElsewhere as SessionOwnedElsewhere

@@ -33,6 +33,7 @@ from agent_tui.core.log.records import (
     SessionRecord,
     SessionSummary,
 )
+from agent_tui.core.log.usage_records import SessionUsage, UsageGrouping, UsageRow
 from agent_tui.core.run.executor import Executor, IdleExecutor
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
@@ -340,6 +341,21 @@ class Sessions:
         """The live plan: the newest visible ``todo`` checklist (a rewind or fork brings back the one it had)."""
         await self.get(session_id)
         return await self._store.plan(session_id)
+
+    async def usage(self, session_id: str, subagents: bool = True) -> SessionUsage:
+        """What the session spent, with its subagents' sessions unless not ``subagents``: in all, per
+        model, per agent (``/usage``; the status bar's count of unpriced steps asks for the session alone).
+
+        Spent stays spent: a rewound step still counts, a fork counts only its own steps."""
+        await self.get(session_id)
+        return await self._store.session_usage(session_id, subagents)
+
+    async def usage_report(
+        self, by: UsageGrouping = "day", since_ms: int | None = None, until_ms: int | None = None
+    ) -> builtins.list[UsageRow]:
+        """Every session's steps grouped ``by`` time, model, agent, project or session (``agent-tui usage``);
+        ``since_ms`` inclusive, ``until_ms`` exclusive."""
+        return await self._store.usage_report(by, since_ms, until_ms)
 
     async def context_breakdown(
         self,

@@ -181,7 +181,7 @@ class AgentApp(App[None]):
         self._last_escape: int | None = None
         self._stop_watch = asyncio.Event()
         self.actions = SessionActions(self)  # rewind, fork, rename, export, pause, compact, model
-        self.pages = Pages(self)  # /context, /mcp, /skills, /agents, a subagent's transcript
+        self.pages = Pages(self)  # /context, /usage, /mcp, /skills, /agents, a subagent's transcript
         self.startup = Startup(self)
         themes, self._theme_errors = load_themes(self._theme_dirs)
         for item in themes.values():
@@ -322,6 +322,9 @@ class AgentApp(App[None]):
 
     def action_show_context(self) -> None:
         self.pages.show_context()
+
+    def action_show_usage(self) -> None:
+        self.pages.show_usage()
 
     def on_unmount(self) -> None:
         self._stop_watch.set()

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         RewindState,
         SessionRecord,
         SessionSummary,
+        SessionUsage,
         Synced,
     )
     from agent_tui.core.api import events as ev
@@ -121,6 +122,9 @@ class SessionsPort(Protocol):
 
     async def permissions(self, session_id: str) -> builtins.list[PermissionRecord]: ...
 
+    async def usage(
+        self, session_id: str, subagents: bool = True
+    ) -> SessionUsage: ...  # tokens and cost, subagents' sessions included
     async def plan(self, session_id: str) -> PlanRecord: ...  # the live plan: the newest visible ``todo`` checklist
 
     async def context_breakdown(

@@ -346,6 +346,9 @@ class StepEnded(DurableEvent):
     finish: str
     usage: Usage = Field(default_factory=Usage)
     cost: float | None = None
+    cost_source: str | None = None
+    """``vocab.usage.CostSource`` ("provider", "config", "price_map"); None with an unknown cost,
+    and in logs written before sources were recorded. A plain string: a newer build's source still reads."""
 
 
 class StepFailed(DurableEvent):
@@ -353,6 +356,9 @@ class StepFailed(DurableEvent):
     assistant_message_id: str
     error: ErrorInfo
     usage: Usage | None = None
+    cost: float | None = None
+    """A failed attempt that streamed to its end (content filter, a refused settlement) was still billed."""
+    cost_source: str | None = None
 
 
 class RetryScheduled(DurableEvent):

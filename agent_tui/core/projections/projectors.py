@@ -132,7 +132,7 @@ def _steps(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Dura
         case ev.ToolFailed():
             steps.tool_settled(conn, sid, at, event)
         case ev.StepEnded() | ev.StepFailed() | ev.RetryScheduled():
-            steps.step_closed(conn, sid, at, event)
+            steps.step_closed(conn, sid, seq, at, event)
         case ev.ExecutionFailed() | ev.ExecutionInterrupted():
             steps.clear_retries(conn, sid, at)
         case ev.SessionRewound(conversation=True, boundary_seq=boundary):

@@ -35,6 +35,7 @@ from agent_tui.vocab.kinds import ApprovalMode, Effect
 from agent_tui.vocab.mcp_names import SERVER_NAME
 from agent_tui.vocab.mcp_server import McpServerConfig
 from agent_tui.vocab.permission_rule import PermissionRule
+from agent_tui.vocab.usage import Price
 
 
 class _Section(BaseModel):
@@ -46,6 +47,24 @@ class ModelSettings(_Section):
     max_output_tokens: int | None = Field(default=None, gt=0)
     api_base: str | None = None
     supports_vision: bool | None = None
+    # Dollars per million tokens. Both input and output set: the step's cost is computed from them
+    # instead of LiteLLM's price map (a provider-reported cost still wins). Cache prices default
+    # to the input price.
+    input_cost_per_million: float | None = Field(default=None, ge=0)
+    output_cost_per_million: float | None = Field(default=None, ge=0)
+    cache_read_cost_per_million: float | None = Field(default=None, ge=0)
+    cache_write_cost_per_million: float | None = Field(default=None, ge=0)
+
+    def price(self) -> Price | None:
+        """The configured price, or None when input or output is missing (half a price is no price)."""
+        if self.input_cost_per_million is None or self.output_cost_per_million is None:
+            return None
+        return Price(
+            input_per_million=self.input_cost_per_million,
+            output_per_million=self.output_cost_per_million,
+            cache_read_per_million=self.cache_read_cost_per_million,
+            cache_write_per_million=self.cache_write_cost_per_million,
+        )
 
 
 class AgentSettings(_Section):

@@ -45,6 +45,7 @@ class SessionFacts:
     output_tokens: int = 0
     last_input_tokens: int = 0
     cost: float = 0.0
+    unpriced_steps: int = 0  # steps that spent tokens at an unknown price: ``cost`` is not their whole cost
     retry_at_ms: int | None = None
     compacting: bool = False
     step_open: bool = False

@@ -30,6 +30,8 @@ class StepFold(TranscriptState):
                     facts.input_tokens += usage.input_tokens
                     facts.output_tokens += usage.output_tokens
                     facts.cost += cost or 0.0
+                    if cost is None and usage.input_tokens + usage.output_tokens:
+                        facts.unpriced_steps += 1
                 self._close_step()
             case ev.StepFailed(assistant_message_id=amid, error=error):
                 facts.step_open = False
