@@ -362,8 +362,11 @@ class McpConnection:
         asker.deadline.reschedule(None)  # the user may take their time
         try:
             answer = await asking
-        except asyncio.CancelledError:  # the call ended (interrupted) while the user was asked
-            return ElicitResult(action="cancel")
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():  # this task itself is being cancelled (a 2026 call)
+                raise
+            return ElicitResult(action="cancel")  # the call ended while the user was asked
         finally:
             asker.asking.discard(asking)
             asker.deadline.reschedule(asyncio.get_running_loop().time() + self.config.timeout_s)
