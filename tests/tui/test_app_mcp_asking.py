@@ -9,11 +9,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Checkbox, Input, Select
 
 from agent_tui.core.api import Runtime, Settings, load_settings
-from agent_tui.testing.fake_provider import FakeProvider, Turn
+from agent_tui.testing.fake_provider import FakeProvider, ScriptToolCall, Turn
 from agent_tui.tui.app import AgentApp, StartMode
+from agent_tui.tui.screens.elicitation import ElicitationScreen
 from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.mcp_prompt import McpPromptScreen
 from agent_tui.tui.services import TuiServices
@@ -129,3 +130,95 @@ async def test_the_ask_completes_an_argument_from_the_server(app: AgentApp, runt
         await pilot.press(*"sp")
         field = app.screen.query_one(Input)
         await until(pilot, lambda: field._suggestion == "speed", timeout=10)
+
+
+def _tool_result(provider: FakeProvider, index: int = 1) -> str:
+    return next(m for m in provider.accepted[index].body["messages"] if m["role"] == "tool")["content"]
+
+
+async def _exchange(runtime: Runtime, app: AgentApp) -> list[tuple[str, dict]]:
+    from agent_tui.core.api import Synced
+
+    out = []
+    async for item in runtime.sessions.log(app.view.session_id):
+        if not isinstance(item, Synced) and item.type.startswith("session.elicitation."):
+            out.append((item.type, item.event.model_dump(mode="json")))
+    return out
+
+
+async def _asked(pilot, app: AgentApp, provider: FakeProvider, tool: str = "book") -> ElicitationScreen:
+    provider.add(
+        Turn(tool_calls=[ScriptToolCall(id="call_1", name=f"mcp__asking__{tool}", arguments={})]),
+        Turn(text="Done."),
+    )
+    await until(pilot, lambda: any(s.tools for s in app.services.mcp.mcp_status()), timeout=60)
+    await pilot.press(*"go ahead", "enter")
+    await until(pilot, lambda: isinstance(app.screen, ElicitationScreen) and app.screen.focused is not None, timeout=60)
+    assert isinstance(app.screen, ElicitationScreen)
+    return app.screen
+
+
+async def test_a_form_question_is_a_dialog_whose_checked_values_reach_the_server(
+    app: AgentApp, provider: FakeProvider, runtime: Runtime
+) -> None:
+    async with app.run_test() as pilot:
+        screen = await _asked(pilot, app, provider)
+        assert screen.request.message == "Book a table: which day, for how many?"
+        assert [(f.name, f.kind) for f in screen.fields] == [
+            ("date", "string"),
+            ("guests", "integer"),
+            ("vegan", "boolean"),
+            ("seat", "enum"),
+        ]
+        await pilot.press(*"friday", "ctrl+s")  # no guests yet: the dialog stays and says why
+        await until(pilot, lambda: screen.problems == ["Guests is required"])
+        assert app.screen is screen
+        screen.query_one("#field-guests", Input).value = "0"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: screen.problems == ["Guests: at least 1"])
+        screen.query_one("#field-guests", Input).value = "3"
+        screen.query_one("#field-vegan", Checkbox).value = True
+        screen.query_one("#field-seat", Select).value = "aisle"
+        await pilot.press("ctrl+s")
+        await idle(pilot, app)
+        assert _tool_result(provider) == "booked friday for 3, vegan=True, seat=aisle"
+        (asked, answered) = await _exchange(runtime, app)
+        assert asked[0] == "session.elicitation.asked.1" and asked[1]["call_id"] == "call_1"
+        assert answered == (
+            "session.elicitation.answered.1",
+            {
+                "request_id": asked[1]["request_id"],
+                "action": "accept",
+                "content": {"date": "friday", "guests": 3, "vegan": True, "seat": "aisle"},
+                "reason": None,
+            },
+        )
+
+
+@pytest.mark.parametrize(("key", "said"), [("ctrl+d", "booking declined"), ("escape", "booking cancelled")])
+async def test_a_declined_or_cancelled_question_tells_the_server_so(
+    app: AgentApp, provider: FakeProvider, runtime: Runtime, key: str, said: str
+) -> None:
+    async with app.run_test() as pilot:
+        await _asked(pilot, app, provider)
+        await pilot.press(key)
+        await idle(pilot, app)
+        assert _tool_result(provider) == said
+        (_, answered) = await _exchange(runtime, app)
+        assert answered[1]["action"] == ("decline" if key == "ctrl+d" else "cancel")
+
+
+async def test_a_url_question_shows_the_link_and_o_opens_it(
+    app: AgentApp, provider: FakeProvider, legacy: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not legacy:
+        pytest.skip("the SDK's URL question is a 2025-era request (the server's elicit_url)")
+    opened: list[str] = []
+    monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))
+    async with app.run_test() as pilot:
+        screen = await _asked(pilot, app, provider, "visit")
+        assert screen.request.url == "https://example.com/login"
+        await pilot.press("o")
+        await idle(pilot, app)
+        assert opened == ["https://example.com/login"]
+        assert _tool_result(provider) == "visit accept"
