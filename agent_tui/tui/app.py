@@ -253,6 +253,8 @@ class AgentApp(App[None]):
         from agent_tui.tui.screens.elicitation import ElicitationScreen
 
         def answered(answer: tuple[str, dict[str, Any] | None] | None) -> None:
+            if question.ended.is_set():  # closed because its call ended: nothing to answer
+                return
             action, content = answer or ("cancel", None)
             try:
                 if self.services.sessions is not None:
@@ -260,7 +262,16 @@ class AgentApp(App[None]):
             except Exception as error:  # noqa: BLE001 - the call ended meanwhile, or the answer does not fit
                 self.notify(f"MCP server {question.request.server}: {error}", severity="warning")
 
-        self.push_screen(ElicitationScreen(question.request), answered)
+        screen = ElicitationScreen(question.request)
+        self.push_screen(screen, answered)
+        self.run_worker(self._close_when_ended(question, screen), group="mcp-question")
+
+    async def _close_when_ended(self, question: Any, screen: Screen) -> None:
+        """The question's call ended first (interrupted): its dialog goes, saying why."""
+        await question.ended.wait()
+        if self.screen is screen:  # one above it (another question) keeps it until that one is answered
+            screen.dismiss(None)
+            self.notify(f"MCP server {question.request.server}: the question ended with its tool call")
 
     def _mcp_changed(self, server: McpServerState) -> None:
         if server.fresh_failure:  # a connection or its status

@@ -1,7 +1,7 @@
 """An MCP server (the SDK's ``MCPServer``) with prompts and tools that ask the user (elicitation), run as a real stdio process.
 
 ``review`` is a prompt with a required ``path`` and an optional ``focus``
-(completed from a fixed list by ``completion/complete``); ``book`` asks for a
+(both completed from fixed lists by ``completion/complete``); ``book`` asks for a
 form (a date, a number of guests, whether vegan, a seat from an enum) and says
 what it was given, or that the user declined or cancelled; ``visit`` asks the
 user to open a URL.
@@ -34,8 +34,9 @@ def review(path: str, focus: str = "bugs") -> str:
 
 @server.completion()
 async def complete(ref: Any, argument: Any, context: Any) -> Completion | None:
-    if isinstance(ref, PromptReference) and argument.name == "focus":
-        return Completion(values=[v for v in ("bugs", "style", "speed") if v.startswith(argument.value)])
+    known = {"focus": ("bugs", "style", "speed"), "path": ("src/app.py", "src/lib.py")}
+    if isinstance(ref, PromptReference) and argument.name in known:
+        return Completion(values=[v for v in known[argument.name] if v.startswith(argument.value)])
     return None
 
 

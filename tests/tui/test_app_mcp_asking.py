@@ -101,7 +101,7 @@ async def test_a_missing_argument_is_asked_for_with_the_servers_completion(app: 
     async with app.run_test() as pilot:
         await until(pilot, lambda: _prompts_ready(app), timeout=60)
         await pilot.press(*"/mcp__asking__review focus=st", "enter")
-        await until(pilot, lambda: isinstance(app.screen, McpPromptScreen))
+        await until(pilot, lambda: isinstance(app.screen, McpPromptScreen) and app.screen.focused is not None)
         assert [a.name for a in app.screen.arguments] == ["path"]  # focus was given
         await pilot.press(*"lib.py", "enter")
         await idle(pilot, app)
@@ -115,21 +115,18 @@ async def test_a_missing_argument_is_asked_for_with_the_servers_completion(app: 
         assert len(provider.accepted) == 1
 
 
-async def test_the_ask_completes_an_argument_from_the_server(app: AgentApp, runtime: Runtime, workdir: Path) -> None:
+async def test_the_ask_completes_an_argument_from_the_server(app: AgentApp, provider) -> None:
+    provider.add(Turn(text="Reviewed."))
     async with app.run_test() as pilot:
         await until(pilot, lambda: _prompts_ready(app), timeout=60)
-        assert await runtime.mcp_complete(workdir, "asking", "review", "focus", "sp") == ["speed"]
-        app.screen.app.push_screen(
-            McpPromptScreen(
-                "/x",
-                [type("A", (), {"name": "focus", "description": ""})()],
-                lambda a, v: runtime.mcp_complete(workdir, "asking", "review", a, v),
-            )
-        )
-        await until(pilot, lambda: isinstance(app.screen, McpPromptScreen))
-        await pilot.press(*"sp")
+        await pilot.press(*"/mcp__asking__review", "enter")
+        await until(pilot, lambda: isinstance(app.screen, McpPromptScreen) and app.screen.focused is not None)
+        await pilot.press(*"src/a")
         field = app.screen.query_one(Input)
-        await until(pilot, lambda: field._suggestion == "speed", timeout=10)
+        await until(pilot, lambda: field._suggestion == "src/app.py", timeout=10)
+        await pilot.press("right", "enter")
+        await idle(pilot, app)
+        assert _last_user_text(provider.accepted[0]) == "Please review src/app.py, looking for bugs."
 
 
 def _tool_result(provider: FakeProvider, index: int = 1) -> str:
@@ -222,3 +219,16 @@ async def test_a_url_question_shows_the_link_and_o_opens_it(
         await idle(pilot, app)
         assert opened == ["https://example.com/login"]
         assert _tool_result(provider) == "visit accept"
+
+
+async def test_an_interrupted_call_closes_its_question_and_the_log_says_why(
+    app: AgentApp, provider: FakeProvider, runtime: Runtime
+) -> None:
+    async with app.run_test() as pilot:
+        await _asked(pilot, app, provider)
+        await runtime.sessions.interrupt(app.view.session_id)
+        await until(pilot, lambda: not isinstance(app.screen, ElicitationScreen), timeout=30)
+        await idle(pilot, app)
+        (_, answered) = await _exchange(runtime, app)
+        assert (answered[1]["action"], answered[1]["reason"]) == ("cancel", "the tool call ended before an answer")
+        assert runtime.sessions.open_elicitations() == []

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agent_tui.core.log import events as ev
 from agent_tui.core.log.ids import new_id
@@ -37,11 +37,13 @@ class InvalidAnswer(ValueError):
 
 @dataclass(frozen=True)
 class OpenQuestion:
-    """What a watcher is shown: which session asks, the question's id, the question."""
+    """What a watcher is shown: which session asks, the question's id, the question; ``ended`` is set
+    once it is answered or its call ended (a dialog still open for it then closes)."""
 
     session_id: str
     request_id: str
     request: ElicitationRequest
+    ended: asyncio.Event = field(default_factory=asyncio.Event, compare=False, repr=False)
 
 
 Watcher = Callable[[OpenQuestion], None]
@@ -106,6 +108,7 @@ class Elicitations:
             return await future
         finally:
             self._open.pop(question.request_id, None)
+            question.ended.set()
 
     def answer(self, request_id: str, action: str, content: dict[str, object] | None = None) -> None:
         """The user's answer; a form's accepted values are checked against its schema first."""
