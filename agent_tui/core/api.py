@@ -21,6 +21,7 @@ _EXPORTS: dict[str, str] = {
     "HISTORY_MAX": "sessions",
     "open_sessions": "sessions",
     "Runtime": "runtime",
+    "McpPromptError": "runtime",
     "peek_sessions": "store.peek",
     # Its records.
     "SessionRecord": "log.records",
@@ -50,6 +51,7 @@ _EXPORTS: dict[str, str] = {
     "DatabaseLocked": "errors",
     "InvalidRequest": "sessions",
     "UnknownPermission": "sessions",
+    "UnknownElicitation": "host.elicitations",
     "AdmissionConflict": "inbox.admission",
     "SessionOwnedElsewhere": "run.lease",
     "UnknownMessage": "history.rewind",
@@ -135,6 +137,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.history.rewind import RewindResult as RewindResult
     from agent_tui.core.history.rewind import RewindState as RewindState
     from agent_tui.core.history.rewind import UnknownMessage as UnknownMessage
+    from agent_tui.core.host.elicitations import UnknownElicitation as UnknownElicitation
     from agent_tui.core.inbox.admission import AdmissionConflict as AdmissionConflict
     from agent_tui.core.inbox.admission import Receipt as Receipt
     from agent_tui.core.inbox.agent_mentions import callable_subagents as callable_subagents
@@ -158,6 +161,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.request.breakdown import ContextBreakdown as ContextBreakdown
     from agent_tui.core.request.skills import skill_listing as skill_listing
     from agent_tui.core.run.lease import SessionOwnedElsewhere as SessionOwnedElsewhere
+    from agent_tui.core.runtime import McpPromptError as McpPromptError
     from agent_tui.core.runtime import Runtime as Runtime
     from agent_tui.core.sessions import HISTORY_MAX as HISTORY_MAX
     from agent_tui.core.sessions import History as History

@@ -13,7 +13,7 @@ hold both the facade and ``FakeSessions`` to it.
 from __future__ import annotations
 
 import builtins
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -137,6 +137,11 @@ class SessionsPort(Protocol):
     ) -> ContextBreakdown: ...  # what the next request would hold (``/context``); None: a first request there
 
     async def reply_permission(self, request_id: str, reply: str, message: str | None = None) -> None: ...
+
+    # MCP servers' questions: shown to ``watcher`` while it watches (else declined); answered by id
+    def watch_elicitations(self, watcher: Callable[[Any], None]) -> Callable[[], None]: ...
+
+    def answer_elicitation(self, request_id: str, action: str, content: dict[str, Any] | None = None) -> None: ...
 
     async def rewind_state(self, session_id: str) -> RewindState: ...  # hidden seq ranges, every rewind and undo
 

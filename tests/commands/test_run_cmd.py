@@ -452,6 +452,34 @@ async def test_run_uses_the_mcp_servers_and_says_when_one_fails(cli: Cli, fake: 
     assert tool_message["content"] == "echo: headless"
 
 
+async def test_a_headless_run_declines_a_servers_question_with_a_line_and_logs_the_exchange(
+    cli: Cli, fake: FakeProvider, workdir: Path
+) -> None:
+    asking = Path(__file__).resolve().parents[1] / "fakes" / "mcp_asking.py"
+    _mcp_config(workdir, {"asking": [sys.executable, str(asking)]})
+    fake.add({"tool_calls": [{"id": "call_1", "name": "mcp__asking__book", "arguments": {}}]}, {"text": "No table."})
+    code, out, err = await cli.run("--trust", "--permission", "allow", "book a table", timeout=120)
+    assert code == 0, err
+    assert out.strip() == "No table."
+    assert (
+        'agent-tui: MCP server asking asked "Book a table: which day, for how many?": declined '
+        "(no one to answer: agent-tui runs headless)"
+    ) in err.splitlines()
+    tool_message = next(m for m in fake.accepted[1].body["messages"] if m["role"] == "tool")
+    assert tool_message["content"] == "booking declined"
+    log = await cli.log(session_of(err))
+    asked = next(e for e in log if e["type"] == "session.elicitation.asked.1")["data"]
+    answered = next(e for e in log if e["type"] == "session.elicitation.answered.1")["data"]
+    assert (asked["server"], asked["call_id"], asked["mode"]) == ("asking", "call_1", "form")
+    assert set(asked["requested_schema"]["properties"]) == {"date", "guests", "vegan", "seat"}
+    assert answered == {
+        "request_id": asked["request_id"],
+        "action": "decline",
+        "content": None,
+        "reason": "no one to answer: agent-tui runs headless",
+    }
+
+
 async def test_an_mcp_call_a_killed_agent_left_running_is_swept_and_its_server_ends(
     cli: Cli, fake: FakeProvider, workdir: Path
 ) -> None:

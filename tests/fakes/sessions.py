@@ -450,6 +450,12 @@ class FakeSessions:
             for ask in fold(self._events(session_id)).asks.values()
         ]
 
+    def watch_elicitations(self, watcher: Any) -> Any:
+        return lambda: None  # no MCP servers here: nothing ever asks
+
+    def answer_elicitation(self, request_id: str, action: str, content: dict[str, Any] | None = None) -> None:
+        self.calls.append(("answer_elicitation", request_id, action, content))
+
     async def reply_permission(self, request_id: str, reply: str, message: str | None = None) -> None:
         self.calls.append(("reply_permission", request_id, reply, message))
         for session_id, log in self.logs.items():

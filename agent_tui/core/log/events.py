@@ -250,6 +250,32 @@ class PermissionReplied(DurableEvent):
     message: str | None = None
 
 
+class ElicitationAsked(DurableEvent):
+    """An MCP server asked the user something during a tool call: a form (``schema``) or a page to open
+    (``url``). History only: the question lives while its call does (``core.host.elicitations``)."""
+
+    TYPE: ClassVar[str] = "session.elicitation.asked.1"
+    request_id: str
+    assistant_message_id: str | None = None
+    call_id: str | None = None
+    server: str
+    mode: Literal["form", "url"] = "form"
+    message: str
+    requested_schema: dict[str, Any] = Field(default_factory=dict)
+    url: str | None = None
+
+
+class ElicitationAnswered(DurableEvent):
+    """The answer the server got: ``content`` only with ``accept`` of a form; ``reason`` when no one was
+    asked (a headless run) or the call ended first."""
+
+    TYPE: ClassVar[str] = "session.elicitation.answered.1"
+    request_id: str
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = None
+    reason: str | None = None
+
+
 class CompactionAdmitted(DurableEvent):
     TYPE: ClassVar[str] = "session.compaction.admitted.1"
     input_id: str
@@ -491,6 +517,8 @@ DURABLE_EVENTS: tuple[type[DurableEvent], ...] = (
     InstructionsUpdated,
     PermissionAsked,
     PermissionReplied,
+    ElicitationAsked,
+    ElicitationAnswered,
     CompactionAdmitted,
     CompactionStarted,
     CompactionEnded,
