@@ -1,5 +1,5 @@
 """Entry points: the TUI, ``run``, ``serve``, ``sessions``, ``log``, ``db``, ``rewind``, ``export``, ``import``,
-``context``, ``warm``, ``trust``, ``skills``, ``sandbox``, ``agents``.
+``context``, ``warm``, ``trust``, ``skills``, ``sandbox``, ``agents``, ``mcp``, ``usage``.
 
 Only argparse and the version are imported here (``--version`` answers before
 argparse); every subcommand imports its own implementation lazily so
@@ -72,6 +72,52 @@ def _add_approval_flags(parser: argparse.ArgumentParser, default: object = None)
         const="full-auto",
         default=default,
         help="the same as --approval full-auto: no permission asks at all (deny rules still apply)",
+    )
+
+
+def _add_mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    import argparse  # not for --version (see main)
+
+    mcp = sub.add_parser("mcp", help="MCP servers: list, show, add and remove them; serve agent-tui over MCP")
+    mcp_sub = mcp.add_subparsers(dest="mcp_command", required=True)
+    listing = mcp_sub.add_parser("list", help="every MCP server here: where it is configured, transport, state")
+    listing.add_argument("--json", action="store_true", help="one JSON object per server, then one per problem")
+    listing.add_argument("--check", action="store_true", help="start each enabled server and say whether it is ready")
+    getting = mcp_sub.add_parser("get", help="one MCP server's configuration")
+    getting.add_argument("name")
+    getting.add_argument("--json", action="store_true", help="print one JSON object")
+    getting.add_argument("--check", action="store_true", help="start it and say whether it is ready")
+    adding = mcp_sub.add_parser(
+        "add",
+        help="add an MCP server: agent-tui mcp add NAME -- COMMAND ARGS…, or agent-tui mcp add NAME --url URL",
+    )
+    adding.add_argument("name")
+    adding.add_argument(
+        "--scope",
+        choices=["user", "project"],
+        default="user",
+        help="user: your config.toml (default); project: this project's .agent-tui/config.toml",
+    )
+    adding.add_argument("--url", help="a remote server's URL (streamable HTTP unless --transport sse)")
+    adding.add_argument("--transport", choices=["stdio", "http", "sse"], help="default: stdio, or http with --url")
+    adding.add_argument("--env", action="append", default=[], metavar="K=V", help="a variable for the server process")
+    adding.add_argument(
+        "--header", action="append", default=[], metavar="K:V", help="an HTTP header for a --url server"
+    )
+    adding.add_argument(
+        "words", nargs="*", metavar="-- COMMAND", help="the command and its arguments, after -- (main cuts them off)"
+    )
+    removing = mcp_sub.add_parser("remove", help="remove an MCP server from your config or the project's")
+    removing.add_argument("name")
+    removing.add_argument("--scope", choices=["user", "project"], help="which config (needed when both have it)")
+    serving = mcp_sub.add_parser("serve", help="serve agent-tui's sessions as MCP tools on stdin/stdout")
+    _add_model_flags(serving)
+    _add_trust_flags(serving, default=argparse.SUPPRESS)
+    serving.add_argument(
+        "--permission",
+        choices=["allow", "deny"],
+        default="deny",
+        help="how to answer the permission asks the approval mode leaves (default: deny)",
     )
 
 
@@ -164,6 +210,8 @@ def build_parser() -> argparse.ArgumentParser:
     agents.add_argument("directory", nargs="?", default=".", help="a directory of the project (default: here)")
     agents.add_argument("--json", action="store_true", help="one JSON object per agent, then one per problem")
 
+    _add_mcp_parser(sub)
+
     sessions = sub.add_parser("sessions", help="list, fork, rename and delete sessions")
     sessions_sub = sessions.add_subparsers(dest="sessions_command", required=True)
     listing = sessions_sub.add_parser("list", help="list sessions, newest first")
@@ -222,6 +270,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     warm.add_argument("--json", action="store_true", help="status as one JSON object per warm process")
 
+    usage = sub.add_parser("usage", help="tokens and cost across all sessions, by day, week, month, model, ...")
+    usage.add_argument(
+        "--by",
+        choices=["day", "week", "month", "model", "agent", "project", "session"],
+        default="day",
+        help="how to group the steps (default: day; weeks start on Monday; times are local)",
+    )
+    usage.add_argument("--since", metavar="DATE", help="from this day on (YYYY-MM-DD)")
+    usage.add_argument("--until", metavar="DATE", help="up to and including this day (YYYY-MM-DD)")
+    shape = usage.add_mutually_exclusive_group()
+    shape.add_argument("--json", action="store_true", help="one JSON object per group (cost null when unknown)")
+    shape.add_argument("--chart", action="store_true", help="a terminal chart of tokens and cost over time")
+
     db = sub.add_parser("db", help="database maintenance")
     db_sub = db.add_subparsers(dest="db_command", required=True)
     db_sub.add_parser("rebuild", help="rebuild every projection from the event table")
@@ -244,6 +305,8 @@ _COMMANDS = {
     "skills": "agent_tui.commands.skills_cmd",
     "sandbox": "agent_tui.commands.sandbox_cmd",
     "agents": "agent_tui.commands.agents_cmd",
+    "mcp": "agent_tui.commands.mcp_cmd",
+    "usage": "agent_tui.commands.usage_cmd",
 }
 WARM_COMMANDS = (None, "run", "serve")
 """What a warm process may run: the commands that import the app, LiteLLM or the server."""
@@ -277,6 +340,15 @@ def _launch_warm(tui: bool) -> int | None:
     return client.launch(list(sys.argv), tui=tui)
 
 
+def _server_command(words: list[str]) -> list[str] | None:
+    """What follows ``--`` in ``mcp add NAME [options] -- COMMAND ARGS…``: the server's command, its
+    own options included. argparse would read those as ``mcp add``'s, or match the positional
+    before the options, so they are cut off before it parses."""
+    if words[:2] != ["mcp", "add"] or "--" not in words:
+        return None
+    return words[words.index("--") + 1 :]
+
+
 def main(argv: Sequence[str] | None = None, warm: bool | None = None) -> int:
     """The ``agent-tui`` entry point. ``warm``: may a warm process run this launch (by default only
     when called as the entry point, ``argv`` None; a warm child runs it with False)."""
@@ -294,7 +366,10 @@ def main(argv: Sequence[str] | None = None, warm: bool | None = None) -> int:
         if code is not None:
             return code
         may_warm = False
-    args = build_parser().parse_args(argv)
+    server_command = _server_command(words)
+    args = build_parser().parse_args(argv if server_command is None else words[: -len(server_command) - 1])
+    if server_command is not None:
+        args.words = server_command
     if getattr(args, "api_key_file", None):
         from agent_tui.api_key_arg import read_key_file
 

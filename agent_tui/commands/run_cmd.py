@@ -180,7 +180,8 @@ async def _follow_run(args: argparse.Namespace, sessions: Sessions, sid: str, pr
     except SessionOwnedElsewhere as owned:
         if prompt is None:
             return fail(str(owned), EXIT_OWNED)
-        return fail(f"{owned}; your prompt {answering} is admitted and will run there", EXIT_OWNED)
+        how = "queued: it runs after that turn" if args.delivery == "queue" else "a steer: it is read at the next step"
+        return fail(f"{owned}; your prompt {answering} is admitted there as {how}", EXIT_OWNED)
     finally:
         await printer.close()
     if stopped_by:
@@ -230,6 +231,14 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
+def _declined(asked: Any, action: str, why: str) -> str:
+    """``MCP server NAME asked "…": declined, no one to answer…``: a question no one saw."""
+    said = " ".join(asked.message.split())
+    said = said if len(said) <= 120 else said[:119] + "…"
+    done = {"accept": "accepted", "decline": "declined", "cancel": "cancelled"}.get(action, action)
+    return f'MCP server {asked.server} asked "{said}": {done} ({why})'
+
+
 class _Follower:
     """Follows the run as it happens, through the facade's log tail and live subscription.
 
@@ -247,6 +256,7 @@ class _Follower:
         self._moved = asyncio.Event()
         self.prompt_blocked = False
         """A ``user_prompt`` hook kept a prompt from the model (``run`` then fails)."""
+        self._questions: dict[str, Any] = {}  # MCP servers' questions by request id, until answered
         self._deltas = sessions.subscribe(sid, deltas=True) if json_lines else None
         self._tasks = [asyncio.create_task(self._follow_log(after))]
         if self._deltas is not None:
@@ -294,6 +304,11 @@ class _Follower:
                 note = f"no snapshot before call {call_id} ({why}): a rewind cannot undo it"
             case ev.HookRan(outcome=outcome, hook_event=hook, message=str() as said) if outcome != "ok":
                 note = f"{hook} hook {outcome}: {said}"
+            case ev.ElicitationAsked(request_id=request_id):
+                self._questions[request_id] = event
+                return
+            case ev.ElicitationAnswered(request_id=request_id, reason=str() as why) if request_id in self._questions:
+                note = _declined(self._questions.pop(request_id), event.action, why)
             case _:
                 return
         print(inert(f"agent-tui: {note}"), file=sys.stderr, flush=True)

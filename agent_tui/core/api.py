@@ -21,6 +21,7 @@ _EXPORTS: dict[str, str] = {
     "HISTORY_MAX": "sessions",
     "open_sessions": "sessions",
     "Runtime": "runtime",
+    "McpPromptError": "runtime",
     "peek_sessions": "store.peek",
     # Its records.
     "SessionRecord": "log.records",
@@ -29,6 +30,9 @@ _EXPORTS: dict[str, str] = {
     "InboxRecord": "log.records",
     "PermissionRecord": "log.records",
     "PlanRecord": "log.records",
+    "SessionUsage": "log.usage_records",
+    "UsageRow": "log.usage_records",
+    "USAGE_GROUPINGS": "log.usage_records",
     "SessionRow": "log.session_row",
     "Receipt": "inbox.admission",
     "RewindPoint": "history.rewind",
@@ -47,6 +51,7 @@ _EXPORTS: dict[str, str] = {
     "DatabaseLocked": "errors",
     "InvalidRequest": "sessions",
     "UnknownPermission": "sessions",
+    "UnknownElicitation": "host.elicitations",
     "AdmissionConflict": "inbox.admission",
     "SessionOwnedElsewhere": "run.lease",
     "UnknownMessage": "history.rewind",
@@ -80,6 +85,14 @@ _EXPORTS: dict[str, str] = {
     "agent_listing": "settings.agents",
     "UntrustedProject": "settings.config_layers",
     "find_project_config": "settings.config_layers",
+    # MCP servers: where each is configured, adding and removing them, starting them to check.
+    "mcp_listing": "settings.mcp_scopes",
+    "mcp_add": "settings.mcp_scopes",
+    "mcp_remove": "settings.mcp_scopes",
+    "McpServerRow": "settings.mcp_scopes",
+    "ServerNotFound": "settings.mcp_scopes",
+    "ServerExists": "settings.mcp_edit",
+    "probe_mcp_servers": "host.mcp_probe",
     # What is known about a model before a step runs (from the layer below core).
     "model_info": "agent_tui.llm.models:model_info",
     "load_llm": "agent_tui.llm.lazy:load",
@@ -124,6 +137,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.history.rewind import RewindResult as RewindResult
     from agent_tui.core.history.rewind import RewindState as RewindState
     from agent_tui.core.history.rewind import UnknownMessage as UnknownMessage
+    from agent_tui.core.host.elicitations import UnknownElicitation as UnknownElicitation
     from agent_tui.core.inbox.admission import AdmissionConflict as AdmissionConflict
     from agent_tui.core.inbox.admission import Receipt as Receipt
     from agent_tui.core.inbox.agent_mentions import callable_subagents as callable_subagents
@@ -141,9 +155,13 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.log.records import SessionRecord as SessionRecord
     from agent_tui.core.log.records import SessionSummary as SessionSummary
     from agent_tui.core.log.session_row import SessionRow as SessionRow
+    from agent_tui.core.log.usage_records import USAGE_GROUPINGS as USAGE_GROUPINGS
+    from agent_tui.core.log.usage_records import SessionUsage as SessionUsage
+    from agent_tui.core.log.usage_records import UsageRow as UsageRow
     from agent_tui.core.request.breakdown import ContextBreakdown as ContextBreakdown
     from agent_tui.core.request.skills import skill_listing as skill_listing
     from agent_tui.core.run.lease import SessionOwnedElsewhere as SessionOwnedElsewhere
+    from agent_tui.core.runtime import McpPromptError as McpPromptError
     from agent_tui.core.runtime import Runtime as Runtime
     from agent_tui.core.sessions import HISTORY_MAX as HISTORY_MAX
     from agent_tui.core.sessions import History as History
@@ -163,6 +181,9 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.settings.config_layers import UntrustedProject as UntrustedProject
     from agent_tui.core.settings.config_layers import find_project_config as find_project_config
     from agent_tui.core.settings.config_layers import read_layers as read_layers
+    from agent_tui.core.settings.mcp_edit import ServerExists as ServerExists
+    from agent_tui.core.settings.mcp_scopes import McpServerRow as McpServerRow
+    from agent_tui.core.settings.mcp_scopes import ServerNotFound as ServerNotFound
     from agent_tui.core.store.bus import Subscription as Subscription
     from agent_tui.core.store.peek import peek_sessions as peek_sessions
     from agent_tui.core.store.tail import Synced as Synced

@@ -48,6 +48,10 @@ if TYPE_CHECKING:
 SettingsLoader = Callable[[Path], Settings]
 
 
+class McpPromptError(Exception):
+    """An MCP prompt that cannot be expanded: its server is not here or not running, or it refused."""
+
+
 class Runtime:
     def __init__(
         self,
@@ -142,6 +146,20 @@ class Runtime:
         settings = await self.settings_for(str(location))
         return dict(self._mcp.resources(Path(location), settings, agent or settings.agent))
 
+    async def mcp_prompt(self, location: Path, server: str, prompt: str, arguments: dict[str, str]) -> str:
+        """``/mcp__server__prompt``: the server's prompt expanded (``prompts/get``), the text the front end
+        admits as the user's prompt. Raises ``McpPromptError`` with the reason when it cannot be had."""
+        try:
+            return await self._mcp.prompt(Path(location), server, prompt, arguments)
+        except ToolError as error:
+            raise McpPromptError(str(error)) from None
+
+    async def mcp_complete(
+        self, location: Path, server: str, prompt: str, argument: str, value: str, context: dict[str, str] | None = None
+    ) -> list[str]:
+        """The server's completions of a prompt argument as typed so far (``completion/complete``)."""
+        return await self._mcp.complete(Path(location), server, prompt, argument, value, context or {})
+
     def watch_mcp(self, listener: Callable[[Any], None]) -> Callable[[], None]:
         """Call ``listener`` with a server whenever its state changes; returns the unsubscribe function."""
         return self._mcp.watch(listener)
@@ -219,6 +237,7 @@ class Runtime:
             gate.approval = partial(self._approval, session, host)
             host.before_change = SnapshotBeforeChange(self.sessions.snapshots, self.publisher(session.id), location)
             host.hooks = ToolHooks(self.publisher(session.id), location, root)
+            host.elicit = partial(self.sessions.elicitations.asker, self.publisher(session.id))
             if self._policy is None:  # someone will be asked: the notification hooks say so
                 site = HookSite(session.id, location, root, self.publisher(session.id))
                 gate.asker = notifying(gate.asker, lambda: host.settings.hooks, site)

@@ -22,6 +22,7 @@ from agent_tui.core.errors import StoreError, UnknownSession
 from agent_tui.core.history import fork as forks
 from agent_tui.core.history.lineage import lineage as walk_lineage
 from agent_tui.core.history.rewind import FilesPreview, Rewinder, RewindPoint, RewindResult, RewindState, points
+from agent_tui.core.host.elicitations import Elicitations, InvalidAnswer, OpenQuestion
 from agent_tui.core.inbox.admission import Receipt, admit_compaction, admit_prompt
 from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
@@ -33,6 +34,7 @@ from agent_tui.core.log.records import (
     SessionRecord,
     SessionSummary,
 )
+from agent_tui.core.log.usage_records import SessionUsage, UsageGrouping, UsageRow
 from agent_tui.core.run.executor import Executor, IdleExecutor
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
@@ -109,6 +111,8 @@ class Sessions:
         self.on_approval: Callable[[str], None] | None = None
         """Told the session whose mode :meth:`choose_approval` changed (the runtime settles the
         pending asks the new mode covers)."""
+        self.elicitations = Elicitations()
+        """MCP servers' open questions in this process (the runtime hands each tool call its asker)."""
 
     def set_executor(self, executor: Executor) -> None:
         """Install the runner's coordinator (it is built after the facade)."""
@@ -341,6 +345,21 @@ class Sessions:
         await self.get(session_id)
         return await self._store.plan(session_id)
 
+    async def usage(self, session_id: str, subagents: bool = True) -> SessionUsage:
+        """What the session spent, with its subagents' sessions unless not ``subagents``: in all, per
+        model, per agent (``/usage``; the status bar's count of unpriced steps asks for the session alone).
+
+        Spent stays spent: a rewound step still counts, a fork counts only its own steps."""
+        await self.get(session_id)
+        return await self._store.session_usage(session_id, subagents)
+
+    async def usage_report(
+        self, by: UsageGrouping = "day", since_ms: int | None = None, until_ms: int | None = None
+    ) -> builtins.list[UsageRow]:
+        """Every session's steps grouped ``by`` time, model, agent, project or session (``agent-tui usage``);
+        ``since_ms`` inclusive, ``until_ms`` exclusive."""
+        return await self._store.usage_report(by, since_ms, until_ms)
+
     async def context_breakdown(
         self,
         session_id: str | None = None,
@@ -514,6 +533,24 @@ class Sessions:
                 if record is not None and record.reply is not None:
                     return record
                 await wakes.get()
+
+    # -- MCP servers' questions (elicitation) ---------------------------------------------
+    def watch_elicitations(self, watcher: Callable[[OpenQuestion], None]) -> Callable[[], None]:
+        """Show ``watcher`` each question an MCP server asks during a tool call, from now (and those
+        open now); while anyone watches, questions wait for :meth:`answer_elicitation`, else they are
+        declined at once. Returns the function that stops watching."""
+        return self.elicitations.watch(watcher)
+
+    def open_elicitations(self, session_id: str | None = None) -> builtins.list[OpenQuestion]:
+        return self.elicitations.open(session_id)
+
+    def answer_elicitation(self, request_id: str, action: str, content: dict[str, Any] | None = None) -> None:
+        """Answer a question: accept (a form's values, checked against its schema), decline or cancel.
+        Raises ``UnknownElicitation`` for one not open, ``InvalidRequest`` for an answer that does not fit."""
+        try:
+            self.elicitations.answer(request_id, action, content)
+        except InvalidAnswer as error:
+            raise InvalidRequest(str(error)) from None
 
 
 def _unstored(location: str, project_root: str, agent: str, model: str | None) -> SessionRecord:

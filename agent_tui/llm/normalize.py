@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agent_tui.llm.pricing import reported
 from agent_tui.llm.types import (
     Finish,
     FinishReason,
@@ -28,7 +29,7 @@ from agent_tui.llm.types import (
     ToolInputDelta,
     ToolInputStart,
 )
-from agent_tui.vocab.usage import Usage
+from agent_tui.vocab.usage import CostSource, Usage
 
 _FINISH = {
     "stop": FinishReason.STOP,
@@ -101,6 +102,7 @@ class Normalizer:
         self._order: list[_Call] = []
         self._finish: str | None = None
         self.usage: Usage | None = None
+        self.reported_cost: float | None = None  # ``usage.cost``: what OpenRouter and LiteLLM proxies bill
         self.emitted = False  # any content event yielded (for output_started)
         self.called = False
 
@@ -178,6 +180,7 @@ class Normalizer:
         usage = getattr(chunk, "usage", None)
         if usage is not None and (_field(usage, "prompt_tokens") or _field(usage, "completion_tokens")):
             self.usage = read_usage(usage)
+            self.reported_cost = reported(_field(usage, "cost"))
         choices = getattr(chunk, "choices", None)
         if not choices:
             return out
@@ -210,7 +213,7 @@ class Normalizer:
                 self._complete(call, out)
         return out
 
-    def finish(self, cost: float | None = None) -> list[LLMEvent]:
+    def finish(self, cost: float | None = None, cost_source: CostSource | None = None) -> list[LLMEvent]:
         out: list[LLMEvent] = []
         self._close(out)
         for call in self._order:
@@ -218,5 +221,5 @@ class Normalizer:
         reason = _FINISH.get(self._finish or "", FinishReason.OTHER)
         if self.called and reason in (FinishReason.STOP, FinishReason.OTHER):
             reason = FinishReason.TOOL_CALLS
-        out.append(Finish(reason=reason, usage=self.usage or Usage(), cost=cost))
+        out.append(Finish(reason=reason, usage=self.usage or Usage(), cost=cost, cost_source=cost_source))
         return out

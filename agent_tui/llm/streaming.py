@@ -19,24 +19,9 @@ from agent_tui.llm.credentials import provider_name
 from agent_tui.llm.errors import classify
 from agent_tui.llm.lowering import completion_kwargs
 from agent_tui.llm.normalize import Normalizer
+from agent_tui.llm.pricing import header_cost, step_cost
 from agent_tui.llm.types import LLMEvent, Request
 from agent_tui.vocab.usage import Usage
-
-
-def _cost(model: str, usage: Usage) -> float | None:
-    if not usage.input_tokens and not usage.output_tokens:
-        return None
-    try:
-        prompt, completion = lazy.load().cost_per_token(
-            model=model,
-            prompt_tokens=usage.input_tokens,
-            completion_tokens=usage.output_tokens,
-            cache_read_input_tokens=usage.cache_read_tokens,
-            cache_creation_input_tokens=usage.cache_write_tokens,
-        )
-    except Exception:  # noqa: BLE001 - models without a price have no cost
-        return None
-    return float(prompt + completion)
 
 
 async def _close(response: Any) -> None:
@@ -76,7 +61,11 @@ async def stream(request: Request) -> AsyncIterator[LLMEvent]:
         # A clean end without a finish reason (some OpenAI-compatible servers) is
         # reported as ``other``; a broken connection has already raised above.
         usage = normalizer.usage or Usage()
-        for event in normalizer.finish(_cost(request.model, usage)):
+        provider_cost = normalizer.reported_cost
+        if provider_cost is None:
+            provider_cost = header_cost(response)
+        cost, source = step_cost(request.model, usage, provider_cost, request.price)
+        for event in normalizer.finish(cost, source):
             yield event
     finally:
         await _close(response)

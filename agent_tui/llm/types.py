@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_tui.vocab.usage import Usage
+from agent_tui.vocab.usage import CostSource, Price, Usage
 
 
 class _Model(BaseModel):
@@ -126,6 +126,8 @@ class Request(_Model):
     supports_vision: bool = False
     """The model takes images; otherwise every image in the history is sent as a placeholder line,
     since the log keeps images whatever model wrote them and the model may change between steps."""
+    price: Price | None = None
+    """The model's configured price (``[models."name"]``): overrides LiteLLM's price map."""
     extra: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -206,6 +208,7 @@ class Finish(_Event):
     reason: FinishReason
     usage: Usage = Field(default_factory=Usage)
     cost: float | None = None
+    cost_source: CostSource | None = None
 
 
 LLMEvent = (

@@ -7,13 +7,14 @@ cancellation: tools clean up (bash kills its process group) on
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agent_tui.tools.asks import CallOrigin, PermissionChecker
 from agent_tui.tools.sandbox import SandboxPolicy
+from agent_tui.vocab.elicitation import ElicitationAnswer, ElicitationRequest
 from agent_tui.vocab.skill import Skill
 
 
@@ -45,6 +46,8 @@ class ToolScope:
     """Where shell commands may write and connect; None: no sandbox (full access)."""
     skills: Mapping[str, Skill] = field(default_factory=dict)
     """The skills found for this location, by name (core discovers them; the ``skill`` tool loads one)."""
+    elicit: Callable[[ElicitationRequest], Awaitable[ElicitationAnswer]] | None = None
+    """Asks the user an MCP server's question during this call (core records it); None: declined."""
 
     def __post_init__(self) -> None:
         self.location = Path(self.location).resolve()

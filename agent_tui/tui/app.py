@@ -9,30 +9,35 @@ registry's actions together. ``bootstrap`` builds it; a session on screen is a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.theme import Theme
 from textual.widget import MountError
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Footer, Static
 
 from agent_tui.tui.command_registry import BY_NAME, Command, palette, resolve
+from agent_tui.tui.ctrl_c import CtrlC
 from agent_tui.tui.custom_commands import command_dirs, load_commands, watch_commands
 from agent_tui.tui.file_index import mention
 from agent_tui.tui.gc_policy import tune_runtime
+from agent_tui.tui.mcp_prompts import prompts_here
 from agent_tui.tui.mcp_view import McpServerState, error_notices, failure_notice, new_notices
 from agent_tui.tui.notice_hold import HeldNotice, NoticeHold
 from agent_tui.tui.pages import Pages
 from agent_tui.tui.screens.child_session import ChildSessionScreen
 from agent_tui.tui.screens.help import HelpScreen
+from agent_tui.tui.screens.mcp_prompt import McpPromptScreen
 from agent_tui.tui.screens.picker import SessionPicker
 from agent_tui.tui.services import CoreUnavailable, TuiServices
 from agent_tui.tui.session_actions import SessionActions
@@ -49,6 +54,8 @@ from agent_tui.tui.widgets.transcript import TranscriptView
 from agent_tui.vocab.kinds import Delivery
 
 if TYPE_CHECKING:  # the block widgets load lazily (``lazy``): not on the first frame's path
+    from rich.console import RenderableType
+
     from agent_tui.tui.widgets.tool_block import ToolCallView
 
 
@@ -73,10 +80,11 @@ class AgentApp(App[None]):
         Binding(
             "ctrl+c",
             "ctrl_c",
-            "copy / clear / quit",
+            "copy / stop / clear / quit",
             priority=True,
             show=False,
-            tooltip="copy selection, else clear the prompt; twice quits",
+            tooltip="copy the selection; else interrupt the running agent; else clear the prompt; "
+            "on an idle, empty prompt twice quits",
         ),
         Binding(
             "escape",
@@ -170,11 +178,12 @@ class AgentApp(App[None]):
         """Opens the core after the first frame (``Startup.connect``); None: it is open already."""
         self.startup_error: str | None = None  # set when connect raised StartupFailed
         self.stopped_by: int | None = None  # the signal that stopped the app, if one did
-        self._last_ctrl_c: int | None = None
+        self.ctrl_c = CtrlC(self)  # copy, interrupt, clear, quit
+        self.session_on_exit: str | None = None  # the session on screen when the app exited
         self._last_escape: int | None = None
         self._stop_watch = asyncio.Event()
         self.actions = SessionActions(self)  # rewind, fork, rename, export, pause, compact, model
-        self.pages = Pages(self)  # /context, /mcp, /skills, /agents, a subagent's transcript
+        self.pages = Pages(self)  # /context, /usage, /mcp, /skills, /agents, a subagent's transcript
         self.startup = Startup(self)
         themes, self._theme_errors = load_themes(self._theme_dirs)
         for item in themes.values():
@@ -231,10 +240,45 @@ class AgentApp(App[None]):
     async def _watch_mcp(self) -> None:
         """Repaint the status bar's count when a server changes state; one notice when one fails."""
         await self.services.runnable.wait()
+        self._watch_questions()
         if self.services.mcp is not None:
             self._unwatch_mcp = self.services.mcp.watch_mcp(self._mcp_changed)
             for server in self.services.mcp.mcp_status():  # failed before this app listened
                 self._mcp_changed(server)
+
+    def _watch_questions(self) -> None:
+        """From now on MCP servers' questions wait for the user (without a watcher they are declined)."""
+        sessions = self.services.sessions
+        if sessions is not None:
+            self._unwatch_questions = sessions.watch_elicitations(self._question_came)
+
+    def _question_came(self, question: Any) -> None:
+        self.call_later(self._ask, question)  # told from the tool call's task: the dialog opens in the app's turn
+
+    def _ask(self, question: Any) -> None:
+        """An MCP server's question: its dialog, the answer handed back to the waiting tool call."""
+        from agent_tui.tui.screens.elicitation import ElicitationScreen
+
+        def answered(answer: tuple[str, dict[str, Any] | None] | None) -> None:
+            if question.ended.is_set():  # closed because its call ended: nothing to answer
+                return
+            action, content = answer or ("cancel", None)
+            try:
+                if self.services.sessions is not None:
+                    self.services.sessions.answer_elicitation(question.request_id, action, content)
+            except Exception as error:  # noqa: BLE001 - the call ended meanwhile, or the answer does not fit
+                self.notify(f"MCP server {question.request.server}: {error}", severity="warning")
+
+        screen = ElicitationScreen(question.request)
+        self.push_screen(screen, answered)
+        self.run_worker(self._close_when_ended(question, screen), group="mcp-question")
+
+    async def _close_when_ended(self, question: Any, screen: Screen) -> None:
+        """The question's call ended first (interrupted): its dialog goes, saying why."""
+        await question.ended.wait()
+        if self.screen is screen:  # one above it (another question) keeps it until that one is answered
+            screen.dismiss(None)
+            self.notify(f"MCP server {question.request.server}: the question ended with its tool call")
 
     def _mcp_changed(self, server: McpServerState) -> None:
         if server.fresh_failure:  # a connection or its status
@@ -307,6 +351,42 @@ class AgentApp(App[None]):
             await self.actions.select_model(command.model)
         self.view.send(command.expand(arguments), Delivery.STEER)
 
+    async def action_run_mcp_prompt(self, name: str, arguments: str = "") -> None:
+        """``/mcp__server__prompt args…``: the missing required arguments asked for, the server's
+        expansion sent as a prompt."""
+        mcp, location = self.services.mcp, self.services.location
+        prompt = prompts_here(mcp.mcp_status() if mcp is not None else (), location).get(name)
+        if mcp is None or prompt is None:
+            self.notify(f"/{name}: the MCP server no longer offers this prompt", severity="error")
+            return
+        given, missing = prompt.fill(arguments)
+        if not missing:
+            await self._expand_mcp_prompt(name, prompt, given)
+            return
+
+        async def complete(argument: str, value: str) -> list[str]:
+            return await mcp.mcp_complete(Path(location), prompt.server, prompt.name, argument, value, given)
+
+        def asked(answers: dict[str, str] | None) -> None:
+            if answers is not None:
+                self.run_worker(self._expand_mcp_prompt(name, prompt, {**given, **answers}), group="mcp-prompt")
+
+        self.push_screen(McpPromptScreen(f"/{name}", missing, complete), asked)
+
+    async def _expand_mcp_prompt(self, name: str, prompt: Any, arguments: dict[str, str]) -> None:
+        from agent_tui.core.api import McpPromptError
+
+        mcp = self.services.mcp
+        try:
+            text = await mcp.mcp_prompt(Path(self.services.location), prompt.server, prompt.name, arguments)
+        except McpPromptError as error:
+            self.notify(f"/{name}: {error}", severity="error")
+            return
+        if not text:
+            self.notify(f"/{name}: the prompt came back empty", severity="warning")
+            return
+        self.view.send(text, Delivery.STEER)
+
     async def action_init_agents_md(self) -> None:
         """``/init``: a prompt asking the agent to write or improve AGENTS.md, sent as any prompt is."""
         from agent_tui.core.api import init_prompt
@@ -316,11 +396,15 @@ class AgentApp(App[None]):
     def action_show_context(self) -> None:
         self.pages.show_context()
 
+    def action_show_usage(self) -> None:
+        self.pages.show_usage()
+
     def on_unmount(self) -> None:
         self._stop_watch.set()
-        unwatch = getattr(self, "_unwatch_mcp", None)
-        if unwatch is not None:
-            unwatch()
+        for name in ("_unwatch_mcp", "_unwatch_questions"):
+            unwatch = getattr(self, name, None)
+            if unwatch is not None:
+                unwatch()
 
     async def on_event(self, event: events.Event) -> None:
         """The app sees every input event before the focused widget does."""
@@ -448,23 +532,13 @@ class AgentApp(App[None]):
         )
 
     async def action_ctrl_c(self) -> None:
-        """Copy a selection; else clear the prompt; a second press within the window quits."""
-        focused = self.focused
-        selected = focused.selected_text if isinstance(focused, TextArea) else None
-        selected = selected or self.screen.get_selected_text()
-        if selected:
-            self.copy_to_clipboard(selected)
-            self.screen.clear_selection()
-            self.notify("copied", timeout=1.5)
-            return
-        now = self.services.clock.now_ms()
-        if self._last_ctrl_c is not None and now - self._last_ctrl_c <= self.services.timings.quit_window_s * 1000:
-            await self.shutdown()
-            return
-        self._last_ctrl_c = now
-        if isinstance(self.screen, Screen) and self.screen is self.screen_stack[0]:
-            self.view.query_one(PromptInput).clear()
-        self.notify("press Ctrl+C again to quit", timeout=self.services.timings.quit_window_s)
+        await self.ctrl_c.press()
+
+    def exit(self, result: None = None, return_code: int = 0, message: RenderableType | None = None) -> None:
+        """Every way out passes here: the session on screen is kept for the quit hint (``quit_hint``)."""
+        with contextlib.suppress(NoMatches):
+            self.session_on_exit = self.view.session_id
+        super().exit(result, return_code, message)
 
     def get_driver_class(self):  # noqa: ANN201 - type[Driver]
         driver = super().get_driver_class()

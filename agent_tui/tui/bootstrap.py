@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.api import peek_sessions
 from agent_tui.tui.model_facts import ModelFacts, setup_hint
+from agent_tui.tui.quit_hint import read_quit_hint
 
 if TYPE_CHECKING:
     from agent_tui.tui.app import AgentApp
@@ -157,15 +158,20 @@ async def _run(launch: Launch, layers: Any, location: Path, peek: Callable[[str 
     core = CoreOpener(launch, layers, services, facts)
     app = AgentApp(services, start=start, theme=layers.text("theme") or DEFAULT_THEME, connect=core.connect)
     stop_on_signals(app)
+    hint = None
     try:
         with _suspend_handlers_restored():
             await app.run_async()
+        if app.startup_error is None and app.stopped_by is None:  # a signal's terminal may be gone
+            hint = await read_quit_hint(core.sessions, app.session_on_exit)  # while the store is open
     finally:
         await core.close()
     if app.startup_error is not None:
         raise LaunchFailed(app.startup_error, app.return_code or 1)
     if app.stopped_by is not None:
         return 128 + app.stopped_by
+    if hint is not None:  # Textual has given the terminal back
+        print(hint, flush=True)
     return app.return_code or 0
 
 

@@ -41,6 +41,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "context", "how big the next request is: prompt, instructions, tools, history", "show_context", "Context size"
     ),
     CommandSpec(
+        "usage", "tokens and cost of this session and its subagents, per model and agent", "show_usage", "Usage"
+    ),
+    CommandSpec(
         "init", "write or improve this project's AGENTS.md (you approve the edit)", "init_agents_md", "Init AGENTS.md"
     ),
     CommandSpec("rewind", "go back to an earlier prompt: conversation, files or both (or undo)", "rewind", "Rewind"),

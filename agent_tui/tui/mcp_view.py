@@ -23,6 +23,12 @@ class McpPort(Protocol):
     async def mcp_resources(self, location: Any, agent: str | None = None) -> dict[str, list[Any]]:
         """The ready servers' listed resources, by server (``@server:`` completion)."""
 
+    async def mcp_prompt(self, location: Any, server: str, prompt: str, arguments: dict[str, str]) -> str: ...
+
+    async def mcp_complete(
+        self, location: Any, server: str, prompt: str, argument: str, value: str, context: dict[str, str] | None = None
+    ) -> list[str]: ...
+
 
 class McpServerState(Protocol):
     """What a listener of :meth:`McpPort.watch_mcp` is given: a server's status."""

@@ -1,5 +1,5 @@
 """The pages the app opens over the session on screen to show something: the next request's size
-(``/context``), MCP servers (``/mcp``), skills (``/skills``), agents (``/agents``), and a
+(``/context``), what the session spent (``/usage``), MCP servers (``/mcp``), skills (``/skills``), agents (``/agents``), and a
 subagent's transcript (Enter on a ``task`` block, or Alt+S to reach one from the keyboard).
 
 ``AgentApp`` keeps the ``action_*`` names the command registry and the bindings run, each one
@@ -18,6 +18,7 @@ from agent_tui.tui.screens.child_session import ChildSessionScreen
 from agent_tui.tui.screens.context import ContextScreen
 from agent_tui.tui.screens.mcp import McpScreen
 from agent_tui.tui.screens.skills import SkillsScreen
+from agent_tui.tui.screens.usage import UsageScreen
 
 if TYPE_CHECKING:
     from agent_tui.tui.app import AgentApp
@@ -50,6 +51,24 @@ class Pages:
             screen.failed(str(error) or type(error).__name__)
             return
         screen.show(breakdown)
+
+    def show_usage(self) -> None:
+        """``/usage``: the session's tokens and cost with its subagents', read in a worker."""
+        screen = UsageScreen()
+        self.app.push_screen(screen)
+        self.app.run_worker(self._read_usage(screen), group="usage", exclusive=True)
+
+    async def _read_usage(self, screen: UsageScreen) -> None:
+        session_id = self.app.view.session_id
+        if session_id is None:
+            screen.empty("No session yet: nothing spent.")
+            return
+        try:
+            usage = await (await self.app.services.ready()).usage(session_id)
+        except Exception as error:  # noqa: BLE001 - any failure is said on the page, in one line
+            screen.empty(f"Could not read the usage: {error or type(error).__name__}")
+            return
+        screen.show(usage)
 
     def mcp_servers(self) -> None:
         mcp = self.app.services.mcp

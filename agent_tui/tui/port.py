@@ -13,7 +13,7 @@ hold both the facade and ``FakeSessions`` to it.
 from __future__ import annotations
 
 import builtins
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         RewindState,
         SessionRecord,
         SessionSummary,
+        SessionUsage,
         Synced,
     )
     from agent_tui.core.api import events as ev
@@ -121,6 +122,9 @@ class SessionsPort(Protocol):
 
     async def permissions(self, session_id: str) -> builtins.list[PermissionRecord]: ...
 
+    async def usage(
+        self, session_id: str, subagents: bool = True
+    ) -> SessionUsage: ...  # tokens and cost, subagents' sessions included
     async def plan(self, session_id: str) -> PlanRecord: ...  # the live plan: the newest visible ``todo`` checklist
 
     async def context_breakdown(
@@ -133,6 +137,11 @@ class SessionsPort(Protocol):
     ) -> ContextBreakdown: ...  # what the next request would hold (``/context``); None: a first request there
 
     async def reply_permission(self, request_id: str, reply: str, message: str | None = None) -> None: ...
+
+    # MCP servers' questions: shown to ``watcher`` while it watches (else declined); answered by id
+    def watch_elicitations(self, watcher: Callable[[Any], None]) -> Callable[[], None]: ...
+
+    def answer_elicitation(self, request_id: str, action: str, content: dict[str, Any] | None = None) -> None: ...
 
     async def rewind_state(self, session_id: str) -> RewindState: ...  # hidden seq ranges, every rewind and undo
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from agent_tui.tui.command_registry import CommandSpec, custom_spec
 from agent_tui.tui.gc_policy import QuietCollector
+from agent_tui.tui.mcp_prompts import prompt_specs
 from agent_tui.tui.port import SessionsPort
 from agent_tui.tui.timings import Timings
 from agent_tui.vocab.clock import Clock, SystemClock
@@ -99,8 +100,10 @@ class TuiServices:
         return sessions
 
     def command_specs(self) -> tuple[CommandSpec, ...]:
-        """The custom commands as the command registry lists them."""
-        return tuple(custom_spec(name, command.help) for name, command in sorted(self.custom_commands.items()))
+        """The custom commands, then the MCP servers' prompts here, as the command registry lists them."""
+        files = tuple(custom_spec(name, command.help) for name, command in sorted(self.custom_commands.items()))
+        taken = {spec.name for spec in files}
+        return files + tuple(s for s in prompt_specs(self.mcp, self.location) if s.name not in taken)
 
     def active(self) -> dict[str, dict[str, str]]:
         return self.sessions.active() if self.sessions is not None else {}

@@ -269,6 +269,7 @@ async def seed_for(sessions: SessionsPort, record: Any, transcript: Transcript, 
         input_tokens=record.input_tokens,
         output_tokens=record.output_tokens,
         cost=record.cost or 0.0,
+        unpriced_steps=(await sessions.usage(record.id, subagents=False)).total.unpriced_steps,
     )
     inbox = list(await sessions.pending(record.id))
     pending = [

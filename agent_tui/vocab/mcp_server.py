@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -10,7 +11,8 @@ _VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class McpServerConfig(BaseModel):
-    """Either ``command`` (stdio: a process) or ``url`` (streamable HTTP), never both."""
+    """Either ``command`` (stdio: a process) or ``url`` (streamable HTTP, or the older SSE with
+    ``type = "sse"``), never both."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -21,6 +23,9 @@ class McpServerConfig(BaseModel):
     """Names of agent-tui's own variables the server may read (``["GITHUB_TOKEN"]``); no others reach it."""
     cwd: str | None = None
     url: str | None = None
+    type: Literal["stdio", "http", "sse"] | None = None
+    """The transport, as ``.mcp.json`` spells it; None: stdio for a command, streamable HTTP for a url.
+    ``sse`` is the SSE transport of the 2024 protocol, which some hosted servers still speak."""
     headers: dict[str, str] = Field(default_factory=dict)
     enabled: bool = True
     timeout_s: float = Field(default=120.0, gt=0)
@@ -47,6 +52,8 @@ class McpServerConfig(BaseModel):
     def _one_transport(self) -> McpServerConfig:
         if (self.command is None) == (self.url is None):
             raise ValueError("set exactly one of command (stdio) or url (streamable HTTP)")
+        if self.type is not None and (self.type == "stdio") != (self.command is not None):
+            raise ValueError(f"type {self.type!r} needs {'command' if self.type == 'stdio' else 'url'}")
         if self.url is None and self.headers:
             raise ValueError("headers apply only to a url server")
         if self.command is None and (self.env or self.env_vars or self.cwd):
@@ -57,4 +64,5 @@ class McpServerConfig(BaseModel):
 
     @property
     def transport(self) -> str:
-        return "stdio" if self.command is not None else "http"
+        """``stdio``, ``http`` (streamable HTTP) or ``sse``."""
+        return self.type or ("stdio" if self.command is not None else "http")

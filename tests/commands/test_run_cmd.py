@@ -384,6 +384,7 @@ async def test_a_second_process_neither_sweeps_nor_drains_a_live_session(cli: Cl
     code, out, err = await cli.run("--session", sid, "me too")
     assert code == 2
     assert str(await cli.mode.agent_pid(owner)) in err
+    assert "is admitted there as a steer: it is read at the next step" in err
     log = await cli.log(sid)
     assert "tool.failed" not in types(log)  # the running tool was not swept
     assert types(log)[-1] == "prompt.admitted"
@@ -466,6 +467,34 @@ async def test_run_reads_a_mentioned_mcp_resource_and_an_unknown_one_is_one_line
     code, out, err = await cli.run("--trust", "@notes:notes://missing", timeout=120)
     assert code == 1 and "@notes:notes://missing: MCP server notes: cannot read notes://missing" in err
     assert len(fake.requests) == 1
+
+
+async def test_a_headless_run_declines_a_servers_question_with_a_line_and_logs_the_exchange(
+    cli: Cli, fake: FakeProvider, workdir: Path
+) -> None:
+    asking = Path(__file__).resolve().parents[1] / "fakes" / "mcp_asking.py"
+    _mcp_config(workdir, {"asking": [sys.executable, str(asking)]})
+    fake.add({"tool_calls": [{"id": "call_1", "name": "mcp__asking__book", "arguments": {}}]}, {"text": "No table."})
+    code, out, err = await cli.run("--trust", "--permission", "allow", "book a table", timeout=120)
+    assert code == 0, err
+    assert out.strip() == "No table."
+    assert (
+        'agent-tui: MCP server asking asked "Book a table: which day, for how many?": declined '
+        "(no one to answer: agent-tui runs headless)"
+    ) in err.splitlines()
+    tool_message = next(m for m in fake.accepted[1].body["messages"] if m["role"] == "tool")
+    assert tool_message["content"] == "booking declined"
+    log = await cli.log(session_of(err))
+    asked = next(e for e in log if e["type"] == "session.elicitation.asked.1")["data"]
+    answered = next(e for e in log if e["type"] == "session.elicitation.answered.1")["data"]
+    assert (asked["server"], asked["call_id"], asked["mode"]) == ("asking", "call_1", "form")
+    assert set(asked["requested_schema"]["properties"]) == {"date", "guests", "vegan", "seat"}
+    assert answered == {
+        "request_id": asked["request_id"],
+        "action": "decline",
+        "content": None,
+        "reason": "no one to answer: agent-tui runs headless",
+    }
 
 
 async def test_an_mcp_call_a_killed_agent_left_running_is_swept_and_its_server_ends(

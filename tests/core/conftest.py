@@ -65,6 +65,15 @@ def every_event_script(location: str, root: str) -> dict[str, list[ev.DurableEve
             save=["ls*"],
         ),
         ev.PermissionReplied(request_id="perm_1", reply=PermissionReply.ALWAYS),
+        ev.ElicitationAsked(
+            request_id="ask_1",
+            assistant_message_id="msg_a1",
+            call_id="call_1",
+            server="tables",
+            message="Which day?",
+            requested_schema={"type": "object", "properties": {"day": {"type": "string"}}},
+        ),
+        ev.ElicitationAnswered(request_id="ask_1", action="accept", content={"day": "friday"}),
         ev.ToolSucceeded(assistant_message_id="msg_a1", call_id="call_1", output=ToolOutput(text="a.py")),
         ev.ToolCalled(
             assistant_message_id="msg_a1",

@@ -1,7 +1,8 @@
 """A small MCP server written with the SDK (its ``MCPServer``, once ``FastMCP``), run as a real process.
 
 ``python mcp_server.py stdio`` serves on stdin/stdout; ``python mcp_server.py http PORT``
-serves streamable HTTP on 127.0.0.1:PORT at ``/mcp``. ``FAKE_MCP_INSTRUCTIONS``
+serves streamable HTTP on 127.0.0.1:PORT at ``/mcp``; ``sse PORT`` the older SSE transport
+at ``/sse``. ``FAKE_MCP_INSTRUCTIONS``
 sets the initialize instructions; ``FAKE_MCP_MARKS`` names a directory where
 ``wait`` records that it started and whether it was cancelled.
 """
@@ -58,9 +59,10 @@ async def wait() -> str:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["http"]:
+    if sys.argv[1:2] in (["http"], ["sse"]):
         import uvicorn
 
-        uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
+        app = server.streamable_http_app() if sys.argv[1] == "http" else server.sse_app()
+        uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
     else:
         server.run("stdio")

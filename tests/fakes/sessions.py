@@ -30,9 +30,11 @@ from agent_tui.core.api import (
     SessionBusy,
     SessionRecord,
     SessionSummary,
+    SessionUsage,
     Synced,
     UnknownInput,
     UnknownSession,
+    UsageRow,
 )
 from agent_tui.core.api import events as ev
 from agent_tui.tui.transcript.model import fold
@@ -320,6 +322,42 @@ class FakeSessions:
             raise InvalidRequest("FakeSessions.context is not set")
         return self.context
 
+    async def usage(self, session_id: str, subagents: bool = True) -> SessionUsage:
+        """The session's own ended steps summed (the fake has no subagents' sessions to add)."""
+        steps: dict[str, tuple[str, str]] = {}
+        rows: list[UsageRow] = []
+        for stored in self._events(session_id):
+            match stored.event:
+                case ev.StepStarted(assistant_message_id=amid, agent=agent, model=model):
+                    steps[amid] = (agent, model)
+                case ev.StepEnded(assistant_message_id=amid, usage=usage, cost=cost):
+                    agent, model = steps.get(amid, ("", ""))
+                    unpriced = int(cost is None and usage.input_tokens + usage.output_tokens > 0)
+                    for key in (model, agent):
+                        rows.append(
+                            UsageRow(
+                                key=key,
+                                sessions=1,
+                                steps=1,
+                                input_tokens=usage.input_tokens,
+                                output_tokens=usage.output_tokens,
+                                cost=cost,
+                                unpriced_steps=unpriced,
+                            )
+                        )
+        by_model, by_agent = rows[0::2], rows[1::2]
+        total = UsageRow(
+            key="",
+            steps=len(by_model),
+            input_tokens=sum(r.input_tokens for r in by_model),
+            output_tokens=sum(r.output_tokens for r in by_model),
+            cost=sum(r.cost for r in by_model if r.cost is not None)
+            if any(r.cost is not None for r in by_model)
+            else None,
+            unpriced_steps=sum(r.unpriced_steps for r in by_model),
+        )
+        return SessionUsage(session_id=session_id, total=total, by_model=by_model, by_agent=by_agent)
+
     async def plan(self, session_id: str) -> PlanRecord:
         """As the projection: the plan of the newest successful ``todo`` call (the fake does not rewind)."""
         todo_calls: set[tuple[str, str]] = set()
@@ -411,6 +449,12 @@ class FakeSessions:
             )
             for ask in fold(self._events(session_id)).asks.values()
         ]
+
+    def watch_elicitations(self, watcher: Any) -> Any:
+        return lambda: None  # no MCP servers here: nothing ever asks
+
+    def answer_elicitation(self, request_id: str, action: str, content: dict[str, Any] | None = None) -> None:
+        self.calls.append(("answer_elicitation", request_id, action, content))
 
     async def reply_permission(self, request_id: str, reply: str, message: str | None = None) -> None:
         self.calls.append(("reply_permission", request_id, reply, message))

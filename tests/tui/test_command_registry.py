@@ -27,7 +27,7 @@ def test_slash_commands_parse(text: str, parsed: Command | None) -> None:
     [
         (
             "/frobnicate",
-            "unknown command /frobnicate (known: /new /resume /compact /context /init /rewind /fork /export /rename "
+            "unknown command /frobnicate (known: /new /resume /compact /context /usage /init /rewind /fork /export /rename "
             "/model /agent /image /theme /mcp /agents /skills /help)",
         ),
         ("/quit", "unknown command /quit"),
@@ -66,6 +66,7 @@ def test_the_palette_offers_each_command_and_each_choice() -> None:
         ("Resume session", Command("resume")),
         ("Compact", Command("compact")),
         ("Context size", Command("context")),
+        ("Usage", Command("usage")),
         ("Init AGENTS.md", Command("init")),
         ("Rewind", Command("rewind")),
         ("Fork session", Command("fork")),

@@ -191,6 +191,24 @@ class McpHost:
     def status(self) -> list[McpStatus]:
         return self.hub.status()
 
+    def _prompt_server(self, location: Path, server: str) -> McpConnection:
+        connection = self.hub.connection(location, server)
+        if connection is None:
+            raise ToolError(f"no MCP server {server} here")
+        return connection
+
+    async def prompt(self, location: Path, server: str, prompt: str, arguments: dict[str, str]) -> str:
+        """A server's prompt expanded with ``arguments``: the text to admit as the user's prompt.
+        Raises ``ToolError`` (the server is not here or not running, or it refused) with the reason."""
+        return await self._prompt_server(location, server).prompt(prompt, arguments)
+
+    async def complete(
+        self, location: Path, server: str, prompt: str, argument: str, value: str, context: dict[str, str]
+    ) -> list[str]:
+        """The server's completions of a prompt argument's value; none when it has none to offer."""
+        connection = self.hub.connection(location, server)
+        return [] if connection is None else await connection.complete(prompt, argument, value, context)
+
     def watch(self, listener: Listener) -> Callable[[], None]:
         return self.hub.watch(listener)
 

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from agent_tui.core.host.elicitations import Elicit
 from agent_tui.core.host.port import ToolInvocation
 from agent_tui.core.host.tool_hooks import ToolHooks
 from agent_tui.core.log import events as ev
@@ -157,6 +158,9 @@ class RegistryToolHost:
         are off it records that, so a later rewind can say why it cannot restore the files."""
         self.hooks: ToolHooks | None = None
         """Runs the ``pre_tool`` / ``post_tool`` hooks around every call (the runtime sets it)."""
+        self.elicit: Callable[[str | None, str | None], Elicit] | None = None
+        """A call's way to ask the user an MCP server's question, by (assistant message, call) id
+        (``Elicitations.asker``; the runtime sets it); None: questions are declined."""
         self.skills = SkillCatalog()
         """The skills found here at the last ``refresh_skills`` (the runtime calls it before each step)."""
 
@@ -200,6 +204,9 @@ class RegistryToolHost:
             references=self.settings.reference_roots(self._project_root),
             sandbox=self.settings.command_sandbox(self._project_root, self.agent),
             skills=self.skills.named(),
+            elicit=None
+            if self.elicit is None
+            else self.elicit(call.assistant_message_id or None, call.call_id or None),
         )
         hooks = self.hooks
         if hooks is not None and (refused := await hooks.before(self.settings.hooks, call)) is not None:

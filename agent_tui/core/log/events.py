@@ -274,6 +274,32 @@ class PermissionReplied(DurableEvent):
     message: str | None = None
 
 
+class ElicitationAsked(DurableEvent):
+    """An MCP server asked the user something during a tool call: a form (``schema``) or a page to open
+    (``url``). History only: the question lives while its call does (``core.host.elicitations``)."""
+
+    TYPE: ClassVar[str] = "session.elicitation.asked.1"
+    request_id: str
+    assistant_message_id: str | None = None
+    call_id: str | None = None
+    server: str
+    mode: Literal["form", "url"] = "form"
+    message: str
+    requested_schema: dict[str, Any] = Field(default_factory=dict)
+    url: str | None = None
+
+
+class ElicitationAnswered(DurableEvent):
+    """The answer the server got: ``content`` only with ``accept`` of a form; ``reason`` when no one was
+    asked (a headless run) or the call ended first."""
+
+    TYPE: ClassVar[str] = "session.elicitation.answered.1"
+    request_id: str
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = None
+    reason: str | None = None
+
+
 class CompactionAdmitted(DurableEvent):
     TYPE: ClassVar[str] = "session.compaction.admitted.1"
     input_id: str
@@ -370,6 +396,9 @@ class StepEnded(DurableEvent):
     finish: str
     usage: Usage = Field(default_factory=Usage)
     cost: float | None = None
+    cost_source: str | None = None
+    """``vocab.usage.CostSource`` ("provider", "config", "price_map"); None with an unknown cost,
+    and in logs written before sources were recorded. A plain string: a newer build's source still reads."""
 
 
 class StepFailed(DurableEvent):
@@ -377,6 +406,9 @@ class StepFailed(DurableEvent):
     assistant_message_id: str
     error: ErrorInfo
     usage: Usage | None = None
+    cost: float | None = None
+    """A failed attempt that streamed to its end (content filter, a refused settlement) was still billed."""
+    cost_source: str | None = None
 
 
 class RetryScheduled(DurableEvent):
@@ -509,6 +541,8 @@ DURABLE_EVENTS: tuple[type[DurableEvent], ...] = (
     InstructionsUpdated,
     PermissionAsked,
     PermissionReplied,
+    ElicitationAsked,
+    ElicitationAnswered,
     CompactionAdmitted,
     CompactionStarted,
     CompactionEnded,

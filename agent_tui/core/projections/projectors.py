@@ -132,7 +132,7 @@ def _steps(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Dura
         case ev.ToolFailed():
             steps.tool_settled(conn, sid, at, event)
         case ev.StepEnded() | ev.StepFailed() | ev.RetryScheduled():
-            steps.step_closed(conn, sid, at, event)
+            steps.step_closed(conn, sid, seq, at, event)
         case ev.ExecutionFailed() | ev.ExecutionInterrupted():
             steps.clear_retries(conn, sid, at)
         case ev.SessionRewound(conversation=True, boundary_seq=boundary):
@@ -140,6 +140,8 @@ def _steps(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Dura
         case ev.RewindUndone(rewind_seq=rewound):
             _check_undo(conn, sid, seq, rewound)
             rewind.replay_without(conn, sid, seq, rewound, project)
+        case ev.ElicitationAsked() | ev.ElicitationAnswered():
+            pass  # history only: a question lives while its tool call does
         case ev.SessionRewound() | ev.WorkspaceSnapshotted():
             pass  # history only: the snapshot ids and file restores are read from the log
         case ev.ExecutionStarted() | ev.ExecutionSucceeded() | ev.UnknownEvent():

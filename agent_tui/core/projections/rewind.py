@@ -20,6 +20,7 @@ from agent_tui.core.projections.message_rows import delete_message, preview
 Project = Callable[[sqlite3.Connection, str, int, int, ev.DurableEvent], None]
 
 _SESSION_TABLES = (
+    "step_usage",
     "plan_update",
     "permission_request",
     "context_entry",

@@ -134,19 +134,22 @@ def tool_settled(conn: sqlite3.Connection, sid: str, at: int, event: ev.ToolSucc
     conn.execute("UPDATE message SET updated = ? WHERE id = ?", (at, event.assistant_message_id))
 
 
-def step_closed(conn: sqlite3.Connection, sid: str, at: int, event: ev.DurableEvent) -> None:
+def step_closed(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.DurableEvent) -> None:
     """step.ended, step.failed and retry.scheduled: settle or annotate the row."""
     match event:
         case ev.StepEnded(assistant_message_id=mid, finish=finish, usage=usage, cost=cost):
             data = _assistant(conn, sid, mid)
             data.update(finish=finish, usage=usage.model_dump(), cost=cost, retry=None, error=None, state="ended")
+            data["cost_source"] = event.cost_source
             _add_usage(conn, sid, usage, cost)
-        case ev.StepFailed(assistant_message_id=mid, error=error, usage=usage):
+            _spent(conn, sid, seq, at, data, usage, cost, event.cost_source)
+        case ev.StepFailed(assistant_message_id=mid, error=error, usage=usage, cost=cost):
             data = _assistant(conn, sid, mid)
             data.update(error=error.model_dump(mode="json"), retry=None, state="failed")
             if usage is not None:
-                data["usage"] = usage.model_dump()
-                _add_usage(conn, sid, usage, None)
+                data.update(usage=usage.model_dump(), cost=cost, cost_source=event.cost_source)
+                _add_usage(conn, sid, usage, cost)
+                _spent(conn, sid, seq, at, data, usage, cost, event.cost_source)
         case ev.RetryScheduled(assistant_message_id=mid, attempt=attempt, at_ms=at_ms, error=error):
             data = _assistant(conn, sid, mid)
             data["retry"] = {"attempt": attempt, "at_ms": at_ms, "error": error.model_dump(mode="json")}
@@ -166,6 +169,38 @@ def clear_retries(conn: sqlite3.Connection, sid: str, at: int) -> None:
         data = json.loads(raw)
         data["retry"] = None
         save_message(conn, message_id, data, at)
+
+
+def _spent(
+    conn: sqlite3.Connection,
+    sid: str,
+    seq: int,
+    at: int,
+    data: dict[str, Any],
+    usage: Usage,
+    cost: float | None,
+    source: str | None,
+) -> None:
+    """One ``step_usage`` row: what this step spent, by the model and agent its row names."""
+    conn.execute(
+        "INSERT OR REPLACE INTO step_usage (session_id, seq, at, model, agent, input_tokens, output_tokens,"
+        " reasoning_tokens, cache_read_tokens, cache_write_tokens, cost, cost_source)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            sid,
+            seq,
+            at,
+            data.get("model") or "",
+            data.get("agent") or "",
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.reasoning_tokens,
+            usage.cache_read_tokens,
+            usage.cache_write_tokens,
+            cost,
+            source,
+        ),
+    )
 
 
 def _add_usage(conn: sqlite3.Connection, sid: str, usage: Usage, cost: float | None) -> None:

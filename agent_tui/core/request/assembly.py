@@ -61,6 +61,7 @@ def assemble(
         api_base=model_settings.api_base or settings.api_base,
         api_key=settings.api_key,
         max_tokens=model_settings.max_output_tokens,
+        price=model_settings.price(),
         temperature=own.temperature,
         supports_vision=supports_vision,
     )

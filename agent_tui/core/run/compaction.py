@@ -179,6 +179,7 @@ class Compactor:
             api_base=model_settings.api_base or settings.api_base,
             api_key=settings.api_key,
             max_tokens=model_settings.max_output_tokens,
+            price=model_settings.price(),
         )
 
     async def _summarise_with_retries(

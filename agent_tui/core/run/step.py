@@ -313,21 +313,27 @@ class Step:
         if state.unrecorded is not None:
             await self._settle_unrecorded(plan, state)
             state.closed = True
-            await self._pub(ev.StepFailed(assistant_message_id=amid, error=state.unrecorded, usage=usage))
+            await self._pub(_billed_failure(amid, state.unrecorded, finish))
             return StepOutcome(error=state.unrecorded)
         if finish.reason == llm.FinishReason.CONTENT_FILTER:
             error = ErrorInfo(
                 type=ErrorType.CONTENT_FILTER, message="The provider stopped the response (content filter)."
             )
             state.closed = True
-            await self._pub(ev.StepFailed(assistant_message_id=amid, error=error, usage=usage))
+            await self._pub(_billed_failure(amid, error, finish))
             return StepOutcome(error=error)
         state.closed = True
         if state.stop_error is not None:
-            await self._pub(ev.StepFailed(assistant_message_id=amid, error=state.stop_error, usage=usage))
+            await self._pub(_billed_failure(amid, state.stop_error, finish))
             return StepOutcome(error=state.stop_error)
         await self._pub(
-            ev.StepEnded(assistant_message_id=amid, finish=finish.reason.value, usage=usage, cost=finish.cost)
+            ev.StepEnded(
+                assistant_message_id=amid,
+                finish=finish.reason.value,
+                usage=usage,
+                cost=finish.cost,
+                cost_source=finish.cost_source,
+            )
         )
         return StepOutcome()
 
@@ -362,6 +368,13 @@ class Step:
         await self._pub(
             ev.StepFailed(assistant_message_id=amid, error=ErrorInfo(type=ErrorType.ABORTED, message="Interrupted"))
         )
+
+
+def _billed_failure(amid: str, error: ErrorInfo, finish: llm.Finish) -> ev.StepFailed:
+    """An attempt that streamed to its end and still failed was billed: its usage and cost are kept."""
+    return ev.StepFailed(
+        assistant_message_id=amid, error=error, usage=finish.usage, cost=finish.cost, cost_source=finish.cost_source
+    )
 
 
 async def consume(stream: AsyncIterator[Any], on_event: Callable[[Any], Awaitable[None]]) -> None:

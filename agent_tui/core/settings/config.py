@@ -35,6 +35,7 @@ from agent_tui.vocab.kinds import ApprovalMode, Effect
 from agent_tui.vocab.mcp_names import SERVER_NAME
 from agent_tui.vocab.mcp_server import McpServerConfig
 from agent_tui.vocab.permission_rule import PermissionRule
+from agent_tui.vocab.usage import Price
 
 
 class _Section(BaseModel):
@@ -46,6 +47,24 @@ class ModelSettings(_Section):
     max_output_tokens: int | None = Field(default=None, gt=0)
     api_base: str | None = None
     supports_vision: bool | None = None
+    # Dollars per million tokens. Both input and output set: the step's cost is computed from them
+    # instead of LiteLLM's price map (a provider-reported cost still wins). Cache prices default
+    # to the input price.
+    input_cost_per_million: float | None = Field(default=None, ge=0)
+    output_cost_per_million: float | None = Field(default=None, ge=0)
+    cache_read_cost_per_million: float | None = Field(default=None, ge=0)
+    cache_write_cost_per_million: float | None = Field(default=None, ge=0)
+
+    def price(self) -> Price | None:
+        """The configured price, or None when input or output is missing (half a price is no price)."""
+        if self.input_cost_per_million is None or self.output_cost_per_million is None:
+            return None
+        return Price(
+            input_per_million=self.input_cost_per_million,
+            output_per_million=self.output_cost_per_million,
+            cache_read_per_million=self.cache_read_cost_per_million,
+            cache_write_per_million=self.cache_write_cost_per_million,
+        )
 
 
 class AgentSettings(_Section):
@@ -247,7 +266,8 @@ class Settings(_Section):
 
     @property
     def problems(self) -> list[str]:
-        """One line per agent file (or part of one) left out, naming the file and the key; the rest loaded."""
+        """One line per agent file (or part of one) and per ``.mcp.json`` server left out, naming the
+        file and the key; the rest loaded."""
         return list(self._problems)
 
     def agent_sources(self, name: str) -> list[str]:
@@ -380,6 +400,16 @@ def _validate_layer(data: Mapping[str, Any], source: str) -> None:
 _NOT_FROM_ENVIRONMENT = frozenset({"models", "agents", "permission", "mcp", "shell", "hooks"})
 
 
+def _environment_problems(layer: Mapping[str, Any]) -> list[str]:
+    """One line per table a variable tried to set that only config files set (its keys are names:
+    agents, models, servers), so ``AGENT_TUI_AGENTS__BUILD__STEPS=3`` is not silently ignored."""
+    return [
+        f"{ENVIRONMENT}: AGENT_TUI_{key.upper()}__… is ignored: [{key}] is set in config files only"
+        for key in sorted(layer)
+        if key in _NOT_FROM_ENVIRONMENT
+    ]
+
+
 def _settable_from_environment(layer: Mapping[str, Any]) -> dict[str, Any]:
     return {
         key: value for key, value in layer.items() if key in Settings.model_fields and key not in _NOT_FROM_ENVIRONMENT
@@ -413,6 +443,7 @@ def validate(layers: Layers) -> Settings:
     checked = [(True, source, data) for source, data in agent_layers]
     for valid, source, data in [*checked, *((False, source, data) for source, data in layers.sources)]:
         if source == ENVIRONMENT:
+            problems += _environment_problems(data)
             data = _settable_from_environment(data)
         if not valid:
             _validate_layer(data, source)
@@ -441,7 +472,7 @@ def validate(layers: Layers) -> Settings:
         settings._user_agent_rules[name] = _file_rules(users_files, name)
     settings._untrusted = layers.untrusted
     settings._agent_sources = sources
-    settings._problems = problems
+    settings._problems = [*problems, *layers.problems]
     return settings
 
 

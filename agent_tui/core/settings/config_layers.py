@@ -19,6 +19,7 @@ from typing import Any
 from agent_tui.core.settings import paths, trust
 from agent_tui.core.settings.agent_files import markdown_files
 from agent_tui.core.settings.claude_hooks import ClaudeSettingsError, claude_hooks, settings_files
+from agent_tui.core.settings.mcp_json import McpJsonError, UnsetVariable, expand, mcp_json_file, read_mcp_json
 
 ENV_PREFIX = "AGENT_TUI_"
 DEFAULT_AGENT = "build"
@@ -111,6 +112,10 @@ class Layers:
     """Set when the project's config asked for powers it was not given (see ``core.trust``)."""
     project_root: Path | None = None
     """Where the project's agent files are read (``agent_files``); None with project config turned off."""
+    problems: tuple[str, ...] = ()
+    """What was left out of the project's ``.mcp.json``, one line each (``Settings.problems`` shows them)."""
+    mcp_json: frozenset[str] = frozenset()
+    """The servers the project layer has from ``.mcp.json`` (agent-tui's own of the same name win)."""
 
     @property
     def user(self) -> dict[str, Any]:
@@ -157,7 +162,7 @@ def config_stamp(location: Path, environ: Mapping[str, str] | None = None) -> Co
         _stamp(project),
         None if store is None else ("trust", *store),
         *(_stamp(path) for path in agents),
-        *(_stamp(path) for path in ([] if root is None else settings_files(root))),
+        *(_stamp(path) for path in ([] if root is None else [*settings_files(root), mcp_json_file(root)])),
     )
 
 
@@ -173,6 +178,8 @@ def read_layers(
     sources: list[tuple[str, dict[str, Any]]] = [(str(user_file), read_toml(user_file))]
     untrusted = None
     project_root = None
+    joined: list[str] = []
+    problems: list[str] = []
     if not environ.get("AGENT_TUI_DISABLE_PROJECT_CONFIG"):
         project_root = paths.project_root(location)
         project_file = find_project_config(location)
@@ -185,11 +192,57 @@ def read_layers(
             listed = data.get("hooks")
             data = {**data, "hooks": [*(listed if isinstance(listed, list) else []), *claude]}
             project_file = project_file or paths.project_config_file(project_root)
+        data, joined, problems = _join_mcp_json(data, sources[0][1], project_root)
+        if joined:
+            project_file = project_file or paths.project_config_file(project_root)
         if project_file is not None:
-            kept, powers = trust.split_powers(data)
+            kept, powers = trust.split_powers(data, frozenset(joined))
             if not trust.is_trusted(project_file, powers):
                 data, untrusted = kept, UntrustedProject(project_file, powers, data)
+            elif joined:  # trusted: now the environment may fill in ${VAR}
+                data, expand_problems = _expand_mcp_json(data, joined, environ, mcp_json_file(project_root))
+                problems += expand_problems
             sources.append((str(project_file), data))
     sources.append((ENVIRONMENT, env_layer(environ)))
     sources.append((COMMAND_LINE, {key: value for key, value in (cli or {}).items() if value is not None}))
-    return Layers(tuple(sources), untrusted, project_root)
+    return Layers(tuple(sources), untrusted, project_root, tuple(problems), frozenset(joined))
+
+
+def _servers(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    mcp = data.get("mcp")
+    servers = mcp.get("servers") if isinstance(mcp, Mapping) else None
+    return servers if isinstance(servers, Mapping) else {}
+
+
+def _join_mcp_json(
+    data: dict[str, Any], user: Mapping[str, Any], project_root: Path
+) -> tuple[dict[str, Any], list[str], list[str]]:
+    """The project layer with its ``.mcp.json`` servers added (a server the user's or the
+    project's own config names is theirs, not the file's); the names added, and the problems."""
+    try:
+        found = read_mcp_json(project_root)
+    except McpJsonError as error:
+        raise ConfigError(str(error)) from None
+    own = {*_servers(user), *_servers(data)}
+    joined = {name: server for name, server in found.servers.items() if name not in own}
+    if not joined:
+        return data, [], list(found.problems)
+    found_mcp = data.get("mcp")
+    mcp = found_mcp if isinstance(found_mcp, Mapping) else {}
+    servers = {**joined, **_servers(data)}
+    return {**data, "mcp": {**mcp, "servers": servers}}, list(joined), list(found.problems)
+
+
+def _expand_mcp_json(
+    data: dict[str, Any], joined: list[str], environ: Mapping[str, str], shown: Path
+) -> tuple[dict[str, Any], list[str]]:
+    """Fill in the ``.mcp.json`` servers' ``${VAR}``; a server naming an unset one is left out."""
+    servers = dict(_servers(data))
+    problems = []
+    for name in joined:
+        try:
+            servers[name] = expand(servers[name], environ)
+        except UnsetVariable as error:
+            del servers[name]
+            problems.append(f"{shown}: MCP server {name} left out: {error}")
+    return {**data, "mcp": {**data["mcp"], "servers": servers}}, problems

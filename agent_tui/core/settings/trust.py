@@ -82,8 +82,9 @@ def _split_rules(rules: Any, where: str, wanted: dict[str, Any], lines: list[str
     return kept
 
 
-def split_powers(data: Mapping[str, Any]) -> tuple[dict[str, Any], Powers]:
-    """The project layer without its powers, and the powers it asked for."""
+def split_powers(data: Mapping[str, Any], mcp_json: frozenset[str] = frozenset()) -> tuple[dict[str, Any], Powers]:
+    """The project layer without its powers, and the powers it asked for (``mcp_json``: the servers
+    that came from the project's ``.mcp.json``, so the lines say where they are written)."""
     kept: dict[str, Any] = dict(data)
     wanted: dict[str, Any] = {}
     lines: list[str] = []
@@ -99,7 +100,7 @@ def split_powers(data: Mapping[str, Any]) -> tuple[dict[str, Any], Powers]:
                     "permission": _split_rules(agent["permission"], f"agents.{name}.permission", wanted, lines),
                 }
             kept["agents"][name] = agent
-    _split_mcp(kept, wanted, lines)
+    _split_mcp(kept, wanted, lines, mcp_json)
     for key in _ENDPOINT_KEYS:
         if key in kept:
             wanted[key] = kept.pop(key)
@@ -189,19 +190,20 @@ def _split_hooks(kept: dict[str, Any], wanted: dict[str, Any], lines: list[str])
             lines.append(f"run a {hook.get('event', '?')}{matcher} hook: {hook.get('command', '?')}")
 
 
-def _split_mcp(kept: dict[str, Any], wanted: dict[str, Any], lines: list[str]) -> None:
+def _split_mcp(kept: dict[str, Any], wanted: dict[str, Any], lines: list[str], mcp_json: frozenset[str]) -> None:
     """Take out the MCP servers (each one a program started or a server connected to)."""
     mcp = kept.get("mcp")
     if isinstance(mcp, Mapping) and isinstance(mcp.get("servers"), Mapping) and mcp["servers"]:
         wanted["mcp.servers"] = {name: server for name, server in mcp["servers"].items()}
         for name, server in mcp["servers"].items():
+            shown = f"{name} (.mcp.json)" if name in mcp_json else name
             if isinstance(server, Mapping) and server.get("url") is not None:
-                lines.append(f"connect MCP server {name} at {server.get('url')}")
+                lines.append(f"connect MCP server {shown} at {server.get('url')}")
             else:
                 command = server.get("command") if isinstance(server, Mapping) else None
-                shown = " ".join(map(str, command)) if isinstance(command, list) else str(command)
+                command_line = " ".join(map(str, command)) if isinstance(command, list) else str(command)
                 confined = isinstance(server, Mapping) and server.get("sandbox") is True
-                lines.append(f"start MCP server {name}{' (sandboxed)' if confined else ''}: {shown}")
+                lines.append(f"start MCP server {shown}{' (sandboxed)' if confined else ''}: {command_line}")
         kept["mcp"] = {key: value for key, value in mcp.items() if key != "servers"}
 
 

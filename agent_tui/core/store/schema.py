@@ -161,10 +161,51 @@ CREATE INDEX session_spawned_by ON session (spawned_by, created) WHERE spawned_b
 """A subagent's session names the parent session and the ``task`` call that started it
 (``session.created``'s ``spawned_by``): the picker lists children under their parent."""
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)
+_STEP_BY_ID = """(SELECT json_extract(s.data_json, '$.{field}') FROM event s
+    WHERE s.session_id = e.session_id AND s.seq < e.seq AND s.type = 'session.step.started.1'
+    AND json_extract(s.data_json, '$.assistant_message_id') = json_extract(e.data_json, '$.assistant_message_id')
+    ORDER BY s.seq DESC LIMIT 1)"""
+
+_V5 = f"""
+CREATE TABLE step_usage (
+    session_id TEXT NOT NULL REFERENCES session (id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    at INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    reasoning_tokens INTEGER NOT NULL,
+    cache_read_tokens INTEGER NOT NULL,
+    cache_write_tokens INTEGER NOT NULL,
+    cost REAL,
+    cost_source TEXT,
+    PRIMARY KEY (session_id, seq)
+);
+CREATE INDEX step_usage_at ON step_usage (at);
+INSERT INTO step_usage SELECT e.session_id, e.seq, e.created_ms,
+    COALESCE({_STEP_BY_ID.format(field="model")}, ''), COALESCE({_STEP_BY_ID.format(field="agent")}, ''),
+    COALESCE(json_extract(e.data_json, '$.usage.input_tokens'), 0),
+    COALESCE(json_extract(e.data_json, '$.usage.output_tokens'), 0),
+    COALESCE(json_extract(e.data_json, '$.usage.reasoning_tokens'), 0),
+    COALESCE(json_extract(e.data_json, '$.usage.cache_read_tokens'), 0),
+    COALESCE(json_extract(e.data_json, '$.usage.cache_write_tokens'), 0),
+    json_extract(e.data_json, '$.cost'), json_extract(e.data_json, '$.cost_source')
+    FROM event e JOIN session ON session.id = e.session_id
+    WHERE e.type IN ('session.step.ended.1', 'session.step.failed.1')
+    AND json_type(e.data_json, '$.usage') = 'object'
+"""
+"""What each step spent (one row per ``step.ended`` or ``step.failed`` with usage), with the model and
+agent that spent it: the ledger ``agent-tui usage`` and ``/usage`` aggregate in SQL. The ``message``
+rows hold usage too, but a fork copies them and a rewind deletes them, while what was spent stays
+spent (like the session row's totals); and a retry overwrites the row's usage with the last
+attempt's. The migration fills the table from the log, so older sessions are counted."""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5)
 CURRENT_VERSION = len(MIGRATIONS)
 
 PROJECTION_TABLES: tuple[str, ...] = (
+    "step_usage",
     "search",
     "search_doc",
     "queue_state",

@@ -30,9 +30,11 @@ from agent_tui.core.log.records import (
     SessionSummary,
     ToolCallRecord,
 )
+from agent_tui.core.log.usage_records import SessionUsage, UsageGrouping, UsageRow
 from agent_tui.core.projections.projectors import project
 from agent_tui.core.settings.config import StorageSettings
 from agent_tui.core.store import queries as q
+from agent_tui.core.store import usage_queries
 from agent_tui.core.store.bus import Bus
 from agent_tui.core.store.db import connect_raw, translate
 from agent_tui.core.store.reader import ReaderPool
@@ -212,6 +214,12 @@ class Store:
 
     async def plan(self, session_id: str) -> PlanRecord:
         return await self._readers.read(q.plan, session_id)
+
+    async def session_usage(self, session_id: str, subagents: bool = True) -> SessionUsage:
+        return await self._readers.read(usage_queries.session_usage, session_id, subagents)
+
+    async def usage_report(self, by: UsageGrouping, since_ms: int | None, until_ms: int | None) -> list[UsageRow]:
+        return await self._readers.read(usage_queries.usage_report, by, since_ms, until_ms)
 
     async def context_entries(self, session_id: str) -> dict[str, Any]:
         return await self._readers.read(q.context_entries, session_id)

@@ -197,6 +197,7 @@ class _Writer:
                 "state": d.get("state"),
                 "error": d.get("error"),
                 "cost": d.get("cost"),
+                "cost_source": d.get("cost_source"),
             },
         )
         for call in calls:

@@ -213,7 +213,11 @@ class _Builder:
         if meta.get("state") == "failed" and meta.get("error"):
             self.events.append(
                 ev.StepFailed(
-                    assistant_message_id=amid, error=ErrorInfo(**meta["error"]), usage=used if usage else None
+                    assistant_message_id=amid,
+                    error=ErrorInfo(**meta["error"]),
+                    usage=used if usage else None,
+                    cost=meta.get("cost"),
+                    cost_source=meta.get("cost_source"),
                 )
             )
         else:
@@ -223,6 +227,7 @@ class _Builder:
                     finish=output.get("stop_reason") or "stop",
                     usage=used,
                     cost=meta.get("cost"),
+                    cost_source=meta.get("cost_source"),
                 )
             )
         self.step = None

@@ -16,6 +16,7 @@ from agent_tui.server.routes import (
     reading,
     rewind,
     sessions,
+    usage,
 )
 from agent_tui.server.table import ROUTES, Route
 
@@ -27,6 +28,7 @@ TABLES = (
     context.routes,
     plan.routes,
     context_size.routes,
+    usage.routes,
     rewind.routes,
     permissions.routes,
     mcp.routes,

@@ -99,17 +99,16 @@ def render(turn: Turn, model: str, include_usage: bool) -> Rendered:
     out.epilogue.append(chunks.choice({}, turn.finish_reason()))
     if include_usage:
         u = turn.usage
-        out.epilogue.append(
-            chunks.usage(
-                {
-                    "prompt_tokens": u.input + u.cache_read,
-                    "completion_tokens": u.output,
-                    "total_tokens": u.input + u.cache_read + u.output,
-                    "prompt_tokens_details": {"cached_tokens": u.cache_read},
-                    "completion_tokens_details": {"reasoning_tokens": u.reasoning},
-                }
-            )
-        )
+        usage: dict[str, Any] = {
+            "prompt_tokens": u.input + u.cache_read,
+            "completion_tokens": u.output,
+            "total_tokens": u.input + u.cache_read + u.output,
+            "prompt_tokens_details": {"cached_tokens": u.cache_read},
+            "completion_tokens_details": {"reasoning_tokens": u.reasoning},
+        }
+        if u.cost is not None:
+            usage["cost"] = u.cost
+        out.epilogue.append(chunks.usage(usage))
     out.epilogue.append(b"data: [DONE]\n\n")
     return out
 

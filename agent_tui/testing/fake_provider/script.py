@@ -37,6 +37,7 @@ class ScriptUsage(_Model):
     reasoning: int = 0
     cache_read: int = 0
     cache_write: int = 0
+    cost: float | None = None  # a gateway-reported cost (OpenRouter / LiteLLM proxy ``usage.cost``); OpenAI wire only
 
 
 class ScriptError(_Model):

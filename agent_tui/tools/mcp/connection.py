@@ -17,6 +17,9 @@ The client's side of the protocol: it declares roots (``roots``) and answers
 Resources: the listing is kept (``resources``, listed again when the server says
 it changed), reads go through ``read_resource``, and a mentioned resource is
 watched for changes where the server offers it (``resource_watch``).
+It lists the server's prompts and expands one on request (``prompts``), and
+hands a question the server asks during a call (elicitation) to that call's
+``elicit``; with no call to ask for, the question is declined.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import asyncio
 import importlib
 import logging
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any, Final
@@ -36,6 +39,7 @@ from agent_tui.tools.mcp.confined import SandboxUnavailable, server_argv
 from agent_tui.tools.mcp.end_watch import watched
 from agent_tui.tools.mcp.listing import McpToolInfo, list_all, offered
 from agent_tui.tools.mcp.progress import progress_callback
+from agent_tui.tools.mcp.prompts import McpPromptInfo, expansion, list_prompts, prompt_infos
 from agent_tui.tools.mcp.resource_watch import ResourceWatch
 from agent_tui.tools.mcp.resources import McpResourceInfo
 from agent_tui.tools.mcp.resources import list_all as list_resources
@@ -45,8 +49,12 @@ from agent_tui.tools.mcp.server_env import server_environment
 from agent_tui.tools.mcp.server_log import McpLogEntry, ServerLog
 from agent_tui.tools.sandbox import SandboxPolicy
 from agent_tui.vocab.clock import Clock, SystemClock
+from agent_tui.vocab.elicitation import ElicitationAnswer, ElicitationRequest
 from agent_tui.vocab.kinds import McpState
 from agent_tui.vocab.mcp_server import McpServerConfig
+
+Elicit = Callable[[ElicitationRequest], Awaitable[ElicitationAnswer]]
+"""Asks the user a server's question for one tool call (core records it and waits for the answer)."""
 
 STDERR_TAIL_CHARS = 1500
 BACKOFF_BASE_MS = 1_000
@@ -71,6 +79,7 @@ async def load_sdk(log_file: Path | None = None) -> None:
     await asyncio.to_thread(route_sdk_logs, log_file)
     await asyncio.to_thread(importlib.import_module, "mcp.client.stdio")
     await asyncio.to_thread(importlib.import_module, "mcp.client.streamable_http")
+    await asyncio.to_thread(importlib.import_module, "mcp.client.sse")
 
 
 def _stderr_tail(path: Path | None) -> str:
@@ -105,6 +114,8 @@ class McpConnection:
         self.tools: list[McpToolInfo] = []
         self.skipped: tuple[str, ...] = ()
         """Why listed tools are not offered (each one a notice): no tool is dropped silently."""
+        self.prompts: list[McpPromptInfo] = []
+        """Its prompts (``prompts/list``), each a slash command; empty for a server that offers none."""
         self.instructions: str | None = None
         self.error: str | None = None
         self.last_error: str | None = None
@@ -112,15 +123,17 @@ class McpConnection:
         self.roots = distinct(roots)
         """The folders ``roots/list`` answers with (``set_roots`` changes them while it runs)."""
         self.log = ServerLog(name, clock)
+        """What the server logged lately (``notifications/message``); also in ``mcp.log``."""
         self.offers_resources = False
         """The server declared the ``resources`` capability: the resource tools and ``@server:uri`` reach it."""
         self.resources: list[McpResourceInfo] = []
         """Its resources and templates as last listed (completion and ``list_mcp_resources`` read them)."""
         self.watch = ResourceWatch(name, lambda: self._on_change(self))
-        """The mentioned resources it reports changes of (``subscribe``); ``take_updated`` drains them."""
+        """The mentioned resources it reports changes of (``subscribe``), each change counted (``version``)."""
         self._resources_listing: asyncio.Task[None] | None = None
-        """What the server logged lately (``notifications/message``); also in ``mcp.log``."""
         self._announcing: asyncio.Task[None] | None = None
+        self._askers: list[_Asker] = []
+        """One per call in flight that can ask the user, latest last: who a server's question goes to."""
         self._clock = clock or SystemClock()
         self._on_change = on_change or (lambda _: None)
         self._client: Any = None
@@ -262,6 +275,10 @@ class McpConnection:
                 command=command, args=args, cwd=str(cwd), env=server_environment(self.config)
             )
             transport = watched(stdio_client(params, errlog=errlog), on_end)
+        elif self.config.transport == "sse":
+            from mcp.client.sse import sse_client
+
+            transport = sse_client(self.config.url or "", headers=self.config.headers, timeout=self.config.timeout_s)
         else:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
@@ -276,6 +293,7 @@ class McpConnection:
             message_handler=self._on_message,
             list_roots_callback=self._list_roots,
             logging_callback=self._on_log,
+            elicitation_callback=self._elicit,
             log_level=LOG_LEVEL,
             cache=None,
         )
@@ -302,17 +320,30 @@ class McpConnection:
         if stop.is_set():
             return False
         self.tools, self.skipped = offered(self.name, listed)
+        self.prompts = await self._prompts(client)
         return True
+
+    async def _prompts(self, client: Any) -> list[McpPromptInfo]:
+        """Its prompts, when it offers any; a failure to list them costs the prompts, not the server."""
+        if getattr(client.server_capabilities, "prompts", None) is None:
+            return []
+        try:
+            async with asyncio.timeout(self.config.list_timeout_s):
+                return prompt_infos(self.name, await list_prompts(client))
+        except Exception as error:  # noqa: BLE001 - its tools still work
+            logging.getLogger(__name__).warning("MCP server %s: prompts not listed: %s", self.name, _reason(error))
+            return []
 
     async def _on_message(self, message: Any) -> None:
         from mcp.types import (
+            PromptListChangedNotification,
             ResourceListChangedNotification,
             ResourceUpdatedNotification,
             ToolListChangedNotification,
         )
 
-        if isinstance(message, ToolListChangedNotification):
-            self.tools_changed()
+        if isinstance(message, ToolListChangedNotification | PromptListChangedNotification):
+            self.tools_changed()  # the relisting lists the prompts too
         elif isinstance(message, ResourceListChangedNotification):
             self.resources_changed()
         elif isinstance(message, ResourceUpdatedNotification):
@@ -365,20 +396,6 @@ class McpConnection:
         except Exception as error:  # noqa: BLE001 - the SDK raises MCPError or transport errors
             raise ToolError(f"MCP server {self.name}: cannot read {uri}: {_reason(error)}") from None
 
-    async def _ready_client(self) -> Any:
-        """The client of a ready server, starting (and waiting for) one worth waiting for; else ``ToolError``."""
-        if self.state is not McpState.READY:
-            self.start()
-            if self.worth_waiting:
-                await self.settled()
-        client = self._client
-        if self.state is not McpState.READY or client is None:
-            why = self.error or (
-                f"{self.state.value} again after: {self.last_error}" if self.last_error else self.state.value
-            )
-            raise ToolError(f"MCP server {self.name} is not running: {why}.")
-        return client
-
     # -- the client's side: roots and log messages -----------------------------------
 
     async def _list_roots(self, context: Any) -> Any:  # noqa: ARG002 - the SDK's ListRootsFnT signature
@@ -402,6 +419,37 @@ class McpConnection:
         entry = self.log.record(str(params.level), params.data, params.logger)
         if entry.is_error:  # one notice: listeners find it in ``logs`` (each shown once)
             self._on_change(self)
+
+    async def _elicit(self, context: Any, params: Any) -> Any:  # noqa: ARG002 - the SDK's ElicitationFnT
+        """A server's question: to the latest call in flight (its session asks the user), else declined."""
+        from mcp.types import ElicitResult
+
+        url = getattr(params, "url", None)
+        request = ElicitationRequest(
+            server=self.name,
+            message=str(params.message),
+            mode="url" if url is not None else "form",
+            schema=dict(getattr(params, "requested_schema", None) or {}),
+            url=url,
+        )
+        if not self._askers:
+            return ElicitResult(action="decline")
+        asker = self._askers[-1]
+        asking = asyncio.ensure_future(asker.elicit(request))
+        asker.asking.add(asking)
+        asker.deadline.reschedule(None)  # the user may take their time
+        try:
+            answer = await asking
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():  # this task itself is being cancelled (a 2026 call)
+                raise
+            return ElicitResult(action="cancel")  # the call ended while the user was asked
+        finally:
+            asker.asking.discard(asking)
+            asker.deadline.reschedule(asyncio.get_running_loop().time() + self.config.timeout_s)
+        content = answer.content if answer.action == "accept" and request.mode == "form" else None
+        return ElicitResult(action=answer.action, content=content)
 
     @property
     def logs(self) -> tuple[McpLogEntry, ...]:
@@ -471,14 +519,72 @@ class McpConnection:
 
     # -- calls ---------------------------------------------------------------------
 
-    async def call(self, tool: str, arguments: dict[str, Any], on_progress: Callable[[str], None] | None = None) -> Any:
+    async def _ready_client(self) -> Any:
+        """The client of a ready server, starting it (and waiting, when worth it) if it is not."""
+        if self.state is not McpState.READY:
+            self.start()
+            if self.worth_waiting:
+                await self.settled()
+        client = self._client
+        if self.state is not McpState.READY or client is None:
+            why = self.error or (
+                f"{self.state.value} again after: {self.last_error}" if self.last_error else self.state.value
+            )
+            raise ToolError(f"MCP server {self.name} is not running: {why}.")
+        return client
+
+    async def prompt(self, name: str, arguments: dict[str, str]) -> str:
+        """The prompt's expansion (``prompts/get``) as text; raises ``ToolError`` with the server's reason."""
+        client = await self._ready_client()
+        try:
+            async with asyncio.timeout(self.config.timeout_s):
+                return expansion(await client.get_prompt(name, arguments))
+        except TimeoutError:
+            raise ToolError(
+                f"MCP server {self.name}: prompt {name} did not come within {self.config.timeout_s:g} s"
+            ) from None
+        except Exception as error:  # noqa: BLE001 - the SDK raises MCPError or transport errors
+            raise ToolError(f"MCP server {self.name}: prompt {name} failed: {_reason(error)}") from None
+
+    async def complete(
+        self, prompt: str, argument: str, value: str, context: dict[str, str] | None = None
+    ) -> list[str]:
+        """The server's completions of a prompt argument's value (``completion/complete``); none when it offers none."""
+        from mcp.types import PromptReference
+
+        client = self._client
+        if client is None or getattr(client.server_capabilities, "completions", None) is None:
+            return []
+        try:
+            async with asyncio.timeout(self.config.list_timeout_s):
+                result = await client.complete(
+                    PromptReference(name=prompt), {"name": argument, "value": value}, context
+                )
+        except Exception as error:  # noqa: BLE001 - completion is a convenience: no values
+            logging.getLogger(__name__).debug("MCP server %s: no completion: %s", self.name, _reason(error))
+            return []
+        return [str(v) for v in result.completion.values]
+
+    async def call(
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        on_progress: Callable[[str], None] | None = None,
+        elicit: Elicit | None = None,
+    ) -> Any:
         """The server's ``CallToolResult``; a server that is down, dies or times out raises ``ToolError``.
-        Each progress notification of the call reaches ``on_progress`` as one line."""
+        Each progress notification of the call reaches ``on_progress`` as one line; a question the
+        server asks meanwhile goes to ``elicit`` (None: declined). The call's time limit does not
+        run while the user is being asked."""
         client = await self._ready_client()
         stop = self._stop
         limit = self.config.timeout_s
+        deadline = asyncio.timeout(limit)
+        asker = _Asker(elicit, deadline) if elicit is not None else None
+        if asker is not None:
+            self._askers.append(asker)
         try:
-            async with asyncio.timeout(limit):
+            async with deadline:
                 result = await client.call_tool(
                     tool, arguments, progress_callback=progress_callback(on_progress) if on_progress else None
                 )
@@ -494,6 +600,11 @@ class McpConnection:
                     f"MCP server {self.name} exited during {tool}: {self.last_error or 'stopped'}"
                 ) from None
             raise ToolError(f"MCP server {self.name}: {tool} failed: {_reason(error)}") from None
+        finally:
+            if asker is not None:
+                self._askers.remove(asker)
+                for asking in asker.asking:  # its questions end with it
+                    asking.cancel()
         self.failures = 0
         return result
 
@@ -501,6 +612,15 @@ class McpConnection:
 def _resource_capability(client: Any, flag: str) -> bool:
     resources = getattr(client.server_capabilities, "resources", None)
     return bool(getattr(resources, flag, False))
+
+
+class _Asker:
+    """A call that can ask the user: its ``elicit``, its time limit (paused while asking), its open questions."""
+
+    def __init__(self, elicit: Elicit, deadline: asyncio.Timeout) -> None:
+        self.elicit = elicit
+        self.deadline = deadline
+        self.asking: set[asyncio.Future[ElicitationAnswer]] = set()
 
 
 async def _first_of(*waits: Any) -> None:

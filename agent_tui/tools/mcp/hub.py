@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.tools.mcp.connection import McpConnection, load_sdk
+from agent_tui.tools.mcp.prompts import McpPromptInfo
 from agent_tui.tools.mcp.server_log import McpLogEntry
 from agent_tui.tools.sandbox import SandboxPolicy
 from agent_tui.vocab.clock import Clock
@@ -41,6 +42,8 @@ class McpStatus:
     """Its process runs in the command sandbox (``sandbox = true``)."""
     logs: tuple[McpLogEntry, ...] = ()
     """What it logged lately, oldest first (``server_log.KEPT`` at most)."""
+    prompts: tuple[McpPromptInfo, ...] = ()
+    """Its prompts, each a slash command (``/mcp__<server>__<prompt>``)."""
 
     @property
     def fresh_failure(self) -> bool:
@@ -122,9 +125,13 @@ class McpHub:
                 c.skipped,
                 c.sandbox is not None,
                 c.logs,
+                tuple(c.prompts),
             )
             for c in self.connections(location)
         ]
+
+    def connection(self, location: Path, name: str) -> McpConnection | None:
+        return self._connections.get((location, name))
 
     async def close(self) -> None:
         connections, self._connections = list(self._connections.values()), {}

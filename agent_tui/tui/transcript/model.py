@@ -68,6 +68,8 @@ class Transcript(
         from agent_tui.core.api import events as ev  # see the module docstring
 
         block: Block | None
+        if isinstance(delta, (ev.TextDelta, ev.ReasoningDelta, ev.ToolInputDelta)):
+            self.streamed_chars += len(delta.delta)
         match delta:
             case ev.TextDelta() | ev.ReasoningDelta():
                 block = self._text_delta(delta)

@@ -45,7 +45,9 @@ class SessionFacts:
     output_tokens: int = 0
     last_input_tokens: int = 0
     cost: float = 0.0
+    unpriced_steps: int = 0  # steps that spent tokens at an unknown price: ``cost`` is not their whole cost
     retry_at_ms: int | None = None
     compacting: bool = False
     step_open: bool = False
     queue_paused: bool = False
+    executions_ended: int = 0  # busy periods ended (succeeded, failed, interrupted): a turn's end

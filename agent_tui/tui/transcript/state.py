@@ -32,6 +32,8 @@ class TranscriptState:
     """``[boundary, rewind)`` seq ranges the session's rewinds hide (read before folding)."""
     stale: bool = False
     """A rewind or an undo was folded that ``hidden`` does not know: fold the session again."""
+    streamed_chars: int = 0
+    """Characters of model output streamed as deltas (text, reasoning, tool input): the spinner's tokens."""
 
     def __post_init__(self) -> None:
         self._by_key: dict[BlockKey, Block] = {b.key: b for b in self.blocks}

@@ -30,6 +30,8 @@ class StepFold(TranscriptState):
                     facts.input_tokens += usage.input_tokens
                     facts.output_tokens += usage.output_tokens
                     facts.cost += cost or 0.0
+                    if cost is None and usage.input_tokens + usage.output_tokens:
+                        facts.unpriced_steps += 1
                 self._close_step()
             case ev.StepFailed(assistant_message_id=amid, error=error):
                 facts.step_open = False
@@ -54,6 +56,7 @@ class StepFold(TranscriptState):
         """A busy period ends: failed (an error block), or succeeded or interrupted (retries become history)."""
         from agent_tui.core.api import events as ev  # see transcript.model's docstring
 
+        self.facts.executions_ended += 1
         match event:
             case ev.ExecutionFailed(error=error):
                 self._add(

@@ -28,6 +28,7 @@ from agent_tui.tui.rewind_choice import UNDO, RewindChoice
 from agent_tui.tui.services import TuiServices
 from agent_tui.tui.session_feed import POLL_S, SessionFeed
 from agent_tui.tui.transcript.model import Transcript
+from agent_tui.tui.widgets.activity import ActivityLine
 from agent_tui.tui.widgets.completion import CompletionList
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.permission import PermissionPanel
@@ -82,6 +83,7 @@ class SessionView(FeedHost, Vertical):
         clock = self.services.clock
         yield TranscriptView(clock, id="transcript")
         yield NewOutputHint("↓ new output below — Ctrl+End (or click) to follow", id="new-output")
+        yield ActivityLine(clock, self._activity_counters, id="activity")
         yield PlanPanel(id="plan")
         yield PendingInputStrip(id="pending")
         yield PermissionPanel(clock, self.services.timings.permission_grace_s, id="permission")
@@ -103,6 +105,7 @@ class SessionView(FeedHost, Vertical):
         self.feed.open(session_id)
         self.interrupting = False
         self._answered.clear()
+        self.query_one(ActivityLine).reset()
         await self.show_transcript(self.feed.transcript, None)
         self.query_one(PermissionPanel).show_ask(None)
         self.feed.follow()
@@ -140,6 +143,7 @@ class SessionView(FeedHost, Vertical):
         if not active:
             self.interrupting = False
         try:
+            self.query_one(ActivityLine).observe(active)
             view = self.query_one(TranscriptView)
             await view.sync()
             self.query_one("#new-output").display = view.unseen_output
@@ -177,6 +181,7 @@ class SessionView(FeedHost, Vertical):
             child = next((c for c in self.feed.child_asks if c.ask.request_id not in self._answered), None)
             ask, who = (child.ask, child.who) if child is not None else (None, None)
         panel.show_ask(ask, patch, who)
+        self.query_one(ActivityLine).hold(ask is not None)
         if had_ask and ask is None:
             self.query_one(PromptInput).focus()
         self.query_one(StatusBar).show(
@@ -247,8 +252,15 @@ class SessionView(FeedHost, Vertical):
             except Exception as error:  # the facade's one-line reason
                 self._keep(text, f"not run: {error}", "error")
 
+    def _activity_counters(self) -> tuple[int, int]:
+        """What ends a turn and what it streamed, for the activity line."""
+        t = self.transcript
+        return t.facts.executions_ended, t.streamed_chars
+
     @work(group="send")
     async def send(self, text: str, delivery: Delivery) -> None:
+        if not self.is_active and not self.transcript.facts.queue_paused:  # it will run: the clock starts
+            self.query_one(ActivityLine).begin()
         async with self._sending:
             await self._send(text, delivery)
 
@@ -281,6 +293,8 @@ class SessionView(FeedHost, Vertical):
 
     def _keep(self, text: str, why: str, severity: str) -> None:
         self.app.notify(why, severity=severity)  # type: ignore[arg-type]
+        if not self.is_active:  # not sent: nothing runs
+            self.query_one(ActivityLine).cancel()
         prompt = self.query_one(PromptInput)
         if not prompt.text:
             prompt.load_text(text)

@@ -117,8 +117,11 @@ class StatusBar(Static):
             out.append(f" · {left}% context left")
         if facts is not None and (facts.input_tokens or facts.output_tokens):
             out.append(f" · ↑{human_tokens(facts.input_tokens)} ↓{human_tokens(facts.output_tokens)}")
-            if facts.cost > 0:
-                out.append(f" · ${facts.cost:.4f}" if facts.cost < 1 else f" · ${facts.cost:.2f}")
+            known = f"${facts.cost:.4f}" if facts.cost < 1 else f"${facts.cost:.2f}"
+            if facts.unpriced_steps:  # an unknown price is said, never shown as $0
+                out.append(f" · {known} + unknown" if facts.cost > 0 else " · cost unknown")
+            elif facts.cost > 0:
+                out.append(f" · {known}")
         if inputs.mcp:
             out.append(f" · {inputs.mcp}")
         if facts is not None and facts.queue_paused:

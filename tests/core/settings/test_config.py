@@ -119,3 +119,14 @@ def test_reference_names_must_be_able_to_stand_before_a_colon(tmp_path: Path) ->
     settings = Settings.model_validate({"references": {"docs": {"path": "../docs"}, "home": {"path": "/abs"}}})
     project = tmp_path / "repo"
     assert settings.reference_roots(project) == {"docs": (tmp_path / "docs").resolve(), "home": Path("/abs")}
+
+
+def test_a_variable_for_a_table_only_config_files_set_is_named_not_silently_ignored(workdir: Path) -> None:
+    env = {"AGENT_TUI_AGENTS__BUILD__STEPS": "3", "AGENT_TUI_RETRY__MAX_RETRIES": "2", "AGENT_TUI_MCP__X": "y"}
+    settings = config.load_settings(workdir, environ=env)
+    assert settings.retry.max_retries == 2 and settings.agent_settings("build").steps != 3
+    assert settings.problems == [
+        "environment (AGENT_TUI_*): AGENT_TUI_AGENTS__… is ignored: [agents] is set in config files only",
+        "environment (AGENT_TUI_*): AGENT_TUI_MCP__… is ignored: [mcp] is set in config files only",
+    ]
+    assert config.load_settings(workdir, environ={"AGENT_TUI_MODEL": "m"}).problems == []

@@ -61,11 +61,25 @@ def _free_port() -> int:
 @pytest.fixture
 async def http_notes(tmp_path: Path) -> AsyncIterator[McpServerConfig]:
     """The same server over streamable HTTP; yields once it accepts connections."""
+    async for port in serving("http", tmp_path):
+        yield McpServerConfig(url=f"http://127.0.0.1:{port}/mcp", headers={"X-Test": "1"})
+
+
+@pytest.fixture
+async def sse_notes(tmp_path: Path) -> AsyncIterator[McpServerConfig]:
+    """The same server over the older SSE transport."""
+    async for port in serving("sse", tmp_path):
+        yield McpServerConfig(url=f"http://127.0.0.1:{port}/sse", type="sse", headers={"X-Test": "1"})
+
+
+async def serving(transport: str, tmp_path: Path) -> AsyncIterator[int]:
+    """The fake server as a process over ``transport`` (http or sse) on a free port; yields the
+    port once it accepts connections, and ends the process after."""
     port = _free_port()
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         str(SERVER),
-        "http",
+        transport,
         str(port),
         env={"FAKE_MCP_MARKS": str(tmp_path), "PATH": ""},
         stderr=asyncio.subprocess.DEVNULL,
@@ -83,7 +97,7 @@ async def http_notes(tmp_path: Path) -> AsyncIterator[McpServerConfig]:
                 return
 
         await asyncio.wait_for(listening(), 60)
-        yield McpServerConfig(url=f"http://127.0.0.1:{port}/mcp", headers={"X-Test": "1"})
+        yield port
     finally:
         process.terminate()
         await process.wait()

@@ -111,6 +111,17 @@ async def test_a_streamable_http_server_is_used_the_same_way(http_notes, workdir
         await connection.stop()
 
 
+async def test_an_sse_server_is_used_the_same_way(sse_notes, workdir) -> None:
+    connection = await _ready(sse_notes, workdir)
+    try:
+        assert connection.state is McpState.READY, connection.error
+        assert connection.config.transport == "sse"
+        result = await connection.call("echo", {"text": "over sse"})
+        assert result.content[0].text == "echo: over sse"
+    finally:
+        await connection.stop()
+
+
 async def test_a_missing_command_and_an_unreachable_url_say_why(workdir) -> None:
     missing = await _ready(McpServerConfig(command=["no-such-mcp-server-binary"]), workdir)
     assert missing.state is McpState.FAILED and "No such file" in (missing.error or ""), missing.error

@@ -1,0 +1,108 @@
+"""A server's prompts (``prompts/list``, ``prompts/get``): each one a slash command in the TUI.
+
+``/mcp__server__prompt args…`` names the prompt as the model names a tool
+(``vocab.mcp_names.tool_name``). The words after it fill the prompt's
+arguments: ``name=value`` by name, the others in the listed order (shell
+quoting); the front end asks for a required one still missing. The server's
+messages, as text, are the expansion: what gets admitted as the user's prompt.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+from agent_tui.vocab.mcp_names import tool_name
+
+LIST_PAGES = 100
+
+
+@dataclass(frozen=True)
+class McpPromptArgument:
+    name: str
+    description: str = ""
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class McpPromptInfo:
+    """One prompt as the server lists it, with the slash command it is typed as."""
+
+    server: str
+    name: str
+    description: str
+    arguments: tuple[McpPromptArgument, ...] = ()
+
+    @property
+    def command(self) -> str:
+        return tool_name(self.server, self.name)
+
+    def fill(self, text: str) -> tuple[dict[str, str], list[McpPromptArgument]]:
+        """The arguments ``text`` gives (``name=value`` or in order) and the required ones it does not."""
+        try:
+            words = shlex.split(text)
+        except ValueError:  # an unclosed quote: the words as typed
+            words = text.split()
+        known = {a.name for a in self.arguments}
+        given: dict[str, str] = {}
+        loose: list[str] = []
+        for word in words:
+            key, eq, value = word.partition("=")
+            if eq and key in known:
+                given[key] = value
+            else:
+                loose.append(word)
+        open_ = [a for a in self.arguments if a.name not in given]
+        for argument, word in zip(open_, loose, strict=False):
+            given[argument.name] = word
+        if len(loose) > len(open_) and open_:  # more words than arguments: the last one takes the rest
+            given[open_[-1].name] = " ".join(loose[len(open_) - 1 :])
+        missing = [a for a in self.arguments if a.required and not given.get(a.name)]
+        return given, missing
+
+
+def prompt_infos(server: str, listed: list[Any]) -> list[McpPromptInfo]:
+    return [
+        McpPromptInfo(
+            server,
+            p.name,
+            (p.description or p.title or "").strip(),
+            tuple(McpPromptArgument(a.name, a.description or "", bool(a.required)) for a in p.arguments or ()),
+        )
+        for p in listed
+    ]
+
+
+async def list_prompts(client: Any) -> list[Any]:
+    prompts: list[Any] = []
+    cursor = None
+    for _ in range(LIST_PAGES):
+        page = await client.list_prompts(cursor=cursor)
+        prompts.extend(page.prompts)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return prompts
+
+
+def _text(content: Any) -> str:
+    kind = getattr(content, "type", None)
+    if kind == "text":
+        return str(content.text)
+    if kind == "resource":
+        inner = content.resource
+        text = getattr(inner, "text", None)
+        return f"[{inner.uri}]\n{text}" if text is not None else f"[{inner.uri}: binary content not shown]"
+    if kind == "resource_link":
+        return f"[{content.uri}]"
+    return f"[{kind} content not shown]"
+
+
+def expansion(result: Any) -> str:
+    """A ``GetPromptResult`` as one prompt: its messages' text, an assistant one marked as such."""
+    parts = []
+    for message in result.messages:
+        text = _text(message.content)
+        parts.append(text if message.role == "user" else f"(assistant) {text}")
+    return "\n\n".join(parts).strip()
