@@ -57,7 +57,9 @@ def count_label(ready: int, total: int) -> str | None:
 def state_label(status: Any) -> str:
     match status.state:
         case McpState.READY:
-            return f"ready with {len(status.tools)} tool{'s' if len(status.tools) != 1 else ''}"
+            label = f"ready with {len(status.tools)} tool{'s' if len(status.tools) != 1 else ''}"
+            count = len(getattr(status, "resources", ()))
+            return label + (f" and {count} resource{'s' if count != 1 else ''}" if count else "")
         case McpState.FAILED:
             return f"failed: {(status.error or '').splitlines()[0] if status.error else 'unknown reason'}"
         case state:

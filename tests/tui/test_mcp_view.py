@@ -17,6 +17,7 @@ class Status:
     location: str = "/p"
     transport: str = "stdio"
     sandboxed: bool = False
+    resources: tuple[str, ...] = ()
 
 
 SERVERS = [
@@ -39,6 +40,15 @@ def test_slash_mcp_rows_name_state_and_tools() -> None:
         ("notes", "stdio · ready with 1 tool", "echo"),
         ("docs", "http · failed: failed to start: exit 2", "—"),
         ("db", "stdio · sandboxed · starting", "—"),
+    ]
+
+
+def test_slash_mcp_counts_the_resources_a_server_listed() -> None:
+    notes = Status("notes", McpState.READY, ("edit",), resources=("notes://readme", "notes://day/{n}"))
+    one = Status("one", McpState.READY, resources=("a://b",))
+    assert listing([notes, one], "/p") == [
+        ("notes", "stdio · ready with 1 tool and 2 resources", "edit"),
+        ("one", "stdio · ready with 0 tools and 1 resource", "—"),
     ]
 
 

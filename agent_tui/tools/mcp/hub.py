@@ -44,6 +44,8 @@ class McpStatus:
     """What it logged lately, oldest first (``server_log.KEPT`` at most)."""
     prompts: tuple[McpPromptInfo, ...] = ()
     """Its prompts, each a slash command (``/mcp__<server>__<prompt>``)."""
+    resources: tuple[str, ...] = ()
+    """The URIs (and URI templates) of the resources it listed: what ``@server:`` completes from."""
 
     @property
     def fresh_failure(self) -> bool:
@@ -126,6 +128,7 @@ class McpHub:
                 c.sandbox is not None,
                 c.logs,
                 tuple(c.prompts),
+                tuple(r.uri for r in c.resources),
             )
             for c in self.connections(location)
         ]
