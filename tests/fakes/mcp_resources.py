@@ -3,7 +3,7 @@
 ``notes://readme`` is text (``edit`` changes it and tells the client it was
 updated: a ``subscriptions/listen`` event on the 2026 protocol),
 ``notes://logo`` a PNG (a blob), ``notes://day/{n}`` a template; ``add`` adds a
-text resource and says the list changed. Those two tools are all it has besides.
+text resource and says the list changed: its only tools, the resources are the point.
 
 ``python mcp_resources.py legacy`` speaks only the 2025 handshake, as most
 servers still do: it serves ``resources/subscribe`` and sends
