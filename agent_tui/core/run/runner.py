@@ -21,10 +21,12 @@ from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.log.records import CheckpointRecord, InboxRecord, MessageRecord, SessionRecord
 from agent_tui.core.request.assembly import as_final_step, assemble
 from agent_tui.core.request.builder import awaits_answer, needs_continuation, was_cut_short
+from agent_tui.core.request.structured import answered, shape
 from agent_tui.core.run.session_hooks import SessionHooks
 from agent_tui.core.run.step import Step, StepPlan, StreamFn
 from agent_tui.core.settings.config import ConfigError, Settings
 from agent_tui.llm import types as llm
+from agent_tui.tools.final_answer import OutputSchema
 from agent_tui.vocab.clock import Clock, SystemClock
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import CompactionReason, ErrorType
@@ -134,6 +136,9 @@ class NoInstructions:
 class LocationServices:
     settings: Settings
     tools: ToolHost
+    output: OutputSchema | None = None
+    """The final answer the session must give (``Sessions.require_output``): its steps offer
+    ``final_answer`` and a successful call ends the turn."""
 
 
 class Runner:
@@ -182,7 +187,7 @@ class Runner:
             promoted = await self._promote_steers(session, services.settings, publish)
             history = await store.messages(session_id)
             continued = continued and not promoted
-            if not promoted and not needs_continuation(history):
+            if not promoted and not await self._continues(session_id, history):
                 if await self._idle_work(session, services, publish):
                     history = await store.messages(session_id)
                 elif not (forced and (awaits_answer(history) or was_cut_short(history))):
@@ -195,6 +200,12 @@ class Runner:
             stepped = True
             if failure is not None:
                 return failure
+
+    async def _continues(self, session_id: str, history: list[MessageRecord]) -> bool:
+        """The last step called tools and did not end the turn with an accepted ``final_answer``."""
+        if not needs_continuation(history):
+            return False
+        return not answered(history, await self._store.tool_calls(session_id, ["success"]))
 
     async def _promote_steers(self, session: SessionRecord, settings: Settings, publish: SessionPublisher) -> bool:
         ready = eligible(await self._store.pending_inputs(session.id))
@@ -258,7 +269,7 @@ class Runner:
             attempts_allowed=remaining,
             max_retries=settings.retry.max_retries,
             base_delay_ms=settings.retry.base_delay_ms,
-            final_request=None if final_step else as_final_step(request),
+            final_request=None if final_step else shape(as_final_step(request), services.output, final_step=True),
         )
         outcome = await Step(publish, self._stream, services.tools, self._clock).run(plan)
         if outcome.error is None or outcome.error.type != ErrorType.CONTEXT_OVERFLOW or outcome.durable_output:
@@ -314,7 +325,7 @@ class Runner:
     ) -> llm.Request:
         settings = services.settings
         checkpoint = await self._store.checkpoint(session.id)
-        return assemble(
+        assembly = assemble(
             session=session,
             settings=settings,
             agent=agent,
@@ -325,7 +336,8 @@ class Runner:
             tool_calls=await self._store.tool_calls(session.id),
             supports_vision=(await self._compaction.model_info(model, settings)).supports_vision,
             final_step=final_step,
-        ).request
+        )
+        return shape(assembly.request, services.output, final_step)
 
 
 def step_model(session: SessionRecord, settings: Settings) -> str:

@@ -1,0 +1,84 @@
+"""Structured output in the request and in the log: the ``final_answer`` tool offered (forced when
+it must be called), the turn that ends with an accepted answer, and that answer read back.
+
+Everything about *whether the turn is over* is read from the durable tool-call rows, not from
+process state, so a resume or a replay reaches the same conclusion as the run that wrote them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent_tui.core.log.records import MessageRecord, ToolCallRecord
+from agent_tui.core.request.prompts import FINAL_STEP_REMINDER
+from agent_tui.llm import types as llm
+from agent_tui.tools.final_answer import FINAL_ANSWER_TOOL, OutputSchema
+
+FORCE_CHOICE = {"type": "function", "function": {"name": FINAL_ANSWER_TOOL}}
+"""OpenAI's tool-choice shape; LiteLLM translates it for the other providers."""
+FINAL_ANSWER_REMINDER = (
+    f"This is the final step allowed for this turn: call {FINAL_ANSWER_TOOL} now with your answer,"
+    " matching its schema; no other tool is available."
+)
+
+
+def shape(request: llm.Request, output: OutputSchema | None, final_step: bool) -> llm.Request:
+    """Offer ``final_answer`` beside the agent's tools; the final step of the allowance (which
+    otherwise has no tools) and a forced repair must call it."""
+    if output is None:
+        return request
+    spec = llm.ToolSpec(**output.spec())
+    others = [tool for tool in request.tools if tool.name != FINAL_ANSWER_TOOL]
+    if final_step:
+        messages = [
+            llm.SystemReminder(text=FINAL_ANSWER_REMINDER) if _is_final_reminder(message) else message
+            for message in request.messages
+        ]
+        extra = {**request.extra, "tool_choice": FORCE_CHOICE}
+        return request.model_copy(update={"tools": [spec], "extra": extra, "messages": messages})
+    update: dict[str, Any] = {"tools": [*others, spec]}
+    if output.forced:
+        update["extra"] = {**request.extra, "tool_choice": FORCE_CHOICE}
+    return request.model_copy(update=update)
+
+
+def _is_final_reminder(message: llm.HistoryMessage) -> bool:
+    return isinstance(message, llm.SystemReminder) and message.text == FINAL_STEP_REMINDER
+
+
+def answered(messages: Sequence[MessageRecord], tool_calls: Iterable[ToolCallRecord]) -> bool:
+    """The newest model-visible turn is a completed step with an accepted ``final_answer``:
+    the turn is over though the step called a tool."""
+    for message in reversed(messages):
+        if message.kind == "user":
+            return False
+        if message.kind == "assistant":
+            if message.data.get("state") != "ended":
+                return False
+            return any(
+                call.assistant_message_id == message.id and call.name == FINAL_ANSWER_TOOL and call.state == "success"
+                for call in tool_calls
+            )
+    return False
+
+
+@dataclass(frozen=True)
+class FinalAnswer:
+    """An accepted structured answer: the value, and the call and log position that gave it."""
+
+    value: Any
+    call_id: str
+    seq: int
+
+
+def final_answer(tool_calls: Iterable[ToolCallRecord], after: int = 0) -> FinalAnswer | None:
+    """The newest accepted ``final_answer`` recorded after log position ``after``."""
+    found = None
+    for call in tool_calls:
+        if call.name == FINAL_ANSWER_TOOL and call.state == "success" and call.seq > after:
+            data = (call.output or {}).get("data") or {}
+            if "value" in data and (found is None or call.seq > found.seq):
+                found = FinalAnswer(value=data["value"], call_id=call.call_id, seq=call.seq)
+    return found
