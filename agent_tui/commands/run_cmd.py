@@ -204,7 +204,7 @@ async def _follow_run(
         await printer.close()
     if stopped_by:
         return 128 + stopped_by[0]  # 130 SIGINT, 143 SIGTERM, 129 SIGHUP
-    if schema is not None:
+    if schema is not None and not printer.prompt_blocked:  # a blocked prompt is exit 1, as without a schema
         return await _structured_end(args, sessions, sid, head, error)
     if args.format == "text":
         text = await sessions.answer(sid, answering)
