@@ -14,7 +14,8 @@ from agent_tui.vocab.terminal_text import inert_json
 
 REPAIR_PROMPT = (
     "Your turn ended without an accepted final answer. Call final_answer now with your final answer,"
-    " as arguments that match its schema; do not answer in plain text."
+    " as arguments that match its schema; do not answer in plain text. (Without a final_answer tool,"
+    " reply with the JSON alone, matching the response format.)"
 )
 
 

@@ -33,7 +33,7 @@ from agent_tui.core.log.records import (
     SessionRecord,
     SessionSummary,
 )
-from agent_tui.core.request.structured import FinalAnswer, final_answer
+from agent_tui.core.request.structured import FinalAnswer, final_answer, text_answer
 from agent_tui.core.run.executor import Executor, IdleExecutor
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
@@ -327,9 +327,15 @@ class Sessions:
         return self._outputs.get(session_id)
 
     async def structured_answer(self, session_id: str, after: int = 0) -> FinalAnswer | None:
-        """The newest accepted ``final_answer`` recorded after log position ``after``; None if none."""
+        """The newest accepted ``final_answer`` recorded after log position ``after``, or in JSON mode
+        (a model without function calling) the newest assistant text there if it is JSON matching the
+        schema :meth:`require_output` set; None if neither."""
         await self.get(session_id)
-        return final_answer(await self._store.tool_calls(session_id, ["success"]), after)
+        called = final_answer(await self._store.tool_calls(session_id, ["success"]), after)
+        output = self._outputs.get(session_id)
+        written = None if output is None else text_answer(await self._store.messages(session_id), output, after)
+        answers = [answer for answer in (called, written) if answer is not None]
+        return max(answers, key=lambda answer: answer.seq, default=None)
 
     # -- reading ---------------------------------------------------------------------
     async def messages(

@@ -269,7 +269,7 @@ class Runner:
             attempts_allowed=remaining,
             max_retries=settings.retry.max_retries,
             base_delay_ms=settings.retry.base_delay_ms,
-            final_request=None if final_step else shape(as_final_step(request), services.output, final_step=True),
+            final_request=None if final_step else await self._final(request, services, model),
         )
         outcome = await Step(publish, self._stream, services.tools, self._clock).run(plan)
         if outcome.error is None or outcome.error.type != ErrorType.CONTEXT_OVERFLOW or outcome.durable_output:
@@ -337,7 +337,21 @@ class Runner:
             supports_vision=(await self._compaction.model_info(model, settings)).supports_vision,
             final_step=final_step,
         )
-        return shape(assembly.request, services.output, final_step)
+        return shape(assembly.request, services.output, final_step, await self._native(services, model))
+
+    async def _final(self, request: llm.Request, services: LocationServices, model: str) -> llm.Request:
+        """The request a retry sends when it is the allowance's last attempt."""
+        return shape(as_final_step(request), services.output, True, await self._native(services, model))
+
+    async def _native(self, services: LocationServices, model: str) -> bool:
+        """Structured output through the provider's JSON mode: configured so, or LiteLLM's map says
+        the model has no function calling (unknown: the ``final_answer`` tool)."""
+        if services.output is None:
+            return False
+        chosen = services.settings.model_settings(model).structured_output
+        if chosen is not None:
+            return chosen == "json"
+        return (await self._compaction.model_info(model, services.settings)).supports_tools is False
 
 
 def step_model(session: SessionRecord, settings: Settings) -> str:

@@ -13,7 +13,7 @@ from dataclasses import replace
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
@@ -46,6 +46,10 @@ class ModelSettings(_Section):
     max_output_tokens: int | None = Field(default=None, gt=0)
     api_base: str | None = None
     supports_vision: bool | None = None
+    structured_output: Literal["tool", "json"] | None = None
+    """How a required final answer (``run --output-schema``) is asked of this model: ``tool`` (the
+    generated ``final_answer`` tool) or ``json`` (the provider's native JSON mode); None: ``tool``
+    unless LiteLLM's model map says the model has no function calling."""
 
 
 class AgentSettings(_Section):

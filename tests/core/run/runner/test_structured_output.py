@@ -107,3 +107,25 @@ async def test_the_final_step_offers_only_final_answer_and_forces_it(
     last = str(final["messages"][-1]["content"])
     assert "call final_answer now" in last and "tools are unavailable" not in last
     assert (await runtime.sessions.structured_answer(sid)).value == {"n": 2}  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("settings_overrides", [{"models": {"openai/fake-model": {"structured_output": "json"}}}])
+async def test_json_mode_sends_the_schema_as_response_format_and_reads_the_text(
+    runtime: Runtime, fake: FakeProvider, workdir
+) -> None:
+    """A model configured for the provider's JSON mode gets no ``final_answer`` tool: the schema goes
+    as ``response_format`` and its final text, once it matches, is the answer."""
+    fake.add({"text": '{"n": "x"}'}, {"text": '```json\n{"n": 5}\n```'})
+    sid = (await runtime.sessions.create(location=workdir)).id
+    runtime.sessions.require_output(sid, SCHEMA)
+    await runtime.sessions.prompt(sid, "go")
+    await settle(runtime, sid)
+    body = fake.accepted[0].body
+    assert "final_answer" not in _names(body) and "tool_choice" not in body
+    assert body["response_format"]["type"] == "json_schema"
+    assert body["response_format"]["json_schema"]["schema"] == SCHEMA
+    assert await runtime.sessions.structured_answer(sid) is None  # text that does not match
+    await runtime.sessions.prompt(sid, "again")
+    await settle(runtime, sid)
+    found = await runtime.sessions.structured_answer(sid)
+    assert found is not None and found.value == {"n": 5} and found.call_id is None
