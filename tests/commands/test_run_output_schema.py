@@ -54,8 +54,9 @@ async def test_wrong_then_right_prints_only_the_json(cli: Cli, fake: FakeProvide
     assert "read" in tool_names(first) and "tool_choice" not in first
     assert repair["tool_choice"] == FORCED and rest[0]["tool_choice"] == FORCED
     assert "Call final_answer now" in json.dumps(repair["messages"][-1])
-    refused = json.dumps(rest[1]["messages"][-1])
+    refused = json.dumps(rest[1]["messages"][-2])  # the third step of the repair is its last: a reminder follows
     assert "does not match the schema" in refused and "count" in refused
+    assert "final step allowed" in json.dumps(rest[1]["messages"][-1]) and tool_names(rest[1]) == ["final_answer"]
 
 
 async def test_the_turn_ends_with_the_accepted_answer(cli: Cli, fake: FakeProvider, workdir: Path) -> None:  # noqa: F811

@@ -23,6 +23,9 @@ FINAL_ANSWER_REMINDER = (
     f"This is the final step allowed for this turn: call {FINAL_ANSWER_TOOL} now with your answer,"
     " matching its schema; no other tool is available."
 )
+REPAIR_STEPS = 3
+"""The steps a forced repair may take: the answer, and two corrections of what the schema refused
+(not the agent's whole allowance: "one repair attempt" should cost a few requests, not fifty)."""
 JSON_FINAL_REMINDER = (
     "This is the final step allowed for this turn: tools are unavailable. Reply with your final"
     " answer now, as JSON matching the response format."

@@ -21,7 +21,7 @@ from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.log.records import CheckpointRecord, InboxRecord, MessageRecord, SessionRecord
 from agent_tui.core.request.assembly import as_final_step, assemble
 from agent_tui.core.request.builder import awaits_answer, needs_continuation, was_cut_short
-from agent_tui.core.request.structured import answered, shape
+from agent_tui.core.request.structured import REPAIR_STEPS, answered, shape
 from agent_tui.core.run.session_hooks import SessionHooks
 from agent_tui.core.run.step import Step, StepPlan, StreamFn
 from agent_tui.core.settings.config import ConfigError, Settings
@@ -132,6 +132,12 @@ class NoInstructions:
         return None
 
 
+_SPENT = ErrorInfo(type="steps.spent", message="The turn's step allowance is spent.")
+"""What ``_step`` answers when no step is left: the drain goes idle. Only a structured-output final
+step (``final_answer`` forced, and refused) can leave a tool result to continue from; without this
+the drain would ask for a step again and again."""
+
+
 @dataclass
 class LocationServices:
     settings: Settings
@@ -198,6 +204,8 @@ class Runner:
             forced = stepped = False
             failure = await self._step(session, services, history, publish)
             stepped = True
+            if failure is _SPENT:
+                return None  # the allowance is spent though the last step called a tool: the turn ends
             if failure is not None:
                 return failure
 
@@ -249,10 +257,12 @@ class Runner:
         agent = session.agent or settings.agent
         model = step_model(session, settings)
         allowance = settings.agent_settings(agent).steps
+        if services.output is not None and services.output.forced:
+            allowance = min(allowance, REPAIR_STEPS)
         used = await self._steps_since_promotion(session.id, history)
         remaining = allowance - used
         if remaining <= 0:
-            return None
+            return _SPENT
         final_step = remaining == 1
         request = await self._request(session, services, history, agent, model, final_step)
         compacted = await self._compaction.before_step(session, settings, request, history, publish)

@@ -129,3 +129,16 @@ async def test_json_mode_sends_the_schema_as_response_format_and_reads_the_text(
     await settle(runtime, sid)
     found = await runtime.sessions.structured_answer(sid)
     assert found is not None and found.value == {"n": 5} and found.call_id is None
+
+
+async def test_a_forced_repair_takes_at_most_three_steps(runtime: Runtime, fake: FakeProvider, workdir) -> None:
+    """Each refused answer is corrected at most twice: the repair does not spend the agent's 50 steps."""
+    fake.add(*({"tool_calls": [_call(f"c{i}", "final_answer", {"n": "no"})]} for i in range(5)))
+    sid = (await runtime.sessions.create(location=workdir)).id
+    runtime.sessions.require_output(sid, SCHEMA, forced=True)
+    await runtime.sessions.prompt(sid, "go")
+    await settle(runtime, sid)
+    assert len(fake.accepted) == 3 and fake.remaining == 2
+    assert all(request.body["tool_choice"] == FORCED for request in fake.accepted)
+    assert _names(fake.accepted[-1].body) == ["final_answer"]  # the last allowed step
+    assert await runtime.sessions.structured_answer(sid) is None
