@@ -231,4 +231,6 @@ class ModelInfo(_Model):
     supports_vision: bool = False
     supports_tools: bool | None = None
     """Function calling, as LiteLLM's model map says; None: the map does not say."""
+    supports_tool_choice: bool | None = None
+    """Forcing a tool (``tool_choice``), as the map says; None: it does not say."""
     warning: str | None = None

@@ -32,11 +32,14 @@ JSON_FINAL_REMINDER = (
 )
 
 
-def shape(request: llm.Request, output: OutputSchema | None, final_step: bool, native: bool = False) -> llm.Request:
+def shape(
+    request: llm.Request, output: OutputSchema | None, final_step: bool, native: bool = False, choice: bool = True
+) -> llm.Request:
     """Offer ``final_answer`` beside the agent's tools; the final step of the allowance (which
     otherwise has no tools) and a forced repair must call it. ``native``: a model without function
     calling gets the provider's JSON mode instead (``response_format`` with the schema), and its
-    final text is the answer (:func:`text_answer`)."""
+    final text is the answer (:func:`text_answer`). ``choice``: False for a model known not to take
+    ``tool_choice`` (then only the prompt and the offered tools ask for the answer)."""
     if output is None:
         return request
     if native:
@@ -51,10 +54,10 @@ def shape(request: llm.Request, output: OutputSchema | None, final_step: bool, n
     others = [tool for tool in request.tools if tool.name != FINAL_ANSWER_TOOL]
     if final_step:
         messages = _reminded(request.messages, FINAL_ANSWER_REMINDER)
-        extra = {**request.extra, "tool_choice": FORCE_CHOICE}
+        extra = {**request.extra, "tool_choice": FORCE_CHOICE} if choice else request.extra
         return request.model_copy(update={"tools": [spec], "extra": extra, "messages": messages})
     offered: dict[str, Any] = {"tools": [*others, spec]}
-    if output.forced:
+    if output.forced and choice:
         offered["extra"] = {**request.extra, "tool_choice": FORCE_CHOICE}
     return request.model_copy(update=offered)
 

@@ -347,21 +347,22 @@ class Runner:
             supports_vision=(await self._compaction.model_info(model, settings)).supports_vision,
             final_step=final_step,
         )
-        return shape(assembly.request, services.output, final_step, await self._native(services, model))
+        return shape(assembly.request, services.output, final_step, *await self._output_mode(services, model))
 
     async def _final(self, request: llm.Request, services: LocationServices, model: str) -> llm.Request:
         """The request a retry sends when it is the allowance's last attempt."""
-        return shape(as_final_step(request), services.output, True, await self._native(services, model))
+        return shape(as_final_step(request), services.output, True, *await self._output_mode(services, model))
 
-    async def _native(self, services: LocationServices, model: str) -> bool:
-        """Structured output through the provider's JSON mode: configured so, or LiteLLM's map says
-        the model has no function calling (unknown: the ``final_answer`` tool)."""
+    async def _output_mode(self, services: LocationServices, model: str) -> tuple[bool, bool]:
+        """How structured output is asked of ``model``: (native JSON mode, ``tool_choice``). JSON mode
+        when configured so or LiteLLM's map says the model has no function calling; ``tool_choice``
+        unless the map says the model does not take it (unknown: the tool, forced)."""
         if services.output is None:
-            return False
+            return False, True
+        info = await self._compaction.model_info(model, services.settings)
         chosen = services.settings.model_settings(model).structured_output
-        if chosen is not None:
-            return chosen == "json"
-        return (await self._compaction.model_info(model, services.settings)).supports_tools is False
+        native = chosen == "json" if chosen is not None else info.supports_tools is False
+        return native, info.supports_tool_choice is not False
 
 
 def step_model(session: SessionRecord, settings: Settings) -> str:
