@@ -161,6 +161,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--delivery", choices=["steer", "queue"], default="steer")
     run.add_argument("--format", choices=["text", "json"], default="text")
     run.add_argument(
+        "--output-schema",
+        metavar="FILE",
+        help="the final answer must match this JSON Schema: printed alone on stdout as one line of JSON "
+        "(exit 3 when the model gives none, even after one repair prompt)",
+    )
+    run.add_argument(
         "--permission",
         choices=["allow", "deny"],
         default="deny",

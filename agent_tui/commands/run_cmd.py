@@ -1,8 +1,10 @@
 """``agent-tui run``: one prompt, headless, through the same runner as the TUI.
 
 Exit codes: 0 success; 1 failed execution or bad input; 2 the session is run
-by another live process (the prompt is admitted and waits there), or ``--agent``
-names no primary agent; 130 after a
+by another live process (the prompt is admitted and waits there), ``--agent``
+names no primary agent, or the ``--output-schema`` file is unreadable or no JSON
+Schema; 3 the model gave no answer matching ``--output-schema``, even after one
+repair prompt; 130 after a
 clean interrupt on SIGINT; 143 after SIGTERM and 129 after SIGHUP (the
 terminal closed), both interrupted with reason ``shutdown``. The session id goes to stderr so the user can continue it.
 Without a prompt, ``--session``/``--continue`` resumes: an explicit run of what the session left.
@@ -20,12 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.commands import trust_cmd
 from agent_tui.commands.errors import fail
+from agent_tui.commands.output_schema import REPAIR_PROMPT, SchemaFileError, answer_line, read_schema
 from agent_tui.vocab.terminal_text import inert, inert_json
 
 if TYPE_CHECKING:
     from agent_tui.core.api import SessionRecord, Sessions
 
-EXIT_FAILED, EXIT_OWNED, EXIT_AGENT = 1, 2, 2
+EXIT_FAILED, EXIT_OWNED, EXIT_AGENT, EXIT_SCHEMA_FILE, EXIT_NO_ANSWER = 1, 2, 2, 2, 3
 
 
 _APPROVAL_NOTES = {
@@ -56,6 +59,12 @@ async def _main(args: argparse.Namespace) -> int:
         return fail("give a prompt, or --session ID / --continue to resume a session")
     if prompt is not None and not prompt.strip():
         return fail("the prompt is empty")
+    schema = None
+    if getattr(args, "output_schema", None) is not None:
+        try:
+            schema = await asyncio.to_thread(read_schema, args.output_schema)
+        except SchemaFileError as error:
+            return fail(inert(str(error)), EXIT_SCHEMA_FILE)
     cwd = Path.cwd()
     cli = {
         "model": args.model,
@@ -81,7 +90,7 @@ async def _main(args: argparse.Namespace) -> int:
     if args.agent is not None and (refused := settings.agent_choice_error(args.agent)) is not None:
         return fail(refused, EXIT_AGENT)
     try:
-        return await _run(args, prompt, cwd, cli, settings)
+        return await _run(args, prompt, cwd, cli, settings, schema)
     except CredentialsError as error:
         return fail(str(error))
     except StoreError as error:
@@ -128,7 +137,14 @@ async def _parts(
     )
 
 
-async def _run(args: argparse.Namespace, prompt: str | None, cwd: Path, cli: dict[str, Any], settings: Any) -> int:
+async def _run(
+    args: argparse.Namespace,
+    prompt: str | None,
+    cwd: Path,
+    cli: dict[str, Any],
+    settings: Any,
+    schema: dict[str, Any] | None = None,
+) -> int:
     from agent_tui.core.api import AttachmentError, Runtime, UnknownSession, resolve_credentials
 
     async with await Runtime.open(cli=cli, permission_policy=args.permission) as runtime:
@@ -162,11 +178,19 @@ async def _run(args: argparse.Namespace, prompt: str | None, cwd: Path, cli: dic
                 await sessions.select_agent(session.id, args.agent)
         sid = session.id
         print(f"session {sid}", file=sys.stderr, flush=True)
-        return await _follow_run(args, sessions, sid, prompt, parts)
+        return await _follow_run(args, sessions, sid, prompt, parts, schema)
 
 
-async def _follow_run(args: argparse.Namespace, sessions: Sessions, sid: str, prompt: str | None, parts: Any) -> int:
-    """Admits the prompt (none on a resume), runs the session while following it, and says how it ended."""
+async def _follow_run(
+    args: argparse.Namespace,
+    sessions: Sessions,
+    sid: str,
+    prompt: str | None,
+    parts: Any,
+    schema: dict[str, Any] | None = None,
+) -> int:
+    """Admits the prompt (none on a resume), runs the session while following it, and says how it ended.
+    With ``schema``: a run that ends without an accepted answer gets one repair prompt, forcing the tool."""
     from agent_tui.core.api import SessionOwnedElsewhere
 
     head = (await sessions.get(sid)).head_seq
@@ -175,8 +199,14 @@ async def _follow_run(args: argparse.Namespace, sessions: Sessions, sid: str, pr
     if parts is not None:
         answering = (await sessions.prompt(sid, parts, delivery=args.delivery, resume=False)).input_id
     stopped_by = _install_signals(sessions, sid)
+    if schema is not None:
+        sessions.require_output(sid, schema)
     try:
         error = await sessions.run(sid)
+        if schema is not None and error is None and not stopped_by and not await sessions.structured_answer(sid, head):
+            await sessions.prompt(sid, REPAIR_PROMPT, delivery="steer", resume=False)
+            sessions.require_output(sid, schema, forced=True)
+            error = await sessions.run(sid)
     except SessionOwnedElsewhere as owned:
         if prompt is None:
             return fail(str(owned), EXIT_OWNED)
@@ -186,6 +216,8 @@ async def _follow_run(args: argparse.Namespace, sessions: Sessions, sid: str, pr
         await printer.close()
     if stopped_by:
         return 128 + stopped_by[0]  # 130 SIGINT, 143 SIGTERM, 129 SIGHUP
+    if schema is not None and not printer.prompt_blocked:  # a blocked prompt is exit 1, as without a schema
+        return await _structured_end(args, sessions, sid, head, error)
     if args.format == "text":
         text = await sessions.answer(sid, answering)
         if text:
@@ -193,6 +225,21 @@ async def _follow_run(args: argparse.Namespace, sessions: Sessions, sid: str, pr
     if error is not None:
         return fail(inert(f"{error.type}: {error.message}"), EXIT_FAILED)
     return EXIT_FAILED if printer.prompt_blocked else 0  # the hook's reason is already out
+
+
+async def _structured_end(args: argparse.Namespace, sessions: Sessions, sid: str, head: int, error: Any) -> int:
+    """The accepted answer alone on stdout (text format; the json events already carry it), else why not."""
+    found = await sessions.structured_answer(sid, head)
+    if found is not None:
+        if args.format == "text":
+            _emit(answer_line(found.value))
+        return 0
+    if error is not None:
+        return fail(inert(f"{error.type}: {error.message}"), EXIT_FAILED)
+    return fail(
+        f"the model gave no final answer matching the output schema, even after a repair prompt (session {sid})",
+        EXIT_NO_ANSWER,
+    )
 
 
 def _install_signals(sessions: Any, sid: str) -> list[int]:

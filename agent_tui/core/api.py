@@ -72,6 +72,10 @@ _EXPORTS: dict[str, str] = {
     "ContextBreakdown": "request.breakdown",
     # What the agent is asked to do for /init.
     "init_prompt": "request.init_prompt",
+    # Structured output: the caller's JSON Schema checked, the accepted answer read back.
+    "FinalAnswer": "request.structured",
+    "checked_schema": "agent_tui.tools.final_answer:checked_schema",
+    "InvalidSchema": "agent_tui.tools.final_answer:InvalidSchema",
     # The skills here, for /skills and `agent-tui skills`.
     "skill_listing": "request.skills",
     "sandboxed_command": "host.sandbox_check",
@@ -160,6 +164,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.log.usage_records import UsageRow as UsageRow
     from agent_tui.core.request.breakdown import ContextBreakdown as ContextBreakdown
     from agent_tui.core.request.skills import skill_listing as skill_listing
+    from agent_tui.core.request.structured import FinalAnswer as FinalAnswer
     from agent_tui.core.run.lease import SessionOwnedElsewhere as SessionOwnedElsewhere
     from agent_tui.core.runtime import McpPromptError as McpPromptError
     from agent_tui.core.runtime import Runtime as Runtime
@@ -193,6 +198,8 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.llm.credentials import CredentialsError as CredentialsError
     from agent_tui.llm.credentials import resolve_credentials as resolve_credentials
     from agent_tui.llm.models import model_info as model_info
+    from agent_tui.tools.final_answer import InvalidSchema as InvalidSchema
+    from agent_tui.tools.final_answer import checked_schema as checked_schema
 
     load_llm = _lazy.load
     preload_llm = _lazy.preload

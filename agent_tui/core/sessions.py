@@ -35,6 +35,7 @@ from agent_tui.core.log.records import (
     SessionSummary,
 )
 from agent_tui.core.log.usage_records import SessionUsage, UsageGrouping, UsageRow
+from agent_tui.core.request.structured import FinalAnswer, final_answer, text_answer
 from agent_tui.core.run.executor import Executor, IdleExecutor
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
@@ -43,6 +44,7 @@ from agent_tui.core.store.bus import Bus, Subscription
 from agent_tui.core.store.store import Store
 from agent_tui.core.store.writer import Tx
 from agent_tui.core.workspace.snapshots import WorkspaceSnapshots
+from agent_tui.tools.final_answer import InvalidSchema, OutputSchema, checked_schema
 from agent_tui.vocab.kinds import ApprovalMode, Delivery, PermissionReply, RewindMode
 
 if TYPE_CHECKING:
@@ -108,6 +110,7 @@ class Sessions:
         self.context_probe: ContextProbe | None = None
         """The runtime's services for :meth:`context_breakdown` (None: read the config and tools directly)."""
         self._approvals: dict[str, ApprovalMode] = {}
+        self._outputs: dict[str, OutputSchema] = {}
         self.on_approval: Callable[[str], None] | None = None
         """Told the session whose mode :meth:`choose_approval` changed (the runtime settles the
         pending asks the new mode covers)."""
@@ -307,6 +310,36 @@ class Sessions:
     def approval(self, session_id: str) -> ApprovalMode | None:
         """The mode :meth:`choose_approval` chose for the session here; None: the config's."""
         return self._approvals.get(session_id)
+
+    def require_output(self, session_id: str, schema: dict[str, Any] | None, *, forced: bool = False) -> None:
+        """From the session's next step its final answer must match the JSON Schema ``schema``: the
+        steps offer a ``final_answer`` tool whose accepted call ends the turn (:meth:`structured_answer`
+        reads it); ``forced``: every step must call it (the repair); None: no longer required.
+        Process state, like :meth:`choose_approval`: the schema is the caller's contract for its run,
+        while what it produced (the accepted call, and so the end of the turn) is in the log.
+        Raises InvalidRequest when ``schema`` is not a valid JSON Schema."""
+        if schema is None:
+            self._outputs.pop(session_id, None)
+            return
+        try:
+            self._outputs[session_id] = OutputSchema(checked_schema(schema), forced=forced)
+        except InvalidSchema as error:
+            raise InvalidRequest(f"invalid output schema: {error}") from None
+
+    def required_output(self, session_id: str) -> OutputSchema | None:
+        """What :meth:`require_output` asks of the session here; None: a free-form answer."""
+        return self._outputs.get(session_id)
+
+    async def structured_answer(self, session_id: str, after: int = 0) -> FinalAnswer | None:
+        """The newest accepted ``final_answer`` recorded after log position ``after``, or in JSON mode
+        (a model without function calling) the newest assistant text there if it is JSON matching the
+        schema :meth:`require_output` set; None if neither."""
+        await self.get(session_id)
+        called = final_answer(await self._store.tool_calls(session_id, ["success"]), after)
+        output = self._outputs.get(session_id)
+        written = None if output is None else text_answer(await self._store.messages(session_id), output, after)
+        answers = [answer for answer in (called, written) if answer is not None]
+        return max(answers, key=lambda answer: answer.seq, default=None)
 
     # -- reading ---------------------------------------------------------------------
     async def messages(

@@ -60,6 +60,13 @@ def model_info(model: str, overrides: Any = None) -> ModelInfo:
             f"The context window of {model} is unknown, so automatic compaction is off; "
             f'set [models."{model}"] context_window in config.toml to turn it on.'
         )
+    tools, choice = known.get("supports_function_calling"), known.get("supports_tool_choice")
     return ModelInfo(
-        model=model, context_window=window, max_output_tokens=output, supports_vision=vision, warning=warning
+        model=model,
+        context_window=window,
+        max_output_tokens=output,
+        supports_vision=vision,
+        supports_tools=tools if isinstance(tools, bool) else None,
+        supports_tool_choice=choice if isinstance(choice, bool) else None,
+        warning=warning,
     )

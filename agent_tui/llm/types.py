@@ -232,4 +232,8 @@ class ModelInfo(_Model):
     context_window: int | None = None
     max_output_tokens: int | None = None
     supports_vision: bool = False
+    supports_tools: bool | None = None
+    """Function calling, as LiteLLM's model map says; None: the map does not say."""
+    supports_tool_choice: bool | None = None
+    """Forcing a tool (``tool_choice``), as the map says; None: it does not say."""
     warning: str | None = None

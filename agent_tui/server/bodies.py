@@ -57,6 +57,9 @@ class PromptBody(_Body):
     resume: bool = True
     agent: str | None = Field(default=None, min_length=1, max_length=200)
     """Select this agent first (durable; it applies from the session's next step)."""
+    output_schema: dict[str, Any] | None = None
+    """A JSON Schema the session's final answer must match from its next step (structured output:
+    read it at ``/answer``); ``null`` stops requiring one; absent leaves the session as it is."""
 
 
 class QueueOrderBody(_Body):
@@ -121,6 +124,10 @@ class MessagesQuery(_Body):
     after: int | None = Field(default=None, ge=0, le=SQLITE_INT_MAX)
     before: int | None = Field(default=None, ge=1, le=SQLITE_INT_MAX)
     limit: int = Field(default=100, ge=1, le=1000)
+
+
+class AnswerQuery(_Body):
+    after: int = Field(default=0, ge=0, le=SQLITE_INT_MAX)
 
 
 class LogQuery(_Body):
@@ -213,6 +220,14 @@ ContextEntries = dict[str, Any]
 
 ActiveSessions = dict[str, dict[str, Any]]
 """What each running session is doing, by session id."""
+
+
+class StructuredAnswer(BaseModel):
+    session_id: str
+    seq: int
+    """The log position of the accepted ``final_answer`` call; 0: none after ``after`` yet."""
+    call_id: str | None = None
+    value: Any = None
 
 
 class Resumed(BaseModel):

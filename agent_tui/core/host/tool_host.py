@@ -27,6 +27,7 @@ from agent_tui.llm import types as llm
 from agent_tui.tools.asks import Asker, PermissionDecision, PermissionRequest
 from agent_tui.tools.builtin import default_registry
 from agent_tui.tools.errors import PERMISSION_DENIED
+from agent_tui.tools.final_answer import FINAL_ANSWER_TOOL, OutputSchema
 from agent_tui.tools.permissions import Guard, OwnCommandGate, PermissionGate
 from agent_tui.tools.registry import ToolRegistry, denied_outright
 from agent_tui.tools.sandbox import confines_here
@@ -163,6 +164,9 @@ class RegistryToolHost:
         (``Elicitations.asker``; the runtime sets it); None: questions are declined."""
         self.skills = SkillCatalog()
         """The skills found here at the last ``refresh_skills`` (the runtime calls it before each step)."""
+        self.output: OutputSchema | None = None
+        """The final answer the session must give (the runtime sets it before each step): a
+        ``final_answer`` call is checked against it here, whatever tools the agent has."""
 
     async def refresh_skills(self) -> None:
         self.skills = await asyncio.to_thread(discover_skills, self._project_root)
@@ -184,6 +188,8 @@ class RegistryToolHost:
         self.gate.sandboxed = sandboxed(settings, self._project_root, agent)
 
     async def execute(self, call: ToolInvocation, on_output: Callable[[str], None]) -> ToolOutcome:
+        if call.name == FINAL_ANSWER_TOOL and self.output is not None and not call.by_user:
+            return self.output.settle(call.input)  # changes nothing: no permission, snapshot or hook
         if not self.settings.agent_settings(self.agent).offers(call.name):
             offered = ", ".join(spec.name for spec in self.definitions(self.agent, final_step=False)) or "none"
             return ToolOutcome.failure(

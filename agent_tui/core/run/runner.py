@@ -21,10 +21,12 @@ from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.log.records import CheckpointRecord, InboxRecord, MessageRecord, SessionRecord
 from agent_tui.core.request.assembly import as_final_step, assemble
 from agent_tui.core.request.builder import awaits_answer, needs_continuation, was_cut_short
+from agent_tui.core.request.structured import REPAIR_STEPS, answered, shape
 from agent_tui.core.run.session_hooks import SessionHooks
 from agent_tui.core.run.step import Step, StepPlan, StreamFn
 from agent_tui.core.settings.config import ConfigError, Settings
 from agent_tui.llm import types as llm
+from agent_tui.tools.final_answer import OutputSchema
 from agent_tui.vocab.clock import Clock, SystemClock
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import CompactionReason, ErrorType
@@ -130,10 +132,19 @@ class NoInstructions:
         return None
 
 
+_SPENT = ErrorInfo(type="steps.spent", message="The turn's step allowance is spent.")
+"""What ``_step`` answers when no step is left: the drain goes idle. Only a structured-output final
+step (``final_answer`` forced, and refused) can leave a tool result to continue from; without this
+the drain would ask for a step again and again."""
+
+
 @dataclass
 class LocationServices:
     settings: Settings
     tools: ToolHost
+    output: OutputSchema | None = None
+    """The final answer the session must give (``Sessions.require_output``): its steps offer
+    ``final_answer`` and a successful call ends the turn."""
 
 
 class Runner:
@@ -182,7 +193,7 @@ class Runner:
             promoted = await self._promote_steers(session, services.settings, publish)
             history = await store.messages(session_id)
             continued = continued and not promoted
-            if not promoted and not needs_continuation(history):
+            if not promoted and not await self._continues(session_id, history):
                 if await self._idle_work(session, services, publish):
                     history = await store.messages(session_id)
                 elif not (forced and (awaits_answer(history) or was_cut_short(history))):
@@ -193,8 +204,16 @@ class Runner:
             forced = stepped = False
             failure = await self._step(session, services, history, publish)
             stepped = True
+            if failure is _SPENT:
+                return None  # the allowance is spent though the last step called a tool: the turn ends
             if failure is not None:
                 return failure
+
+    async def _continues(self, session_id: str, history: list[MessageRecord]) -> bool:
+        """The last step called tools and did not end the turn with an accepted ``final_answer``."""
+        if not needs_continuation(history):
+            return False
+        return not answered(history, await self._store.tool_calls(session_id, ["success"]))
 
     async def _promote_steers(self, session: SessionRecord, settings: Settings, publish: SessionPublisher) -> bool:
         ready = eligible(await self._store.pending_inputs(session.id))
@@ -238,10 +257,12 @@ class Runner:
         agent = session.agent or settings.agent
         model = step_model(session, settings)
         allowance = settings.agent_settings(agent).steps
+        if services.output is not None and services.output.forced:
+            allowance = min(allowance, REPAIR_STEPS)
         used = await self._steps_since_promotion(session.id, history)
         remaining = allowance - used
         if remaining <= 0:
-            return None
+            return _SPENT
         final_step = remaining == 1
         request = await self._request(session, services, history, agent, model, final_step)
         compacted = await self._compaction.before_step(session, settings, request, history, publish)
@@ -258,7 +279,7 @@ class Runner:
             attempts_allowed=remaining,
             max_retries=settings.retry.max_retries,
             base_delay_ms=settings.retry.base_delay_ms,
-            final_request=None if final_step else as_final_step(request),
+            final_request=None if final_step else await self._final(request, services, model),
         )
         outcome = await Step(publish, self._stream, services.tools, self._clock).run(plan)
         if outcome.error is None or outcome.error.type != ErrorType.CONTEXT_OVERFLOW or outcome.durable_output:
@@ -314,7 +335,7 @@ class Runner:
     ) -> llm.Request:
         settings = services.settings
         checkpoint = await self._store.checkpoint(session.id)
-        return assemble(
+        assembly = assemble(
             session=session,
             settings=settings,
             agent=agent,
@@ -325,7 +346,23 @@ class Runner:
             tool_calls=await self._store.tool_calls(session.id),
             supports_vision=(await self._compaction.model_info(model, settings)).supports_vision,
             final_step=final_step,
-        ).request
+        )
+        return shape(assembly.request, services.output, final_step, *await self._output_mode(services, model))
+
+    async def _final(self, request: llm.Request, services: LocationServices, model: str) -> llm.Request:
+        """The request a retry sends when it is the allowance's last attempt."""
+        return shape(as_final_step(request), services.output, True, *await self._output_mode(services, model))
+
+    async def _output_mode(self, services: LocationServices, model: str) -> tuple[bool, bool]:
+        """How structured output is asked of ``model``: (native JSON mode, ``tool_choice``). JSON mode
+        when configured so or LiteLLM's map says the model has no function calling; ``tool_choice``
+        unless the map says the model does not take it (unknown: the tool, forced)."""
+        if services.output is None:
+            return False, True
+        info = await self._compaction.model_info(model, services.settings)
+        chosen = services.settings.model_settings(model).structured_output
+        native = chosen == "json" if chosen is not None else info.supports_tools is False
+        return native, info.supports_tool_choice is not False
 
 
 def step_model(session: SessionRecord, settings: Settings) -> str:

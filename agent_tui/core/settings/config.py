@@ -13,7 +13,7 @@ from dataclasses import replace
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
@@ -65,6 +65,11 @@ class ModelSettings(_Section):
             cache_read_per_million=self.cache_read_cost_per_million,
             cache_write_per_million=self.cache_write_cost_per_million,
         )
+
+    structured_output: Literal["tool", "json"] | None = None
+    """How a required final answer (``run --output-schema``) is asked of this model: ``tool`` (the
+    generated ``final_answer`` tool) or ``json`` (the provider's native JSON mode); None: ``tool``
+    unless LiteLLM's model map says the model has no function calling."""
 
 
 class AgentSettings(_Section):

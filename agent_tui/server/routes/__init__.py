@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from agent_tui.server.routes import (
+    answer,
     context,
     context_size,
     docs,
@@ -27,6 +28,7 @@ TABLES = (
     log.routes,
     context.routes,
     plan.routes,
+    answer.routes,
     context_size.routes,
     usage.routes,
     rewind.routes,
