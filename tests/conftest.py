@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -15,6 +16,18 @@ os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 RUN_MARK = leaks.mark_this_run()
 LEAK_GRACE_S = 15.0  # a warm process hangs up on a child whose caller died, and kills it 10 s later
 _LEAKED: dict[int, str] = {}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Signals the suite's launcher ignores are not the tests' to inherit. A shell without job
+    control starts a background job (``pytest &`` from a script) with SIGINT and SIGQUIT ignored,
+    ``nohup`` ignores SIGHUP, and every process a test starts would inherit that: ``run`` keeps an
+    ignored signal ignored (as it should), so the tests of Ctrl+C would fail for the launcher's
+    sake. The tests that need an ignored signal ignore it in their own child."""
+    for signum in (signal.SIGINT, signal.SIGQUIT, signal.SIGHUP, signal.SIGTERM):
+        if signal.getsignal(signum) is signal.SIG_IGN:
+            handler = signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL
+            signal.signal(signum, handler)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
