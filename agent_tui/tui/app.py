@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
@@ -31,13 +31,12 @@ from agent_tui.tui.ctrl_c import CtrlC
 from agent_tui.tui.custom_commands import command_dirs, load_commands, watch_commands
 from agent_tui.tui.file_index import mention
 from agent_tui.tui.gc_policy import tune_runtime
-from agent_tui.tui.mcp_prompts import prompts_here
+from agent_tui.tui.mcp_interactions import McpInteractions
 from agent_tui.tui.mcp_view import McpServerState, error_notices, failure_notice, new_notices
 from agent_tui.tui.notice_hold import HeldNotice, NoticeHold
 from agent_tui.tui.pages import Pages
 from agent_tui.tui.screens.child_session import ChildSessionScreen
 from agent_tui.tui.screens.help import HelpScreen
-from agent_tui.tui.screens.mcp_prompt import McpPromptScreen
 from agent_tui.tui.screens.picker import SessionPicker
 from agent_tui.tui.services import CoreUnavailable, TuiServices
 from agent_tui.tui.session_actions import SessionActions
@@ -185,6 +184,7 @@ class AgentApp(App[None]):
         self.actions = SessionActions(self)  # rewind, fork, rename, export, pause, compact, model
         self.pages = Pages(self)  # /context, /usage, /mcp, /skills, /agents, a subagent's transcript
         self.startup = Startup(self)
+        self.mcp_interactions = McpInteractions(self)  # servers' questions, their prompts as commands
         themes, self._theme_errors = load_themes(self._theme_dirs)
         for item in themes.values():
             self.register_theme(item)
@@ -240,45 +240,11 @@ class AgentApp(App[None]):
     async def _watch_mcp(self) -> None:
         """Repaint the status bar's count when a server changes state; one notice when one fails."""
         await self.services.runnable.wait()
-        self._watch_questions()
+        self.mcp_interactions.watch()
         if self.services.mcp is not None:
             self._unwatch_mcp = self.services.mcp.watch_mcp(self._mcp_changed)
             for server in self.services.mcp.mcp_status():  # failed before this app listened
                 self._mcp_changed(server)
-
-    def _watch_questions(self) -> None:
-        """From now on MCP servers' questions wait for the user (without a watcher they are declined)."""
-        sessions = self.services.sessions
-        if sessions is not None:
-            self._unwatch_questions = sessions.watch_elicitations(self._question_came)
-
-    def _question_came(self, question: Any) -> None:
-        self.call_later(self._ask, question)  # told from the tool call's task: the dialog opens in the app's turn
-
-    def _ask(self, question: Any) -> None:
-        """An MCP server's question: its dialog, the answer handed back to the waiting tool call."""
-        from agent_tui.tui.screens.elicitation import ElicitationScreen
-
-        def answered(answer: tuple[str, dict[str, Any] | None] | None) -> None:
-            if question.ended.is_set():  # closed because its call ended: nothing to answer
-                return
-            action, content = answer or ("cancel", None)
-            try:
-                if self.services.sessions is not None:
-                    self.services.sessions.answer_elicitation(question.request_id, action, content)
-            except Exception as error:  # noqa: BLE001 - the call ended meanwhile, or the answer does not fit
-                self.notify(f"MCP server {question.request.server}: {error}", severity="warning")
-
-        screen = ElicitationScreen(question.request)
-        self.push_screen(screen, answered)
-        self.run_worker(self._close_when_ended(question, screen), group="mcp-question")
-
-    async def _close_when_ended(self, question: Any, screen: Screen) -> None:
-        """The question's call ended first (interrupted): its dialog goes, saying why."""
-        await question.ended.wait()
-        if self.screen is screen:  # one above it (another question) keeps it until that one is answered
-            screen.dismiss(None)
-            self.notify(f"MCP server {question.request.server}: the question ended with its tool call")
 
     def _mcp_changed(self, server: McpServerState) -> None:
         if server.fresh_failure:  # a connection or its status
@@ -352,40 +318,7 @@ class AgentApp(App[None]):
         self.view.send(command.expand(arguments), Delivery.STEER)
 
     async def action_run_mcp_prompt(self, name: str, arguments: str = "") -> None:
-        """``/mcp__server__prompt args…``: the missing required arguments asked for, the server's
-        expansion sent as a prompt."""
-        mcp, location = self.services.mcp, self.services.location
-        prompt = prompts_here(mcp.mcp_status() if mcp is not None else (), location).get(name)
-        if mcp is None or prompt is None:
-            self.notify(f"/{name}: the MCP server no longer offers this prompt", severity="error")
-            return
-        given, missing = prompt.fill(arguments)
-        if not missing:
-            await self._expand_mcp_prompt(name, prompt, given)
-            return
-
-        async def complete(argument: str, value: str) -> list[str]:
-            return await mcp.mcp_complete(Path(location), prompt.server, prompt.name, argument, value, given)
-
-        def asked(answers: dict[str, str] | None) -> None:
-            if answers is not None:
-                self.run_worker(self._expand_mcp_prompt(name, prompt, {**given, **answers}), group="mcp-prompt")
-
-        self.push_screen(McpPromptScreen(f"/{name}", missing, complete), asked)
-
-    async def _expand_mcp_prompt(self, name: str, prompt: Any, arguments: dict[str, str]) -> None:
-        from agent_tui.core.api import McpPromptError
-
-        mcp = self.services.mcp
-        try:
-            text = await mcp.mcp_prompt(Path(self.services.location), prompt.server, prompt.name, arguments)
-        except McpPromptError as error:
-            self.notify(f"/{name}: {error}", severity="error")
-            return
-        if not text:
-            self.notify(f"/{name}: the prompt came back empty", severity="warning")
-            return
-        self.view.send(text, Delivery.STEER)
+        await self.mcp_interactions.run_prompt(name, arguments)
 
     async def action_init_agents_md(self) -> None:
         """``/init``: a prompt asking the agent to write or improve AGENTS.md, sent as any prompt is."""
@@ -401,10 +334,10 @@ class AgentApp(App[None]):
 
     def on_unmount(self) -> None:
         self._stop_watch.set()
-        for name in ("_unwatch_mcp", "_unwatch_questions"):
-            unwatch = getattr(self, name, None)
-            if unwatch is not None:
-                unwatch()
+        self.mcp_interactions.unwatch()
+        unwatch = getattr(self, "_unwatch_mcp", None)
+        if unwatch is not None:
+            unwatch()
 
     async def on_event(self, event: events.Event) -> None:
         """The app sees every input event before the focused widget does."""
