@@ -11,7 +11,7 @@ from agent_tui.tui.quit_hint import read_quit_hint
 from tests.warmth import LaunchMode
 
 from .test_app import SID, opened, until
-from .test_terminal_smoke import screen_shows, start_agent_tui, tmux
+from .test_terminal_smoke import fake_flags, screen_shows, start_agent_tui, tmux
 
 
 async def test_the_hint_names_the_session_how_to_resume_it_and_its_tokens(fake_sessions, make_app) -> None:
@@ -48,12 +48,7 @@ async def test_ctrl_c_stops_a_stream_in_a_real_terminal_and_the_quit_prints_the_
             session,
             workdir,
             agent_home,
-            "--model",
-            "openai/fake",
-            "--api-base",
-            fake.openai_base,
-            "--api-key",
-            "sk-test",
+            *fake_flags(fake),
             mode=launch_mode,
         )
         try:

@@ -47,6 +47,11 @@ async def screen_shows(session: str, text: str, timeout: float = 20.0) -> str:
         await asyncio.sleep(0.05)
 
 
+def fake_flags(fake: FakeProvider) -> list[str]:
+    """The model flags that point agent-tui at ``fake``."""
+    return ["--model", "openai/fake", "--api-base", fake.openai_base, "--api-key", "sk-test"]
+
+
 _PANE_OWN = ("TERM", "TMUX", "TMUX_PANE", "COLUMNS", "LINES")
 
 
@@ -85,12 +90,7 @@ async def test_installed_agent_tui_streams_an_answer_and_quits(
             session,
             workdir,
             agent_home,
-            "--model",
-            "openai/fake",
-            "--api-base",
-            fake.openai_base,
-            "--api-key",
-            "sk-test",
+            *fake_flags(fake),
             mode=launch_mode,
         )
         try:
@@ -194,12 +194,7 @@ async def test_a_stopped_or_hung_up_app_stops_its_running_tool_first(
             session,
             workdir,
             agent_home,
-            "--model",
-            "openai/fake",
-            "--api-base",
-            fake.openai_base,
-            "--api-key",
-            "sk-test",
+            *fake_flags(fake),
             mode=launch_mode,
         )
         try:
@@ -246,12 +241,7 @@ async def test_typing_at_picks_a_file_and_sends_its_text(
             session,
             workdir,
             agent_home,
-            "--model",
-            "openai/fake",
-            "--api-base",
-            fake.openai_base,
-            "--api-key",
-            "sk-test",
+            *fake_flags(fake),
             mode=launch_mode,
         )
         try:

@@ -19,7 +19,7 @@ import pytest
 from agent_tui.testing.fake_provider import FakeProvider, Script, Turn
 from tests.warmth import LaunchMode
 
-from .test_terminal_smoke import BINARY, _tmux_installed, screen_shows, start_agent_tui, tmux  # noqa: F401
+from .test_terminal_smoke import BINARY, _tmux_installed, fake_flags, screen_shows, start_agent_tui, tmux  # noqa: F401
 
 CLIPPED = "rm -rf ~ # from the model"
 ANSWER = (
@@ -51,12 +51,7 @@ async def test_a_model_cannot_retitle_the_pane_or_write_the_clipboard(
             session,
             workdir,
             agent_home,
-            "--model",
-            "openai/fake",
-            "--api-base",
-            fake.openai_base,
-            "--api-key",
-            "sk-test",
+            *fake_flags(fake),
             mode=launch_mode,
         )
         try:
