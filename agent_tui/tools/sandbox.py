@@ -67,16 +67,26 @@ def bwrap_path() -> str | None:
     return shutil.which("bwrap")
 
 
+INSTALL_BWRAP = "install it, e.g. `apt install bubblewrap`"
+
+
+def missing_mechanism() -> str | None:
+    """What this machine lacks to sandbox anything (a phrase), or None: each caller says what follows
+    from it (commands run after asking; a server that asked for the sandbox is not started)."""
+    if not sys.platform.startswith("linux"):
+        return f"no sandbox mechanism on {sys.platform} yet"
+    if bwrap_path() is None:
+        return "bubblewrap (bwrap) is not installed"
+    return None
+
+
 def unavailable_reason() -> str | None:
     """Why commands cannot be sandboxed here (one sentence), or None when they can."""
-    if not sys.platform.startswith("linux"):
-        return f"no sandbox mechanism on {sys.platform} yet: commands run with your full access, after asking"
-    if bwrap_path() is None:
-        return (
-            "bubblewrap (bwrap) is not installed: commands run with your full access, after asking "
-            "(install it, e.g. `apt install bubblewrap`, to sandbox them)"
-        )
-    return None
+    missing = missing_mechanism()
+    if missing is None:
+        return None
+    fix = f" ({INSTALL_BWRAP}, to sandbox them)" if bwrap_path() is None and sys.platform.startswith("linux") else ""
+    return f"{missing}: commands run with your full access, after asking{fix}"
 
 
 def confines_here(policy: SandboxPolicy | None) -> bool:

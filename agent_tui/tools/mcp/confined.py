@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from agent_tui.tools import sandbox
 from agent_tui.tools.sandbox import SandboxPolicy, bwrap_path, sandboxed_argv
 
 
@@ -23,14 +24,12 @@ class SandboxUnavailable(Exception):
 
 def missing_mechanism() -> str | None:
     """Why a server cannot be sandboxed here (one sentence), or None when it can."""
+    missing = sandbox.missing_mechanism()
+    if missing is None:
+        return None
     if not sys.platform.startswith("linux"):
-        return f"sandbox requested but there is no sandbox mechanism on {sys.platform} yet"
-    if bwrap_path() is None:
-        return (
-            "sandbox requested but bubblewrap (bwrap) is not installed "
-            "(install it, e.g. `apt install bubblewrap`, or turn the server's sandbox off)"
-        )
-    return None
+        return f"sandbox requested but there is {missing}"
+    return f"sandbox requested but {missing} ({sandbox.INSTALL_BWRAP}, or turn the server's sandbox off)"
 
 
 def server_argv(argv: Sequence[str], workdir: Path, policy: SandboxPolicy | None) -> list[str]:

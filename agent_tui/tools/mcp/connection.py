@@ -386,15 +386,9 @@ class McpConnection:
         """The server's ``ReadResourceResult`` for ``uri``; a server that is down, fails or times out
         raises ``ToolError`` (a read is no reason to restart it)."""
         client = await self._ready_client()
-        try:
-            async with asyncio.timeout(self.config.timeout_s):
-                return await client.read_resource(uri)
-        except TimeoutError:
-            raise ToolError(
-                f"MCP server {self.name}: reading {uri} did not answer within {self.config.timeout_s:g} s."
-            ) from None
-        except Exception as error:  # noqa: BLE001 - the SDK raises MCPError or transport errors
-            raise ToolError(f"MCP server {self.name}: cannot read {uri}: {_reason(error)}") from None
+        return await self._asked(
+            client.read_resource(uri), f"reading {uri} did not answer within", f"cannot read {uri}"
+        )
 
     # -- the client's side: roots and log messages -----------------------------------
 
@@ -533,18 +527,25 @@ class McpConnection:
             raise ToolError(f"MCP server {self.name} is not running: {why}.")
         return client
 
+    async def _asked(self, request: Awaitable[Any], late: str, failed: str) -> Any:
+        """A request the user waits on (a read, a prompt), within the call timeout; a server that is
+        slow or fails raises ``ToolError`` with ``late``/``failed`` and the reason (no restart: one
+        request is no reason to restart a server)."""
+        try:
+            async with asyncio.timeout(self.config.timeout_s):
+                return await request
+        except TimeoutError:
+            raise ToolError(f"MCP server {self.name}: {late} {self.config.timeout_s:g} s.") from None
+        except Exception as error:  # noqa: BLE001 - the SDK raises MCPError or transport errors
+            raise ToolError(f"MCP server {self.name}: {failed}: {_reason(error)}") from None
+
     async def prompt(self, name: str, arguments: dict[str, str]) -> str:
         """The prompt's expansion (``prompts/get``) as text; raises ``ToolError`` with the server's reason."""
         client = await self._ready_client()
-        try:
-            async with asyncio.timeout(self.config.timeout_s):
-                return expansion(await client.get_prompt(name, arguments))
-        except TimeoutError:
-            raise ToolError(
-                f"MCP server {self.name}: prompt {name} did not come within {self.config.timeout_s:g} s"
-            ) from None
-        except Exception as error:  # noqa: BLE001 - the SDK raises MCPError or transport errors
-            raise ToolError(f"MCP server {self.name}: prompt {name} failed: {_reason(error)}") from None
+        result = await self._asked(
+            client.get_prompt(name, arguments), f"prompt {name} did not come within", f"prompt {name} failed"
+        )
+        return expansion(result)
 
     async def complete(
         self, prompt: str, argument: str, value: str, context: dict[str, str] | None = None

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from agent_tui.vocab.mcp_names import tool_name
 
 LIST_PAGES = 100
-"""At most this many pages of a tool listing (a server that keeps paging is cut off there)."""
+"""At most this many pages of a listing (a server that keeps paging is cut off there)."""
 
 
 @dataclass(frozen=True)
@@ -41,13 +42,20 @@ def offered(server: str, listed: list[Any]) -> tuple[list[McpToolInfo], tuple[st
     return tools, tuple(skipped)
 
 
-async def list_all(client: Any) -> list[Any]:
-    tools: list[Any] = []
+async def every_page(fetch: Callable[..., Awaitable[Any]], field: str) -> list[Any]:
+    """Every item of a paged MCP listing (``tools/list``, ``prompts/list``, ``resources/list``…):
+    ``fetch(cursor=…)`` page after page until the server gives no cursor, within ``LIST_PAGES``
+    (a server that always answers with a cursor cannot keep a step waiting)."""
+    items: list[Any] = []
     cursor = None
     for _ in range(LIST_PAGES):
-        page = await client.list_tools(cursor=cursor)
-        tools.extend(page.tools)
+        page = await fetch(cursor=cursor)
+        items.extend(getattr(page, field))
         cursor = page.next_cursor
         if not cursor:
             break
-    return tools
+    return items
+
+
+async def list_all(client: Any) -> list[Any]:
+    return await every_page(client.list_tools, "tools")

@@ -13,9 +13,8 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from agent_tui.tools.mcp.listing import every_page
 from agent_tui.vocab.mcp_names import tool_name
-
-LIST_PAGES = 100
 
 
 @dataclass(frozen=True)
@@ -75,15 +74,7 @@ def prompt_infos(server: str, listed: list[Any]) -> list[McpPromptInfo]:
 
 
 async def list_prompts(client: Any) -> list[Any]:
-    prompts: list[Any] = []
-    cursor = None
-    for _ in range(LIST_PAGES):
-        page = await client.list_prompts(cursor=cursor)
-        prompts.extend(page.prompts)
-        cursor = page.next_cursor
-        if not cursor:
-            break
-    return prompts
+    return await every_page(client.list_prompts, "prompts")
 
 
 def _text(content: Any) -> str:

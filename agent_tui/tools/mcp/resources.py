@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_tui.tools.image_limits import ImageRefused, check_size, checked_mime
+from agent_tui.tools.mcp.listing import every_page
 
-LIST_PAGES = 100
-"""At most this many pages of a listing (a server that keeps paging is cut off there)."""
 TEXT_CAP = 50 * 1024
 """The most characters of a resource's text kept (as a mentioned file's read stops at 50 KiB)."""
 
@@ -45,28 +44,16 @@ class ResourceText:
 
 
 async def list_all(client: Any) -> list[McpResourceInfo]:
-    """Every listed resource, then every template (each listing paged to its end, within ``LIST_PAGES``)."""
-    found: list[McpResourceInfo] = []
-    cursor = None
-    for _ in range(LIST_PAGES):
-        page = await client.list_resources(cursor=cursor)
-        found.extend(
-            McpResourceInfo(str(r.uri), r.name or str(r.uri), r.description or "", r.mime_type) for r in page.resources
-        )
-        cursor = page.next_cursor
-        if not cursor:
-            break
-    cursor = None
-    for _ in range(LIST_PAGES):
-        page = await client.list_resource_templates(cursor=cursor)
-        found.extend(
+    """Every listed resource, then every template (each listing paged to its end, within ``listing.LIST_PAGES``)."""
+    resources = await every_page(client.list_resources, "resources")
+    templates = await every_page(client.list_resource_templates, "resource_templates")
+    return [
+        *(McpResourceInfo(str(r.uri), r.name or str(r.uri), r.description or "", r.mime_type) for r in resources),
+        *(
             McpResourceInfo(t.uri_template, t.name or t.uri_template, t.description or "", t.mime_type, template=True)
-            for t in page.resource_templates
-        )
-        cursor = page.next_cursor
-        if not cursor:
-            break
-    return found
+            for t in templates
+        ),
+    ]
 
 
 def read_text(result: Any, *, vision: bool, cap: int | None = TEXT_CAP) -> ResourceText:
