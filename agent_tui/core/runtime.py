@@ -240,7 +240,7 @@ class Runtime:
             host.elicit = partial(self.sessions.elicitations.asker, self.publisher(session.id))
             if self._policy is None:  # someone will be asked: the notification hooks say so
                 site = HookSite(session.id, location, root, self.publisher(session.id))
-                gate.asker = notifying(gate.asker, lambda: host.settings.hooks, site)
+                gate.asker = notifying(gate.asker, lambda: host.settings, site)
             self._hosts[session.id] = host
             self._mcp_tools[session.id] = McpRegistrations(registry)
         elif host.settings is not settings or host.agent != agent:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.settings.hook_settings import HookEvent, HookSettings
+from agent_tui.tools.shell_env import command_environment
 
 CONTEXT_EVENTS = frozenset({HookEvent.SESSION_START, HookEvent.USER_PROMPT})
 """The events whose hooks' stdout (exit 0) the model reads."""
@@ -78,10 +78,12 @@ class _Where:
         )
 
 
-def _environment(site: HookSite) -> dict[str, str]:
+def _environment(site: HookSite, include: Sequence[str]) -> dict[str, str]:
+    """What a hook starts with: what a ``bash`` command gets (this process's environment without its
+    provider keys and other secrets, but those ``[shell] env include`` names), and where it runs."""
     root = str(site.project_root)
     return {
-        **os.environ,
+        **command_environment(include),
         "CLAUDE_PROJECT_DIR": root,
         "AGENT_TUI_PROJECT_DIR": root,
         "AGENT_TUI_SESSION": site.session_id,
@@ -119,13 +121,15 @@ async def run_hooks(
     assistant_message_id: str | None = None,
     call_id: str | None = None,
     held: list[ev.DurableEvent] | None = None,
+    include: Sequence[str] = (),
 ) -> HookVerdict:
     """Run the hooks for ``event`` (and ``tool``) in order; each one's run becomes a ``hook.ran`` event.
 
     A matcher is matched against the tool, else against ``subject`` (as Claude Code does: a
     ``SessionStart``'s source, a ``Notification``'s type); None matches every matcher. With
     ``held`` the events are added to it for the caller to publish with its own (a prompt's
-    promotion first, so its hooks' context follows it); a cancel publishes what is held."""
+    promotion first, so its hooks' context follows it); a cancel publishes what is held. ``include``:
+    the secrets the hooks may see (``[shell] env include``), as for ``bash``."""
     chosen = [hook for hook in hooks if hook.event == event and matches(hook, tool or subject)]
     if not chosen:
         return HookVerdict()
@@ -133,7 +137,7 @@ async def run_hooks(
     if tool is not None:
         base["tool_name"] = tool
     where = _Where(tool, assistant_message_id, call_id)
-    env = _environment(site)
+    env = _environment(site, include)
     contexts: list[str] = []
     for hook in chosen:
         stdin = json.dumps(payload(hook, event, base, site.location), ensure_ascii=False, default=str)

@@ -18,6 +18,7 @@ from agent_tui.core.host.hooks import HookSite, HookVerdict, run_hooks
 from agent_tui.core.host.port import ToolInvocation
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.request.shell_text import SHELL_CALL_ID
+from agent_tui.core.settings.config import Settings
 from agent_tui.core.settings.hook_settings import HookEvent, HookSettings
 from agent_tui.tools.asks import Asker, PermissionDecision, PermissionRequest
 from agent_tui.tools.tool import ToolOutcome
@@ -39,27 +40,29 @@ class ToolHooks:
     def _site(self, call: ToolInvocation) -> HookSite:
         return HookSite(call.session_id, self._location, self._project_root, self._publish)
 
-    async def before(self, hooks: Sequence[HookSettings], call: ToolInvocation) -> ToolOutcome | None:
+    async def before(self, settings: Settings, call: ToolInvocation) -> ToolOutcome | None:
         """A refusal when a ``pre_tool`` hook blocks the call (it then does not run), else None."""
         if call.call_id == SHELL_CALL_ID:
             return None
         verdict = await run_hooks(
-            hooks,
+            settings.hooks,
             HookEvent.PRE_TOOL,
             self._site(call),
             {"tool_input": call.input},
             tool=call.name,
             assistant_message_id=call.assistant_message_id,
             call_id=call.call_id,
+            include=settings.shell.env.include,
         )
         if verdict.blocked is None:
             return None
         return ToolOutcome.failure(HOOK_BLOCKED, f"A PreToolUse hook blocked this call: {verdict.blocked}")
 
-    async def after(self, hooks: Sequence[HookSettings], call: ToolInvocation, outcome: ToolOutcome) -> ToolOutcome:
+    async def after(self, settings: Settings, call: ToolInvocation, outcome: ToolOutcome) -> ToolOutcome:
         """The outcome, with a blocking ``post_tool`` hook's reason added for the model (the tool already ran)."""
         if call.call_id == SHELL_CALL_ID:
             return outcome
+        hooks: Sequence[HookSettings] = settings.hooks
         if not outcome.ok:  # Claude Code runs PostToolUse only after a success: its scripts expect one
             hooks = [hook for hook in hooks if hook.format != "claude"]
         verdict = await run_hooks(
@@ -70,6 +73,7 @@ class ToolHooks:
             tool=call.name,
             assistant_message_id=call.assistant_message_id,
             call_id=call.call_id,
+            include=settings.shell.env.include,
         )
         if verdict.blocked is None:
             return outcome
@@ -85,7 +89,7 @@ class ToolHooks:
 _notices: set[asyncio.Future[HookVerdict]] = set()
 
 
-def notifying(asker: Asker, hooks: Callable[[], Sequence[HookSettings]], site: HookSite) -> Asker:
+def notifying(asker: Asker, settings: Callable[[], Settings], site: HookSite) -> Asker:
     """``asker`` that also runs the ``notification`` hooks when it raises an ask, beside the wait for
     the answer (a hook never delays the ask); an interrupted ask stops them too."""
 
@@ -93,7 +97,7 @@ def notifying(asker: Asker, hooks: Callable[[], Sequence[HookSettings]], site: H
         what = ", ".join(request.resources) or request.action
         notice = asyncio.ensure_future(
             run_hooks(
-                hooks(),
+                settings().hooks,
                 HookEvent.NOTIFICATION,
                 site,
                 {
@@ -104,6 +108,7 @@ def notifying(asker: Asker, hooks: Callable[[], Sequence[HookSettings]], site: H
                 subject=PERMISSION_PROMPT,
                 assistant_message_id=request.assistant_message_id,
                 call_id=request.call_id,
+                include=settings().shell.env.include,
             )
         )
         _notices.add(notice)

@@ -215,12 +215,12 @@ class RegistryToolHost:
             else self.elicit(call.assistant_message_id or None, call.call_id or None),
         )
         hooks = self.hooks
-        if hooks is not None and (refused := await hooks.before(self.settings.hooks, call)) is not None:
+        if hooks is not None and (refused := await hooks.before(self.settings, call)) is not None:
             return refused  # a pre_tool hook blocked it: the tool does not run
         if self.before_change is not None:
             await self.before_change(call, self.settings.snapshots.enabled)
         outcome = await self._registry.invoke(call.name, call.input, scope)
-        return outcome if hooks is None else await hooks.after(self.settings.hooks, call, outcome)
+        return outcome if hooks is None else await hooks.after(self.settings, call, outcome)
 
 
 def make_gate(

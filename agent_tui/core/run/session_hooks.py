@@ -41,7 +41,14 @@ class SessionHooks:
         self._started.add(session.id)
         source = "resume" if resumed else "startup"
         site = _site(session, publish)
-        await run_hooks(settings.hooks, HookEvent.SESSION_START, site, {"source": source}, subject=source)
+        await run_hooks(
+            settings.hooks,
+            HookEvent.SESSION_START,
+            site,
+            {"source": source},
+            subject=source,
+            include=settings.shell.env.include,
+        )
 
     async def promote(
         self, rows: Sequence[InboxRecord], session: SessionRecord, settings: Settings, publish: SessionPublisher
@@ -58,7 +65,9 @@ class SessionHooks:
                 prompt = ev.prompt_text(row.prompt or [])
                 site = _site(session, publish)
                 fields = {"prompt": prompt}
-                verdict = await run_hooks(settings.hooks, HookEvent.USER_PROMPT, site, fields, held=events)
+                verdict = await run_hooks(
+                    settings.hooks, HookEvent.USER_PROMPT, site, fields, held=events, include=settings.shell.env.include
+                )
                 blocked = verdict.blocked is not None
             if blocked:
                 events.append(ev.PromptWithdrawn(input_id=row.id))
@@ -74,5 +83,11 @@ class SessionHooks:
         """Run the ``stop`` hooks; True when one blocks stopping (its reason is now in the history)."""
         if session.spawned_by is not None:
             return False
-        verdict = await run_hooks(settings.hooks, HookEvent.STOP, _site(session, publish), {"stop_hook_active": active})
+        verdict = await run_hooks(
+            settings.hooks,
+            HookEvent.STOP,
+            _site(session, publish),
+            {"stop_hook_active": active},
+            include=settings.shell.env.include,
+        )
         return verdict.blocked is not None

@@ -390,3 +390,23 @@ async def test_a_hook_may_answer_in_claudes_json_on_stdout(hooked: Any, fake: Fa
         ("user_prompt", "ok"),
         ("pre_tool", "blocked"),
     ]
+
+
+async def test_a_hook_sees_no_secret_it_was_not_given(
+    open_runtime: Any, agent_home: Path, fake: FakeProvider, workdir: Path, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """A hook starts with what a ``bash`` command gets: provider keys and tokens stripped, but those
+    ``[shell] env include`` names; plus where it runs."""
+    seen = tmp_path / "env.txt"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    monkeypatch.setenv("GITHUB_TOKEN", "gh-secret")
+    monkeypatch.setenv("KEEP_TOKEN", "kept")
+    (agent_home / "config.toml").write_text(
+        f'[shell.env]\ninclude = ["KEEP_TOKEN"]\n\n[[hooks]]\nevent = "pre_tool"\ncommand = "env > {seen}"\n'
+    )
+    fake.add(_bash("c1", "true"), {"text": "done"})
+    async with await open_runtime(tools="all", policy="allow") as runtime:
+        sid, _ = await _run(runtime, workdir, "go")
+    env = dict(line.split("=", 1) for line in seen.read_text().splitlines() if "=" in line)
+    assert "OPENAI_API_KEY" not in env and "GITHUB_TOKEN" not in env
+    assert env["KEEP_TOKEN"] == "kept" and env["AGENT_TUI_SESSION"] == sid
