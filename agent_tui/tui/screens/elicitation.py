@@ -20,14 +20,15 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Select, Static
 
 from agent_tui.vocab.elicitation import ElicitationRequest, FormField, form_fields, validate
+from agent_tui.vocab.terminal_text import inert
 
 Answer = tuple[str, dict[str, Any] | None]
 
 
 def _label(f: FormField) -> Text:
-    text = Text(f.title + (" *" if f.required else ""), style="bold")
+    text = Text(inert(f.title) + (" *" if f.required else ""), style="bold")
     if f.description and f.description != f.title:
-        text.append(f"  {f.description}", style="dim")
+        text.append(f"  {inert(f.description)}", style="dim")
     return text
 
 
@@ -46,10 +47,11 @@ class ElicitationScreen(ModalScreen[Answer]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="confirm"):
-            yield Static(Text(f"MCP server {self.request.server} asks", style="bold"))
-            yield Static(Text(self.request.message))
+            # The server's words: no control sequence, no bidi override reaches the screen (``inert``).
+            yield Static(Text(inert(f"MCP server {self.request.server} asks"), style="bold"))
+            yield Static(Text(inert(self.request.message)))
             if self.request.mode == "url":
-                yield Static(Text(self.request.url or "", style="underline"), id="elicit-url")
+                yield Static(Text(inert(self.request.url or ""), style="underline"), id="elicit-url")
             for f in self.fields:
                 yield from self._field(f)
             yield Static("", id="elicit-problems")

@@ -15,6 +15,8 @@ from textual.screen import ModalScreen
 from textual.suggester import Suggester
 from textual.widgets import Input, Static
 
+from agent_tui.vocab.terminal_text import inert
+
 Complete = Callable[[str, str], Awaitable[list[str]]]
 """(argument, value typed so far) -> the server's completions (``completion/complete``)."""
 
@@ -45,9 +47,9 @@ class McpPromptScreen(ModalScreen[dict[str, str] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
-            yield Static(Text(self.prompt_title, style="bold"))
-            for argument in self.arguments:
-                yield Static(Text(argument.name + (f": {argument.description}" if argument.description else "")))
+            yield Static(Text(inert(self.prompt_title), style="bold"))
+            for argument in self.arguments:  # the server's words: inert, as every text a server gives
+                yield Static(Text(inert(argument.name + (f": {argument.description}" if argument.description else ""))))
                 yield Input(
                     placeholder=argument.name,
                     id=f"arg-{argument.name}",
