@@ -26,7 +26,7 @@ from agent_tui.core.run.session_hooks import SessionHooks
 from agent_tui.core.run.step import Step, StepPlan, StreamFn
 from agent_tui.core.settings.config import ConfigError, Settings
 from agent_tui.llm import types as llm
-from agent_tui.tools.final_answer import OutputSchema
+from agent_tui.tools.final_answer import FINAL_ANSWER_TOOL, OutputSchema
 from agent_tui.vocab.clock import Clock, SystemClock
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import CompactionReason, ErrorType
@@ -213,7 +213,8 @@ class Runner:
         """The last step called tools and did not end the turn with an accepted ``final_answer``."""
         if not needs_continuation(history):
             return False
-        return not answered(history, await self._store.tool_calls(session_id, ["success"]))
+        accepted = await self._store.tool_calls(session_id, ["success"], FINAL_ANSWER_TOOL)  # a few rows, not all
+        return not answered(history, accepted)
 
     async def _promote_steers(self, session: SessionRecord, settings: Settings, publish: SessionPublisher) -> bool:
         ready = eligible(await self._store.pending_inputs(session.id))

@@ -141,7 +141,9 @@ def _tool_call(_cursor: Any, r: tuple[Any, ...]) -> ToolCallRecord:
     )
 
 
-async def tool_calls(conn: Connection, session_id: str, states: list[str] | None) -> list[ToolCallRecord]:
+async def tool_calls(
+    conn: Connection, session_id: str, states: list[str] | None, name: str | None = None
+) -> list[ToolCallRecord]:
     sql = (
         "SELECT session_id, assistant_message_id, call_id, seq, name, input_json, state, output_json,"
         " error_json, call_meta_json, result_meta_json, hosted FROM tool_call WHERE session_id = ?"
@@ -150,6 +152,9 @@ async def tool_calls(conn: Connection, session_id: str, states: list[str] | None
     if states:
         sql += f" AND state IN ({','.join('?' * len(states))})"
         params.extend(states)
+    if name is not None:
+        sql += " AND name = ?"
+        params.append(name)
     return await fetch(conn, sql + " ORDER BY seq", params, _tool_call)
 
 

@@ -197,8 +197,11 @@ class Store:
     ) -> list[MessageRecord]:
         return await self._readers.read(q.messages, session_id, after, before, limit)
 
-    async def tool_calls(self, session_id: str, states: Sequence[str] | None = None) -> list[ToolCallRecord]:
-        return await self._readers.read(q.tool_calls, session_id, list(states) if states else None)
+    async def tool_calls(
+        self, session_id: str, states: Sequence[str] | None = None, name: str | None = None
+    ) -> list[ToolCallRecord]:
+        """The session's tool calls in log order; only those in ``states`` and of tool ``name`` when given."""
+        return await self._readers.read(q.tool_calls, session_id, list(states) if states else None, name)
 
     async def pending_inputs(self, session_id: str) -> list[InboxRecord]:
         return await self._readers.read(q.pending_inputs, session_id)
