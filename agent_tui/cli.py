@@ -289,6 +289,18 @@ def build_parser() -> argparse.ArgumentParser:
     shape.add_argument("--json", action="store_true", help="one JSON object per group (cost null when unknown)")
     shape.add_argument("--chart", action="store_true", help="a terminal chart of tokens and cost over time")
 
+    permissions = sub.add_parser("permissions", help='the approvals saved by answering "always": list or revoke')
+    permissions.add_argument(
+        "permissions_command",
+        choices=["list", "revoke"],
+        help="list: this project's saved approvals; revoke: stop allowing one (ACTION PATTERN) or, with --all, every one",
+    )
+    permissions.add_argument("action", nargs="?", help="revoke: the action (bash, edit, mcp, ...)")
+    permissions.add_argument("pattern", nargs="?", help="revoke: the pattern as listed (quote it)")
+    permissions.add_argument("--all", action="store_true", help="revoke: every saved approval of the project")
+    permissions.add_argument("--project", metavar="DIR", default=".", help="a directory of the project (default: here)")
+    permissions.add_argument("--json", action="store_true", help="list: one JSON object per approval")
+
     db = sub.add_parser("db", help="database maintenance")
     db_sub = db.add_subparsers(dest="db_command", required=True)
     db_sub.add_parser("rebuild", help="rebuild every projection from the event table")
@@ -313,6 +325,7 @@ _COMMANDS = {
     "agents": "agent_tui.commands.agents_cmd",
     "mcp": "agent_tui.commands.mcp_cmd",
     "usage": "agent_tui.commands.usage_cmd",
+    "permissions": "agent_tui.commands.permissions_cmd",
 }
 WARM_COMMANDS = (None, "run", "serve")
 """What a warm process may run: the commands that import the app, LiteLLM or the server."""

@@ -29,6 +29,7 @@ _EXPORTS: dict[str, str] = {
     "MessageRecord": "log.records",
     "InboxRecord": "log.records",
     "PermissionRecord": "log.records",
+    "ApprovalRecord": "log.records",
     "PlanRecord": "log.records",
     "SessionUsage": "log.usage_records",
     "UsageRow": "log.usage_records",
@@ -152,6 +153,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.inbox.attachments import mentions as mentions
     from agent_tui.core.inbox.attachments import vision_check as vision_check
     from agent_tui.core.log import events as events
+    from agent_tui.core.log.records import ApprovalRecord as ApprovalRecord
     from agent_tui.core.log.records import InboxRecord as InboxRecord
     from agent_tui.core.log.records import MessageRecord as MessageRecord
     from agent_tui.core.log.records import PermissionRecord as PermissionRecord

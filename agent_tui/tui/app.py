@@ -448,6 +448,9 @@ class AgentApp(App[None]):
     async def action_list_agents(self) -> None:
         await self.pages.agents()
 
+    async def action_list_permissions(self) -> None:
+        await self.pages.permissions()
+
     def action_help(self) -> None:
         from agent_tui.tui.widgets.tool_block import ToolCallView  # loaded lazily (``lazy``), so here
 

@@ -68,6 +68,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "agents", "the agents here: name, mode, description, where; Enter selects one", "list_agents", "Agents"
     ),
     CommandSpec("skills", "the skills found here: name, description, where", "list_skills", "Skills"),
+    CommandSpec(
+        "permissions",
+        "what this project allows without asking (revoke with d), this session's mode",
+        "list_permissions",
+        "Permissions",
+    ),
     CommandSpec("help", "keys and commands", "help", "Help"),
     CommandSpec("quit", "quit agent-tui", "shutdown", "Quit", slash=False),
 )
