@@ -368,6 +368,48 @@ def _server_command(words: list[str]) -> list[str] | None:
     return words[words.index("--") + 1 :]
 
 
+def _initial_prompt(words: list[str]) -> tuple[list[str], str | None]:
+    """``agent-tui "fix the flaky test"``: the TUI starts with that prompt sent, as Claude Code and
+    Codex do. The first word that is neither a flag, a flag's value nor a subcommand starts the
+    prompt; the words after it up to the next flag are the rest of it (quoting is optional)."""
+    n = 0
+    while n < len(words):
+        word = words[n]
+        if word == "--":
+            return words, None
+        if word in _TUI_VALUED:
+            n += 2
+            continue
+        if word in ("-r", "--resume") and n + 1 < len(words) and not words[n + 1].startswith("-"):
+            n += 2  # the session ID
+            continue
+        if word.startswith("-"):
+            n += 1
+            continue
+        if word in _COMMANDS:
+            return words, None
+        end = n
+        while end < len(words) and not words[end].startswith("-"):
+            end += 1
+        return [*words[:n], *words[end:]], " ".join(words[n:end])
+    return words, None
+
+
+def _parse(words: list[str]) -> argparse.Namespace:
+    """argparse's reading of the command line, with what it cannot read taken out first: an MCP
+    server's own command (``args.words``) and the TUI's initial prompt (``args.prompt``)."""
+    server_command = _server_command(words)
+    if server_command is not None:
+        args = build_parser().parse_args(words[: -len(server_command) - 1])
+        args.words = server_command
+        return args
+    words, prompt = _initial_prompt(words)
+    args = build_parser().parse_args(words)
+    if args.command is None:
+        args.prompt = prompt
+    return args
+
+
 def main(argv: Sequence[str] | None = None, warm: bool | None = None) -> int:
     """The ``agent-tui`` entry point. ``warm``: may a warm process run this launch (by default only
     when called as the entry point, ``argv`` None; a warm child runs it with False)."""
@@ -385,10 +427,7 @@ def main(argv: Sequence[str] | None = None, warm: bool | None = None) -> int:
         if code is not None:
             return code
         may_warm = False
-    server_command = _server_command(words)
-    args = build_parser().parse_args(argv if server_command is None else words[: -len(server_command) - 1])
-    if server_command is not None:
-        args.words = server_command
+    args = _parse(words)
     if getattr(args, "api_key_file", None):
         from agent_tui.api_key_arg import read_key_file
 

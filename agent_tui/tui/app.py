@@ -65,6 +65,8 @@ class StartMode:
     continue_latest: bool = False
     picker: bool = False
     session_id: str | None = None
+    prompt: str | None = None
+    """Sent as the first prompt once the session is open (``agent-tui "PROMPT"``)."""
 
 
 VIEW_FREE_ACTIONS = frozenset({"ctrl_c", "help", "command_palette", "focus_task"})

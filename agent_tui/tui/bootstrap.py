@@ -63,6 +63,7 @@ class Launch:
     trust: bool | None = None  # --trust / --no-trust: this launch only; None asks (core.trust)
     agent: str | None = None  # --agent: checked once the settings are validated (exit 2 when unknown)
     approval: str | None = None  # --approval / --full-auto: the approval mode new sessions start in
+    prompt: str | None = None  # ``agent-tui "PROMPT"``: sent as soon as the session is open
 
     @property
     def cli(self) -> dict[str, str | None]:
@@ -153,7 +154,10 @@ async def _run(launch: Launch, layers: Any, location: Path, peek: Callable[[str 
         peek_sessions=peek,
     )
     start = StartMode(
-        continue_latest=launch.continue_latest, picker=launch.resume == "", session_id=launch.resume or None
+        continue_latest=launch.continue_latest,
+        picker=launch.resume == "",
+        session_id=launch.resume or None,
+        prompt=launch.prompt,
     )
     core = CoreOpener(launch, layers, services, facts)
     app = AgentApp(services, start=start, theme=layers.text("theme") or DEFAULT_THEME, connect=core.connect)

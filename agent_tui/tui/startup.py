@@ -90,3 +90,7 @@ class Startup:
                     app.notify("no session in this directory yet: starting a new one")
         finally:
             app.services.started.set()  # prompts sent meanwhile go to the session now on screen
+        if start.prompt and start.prompt.strip():
+            from agent_tui.vocab.kinds import Delivery
+
+            app.view.send(start.prompt, Delivery.STEER)  # a worker, as the prompt's Enter

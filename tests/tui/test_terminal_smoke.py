@@ -7,6 +7,7 @@ on what the screen shows, never fixed sleeps.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shlex
 import shutil
@@ -105,6 +106,23 @@ async def test_installed_agent_tui_streams_an_answer_and_quits(
         finally:
             await tmux("kill-session", "-t", session)
     assert len(fake.requests) == 1
+
+
+async def test_a_prompt_on_the_command_line_is_answered_on_screen(
+    workdir: Path, agent_home: Path, launch_mode: LaunchMode
+) -> None:
+    """``agent-tui "PROMPT"`` as with the peers: the app opens and sends it."""
+    script = Script(turns=[Turn(text="Launched with a prompt: answered.", chunks=4)])
+    session = f"agent-tui-argprompt-{os.getpid()}-{launch_mode.name}"
+    async with FakeProvider(script) as fake:
+        await start_agent_tui(session, workdir, agent_home, *fake_flags(fake), "explain this repo", mode=launch_mode)
+        try:
+            screen = await screen_shows(session, "Launched with a prompt: answered.")
+            assert "explain this repo" in screen
+        finally:
+            await tmux("kill-session", "-t", session)
+    assert len(fake.requests) == 1
+    assert "explain this repo" in json.dumps(fake.requests[0].body)
 
 
 async def test_alt_keys_run_their_bindings_in_a_real_terminal_and_type_nothing(

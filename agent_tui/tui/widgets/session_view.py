@@ -169,6 +169,7 @@ class SessionView(FeedHost, Vertical):
         t = self.transcript
         self.query_one(PlanPanel).show_plan(self.feed.plan)
         self.query_one(PendingInputStrip).show_items(t.pending_inputs)
+        self.query_one(PromptInput).show_running(t.is_active and self.session_id is not None)
         waiting = (a for a in t.asks.values() if a.request_id not in self._answered)
         ask = next(waiting, None) if t.is_active else None
         panel = self.query_one(PermissionPanel)
