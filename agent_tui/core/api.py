@@ -97,6 +97,7 @@ _EXPORTS: dict[str, str] = {
     "McpServerRow": "settings.mcp_scopes",
     "ServerNotFound": "settings.mcp_scopes",
     "ServerExists": "settings.mcp_edit",
+    "remember_choice": "settings.remembered",
     "probe_mcp_servers": "host.mcp_probe",
     # What is known about a model before a step runs (from the layer below core).
     "model_info": "agent_tui.llm.models:model_info",
@@ -191,6 +192,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.settings.mcp_edit import ServerExists as ServerExists
     from agent_tui.core.settings.mcp_scopes import McpServerRow as McpServerRow
     from agent_tui.core.settings.mcp_scopes import ServerNotFound as ServerNotFound
+    from agent_tui.core.settings.remembered import remember_choice as remember_choice
     from agent_tui.core.store.bus import Subscription as Subscription
     from agent_tui.core.store.peek import peek_sessions as peek_sessions
     from agent_tui.core.store.tail import Synced as Synced
