@@ -58,8 +58,8 @@ def auth_state(record: Record | None, config: McpServerConfig, now: float | None
     """How the server authenticates, for ``mcp list/get`` (never the secret)."""
     if config.bearer_token_env_var:
         return f"bearer from ${config.bearer_token_env_var}"
-    if config.transport == "stdio":
-        return ""
+    if config.transport == "stdio" or any(key.lower() == "authorization" for key in config.headers):
+        return ""  # a process, or a server given its Authorization header as written
     if record is None or record.get("url") != config.url or not record.get("tokens"):
         return "not logged in"
     expires_at = record.get("expires_at")
