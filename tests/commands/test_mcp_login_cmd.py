@@ -69,6 +69,7 @@ async def test_login_keeps_the_tokens_in_a_user_only_file_and_a_session_then_cal
     out = logged_in(workdir, guarded)
     tokens = agent_home / "mcp-tokens.json"
     assert "Open this URL to log in to guarded:" in out and "code_challenge_method=S256" in out
+    assert "browser" not in out  # no display, no $BROWSER: nothing is opened
     assert out.rstrip().endswith(f"logged in to MCP server guarded; the tokens are kept in {tokens}")
     assert stat.S_IMODE(tokens.stat().st_mode) == 0o600
     record = json.loads(tokens.read_text())["guarded"]
@@ -111,6 +112,17 @@ def test_logout_deletes_the_tokens_and_says_so_once(guarded: OAuthServer, workdi
     assert (again.returncode, again.stdout) == (0, f"MCP server guarded has no stored login (nothing in {tokens})\n")
     listed = agent_tui(workdir, "mcp", "list")
     assert f"guarded  http  {guarded.url}  (not logged in)  [user]" in listed.stdout
+
+
+def test_a_login_nobody_finishes_ends_at_its_timeout_and_keeps_nothing(
+    guarded: OAuthServer, workdir: Path, agent_home: Path
+) -> None:
+    assert agent_tui(workdir, "mcp", "add", "guarded", "--url", guarded.url).returncode == 0
+    waited = agent_tui(workdir, "mcp", "login", "guarded", "--timeout", "1")
+    assert waited.returncode == 1
+    assert waited.stderr.strip() == "agent-tui: login to MCP server guarded failed: no login came back within 1 s"
+    tokens = agent_home / "mcp-tokens.json"
+    assert not tokens.exists() or "tokens" not in json.loads(tokens.read_text()).get("guarded", {})
 
 
 def test_login_to_an_unknown_or_local_server_says_why(workdir: Path) -> None:

@@ -12,11 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_tui.core.host.mcp_host import SDK_LOG
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import load_settings
 from agent_tui.core.settings.config_layers import ConfigError
 from agent_tui.core.settings.mcp_scopes import McpServerRow, mcp_listing
 from agent_tui.tools.mcp.oauth import LoginFailed, auth_state, login
+from agent_tui.tools.mcp.sdk_log import route_sdk_logs
 from agent_tui.tools.mcp.token_store import ChosenTokenStore, TokenStore
 from agent_tui.vocab.mcp_server import McpServerConfig
 
@@ -51,6 +53,7 @@ async def mcp_login(
     """Log in to the remote server ``name`` configured at ``location`` and keep its tokens."""
     server = _server(location, name)
     store = _store()
+    await asyncio.to_thread(route_sdk_logs, paths.data_dir() / SDK_LOG)  # the SDK's tracebacks: not on the terminal
     try:
         if timeout_s is None:
             await login(name, server, store, say)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -236,7 +236,7 @@ def has_browser() -> bool:
     """A browser can be opened: ``BROWSER`` is set, or there is a display (or it is macOS/Windows)."""
     if os.environ.get("BROWSER"):
         return True
-    if os.name == "nt" or shutil.which("open") and os.uname().sysname == "Darwin":
+    if sys.platform in ("win32", "darwin"):
         return True
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
