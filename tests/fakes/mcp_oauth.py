@@ -1,6 +1,7 @@
 """An MCP server that wants a bearer token, and the OAuth 2.1 authorization server that issues them, in one process.
 
-``python mcp_oauth.py PORT`` serves on 127.0.0.1:PORT:
+``python mcp_oauth.py PORT [sse]`` serves on 127.0.0.1:PORT (``sse``: the older SSE transport at
+``/sse`` instead of ``/mcp``):
 
 - ``/mcp``: streamable HTTP MCP (the SDK's ``MCPServer`` with ``AuthSettings``): a request without
   a valid token gets 401 with ``WWW-Authenticate: Bearer resource_metadata=…``; the RFC 9728
@@ -35,7 +36,9 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 PORT = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+TRANSPORT = sys.argv[2] if len(sys.argv) > 2 else "http"
 BASE = f"http://127.0.0.1:{PORT}"
+ENDPOINT = "/sse" if TRANSPORT == "sse" else "/mcp"
 TTL = int(os.environ.get("FAKE_OAUTH_TTL", "3600"))
 STATIC = os.environ.get("FAKE_MCP_BEARER", "")
 
@@ -60,7 +63,7 @@ class Verifier:
 server = MCPServer(
     "guarded",
     token_verifier=Verifier(),
-    auth=AuthSettings(issuer_url=BASE, resource_server_url=f"{BASE}/mcp", validate_token_resource=False),  # type: ignore[arg-type]
+    auth=AuthSettings(issuer_url=BASE, resource_server_url=f"{BASE}{ENDPOINT}", validate_token_resource=False),  # type: ignore[arg-type]
 )
 
 
@@ -155,7 +158,7 @@ async def revoke(_: Request) -> Response:
 if __name__ == "__main__":
     import uvicorn
 
-    app = server.streamable_http_app()
+    app = server.sse_app() if TRANSPORT == "sse" else server.streamable_http_app()
     app.router.routes.extend(
         [
             Route("/.well-known/oauth-authorization-server", metadata),

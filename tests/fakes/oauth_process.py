@@ -21,11 +21,12 @@ SCRIPT = Path(__file__).resolve().parent / "mcp_oauth.py"
 @dataclass(frozen=True)
 class OAuthServer:
     port: int
+    transport: str = "http"
 
     @property
     def url(self) -> str:
-        """The MCP endpoint (a streamable HTTP server that wants a bearer token)."""
-        return f"http://127.0.0.1:{self.port}/mcp"
+        """The MCP endpoint (a streamable HTTP, or SSE, server that wants a bearer token)."""
+        return f"http://127.0.0.1:{self.port}/{'sse' if self.transport == 'sse' else 'mcp'}"
 
     def stats(self) -> dict[str, Any]:
         """Grants issued by kind, refused refreshes, and the bearer tokens the MCP server saw."""
@@ -43,12 +44,12 @@ def _free_port() -> int:
 
 
 @contextmanager
-def oauth_server(ttl_s: int = 3600, bearer: str = "") -> Iterator[OAuthServer]:
+def oauth_server(ttl_s: int = 3600, bearer: str = "", transport: str = "http") -> Iterator[OAuthServer]:
     """The server on a free port, once it accepts connections; ``ttl_s``: how long its access
-    tokens live; ``bearer``: a static token it also accepts."""
+    tokens live; ``bearer``: a static token it also accepts; ``transport``: ``http`` or ``sse``."""
     port = _free_port()
     env = {**os.environ, "FAKE_OAUTH_TTL": str(ttl_s), "FAKE_MCP_BEARER": bearer}
-    process = subprocess.Popen([sys.executable, str(SCRIPT), str(port)], env=env, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen([sys.executable, str(SCRIPT), str(port), transport], env=env, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -59,7 +60,7 @@ def oauth_server(ttl_s: int = 3600, bearer: str = "") -> Iterator[OAuthServer]:
                 if process.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError("the fake OAuth server did not start") from None
                 time.sleep(0.05)
-        yield OAuthServer(port)
+        yield OAuthServer(port, transport)
     finally:
         process.terminate()
         process.wait(10)

@@ -93,14 +93,23 @@ class FileTokenStore:
 
 
 class KeyringTokenStore:
-    """One keyring entry per server (service ``agent-tui-mcp``, the server's name as the user)."""
+    """One keyring entry per server (service ``agent-tui-mcp``, the server's name as the user). A
+    keyring that fails (locked, its service gone) raises ``OSError`` saying so, as the file does."""
 
     def __init__(self, backend: Any) -> None:
         self._backend = backend
         self.where = f"the OS keyring ({type(backend).__name__})"
 
+    def _call(self, method: str, *args: str) -> Any:
+        from keyring.errors import KeyringError
+
+        try:
+            return getattr(self._backend, method)(KEYRING_SERVICE, *args)
+        except KeyringError as error:
+            raise OSError(f"{self.where}: {type(error).__name__}: {error}") from None
+
     def load(self, name: str) -> Record | None:
-        text = self._backend.get_password(KEYRING_SERVICE, name)
+        text = self._call("get_password", name)
         if not text:
             return None
         try:
@@ -110,12 +119,12 @@ class KeyringTokenStore:
         return record if isinstance(record, dict) else None
 
     def save(self, name: str, record: Record) -> None:
-        self._backend.set_password(KEYRING_SERVICE, name, json.dumps(record))
+        self._call("set_password", name, json.dumps(record))
 
     def delete(self, name: str) -> bool:
-        if self._backend.get_password(KEYRING_SERVICE, name) is None:
+        if self._call("get_password", name) is None:
             return False
-        self._backend.delete_password(KEYRING_SERVICE, name)
+        self._call("delete_password", name)
         return True
 
 

@@ -55,7 +55,7 @@ async def started(name: str, config: McpServerConfig, where: Path, store: FileTo
 
 async def logged_in(server: OAuthServer, store: FileTokenStore) -> McpServerConfig:
     """Log in as ``agent-tui mcp login`` does, the test following the printed URL as the user's browser."""
-    config = McpServerConfig(url=server.url)
+    config = McpServerConfig(url=server.url, type="sse" if server.transport == "sse" else None)
     followed: list[asyncio.Task[object]] = []
 
     def say(line: str) -> None:
@@ -199,3 +199,24 @@ async def test_a_login_for_another_url_is_not_sent(
         assert "run `agent-tui mcp login guarded`" in (connection.error or "")
     finally:
         await connection.stop()
+
+
+@pytest.mark.parametrize("how", ["bearer", "login"])
+async def test_an_sse_server_gets_the_token_too(
+    how: str, workdir: Path, store: FileTokenStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with oauth_server(bearer=SECRET, transport="sse") as server:
+        if how == "bearer":
+            monkeypatch.setenv("GUARD_TOKEN", SECRET)
+            config = McpServerConfig(url=server.url, type="sse", bearer_token_env_var="GUARD_TOKEN")
+        else:
+            config = await logged_in(server, store)
+        connection = await started("guarded", config, workdir, store)
+        try:
+            assert connection.state is McpState.READY, connection.error
+            result = await connection.call("whoami", {})
+            record = store.load("guarded")
+            client = "static" if how == "bearer" else (record or {})["client"]["client_id"]
+            assert result.content[0].text == f"client: {client}"
+        finally:
+            await connection.stop()

@@ -53,6 +53,9 @@ def test_the_store_env_forces_the_file_and_a_usable_keyring_is_used_otherwise(
     assert json.loads(memory_keyring.PASSWORDS[("agent-tui-mcp", "remote")]) == RECORD
     assert not (tmp_path / "mcp-tokens.json").exists()
     assert store.delete("remote") is True and store.delete("remote") is False
+    monkeypatch.setattr(memory_keyring, "LOCKED", [True])
+    with pytest.raises(OSError, match=r"^the OS keyring \(Keyring\): KeyringLocked: the keyring is locked$"):
+        store.load("remote")
     monkeypatch.setenv("AGENT_TUI_TOKEN_STORE", "file")
     assert isinstance(ChosenTokenStore(tmp_path).chosen, FileTokenStore)
     monkeypatch.setattr(keyring.core, "_keyring_backend", None)
