@@ -78,7 +78,9 @@ def _add_approval_flags(parser: argparse.ArgumentParser, default: object = None)
 def _add_mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     import argparse  # not for --version (see main)
 
-    mcp = sub.add_parser("mcp", help="MCP servers: list, show, add and remove them; serve agent-tui over MCP")
+    mcp = sub.add_parser(
+        "mcp", help="MCP servers: list, show, add and remove them, log in to remote ones; serve agent-tui over MCP"
+    )
     mcp_sub = mcp.add_subparsers(dest="mcp_command", required=True)
     listing = mcp_sub.add_parser("list", help="every MCP server here: where it is configured, transport, state")
     listing.add_argument("--json", action="store_true", help="one JSON object per server, then one per problem")
@@ -105,11 +107,23 @@ def _add_mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--header", action="append", default=[], metavar="K:V", help="an HTTP header for a --url server"
     )
     adding.add_argument(
+        "--bearer-token-env-var",
+        metavar="VAR",
+        help="a --url server's token comes from $VAR (sent as Authorization: Bearer; the value is never written)",
+    )
+    adding.add_argument(
         "words", nargs="*", metavar="-- COMMAND", help="the command and its arguments, after -- (main cuts them off)"
     )
     removing = mcp_sub.add_parser("remove", help="remove an MCP server from your config or the project's")
     removing.add_argument("name")
     removing.add_argument("--scope", choices=["user", "project"], help="which config (needed when both have it)")
+    login = mcp_sub.add_parser("login", help="log in to a remote MCP server with OAuth (browser), keep its tokens")
+    login.add_argument("name")
+    login.add_argument(
+        "--timeout", type=float, default=300.0, metavar="SECONDS", help="how long to wait for the browser (300)"
+    )
+    logout = mcp_sub.add_parser("logout", help="forget a remote MCP server's OAuth tokens")
+    logout.add_argument("name")
     serving = mcp_sub.add_parser("serve", help="serve agent-tui's sessions as MCP tools on stdin/stdout")
     _add_model_flags(serving)
     _add_trust_flags(serving, default=argparse.SUPPRESS)

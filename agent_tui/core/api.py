@@ -99,6 +99,9 @@ _EXPORTS: dict[str, str] = {
     "ServerExists": "settings.mcp_edit",
     "remember_choice": "settings.remembered",
     "probe_mcp_servers": "host.mcp_probe",
+    "mcp_login": "host.mcp_auth",
+    "mcp_logout": "host.mcp_auth",
+    "mcp_with_auth": "host.mcp_auth",
     # What is known about a model before a step runs (from the layer below core).
     "model_info": "agent_tui.llm.models:model_info",
     "load_llm": "agent_tui.llm.lazy:load",
@@ -144,6 +147,9 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.history.rewind import RewindState as RewindState
     from agent_tui.core.history.rewind import UnknownMessage as UnknownMessage
     from agent_tui.core.host.elicitations import UnknownElicitation as UnknownElicitation
+    from agent_tui.core.host.mcp_auth import mcp_login as mcp_login
+    from agent_tui.core.host.mcp_auth import mcp_logout as mcp_logout
+    from agent_tui.core.host.mcp_auth import mcp_with_auth as mcp_with_auth
     from agent_tui.core.inbox.admission import AdmissionConflict as AdmissionConflict
     from agent_tui.core.inbox.admission import Receipt as Receipt
     from agent_tui.core.inbox.agent_mentions import callable_subagents as callable_subagents
