@@ -114,8 +114,11 @@ class Runtime:
     ) -> Runtime:
         loader = settings_loader or (lambda location: load_settings(location, cli=cli))
         base = await asyncio.to_thread(loader, Path.cwd())
-        observer = await asyncio.to_thread(start_telemetry, base.telemetry)
-        sessions = await open_sessions(base, path=db_path or paths.database_path())
+        # the SDK's import (~80-200 ms, only when telemetry is on) overlaps the store's opening
+        observer, sessions = await asyncio.gather(
+            asyncio.to_thread(start_telemetry, base.telemetry),
+            open_sessions(base, path=db_path or paths.database_path()),
+        )
         runtime = cls(sessions, loader, permission_policy, stream, clock, registry_factory, observer)
         runtime._mcp.warm(Path.cwd(), base)
         return runtime

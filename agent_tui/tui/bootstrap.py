@@ -338,7 +338,9 @@ class CoreOpener:
     async def _start_runtime(self) -> None:
         try:
             runtime = await _from_core("Runtime")
-            self.runtime = runtime(self.sessions, self._settings_for, None, None, None)
+            start_telemetry = await _from_core("start_telemetry")  # nothing of it is imported when it is off
+            observer = await asyncio.to_thread(start_telemetry, self.settings.telemetry)
+            self.runtime = runtime(self.sessions, self._settings_for, None, None, None, observer=observer)
             self.services.mcp = self.runtime
         except Exception as error:  # noqa: BLE001 - the app stays open for reading and says why
             self.services.runner_error = f"the agent cannot run: {error}"

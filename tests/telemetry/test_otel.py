@@ -139,3 +139,21 @@ async def test_a_collector_that_is_down_costs_one_warning_and_the_session_succee
     assert [request.body["messages"][-1]["role"] for request in fake.accepted] == ["user", "tool"]
     warnings = [line for line in capsys.readouterr().err.splitlines() if "telemetry export" in line]
     assert len(warnings) == 1 and f"127.0.0.1:{port}" in warnings[0]
+
+
+async def test_an_instruction_source_that_cannot_be_read_is_counted_by_its_key(
+    open_runtime: Any, fake: FakeProvider, workdir: Path, collector: OtlpReceiver
+) -> None:
+    (workdir / "rules.md").write_bytes(b"\xff\xfe not utf-8")
+    cli = {**_telemetry(collector.endpoint), "instructions": ["rules.md"]}
+    async with await open_runtime(cli=cli, policy="allow") as runtime:
+        sid = (await runtime.sessions.create(location=workdir)).id
+        await runtime.sessions.prompt(sid, "go", resume=False)
+        failure = await runtime.sessions.run(sid)
+    assert failure is not None and failure.type == "instructions.unavailable"
+    (unavailable,) = collector.points("agent_tui.instructions.unavailable")
+    assert unavailable.as_int == 1 and attributes_of(unavailable) == {
+        "agent_tui.instructions.source": "core/configured"
+    }
+    assert collector.points("agent_tui.instructions.observation.duration")[0].count == 1
+    assert collector.spans == []  # no step ran: no turn

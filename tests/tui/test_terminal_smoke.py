@@ -300,3 +300,30 @@ async def test_a_hang_up_after_the_app_ends_restarts_nothing(workdir: Path, agen
     finally:
         await tmux("kill-session", "-t", session)
     assert "AFTER 0 [] True" in screen, screen
+
+
+async def test_the_app_exports_its_telemetry_before_it_quits(
+    workdir: Path, agent_home: Path, launch_mode: LaunchMode
+) -> None:
+    """``[telemetry]`` in the user's config: the TUI's session is traced, flushed when the app quits."""
+    from tests.fakes.otlp_receiver import OtlpReceiver
+
+    collector = await OtlpReceiver().start()
+    (agent_home / "config.toml").write_text(f'[telemetry]\notlp_endpoint = "{collector.endpoint}"\n')
+    session = f"agent-tui-otel-{os.getpid()}-{launch_mode.name}"
+    try:
+        async with FakeProvider(Script(turns=[Turn(text="traced answer")])) as fake:
+            await start_agent_tui(session, workdir, agent_home, *fake_flags(fake), mode=launch_mode)
+            try:
+                await screen_shows(session, "Ask anything")
+                await tmux("send-keys", "-t", session, "trace me", "Enter")
+                await screen_shows(session, "traced answer")
+                await screen_shows(session, "idle")
+                await tmux("send-keys", "-t", session, "C-c")
+                await tmux("send-keys", "-t", session, "C-c")
+                await screen_shows(session, "AGENT_TUI_EXIT=0")
+            finally:
+                await tmux("kill-session", "-t", session)
+        assert sorted(span.name for span in collector.spans) == ["chat openai/fake", "invoke_agent build"]
+    finally:
+        await collector.stop()
