@@ -79,6 +79,19 @@ async def start_agent_tui(
     await tmux("new-session", "-d", "-s", session, "-x", str(width), "-y", "30", "-c", str(workdir), command)
 
 
+async def ask_and_quit(session: str, prompt: str, answer: str) -> str:
+    """Send ``prompt`` once the app is up, wait for ``answer`` and idle, quit (Ctrl+C twice); the
+    screen that showed the answer."""
+    await screen_shows(session, "Ask anything")
+    await tmux("send-keys", "-t", session, prompt, "Enter")
+    screen = await screen_shows(session, answer)
+    await screen_shows(session, "idle")
+    await tmux("send-keys", "-t", session, "C-c")
+    await tmux("send-keys", "-t", session, "C-c")
+    await screen_shows(session, "AGENT_TUI_EXIT=0")
+    return screen
+
+
 async def test_installed_agent_tui_streams_an_answer_and_quits(
     workdir: Path, agent_home: Path, launch_mode: LaunchMode
 ) -> None:
@@ -94,14 +107,8 @@ async def test_installed_agent_tui_streams_an_answer_and_quits(
             mode=launch_mode,
         )
         try:
-            await screen_shows(session, "Ask anything")
-            await tmux("send-keys", "-t", session, "say hello", "Enter")
-            screen = await screen_shows(session, "hello from the fake model.")
+            screen = await ask_and_quit(session, "say hello", "hello from the fake model.")
             assert "say hello" in screen
-            await screen_shows(session, "idle")
-            await tmux("send-keys", "-t", session, "C-c")
-            await tmux("send-keys", "-t", session, "C-c")
-            await screen_shows(session, "AGENT_TUI_EXIT=0")
         finally:
             await tmux("kill-session", "-t", session)
     assert len(fake.requests) == 1
@@ -315,13 +322,7 @@ async def test_the_app_exports_its_telemetry_before_it_quits(
         async with FakeProvider(Script(turns=[Turn(text="traced answer")])) as fake:
             await start_agent_tui(session, workdir, agent_home, *fake_flags(fake), mode=launch_mode)
             try:
-                await screen_shows(session, "Ask anything")
-                await tmux("send-keys", "-t", session, "trace me", "Enter")
-                await screen_shows(session, "traced answer")
-                await screen_shows(session, "idle")
-                await tmux("send-keys", "-t", session, "C-c")
-                await tmux("send-keys", "-t", session, "C-c")
-                await screen_shows(session, "AGENT_TUI_EXIT=0")
+                await ask_and_quit(session, "trace me", "traced answer")
             finally:
                 await tmux("kill-session", "-t", session)
         assert sorted(span.name for span in collector.spans) == ["chat openai/fake", "invoke_agent build"]
