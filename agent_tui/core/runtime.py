@@ -115,20 +115,27 @@ class Runtime:
         loader = settings_loader or (lambda location: load_settings(location, cli=cli))
         base = await asyncio.to_thread(loader, Path.cwd())
         # the SDK's import (~80-200 ms, only when telemetry is on) overlaps the store's opening
-        observer, sessions = await asyncio.gather(
-            asyncio.to_thread(start_telemetry, base.telemetry),
-            open_sessions(base, path=db_path or paths.database_path()),
-        )
+        telemetry = asyncio.ensure_future(asyncio.to_thread(start_telemetry, base.telemetry))
+        try:
+            sessions = await open_sessions(base, path=db_path or paths.database_path())
+        except BaseException:
+            observer = await telemetry
+            if observer is not None:  # the store did not open: no runtime will close it
+                await asyncio.to_thread(observer.close)
+            raise
+        observer = await telemetry
         runtime = cls(sessions, loader, permission_policy, stream, clock, registry_factory, observer)
         runtime._mcp.warm(Path.cwd(), base)
         return runtime
 
     async def close(self) -> None:
-        await self._coordinator.shutdown()
-        await stop_notices()
-        await self._mcp.close()
-        await self.sessions.close()
-        await asyncio.to_thread(self._observer.close)  # the last spans and metrics leave before the process does
+        try:
+            await self._coordinator.shutdown()
+            await stop_notices()
+            await self._mcp.close()
+            await self.sessions.close()
+        finally:
+            await asyncio.to_thread(self._observer.close)  # the last spans and metrics leave before the process does
 
     async def warm_mcp(self, location: Path) -> None:
         """Start the MCP servers configured at ``location`` in the background (the TUI calls it after

@@ -66,6 +66,7 @@ class OtelObserver:
         sdk_log = logging.getLogger("opentelemetry")
         self._failures = _FirstFailure(warn, endpoint)
         sdk_log.addHandler(self._failures)
+        self._propagated = sdk_log.propagate
         sdk_log.propagate = False  # its records would reach stderr (and the TUI's screen) one per failure
         resource = Resource.create({"service.name": service_name, "service.version": __version__})
         self._traces = TracerProvider(resource=resource)
@@ -104,9 +105,14 @@ class OtelObserver:
 
     # -- turns -----------------------------------------------------------------
 
-    def turn_started(self, session_id: str, agent: str) -> None:
+    def turn_started(self, session_id: str, agent: str, spawned_by: tuple[str, str] | None = None) -> None:
         attributes = {**_session(session_id), "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": agent}
-        span = self._tracer.start_span(f"invoke_agent {agent}", kind=SpanKind.INTERNAL, attributes=attributes)
+        with self._lock:  # a subagent's turn runs inside its parent's task call: one trace for both
+            task = self._tools.get(spawned_by) if spawned_by is not None else None
+        context = trace.set_span_in_context(task.span) if task is not None else None
+        span = self._tracer.start_span(
+            f"invoke_agent {agent}", context=context, kind=SpanKind.INTERNAL, attributes=attributes
+        )
         with self._lock:
             self._turns[session_id] = _Open(span, time.perf_counter(), attributes)
 
@@ -132,6 +138,7 @@ class OtelObserver:
             **_session(call.session_id),
             "gen_ai.operation.name": "chat",
             "gen_ai.request.model": call.model,
+            **_provider(call.model),
             "gen_ai.agent.name": call.agent,
             "agent_tui.step.attempt": call.attempt,
         }
@@ -149,7 +156,7 @@ class OtelObserver:
         if call is None:
             return
         span, model = call.span, call.attributes["gen_ai.request.model"]
-        metric = {"gen_ai.operation.name": "chat", "gen_ai.request.model": model}
+        metric = {"gen_ai.operation.name": "chat", "gen_ai.request.model": model, **_provider(model)}
         if end.response_model:
             span.set_attribute("gen_ai.response.model", end.response_model)
             metric["gen_ai.response.model"] = end.response_model
@@ -236,7 +243,15 @@ class OtelObserver:
             self._traces.shutdown()
             self._meters.shutdown(timeout_millis=EXPORT_TIMEOUT_S * 2000)
         finally:
-            logging.getLogger("opentelemetry").removeHandler(self._failures)
+            sdk_log = logging.getLogger("opentelemetry")
+            sdk_log.removeHandler(self._failures)
+            sdk_log.propagate = self._propagated
+
+
+def _provider(model: str) -> dict[str, str]:
+    """``gen_ai.provider.name`` from LiteLLM's ``provider/model`` name (``openai``, ``anthropic``, …)."""
+    provider, slash, _ = model.partition("/")
+    return {"gen_ai.provider.name": provider} if slash and provider else {}
 
 
 def _session(session_id: str) -> dict[str, Any]:

@@ -79,7 +79,9 @@ class RunObserver(Protocol):
         """Whether prompt, answer and tool-argument text should be passed (``log_prompts``)."""
         ...
 
-    def turn_started(self, session_id: str, agent: str) -> None: ...
+    def turn_started(self, session_id: str, agent: str, spawned_by: tuple[str, str] | None = None) -> None:
+        """``spawned_by``: a subagent's parent session and ``task`` call id (its turn runs inside that call)."""
+        ...
 
     def turn_ended(self, session_id: str, error: ErrorInfo | None) -> None: ...
 
@@ -103,7 +105,7 @@ class NoObserver:
 
     wants_prompts = False
 
-    def turn_started(self, session_id: str, agent: str) -> None:
+    def turn_started(self, session_id: str, agent: str, spawned_by: tuple[str, str] | None = None) -> None:
         return None
 
     def turn_ended(self, session_id: str, error: ErrorInfo | None) -> None:

@@ -56,7 +56,7 @@ async def test_a_session_exports_a_turn_span_with_its_model_and_tool_spans_as_ch
     assert first.attributes["gen_ai.usage.input_tokens"] == 40 and first.attributes["gen_ai.usage.output_tokens"] == 7
     assert first.attributes["gen_ai.response.finish_reasons"] == ["tool_calls"]
     assert second.attributes["gen_ai.response.finish_reasons"] == ["stop"]
-    assert first.attributes["gen_ai.operation.name"] == "chat"
+    assert first.attributes["gen_ai.operation.name"] == "chat" and first.attributes["gen_ai.provider.name"] == "openai"
     assert first.attributes["gen_ai.request.model"] == "openai/fake-model"
     assert first.attributes["gen_ai.response.model"]  # what the response named
     for span in [turn, *chats, tool]:

@@ -285,7 +285,8 @@ class Runner:
         final_step = remaining == 1
         if session.id not in self._turns:
             self._turns.add(session.id)
-            self._observer.turn_started(session.id, agent)
+            by, call = session.spawned_by, session.spawned_call_id
+            self._observer.turn_started(session.id, agent, (by, call) if by and call else None)
         request = await self._request(session, services, history, agent, model, final_step)
         compacted = await self._compaction.before_step(session, settings, request, history, publish)
         if isinstance(compacted, ErrorInfo):
