@@ -269,11 +269,14 @@ class Runtime:
         return LocationServices(settings=settings, tools=host, output=host.output)
 
 
-def start_telemetry(settings: TelemetrySettings) -> RunObserver | None:
+def start_telemetry(settings: TelemetrySettings, warn: Callable[[str], None] | None = None) -> RunObserver | None:
     """The OpenTelemetry observer when ``[telemetry] otlp_endpoint`` is set; else None, and nothing of
-    ``agent_tui.telemetry`` or the SDK is imported (start-up pays nothing for it)."""
+    ``agent_tui.telemetry`` or the SDK is imported (start-up pays nothing for it). ``warn`` (any
+    thread) hears of a missing SDK and the first failed export; by default they go to stderr."""
     if settings.otlp_endpoint is None:
         return None
-    from agent_tui.telemetry import start
+    from agent_tui import telemetry
 
-    return start(settings.otlp_endpoint, settings.headers, settings.service_name, settings.log_prompts)
+    return telemetry.start(
+        settings.otlp_endpoint, settings.headers, settings.service_name, settings.log_prompts, warn or telemetry.stderr
+    )

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from agent_tui.vocab.observation import RunObserver
 
 
-def _stderr(line: str) -> None:
+def stderr(line: str) -> None:
     print(f"agent-tui: {line}", file=sys.stderr, flush=True)
 
 
@@ -22,7 +22,7 @@ def start(
     headers: Mapping[str, str],
     service_name: str,
     log_prompts: bool,
-    warn: Callable[[str], None] = _stderr,
+    warn: Callable[[str], None] = stderr,
 ) -> RunObserver | None:
     """The OpenTelemetry observer exporting to ``endpoint``; None, after one warning, when the
     telemetry extra is not installed (the agent then runs without it)."""

@@ -328,3 +328,27 @@ async def test_the_app_exports_its_telemetry_before_it_quits(
         assert sorted(span.name for span in collector.spans) == ["chat openai/fake", "invoke_agent build"]
     finally:
         await collector.stop()
+
+
+async def test_a_collector_that_is_down_is_one_warning_on_the_screen_and_the_session_goes_on(
+    workdir: Path, agent_home: Path, launch_mode: LaunchMode
+) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    (agent_home / "config.toml").write_text(f'[telemetry]\notlp_endpoint = "http://127.0.0.1:{port}"\n')
+    session = f"agent-tui-otel-down-{os.getpid()}-{launch_mode.name}"
+    async with FakeProvider(Script(turns=[Turn(text="answered anyway")])) as fake:
+        await start_agent_tui(session, workdir, agent_home, *fake_flags(fake), mode=launch_mode, width=160)
+        try:
+            await screen_shows(session, "Ask anything")
+            await tmux("send-keys", "-t", session, "go", "Enter")
+            await screen_shows(session, "answered anyway")
+            await screen_shows(session, "telemetry export to", timeout=30)  # the first batch: ~5 s, then the failure
+            await tmux("send-keys", "-t", session, "C-c")
+            await tmux("send-keys", "-t", session, "C-c")
+            await screen_shows(session, "AGENT_TUI_EXIT=0")
+        finally:
+            await tmux("kill-session", "-t", session)
