@@ -356,11 +356,11 @@ class Step:
 
     async def _finish(self, plan: StepPlan, state: _Attempt) -> StepOutcome:
         await self._close_all(plan, state)
+        finish = state.finish or llm.Finish(reason=llm.FinishReason.OTHER)
+        self._finished(plan, state, finish, _filtered(finish))  # the model call ends with its stream, not its tools
         await self._settle_tools(state)
         amid = plan.assistant_message_id
-        finish = state.finish or llm.Finish(reason=llm.FinishReason.OTHER)
         usage = finish.usage
-        self._finished(plan, state, finish, state.unrecorded or _filtered(finish) or state.stop_error)
         if state.unrecorded is not None:
             await self._settle_unrecorded(plan, state)
             state.closed = True
