@@ -21,6 +21,7 @@ _EXPORTS: dict[str, str] = {
     "HISTORY_MAX": "sessions",
     "open_sessions": "sessions",
     "Runtime": "runtime",
+    "start_telemetry": "runtime",
     "McpPromptError": "runtime",
     "peek_sessions": "store.peek",
     # Its records.
@@ -177,6 +178,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.run.lease import SessionOwnedElsewhere as SessionOwnedElsewhere
     from agent_tui.core.runtime import McpPromptError as McpPromptError
     from agent_tui.core.runtime import Runtime as Runtime
+    from agent_tui.core.runtime import start_telemetry as start_telemetry
     from agent_tui.core.sessions import HISTORY_MAX as HISTORY_MAX
     from agent_tui.core.sessions import History as History
     from agent_tui.core.sessions import InvalidRequest as InvalidRequest
