@@ -69,7 +69,10 @@ class Script:
         key = last_item_key(body)
         with self.lock:
             with self.record.open("a", encoding="utf-8") as f:
-                f.write(flat({"key": key[:200], "tools": [t.get("name") or t.get("type") for t in body.get("tools") or []]}) + "\n")
+                f.write(
+                    flat({"key": key[:200], "tools": [t.get("name") or t.get("type") for t in body.get("tools") or []]})
+                    + "\n"
+                )
             for turn in self.turns:
                 after = turn["after"]
                 if turn.get("used"):
@@ -132,15 +135,34 @@ class Handler(BaseHTTPRequestHandler):
         self._chunk(b"")
 
     def _anthropic(self, turn: dict[str, Any], body: dict[str, Any]) -> None:
-        usage = {"input_tokens": 1200, "output_tokens": 40, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 300}
-        msg = {"id": "msg_" + uuid.uuid4().hex[:20], "type": "message", "role": "assistant", "model": body.get("model"),
-               "content": [], "stop_reason": None, "stop_sequence": None, "usage": {**usage, "output_tokens": 1}}
+        usage = {
+            "input_tokens": 1200,
+            "output_tokens": 40,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 300,
+        }
+        msg = {
+            "id": "msg_" + uuid.uuid4().hex[:20],
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model"),
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {**usage, "output_tokens": 1},
+        }
         self._event("message_start", {"message": msg})
         index = 0
         if turn.get("thinking"):
             self._event("content_block_start", {"index": index, "content_block": {"type": "thinking", "thinking": ""}})
-            self._event("content_block_delta", {"index": index, "delta": {"type": "thinking_delta", "thinking": turn["thinking"]}})
-            self._event("content_block_delta", {"index": index, "delta": {"type": "signature_delta", "signature": "c2lnbmF0dXJl"}})
+            self._event(
+                "content_block_delta",
+                {"index": index, "delta": {"type": "thinking_delta", "thinking": turn["thinking"]}},
+            )
+            self._event(
+                "content_block_delta",
+                {"index": index, "delta": {"type": "signature_delta", "signature": "c2lnbmF0dXJl"}},
+            )
             self._event("content_block_stop", {"index": index})
             index += 1
         if turn.get("text"):
@@ -152,18 +174,34 @@ class Handler(BaseHTTPRequestHandler):
         if tool:
             block = {"type": "tool_use", "id": turn["id"], "name": tool["name"], "input": {}}
             self._event("content_block_start", {"index": index, "content_block": block})
-            self._event("content_block_delta", {"index": index, "delta": {"type": "input_json_delta", "partial_json": json.dumps(tool["input"])}})
+            self._event(
+                "content_block_delta",
+                {"index": index, "delta": {"type": "input_json_delta", "partial_json": json.dumps(tool["input"])}},
+            )
             self._event("content_block_stop", {"index": index})
         stop = "tool_use" if tool else "end_turn"
-        self._event("message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 40}})
+        self._event(
+            "message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 40}}
+        )
         self._event("message_stop", {})
 
     def _responses(self, turn: dict[str, Any], body: dict[str, Any]) -> None:
         rid = "resp_" + uuid.uuid4().hex[:16]
-        usage = {"input_tokens": turn.get("input_tokens", 1200), "input_tokens_details": {"cached_tokens": 300},
-                 "output_tokens": 40, "output_tokens_details": {"reasoning_tokens": 8}}
+        usage = {
+            "input_tokens": turn.get("input_tokens", 1200),
+            "input_tokens_details": {"cached_tokens": 300},
+            "output_tokens": 40,
+            "output_tokens_details": {"reasoning_tokens": 8},
+        }
         usage["total_tokens"] = usage["input_tokens"] + 40
-        resp = {"id": rid, "object": "response", "created_at": 0, "model": body.get("model"), "status": "in_progress", "output": []}
+        resp = {
+            "id": rid,
+            "object": "response",
+            "created_at": 0,
+            "model": body.get("model"),
+            "status": "in_progress",
+            "output": [],
+        }
         seq = [0]
 
         def ev(name: str, obj: dict[str, Any]) -> None:
@@ -173,56 +211,137 @@ class Handler(BaseHTTPRequestHandler):
         ev("response.created", {"response": resp})
         items: list[dict[str, Any]] = []
         if turn.get("thinking"):
-            items.append({"id": "rs_" + uuid.uuid4().hex[:12], "type": "reasoning",
-                          "summary": [{"type": "summary_text", "text": turn["thinking"]}]})
+            items.append(
+                {
+                    "id": "rs_" + uuid.uuid4().hex[:12],
+                    "type": "reasoning",
+                    "summary": [{"type": "summary_text", "text": turn["thinking"]}],
+                }
+            )
         if turn.get("text"):
-            items.append({"id": "msg_" + uuid.uuid4().hex[:12], "type": "message", "role": "assistant", "status": "completed",
-                          "content": [{"type": "output_text", "text": turn["text"], "annotations": []}]})
+            items.append(
+                {
+                    "id": "msg_" + uuid.uuid4().hex[:12],
+                    "type": "message",
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": turn["text"], "annotations": []}],
+                }
+            )
         tool = turn.get("tool")
         if tool and tool.get("custom"):
-            items.append({"id": "ctc_" + uuid.uuid4().hex[:12], "type": "custom_tool_call", "status": "completed",
-                          "call_id": turn["id"], "name": tool["name"], "input": tool["input"]})
+            items.append(
+                {
+                    "id": "ctc_" + uuid.uuid4().hex[:12],
+                    "type": "custom_tool_call",
+                    "status": "completed",
+                    "call_id": turn["id"],
+                    "name": tool["name"],
+                    "input": tool["input"],
+                }
+            )
         elif tool:
-            items.append({"id": "fc_" + uuid.uuid4().hex[:12], "type": "function_call", "status": "completed",
-                          "call_id": turn["id"], "name": tool["name"], "arguments": json.dumps(tool["input"])})
+            items.append(
+                {
+                    "id": "fc_" + uuid.uuid4().hex[:12],
+                    "type": "function_call",
+                    "status": "completed",
+                    "call_id": turn["id"],
+                    "name": tool["name"],
+                    "arguments": json.dumps(tool["input"]),
+                }
+            )
         for i, item in enumerate(items):
             ev("response.output_item.added", {"output_index": i, "item": item})
             if item["type"] == "message":
                 text = item["content"][0]["text"]
-                ev("response.output_text.delta", {"item_id": item["id"], "output_index": i, "content_index": 0, "delta": text})
+                ev(
+                    "response.output_text.delta",
+                    {"item_id": item["id"], "output_index": i, "content_index": 0, "delta": text},
+                )
             ev("response.output_item.done", {"output_index": i, "item": item})
         ev("response.completed", {"response": {**resp, "status": "completed", "output": items, "usage": usage}})
 
 
 def claude_turns(proj: Path) -> list[dict[str, Any]]:
     return [
-        {"after": "FIXTURE-TASK", "id": "call_ls01", "thinking": "Look at the files first.",
-         "text": "I'll list the files.", "tool": {"name": "Bash", "input": {"command": "ls", "description": "List files"}}},
-        {"after": "call_ls01", "id": "call_read01", "text": "Reading main.py before editing it.",
-         "tool": {"name": "Read", "input": {"file_path": str(proj / "main.py")}}},
-        {"after": "call_read01", "id": "call_edit01",
-         "tool": {"name": "Edit", "input": {"file_path": str(proj / "main.py"), "old_string": "print('hello')",
-                                             "new_string": "print('hello, world')", "replace_all": False}}},
-        {"after": "call_edit01", "id": "call_img01",
-         "tool": {"name": "Read", "input": {"file_path": str(proj / "pic.png")}}},
-        {"after": "call_img01", "id": "call_todo01",
-         "tool": {"name": "TodoWrite", "input": {"todos": [{"content": "Say hello", "status": "completed", "activeForm": "Saying hello"}]}}},
+        {
+            "after": "FIXTURE-TASK",
+            "id": "call_ls01",
+            "thinking": "Look at the files first.",
+            "text": "I'll list the files.",
+            "tool": {"name": "Bash", "input": {"command": "ls", "description": "List files"}},
+        },
+        {
+            "after": "call_ls01",
+            "id": "call_read01",
+            "text": "Reading main.py before editing it.",
+            "tool": {"name": "Read", "input": {"file_path": str(proj / "main.py")}},
+        },
+        {
+            "after": "call_read01",
+            "id": "call_edit01",
+            "tool": {
+                "name": "Edit",
+                "input": {
+                    "file_path": str(proj / "main.py"),
+                    "old_string": "print('hello')",
+                    "new_string": "print('hello, world')",
+                    "replace_all": False,
+                },
+            },
+        },
+        {
+            "after": "call_edit01",
+            "id": "call_img01",
+            "tool": {"name": "Read", "input": {"file_path": str(proj / "pic.png")}},
+        },
+        {
+            "after": "call_img01",
+            "id": "call_todo01",
+            "tool": {
+                "name": "TodoWrite",
+                "input": {"todos": [{"content": "Say hello", "status": "completed", "activeForm": "Saying hello"}]},
+            },
+        },
         {"after": "call_todo01", "text": "Done: main.py now prints hello, world. The picture is a single pixel."},
         {"after": "ANOTHER-TASK", "text": "Second answer after resuming."},
-        {"after": "summary", "summary": True,
-         "text": "<summary>\n1. Primary Request: edit main.py to print hello, world.\n2. Work done: listed files, edited main.py, viewed pic.png.\n</summary>"},
+        {
+            "after": "summary",
+            "summary": True,
+            "text": "<summary>\n1. Primary Request: edit main.py to print hello, world.\n2. Work done: listed files, edited main.py, viewed pic.png.\n</summary>",
+        },
     ]
 
 
 def codex_turns(proj: Path) -> list[dict[str, Any]]:
     patch = "*** Begin Patch\n*** Update File: main.py\n@@\n-    print('hello')\n+    print('hello, world')\n*** End Patch\n"
     return [
-        {"after": "FIXTURE-TASK", "id": "call_ls01", "thinking": "Look at the files first.", "text": "I'll list the files.",
-         "tool": {"name": "exec_command", "input": {"cmd": "ls", "workdir": str(proj)}}},
-        {"after": "call_ls01", "id": "call_edit01",
-         "tool": {"name": "exec_command", "input": {"cmd": f"apply_patch <<'PATCH'\n{patch}PATCH\n", "workdir": str(proj)}}},
-        {"after": "call_edit01", "id": "call_img01", "tool": {"name": "view_image", "input": {"path": str(proj / "pic.png")}}},
-        {"after": "call_img01", "text": "Done: main.py now prints hello, world. The picture is a single pixel.", "input_tokens": 9000},
+        {
+            "after": "FIXTURE-TASK",
+            "id": "call_ls01",
+            "thinking": "Look at the files first.",
+            "text": "I'll list the files.",
+            "tool": {"name": "exec_command", "input": {"cmd": "ls", "workdir": str(proj)}},
+        },
+        {
+            "after": "call_ls01",
+            "id": "call_edit01",
+            "tool": {
+                "name": "exec_command",
+                "input": {"cmd": f"apply_patch <<'PATCH'\n{patch}PATCH\n", "workdir": str(proj)},
+            },
+        },
+        {
+            "after": "call_edit01",
+            "id": "call_img01",
+            "tool": {"name": "view_image", "input": {"path": str(proj / "pic.png")}},
+        },
+        {
+            "after": "call_img01",
+            "text": "Done: main.py now prints hello, world. The picture is a single pixel.",
+            "input_tokens": 9000,
+        },
         {"after": "ANOTHER-TASK", "text": "Second answer after resuming."},
         {"after": "summary", "summary": True, "text": "Summary: edited main.py to print hello, world; viewed pic.png."},
     ]
@@ -239,12 +358,26 @@ def make_home(agent: str, base: str) -> tuple[Path, Path, dict[str, str]]:
     env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "TERM": "dumb"}
     if agent == "claude":
         (home / ".claude").mkdir()
-        (home / ".claude.json").write_text(json.dumps({
-            "hasCompletedOnboarding": True, "autoUpdates": False,
-            "projects": {str(proj): {"hasTrustDialogAccepted": True}}}))
-        env |= {"ANTHROPIC_BASE_URL": base, "ANTHROPIC_API_KEY": FAKE_KEY, "ANTHROPIC_MODEL": "claude-sonnet-4-5",
-                "ANTHROPIC_SMALL_FAST_MODEL": "claude-haiku-4-5", "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1",
-                "DISABLE_ERROR_REPORTING": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "IS_SANDBOX": "1"}
+        (home / ".claude.json").write_text(
+            json.dumps(
+                {
+                    "hasCompletedOnboarding": True,
+                    "autoUpdates": False,
+                    "projects": {str(proj): {"hasTrustDialogAccepted": True}},
+                }
+            )
+        )
+        env |= {
+            "ANTHROPIC_BASE_URL": base,
+            "ANTHROPIC_API_KEY": FAKE_KEY,
+            "ANTHROPIC_MODEL": "claude-sonnet-4-5",
+            "ANTHROPIC_SMALL_FAST_MODEL": "claude-haiku-4-5",
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "IS_SANDBOX": "1",
+        }
     else:
         cx = home / ".codex"
         cx.mkdir()
@@ -252,7 +385,8 @@ def make_home(agent: str, base: str) -> tuple[Path, Path, dict[str, str]]:
             f'model = "fake-model"\nmodel_provider = "fake"\ncheck_for_update_on_startup = false\n'
             f"model_auto_compact_token_limit = 5000\n\n"
             f'[model_providers.fake]\nname = "fake"\nbase_url = "{base}/v1"\nenv_key = "FAKE_API_KEY"\nwire_api = "responses"\n\n'
-            f'[projects."{proj}"]\ntrust_level = "trusted"\n')
+            f'[projects."{proj}"]\ntrust_level = "trusted"\n'
+        )
         env |= {"CODEX_HOME": str(cx), "FAKE_API_KEY": FAKE_KEY}
     return home, proj, env
 
@@ -283,7 +417,18 @@ def main() -> int:
         found = sorted((home / ".claude" / "projects").rglob("*.jsonl"))
     else:
         run([a.bin, "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", task], env, proj)
-        run([a.bin, "exec", "--dangerously-bypass-approvals-and-sandbox", "resume", "--last", "ANOTHER-TASK: anything else?"], env, proj)
+        run(
+            [
+                a.bin,
+                "exec",
+                "--dangerously-bypass-approvals-and-sandbox",
+                "resume",
+                "--last",
+                "ANOTHER-TASK: anything else?",
+            ],
+            env,
+            proj,
+        )
         found = sorted((home / ".codex" / "sessions").rglob("*.jsonl"))
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,26 @@
+"""The foreign session formats this build reads: one reader module each, by the ``--from`` name.
+
+A reader is ``read(text, path) -> Imported``: the whole file read and built,
+nothing written; a file it cannot read is one :class:`UnreadableSession`. A new
+format (opencode, Gemini CLI) is a module beside these and a row here, plus its
+default location in ``locate``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from agent_tui.core.transfer.foreign import claude_code, codex
+from agent_tui.core.transfer.foreign.draft import Imported, UnreadableSession
+
+Reader = Callable[[str, str], Imported]
+
+READERS: dict[str, Reader] = {"claude": claude_code.read, "codex": codex.read}
+LABELS: dict[str, str] = {"claude": claude_code.LABEL, "codex": codex.LABEL}
+
+
+def reader(agent: str) -> Reader:
+    found = READERS.get(agent)
+    if found is None:
+        raise UnreadableSession(f"cannot import from {agent!r}: this build reads {', '.join(sorted(READERS))}")
+    return found
