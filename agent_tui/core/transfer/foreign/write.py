@@ -54,8 +54,7 @@ def job(
         location=str(location),
         project_root=str(project_root),
         title=imported.title,
-        model=imported.model,
-        imported_from=origin,
+        imported_from=origin,  # no model: the source's names its steps; a resumed turn uses this config's
     )
     first_at = next((at for _, at in imported.events if at is not None), None)
 

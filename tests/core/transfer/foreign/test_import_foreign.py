@@ -1,0 +1,134 @@
+"""Importing the real agents' sessions into the store: resume against the fake provider, export, search, once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_tui.core.log import events as ev
+from agent_tui.core.runtime import Runtime
+from agent_tui.core.transfer.foreign.draft import UnreadableSession
+from agent_tui.testing.fake_provider import FakeProvider
+
+from ...history.test_rewind import _turn
+from ...run.runner.conftest import stored
+
+DATA = Path(__file__).parents[3] / "data" / "foreign"
+CLAUDE = next((DATA / "claude_code").glob("*.jsonl"))
+CODEX = next((DATA / "codex").glob("rollout-*.jsonl"))
+FILES = {"claude": CLAUDE, "codex": CODEX}
+
+
+@pytest.fixture
+async def runtime(open_runtime: Any):  # type: ignore[no-untyped-def]
+    async with await open_runtime(policy="allow", tools="all") as opened:
+        yield opened
+
+
+def _before_compaction(path: Path) -> str:
+    """The file as the agent had written it before the compaction: a real prefix of it."""
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(lines) if "compact_boundary" in line or "CONTEXT CHECKPOINT" in line)
+    return "".join(lines[:cut])
+
+
+async def test_an_imported_claude_session_resumes_with_its_tool_history_in_the_request(
+    runtime: Runtime, fake: FakeProvider, workdir: Path
+) -> None:
+    outcome = await runtime.sessions.import_foreign(
+        "claude", _before_compaction(CLAUDE), path=str(CLAUDE), location=workdir
+    )
+    assert outcome.created
+    session = await runtime.sessions.get(outcome.session_id)
+    assert session.location == str(workdir) and session.model is None  # resumed on this config's model
+    steps = [m for m in await runtime.sessions.messages(outcome.session_id) if m.kind == "assistant"]
+    assert {m.data["model"] for m in steps} == {"claude-sonnet-4-5"}
+    fake.add({"text": "Carrying on."})
+    await _turn(runtime, outcome.session_id, "what did you change?")
+    sent = json.dumps(fake.accepted[-1].body["messages"])
+    for seen in ("FIXTURE-TASK", "ANOTHER-TASK", "Second answer after resuming.", "what did you change?"):
+        assert seen in sent
+    calls = [c for m in fake.accepted[-1].body["messages"] for c in m.get("tool_calls") or []]
+    assert [c["function"]["name"] for c in calls] == ["bash", "read", "apply_patch", "read", "TodoWrite"]
+    tool_texts = [m["content"] for m in fake.accepted[-1].body["messages"] if m["role"] == "tool"]
+    assert "main.py\\npic.png" in json.dumps(tool_texts)
+    # the fake model has no vision: the image the tool returned reaches the request as its placeholder
+    assert "[image image/png omitted" in sent
+    messages = await runtime.sessions.messages(outcome.session_id)
+    assert messages[-1].data["parts"][0]["text"] == "Carrying on."
+
+
+async def test_after_a_compaction_the_resumed_request_starts_from_its_summary(
+    runtime: Runtime, fake: FakeProvider, workdir: Path
+) -> None:
+    for agent, summary in (("claude", "Primary Request: edit main.py"), ("codex", "Summary: edited main.py")):
+        outcome = await runtime.sessions.import_foreign(
+            agent, FILES[agent].read_text(encoding="utf-8"), path=str(FILES[agent]), location=workdir
+        )
+        fake.add({"text": "ok"})
+        await _turn(runtime, outcome.session_id, "next")
+        sent = json.dumps(fake.accepted[-1].body["messages"])
+        assert summary in sent and "next" in sent
+        assert "call_ls01" not in sent, "what the compaction summarised is not sent again"
+
+
+async def test_export_after_import_and_back(runtime: Runtime, workdir: Path) -> None:
+    outcome = await runtime.sessions.import_foreign(
+        "codex", CODEX.read_text(encoding="utf-8"), path=str(CODEX), location=workdir
+    )
+    exported = await runtime.sessions.export(outcome.session_id)
+    records = [json.loads(line) for line in exported.splitlines()]
+    outputs = {r["tool_call_id"]: r for r in records if r["type"] == "tool.output"}
+    assert set(outputs) == {"call_ls01", "call_edit01", "call_img01"}
+    assert any(r["type"] == "agent.event" and r["event"]["type"] == "compaction_complete" for r in records)
+    copy = await runtime.sessions.import_session(exported, location=workdir)
+    assert (await runtime.sessions.export(copy.id)).count("call_edit01") == exported.count("call_edit01")
+    markdown = await runtime.sessions.export(outcome.session_id, "markdown")
+    assert "*** Update File: main.py" in markdown and "[imported from Codex]" in markdown
+
+
+async def test_importing_twice_finds_the_first_unless_again(runtime: Runtime, workdir: Path) -> None:
+    text = CLAUDE.read_text(encoding="utf-8")
+    first = await runtime.sessions.import_foreign("claude", text, path=str(CLAUDE), location=workdir)
+    second = await runtime.sessions.import_foreign("claude", text, path=str(CLAUDE), location=workdir)
+    assert first.created and not second.created and second.session_id == first.session_id
+    assert len(await runtime.sessions.list(workdir)) == 1
+    third = await runtime.sessions.import_foreign("claude", text, path=str(CLAUDE), location=workdir, again=True)
+    assert third.created and third.session_id != first.session_id
+    assert len(await runtime.sessions.list(workdir)) == 2
+    created = (await stored(runtime, third.session_id))[0].event
+    assert isinstance(created, ev.SessionCreated) and created.imported_from is not None
+    assert (created.imported_from.agent, created.imported_from.id, created.imported_from.version) == (
+        "claude",
+        "eb3f527b-2401-4bcd-8464-32e23b9db391",
+        "2.1.197",
+    )
+
+
+async def test_the_session_keeps_the_source_times_and_its_directory(runtime: Runtime) -> None:
+    outcome = await runtime.sessions.import_foreign("claude", CLAUDE.read_text(encoding="utf-8"), path=str(CLAUDE))
+    session = await runtime.sessions.get(outcome.session_id)
+    assert session.location == "/tmp/foreign-fixture-claude/proj"
+    events = await stored(runtime, outcome.session_id)
+    assert events[0].created == 1796548552667 and events[-1].created > events[0].created
+
+
+async def test_a_file_it_cannot_read_writes_nothing(runtime: Runtime, workdir: Path) -> None:
+    lines = CLAUDE.read_text(encoding="utf-8").splitlines()
+    lines[20] = "{broken"
+    with pytest.raises(UnreadableSession, match="line 21 is not JSON; nothing was imported"):
+        await runtime.sessions.import_foreign("claude", "\n".join(lines), path="s.jsonl", location=workdir)
+    with pytest.raises(UnreadableSession, match="cannot import from 'gemini'"):
+        await runtime.sessions.import_foreign("gemini", "{}", path="s.json", location=workdir)
+    assert await runtime.sessions.list(None) == []
+
+
+async def test_the_picker_search_finds_imported_content(runtime: Runtime, workdir: Path) -> None:
+    for agent, path in FILES.items():
+        await runtime.sessions.import_foreign(agent, path.read_text(encoding="utf-8"), path=str(path), location=workdir)
+    found = await runtime.sessions.list(workdir, search="pixel")
+    assert len(found) == 2
+    assert await runtime.sessions.list(workdir, search="zebra") == []
