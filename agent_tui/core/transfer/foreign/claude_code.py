@@ -25,13 +25,12 @@ other tool is kept under its own name (a foreign tool block).
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import Any
 
 from agent_tui.core.log import events as ev
 from agent_tui.core.transfer.foreign import patches
-from agent_tui.core.transfer.foreign.draft import Draft, Imported, UnreadableSession, image, time_ms
+from agent_tui.core.transfer.foreign.draft import Draft, Imported, UnreadableSession, image, json_lines, time_ms
 from agent_tui.vocab.usage import Usage
 
 AGENT, LABEL = "claude", "Claude Code"
@@ -49,7 +48,7 @@ COMMAND_MARKS = ("<command-name>", "<local-command-stdout>", "<local-command-std
 
 
 def read(text: str, path: str) -> Imported:
-    records = _records(text, path)
+    records = json_lines(text, path)
     conversation = [r for r in records if r.get("type") in ("user", "assistant", "system")]
     if not conversation:
         raise UnreadableSession(f"{path}: no user or assistant record; not a Claude Code session")
@@ -91,21 +90,6 @@ def read(text: str, path: str) -> Imported:
             ) from None
     reader.flush_skipped()
     return draft.finish(source_id=session_id, location=cwd, path=path, version=version, title=title)
-
-
-def _records(text: str, path: str) -> list[dict[str, Any]]:
-    records: list[dict[str, Any]] = []
-    for number, line in enumerate(text.split("\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError:
-            raise UnreadableSession(f"{path}: line {number} is not JSON; nothing was imported") from None
-        if not isinstance(record, dict):
-            raise UnreadableSession(f"{path}: line {number} is not a record (a JSON object); nothing was imported")
-        records.append(record)
-    return records
 
 
 class _Reader:

@@ -26,7 +26,7 @@ import shlex
 from typing import Any
 
 from agent_tui.core.log import events as ev
-from agent_tui.core.transfer.foreign.draft import Draft, Imported, UnreadableSession, image, time_ms
+from agent_tui.core.transfer.foreign.draft import Draft, Imported, UnreadableSession, image, json_lines, time_ms
 from agent_tui.vocab.usage import Usage
 
 AGENT, LABEL = "codex", "Codex"
@@ -38,7 +38,7 @@ BOOKKEEPING = {"event_msg", "turn_context", "world_state", "session_meta"}
 
 
 def read(text: str, path: str) -> Imported:
-    lines = _lines(text, path)
+    lines = json_lines(text, path)
     if not lines or lines[0].get("type") != "session_meta":
         raise UnreadableSession(
             f"{path}: no session_meta line first; not a Codex rollout of a version this build reads (Codex CLI 0.x)"
@@ -82,21 +82,6 @@ def read(text: str, path: str) -> Imported:
             " this project's instructions apply"
         )
     return reader.draft.finish(source_id=session_id, location=cwd, path=path, version=version)
-
-
-def _lines(text: str, path: str) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
-    for number, line in enumerate(text.split("\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError:
-            raise UnreadableSession(f"{path}: line {number} is not JSON; nothing was imported") from None
-        if not isinstance(record, dict):
-            raise UnreadableSession(f"{path}: line {number} is not a record (a JSON object); nothing was imported")
-        found.append(record)
-    return found
 
 
 class _Reader:

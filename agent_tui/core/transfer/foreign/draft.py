@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -34,6 +35,23 @@ from agent_tui.vocab.usage import Usage
 
 class UnreadableSession(StoreError):
     """Another agent's session file this build cannot read (not that format, an unknown version, a bad line)."""
+
+
+def json_lines(text: str, path: str) -> list[dict[str, Any]]:
+    """Every line of a JSONL session file as an object; the first that is not one is the error
+    (records end at ``\\n`` only, as the agents write them)."""
+    records: list[dict[str, Any]] = []
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            raise UnreadableSession(f"{path}: line {number} is not JSON; nothing was imported") from None
+        if not isinstance(record, dict):
+            raise UnreadableSession(f"{path}: line {number} is not a record (a JSON object); nothing was imported")
+        records.append(record)
+    return records
 
 
 def time_ms(value: Any) -> int | None:
