@@ -12,10 +12,11 @@ subtype ``compact_boundary`` and then the summary as a ``user`` record with
 carry no conversation and are passed over; ``summary`` and ``custom-title``
 give the title.
 
-The records form a tree (``parentUuid``): an edited prompt starts a branch.
-The file is read in its written order, which for a session without edits is
-the conversation; a file with several branches imports all of them, one after
-the other (noted).
+The records form a tree (``parentUuid``; across a compaction
+``logicalParentUuid``): an edited or rewound prompt starts a new branch and
+leaves the old one in the file. The session is the branch that ends at the
+last record: walked back from it, read in written order; records of other
+branches (and subagents' sidechains) are left out with one note.
 
 Tools: ``Bash`` is our ``bash``, ``Read`` our ``read``, ``Edit`` (old text →
 new text, or the ``structuredPatch`` of its result, with context lines) and
@@ -65,7 +66,10 @@ def read(text: str, path: str) -> Imported:
     draft = Draft(AGENT, LABEL)
     reader = _Reader(draft, cwd)
     title: str | None = None
+    branch = _last_branch(records)
     for number, record in enumerate(records, 1):
+        if isinstance(record.get("uuid"), str) and record["uuid"] not in branch:
+            continue
         kind = record.get("type")
         try:
             match kind:
@@ -89,7 +93,22 @@ def read(text: str, path: str) -> Imported:
                 f"{path}: line {number} ({kind}) does not fit the Claude Code format: {error}"
             ) from None
     reader.flush_skipped()
+    off = sum(1 for r in records if isinstance(r.get("uuid"), str) and r["uuid"] not in branch)
+    if off:
+        draft.note(f"{off} records of other branches (an edited or rewound part, or a subagent's) were left out")
     return draft.finish(source_id=session_id, location=cwd, path=path, version=version, title=title)
+
+
+def _last_branch(records: list[dict[str, Any]]) -> set[str]:
+    """The uuids from the last record back to the root of its branch."""
+    by_id = {r["uuid"]: r for r in records if isinstance(r.get("uuid"), str)}
+    leaf = next((r for r in reversed(records) if isinstance(r.get("uuid"), str)), None)
+    branch: set[str] = set()
+    while leaf is not None and leaf["uuid"] not in branch:
+        branch.add(leaf["uuid"])
+        parent = leaf.get("parentUuid") or leaf.get("logicalParentUuid")
+        leaf = by_id.get(parent) if isinstance(parent, str) else None
+    return branch
 
 
 class _Reader:

@@ -123,3 +123,18 @@ def test_any_malformed_line_is_one_error_naming_it(agent: str, data: st.DataObje
     read = claude_code.read if agent == "claude" else codex.read
     with pytest.raises(UnreadableSession, match=rf"line {at + 1} is not (JSON|a record)"):
         read("\n".join(lines) + "\n", str(path))
+
+
+def test_a_rewound_branch_is_left_out_with_a_note() -> None:
+    rows = _lines(CLAUDE)
+    at, second = next((i, r) for i, r in enumerate(rows) if r.get("type") == "user" and "ANOTHER-TASK" in str(r))
+    abandoned = json.loads(json.dumps(second))
+    abandoned["uuid"] = "00000000-0000-4000-8000-000000000000"
+    abandoned["message"]["content"] = "ABANDONED prompt the user edited"
+    rows.insert(at, abandoned)  # written first, then the edit: a sibling of the prompt that stayed
+    imported = claude_code.read(_text(rows), "s.jsonl")
+    prompts = [ev.prompt_text(e.prompt) for e in _of(imported, ev.PromptAdmitted)]  # type: ignore[attr-defined]
+    assert prompts[1] == "ANOTHER-TASK: anything else?" and len(prompts) == 2
+    assert "1 records of other branches (an edited or rewound part, or a subagent's) were left out" in imported.notes
+    whole = claude_code.read(CLAUDE.read_text(encoding="utf-8"), str(CLAUDE))
+    assert not any("other branches" in note for note in whole.notes), "the agent's own file is one branch"
