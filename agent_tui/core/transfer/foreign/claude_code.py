@@ -50,10 +50,31 @@ COMMAND_MARKS = ("<command-name>", "<local-command-stdout>", "<local-command-std
 
 def read(text: str, path: str) -> Imported:
     records = json_lines(text, path)
-    conversation = [r for r in records if r.get("type") in ("user", "assistant", "system")]
-    if not conversation:
+    version, session_id, cwd = _origin(records, path)
+    reader = _Reader(Draft(AGENT, LABEL), cwd)
+    branch = _last_branch(records)
+    for number, record in enumerate(records, 1):
+        if isinstance(record.get("uuid"), str) and record["uuid"] not in branch:
+            continue
+        try:
+            reader.record(record, number)
+        except (KeyError, TypeError, AttributeError) as error:
+            raise UnreadableSession(
+                f"{path}: line {number} ({record.get('type')}) does not fit the Claude Code format: {error}"
+            ) from None
+    reader.flush_skipped()
+    off = sum(1 for r in records if isinstance(r.get("uuid"), str) and r["uuid"] not in branch)
+    if off:
+        reader.draft.note(f"{off} records of other branches (an edited or rewound part, or a subagent's) were left out")
+    return reader.draft.finish(source_id=session_id, location=cwd, path=path, version=version, title=reader.title)
+
+
+def _origin(records: list[dict[str, Any]], path: str) -> tuple[str, str, str]:
+    """The writing version (refused unless known), the session id and the directory, from the first
+    conversation record."""
+    first = next((r for r in records if r.get("type") in ("user", "assistant", "system")), None)
+    if first is None:
         raise UnreadableSession(f"{path}: no user or assistant record; not a Claude Code session")
-    first = conversation[0]
     version = str(first.get("version") or "")
     if version.split(".")[0] not in MAJORS:
         raise UnreadableSession(
@@ -63,40 +84,7 @@ def read(text: str, path: str) -> Imported:
     session_id, cwd = first.get("sessionId"), first.get("cwd")
     if not isinstance(session_id, str) or not isinstance(cwd, str):
         raise UnreadableSession(f"{path}: the first record names no sessionId and cwd; not a Claude Code session")
-    draft = Draft(AGENT, LABEL)
-    reader = _Reader(draft, cwd)
-    title: str | None = None
-    branch = _last_branch(records)
-    for number, record in enumerate(records, 1):
-        if isinstance(record.get("uuid"), str) and record["uuid"] not in branch:
-            continue
-        kind = record.get("type")
-        try:
-            match kind:
-                case "summary" | "custom-title" | "ai-title":
-                    found = record.get("summary") or record.get("customTitle") or record.get("aiTitle")
-                    title = found if isinstance(found, str) and found else title
-                case _ if kind in BOOKKEEPING:
-                    pass
-                case "user":
-                    reader.user(record)
-                case "assistant":
-                    reader.assistant(record)
-                case "system":
-                    reader.system(record)
-                case "attachment":
-                    reader.skipped[str((record.get("attachment") or {}).get("type") or "attachment")] += 1
-                case _:
-                    draft.note(f"a {kind!r} record (line {number}) this reader does not know was left out")
-        except (KeyError, TypeError, AttributeError) as error:
-            raise UnreadableSession(
-                f"{path}: line {number} ({kind}) does not fit the Claude Code format: {error}"
-            ) from None
-    reader.flush_skipped()
-    off = sum(1 for r in records if isinstance(r.get("uuid"), str) and r["uuid"] not in branch)
-    if off:
-        draft.note(f"{off} records of other branches (an edited or rewound part, or a subagent's) were left out")
-    return draft.finish(source_id=session_id, location=cwd, path=path, version=version, title=title)
+    return version, session_id, cwd
 
 
 def _last_branch(records: list[dict[str, Any]]) -> set[str]:
@@ -118,6 +106,26 @@ class _Reader:
         self.tools: dict[str, str] = {}  # call id -> the source's tool name
         self.compacting: dict[str, Any] | None = None  # the compact_boundary waiting for its summary
         self.skipped: Counter[str] = Counter()
+        self.title: str | None = None
+
+    def record(self, record: dict[str, Any], number: int) -> None:
+        kind = record.get("type")
+        match kind:
+            case "summary" | "custom-title" | "ai-title":
+                found = record.get("summary") or record.get("customTitle") or record.get("aiTitle")
+                self.title = found if isinstance(found, str) and found else self.title
+            case _ if kind in BOOKKEEPING:
+                pass
+            case "user":
+                self.user(record)
+            case "assistant":
+                self.assistant(record)
+            case "system":
+                self.system(record)
+            case "attachment":
+                self.skipped[str((record.get("attachment") or {}).get("type") or "attachment")] += 1
+            case _:
+                self.draft.note(f"a {kind!r} record (line {number}) this reader does not know was left out")
 
     def flush_skipped(self) -> None:
         if self.skipped:
