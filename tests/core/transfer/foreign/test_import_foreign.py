@@ -132,3 +132,13 @@ async def test_the_picker_search_finds_imported_content(runtime: Runtime, workdi
     found = await runtime.sessions.list(workdir, search="pixel")
     assert len(found) == 2
     assert await runtime.sessions.list(workdir, search="zebra") == []
+
+
+async def test_a_rebuild_from_the_log_gives_the_same_imported_session(runtime: Runtime, workdir: Path) -> None:
+    outcome = await runtime.sessions.import_foreign("claude", CLAUDE.read_text(encoding="utf-8"), path=str(CLAUDE))
+    before = (await runtime.sessions.get(outcome.session_id), await runtime.sessions.messages(outcome.session_id))
+    await runtime.sessions.rebuild()
+    after = (await runtime.sessions.get(outcome.session_id), await runtime.sessions.messages(outcome.session_id))
+    assert after == before and before[0].created == 1796548552667
+    again = await runtime.sessions.import_foreign("claude", CLAUDE.read_text(encoding="utf-8"), path=str(CLAUDE))
+    assert not again.created, "the source id is read from the log, so a rebuild keeps the import idempotent"
