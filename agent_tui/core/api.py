@@ -63,6 +63,8 @@ _EXPORTS: dict[str, str] = {
     "ImportOutcome": "transfer.foreign.write",
     "foreign_sessions": "transfer.foreign.locate:sessions",
     "foreign_session_by_id": "transfer.foreign.locate:by_id",
+    "describe_foreign_session": "transfer.foreign.locate:describe",
+    "ForeignFile": "transfer.foreign.locate",
     "FOREIGN_FORMATS": "transfer.foreign.formats:LABELS",
     "SessionBusy": "errors",
     "ConfigError": "settings.config_layers",

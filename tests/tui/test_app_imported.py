@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.screen import ModalScreen
+
 from agent_tui.tui.screens.picker import SessionPicker
 from agent_tui.tui.widgets.block_widgets import CompactionDivider, InstructionNote, ReasoningView, UserMessage
 from agent_tui.tui.widgets.tool_block import ToolCallView
@@ -48,3 +50,42 @@ async def test_the_picker_finds_imported_sessions_and_opens_their_transcript(rea
         assert len(app.query(ReasoningView)) == 1 and len(app.query(CompactionDivider)) == 1
         notes = [note.block.text for note in app.query(InstructionNote)]
         assert any(text.startswith("[imported from Claude Code] context attachments") for text in notes)
+
+
+async def test_import_from_lists_this_directorys_foreign_sessions_and_opens_the_one_imported(  # noqa: F811
+    real, workdir, clock, tmp_path, monkeypatch
+) -> None:
+    from agent_tui.tui.screens.import_from import ImportScreen
+    from tests.commands.test_import_foreign_cmd import _claude_home, _codex_home
+
+    sessions, _ = real
+    home = tmp_path / "home"
+    _claude_home(home, workdir)
+    _codex_home(home, workdir)
+    monkeypatch.setenv("HOME", str(home))
+    app = app_for(sessions, workdir, clock)
+    async with app.run_test(size=(140, 50)) as pilot:
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker) and app.screen.loaded_generation > 0)
+        await pilot.press("ctrl+g")
+        await until(pilot, lambda: isinstance(app.screen, ImportScreen) and app.screen.loaded)
+        screen = app.screen
+        assert sorted(f.label for f in screen.files) == ["Claude Code", "Codex"]
+        assert all(f.title.startswith("FIXTURE-TASK: list the files") for f in screen.files)
+        index = [f.agent for f in screen.files].index("claude")
+        screen.query_one("OptionList").highlighted = index
+        await pilot.press("enter")
+        await until(pilot, lambda: app.view.session_id is not None and not isinstance(app.screen, ModalScreen))
+        opened = app.view.session_id
+        await until(pilot, lambda: len(app.query(UserMessage)) == 2)
+        assert (await sessions.get(opened)).location == "/tmp/foreign-fixture-claude/proj"
+        # the same session again: opened, not imported twice
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker))
+        await pilot.press("ctrl+g")
+        await until(pilot, lambda: isinstance(app.screen, ImportScreen) and app.screen.loaded)
+        app.screen.query_one("OptionList").highlighted = [f.agent for f in app.screen.files].index("claude")
+        await pilot.press("enter")
+        await until(pilot, lambda: not isinstance(app.screen, ModalScreen))
+        assert app.view.session_id == opened
+    assert len(await sessions.list(None)) == 1

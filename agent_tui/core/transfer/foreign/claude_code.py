@@ -69,6 +69,18 @@ def read(text: str, path: str) -> Imported:
     return reader.draft.finish(source_id=session_id, location=cwd, path=path, version=version, title=reader.title)
 
 
+def first_prompt(record: dict[str, Any]) -> str | None:
+    """The user's words if ``record`` is a prompt (for listing a session by its first one)."""
+    if record.get("type") != "user" or record.get("isMeta") or record.get("isCompactSummary"):
+        return None
+    content = (record.get("message") or {}).get("content")
+    if isinstance(content, list):
+        content = "\n".join(b.get("text") or "" for b in content if isinstance(b, dict) and b.get("type") == "text")
+    if not isinstance(content, str) or not content.strip() or content.lstrip().startswith(COMMAND_MARKS):
+        return None
+    return content
+
+
 def _origin(records: list[dict[str, Any]], path: str) -> tuple[str, str, str]:
     """The writing version (refused unless known), the session id and the directory, from the first
     conversation record."""

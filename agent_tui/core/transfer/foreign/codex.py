@@ -199,6 +199,16 @@ class _Reader:
         self.draft.compaction(message, manual=False, at=at)
 
 
+def first_prompt(line: dict[str, Any]) -> str | None:
+    """The user's words if ``line`` is a prompt (for listing a rollout by its first one)."""
+    item = line.get("payload") or {}
+    if line.get("type") != "response_item" or item.get("type") != "message" or item.get("role") != "user":
+        return None
+    texts = [c.get("text") or "" for c in item.get("content") or [] if c.get("type") in ("input_text", "text")]
+    words = "\n".join(t for t in texts if t and not t.lstrip().startswith(CONTEXT_MARKS))
+    return words or None
+
+
 def _data_image(url: str, name: str) -> dict[str, Any] | None:
     """A ``data:image/png;base64,…`` URL as a stored image (None for any other URL)."""
     head, _, data = url.partition(",")

@@ -9,14 +9,17 @@ default location in ``locate``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from agent_tui.core.transfer.foreign import claude_code, codex
 from agent_tui.core.transfer.foreign.draft import Imported, UnreadableSession
 
 Reader = Callable[[str, str], Imported]
+Peek = Callable[[dict[str, Any]], "str | None"]
 
 READERS: dict[str, Reader] = {"claude": claude_code.read, "codex": codex.read}
 LABELS: dict[str, str] = {"claude": claude_code.LABEL, "codex": codex.LABEL}
+FIRST_PROMPT: dict[str, Peek] = {"claude": claude_code.first_prompt, "codex": codex.first_prompt}
 
 
 def reader(agent: str) -> Reader:

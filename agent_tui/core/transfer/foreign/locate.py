@@ -13,9 +13,11 @@ import json
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.core.transfer.foreign.draft import UnreadableSession
+from agent_tui.core.transfer.foreign.formats import FIRST_PROMPT, LABELS
 
 
 def claude_root(home: Path, environ: Mapping[str, str]) -> Path:
@@ -52,6 +54,41 @@ def sessions(agent: str, cwd: Path | None, home: Path, environ: Mapping[str, str
         case _:
             raise UnreadableSession(f"cannot import from {agent!r}: this build reads claude, codex")
     return sorted(found, key=lambda p: (p.stat().st_mtime, p.name))
+
+
+@dataclass(frozen=True)
+class ForeignFile:
+    """One of another agent's session files, as a list shows it before importing."""
+
+    agent: str
+    label: str
+    path: Path
+    title: str
+    modified_ms: int
+    size: int
+
+
+PEEK_LINES = 400  # a title is looked for this far into a file; the rest is not read to list it
+
+
+def describe(agent: str, path: Path) -> ForeignFile:
+    """The file's first prompt (its title), time and size, read from its first lines only."""
+    title = ""
+    try:
+        with path.open(encoding="utf-8") as lines:
+            for _, line in zip(range(PEEK_LINES), lines, strict=False):
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    break
+                found = FIRST_PROMPT[agent](record) if isinstance(record, dict) else None
+                if found:
+                    title = " ".join(found.split())[:120]
+                    break
+        stat = path.stat()
+    except (OSError, UnicodeDecodeError):
+        return ForeignFile(agent, LABELS[agent], path, "(unreadable)", 0, 0)
+    return ForeignFile(agent, LABELS[agent], path, title or "(no prompt)", int(stat.st_mtime * 1000), stat.st_size)
 
 
 def by_id(agent: str, session_id: str, home: Path, environ: Mapping[str, str] = os.environ) -> Path:
