@@ -142,3 +142,28 @@ async def test_a_rebuild_from_the_log_gives_the_same_imported_session(runtime: R
     assert after == before and before[0].created == 1796548552667
     again = await runtime.sessions.import_foreign("claude", CLAUDE.read_text(encoding="utf-8"), path=str(CLAUDE))
     assert not again.created, "the source id is read from the log, so a rebuild keeps the import idempotent"
+
+
+async def test_every_prefix_of_each_file_imports_with_every_call_settled_and_every_step_closed(
+    runtime: Runtime, workdir: Path
+) -> None:
+    """A session file cut anywhere (an agent still writing it, a crash) still makes a whole session."""
+    for agent, path in FILES.items():
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        for cut in range(1, len(lines) + 1):
+            text = "".join(lines[:cut])
+            try:
+                outcome = await runtime.sessions.import_foreign(
+                    agent, text, path=str(path), location=workdir, again=True
+                )
+            except UnreadableSession as error:
+                assert "no user or assistant record" in str(error) or cut == 1, (agent, cut, error)
+                continue
+            events = [e.event for e in await stored(runtime, outcome.session_id)]
+            called = [e.call_id for e in events if isinstance(e, ev.ToolCalled)]
+            settled = [e.call_id for e in events if isinstance(e, (ev.ToolSucceeded, ev.ToolFailed))]
+            assert sorted(called) == sorted(settled), (agent, cut)
+            started = [e.assistant_message_id for e in events if isinstance(e, ev.StepStarted)]
+            ended = [e.assistant_message_id for e in events if isinstance(e, ev.StepEnded)]
+            assert started == ended, (agent, cut)
+            await runtime.sessions.export(outcome.session_id)  # every prefix exports too
