@@ -19,9 +19,10 @@ last record: walked back from it, read in written order; records of other
 branches (and subagents' sidechains) are left out with one note.
 
 Tools: ``Bash`` is our ``bash``, ``Read`` our ``read``, ``Edit`` (old text →
-new text, or the ``structuredPatch`` of its result, with context lines) and
-``Write`` (a file's whole text) our ``apply_patch``, shown as the diff; every
-other tool is kept under its own name (a foreign tool block).
+new text) and ``Write`` (a new file's whole text) our ``apply_patch``, shown as
+the diff; when the result's ``structuredPatch`` tells the change with its
+context lines (``Edit``, ``MultiEdit``, a ``Write`` over a file) that diff is
+the patch. Every other tool is kept under its own name (a foreign tool block).
 """
 
 from __future__ import annotations
@@ -218,11 +219,12 @@ class _Reader:
             text = "\n".join(texts)
         call_id = block["tool_use_id"]
         structured = record.get("toolUseResult")
-        if self.tools.get(call_id) in ("Edit", "MultiEdit") and isinstance(structured, dict):
+        if self.tools.get(call_id) in ("Edit", "MultiEdit", "Write") and isinstance(structured, dict):
             hunks = [h.get("lines") or [] for h in structured.get("structuredPatch") or []]
             where = structured.get("filePath")
             if hunks and isinstance(where, str):  # the edit with its context lines, as it landed
-                self.draft.replace_input(call_id, {"patch": patches.update(patches.shown_path(where, self.cwd), hunks)})
+                patch = patches.update(patches.shown_path(where, self.cwd), hunks)
+                self.draft.remap(call_id, "apply_patch", {"patch": patch})
         self.draft.result(call_id, text, ok=not block.get("is_error"), images=images, at=at)
 
     # -- assistant records: one content block each ----------------------------------------------

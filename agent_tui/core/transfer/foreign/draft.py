@@ -212,14 +212,20 @@ class Draft:
         step.open_calls[call_id] = name
         self.mapped["foreign tool calls" if foreign else f"tool calls ({name})"] += 1
 
-    def replace_input(self, call_id: str, input: dict[str, Any]) -> None:
-        """Give an open call of the open step a better input (the result told what the edit really was)."""
+    def remap(self, call_id: str, name: str, input: dict[str, Any]) -> None:
+        """Make an open call of the open step our tool ``name`` with ``input``: its result told what
+        it really did (the diff an edit made)."""
         step = self.step
         if step is None or call_id not in step.open_calls:
             return
         for i, (event, at) in enumerate(step.parts):
             if isinstance(event, ev.ToolCalled) and event.call_id == call_id:
-                step.parts[i] = (event.model_copy(update={"input": input}), at)
+                if "foreign_name" in event.call_meta:
+                    self.mapped["foreign tool calls"] -= 1
+                    self.mapped[f"tool calls ({name})"] += 1
+                meta = {"imported_from": self.agent}
+                step.parts[i] = (event.model_copy(update={"name": name, "input": input, "call_meta": meta}), at)
+                step.open_calls[call_id] = name
 
     def result(
         self,

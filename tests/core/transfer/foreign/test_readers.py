@@ -138,3 +138,14 @@ def test_a_rewound_branch_is_left_out_with_a_note() -> None:
     assert "1 records of other branches (an edited or rewound part, or a subagent's) were left out" in imported.notes
     whole = claude_code.read(CLAUDE.read_text(encoding="utf-8"), str(CLAUDE))
     assert not any("other branches" in note for note in whole.notes), "the agent's own file is one branch"
+
+
+def test_a_multiedit_or_an_overwrite_becomes_the_diff_its_result_recorded() -> None:
+    rows = _lines(CLAUDE)
+    call = next(r for r in rows if r.get("type") == "assistant" and "call_edit01" in json.dumps(r))
+    call["message"]["content"][0]["name"] = "MultiEdit"
+    call["message"]["content"][0]["input"] = {"file_path": "/tmp/foreign-fixture-claude/proj/main.py", "edits": []}
+    imported = claude_code.read(_text(rows), "s.jsonl")
+    (edit,) = [e for e in _of(imported, ev.ToolCalled) if e.call_id == "call_edit01"]  # type: ignore[attr-defined]
+    assert edit.name == "apply_patch" and "-    print('hello')\n+    print('hello, world')" in edit.input["patch"]
+    assert imported.mapped["tool calls (apply_patch)"] == 1 and imported.mapped["foreign tool calls"] == 1
