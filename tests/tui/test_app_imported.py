@@ -46,7 +46,7 @@ async def test_the_picker_finds_imported_sessions_and_opens_their_transcript(rea
             tools["call_edit01"].name == "apply_patch"
             and "*** Update File: main.py" in tools["call_edit01"].input["patch"]
         )
-        assert tools["call_ls01"].name == "bash" and tools["call_todo01"].name == "TodoWrite"
+        assert tools["call_ls01"].name == "bash" and tools["call_todo01"].name == "todo"
         assert len(app.query(ReasoningView)) == 1 and len(app.query(CompactionDivider)) == 1
         notes = [note.block.text for note in app.query(InstructionNote)]
         assert any(text.startswith("[imported from Claude Code] context attachments") for text in notes)

@@ -22,7 +22,8 @@ Tools: ``Bash`` is our ``bash``, ``Read`` our ``read``, ``Edit`` (old text →
 new text) and ``Write`` (a new file's whole text) our ``apply_patch``, shown as
 the diff; when the result's ``structuredPatch`` tells the change with its
 context lines (``Edit``, ``MultiEdit``, a ``Write`` over a file) that diff is
-the patch. Every other tool is kept under its own name (a foreign tool block).
+the patch. ``TodoWrite`` is our ``todo`` (its plan shows in the plan panel when
+it succeeded). Every other tool is kept under its own name (a foreign tool block).
 """
 
 from __future__ import annotations
@@ -120,6 +121,7 @@ class _Reader:
         self.compacting: dict[str, Any] | None = None  # the compact_boundary waiting for its summary
         self.skipped: Counter[str] = Counter()
         self.title: str | None = None
+        self.plans: dict[str, list[dict[str, str]]] = {}  # TodoWrite call id -> its items, as our plan
 
     def record(self, record: dict[str, Any], number: int) -> None:
         kind = record.get("type")
@@ -225,7 +227,9 @@ class _Reader:
             if hunks and isinstance(where, str):  # the edit with its context lines, as it landed
                 patch = patches.update(patches.shown_path(where, self.cwd), hunks)
                 self.draft.remap(call_id, "apply_patch", {"patch": patch})
-        self.draft.result(call_id, text, ok=not block.get("is_error"), images=images, at=at)
+        plan = self.plans.pop(call_id, None)  # a todo call's plan is what the plan panel shows
+        data = {"plan": plan} if plan is not None else None
+        self.draft.result(call_id, text, ok=not block.get("is_error"), images=images, data=data, at=at)
 
     # -- assistant records: one content block each ----------------------------------------------
     def assistant(self, record: dict[str, Any]) -> None:
@@ -268,6 +272,8 @@ class _Reader:
         name, call_input, call_id = block["name"], block.get("input") or {}, block["id"]
         self.tools[call_id] = name
         mapped = self._mapped(name, call_input)
+        if mapped is not None and mapped[0] == "todo":
+            self.plans[call_id] = mapped[1]["items"]
         if mapped is None:
             self.draft.call(call_id, name, call_input, foreign=name, model=model, at=at, new_step=new)
         else:
@@ -288,6 +294,8 @@ class _Reader:
                 return "apply_patch", {"patch": patches.update(patches.shown_path(path, self.cwd), hunks)}
             case "Write", {"file_path": str(path), "content": str(content)}:
                 return "apply_patch", {"patch": patches.add(patches.shown_path(path, self.cwd), content)}
+            case "TodoWrite", {"todos": list(todos)} if all(_todo(t) for t in todos):
+                return "todo", {"items": [_todo(t) for t in todos]}
         return None
 
     # -- system records ----------------------------------------------------------------------------
@@ -299,6 +307,14 @@ class _Reader:
                 pass  # Claude Code's status lines: no conversation
             case other:
                 self.draft.note(f"a Claude Code system record ({other}) was left out", time_ms(record.get("timestamp")))
+
+
+def _todo(item: Any) -> dict[str, str] | None:
+    """A TodoWrite item as one of our plan's (``completed`` is ``done``); None when it is not one."""
+    if not isinstance(item, dict) or not isinstance(item.get("content"), str) or not item["content"].strip():
+        return None
+    status = {"pending": "pending", "in_progress": "in_progress", "completed": "done"}.get(str(item.get("status")))
+    return {"content": item["content"].strip()[:500], "status": status} if status else None
 
 
 def _text_of(content: list[dict[str, Any]]) -> str:

@@ -234,6 +234,7 @@ class Draft:
         *,
         ok: bool = True,
         images: list[dict[str, Any]] | None = None,
+        data: dict[str, Any] | None = None,
         at: int | None = None,
     ) -> None:
         step = self.step
@@ -243,7 +244,7 @@ class Draft:
         del step.open_calls[call_id]
         amid, when = step.id, self._at(at)
         if ok:
-            output = ToolOutput(text=text, images=images or [])
+            output = ToolOutput(text=text, images=images or [], data=data or {})
             step.parts.append((ev.ToolSucceeded(assistant_message_id=amid, call_id=call_id, output=output), when))
             self.mapped["images"] += len(images or [])
         else:

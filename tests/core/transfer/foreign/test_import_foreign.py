@@ -52,7 +52,7 @@ async def test_an_imported_claude_session_resumes_with_its_tool_history_in_the_r
     for seen in ("FIXTURE-TASK", "ANOTHER-TASK", "Second answer after resuming.", "what did you change?"):
         assert seen in sent
     calls = [c for m in fake.accepted[-1].body["messages"] for c in m.get("tool_calls") or []]
-    assert [c["function"]["name"] for c in calls] == ["bash", "read", "apply_patch", "read", "TodoWrite"]
+    assert [c["function"]["name"] for c in calls] == ["bash", "read", "apply_patch", "read", "todo"]
     tool_texts = [m["content"] for m in fake.accepted[-1].body["messages"] if m["role"] == "tool"]
     assert "main.py\\npic.png" in json.dumps(tool_texts)
     # the fake model has no vision: the image the tool returned reaches the request as its placeholder
@@ -167,3 +167,15 @@ async def test_every_prefix_of_each_file_imports_with_every_call_settled_and_eve
             ended = [e.assistant_message_id for e in events if isinstance(e, ev.StepEnded)]
             assert started == ended, (agent, cut)
             await runtime.sessions.export(outcome.session_id)  # every prefix exports too
+
+
+async def test_a_todowrite_that_succeeded_is_the_sessions_plan(runtime: Runtime, workdir: Path) -> None:
+    lines = [json.loads(line) for line in CLAUDE.read_text(encoding="utf-8").splitlines()]
+    for row in lines:  # the fixture's -p run refused TodoWrite; here it took it
+        for block in (row.get("message") or {}).get("content") or []:
+            if isinstance(block, dict) and block.get("tool_use_id") == "call_todo01":
+                block.update(content="Todos have been modified successfully.", is_error=False)
+    text = "".join(json.dumps(row) + "\n" for row in lines)
+    outcome = await runtime.sessions.import_foreign("claude", text, path="s.jsonl", location=workdir)
+    plan = await runtime.sessions.plan(outcome.session_id)
+    assert [(item.content, item.status.value) for item in plan.items] == [("Say hello", "done")]

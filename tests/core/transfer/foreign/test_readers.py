@@ -39,7 +39,9 @@ def test_claude_code_session_maps_prompts_steps_tools_images_usage_and_the_compa
     patch = calls["call_edit01"].input["patch"]
     assert calls["call_edit01"].name == "apply_patch"
     assert "*** Update File: main.py\n@@\n def main():\n-    print('hello')\n+    print('hello, world')" in patch
-    assert calls["call_todo01"].name == "TodoWrite" and calls["call_todo01"].call_meta["foreign_name"] == "TodoWrite"
+    assert calls["call_todo01"].name == "todo"
+    assert calls["call_todo01"].input == {"items": [{"content": "Say hello", "status": "done"}]}
+    assert calls["call_img01"].name == "read" and "foreign_name" not in calls["call_img01"].call_meta
     done = {e.call_id: e for e in _of(imported, ev.ToolSucceeded)}  # type: ignore[attr-defined]
     assert done["call_ls01"].output.text == "main.py\npic.png"
     assert done["call_img01"].output.images[0]["mime"] == "image/png"
@@ -55,7 +57,7 @@ def test_claude_code_session_maps_prompts_steps_tools_images_usage_and_the_compa
     # one step per Anthropic message id: thinking, text and the ls call are one response
     first = _of(imported, ev.StepStarted)[0]
     assert calls["call_ls01"].assistant_message_id == first.assistant_message_id  # type: ignore[attr-defined]
-    assert imported.mapped["tool calls (bash)"] == 1 and imported.mapped["foreign tool calls"] == 1
+    assert imported.mapped["tool calls (bash)"] == 1 and imported.mapped["foreign tool calls"] == 0
     assert imported.notes and "agent_listing_delta" in imported.notes[0]
     times = [at for _, at in imported.events]
     assert None not in times and times == sorted(times) and times[0] == 1796548552667
@@ -148,4 +150,19 @@ def test_a_multiedit_or_an_overwrite_becomes_the_diff_its_result_recorded() -> N
     imported = claude_code.read(_text(rows), "s.jsonl")
     (edit,) = [e for e in _of(imported, ev.ToolCalled) if e.call_id == "call_edit01"]  # type: ignore[attr-defined]
     assert edit.name == "apply_patch" and "-    print('hello')\n+    print('hello, world')" in edit.input["patch"]
-    assert imported.mapped["tool calls (apply_patch)"] == 1 and imported.mapped["foreign tool calls"] == 1
+    assert imported.mapped["tool calls (apply_patch)"] == 1 and imported.mapped["foreign tool calls"] == 0
+
+
+def test_a_tool_of_its_own_stays_a_foreign_block_under_its_name() -> None:
+    rows = _lines(CLAUDE)
+    call = next(r for r in rows if r.get("type") == "assistant" and "call_img01" in json.dumps(r))
+    call["message"]["content"][0]["name"] = "WebFetch"
+    call["message"]["content"][0]["input"] = {"url": "https://example.org", "prompt": "what is it?"}
+    imported = claude_code.read(_text(rows), "s.jsonl")
+    (fetch,) = [e for e in _of(imported, ev.ToolCalled) if e.call_id == "call_img01"]  # type: ignore[attr-defined]
+    assert (fetch.name, fetch.input["url"], fetch.call_meta["foreign_name"]) == (
+        "WebFetch",
+        "https://example.org",
+        "WebFetch",
+    )
+    assert imported.mapped["foreign tool calls"] == 1
