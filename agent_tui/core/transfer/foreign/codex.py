@@ -14,7 +14,8 @@ Other ``event_msg`` lines repeat the items for Codex's UI and are passed over.
 
 Tools: ``exec_command`` / ``shell`` / ``shell_command`` / ``local_shell_call``
 are our ``bash``; one that runs ``apply_patch <<…`` (Codex applies it itself)
-and the ``apply_patch`` tool are our ``apply_patch`` with the same patch; every
+and the ``apply_patch`` tool are our ``apply_patch`` with the same patch;
+``view_image`` is our ``read`` (which shows an image file to the model); every
 other tool is kept under its own name.
 """
 
@@ -26,6 +27,7 @@ import shlex
 from typing import Any
 
 from agent_tui.core.log import events as ev
+from agent_tui.core.transfer.foreign import patches
 from agent_tui.core.transfer.foreign.draft import Draft, Imported, UnreadableSession, image, json_lines, time_ms
 from agent_tui.vocab.usage import Usage
 
@@ -159,6 +161,9 @@ class _Reader:
                     elsewhere = {"workdir": workdir} if isinstance(workdir, str) and workdir != self.cwd else {}
                     draft.call(call_id, "bash", {"command": command, **elsewhere}, model=model, at=at)
                 return
+        if name == "view_image" and isinstance(given.get("path"), str):
+            draft.call(call_id, "read", {"path": patches.shown_path(given["path"], self.cwd)}, model=model, at=at)
+            return
         draft.call(call_id, name, given, foreign=name, model=model, at=at)
 
     def _output(self, item: dict[str, Any], at: int | None) -> None:

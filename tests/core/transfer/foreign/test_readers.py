@@ -74,7 +74,7 @@ def test_codex_rollout_maps_shell_the_heredoc_patch_the_image_and_the_compaction
     assert calls["call_edit01"].name == "apply_patch"
     assert calls["call_edit01"].input["patch"].startswith("*** Begin Patch\n*** Update File: main.py\n")
     assert calls["call_edit01"].input["patch"].endswith("*** End Patch\n")
-    assert calls["call_img01"].name == "view_image" and calls["call_img01"].call_meta["foreign_name"] == "view_image"
+    assert (calls["call_img01"].name, calls["call_img01"].input) == ("read", {"path": "pic.png"})
     done = {e.call_id: e for e in _of(imported, ev.ToolSucceeded)}  # type: ignore[attr-defined]
     assert "main.py\npic.png" in done["call_ls01"].output.text
     assert done["call_img01"].output.images[0]["data"].startswith("iVBORw0KGgo")
@@ -166,3 +166,24 @@ def test_a_tool_of_its_own_stays_a_foreign_block_under_its_name() -> None:
         "WebFetch",
     )
     assert imported.mapped["foreign tool calls"] == 1
+
+
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+
+
+def test_images_in_prompts_become_image_parts() -> None:
+    rows = _lines(CLAUDE)
+    prompt = next(r for r in rows if r.get("type") == "user" and "FIXTURE-TASK" in str(r))
+    prompt["message"]["content"] = [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}},
+        {"type": "text", "text": "what is this?"},
+    ]
+    (first, *_) = _of(claude_code.read(_text(rows), "s.jsonl"), ev.PromptAdmitted)
+    image, text = first.prompt  # type: ignore[attr-defined]
+    assert (image.mime, image.data, image.size, text.text) == ("image/png", PNG, 70, "what is this?")
+    rows = _lines(CODEX)
+    prompt = next(r for r in rows if r.get("type") == "response_item" and "FIXTURE-TASK" in str(r.get("payload")))
+    prompt["payload"]["content"].append({"type": "input_image", "image_url": f"data:image/png;base64,{PNG}"})
+    (first, *_) = _of(codex.read(_text(rows), "r.jsonl"), ev.PromptAdmitted)
+    assert [type(p).__name__ for p in first.prompt] == ["TextPart", "ImagePart"]  # type: ignore[attr-defined]
+    assert first.prompt[1].data == PNG  # type: ignore[attr-defined]
