@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.screen import ModalScreen
+from textual.widgets import Collapsible
 
 from agent_tui.tui.screens.picker import SessionPicker
 from agent_tui.tui.widgets.block_widgets import CompactionDivider, InstructionNote, ReasoningView, UserMessage
@@ -48,8 +49,10 @@ async def test_the_picker_finds_imported_sessions_and_opens_their_transcript(rea
         )
         assert tools["call_ls01"].name == "bash" and tools["call_todo01"].name == "todo"
         assert len(app.query(ReasoningView)) == 1 and len(app.query(CompactionDivider)) == 1
-        notes = [note.block.text for note in app.query(InstructionNote)]
-        assert any(text.startswith("[imported from Claude Code] context attachments") for text in notes)
+        (note,) = app.query(InstructionNote)
+        assert note.block.text.startswith("[imported from Claude Code] context attachments")
+        folded = note.query_one(Collapsible)
+        assert (str(folded.title), folded.collapsed) == ("import note", False), "a note is in sight, not folded"
 
 
 async def test_import_from_lists_this_directorys_foreign_sessions_and_opens_the_one_imported(  # noqa: F811

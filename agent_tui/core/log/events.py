@@ -261,12 +261,16 @@ class InstructionsReset(DurableEvent):
 
 
 class InstructionsUpdated(DurableEvent):
-    """A chronological system message; advances ``applied`` atomically."""
+    """A chronological system message; advances ``applied`` atomically.
+
+    ``source`` names who wrote a message that is no instruction update: ``import`` for an
+    importer's note about what it could not map (``agent-tui import --from``)."""
 
     TYPE: ClassVar[str] = "session.instructions.updated.1"
     message_id: str
     text: str
     applied: dict[str, Any] = Field(default_factory=dict)
+    source: str | None = None
 
 
 class PermissionAsked(DurableEvent):

@@ -143,7 +143,7 @@ class Draft:
         tool results may still come)."""
         body = f"[imported from {self.label}] {text}"
         self.notes.append(text)
-        event = (ev.InstructionsUpdated(message_id=ids.message_id(), text=body), self._at(at))
+        event = (ev.InstructionsUpdated(message_id=ids.message_id(), text=body, source="import"), self._at(at))
         if self.step is not None:
             self.step.notes.append(event)
         else:

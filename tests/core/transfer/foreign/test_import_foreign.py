@@ -86,8 +86,12 @@ async def test_export_after_import_and_back(runtime: Runtime, workdir: Path) -> 
     assert any(r["type"] == "agent.event" and r["event"]["type"] == "compaction_complete" for r in records)
     copy = await runtime.sessions.import_session(exported, location=workdir)
     assert (await runtime.sessions.export(copy.id)).count("call_edit01") == exported.count("call_edit01")
+    notes = [r["event"] for r in records if r["type"] == "agent.event" and r["event"]["type"] == "instructions_update"]
+    assert [n.get("source") for n in notes] == ["import"], "the note stays a note through export and import"
+    copied = [m for m in await runtime.sessions.messages(copy.id) if m.kind == "system"]
+    assert [m.data.get("source") for m in copied] == ["import"]
     markdown = await runtime.sessions.export(outcome.session_id, "markdown")
-    assert "*** Update File: main.py" in markdown and "[imported from Codex]" in markdown
+    assert "*** Update File: main.py" in markdown and "<summary>import note</summary>" in markdown
 
 
 async def test_importing_twice_finds_the_first_unless_again(runtime: Runtime, workdir: Path) -> None:
