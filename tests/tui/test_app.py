@@ -76,7 +76,9 @@ async def test_resume_by_id_shows_the_stored_transcript(fake_sessions, make_app)
         kinds = [type(w).__name__ for w in blocks(app)]
         assert kinds == ["UserMessage", "AssistantText"] * 2
         # the Markdown takes its text when it mounts, a moment after its block widget
-        await until(pilot, lambda: app.query(AssistantText).last().query_one(Markdown).source == "answer 1")
+        await until(  # query, not query_one: until it mounts there is no Markdown to ask (NoMatches)
+            pilot, lambda: [m.source for m in app.query(AssistantText).last().query(Markdown)] == ["answer 1"]
+        )
         assert "idle" in status(app) and "question 0" in status(app)
 
 
