@@ -52,6 +52,7 @@ _EXPORTS: dict[str, str] = {
     "InvalidRequest": "sessions",
     "UnknownPermission": "sessions",
     "UnknownElicitation": "host.elicitations",
+    "UnknownSampling": "host.samplings",
     "AdmissionConflict": "inbox.admission",
     "SessionOwnedElsewhere": "run.lease",
     "UnknownMessage": "history.rewind",
@@ -142,6 +143,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.history.rewind import RewindState as RewindState
     from agent_tui.core.history.rewind import UnknownMessage as UnknownMessage
     from agent_tui.core.host.elicitations import UnknownElicitation as UnknownElicitation
+    from agent_tui.core.host.samplings import UnknownSampling as UnknownSampling
     from agent_tui.core.inbox.admission import AdmissionConflict as AdmissionConflict
     from agent_tui.core.inbox.admission import Receipt as Receipt
     from agent_tui.core.inbox.agent_mentions import callable_subagents as callable_subagents
