@@ -105,6 +105,11 @@ def _add_mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--header", action="append", default=[], metavar="K:V", help="an HTTP header for a --url server"
     )
     adding.add_argument(
+        "--sampling",
+        action="store_true",
+        help="let the server ask to use the model (each request still needs your approval)",
+    )
+    adding.add_argument(
         "words", nargs="*", metavar="-- COMMAND", help="the command and its arguments, after -- (main cuts them off)"
     )
     removing = mcp_sub.add_parser("remove", help="remove an MCP server from your config or the project's")
