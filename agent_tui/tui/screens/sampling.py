@@ -24,7 +24,8 @@ from agent_tui.vocab.terminal_text import inert
 
 def request_lines(request: SamplingRequest) -> list[Text]:
     """The request as the panel shows it, one block per part; all server text made inert."""
-    lines = [Text(inert(f"MCP server {request.server} asks to use the model"), style="bold")]
+    # Each piece of the server's text is made inert alone: a stray escape must not eat the panel's own words.
+    lines = [Text.assemble("MCP server ", inert(request.server), " asks to use the model", style="bold")]
     if request.system_prompt:
         lines.append(Text.assemble(("System: ", "bold"), inert(request.system_prompt)))
     for message in request.messages:
