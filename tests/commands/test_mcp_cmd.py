@@ -92,6 +92,9 @@ def test_add_sampling_opts_the_server_in(capsys: pytest.CaptureFixture[str], age
     code, _, err = mcp(capsys, "add", "asker", "--sampling", "--", *NOTES)
     assert code == 0, err
     assert "\nsampling = true" in (agent_home / "config.toml").read_text()
+    code, out, _ = mcp(capsys, "get", "asker")
+    assert code == 0 and "sampling: on (each request asks you first)\n" in out
+    assert listed(capsys)["asker"]["sampling"] is True
     code, _, err = mcp(capsys, "add", "plain", "--", *NOTES)
     assert code == 0, err
     assert (agent_home / "config.toml").read_text().count("sampling = ") == 1  # off unless asked for
