@@ -59,6 +59,9 @@ class McpServerRow:
     """The names of the HTTP headers it is sent."""
     sampling: bool = False
     """It may ask to use the model (``sampling = true``), each request approved by the user."""
+    auth: str = ""
+    """How a remote server authenticates (``logged in (OAuth)``, ``expired``, ``not logged in``,
+    ``bearer from $VAR``), filled by ``host.mcp_auth.with_auth``; never the secret."""
     status: dict[str, Any] = field(default_factory=dict)
     """Filled by a check (``host.mcp_probe``): ``state``, ``tools``, ``error``."""
 
