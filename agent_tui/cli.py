@@ -108,6 +108,11 @@ def _add_mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--header", action="append", default=[], metavar="K:V", help="an HTTP header for a --url server"
     )
     adding.add_argument(
+        "--sampling",
+        action="store_true",
+        help="let the server ask to use the model (each request still needs your approval)",
+    )
+    adding.add_argument(
         "--bearer-token-env-var",
         metavar="VAR",
         help="a --url server's token comes from $VAR (sent as Authorization: Bearer; the value is never written)",

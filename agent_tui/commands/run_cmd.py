@@ -356,6 +356,12 @@ class _Follower:
                 return
             case ev.ElicitationAnswered(request_id=request_id, reason=str() as why) if request_id in self._questions:
                 note = _declined(self._questions.pop(request_id), event.action, why)
+            case ev.SamplingAsked(request_id=request_id):
+                self._questions[request_id] = event
+                return
+            case ev.SamplingAnswered(request_id=request_id, reason=str() as why) if request_id in self._questions:
+                server = self._questions.pop(request_id).server
+                note = f"MCP server {server} asked to sample: {'cancelled' if event.action == 'cancel' else 'declined'} ({why})"
             case _:
                 return
         print(inert(f"agent-tui: {note}"), file=sys.stderr, flush=True)

@@ -54,6 +54,7 @@ _EXPORTS: dict[str, str] = {
     "InvalidRequest": "sessions",
     "UnknownPermission": "sessions",
     "UnknownElicitation": "host.elicitations",
+    "UnknownSampling": "host.samplings",
     "AdmissionConflict": "inbox.admission",
     "SessionOwnedElsewhere": "run.lease",
     "UnknownMessage": "history.rewind",
@@ -159,6 +160,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.host.mcp_auth import mcp_login as mcp_login
     from agent_tui.core.host.mcp_auth import mcp_logout as mcp_logout
     from agent_tui.core.host.mcp_auth import mcp_with_auth as mcp_with_auth
+    from agent_tui.core.host.samplings import UnknownSampling as UnknownSampling
     from agent_tui.core.inbox.admission import AdmissionConflict as AdmissionConflict
     from agent_tui.core.inbox.admission import Receipt as Receipt
     from agent_tui.core.inbox.agent_mentions import callable_subagents as callable_subagents

@@ -24,6 +24,7 @@ from agent_tui.core.history import fork as forks
 from agent_tui.core.history.lineage import lineage as walk_lineage
 from agent_tui.core.history.rewind import FilesPreview, Rewinder, RewindPoint, RewindResult, RewindState, points
 from agent_tui.core.host.elicitations import Elicitations, InvalidAnswer, OpenQuestion
+from agent_tui.core.host.samplings import Samplings
 from agent_tui.core.inbox.admission import Receipt, admit_compaction, admit_prompt
 from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
@@ -118,6 +119,7 @@ class Sessions:
         """Told the session whose mode :meth:`choose_approval` changed (the runtime settles the
         pending asks the new mode covers)."""
         self.elicitations = Elicitations()
+        self.samplings = Samplings()
         """MCP servers' open questions in this process (the runtime hands each tool call its asker)."""
 
     def set_executor(self, executor: Executor) -> None:
@@ -605,13 +607,13 @@ class Sessions:
                 await wakes.get()
 
     # -- MCP servers' questions (elicitation) ---------------------------------------------
-    def watch_elicitations(self, watcher: Callable[[OpenQuestion], None]) -> Callable[[], None]:
+    def watch_elicitations(self, watcher: Callable[[OpenQuestion[Any]], None]) -> Callable[[], None]:
         """Show ``watcher`` each question an MCP server asks during a tool call, from now (and those
         open now); while anyone watches, questions wait for :meth:`answer_elicitation`, else they are
         declined at once. Returns the function that stops watching."""
         return self.elicitations.watch(watcher)
 
-    def open_elicitations(self, session_id: str | None = None) -> builtins.list[OpenQuestion]:
+    def open_elicitations(self, session_id: str | None = None) -> builtins.list[OpenQuestion[Any]]:
         return self.elicitations.open(session_id)
 
     def answer_elicitation(self, request_id: str, action: str, content: dict[str, Any] | None = None) -> None:
@@ -621,6 +623,15 @@ class Sessions:
             self.elicitations.answer(request_id, action, content)
         except InvalidAnswer as error:
             raise InvalidRequest(str(error)) from None
+
+    def watch_samplings(self, watcher: Callable[[OpenQuestion[Any]], None]) -> Callable[[], None]:
+        """Like :meth:`watch_elicitations`, for MCP servers' sampling requests (approved or declined by
+        :meth:`answer_sampling`; unwatched, declined at once)."""
+        return self.samplings.watch(watcher)
+
+    def answer_sampling(self, request_id: str, approve: bool) -> None:
+        """Approve (the session's model answers the server) or decline; ``UnknownSampling`` for one not open."""
+        self.samplings.answer(request_id, approve)
 
 
 def _unstored(location: str, project_root: str, agent: str, model: str | None) -> SessionRecord:

@@ -151,6 +151,11 @@ class SessionsPort(Protocol):
 
     def answer_elicitation(self, request_id: str, action: str, content: dict[str, Any] | None = None) -> None: ...
 
+    # MCP servers' sampling requests: shown to ``watcher`` while it watches (else declined); approved or not by id
+    def watch_samplings(self, watcher: Callable[[Any], None]) -> Callable[[], None]: ...
+
+    def answer_sampling(self, request_id: str, approve: bool) -> None: ...
+
     async def rewind_state(self, session_id: str) -> RewindState: ...  # hidden seq ranges, every rewind and undo
 
     async def rewind_points(self, session_id: str) -> builtins.list[RewindPoint]: ...  # the prompts, newest first

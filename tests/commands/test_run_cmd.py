@@ -497,6 +497,31 @@ async def test_a_headless_run_declines_a_servers_question_with_a_line_and_logs_t
     }
 
 
+async def test_a_headless_run_declines_a_servers_sampling_request_with_a_line_and_logs_it(
+    cli: Cli, fake: FakeProvider, workdir: Path
+) -> None:
+    sampling = Path(__file__).resolve().parents[1] / "fakes" / "mcp_sampling.py"
+    _mcp_config(workdir, {"sampler": [sys.executable, str(sampling)]})
+    with (workdir / ".agent-tui" / "config.toml").open("a") as config:
+        config.write("sampling = true\n")  # opted in: still no one to approve it
+    call = {"id": "call_1", "name": "mcp__sampler__ask_model", "arguments": {"question": "Capital?"}}
+    fake.add({"tool_calls": [call]}, {"text": "No answer."})
+    code, out, err = await cli.run("--trust", "--permission", "allow", "ask it", timeout=120)
+    assert code == 0, err
+    assert out.strip() == "No answer."
+    line = "agent-tui: MCP server sampler asked to sample: declined (no one to answer: agent-tui runs headless)"
+    assert line in err.splitlines()
+    tool_message = next(m for m in fake.accepted[1].body["messages"] if m["role"] == "tool")
+    assert "agent-tui declined to sample: no one to answer: agent-tui runs headless" in tool_message["content"]
+    assert len(fake.requests) == 2  # the model was never asked for the server
+    log = await cli.log(session_of(err))
+    asked = next(e for e in log if e["type"] == "session.sampling.asked.1")["data"]
+    answered = next(e for e in log if e["type"] == "session.sampling.answered.1")["data"]
+    assert (asked["server"], asked["call_id"], asked["max_tokens"]) == ("sampler", "call_1", 64)
+    assert asked["messages"][1] == {"role": "user", "text": "Capital?"}
+    assert (answered["request_id"], answered["action"], answered["usage"]) == (asked["request_id"], "decline", None)
+
+
 async def test_an_mcp_call_a_killed_agent_left_running_is_swept_and_its_server_ends(
     cli: Cli, fake: FakeProvider, workdir: Path
 ) -> None:

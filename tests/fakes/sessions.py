@@ -481,6 +481,12 @@ class FakeSessions:
     def answer_elicitation(self, request_id: str, action: str, content: dict[str, Any] | None = None) -> None:
         self.calls.append(("answer_elicitation", request_id, action, content))
 
+    def watch_samplings(self, watcher: Any) -> Any:
+        return lambda: None  # no MCP servers here: nothing ever asks to sample
+
+    def answer_sampling(self, request_id: str, approve: bool) -> None:
+        self.calls.append(("answer_sampling", request_id, approve))
+
     async def reply_permission(self, request_id: str, reply: str, message: str | None = None) -> None:
         self.calls.append(("reply_permission", request_id, reply, message))
         for session_id, log in self.logs.items():

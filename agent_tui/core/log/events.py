@@ -317,6 +317,41 @@ class ElicitationAnswered(DurableEvent):
     reason: str | None = None
 
 
+class SamplingAsked(DurableEvent):
+    """An MCP server (configured with ``sampling = true``) asked to use the session's model during a tool
+    call. History only: the request lives while its call does (``core.host.samplings``)."""
+
+    TYPE: ClassVar[str] = "session.sampling.asked.1"
+    request_id: str
+    assistant_message_id: str | None = None
+    call_id: str | None = None
+    server: str
+    system_prompt: str | None = None
+    messages: list[dict[str, str]] = Field(default_factory=list)
+    """``{"role", "text"}`` each; an image or audio part is a line saying what it was."""
+    max_tokens: int
+    temperature: float | None = None
+    stop_sequences: list[str] = Field(default_factory=list)
+    model_preferences: dict[str, Any] = Field(default_factory=dict)
+    """Recorded only: the session's model answers whatever the server prefers."""
+
+
+class SamplingAnswered(DurableEvent):
+    """How it ended: ``approve`` (the model's ``text``, what it spent: a ``step_usage`` row), ``decline``
+    (the user, or no one to ask: ``reason``; also the model failing after approval) or ``cancel`` (the call ended)."""
+
+    TYPE: ClassVar[str] = "session.sampling.answered.1"
+    request_id: str
+    action: Literal["approve", "decline", "cancel"]
+    reason: str | None = None
+    text: str | None = None
+    model: str | None = None
+    stop_reason: str | None = None
+    usage: Usage | None = None
+    cost: float | None = None
+    cost_source: str | None = None
+
+
 class CompactionAdmitted(DurableEvent):
     TYPE: ClassVar[str] = "session.compaction.admitted.1"
     input_id: str
@@ -560,6 +595,8 @@ DURABLE_EVENTS: tuple[type[DurableEvent], ...] = (
     PermissionReplied,
     ElicitationAsked,
     ElicitationAnswered,
+    SamplingAsked,
+    SamplingAnswered,
     CompactionAdmitted,
     CompactionStarted,
     CompactionEnded,

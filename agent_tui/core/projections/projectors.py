@@ -118,6 +118,19 @@ def _context(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Du
     return True
 
 
+def _mcp_asks(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.DurableEvent) -> bool:
+    """MCP servers' questions and sampling requests: history only (each lives while its tool call
+    does), but what an approved sampling request spent is booked like a step's."""
+    match event:
+        case ev.ElicitationAsked() | ev.ElicitationAnswered() | ev.SamplingAsked():
+            pass
+        case ev.SamplingAnswered():
+            steps.sampling_spent(conn, sid, seq, at, event)
+        case _:
+            return False
+    return True
+
+
 def _steps(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.DurableEvent) -> bool:
     """Steps and their parts, tool calls, the end of a run, rewinds; and the events that are history only."""
     match event:
@@ -141,8 +154,6 @@ def _steps(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Dura
         case ev.RewindUndone(rewind_seq=rewound):
             _check_undo(conn, sid, seq, rewound)
             rewind.replay_without(conn, sid, seq, rewound, project)
-        case ev.ElicitationAsked() | ev.ElicitationAnswered():
-            pass  # history only: a question lives while its tool call does
         case ev.SessionRewound() | ev.WorkspaceSnapshotted():
             pass  # history only: the snapshot ids and file restores are read from the log
         case ev.ExecutionStarted() | ev.ExecutionSucceeded() | ev.UnknownEvent():
@@ -156,6 +167,7 @@ _PROJECTORS: tuple[Callable[[sqlite3.Connection, str, int, int, ev.DurableEvent]
     _session,
     _input,
     _context,
+    _mcp_asks,
     _steps,
 )
 

@@ -158,6 +158,20 @@ def step_closed(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev
     save_message(conn, mid, data, at)
 
 
+SAMPLING_AGENT = "mcp-sampling"
+"""The agent a sampling request's usage is booked to: what MCP servers spent, apart from the agents' steps."""
+
+
+def sampling_spent(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.SamplingAnswered) -> None:
+    """An approved MCP sampling request: what it spent counts for the session and in the usage ledger
+    (a declined or cancelled one spent nothing)."""
+    if event.usage is None:
+        return
+    _add_usage(conn, sid, event.usage, event.cost)
+    data = {"model": event.model or "", "agent": SAMPLING_AGENT}
+    _spent(conn, sid, seq, at, data, event.usage, event.cost, event.cost_source)
+
+
 def clear_retries(conn: sqlite3.Connection, sid: str, at: int) -> None:
     """An interruption or failed execution ends any scheduled retry."""
     rows = conn.execute(
