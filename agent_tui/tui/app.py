@@ -227,7 +227,7 @@ class AgentApp(App[None]):
         recompositions put ~40 ms between launch and the picker's first frame."""
         slot = screen.query_one("#footer-slot")
         try:
-            await screen.mount(Footer(), before=slot)
+            await screen.mount(Footer(compact=True), before=slot)
         except MountError:  # the app is closing before its second frame
             return
         await slot.remove()
@@ -435,6 +435,9 @@ class AgentApp(App[None]):
             self.screen.dismiss(None)
         else:
             self.view.query_one(PromptInput).focus()
+
+    def on_prompt_input_search_history(self, message: PromptInput.SearchHistory) -> None:
+        self.pages.search_history(message.prompt)
 
     def action_focus_task(self) -> None:
         self.pages.focus_task()

@@ -1,6 +1,7 @@
 """The pages the app opens over the session on screen to show something: the next request's size
-(``/context``), what the session spent (``/usage``), MCP servers (``/mcp``), skills (``/skills``), agents (``/agents``), and a
-subagent's transcript (Enter on a ``task`` block, or Alt+S to reach one from the keyboard).
+(``/context``), what the session spent (``/usage``), MCP servers (``/mcp``), skills (``/skills``), agents (``/agents``), a
+subagent's transcript (Enter on a ``task`` block, or Alt+S to reach one from the keyboard), and the
+prompt-history search (Ctrl+S in the prompt).
 
 ``AgentApp`` keeps the ``action_*`` names the command registry and the bindings run, each one
 line into here, as it does for ``SessionActions``.
@@ -16,6 +17,7 @@ from agent_tui.tui.mcp_view import listing, recent_logs
 from agent_tui.tui.screens.agents import AgentsScreen
 from agent_tui.tui.screens.child_session import ChildSessionScreen
 from agent_tui.tui.screens.context import ContextScreen
+from agent_tui.tui.screens.history_search import HistorySearch
 from agent_tui.tui.screens.mcp import McpScreen
 from agent_tui.tui.screens.skills import SkillsScreen
 from agent_tui.tui.screens.usage import UsageScreen
@@ -23,6 +25,7 @@ from agent_tui.tui.screens.usage import UsageScreen
 if TYPE_CHECKING:
     from agent_tui.tui.app import AgentApp
     from agent_tui.tui.transcript_blocks import ToolBlock
+    from agent_tui.tui.widgets.prompt import PromptInput
 
 
 class Pages:
@@ -140,3 +143,7 @@ class Pages:
         target = blocks[at - 1]  # index -1 wraps around to the newest
         target.focus()
         target.scroll_visible(animate=False)
+
+    def search_history(self, prompt: PromptInput) -> None:
+        """Ctrl+S: the project's prompts, filtered as the user types; the choice goes into ``prompt``."""
+        self.app.push_screen(HistorySearch(prompt.prompts), prompt.take_from_history)
