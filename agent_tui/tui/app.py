@@ -140,6 +140,13 @@ class AgentApp(App[None]):
             show=False,
             tooltip="focus the newest task block (again: the one before); Enter opens its subagent, Esc leaves it",
         ),
+        Binding(
+            "alt+o",
+            "latest_output",
+            "output",
+            show=False,
+            tooltip="the newest tool output, whole, full screen (PageUp/PageDown, Esc closes)",
+        ),
         Binding("alt+t", "toggle_plan", "plan", show=False, tooltip="fold the plan above the prompt; again unfolds it"),
         Binding("f1", "help", "help", tooltip="this help"),
         # Textual's own palette binding, declared here so the help screen lists it too.
@@ -428,6 +435,12 @@ class AgentApp(App[None]):
 
     async def on_tool_call_view_open_child(self, message: ToolCallView.OpenChild) -> None:
         await self.pages.child(message.block)
+
+    def on_tool_call_view_open_output(self, message: ToolCallView.OpenOutput) -> None:
+        self.pages.output(message.block)
+
+    def action_latest_output(self) -> None:
+        self.pages.latest_output()
 
     def on_tool_call_view_leave(self, message: ToolCallView.Leave) -> None:
         """Esc on a focused task block: back to the prompt (over a subagent's transcript: back to its parent)."""
