@@ -20,10 +20,13 @@ memory, so a keystroke never waits for the disk.
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections.abc import Iterable
 from contextlib import closing
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported when the file is first read, in a thread: not on the first frame's path
+    import sqlite3
 
 CAP = 1000
 """Distinct prompts kept per project (the oldest go first)."""
@@ -42,6 +45,10 @@ CREATE TABLE IF NOT EXISTS prompts (
 );
 CREATE INDEX IF NOT EXISTS prompts_by_project ON prompts (project, id);
 """
+
+
+class HistoryUnavailable(Exception):
+    """The history file cannot be read or written; ``str()`` says why (the list stays in memory)."""
 
 
 def looks_like_key(word: str) -> bool:
@@ -98,48 +105,64 @@ class PromptHistory:
         return kept
 
     def _connect(self) -> sqlite3.Connection:
+        import sqlite3
+
         assert self.path is not None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         connection = sqlite3.connect(self.path, timeout=BUSY_MS / 1000, isolation_level=None)
         connection.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
         connection.execute("PRAGMA journal_mode = WAL")
+        connection.execute("PRAGMA synchronous = NORMAL")  # WAL: a power cut may lose the newest prompt, no more
         connection.executescript(_SCHEMA)
         return connection
 
     def load(self) -> None:
         """Read the project's prompts (blocking); prompts added before stay the newest.
-        Raises ``sqlite3.Error`` or ``OSError`` when the file cannot be read."""
+        Raises :class:`HistoryUnavailable` when the file cannot be read."""
         stored: list[str] = []
         if self.path is not None:
-            with closing(self._connect()) as connection:
-                rows = connection.execute(
-                    "SELECT text FROM prompts WHERE project = ? ORDER BY id DESC LIMIT ?", (self.project, CAP)
-                ).fetchall()
+            try:
+                with closing(self._connect()) as connection:
+                    rows = connection.execute(
+                        "SELECT text FROM prompts WHERE project = ? ORDER BY id DESC LIMIT ?", (self.project, CAP)
+                    ).fetchall()
+            except Exception as error:  # sqlite3.Error or OSError (sqlite3 is not imported up here)
+                raise unavailable(error) from error
             stored = [text for (text,) in reversed(rows)]
         self.entries = collapse([*stored, *self.entries])[-CAP:]
         self.loaded = True
 
     def save(self, text: str) -> None:
         """Append ``text`` as the project's newest prompt, drop its older copy and what is past the cap
-        (blocking; one transaction, so a second TUI's writes wait for it)."""
+        (blocking; one transaction, so a second TUI's writes wait for it). Raises :class:`HistoryUnavailable`."""
         if self.path is None:
             return
-        with closing(self._connect()) as connection:
-            connection.execute("BEGIN IMMEDIATE")
-            try:
-                connection.execute("DELETE FROM prompts WHERE project = ? AND text = ?", (self.project, text))
-                connection.execute("INSERT INTO prompts (project, text) VALUES (?, ?)", (self.project, text))
-                connection.execute(
-                    "DELETE FROM prompts WHERE project = ? AND id NOT IN "
-                    "(SELECT id FROM prompts WHERE project = ? ORDER BY id DESC LIMIT ?)",
-                    (self.project, self.project, CAP),
-                )
-                connection.execute("COMMIT")
-            except BaseException:
-                connection.execute("ROLLBACK")
-                raise
+        try:
+            with closing(self._connect()) as connection:
+                connection.execute("BEGIN IMMEDIATE")
+                try:
+                    connection.execute("DELETE FROM prompts WHERE project = ? AND text = ?", (self.project, text))
+                    connection.execute("INSERT INTO prompts (project, text) VALUES (?, ?)", (self.project, text))
+                    connection.execute(
+                        "DELETE FROM prompts WHERE project = ? AND id NOT IN "
+                        "(SELECT id FROM prompts WHERE project = ? ORDER BY id DESC LIMIT ?)",
+                        (self.project, self.project, CAP),
+                    )
+                    connection.execute("COMMIT")
+                except BaseException:
+                    connection.execute("ROLLBACK")
+                    raise
+        except Exception as error:  # sqlite3.Error or OSError
+            raise unavailable(error) from error
 
     def search(self, query: str) -> list[str]:
         """Newest first, the prompts holding every word of ``query`` (any case)."""
         words = query.lower().split()
         return [text for text in reversed(self.entries) if all(word in text.lower() for word in words)]
+
+
+def unavailable(error: Exception) -> Exception:
+    """A file or database failure as :class:`HistoryUnavailable`; anything else (a bug) unchanged."""
+    import sqlite3
+
+    return HistoryUnavailable(str(error)) if isinstance(error, (sqlite3.Error, OSError)) else error

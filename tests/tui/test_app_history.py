@@ -139,3 +139,17 @@ async def test_the_footer_shows_the_history_key(tmp_path: Path) -> None:
             return {(key.key, key.description) for key in app.screen.query(FooterKey)}
 
         await until(pilot, lambda: ("ctrl+s", "history") in shown())
+
+
+async def test_an_unusable_history_file_is_said_once_and_up_still_works_in_memory(tmp_path: Path, monkeypatch) -> None:
+    blocked = tmp_path / "home-is-a-file"
+    blocked.write_text("")
+    monkeypatch.setenv("AGENT_TUI_HOME", str(blocked))  # the history file's folder cannot be made
+    app = app_in(tmp_path)
+    async with app.run_test() as pilot:
+        prompt = await ready(pilot, app)
+        await until(pilot, lambda: any(n.message.startswith("prompt history unavailable") for n in app._notifications))
+        await pilot.press(*"still here", "enter")
+        await until(pilot, lambda: prompt.text == "")
+        assert prompt.prompts.entries == ["still here"]  # Up recalls it this launch (the pending strip aside)
+        assert not any(n.message.startswith("prompt not saved") for n in app._notifications)  # said once

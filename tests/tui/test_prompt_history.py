@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from pathlib import Path
 
@@ -11,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_tui.tui import prompt_history
-from agent_tui.tui.prompt_history import PromptHistory, collapse, looks_like_key, recordable
+from agent_tui.tui.prompt_history import HistoryUnavailable, PromptHistory, collapse, looks_like_key, recordable
 
 
 def opened(path: Path, project: str = "/p") -> PromptHistory:
@@ -68,7 +67,7 @@ def test_loading_keeps_what_was_sent_before_as_the_newest(tmp_path: Path) -> Non
 def test_an_unreadable_file_says_so(tmp_path: Path) -> None:
     db = tmp_path / "h.db"
     db.write_bytes(b"not a database" * 100)
-    with pytest.raises(sqlite3.DatabaseError, match="not a database"):
+    with pytest.raises(HistoryUnavailable, match="not a database"):
         PromptHistory("/p", db).load()
 
 

@@ -12,7 +12,6 @@ moving inside a multi-line draft still works; the history is the project's, kept
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from collections.abc import Callable
 
 from textual import events
@@ -21,7 +20,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from agent_tui.tui.file_index import mention
-from agent_tui.tui.prompt_history import CAP, PromptHistory, collapse
+from agent_tui.tui.prompt_history import CAP, HistoryUnavailable, PromptHistory, collapse
 from agent_tui.tui.widgets.completion import CompletionList
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.vocab.kinds import Delivery
@@ -103,6 +102,7 @@ class PromptInput(TextArea):
         )
         self._open_history = prompts  # blocking: read in a thread once mounted
         self.prompts = PromptHistory("", None)  # in memory until the project's is read
+        self._saving = asyncio.Lock()  # saved in the order sent (each save is a thread of its own)
         self.paste_lines = paste_lines  # a paste of more lines than this shows as one chip
         self._pastes: dict[str, str] = {}  # chip -> the text it stands for
         self._recall: int | None = None  # index into history while browsing
@@ -116,7 +116,7 @@ class PromptInput(TextArea):
         history = await asyncio.to_thread(open_history)
         try:
             await asyncio.to_thread(history.load)
-        except (sqlite3.Error, OSError) as error:
+        except HistoryUnavailable as error:
             self.notify(f"prompt history unavailable ({history.path}): {error}; kept in memory", severity="warning")
             history.path, history.loaded = None, True
         early = self.prompts.entries  # sent before the file was read: the newest, and saved now
@@ -130,8 +130,9 @@ class PromptInput(TextArea):
         if history.path is None:
             return
         try:
-            await asyncio.to_thread(history.save, text)
-        except (sqlite3.Error, OSError) as error:
+            async with self._saving:
+                await asyncio.to_thread(history.save, text)
+        except HistoryUnavailable as error:
             self.notify(f"prompt not saved to the history ({history.path}): {error}", severity="warning")
             history.path = None  # told once: the rest of this run keeps it in memory
 
