@@ -12,6 +12,7 @@ import asyncio
 import builtins
 import json
 import re
+import time
 from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ from agent_tui.core.inbox.admission import Receipt, admit_compaction, admit_prom
 from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
 from agent_tui.core.log.records import (
+    ApprovalRecord,
     InboxRecord,
     MessageRecord,
     PermissionRecord,
@@ -542,6 +544,25 @@ class Sessions:
     async def permissions(self, session_id: str) -> builtins.list[PermissionRecord]:
         await self.get(session_id)
         return await self._store.pending_permissions(session_id)
+
+    async def approvals(self, location: str | Path) -> builtins.list[ApprovalRecord]:
+        """The "always" approvals saved for the project ``location`` lies in, oldest first."""
+        root = await asyncio.to_thread(lambda: paths.project_root(Path(location).resolve()))
+        return await self._store.approvals(root)
+
+    async def revoke_approvals(
+        self, location: str | Path, action: str | None = None, pattern: str | None = None
+    ) -> builtins.list[ApprovalRecord]:
+        """Revoke the project's saved approvals of ``action`` and ``pattern`` (each None: any); returns
+        those revoked. From the next permission check on, what they allowed is asked again."""
+        saved = await self.approvals(location)
+        chosen = [
+            a for a in saved if (action is None or a.action == action) and (pattern is None or a.pattern == pattern)
+        ]
+        if chosen:
+            at = max([int(time.time() * 1000), *(a.created for a in chosen)])
+            await self._store.revoke_approvals(chosen[0].project_root, chosen, at)
+        return chosen
 
     async def reply_permission(self, request_id: str, reply: PermissionReply | str, message: str | None = None) -> None:
         asked = await self._store.permission(request_id)

@@ -1,8 +1,8 @@
 """The pages the app opens over the session on screen to show something: the next request's size
-(``/context``), what the session spent (``/usage``), MCP servers (``/mcp``), skills (``/skills``), agents (``/agents``), a
-subagent's transcript (Enter on a ``task`` block, or Alt+S to reach one from the keyboard), a tool
-call's whole output (``o`` on its block, Alt+O the newest) and the prompt-history search (Ctrl+S in
-the prompt).
+(``/context``), what the session spent (``/usage``), MCP servers (``/mcp``), skills (``/skills``), agents (``/agents``),
+saved approvals (``/permissions``), a subagent's transcript (Enter on a ``task`` block, or Alt+S to reach one from
+the keyboard), a tool call's whole output (``o`` on its block, Alt+O the newest) and the prompt-history search
+(Ctrl+S in the prompt).
 
 ``AgentApp`` keeps the ``action_*`` names the command registry and the bindings run, each one
 line into here, as it does for ``SessionActions``.
@@ -21,6 +21,7 @@ from agent_tui.tui.screens.context import ContextScreen
 from agent_tui.tui.screens.history_search import HistorySearch
 from agent_tui.tui.screens.mcp import McpScreen
 from agent_tui.tui.screens.output_view import OutputView
+from agent_tui.tui.screens.permissions import PermissionsScreen
 from agent_tui.tui.screens.skills import SkillsScreen
 from agent_tui.tui.screens.usage import UsageScreen
 from agent_tui.tui.transcript_blocks import ToolBlock
@@ -74,6 +75,23 @@ class Pages:
             screen.empty(f"Could not read the usage: {error or type(error).__name__}")
             return
         screen.show(usage)
+
+    async def permissions(self) -> None:
+        """``/permissions``: the project's saved approvals (``d`` revokes one) and this session's mode."""
+        app = self.app
+        location = self._location()
+        try:
+            sessions = await app.services.ready()
+            saved = await sessions.approvals(location)
+        except Exception as error:  # noqa: BLE001 - an unreadable store: one line
+            app.notify(f"/permissions: {error}", severity="error")
+            return
+
+        async def revoke(action: str, pattern: str) -> None:
+            await sessions.revoke_approvals(location, action, pattern)
+
+        project = saved[0].project_root if saved else location
+        app.push_screen(PermissionsScreen(saved, project, app.view.approval_mode(), revoke))
 
     def mcp_servers(self) -> None:
         mcp = self.app.services.mcp

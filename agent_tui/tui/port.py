@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from agent_tui.core.api import (
+        ApprovalRecord,
         ContextBreakdown,
         FilesPreview,
         InboxRecord,
@@ -100,6 +101,12 @@ class SessionsPort(Protocol):
     def choose_approval(self, session_id: str, mode: ApprovalMode) -> None: ...  # from its next permission check
 
     def approval(self, session_id: str) -> ApprovalMode | None: ...  # chosen here; None: the config's
+
+    async def approvals(self, location: str | Path) -> builtins.list[ApprovalRecord]: ...  # "always", saved here
+
+    async def revoke_approvals(
+        self, location: str | Path, action: str | None = None, pattern: str | None = None
+    ) -> builtins.list[ApprovalRecord]: ...
 
     async def latest(self, location: str) -> SessionRecord | None: ...  # the newest session here (``--continue``)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -513,6 +514,7 @@ async def test_help_lists_every_key_and_command(fake_sessions, make_app) -> None
         "/mcp",
         "/agents",
         "/skills",
+        "/permissions",
         "/help",
     }
     assert [usage for usage, _ in commands] == [
@@ -533,9 +535,19 @@ async def test_help_lists_every_key_and_command(fake_sessions, make_app) -> None
         "/mcp",
         "/agents",
         "/skills",
+        "/permissions",
         "/help",
     ]
     assert dict(commands)["/resume"] == "pick a session to open (Ctrl+R)"  # the key bound to the same action
+    from rich.console import Console
+
+    from agent_tui.tui.screens.help import help_table
+
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(help_table(keys, commands))
+    text = console.export_text()
+    for typed in ("@path", "!command", "//text", "[pasted N lines]", "expand the [pasted N lines] chips"):
+        assert typed in text, typed
 
 
 def _highlighted_option(app) -> str:  # noqa: ANN001 - AgentApp
@@ -945,3 +957,13 @@ async def test_alt_p_pauses_and_resumes_the_queue_and_the_status_bar_says_so(fak
         await pilot.press("alt+p")
         await until(pilot, lambda: "queue paused" not in status(app))
         assert fake_sessions.calls[-1] == ("pause_queue", SID, False)
+
+
+async def test_a_prompt_given_at_launch_is_sent_once_the_app_is_up(fake_sessions, make_app) -> None:
+    app = make_app(StartMode(prompt="what does this project do?"))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: any(c[0] == "prompt" for c in fake_sessions.calls))
+        assert [c for c in fake_sessions.calls if c[0] == "prompt"] == [
+            ("prompt", "ses_new1", "what does this project do?", "steer")
+        ]
+        assert app.query_one(PromptInput).text == ""

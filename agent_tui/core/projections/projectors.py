@@ -238,7 +238,7 @@ def _replied(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.Permis
         (root,) = conn.execute("SELECT project_root FROM session WHERE id = ?", (sid,)).fetchone()
         for pattern in json.loads(save_json):
             conn.execute(
-                "INSERT OR IGNORE INTO permission_approval (project_root, action, pattern, created)"
-                " VALUES (?, ?, ?, ?)",
+                "INSERT INTO permission_approval (project_root, action, pattern, created) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT DO UPDATE SET created = max(created, excluded.created)",  # newest "always" counts
                 (root, action, pattern, at),
             )

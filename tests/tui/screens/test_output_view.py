@@ -41,6 +41,7 @@ async def test_a_folded_output_shows_its_last_lines_and_unfolding_hides_them(fak
     async with app.run_test() as pilot:
         await until(pilot, lambda: len(app.query(ToolCallView)) == 2)
         tool = app.query(ToolCallView).first()
+        await until(pilot, lambda: tool.query(".tool-preview"))  # composed a moment after it mounts
         preview = tool.query_one(".tool-preview")
         await until(pilot, lambda: preview.display and "line 300" in str(preview.render()))
         assert str(preview.render()).splitlines() == ["line 298", "line 299", "line 300"]
