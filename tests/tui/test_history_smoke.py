@@ -3,6 +3,7 @@ across two launches, and a long tool output read full screen from the keyboard."
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
@@ -45,8 +46,10 @@ async def test_up_recalls_a_prompt_sent_in_the_previous_launch(
 
 
 async def test_a_long_output_opens_full_screen_and_pages(
-    workdir: Path, agent_home: Path, launch_mode: LaunchMode
+    workdir: Path, agent_home: Path, launch_mode: LaunchMode, tmp_path: Path, monkeypatch
 ) -> None:
+    paged = tmp_path / "paged.txt"
+    monkeypatch.setenv("PAGER", f"sh -c 'cp \"$0\" {paged}'")  # a pager that keeps what it was handed
     (agent_home / "config.toml").write_text('[[permission]]\naction = "bash"\npattern = "*"\neffect = "allow"\n')
     script = Script(
         turns=[
@@ -73,6 +76,13 @@ async def test_a_long_output_opens_full_screen_and_pages(
             await tmux("send-keys", "-t", session, "End")
             screen = await screen_shows(session, "Exit code 0")
             assert "row 400" in screen
+            await tmux("send-keys", "-t", session, "p")  # the app suspends, the pager runs, the app comes back
+            deadline = asyncio.get_running_loop().time() + 20
+            while not (paged.exists() and "Exit code 0" in paged.read_text()):  # cp has written it all
+                assert asyncio.get_running_loop().time() < deadline, await tmux("capture-pane", "-p", "-t", session)
+                await asyncio.sleep(0.05)
+            await screen_shows(session, "esc/q close")
+            assert paged.read_text().splitlines()[:2] == ["row 1", "row 2"] and "row 400" in paged.read_text()
             await tmux("send-keys", "-t", session, "q")
             await screen_shows(session, "Ask anything")
             await quit_app(session)
