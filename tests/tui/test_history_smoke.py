@@ -48,8 +48,10 @@ async def test_up_recalls_a_prompt_sent_in_the_previous_launch(
 async def test_a_long_output_opens_full_screen_and_pages(
     workdir: Path, agent_home: Path, launch_mode: LaunchMode, tmp_path: Path, monkeypatch
 ) -> None:
-    paged = tmp_path / "paged.txt"
-    monkeypatch.setenv("PAGER", f"sh -c 'cp \"$0\" {paged}'")  # a pager that keeps what it was handed
+    paged, pager_env = tmp_path / "paged.txt", tmp_path / "pager-env.txt"
+    # a pager that keeps what it was handed, and its environment
+    monkeypatch.setenv("PAGER", f"sh -c 'env > {pager_env}; cp \"$0\" {paged}'")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-smoke-not-for-the-pager")
     (agent_home / "config.toml").write_text('[[permission]]\naction = "bash"\npattern = "*"\neffect = "allow"\n')
     script = Script(
         turns=[
@@ -83,6 +85,7 @@ async def test_a_long_output_opens_full_screen_and_pages(
                 await asyncio.sleep(0.05)
             await screen_shows(session, "esc/q close")
             assert paged.read_text().splitlines()[:2] == ["row 1", "row 2"] and "row 400" in paged.read_text()
+            assert "sk-smoke" not in pager_env.read_text() and "PATH=" in pager_env.read_text()  # no secret
             await tmux("send-keys", "-t", session, "q")
             await screen_shows(session, "Ask anything")
             await quit_app(session)

@@ -4,7 +4,7 @@ The transcript folds output and cuts its unfolded text at ``OUTPUT_PREVIEW_CHARS
 here all of it scrolls in a ``RichLog`` (the line API: only the rows on screen are
 drawn, so a long log pages as fast as a short one): ↑↓, PageUp/PageDown, Home/End; Esc
 or ``q`` closes, ``p`` hands it to ``$PAGER`` (``less -R`` when unset) with the app
-suspended. A call still running shows its live tail (the newest ``LIVE_OUTPUT_CHARS``)
+suspended and without the secrets a ``bash`` command is not given either. A call still running shows its live tail (the newest ``LIVE_OUTPUT_CHARS``)
 and follows it as it grows, saying so in the header, until its result replaces it.
 """
 
@@ -106,7 +106,10 @@ class OutputView(Screen[None]):
         self.dismiss(None)
 
     def action_pager(self) -> None:
-        """The output in ``$PAGER`` (a private temporary file, removed after), the app suspended meanwhile."""
+        """The output in ``$PAGER`` (a private temporary file, removed after), the app suspended meanwhile;
+        the pager gets the environment without agent-tui's and the providers' secrets, as ``bash`` does."""
+        from agent_tui.core.api import shell_environment
+
         command = shlex.split(os.environ.get("PAGER") or DEFAULT_PAGER)
         handle, name = tempfile.mkstemp(prefix="agent-tui-output-", suffix=".txt")  # 0600
         path = Path(name)
@@ -114,7 +117,7 @@ class OutputView(Screen[None]):
             with os.fdopen(handle, "w", encoding="utf-8") as file:
                 file.write(inert(self.text, keep_sgr=True))
             with self.app.suspend():
-                subprocess.run([*command, str(path)], check=False)
+                subprocess.run([*command, str(path)], check=False, env=shell_environment(os.environ))
         except SuspendNotSupported:
             self.notify("no pager here: this terminal cannot be handed over", severity="warning")
         except OSError as error:
