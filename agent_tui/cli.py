@@ -53,6 +53,7 @@ def _add_trust_flags(parser: argparse.ArgumentParser, default: object = None) ->
     )
 
 
+FOREIGN_AGENTS = ("claude", "codex")  # core.transfer.foreign.formats.READERS, without importing it
 APPROVAL_MODES = ("ask", "auto-edit", "auto", "full-auto")  # vocab.kinds.ApprovalMode, without importing it
 
 
@@ -272,8 +273,19 @@ def build_parser() -> argparse.ArgumentParser:
     exporting.add_argument("session_id")
     exporting.add_argument("--format", choices=["jsonl", "markdown"], default="jsonl")
     exporting.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
-    importing = sub.add_parser("import", help="a new session (in this directory) from a JSONL export")
-    importing.add_argument("file", metavar="FILE.jsonl")
+    importing = sub.add_parser(
+        "import",
+        help="a new session (in this directory) from a JSONL export, or from Claude Code's or Codex's sessions",
+    )
+    importing.add_argument(
+        "file", nargs="?", metavar="FILE.jsonl|PATH|SESSION-ID", help="the export; with --from a session file or id"
+    )
+    importing.add_argument(
+        "--from", dest="source", choices=FOREIGN_AGENTS, help="another agent's sessions (default: this directory's)"
+    )
+    importing.add_argument("--all", action="store_true", help="with --from: every directory's sessions")
+    importing.add_argument("--project", metavar="DIR", help="with --from: DIR's sessions, imported into DIR")
+    importing.add_argument("--again", action="store_true", help="with --from: import sessions imported before again")
 
     context = sub.add_parser(
         "context", help="what the next request would hold: system prompt, instructions, tools, history (tokens)"

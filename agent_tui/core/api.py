@@ -60,6 +60,14 @@ _EXPORTS: dict[str, str] = {
     "RewindRefused": "history.rewind",
     "SnapshotError": "workspace.snapshots",
     "NotAnExport": "transfer.import_jsonl",
+    "UnreadableSession": "transfer.foreign.draft",
+    # Other agents' sessions: where they are, what importing one did.
+    "ImportOutcome": "transfer.foreign.write",
+    "foreign_sessions": "transfer.foreign.locate:sessions",
+    "foreign_session_by_id": "transfer.foreign.locate:by_id",
+    "describe_foreign_session": "transfer.foreign.locate:describe",
+    "ForeignFile": "transfer.foreign.locate",
+    "FOREIGN_FORMATS": "transfer.foreign.formats:LABELS",
     "SessionBusy": "errors",
     "ConfigError": "settings.config_layers",
     # Prompts: @mentions and --file paths as durable parts.
@@ -206,6 +214,8 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.store.bus import Subscription as Subscription
     from agent_tui.core.store.peek import peek_sessions as peek_sessions
     from agent_tui.core.store.tail import Synced as Synced
+    from agent_tui.core.transfer.foreign.draft import UnreadableSession as UnreadableSession
+    from agent_tui.core.transfer.foreign.write import ImportOutcome as ImportOutcome
     from agent_tui.core.transfer.import_jsonl import NotAnExport as NotAnExport
     from agent_tui.core.workspace.snapshots import SnapshotError as SnapshotError
     from agent_tui.llm import lazy as _lazy

@@ -52,6 +52,7 @@ from agent_tui.vocab.kinds import ApprovalMode, Delivery, PermissionReply, Rewin
 if TYPE_CHECKING:
     from agent_tui.core.request.breakdown import ContextBreakdown
     from agent_tui.core.run.context_view import ContextProbe
+    from agent_tui.core.transfer.foreign.write import ImportOutcome
 
 HISTORY_DEFAULT = 50
 HISTORY_MAX = 100
@@ -498,6 +499,21 @@ class Sessions:
 
         await self._store.transact(job)
         return await self.get(sessions[0][0])
+
+    async def import_foreign(
+        self, agent: str, text: str, *, path: str, location: str | Path | None = None, again: bool = False
+    ) -> ImportOutcome:
+        """A new session from another agent's session file (``agent``: claude or codex), in the directory
+        the file names (or ``location``); a session imported before is found, not written twice, unless
+        ``again``. A file this build cannot read changes nothing."""
+        from agent_tui.core.transfer.foreign import formats, write
+
+        imported = formats.reader(agent)(text, path)
+        where = await asyncio.to_thread(lambda: Path(location or imported.location).resolve())
+        root = await asyncio.to_thread(paths.project_root, where)
+        session_id, job = write.job(imported, where, root, again=again)
+        earlier = await self._store.transact(job)
+        return write.ImportOutcome(earlier or session_id, earlier is None, imported)
 
     # -- forks -------------------------------------------------------------------------
     async def fork(self, session_id: str, at: str | None = None) -> SessionRecord:

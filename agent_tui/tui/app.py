@@ -213,7 +213,12 @@ class AgentApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield SessionView(self.services, None)
-        yield Static(id="footer-slot")  # keeps the footer's row until it comes (see _mount_footer)
+        yield Static(self.first_frame_keys(), id="footer-slot")  # the footer's row until it comes (_mount_footer)
+
+    def first_frame_keys(self) -> str:
+        """The app's footer keys as text, so the first frame shows them before the real Footer mounts."""
+        shown = [b for b in self.BINDINGS if isinstance(b, Binding) and b.show and b.description]
+        return "  ".join(f"{self.get_key_display(b)} {b.description}" for b in shown)
 
     async def on_mount(self) -> None:
         self.call_after_refresh(self._mount_footer, self.screen)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         ApprovalRecord,
         ContextBreakdown,
         FilesPreview,
+        ImportOutcome,
         InboxRecord,
         PermissionRecord,
         PlanRecord,
@@ -167,6 +168,10 @@ class SessionsPort(Protocol):
     async def lineage(self, session_id: str) -> builtins.list[tuple[str, int]]: ...  # [(ancestor, last seq it gave)]
 
     async def export(self, session_id: str, format: str = "jsonl") -> str: ...  # the text of the export
+
+    async def import_foreign(  # another agent's session file as a new session (or the one made before)
+        self, agent: str, text: str, *, path: str, location: str | Path | None = None, again: bool = False
+    ) -> ImportOutcome: ...
 
     async def rename(self, session_id: str, title: str) -> SessionRecord: ...  # the session's row
 

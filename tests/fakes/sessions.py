@@ -19,6 +19,7 @@ from agent_tui.core.api import (
     ContextBreakdown,
     EventRejected,
     FilesPreview,
+    ImportOutcome,
     InboxRecord,
     InvalidRequest,
     PermissionRecord,
@@ -429,6 +430,13 @@ class FakeSessions:
         if format not in ("jsonl", "markdown"):
             raise InvalidRequest(f"export format must be jsonl or markdown, not {format!r}")
         return "".join(f"{stored.type}\n" for stored in self._events(session_id))
+
+    async def import_foreign(
+        self, agent: str, text: str, *, path: str, location: str | Path | None = None, again: bool = False
+    ) -> ImportOutcome:
+        """Not imitated: the Pilot tests of importing run on the real store (tests/tui/test_app_imported.py)."""
+        self.calls.append(("import_foreign", agent, path))
+        raise InvalidRequest("the fake does not import other agents' sessions")
 
     async def rename(self, session_id: str, title: str) -> SessionRecord:
         self.calls.append(("rename", session_id, title))
