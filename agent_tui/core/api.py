@@ -87,6 +87,8 @@ _EXPORTS: dict[str, str] = {
     "FinalAnswer": "request.structured",
     "checked_schema": "agent_tui.tools.final_answer:checked_schema",
     "InvalidSchema": "agent_tui.tools.final_answer:InvalidSchema",
+    # The environment minus agent-tui's and the providers' secrets (the TUI's $PAGER gets it).
+    "shell_environment": "agent_tui.tools.shell_env:shell_environment",
     # The skills here, for /skills and `agent-tui skills`.
     "skill_listing": "request.skills",
     "sandboxed_command": "host.sandbox_check",
@@ -224,6 +226,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.llm.models import model_info as model_info
     from agent_tui.tools.final_answer import InvalidSchema as InvalidSchema
     from agent_tui.tools.final_answer import checked_schema as checked_schema
+    from agent_tui.tools.shell_env import shell_environment as shell_environment
 
     load_llm = _lazy.load
     preload_llm = _lazy.preload
