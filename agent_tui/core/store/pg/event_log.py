@@ -1,9 +1,10 @@
 """The session event log on PostgreSQL: fenced appends, idempotent admission, reads by seq.
 
-Each append is one transaction: bump the session's head row (``UPDATE … RETURNING``: the row lock
-serializes appenders of one session, on any host, so seqs are distinct and consecutive), insert the
-events (``event_fenced`` checks the token on each), and ``pg_notify`` the new head, which
-PostgreSQL delivers only on commit. A refused token rolls everything back: nothing is written.
+Each append is one statement, so one transaction and one round trip: bump the session's head row
+(``UPDATE … RETURNING``: the row lock serializes appenders of one session, on any host, so seqs
+are distinct and consecutive) and insert the events after it; ``event_fenced`` checks the token on
+each row and ``event_notify`` signals the new head on commit (schema.py). A refused token fails the
+statement: nothing is written.
 
 One connection writes (its transactions one at a time, behind a lock), one reads; a pool and the
 projections are the next step (docs/scaling.md).
@@ -12,8 +13,7 @@ projections are the next step (docs/scaling.md).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.errors import AdmissionConflict, SessionExists, StaleFence, UnknownSession
@@ -27,9 +27,20 @@ from agent_tui.vocab.clock import Clock, SystemClock
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
 
-CHANNEL = "agent_tui_head"
-"""The ``NOTIFY`` channel; the payload is ``<session_id> <head seq>``, a hint to re-query."""
-
+_INSERT = """WITH h AS ({head})
+INSERT INTO event (session_id, seq, type, data_json, created_ms, fence, input_id)
+SELECT %(sid)s::text, h.base + t.ord, t.type, t.data, %(at)s::bigint, %(fence)s::bigint, %(input)s::text
+FROM h, unnest(%(types)s::text[], %(datas)s::text[]) WITH ORDINALITY AS t(type, data, ord)
+RETURNING seq"""
+_APPEND = _INSERT.format(
+    head="UPDATE session_head SET head = head + %(n)s WHERE session_id = %(sid)s RETURNING head - %(n)s AS base"
+)
+"""Bump the head (its row lock serializes the session's appenders on every host), insert after it."""
+_APPEND_NEW = _INSERT.format(
+    head="INSERT INTO session_head (session_id, head) VALUES (%(sid)s, %(n)s) ON CONFLICT DO NOTHING"
+    " RETURNING 0::bigint AS base"
+)
+"""A new session: its head row is created, or nothing is inserted (it exists)."""
 Admissible = ev.PromptAdmitted | ev.CompactionAdmitted
 _ADMISSION_RETRIES = 3
 
@@ -68,11 +79,6 @@ class PgEventLog:
     async def __aexit__(self, *_: object) -> None:
         await self.close()
 
-    @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[AsyncConnection[tuple[Any, ...]]]:
-        async with self._lock, self._writer.transaction():
-            yield self._writer
-
     # -- ownership ------------------------------------------------------------
     async def acquire(self, session_id: str, owner: str, ttl_ms: int) -> leases.Lease:
         async with self._lock:
@@ -100,9 +106,8 @@ class PgEventLog:
         import psycopg
 
         try:
-            async with self._transaction() as conn:
-                first = await _claim_seqs(conn, session_id, events)
-                return await self._insert(conn, session_id, first, events, fence, None)
+            async with self._lock:
+                return await self._insert(self._writer, session_id, events, fence, None)
         except psycopg.Error as error:
             if error.sqlstate == STALE_FENCE:
                 raise StaleFence(session_id, fence) from None
@@ -120,11 +125,10 @@ class PgEventLog:
 
         for _ in range(_ADMISSION_RETRIES):
             try:
-                async with self._transaction() as conn:
-                    if (existing := await _admitted(conn, event.input_id)) is not None:
+                async with self._lock, self._writer.transaction():
+                    if (existing := await _admitted(self._writer, event.input_id)) is not None:
                         return _same_admission(existing, session_id, event), False
-                    first = await _claim_seqs(conn, session_id, [event])
-                    stored = await self._insert(conn, session_id, first, [event], None, event.input_id)
+                    stored = await self._insert(self._writer, session_id, [event], None, event.input_id)
                     return stored[0], True
             except psycopg.errors.UniqueViolation:
                 continue
@@ -134,24 +138,34 @@ class PgEventLog:
         self,
         conn: AsyncConnection[tuple[Any, ...]],
         session_id: str,
-        first: int,
         events: Sequence[ev.DurableEvent],
         fence: int | None,
         input_id: str | None,
     ) -> list[ev.StoredEvent]:
+        """One statement, so one round trip: claim the seqs under the head row's lock and insert."""
+        if any(isinstance(event, ev.SessionCreated) for event in events[1:]):
+            raise SessionExists(session_id)
+        creating = isinstance(events[0], ev.SessionCreated)
         at = self._clock.now_ms()
-        rows = [(session_id, first + i, *ev.encode(event), at, fence, input_id) for i, event in enumerate(events)]
-        async with conn.cursor() as cursor:
-            await cursor.executemany(
-                "INSERT INTO event (session_id, seq, type, data_json, created_ms, fence, input_id)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                rows,
-            )
-        head = first + len(events) - 1
-        await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{session_id} {head}"))
+        encoded = [ev.encode(event) for event in events]
+        cursor = await conn.execute(
+            _APPEND_NEW if creating else _APPEND,
+            {
+                "sid": session_id,
+                "n": len(events),
+                "at": at,
+                "fence": fence,
+                "input": input_id,
+                "types": [type_ for type_, _ in encoded],
+                "datas": [data for _, data in encoded],
+            },
+        )
+        seqs = sorted(row[0] for row in await cursor.fetchall())
+        if not seqs:
+            raise SessionExists(session_id) if creating else UnknownSession(session_id)
         return [
-            ev.StoredEvent.model_construct(session_id=session_id, seq=row[1], type=row[2], created=at, event=event)
-            for row, event in zip(rows, events, strict=True)
+            ev.StoredEvent.model_construct(session_id=session_id, seq=seq, type=type_, created=at, event=event)
+            for seq, (type_, _), event in zip(seqs, encoded, events, strict=True)
         ]
 
     # -- reads ----------------------------------------------------------------
@@ -168,33 +182,6 @@ class PgEventLog:
             await self._reader.execute("SELECT head FROM session_head WHERE session_id = %s", (session_id,))
         ).fetchone()
         return 0 if row is None else int(row[0])
-
-
-async def _claim_seqs(
-    conn: AsyncConnection[tuple[Any, ...]], session_id: str, events: Sequence[ev.DurableEvent]
-) -> int:
-    """Reserve ``len(events)`` seqs under the head row's lock; the first of them."""
-    count = len(events)
-    if any(isinstance(event, ev.SessionCreated) for event in events[1:]):
-        raise SessionExists(session_id)
-    if isinstance(events[0], ev.SessionCreated):
-        row = await (
-            await conn.execute(
-                "INSERT INTO session_head (session_id, head) VALUES (%s, %s) ON CONFLICT DO NOTHING RETURNING head",
-                (session_id, count),
-            )
-        ).fetchone()
-        if row is None:
-            raise SessionExists(session_id)
-        return 1
-    row = await (
-        await conn.execute(
-            "UPDATE session_head SET head = head + %s WHERE session_id = %s RETURNING head", (count, session_id)
-        )
-    ).fetchone()
-    if row is None:
-        raise UnknownSession(session_id)
-    return int(row[0]) - count + 1
 
 
 async def _admitted(conn: AsyncConnection[tuple[Any, ...]], input_id: str) -> ev.StoredEvent | None:

@@ -12,6 +12,9 @@ Two rules live in the database, not in the client, so no writer can skip them:
   token. An admission (``input_id`` set) is the one unfenced write: any host may admit a prompt.
 * ``session_lease_token_grows``: a lease's token never goes back, so a token names one tenure.
 
+``event_notify`` signals every statement's new heads on :data:`CHANNEL`; PostgreSQL delivers a
+notification only when its transaction commits, so a tail never hears of an uncommitted event.
+
 Migrations are forward-only, applied under a transaction-scoped advisory lock so two hosts
 starting at once migrate once.
 """
@@ -25,12 +28,15 @@ from agent_tui.core.errors import DatabaseTooNew
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
 
+CHANNEL = "agent_tui_head"
+"""The ``NOTIFY`` channel ``event_notify`` signals; the payload is ``<session_id> <head seq>``, a hint to re-query."""
+
 STALE_FENCE = "AT409"
 """The SQLSTATE ``event_fenced`` raises: the write's token is not the current lease's."""
 
 MIGRATION_LOCK = 0x6167_7475  # "agtu": the advisory lock key of schema changes
 
-_V1 = """
+_V1 = f"""
 CREATE TABLE event (
     session_id TEXT NOT NULL,
     seq BIGINT NOT NULL,
@@ -80,6 +86,13 @@ BEGIN
 END $$;
 CREATE TRIGGER event_fenced BEFORE INSERT ON event
     FOR EACH ROW EXECUTE FUNCTION event_fenced();
+CREATE FUNCTION event_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('{CHANNEL}', session_id || ' ' || max(seq)) FROM inserted GROUP BY session_id;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER event_notify AFTER INSERT ON event REFERENCING NEW TABLE AS inserted
+    FOR EACH STATEMENT EXECUTE FUNCTION event_notify();
 """
 
 MIGRATIONS: tuple[str, ...] = (_V1,)

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.log import events as ev
 from agent_tui.core.store.pg.connect import connect
-from agent_tui.core.store.pg.event_log import CHANNEL, PgEventLog
+from agent_tui.core.store.pg.event_log import PgEventLog
+from agent_tui.core.store.pg.schema import CHANNEL
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
