@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 import psycopg
 import pytest
 
 from agent_tui.core.errors import LeaseHeld, StaleFence
+from agent_tui.core.log.events import encode
 from agent_tui.core.store.pg.event_log import PgEventLog
-from tests.core.store.pg.helpers import created, prompt, renamed, take_over, wait_expired
+from tests.core.store.pg.helpers import WAIT_S, created, prompt, renamed, take_over, wait_expired
 
 SHORT_MS = 150
 LONG_MS = 30_000
@@ -83,3 +87,42 @@ async def test_the_database_refuses_unfenced_and_backward_writes(pg_url: str) ->
         with pytest.raises(psycopg.errors.CheckViolation, match="cannot go back"):
             conn.execute("UPDATE session_lease SET token = 1 WHERE session_id = 'ses_1'")
         assert conn.execute("SELECT count(*) FROM event").fetchone() == (1,)
+
+
+async def test_a_takeover_waits_for_the_write_in_flight_then_fences_the_next(pg_url: str) -> None:
+    """The fence check reads the lease row FOR SHARE: a write that passed it commits before the
+    takeover does, so no write can land under an old token after a newer one was handed out."""
+    async with await PgEventLog.open(pg_url) as a, await PgEventLog.open(pg_url) as b:
+        old = await a.acquire("ses_1", "host-a", SHORT_MS)
+        await a.append("ses_1", [created()], old.token)
+        await wait_expired(b, "ses_1")
+        async with await psycopg.AsyncConnection.connect(pg_url) as in_flight:  # host-a, mid-append
+            await in_flight.execute("UPDATE session_head SET head = 2 WHERE session_id = 'ses_1'")
+            await in_flight.execute(
+                "INSERT INTO event (session_id, seq, type, created_ms, data_json, fence)"
+                " VALUES ('ses_1', 2, %s, 0, %s, %s)",
+                (*encode(renamed("in flight")), old.token),
+            )
+            takeover = asyncio.ensure_future(b.acquire("ses_1", "host-b", LONG_MS))
+            await wait_blocked_on_lock(pg_url)
+            assert not takeover.done()
+            await in_flight.commit()
+        new = await asyncio.wait_for(takeover, WAIT_S)
+        assert new.token == old.token + 1
+        assert [s.event for s in await b.events("ses_1")] == [created(), renamed("in flight")]
+        with pytest.raises(StaleFence):
+            await a.append("ses_1", [renamed("next")], old.token)
+
+
+async def wait_blocked_on_lock(url: str) -> None:
+    """Until some backend of this database waits on a lock (pg_stat_activity), with a deadline."""
+    deadline = time.monotonic() + WAIT_S
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        while True:
+            cursor = await conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            )
+            if (await cursor.fetchone()) != (0,):
+                return
+            assert time.monotonic() < deadline, "the takeover never waited for the write in flight"
+            await asyncio.sleep(0.01)
