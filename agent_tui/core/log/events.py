@@ -319,6 +319,12 @@ class CompactionEnded(DurableEvent):
     summary: str
     recent: str
     input_id: str | None = None
+    model: str | None = None
+    """The model that wrote the summary; with ``usage``, ``cost`` and ``cost_source`` what its call
+    spent, as a step records it (all None in logs written before compactions recorded usage)."""
+    usage: Usage | None = None
+    cost: float | None = None
+    cost_source: str | None = None
 
 
 class CompactionFailed(DurableEvent):
@@ -327,6 +333,11 @@ class CompactionFailed(DurableEvent):
     reason: CompactionReason
     error: ErrorInfo
     input_id: str | None = None
+    model: str | None = None
+    usage: Usage | None = None
+    """A summary call that streamed to its end and still failed (empty, filtered) was billed."""
+    cost: float | None = None
+    cost_source: str | None = None
 
 
 class StepStarted(DurableEvent):
