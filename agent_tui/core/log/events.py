@@ -616,12 +616,15 @@ class StoredEvent(_Model):
     created: int
     event: DurableEvent
 
-    def to_json_line(self) -> str:
+    def to_json_line(self, *, with_session: bool = False) -> str:
+        """``{seq, type, created, data}``; ``with_session``: ``session_id`` first (``run --format json``,
+        whose live lines carry it too)."""
         data = self.event.model_dump(mode="json")
         if isinstance(self.event, UnknownEvent):
             data = dict(self.event.model_extra or {})
+        head = {"session_id": self.session_id} if with_session else {}
         return json.dumps(
-            {"seq": self.seq, "type": self.type, "created": self.created, "data": data},
+            {**head, "seq": self.seq, "type": self.type, "created": self.created, "data": data},
             ensure_ascii=False,
         )
 
@@ -686,3 +689,14 @@ class HeadAdvanced(LiveEvent):
 
     kind: Literal["head"] = "head"
     head_seq: int
+
+
+LIVE_EVENTS: tuple[type[LiveEvent], ...] = (
+    TextDelta,
+    ReasoningDelta,
+    ToolInputStarted,
+    ToolInputDelta,
+    ToolOutputDelta,
+    CompactionDelta,
+    HeadAdvanced,
+)
