@@ -53,6 +53,7 @@ def _add_trust_flags(parser: argparse.ArgumentParser, default: object = None) ->
     )
 
 
+FOREIGN_AGENTS = ("claude", "codex")  # core.transfer.foreign.formats.READERS, without importing it
 APPROVAL_MODES = ("ask", "auto-edit", "auto", "full-auto")  # vocab.kinds.ApprovalMode, without importing it
 
 
@@ -78,7 +79,9 @@ def _add_approval_flags(parser: argparse.ArgumentParser, default: object = None)
 def _add_mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     import argparse  # not for --version (see main)
 
-    mcp = sub.add_parser("mcp", help="MCP servers: list, show, add and remove them; serve agent-tui over MCP")
+    mcp = sub.add_parser(
+        "mcp", help="MCP servers: list, show, add and remove them, log in to remote ones; serve agent-tui over MCP"
+    )
     mcp_sub = mcp.add_subparsers(dest="mcp_command", required=True)
     listing = mcp_sub.add_parser("list", help="every MCP server here: where it is configured, transport, state")
     listing.add_argument("--json", action="store_true", help="one JSON object per server, then one per problem")
@@ -105,11 +108,23 @@ def _add_mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--header", action="append", default=[], metavar="K:V", help="an HTTP header for a --url server"
     )
     adding.add_argument(
+        "--bearer-token-env-var",
+        metavar="VAR",
+        help="a --url server's token comes from $VAR (sent as Authorization: Bearer; the value is never written)",
+    )
+    adding.add_argument(
         "words", nargs="*", metavar="-- COMMAND", help="the command and its arguments, after -- (main cuts them off)"
     )
     removing = mcp_sub.add_parser("remove", help="remove an MCP server from your config or the project's")
     removing.add_argument("name")
     removing.add_argument("--scope", choices=["user", "project"], help="which config (needed when both have it)")
+    login = mcp_sub.add_parser("login", help="log in to a remote MCP server with OAuth (browser), keep its tokens")
+    login.add_argument("name")
+    login.add_argument(
+        "--timeout", type=float, default=300.0, metavar="SECONDS", help="how long to wait for the browser (300)"
+    )
+    logout = mcp_sub.add_parser("logout", help="forget a remote MCP server's OAuth tokens")
+    logout.add_argument("name")
     serving = mcp_sub.add_parser("serve", help="serve agent-tui's sessions as MCP tools on stdin/stdout")
     _add_model_flags(serving)
     _add_trust_flags(serving, default=argparse.SUPPRESS)
@@ -267,8 +282,19 @@ def build_parser() -> argparse.ArgumentParser:
     exporting.add_argument("session_id")
     exporting.add_argument("--format", choices=["jsonl", "markdown"], default="jsonl")
     exporting.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
-    importing = sub.add_parser("import", help="a new session (in this directory) from a JSONL export")
-    importing.add_argument("file", metavar="FILE.jsonl")
+    importing = sub.add_parser(
+        "import",
+        help="a new session (in this directory) from a JSONL export, or from Claude Code's or Codex's sessions",
+    )
+    importing.add_argument(
+        "file", nargs="?", metavar="FILE.jsonl|PATH|SESSION-ID", help="the export; with --from a session file or id"
+    )
+    importing.add_argument(
+        "--from", dest="source", choices=FOREIGN_AGENTS, help="another agent's sessions (default: this directory's)"
+    )
+    importing.add_argument("--all", action="store_true", help="with --from: every directory's sessions")
+    importing.add_argument("--project", metavar="DIR", help="with --from: DIR's sessions, imported into DIR")
+    importing.add_argument("--again", action="store_true", help="with --from: import sessions imported before again")
 
     context = sub.add_parser(
         "context", help="what the next request would hold: system prompt, instructions, tools, history (tokens)"
@@ -298,6 +324,18 @@ def build_parser() -> argparse.ArgumentParser:
     shape.add_argument("--json", action="store_true", help="one JSON object per group (cost null when unknown)")
     shape.add_argument("--chart", action="store_true", help="a terminal chart of tokens and cost over time")
 
+    permissions = sub.add_parser("permissions", help='the approvals saved by answering "always": list or revoke')
+    permissions.add_argument(
+        "permissions_command",
+        choices=["list", "revoke"],
+        help="list: this project's saved approvals; revoke: stop allowing one (ACTION PATTERN) or, with --all, every one",
+    )
+    permissions.add_argument("action", nargs="?", help="revoke: the action (bash, edit, mcp, ...)")
+    permissions.add_argument("pattern", nargs="?", help="revoke: the pattern as listed (quote it)")
+    permissions.add_argument("--all", action="store_true", help="revoke: every saved approval of the project")
+    permissions.add_argument("--project", metavar="DIR", default=".", help="a directory of the project (default: here)")
+    permissions.add_argument("--json", action="store_true", help="list: one JSON object per approval")
+
     db = sub.add_parser("db", help="database maintenance")
     db_sub = db.add_subparsers(dest="db_command", required=True)
     db_sub.add_parser("rebuild", help="rebuild every projection from the event table")
@@ -322,6 +360,7 @@ _COMMANDS = {
     "agents": "agent_tui.commands.agents_cmd",
     "mcp": "agent_tui.commands.mcp_cmd",
     "usage": "agent_tui.commands.usage_cmd",
+    "permissions": "agent_tui.commands.permissions_cmd",
 }
 WARM_COMMANDS = (None, "run", "serve")
 """What a warm process may run: the commands that import the app, LiteLLM or the server."""
@@ -364,6 +403,48 @@ def _server_command(words: list[str]) -> list[str] | None:
     return words[words.index("--") + 1 :]
 
 
+def _initial_prompt(words: list[str]) -> tuple[list[str], str | None]:
+    """``agent-tui "fix the flaky test"``: the TUI starts with that prompt sent, as Claude Code and
+    Codex do. The first word that is neither a flag, a flag's value nor a subcommand starts the
+    prompt; the words after it up to the next flag are the rest of it (quoting is optional)."""
+    n = 0
+    while n < len(words):
+        word = words[n]
+        if word == "--":
+            return words, None
+        if word in _TUI_VALUED:
+            n += 2
+            continue
+        if word in ("-r", "--resume") and n + 1 < len(words) and not words[n + 1].startswith("-"):
+            n += 2  # the session ID
+            continue
+        if word.startswith("-"):
+            n += 1
+            continue
+        if word in _COMMANDS:
+            return words, None
+        end = n
+        while end < len(words) and not words[end].startswith("-"):
+            end += 1
+        return [*words[:n], *words[end:]], " ".join(words[n:end])
+    return words, None
+
+
+def _parse(words: list[str]) -> argparse.Namespace:
+    """argparse's reading of the command line, with what it cannot read taken out first: an MCP
+    server's own command (``args.words``) and the TUI's initial prompt (``args.prompt``)."""
+    server_command = _server_command(words)
+    if server_command is not None:
+        args = build_parser().parse_args(words[: -len(server_command) - 1])
+        args.words = server_command
+        return args
+    words, prompt = _initial_prompt(words)
+    args = build_parser().parse_args(words)
+    if args.command is None:
+        args.prompt = prompt
+    return args
+
+
 def main(argv: Sequence[str] | None = None, warm: bool | None = None) -> int:
     """The ``agent-tui`` entry point. ``warm``: may a warm process run this launch (by default only
     when called as the entry point, ``argv`` None; a warm child runs it with False)."""
@@ -381,10 +462,7 @@ def main(argv: Sequence[str] | None = None, warm: bool | None = None) -> int:
         if code is not None:
             return code
         may_warm = False
-    server_command = _server_command(words)
-    args = build_parser().parse_args(argv if server_command is None else words[: -len(server_command) - 1])
-    if server_command is not None:
-        args.words = server_command
+    args = _parse(words)
     if getattr(args, "api_key_file", None):
         from agent_tui.api_key_arg import read_key_file
 

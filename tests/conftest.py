@@ -65,6 +65,7 @@ def agent_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
     monkeypatch.setenv("LITELLM_OFFLINE_MODE", "true")
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime_dir))
     monkeypatch.setenv("AGENT_TUI_NO_WARM", "1")  # a test that launches agent-tui asks for a mode: launch_mode
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")  # never the tester's keyring
     return home
 
 

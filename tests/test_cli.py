@@ -124,3 +124,38 @@ def test_approval_and_full_auto_exclude_each_other(capsys: pytest.CaptureFixture
 @pytest.mark.parametrize("argv", [["--full-auto"], ["--approval", "auto", "-c"]])
 def test_the_approval_flags_go_warm_with_the_app(argv: list[str]) -> None:
     assert cli._surely_warm(argv)
+
+
+@pytest.mark.parametrize(
+    ("argv", "rest", "prompt"),
+    [
+        (["fix the flaky test"], [], "fix the flaky test"),
+        (["fix", "the", "test"], [], "fix the test"),
+        (["--model", "openai/x", "explain this"], ["--model", "openai/x"], "explain this"),
+        (["-c", "go on", "--full-auto"], ["-c", "--full-auto"], "go on"),
+        (["-r", "ses_1"], ["-r", "ses_1"], None),  # -r's value is a session id, not a prompt
+        (["run", "hi"], ["run", "hi"], None),  # a subcommand
+        (["sessions", "list"], ["sessions", "list"], None),
+        (["--agent", "plan"], ["--agent", "plan"], None),
+        ([], [], None),
+    ],
+)
+def test_a_word_that_is_no_subcommand_starts_the_tui_with_that_prompt(
+    argv: list[str], rest: list[str], prompt: str | None
+) -> None:
+    assert cli._initial_prompt(argv) == (rest, prompt)
+
+
+def test_the_tui_gets_the_initial_prompt(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[object] = []
+
+    class FakeTui:
+        @staticmethod
+        def main(args: object) -> int:
+            seen.append(args)
+            return 0
+
+    monkeypatch.setattr(cli.importlib, "import_module", lambda name: FakeTui)
+    assert cli.main(["--model", "openai/x", "what does this repo do?"], warm=False) == 0
+    assert getattr(seen[0], "prompt", None) == "what does this repo do?"
+    assert getattr(seen[0], "model", None) == "openai/x"

@@ -5,7 +5,8 @@
 be trusted). ``--check`` starts every enabled server as a session would and adds ready (with its
 tool count) or failed (with the reason). ``get NAME`` shows one server in full; variable and header
 values are not printed (they are often keys). ``add``/``remove`` are ``mcp_edit_cmd``; ``serve`` is
-``mcp_serve_cmd``. Everything shown comes from files, so it is made inert for the terminal.
+``mcp_serve_cmd``; ``login``/``logout`` are ``mcp_login_cmd``. A remote server's auth state
+(logged in, expired, not logged in, bearer from $VAR) is shown, never its token. Everything shown comes from files, so it is made inert for the terminal.
 """
 
 from __future__ import annotations
@@ -30,16 +31,21 @@ def main(args: argparse.Namespace) -> int:
         from agent_tui.commands import mcp_serve_cmd
 
         return mcp_serve_cmd.main(args)
+    if args.mcp_command in ("login", "logout"):
+        from agent_tui.commands import mcp_login_cmd
+
+        return mcp_login_cmd.main(args)
     if args.mcp_command in ("add", "remove"):
         from agent_tui.commands import mcp_edit_cmd
 
         return mcp_edit_cmd.main(args)
-    from agent_tui.core.api import ConfigError, mcp_listing
+    from agent_tui.core.api import ConfigError, mcp_listing, mcp_with_auth
 
     location = Path.cwd()
     try:
         rows, problems = mcp_listing(location)
-    except ConfigError as error:
+        rows = mcp_with_auth(location, rows)
+    except (ConfigError, OSError) as error:
         return fail(str(error))
     if args.mcp_command == "get":
         rows = [row for row in rows if row.name == args.name]
@@ -83,7 +89,8 @@ def _state(row: McpServerRow) -> str:
 
 
 def _line(row: McpServerRow) -> str:
-    return f"{row.name}  {row.transport}  {row.target}  [{row.scope}]  {_state(row)}"
+    auth = f"  ({row.auth})" if row.auth else ""
+    return f"{row.name}  {row.transport}  {row.target}{auth}  [{row.scope}]  {_state(row)}"
 
 
 def _show(row: McpServerRow, as_json: bool) -> int:
@@ -97,6 +104,7 @@ def _show(row: McpServerRow, as_json: bool) -> int:
         ("url" if row.transport in ("http", "sse") else "command", row.target),
         ("env", ", ".join(row.env)),
         ("headers", ", ".join(row.headers)),
+        ("auth", row.auth),
         ("state", _state(row)),
     ]
     sys.stdout.writelines(inert(f"{key}: {value}") + "\n" for key, value in fields if value)

@@ -1,7 +1,8 @@
 """``agent-tui mcp add|remove``: write or take out ``[mcp.servers.NAME]`` in the user's or the project's config.
 
 ``add NAME -- COMMAND ARGS…`` adds a stdio server, ``add NAME --url URL`` a remote one
-(``--transport sse`` for the older SSE protocol). ``--scope user`` (the default) writes the
+(``--transport sse`` for the older SSE protocol; ``--bearer-token-env-var VAR`` sends ``$VAR`` as its
+bearer token). ``--scope user`` (the default) writes the
 user's ``config.toml``, ``--scope project`` the project's ``.agent-tui/config.toml``; the rest of
 the file stays as written (``core.settings.mcp_edit``). Mistakes in the command line exit 2, a
 server that is not there exits 1, each with one line.
@@ -48,13 +49,16 @@ def server_table(args: argparse.Namespace) -> dict[str, Any] | str:
         if args.transport == "stdio":
             return "--transport stdio needs a command, not --url"
         transport = {"type": "sse"} if args.transport == "sse" else {}
-        return {"url": args.url, **transport, **({"headers": headers} if headers else {})}
+        bearer = {"bearer_token_env_var": args.bearer_token_env_var} if args.bearer_token_env_var else {}
+        return {"url": args.url, **transport, **({"headers": headers} if headers else {}), **bearer}
     if not words:
         return "name the server's command after --, or give --url (agent-tui mcp add NAME -- COMMAND ARGS…)"
     if args.transport in ("http", "sse"):
         return f"--transport {args.transport} needs --url"
     if headers:
         return "--header is for a --url server"
+    if args.bearer_token_env_var:
+        return "--bearer-token-env-var is for a --url server"
     return {"command": words, **({"env": env} if env else {})}
 
 

@@ -23,6 +23,7 @@ def main(args: argparse.Namespace) -> int:
         trust=getattr(args, "trust", None),
         agent=getattr(args, "agent", None),
         approval=getattr(args, "approval", None),
+        prompt=getattr(args, "prompt", None),
     )
     try:
         return bootstrap.run(launch)

@@ -21,6 +21,7 @@ _EXPORTS: dict[str, str] = {
     "HISTORY_MAX": "sessions",
     "open_sessions": "sessions",
     "Runtime": "runtime",
+    "start_telemetry": "runtime",
     "McpPromptError": "runtime",
     "peek_sessions": "store.peek",
     # Its records.
@@ -29,6 +30,7 @@ _EXPORTS: dict[str, str] = {
     "MessageRecord": "log.records",
     "InboxRecord": "log.records",
     "PermissionRecord": "log.records",
+    "ApprovalRecord": "log.records",
     "PlanRecord": "log.records",
     "SessionUsage": "log.usage_records",
     "UsageRow": "log.usage_records",
@@ -58,6 +60,14 @@ _EXPORTS: dict[str, str] = {
     "RewindRefused": "history.rewind",
     "SnapshotError": "workspace.snapshots",
     "NotAnExport": "transfer.import_jsonl",
+    "UnreadableSession": "transfer.foreign.draft",
+    # Other agents' sessions: where they are, what importing one did.
+    "ImportOutcome": "transfer.foreign.write",
+    "foreign_sessions": "transfer.foreign.locate:sessions",
+    "foreign_session_by_id": "transfer.foreign.locate:by_id",
+    "describe_foreign_session": "transfer.foreign.locate:describe",
+    "ForeignFile": "transfer.foreign.locate",
+    "FOREIGN_FORMATS": "transfer.foreign.formats:LABELS",
     "SessionBusy": "errors",
     "ConfigError": "settings.config_layers",
     # Prompts: @mentions and --file paths as durable parts.
@@ -96,7 +106,11 @@ _EXPORTS: dict[str, str] = {
     "McpServerRow": "settings.mcp_scopes",
     "ServerNotFound": "settings.mcp_scopes",
     "ServerExists": "settings.mcp_edit",
+    "remember_choice": "settings.remembered",
     "probe_mcp_servers": "host.mcp_probe",
+    "mcp_login": "host.mcp_auth",
+    "mcp_logout": "host.mcp_auth",
+    "mcp_with_auth": "host.mcp_auth",
     # What is known about a model before a step runs (from the layer below core).
     "model_info": "agent_tui.llm.models:model_info",
     "load_llm": "agent_tui.llm.lazy:load",
@@ -142,6 +156,9 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.history.rewind import RewindState as RewindState
     from agent_tui.core.history.rewind import UnknownMessage as UnknownMessage
     from agent_tui.core.host.elicitations import UnknownElicitation as UnknownElicitation
+    from agent_tui.core.host.mcp_auth import mcp_login as mcp_login
+    from agent_tui.core.host.mcp_auth import mcp_logout as mcp_logout
+    from agent_tui.core.host.mcp_auth import mcp_with_auth as mcp_with_auth
     from agent_tui.core.inbox.admission import AdmissionConflict as AdmissionConflict
     from agent_tui.core.inbox.admission import Receipt as Receipt
     from agent_tui.core.inbox.agent_mentions import callable_subagents as callable_subagents
@@ -152,6 +169,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.inbox.attachments import mentions as mentions
     from agent_tui.core.inbox.attachments import vision_check as vision_check
     from agent_tui.core.log import events as events
+    from agent_tui.core.log.records import ApprovalRecord as ApprovalRecord
     from agent_tui.core.log.records import InboxRecord as InboxRecord
     from agent_tui.core.log.records import MessageRecord as MessageRecord
     from agent_tui.core.log.records import PermissionRecord as PermissionRecord
@@ -168,6 +186,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.run.lease import SessionOwnedElsewhere as SessionOwnedElsewhere
     from agent_tui.core.runtime import McpPromptError as McpPromptError
     from agent_tui.core.runtime import Runtime as Runtime
+    from agent_tui.core.runtime import start_telemetry as start_telemetry
     from agent_tui.core.sessions import HISTORY_MAX as HISTORY_MAX
     from agent_tui.core.sessions import History as History
     from agent_tui.core.sessions import InvalidRequest as InvalidRequest
@@ -189,9 +208,12 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.settings.mcp_edit import ServerExists as ServerExists
     from agent_tui.core.settings.mcp_scopes import McpServerRow as McpServerRow
     from agent_tui.core.settings.mcp_scopes import ServerNotFound as ServerNotFound
+    from agent_tui.core.settings.remembered import remember_choice as remember_choice
     from agent_tui.core.store.bus import Subscription as Subscription
     from agent_tui.core.store.peek import peek_sessions as peek_sessions
     from agent_tui.core.store.tail import Synced as Synced
+    from agent_tui.core.transfer.foreign.draft import UnreadableSession as UnreadableSession
+    from agent_tui.core.transfer.foreign.write import ImportOutcome as ImportOutcome
     from agent_tui.core.transfer.import_jsonl import NotAnExport as NotAnExport
     from agent_tui.core.workspace.snapshots import SnapshotError as SnapshotError
     from agent_tui.llm import lazy as _lazy

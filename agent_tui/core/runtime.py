@@ -33,7 +33,7 @@ from agent_tui.core.run.step import StreamFn
 from agent_tui.core.run.subagents import Subagents, spawns_subagents
 from agent_tui.core.sessions import Sessions, open_sessions
 from agent_tui.core.settings import paths
-from agent_tui.core.settings.config import Settings, load_settings
+from agent_tui.core.settings.config import Settings, TelemetrySettings, load_settings
 from agent_tui.core.settings.config_layers import ConfigStamp, config_stamp
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.mcp.hub import McpStatus
@@ -41,6 +41,7 @@ from agent_tui.tools.registry import ToolRegistry
 from agent_tui.tools.task import TASK_TOOL
 from agent_tui.vocab.clock import Clock
 from agent_tui.vocab.kinds import ApprovalMode
+from agent_tui.vocab.observation import NoObserver, RunObserver
 
 if TYPE_CHECKING:
     from agent_tui.llm.types import ToolSpec
@@ -61,8 +62,10 @@ class Runtime:
         stream: StreamFn | None,
         clock: Clock | None,
         registry_factory: Callable[[Path], ToolRegistry] = build_registry,
+        observer: RunObserver | None = None,
     ) -> None:
         self.sessions = sessions
+        self._observer: RunObserver = observer or NoObserver()
         self._registry_factory = registry_factory
         self._store = sessions._store  # noqa: SLF001 - the composition root wires the facade's own store
         self._settings_loader = settings_loader
@@ -81,7 +84,10 @@ class Runtime:
             stream=stream,
             clock=clock,
             compaction=compactor,
-            instructions=Instructions(self._store, mcp=self._mcp.guidance, resources=self._mcp.resource_changes),
+            instructions=Instructions(
+                self._store, mcp=self._mcp.guidance, resources=self._mcp.resource_changes, observer=self._observer
+            ),
+            observer=self._observer,
         )
         sessions.context_probe = ContextProbe(
             lambda session: self.settings_for(session.location),
@@ -108,16 +114,28 @@ class Runtime:
     ) -> Runtime:
         loader = settings_loader or (lambda location: load_settings(location, cli=cli))
         base = await asyncio.to_thread(loader, Path.cwd())
-        sessions = await open_sessions(base, path=db_path or paths.database_path())
-        runtime = cls(sessions, loader, permission_policy, stream, clock, registry_factory)
+        # the SDK's import (~80-200 ms, only when telemetry is on) overlaps the store's opening
+        telemetry = asyncio.ensure_future(asyncio.to_thread(start_telemetry, base.telemetry))
+        try:
+            sessions = await open_sessions(base, path=db_path or paths.database_path())
+        except BaseException:
+            observer = await telemetry
+            if observer is not None:  # the store did not open: no runtime will close it
+                await asyncio.to_thread(observer.close)
+            raise
+        observer = await telemetry
+        runtime = cls(sessions, loader, permission_policy, stream, clock, registry_factory, observer)
         runtime._mcp.warm(Path.cwd(), base)
         return runtime
 
     async def close(self) -> None:
-        await self._coordinator.shutdown()
-        await stop_notices()
-        await self._mcp.close()
-        await self.sessions.close()
+        try:
+            await self._coordinator.shutdown()
+            await stop_notices()
+            await self._mcp.close()
+            await self.sessions.close()
+        finally:
+            await asyncio.to_thread(self._observer.close)  # the last spans and metrics leave before the process does
 
     async def warm_mcp(self, location: Path) -> None:
         """Start the MCP servers configured at ``location`` in the background (the TUI calls it after
@@ -249,3 +267,16 @@ class Runtime:
         await host.refresh_skills()
         host.output = self.sessions.required_output(session.id)
         return LocationServices(settings=settings, tools=host, output=host.output)
+
+
+def start_telemetry(settings: TelemetrySettings, warn: Callable[[str], None] | None = None) -> RunObserver | None:
+    """The OpenTelemetry observer when ``[telemetry] otlp_endpoint`` is set; else None, and nothing of
+    ``agent_tui.telemetry`` or the SDK is imported (start-up pays nothing for it). ``warn`` (any
+    thread) hears of a missing SDK and the first failed export; by default they go to stderr."""
+    if settings.otlp_endpoint is None:
+        return None
+    from agent_tui import telemetry
+
+    return telemetry.start(
+        settings.otlp_endpoint, settings.headers, settings.service_name, settings.log_prompts, warn or telemetry.stderr
+    )

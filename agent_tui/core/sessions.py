@@ -12,6 +12,7 @@ import asyncio
 import builtins
 import json
 import re
+import time
 from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ from agent_tui.core.inbox.admission import Receipt, admit_compaction, admit_prom
 from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
 from agent_tui.core.log.records import (
+    ApprovalRecord,
     InboxRecord,
     MessageRecord,
     PermissionRecord,
@@ -50,6 +52,7 @@ from agent_tui.vocab.kinds import ApprovalMode, Delivery, PermissionReply, Rewin
 if TYPE_CHECKING:
     from agent_tui.core.request.breakdown import ContextBreakdown
     from agent_tui.core.run.context_view import ContextProbe
+    from agent_tui.core.transfer.foreign.write import ImportOutcome
 
 HISTORY_DEFAULT = 50
 HISTORY_MAX = 100
@@ -497,6 +500,21 @@ class Sessions:
         await self._store.transact(job)
         return await self.get(sessions[0][0])
 
+    async def import_foreign(
+        self, agent: str, text: str, *, path: str, location: str | Path | None = None, again: bool = False
+    ) -> ImportOutcome:
+        """A new session from another agent's session file (``agent``: claude or codex), in the directory
+        the file names (or ``location``); a session imported before is found, not written twice, unless
+        ``again``. A file this build cannot read changes nothing."""
+        from agent_tui.core.transfer.foreign import formats, write
+
+        imported = formats.reader(agent)(text, path)
+        where = await asyncio.to_thread(lambda: Path(location or imported.location).resolve())
+        root = await asyncio.to_thread(paths.project_root, where)
+        session_id, job = write.job(imported, where, root, again=again)
+        earlier = await self._store.transact(job)
+        return write.ImportOutcome(earlier or session_id, earlier is None, imported)
+
     # -- forks -------------------------------------------------------------------------
     async def fork(self, session_id: str, at: str | None = None) -> SessionRecord:
         """A new session with this one's history (up to just before the prompt ``at``, or all of it)."""
@@ -542,6 +560,25 @@ class Sessions:
     async def permissions(self, session_id: str) -> builtins.list[PermissionRecord]:
         await self.get(session_id)
         return await self._store.pending_permissions(session_id)
+
+    async def approvals(self, location: str | Path) -> builtins.list[ApprovalRecord]:
+        """The "always" approvals saved for the project ``location`` lies in, oldest first."""
+        root = await asyncio.to_thread(lambda: paths.project_root(Path(location).resolve()))
+        return await self._store.approvals(root)
+
+    async def revoke_approvals(
+        self, location: str | Path, action: str | None = None, pattern: str | None = None
+    ) -> builtins.list[ApprovalRecord]:
+        """Revoke the project's saved approvals of ``action`` and ``pattern`` (each None: any); returns
+        those revoked. From the next permission check on, what they allowed is asked again."""
+        saved = await self.approvals(location)
+        chosen = [
+            a for a in saved if (action is None or a.action == action) and (pattern is None or a.pattern == pattern)
+        ]
+        if chosen:
+            at = max([int(time.time() * 1000), *(a.created for a in chosen)])
+            await self._store.revoke_approvals(chosen[0].project_root, chosen, at)
+        return chosen
 
     async def reply_permission(self, request_id: str, reply: PermissionReply | str, message: str | None = None) -> None:
         asked = await self._store.permission(request_id)

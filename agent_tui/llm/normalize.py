@@ -94,6 +94,7 @@ class Normalizer:
     """Feed chunks with :meth:`feed`, then :meth:`finish`; both return events to yield."""
 
     def __init__(self) -> None:
+        self.model: str | None = None  # as the response names it
         self._open: str | None = None  # "text" | "reasoning"
         self._text: list[str] = []
         self._reasoning: list[str] = []
@@ -177,6 +178,9 @@ class Normalizer:
 
     def feed(self, chunk: Any) -> list[LLMEvent]:
         out: list[LLMEvent] = []
+        model = getattr(chunk, "model", None)
+        if isinstance(model, str) and model:
+            self.model = model
         usage = getattr(chunk, "usage", None)
         if usage is not None and (_field(usage, "prompt_tokens") or _field(usage, "completion_tokens")):
             self.usage = read_usage(usage)
@@ -221,5 +225,6 @@ class Normalizer:
         reason = _FINISH.get(self._finish or "", FinishReason.OTHER)
         if self.called and reason in (FinishReason.STOP, FinishReason.OTHER):
             reason = FinishReason.TOOL_CALLS
-        out.append(Finish(reason=reason, usage=self.usage or Usage(), cost=cost, cost_source=cost_source))
+        usage = self.usage or Usage()
+        out.append(Finish(reason=reason, usage=usage, cost=cost, cost_source=cost_source, model=self.model))
         return out

@@ -209,6 +209,8 @@ class Finish(_Event):
     usage: Usage = Field(default_factory=Usage)
     cost: float | None = None
     cost_source: CostSource | None = None
+    model: str | None = None
+    """The model the response names (a gateway may answer with another than the one asked for)."""
 
 
 LLMEvent = (

@@ -111,7 +111,10 @@ async def run_bash(scope: ToolScope, params: BashInput) -> ToolResult:
     outside = await asyncio.to_thread(_outside_writes, params.command, workdir, scope.location)
     if outside:
         await scope.ask("external_directory", outside, detail={"path": outside[0], "command": params.command})
-    await scope.ask("bash", [params.command], detail={"command": params.command, "workdir": workdir.as_posix()})
+    detail = {"command": params.command, "workdir": workdir.as_posix()}
+    if params.description:  # the model's own words for it: the panel shows them above the command
+        detail["description"] = params.description
+    await scope.ask("bash", [params.command], detail=detail)
     confined = await _confinement(scope, params)
     timeout_s = (params.timeout_ms or DEFAULT_TIMEOUT_MS) / 1000
     spill = scope.spill_dir / f"bash-{scope.call_id or 'call'}-{uuid.uuid4().hex[:8]}.log"

@@ -35,6 +35,7 @@ from agent_tui.tui.mcp_interactions import McpInteractions
 from agent_tui.tui.mcp_view import McpServerState, error_notices, failure_notice, new_notices
 from agent_tui.tui.notice_hold import HeldNotice, NoticeHold
 from agent_tui.tui.pages import Pages
+from agent_tui.tui.pickers import Pickers
 from agent_tui.tui.screens.child_session import ChildSessionScreen
 from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.picker import SessionPicker
@@ -65,6 +66,8 @@ class StartMode:
     continue_latest: bool = False
     picker: bool = False
     session_id: str | None = None
+    prompt: str | None = None
+    """Sent as the first prompt once the session is open (``agent-tui "PROMPT"``)."""
 
 
 VIEW_FREE_ACTIONS = frozenset({"ctrl_c", "help", "command_palette", "focus_task"})
@@ -182,7 +185,8 @@ class AgentApp(App[None]):
         self._last_escape: int | None = None
         self._stop_watch = asyncio.Event()
         self.actions = SessionActions(self)  # rewind, fork, rename, export, pause, compact, model
-        self.pages = Pages(self)  # /context, /usage, /mcp, /skills, /agents, a subagent's transcript
+        self.pages = Pages(self)  # /context, /usage, /mcp, /skills, /agents, /permissions, a subagent's transcript
+        self.pickers = Pickers(self)  # /theme, /model, /agent without a name
         self.startup = Startup(self)
         self.mcp_interactions = McpInteractions(self)  # servers' questions, their prompts as commands
         themes, self._theme_errors = load_themes(self._theme_dirs)
@@ -202,7 +206,12 @@ class AgentApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield SessionView(self.services, None)
-        yield Static(id="footer-slot")  # keeps the footer's row until it comes (see _mount_footer)
+        yield Static(self.first_frame_keys(), id="footer-slot")  # the footer's row until it comes (_mount_footer)
+
+    def first_frame_keys(self) -> str:
+        """The app's footer keys as text, so the first frame shows them before the real Footer mounts."""
+        shown = [b for b in self.BINDINGS if isinstance(b, Binding) and b.show and b.description]
+        return "  ".join(f"{self.get_key_display(b)} {b.description}" for b in shown)
 
     async def on_mount(self) -> None:
         self.call_after_refresh(self._mount_footer, self.screen)
@@ -448,6 +457,9 @@ class AgentApp(App[None]):
     async def action_list_agents(self) -> None:
         await self.pages.agents()
 
+    async def action_list_permissions(self) -> None:
+        await self.pages.permissions()
+
     def action_help(self) -> None:
         from agent_tui.tui.widgets.tool_block import ToolCallView  # loaded lazily (``lazy``), so here
 
@@ -531,8 +543,8 @@ class AgentApp(App[None]):
     def agent_names(self) -> list[str]:
         return self.actions.agent_names()
 
-    async def action_select_agent(self, agent: str) -> None:
-        await self.actions.choose_agent(agent)
+    async def action_select_agent(self, agent: str = "") -> None:
+        await self.actions.choose_agent(agent) if agent else self.pickers.agent()
 
     async def action_cycle_agent(self) -> None:
         await self.actions.cycle_agent()
@@ -550,8 +562,8 @@ class AgentApp(App[None]):
     async def action_compact(self) -> None:
         await self.actions.compact()
 
-    async def action_select_model(self, model: str) -> None:
-        await self.actions.select_model(model)
+    async def action_select_model(self, model: str = "") -> None:
+        await self.actions.select_model(model) if model else self.pickers.model()
 
     def action_attach_image(self, path: str = "") -> None:
         """``/image PATH``: the image goes into the prompt as an ``@`` mention, attached when sent."""
@@ -564,8 +576,8 @@ class AgentApp(App[None]):
             prompt.insert(("" if not prompt.text or prompt.text.endswith((" ", "\n")) else " ") + mention(path))
         prompt.focus()
 
-    def action_select_theme(self, name: str) -> None:
-        self.set_theme(name)
+    async def action_select_theme(self, name: str = "") -> None:
+        await self.pickers.choose_theme(name) if name else self.pickers.theme()
 
     async def action_shutdown(self) -> None:
         await self.shutdown()

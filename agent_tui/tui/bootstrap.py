@@ -24,6 +24,7 @@ import contextlib
 import gc
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -63,6 +64,7 @@ class Launch:
     trust: bool | None = None  # --trust / --no-trust: this launch only; None asks (core.trust)
     agent: str | None = None  # --agent: checked once the settings are validated (exit 2 when unknown)
     approval: str | None = None  # --approval / --full-auto: the approval mode new sessions start in
+    prompt: str | None = None  # ``agent-tui "PROMPT"``: sent as soon as the session is open
 
     @property
     def cli(self) -> dict[str, str | None]:
@@ -153,7 +155,10 @@ async def _run(launch: Launch, layers: Any, location: Path, peek: Callable[[str 
         peek_sessions=peek,
     )
     start = StartMode(
-        continue_latest=launch.continue_latest, picker=launch.resume == "", session_id=launch.resume or None
+        continue_latest=launch.continue_latest,
+        picker=launch.resume == "",
+        session_id=launch.resume or None,
+        prompt=launch.prompt,
     )
     core = CoreOpener(launch, layers, services, facts)
     app = AgentApp(services, start=start, theme=layers.text("theme") or DEFAULT_THEME, connect=core.connect)
@@ -335,10 +340,20 @@ class CoreOpener:
 
         return load_settings(where, cli=self.cli)
 
+    def _warn(self, line: str) -> None:
+        """Telemetry's warnings (from its threads): on the screen while the app runs, else on stderr."""
+        warn = self.services.warn
+        if warn is None:
+            print(f"agent-tui: {line}", file=sys.stderr, flush=True)
+        else:
+            warn(line)
+
     async def _start_runtime(self) -> None:
         try:
             runtime = await _from_core("Runtime")
-            self.runtime = runtime(self.sessions, self._settings_for, None, None, None)
+            start_telemetry = await _from_core("start_telemetry")  # nothing of it is imported when it is off
+            observer = await asyncio.to_thread(start_telemetry, self.settings.telemetry, self._warn)
+            self.runtime = runtime(self.sessions, self._settings_for, None, None, None, observer=observer)
             self.services.mcp = self.runtime
         except Exception as error:  # noqa: BLE001 - the app stays open for reading and says why
             self.services.runner_error = f"the agent cannot run: {error}"

@@ -58,6 +58,7 @@ async def child_asks(sessions: Any, children: list[str]) -> list[ChildAsk]:
                 detail=dict(asked.detail),
                 seq=asked.seq,
                 assistant_message_id=asked.assistant_message_id,
+                save=list(asked.save),
             )
             out.append(ChildAsk(ask, child, who))
     return out

@@ -68,6 +68,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "agents", "the agents here: name, mode, description, where; Enter selects one", "list_agents", "Agents"
     ),
     CommandSpec("skills", "the skills found here: name, description, where", "list_skills", "Skills"),
+    CommandSpec(
+        "permissions",
+        "what this project allows without asking (revoke with d), this session's mode",
+        "list_permissions",
+        "Permissions",
+    ),
     CommandSpec("help", "keys and commands", "help", "Help"),
     CommandSpec("quit", "quit agent-tui", "shutdown", "Quit", slash=False),
 )
@@ -113,7 +119,7 @@ def parse_command(text: str, extra: Iterable[CommandSpec] = ()) -> Command | Non
         known = " ".join(f"/{s.name}" for s in specs.values() if s.slash)
         raise CommandError(f"unknown command /{name} (known: {known})")
     arg = arg.strip()
-    if spec.arg and not arg:
+    if spec.arg and not arg and spec.choices is None:  # with a list to pick from, the app opens it
         raise CommandError(f"/{name} needs {spec.arg}: {spec.usage}")
     if not spec.arg and arg:
         raise CommandError(f"/{name} takes no argument")
@@ -124,7 +130,7 @@ def slash_choices(prefix: str, extra: Iterable[CommandSpec] = ()) -> list[Choice
     """The ``/`` completion list: commands whose name starts with ``prefix``, with their help."""
     specs = [*SLASH_COMMANDS, *(s for s in extra if s.name not in BY_NAME)]
     return [
-        Choice(f"/{s.name} ", s.usage, s.help, complete=not s.arg or s.custom)
+        Choice(f"/{s.name} ", s.usage, s.help, complete=not s.arg or s.custom or s.choices is not None)
         for s in specs
         if s.name.startswith(prefix)
     ]

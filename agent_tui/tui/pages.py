@@ -1,5 +1,6 @@
 """The pages the app opens over the session on screen to show something: the next request's size
-(``/context``), what the session spent (``/usage``), MCP servers (``/mcp``), skills (``/skills``), agents (``/agents``), and a
+(``/context``), what the session spent (``/usage``), MCP servers (``/mcp``), skills (``/skills``), agents (``/agents``),
+saved approvals (``/permissions``), and a
 subagent's transcript (Enter on a ``task`` block, or Alt+S to reach one from the keyboard).
 
 ``AgentApp`` keeps the ``action_*`` names the command registry and the bindings run, each one
@@ -17,6 +18,7 @@ from agent_tui.tui.screens.agents import AgentsScreen
 from agent_tui.tui.screens.child_session import ChildSessionScreen
 from agent_tui.tui.screens.context import ContextScreen
 from agent_tui.tui.screens.mcp import McpScreen
+from agent_tui.tui.screens.permissions import PermissionsScreen
 from agent_tui.tui.screens.skills import SkillsScreen
 from agent_tui.tui.screens.usage import UsageScreen
 
@@ -69,6 +71,23 @@ class Pages:
             screen.empty(f"Could not read the usage: {error or type(error).__name__}")
             return
         screen.show(usage)
+
+    async def permissions(self) -> None:
+        """``/permissions``: the project's saved approvals (``d`` revokes one) and this session's mode."""
+        app = self.app
+        location = self._location()
+        try:
+            sessions = await app.services.ready()
+            saved = await sessions.approvals(location)
+        except Exception as error:  # noqa: BLE001 - an unreadable store: one line
+            app.notify(f"/permissions: {error}", severity="error")
+            return
+
+        async def revoke(action: str, pattern: str) -> None:
+            await sessions.revoke_approvals(location, action, pattern)
+
+        project = saved[0].project_root if saved else location
+        app.push_screen(PermissionsScreen(saved, project, app.view.approval_mode(), revoke))
 
     def mcp_servers(self) -> None:
         mcp = self.app.services.mcp

@@ -20,8 +20,10 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from agent_tui.core.api import (
+        ApprovalRecord,
         ContextBreakdown,
         FilesPreview,
+        ImportOutcome,
         InboxRecord,
         PermissionRecord,
         PlanRecord,
@@ -101,6 +103,12 @@ class SessionsPort(Protocol):
 
     def approval(self, session_id: str) -> ApprovalMode | None: ...  # chosen here; None: the config's
 
+    async def approvals(self, location: str | Path) -> builtins.list[ApprovalRecord]: ...  # "always", saved here
+
+    async def revoke_approvals(
+        self, location: str | Path, action: str | None = None, pattern: str | None = None
+    ) -> builtins.list[ApprovalRecord]: ...
+
     async def latest(self, location: str) -> SessionRecord | None: ...  # the newest session here (``--continue``)
 
     async def list(
@@ -160,6 +168,10 @@ class SessionsPort(Protocol):
     async def lineage(self, session_id: str) -> builtins.list[tuple[str, int]]: ...  # [(ancestor, last seq it gave)]
 
     async def export(self, session_id: str, format: str = "jsonl") -> str: ...  # the text of the export
+
+    async def import_foreign(  # another agent's session file as a new session (or the one made before)
+        self, agent: str, text: str, *, path: str, location: str | Path | None = None, again: bool = False
+    ) -> ImportOutcome: ...
 
     async def rename(self, session_id: str, title: str) -> SessionRecord: ...  # the session's row
 

@@ -47,6 +47,9 @@ class TuiServices:
     known_models: tuple[str, ...] = ()  # offered in the palette
     learn_model: Callable[[str], None] | None = None  # blocking (LiteLLM's model map): run in a thread
     setup_hint: str | None = None  # one line saying what to configure, when something is missing
+    # Shows a warning line on the screen, from any thread (telemetry's export threads); set by the app
+    # while it runs. None: the line goes to stderr.
+    warn: Callable[[str], None] | None = None
     # The picker's first rows (location or None for all, limit) read before the facade opens; blocking.
     peek_sessions: Callable[[str | None, int], list[Any]] | None = None
     mcp: Any = None  # a tui.mcp_view.McpPort (the runtime) once it is up; None: no MCP servers to show

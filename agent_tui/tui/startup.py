@@ -8,6 +8,8 @@ refresh), so typing works while the store opens; prompts sent meanwhile wait on
 
 from __future__ import annotations
 
+import sys
+import threading
 from typing import TYPE_CHECKING
 
 from agent_tui.tui.services import StartupFailed
@@ -26,6 +28,7 @@ class Startup:
         """Open the core (``connect`` calls ``services.connect_to``), then the notices, trust and start."""
         app = self.app
         assert app.connect is not None
+        app.services.warn = self.warn
         try:
             await app.connect()
         except StartupFailed as error:
@@ -41,6 +44,16 @@ class Startup:
         if app.services.trust_question is not None:
             self.ask_trust()
         await self.open_start()
+
+    def warn(self, line: str) -> None:
+        """A warning from any thread: a notification while the app runs, else a line on stderr."""
+        app = self.app
+        if not app.is_running:
+            print(f"agent-tui: {line}", file=sys.stderr, flush=True)
+        elif threading.get_ident() == app._thread_id:  # noqa: SLF001 - Textual's own check, without its error
+            app.notify(line, severity="warning", timeout=15)
+        else:
+            app.call_from_thread(app.notify, line, severity="warning", timeout=15)
 
     def tell_what_settings_leave_out(self) -> None:
         """Agent files left out (in part or whole), and commands that cannot be confined here."""
@@ -90,3 +103,7 @@ class Startup:
                     app.notify("no session in this directory yet: starting a new one")
         finally:
             app.services.started.set()  # prompts sent meanwhile go to the session now on screen
+        if start.prompt and start.prompt.strip():
+            from agent_tui.vocab.kinds import Delivery
+
+            app.view.send(start.prompt, Delivery.STEER)  # a worker, as the prompt's Enter

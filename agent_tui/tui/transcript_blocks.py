@@ -104,6 +104,7 @@ class ToolBlock(Block):
     unsnapshotted: str | None = None  # why no snapshot was taken before it ran (a rewind cannot undo it)
     child_session: str | None = None  # a ``task`` call's subagent session, once known
     subagent: SubagentProgress | None = None  # a running ``task`` call's child, followed live
+    awaiting_permission: bool = False  # its ask is open: the panel shows the diff, the block does not
 
     LIVE_OUTPUT_CHARS: ClassVar[int] = 16_384
 
@@ -158,6 +159,7 @@ class ToolBlock(Block):
 @dataclass(eq=False)
 class InstructionBlock(Block):
     text: str = ""
+    source: str | None = None  # "import": an importer's note, shown open
 
 
 @dataclass(eq=False)

@@ -27,6 +27,9 @@ class McpServerConfig(BaseModel):
     """The transport, as ``.mcp.json`` spells it; None: stdio for a command, streamable HTTP for a url.
     ``sse`` is the SSE transport of the 2024 protocol, which some hosted servers still speak."""
     headers: dict[str, str] = Field(default_factory=dict)
+    bearer_token_env_var: str | None = None
+    """A url server's token comes from this variable of agent-tui's environment, sent as
+    ``Authorization: Bearer …`` (the token stays out of config files); unset or empty fails the server."""
     enabled: bool = True
     timeout_s: float = Field(default=120.0, gt=0)
     """How long one tool call may take before it fails (and the server is restarted)."""
@@ -48,6 +51,13 @@ class McpServerConfig(BaseModel):
             raise ValueError(f"env_vars: {', '.join(map(repr, bad))} is not a variable name (letters, digits, '_')")
         return names
 
+    @field_validator("bearer_token_env_var")
+    @classmethod
+    def _bearer_variable(cls, name: str | None) -> str | None:
+        if name is not None and not _VARIABLE.match(name):
+            raise ValueError(f"bearer_token_env_var: {name!r} is not a variable name (letters, digits, '_')")
+        return name
+
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerConfig:
         if (self.command is None) == (self.url is None):
@@ -56,6 +66,10 @@ class McpServerConfig(BaseModel):
             raise ValueError(f"type {self.type!r} needs {'command' if self.type == 'stdio' else 'url'}")
         if self.url is None and self.headers:
             raise ValueError("headers apply only to a url server")
+        if self.url is None and self.bearer_token_env_var is not None:
+            raise ValueError("bearer_token_env_var applies only to a url server")
+        if self.bearer_token_env_var is not None and any(k.lower() == "authorization" for k in self.headers):
+            raise ValueError("give bearer_token_env_var or an Authorization header, not both")
         if self.command is None and (self.env or self.env_vars or self.cwd):
             raise ValueError("env, env_vars and cwd apply only to a command server")
         if self.command is None and (self.sandbox or self.network is not None):

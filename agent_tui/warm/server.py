@@ -478,9 +478,18 @@ _rehearsed = False  # shown by ``warm status --json``
 
 
 def _agent_tui_modules() -> Iterator[str]:
+    skipped = _SKIPPED if _telemetry_configured() else (*_SKIPPED, "agent_tui.telemetry")
     for info in pkgutil.walk_packages(agent_tui.__path__, "agent_tui."):
-        if not info.name.startswith(_SKIPPED):
+        if not info.name.startswith(skipped):
             yield info.name
+
+
+def _telemetry_configured() -> bool:
+    """The user's config names a collector: the launches will want the OpenTelemetry SDK, so it is
+    imported here too; otherwise neither the telemetry package nor the SDK is (telemetry off costs
+    nothing, warm or not)."""
+    telemetry = _user_config().get("telemetry")
+    return isinstance(telemetry, dict) and bool(telemetry.get("otlp_endpoint"))
 
 
 @contextlib.contextmanager

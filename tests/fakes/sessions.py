@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent_tui.core.api import (
+    ApprovalRecord,
     ContextBreakdown,
     EventRejected,
     FilesPreview,
+    ImportOutcome,
     InboxRecord,
     InvalidRequest,
     PermissionRecord,
@@ -74,7 +76,8 @@ class FakeSessions:
     running: set[str] = field(default_factory=set)
     parents: dict[str, str] = field(default_factory=dict)  # a running subagent's parent, as ``active()`` names it
     calls: list[tuple] = field(default_factory=list)
-    approvals: dict[str, ApprovalMode] = field(default_factory=dict)
+    modes: dict[str, ApprovalMode] = field(default_factory=dict)  # chosen approval modes, by session
+    saved: list[ApprovalRecord] = field(default_factory=list)  # "always" approvals, any project
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
     _subscribers: dict[str, list[asyncio.Queue]] = field(default_factory=dict)
     _counter: int = 0
@@ -195,11 +198,26 @@ class FakeSessions:
         }
 
     def choose_approval(self, session_id: str, mode: ApprovalMode) -> None:
-        """Kept in ``approvals``, not ``calls`` (every session the app creates gets one)."""
-        self.approvals[session_id] = ApprovalMode(mode)
+        """Kept in ``modes``, not ``calls`` (every session the app creates gets one)."""
+        self.modes[session_id] = ApprovalMode(mode)
 
     def approval(self, session_id: str) -> ApprovalMode | None:
-        return self.approvals.get(session_id)
+        return self.modes.get(session_id)
+
+    async def approvals(self, location: str | Path) -> list[ApprovalRecord]:
+        return [a for a in self.saved if a.project_root == str(location)]
+
+    async def revoke_approvals(
+        self, location: str | Path, action: str | None = None, pattern: str | None = None
+    ) -> list[ApprovalRecord]:
+        self.calls.append(("revoke_approvals", str(location), action, pattern))
+        gone = [
+            a
+            for a in await self.approvals(location)
+            if (action is None or a.action == action) and (pattern is None or a.pattern == pattern)
+        ]
+        self.saved = [a for a in self.saved if a not in gone]
+        return gone
 
     async def list(
         self,
@@ -412,6 +430,13 @@ class FakeSessions:
         if format not in ("jsonl", "markdown"):
             raise InvalidRequest(f"export format must be jsonl or markdown, not {format!r}")
         return "".join(f"{stored.type}\n" for stored in self._events(session_id))
+
+    async def import_foreign(
+        self, agent: str, text: str, *, path: str, location: str | Path | None = None, again: bool = False
+    ) -> ImportOutcome:
+        """Not imitated: the Pilot tests of importing run on the real store (tests/tui/test_app_imported.py)."""
+        self.calls.append(("import_foreign", agent, path))
+        raise InvalidRequest("the fake does not import other agents' sessions")
 
     async def rename(self, session_id: str, title: str) -> SessionRecord:
         self.calls.append(("rename", session_id, title))

@@ -209,3 +209,14 @@ async def test_registry_marks_plain_reject_as_stop_run(workdir: Path, make_scope
     assert outcome.error is not None and outcome.error.type == "permission.rejected" and outcome.stop_run
     assert asker.requests[0].detail["command"] == "git status; rm -rf ~"
     assert asker.requests[0].call_id == "call_1" and asker.requests[0].assistant_message_id == "msg_test"
+
+
+async def test_a_bash_ask_carries_the_models_description_of_the_command(workdir: Path, make_scope) -> None:
+    registry = ToolRegistry(workdir)
+    registry.register(BASH)
+    asker = RecordingAsker(PermissionDecision(reply=PermissionReply.REJECT))
+    described = {"command": "make -j4 test", "description": "Run the test suite in parallel"}
+    await registry.invoke("bash", described, make_scope(gate=gate_for(workdir, asker)))
+    await registry.invoke("bash", {"command": "make lint"}, make_scope(gate=gate_for(workdir, asker)))
+    assert asker.requests[0].detail["description"] == "Run the test suite in parallel"
+    assert "description" not in asker.requests[1].detail  # none given: none shown

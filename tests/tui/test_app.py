@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -426,6 +427,31 @@ async def test_scrolled_up_view_stays_put_and_hints_new_output(fake_sessions, ma
         await until(pilot, lambda: not hint.display and view.scroll_y == view.max_scroll_y)
 
 
+async def test_one_long_answer_streaming_below_a_scrolled_up_view_hints_too(fake_sessions, make_app) -> None:
+    stored(fake_sessions, turns=12)
+    fake_sessions.running.add(SID)
+    fake_sessions.publish(SID, ev.StepStarted(assistant_message_id="m9", agent="build", model="x"))
+    fake_sessions.publish(SID, ev.TextStarted(assistant_message_id="m9", ordinal=0))
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(TranscriptView)
+        fake_sessions.delta(ev.TextDelta(session_id=SID, assistant_message_id="m9", ordinal=0, delta="The answer "))
+        await until(pilot, lambda: "The answer" in str(blocks(app)[-1].block.text))
+        await until(pilot, lambda: view.scroll_y == view.max_scroll_y > 0)
+        count = len(blocks(app))
+        hint = app.query_one("#new-output")
+        view.scroll_to(y=view.max_scroll_y - 10, animate=False, immediate=True)
+        view.release_anchor()
+        await pilot.pause()
+        assert not hint.display
+        for n in range(20):  # no new block: the same answer grows
+            fake_sessions.delta(
+                ev.TextDelta(session_id=SID, assistant_message_id="m9", ordinal=0, delta=f"line {n}\n\n")
+            )
+        await until(pilot, lambda: hint.display)
+        assert len(blocks(app)) == count
+
+
 async def test_a_long_session_paints_its_newest_blocks_then_fills_in_above(
     fake_sessions, make_app, monkeypatch
 ) -> None:
@@ -513,6 +539,7 @@ async def test_help_lists_every_key_and_command(fake_sessions, make_app) -> None
         "/mcp",
         "/agents",
         "/skills",
+        "/permissions",
         "/help",
     }
     assert [usage for usage, _ in commands] == [
@@ -533,9 +560,19 @@ async def test_help_lists_every_key_and_command(fake_sessions, make_app) -> None
         "/mcp",
         "/agents",
         "/skills",
+        "/permissions",
         "/help",
     ]
     assert dict(commands)["/resume"] == "pick a session to open (Ctrl+R)"  # the key bound to the same action
+    from rich.console import Console
+
+    from agent_tui.tui.screens.help import help_table
+
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(help_table(keys, commands))
+    text = console.export_text()
+    for typed in ("@path", "!command", "//text", "[pasted N lines]", "expand the [pasted N lines] chips"):
+        assert typed in text, typed
 
 
 def _highlighted_option(app) -> str:  # noqa: ANN001 - AgentApp
@@ -945,3 +982,48 @@ async def test_alt_p_pauses_and_resumes_the_queue_and_the_status_bar_says_so(fak
         await pilot.press("alt+p")
         await until(pilot, lambda: "queue paused" not in status(app))
         assert fake_sessions.calls[-1] == ("pause_queue", SID, False)
+
+
+async def test_a_prompt_given_at_launch_is_sent_once_the_app_is_up(fake_sessions, make_app) -> None:
+    app = make_app(StartMode(prompt="what does this project do?"))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: any(c[0] == "prompt" for c in fake_sessions.calls))
+        assert [c for c in fake_sessions.calls if c[0] == "prompt"] == [
+            ("prompt", "ses_new1", "what does this project do?", "steer")
+        ]
+        assert app.query_one(PromptInput).text == ""
+
+
+async def test_the_first_frame_shows_the_main_keys_before_the_footer_mounts(
+    fake_sessions, make_app, monkeypatch
+) -> None:
+    async def no_footer(self, screen) -> None:  # noqa: ANN001 - the real one swaps the slot for Footer
+        return None
+
+    monkeypatch.setattr(AgentApp, "_mount_footer", no_footer)
+    app = make_app()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        slot = str(app.query_one("#footer-slot").render())
+        for key in ("esc interrupt", "^r sessions", "^n new", "f1 help"):
+            assert key in slot, slot
+
+
+async def test_a_code_line_wider_than_the_window_wraps_instead_of_being_clipped(fake_sessions, make_app) -> None:
+    import html
+    import re
+
+    log = LogBuilder(session_id="ses_wide").created(location=LOCATION)
+    wide = "x = compute(" + ", ".join(f"arg{n}" for n in range(40)) + ")  # END-OF-LINE"
+    log.turn("show code", f"Here:\n\n```python\n{wide}\nprint(x)\n```\n\nDone.")
+    fake_sessions.add_log(log)
+    app = make_app(StartMode(session_id="ses_wide"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: len(blocks(app)) == 2)
+
+        def screen() -> str:
+            texts = re.findall(r"<text[^>]*>([^<]*)</text>", app.export_screenshot())
+            return html.unescape("".join(t if t.strip() else " " for t in texts))
+
+        await until(pilot, lambda: "Done." in screen())
+        assert "# END-OF-LINE" in screen() and "arg39" in screen()  # the line's end is on screen

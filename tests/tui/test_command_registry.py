@@ -12,6 +12,9 @@ from agent_tui.tui.command_registry import COMMANDS, Command, CommandError, pale
     ("text", "parsed"),
     [
         ("/model gpt-4o", Command("model", "gpt-4o")),
+        ("/model", Command("model")),  # a name to pick from a list: the app opens it
+        ("/theme ", Command("theme")),  # a trailing space changes nothing
+        ("/theme  agent-light ", Command("theme", "agent-light")),
         ("  /new ", Command("new")),
         ("hello", None),
         ("//not a command", None),
@@ -28,10 +31,10 @@ def test_slash_commands_parse(text: str, parsed: Command | None) -> None:
         (
             "/frobnicate",
             "unknown command /frobnicate (known: /new /resume /compact /context /usage /init /rewind /fork /export /rename "
-            "/model /agent /image /theme /mcp /agents /skills /help)",
+            "/model /agent /image /theme /mcp /agents /skills /permissions /help)",
         ),
         ("/quit", "unknown command /quit"),
-        ("/model", "/model needs NAME: /model NAME"),
+        ("/image", "/image needs PATH: /image PATH"),
         ("/new now", "/new takes no argument"),
     ],
 )
@@ -80,6 +83,7 @@ def test_the_palette_offers_each_command_and_each_choice() -> None:
         ("MCP servers", Command("mcp")),
         ("Agents", Command("agents")),
         ("Skills", Command("skills")),
+        ("Permissions", Command("permissions")),
         ("Help", Command("help")),
         ("Quit", Command("quit")),
     ]

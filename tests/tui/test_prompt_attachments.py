@@ -57,6 +57,20 @@ async def test_a_big_paste_is_one_chip_that_expands_and_sends_in_full(app, provi
         assert sent_user_content(provider)[0]["text"] == "again " + big
 
 
+async def test_a_paste_with_cr_line_ends_counts_its_lines_and_sends_newlines(app) -> None:
+    """Some terminals send a paste's line ends as CR (or CR LF): still 143 lines, sent as ``\\n``."""
+    rows = [f"row {n}" for n in range(1, 144)]
+    async with app.run_test() as pilot:
+        prompt = app.query_one(PromptInput)
+        await paste(pilot, app, "\r".join(rows) + "\r")
+        await until(pilot, lambda: prompt.text == "[pasted 143 lines]")
+        assert prompt.full_text() == "\n".join(rows) + "\n"
+        prompt.clear()
+        await paste(pilot, app, "\r\n".join(rows))
+        await until(pilot, lambda: prompt.text == "[pasted 143 lines #2]" or prompt.text == "[pasted 143 lines]")
+        assert prompt.full_text() == "\n".join(rows)
+
+
 async def test_a_small_paste_is_plain_text(app) -> None:
     async with app.run_test() as pilot:
         await paste(pilot, app, "one\ntwo\n")

@@ -89,7 +89,12 @@ def test_permission_panel(snap_compare, fake_sessions, make_app) -> None:
     log.add(ev.ToolCalled(assistant_message_id="msg_s1", call_id="c1", name="apply_patch", input={"patch": PATCH}))
     log.add(
         ev.PermissionAsked(
-            request_id="perm_1", assistant_message_id="msg_s1", call_id="c1", action="edit", resources=["src/app.py"]
+            request_id="perm_1",
+            assistant_message_id="msg_s1",
+            call_id="c1",
+            action="edit",
+            resources=["src/app.py"],
+            save=["src/*"],
         )
     )
     fake_sessions.add_log(log)

@@ -7,6 +7,7 @@ on what the screen shows, never fixed sleeps.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shlex
 import shutil
@@ -79,6 +80,19 @@ async def start_agent_tui(
     await tmux("new-session", "-d", "-s", session, "-x", str(width), "-y", "30", "-c", str(workdir), command)
 
 
+async def ask_and_quit(session: str, prompt: str, answer: str) -> str:
+    """Send ``prompt`` once the app is up, wait for ``answer`` and idle, quit (Ctrl+C twice); the
+    screen that showed the answer."""
+    await screen_shows(session, "Ask anything")
+    await tmux("send-keys", "-t", session, prompt, "Enter")
+    screen = await screen_shows(session, answer)
+    await screen_shows(session, "idle")
+    await tmux("send-keys", "-t", session, "C-c")
+    await tmux("send-keys", "-t", session, "C-c")
+    await screen_shows(session, "AGENT_TUI_EXIT=0")
+    return screen
+
+
 async def test_installed_agent_tui_streams_an_answer_and_quits(
     workdir: Path, agent_home: Path, launch_mode: LaunchMode
 ) -> None:
@@ -94,17 +108,28 @@ async def test_installed_agent_tui_streams_an_answer_and_quits(
             mode=launch_mode,
         )
         try:
-            await screen_shows(session, "Ask anything")
-            await tmux("send-keys", "-t", session, "say hello", "Enter")
-            screen = await screen_shows(session, "hello from the fake model.")
+            screen = await ask_and_quit(session, "say hello", "hello from the fake model.")
             assert "say hello" in screen
-            await screen_shows(session, "idle")
-            await tmux("send-keys", "-t", session, "C-c")
-            await tmux("send-keys", "-t", session, "C-c")
-            await screen_shows(session, "AGENT_TUI_EXIT=0")
         finally:
             await tmux("kill-session", "-t", session)
     assert len(fake.requests) == 1
+
+
+async def test_a_prompt_on_the_command_line_is_answered_on_screen(
+    workdir: Path, agent_home: Path, launch_mode: LaunchMode
+) -> None:
+    """``agent-tui "PROMPT"`` as with the peers: the app opens and sends it."""
+    script = Script(turns=[Turn(text="Launched with a prompt: answered.", chunks=4)])
+    session = f"agent-tui-argprompt-{os.getpid()}-{launch_mode.name}"
+    async with FakeProvider(script) as fake:
+        await start_agent_tui(session, workdir, agent_home, *fake_flags(fake), "explain this repo", mode=launch_mode)
+        try:
+            screen = await screen_shows(session, "Launched with a prompt: answered.")
+            assert "explain this repo" in screen
+        finally:
+            await tmux("kill-session", "-t", session)
+    assert len(fake.requests) == 1
+    assert "explain this repo" in json.dumps(fake.requests[0].body)
 
 
 async def test_alt_keys_run_their_bindings_in_a_real_terminal_and_type_nothing(
@@ -300,3 +325,48 @@ async def test_a_hang_up_after_the_app_ends_restarts_nothing(workdir: Path, agen
     finally:
         await tmux("kill-session", "-t", session)
     assert "AFTER 0 [] True" in screen, screen
+
+
+async def test_the_app_exports_its_telemetry_before_it_quits(
+    workdir: Path, agent_home: Path, launch_mode: LaunchMode
+) -> None:
+    """``[telemetry]`` in the user's config: the TUI's session is traced, flushed when the app quits."""
+    from tests.fakes.otlp_receiver import OtlpReceiver
+
+    collector = await OtlpReceiver().start()
+    (agent_home / "config.toml").write_text(f'[telemetry]\notlp_endpoint = "{collector.endpoint}"\n')
+    session = f"agent-tui-otel-{os.getpid()}-{launch_mode.name}"
+    try:
+        async with FakeProvider(Script(turns=[Turn(text="traced answer")])) as fake:
+            await start_agent_tui(session, workdir, agent_home, *fake_flags(fake), mode=launch_mode)
+            try:
+                await ask_and_quit(session, "trace me", "traced answer")
+            finally:
+                await tmux("kill-session", "-t", session)
+        assert sorted(span.name for span in collector.spans) == ["chat openai/fake", "invoke_agent build"]
+    finally:
+        await collector.stop()
+
+
+async def test_a_collector_that_is_down_is_one_warning_on_the_screen_and_the_session_goes_on(
+    workdir: Path, agent_home: Path, launch_mode: LaunchMode
+) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    (agent_home / "config.toml").write_text(f'[telemetry]\notlp_endpoint = "http://127.0.0.1:{port}"\n')
+    session = f"agent-tui-otel-down-{os.getpid()}-{launch_mode.name}"
+    async with FakeProvider(Script(turns=[Turn(text="answered anyway")])) as fake:
+        await start_agent_tui(session, workdir, agent_home, *fake_flags(fake), mode=launch_mode, width=160)
+        try:
+            await screen_shows(session, "Ask anything")
+            await tmux("send-keys", "-t", session, "go", "Enter")
+            await screen_shows(session, "answered anyway")
+            await screen_shows(session, "telemetry export to", timeout=30)  # the first batch: ~5 s, then the failure
+            await tmux("send-keys", "-t", session, "C-c")
+            await tmux("send-keys", "-t", session, "C-c")
+            await screen_shows(session, "AGENT_TUI_EXIT=0")
+        finally:
+            await tmux("kill-session", "-t", session)

@@ -27,6 +27,7 @@ from agent_tui.tools.mcp.connection import McpConnection
 from agent_tui.tools.mcp.hub import Listener, McpHub, McpStatus
 from agent_tui.tools.mcp.resource_tools import resource_tools
 from agent_tui.tools.mcp.resources import McpResourceInfo, read_text
+from agent_tui.tools.mcp.token_store import ChosenTokenStore
 from agent_tui.tools.mcp.tools import registrations
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.tools.sandbox import SandboxPolicy
@@ -77,7 +78,7 @@ class McpRegistrations:
 
 class McpHost:
     def __init__(self, settings_for: Callable[[str], Awaitable[Settings]], clock: Clock | None = None) -> None:
-        self.hub = McpHub(clock, paths.data_dir() / SDK_LOG)
+        self.hub = McpHub(clock, paths.data_dir() / SDK_LOG, ChosenTokenStore(paths.data_dir()))
         self._settings_for = settings_for
         self._warming: set[asyncio.Task[list[McpConnection]]] = set()
         self._told: dict[tuple[str, str, str], int] = {}

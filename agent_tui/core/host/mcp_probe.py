@@ -16,6 +16,7 @@ from agent_tui.core.host.mcp_host import SDK_LOG, enabled, roots, sandboxes
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
 from agent_tui.tools.mcp.hub import McpHub
+from agent_tui.tools.mcp.token_store import ChosenTokenStore
 
 
 async def probe_mcp_servers(
@@ -26,7 +27,7 @@ async def probe_mcp_servers(
     servers = {name: server for name, server in enabled(settings).items() if names is None or name in names}
     if not servers:
         return {}
-    hub = McpHub(None, paths.data_dir() / SDK_LOG)
+    hub = McpHub(None, paths.data_dir() / SDK_LOG, ChosenTokenStore(paths.data_dir()))
     try:
         connections = await hub.sync(location, servers, sandboxes(settings, location), roots(settings, location))
         await asyncio.gather(*(connection.settled() for connection in connections))

@@ -139,6 +139,18 @@ class SpawnedBy(_Model):
     call_id: str
 
 
+class ImportedFrom(_Model):
+    """Where an imported session came from: another agent's session (``agent-tui import --from``).
+
+    ``agent`` is the source format (``claude``, ``codex``), ``id`` its session id there: the key
+    that keeps importing the same session twice from making two."""
+
+    agent: str
+    id: str
+    path: str | None = None
+    version: str | None = None
+
+
 class SessionCreated(DurableEvent):
     TYPE: ClassVar[str] = "session.created.1"
     location: str
@@ -148,6 +160,7 @@ class SessionCreated(DurableEvent):
     model: str | None = None
     parent_id: str | None = None
     spawned_by: SpawnedBy | None = None
+    imported_from: ImportedFrom | None = None
 
 
 class SessionRenamed(DurableEvent):
@@ -248,12 +261,16 @@ class InstructionsReset(DurableEvent):
 
 
 class InstructionsUpdated(DurableEvent):
-    """A chronological system message; advances ``applied`` atomically."""
+    """A chronological system message; advances ``applied`` atomically.
+
+    ``source`` names who wrote a message that is no instruction update: ``import`` for an
+    importer's note about what it could not map (``agent-tui import --from``)."""
 
     TYPE: ClassVar[str] = "session.instructions.updated.1"
     message_id: str
     text: str
     applied: dict[str, Any] = Field(default_factory=dict)
+    source: str | None = None
 
 
 class PermissionAsked(DurableEvent):

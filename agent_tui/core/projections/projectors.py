@@ -97,8 +97,9 @@ def _context(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Du
             )
         case ev.InstructionsReset():
             conn.execute("DELETE FROM instruction_checkpoint WHERE session_id = ?", (sid,))
-        case ev.InstructionsUpdated(message_id=mid, text=text, applied=applied):
-            insert_message(conn, id=mid, session_id=sid, seq=seq, kind="system", data={"text": text}, created=at)
+        case ev.InstructionsUpdated(message_id=mid, text=text, applied=applied, source=source):
+            data = {"text": text, **({"source": source} if source else {})}
+            insert_message(conn, id=mid, session_id=sid, seq=seq, kind="system", data=data, created=at)
             index_text(conn, sid, mid, text)
             conn.execute(
                 "UPDATE instruction_checkpoint SET applied_json = ? WHERE session_id = ?", (dumps(applied), sid)
@@ -239,7 +240,7 @@ def _replied(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.Permis
         (root,) = conn.execute("SELECT project_root FROM session WHERE id = ?", (sid,)).fetchone()
         for pattern in json.loads(save_json):
             conn.execute(
-                "INSERT OR IGNORE INTO permission_approval (project_root, action, pattern, created)"
-                " VALUES (?, ?, ?, ?)",
+                "INSERT INTO permission_approval (project_root, action, pattern, created) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT DO UPDATE SET created = max(created, excluded.created)",  # newest "always" counts
                 (root, action, pattern, at),
             )

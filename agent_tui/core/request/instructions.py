@@ -22,8 +22,9 @@ import datetime as _dt
 import json
 import os
 import platform
+import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import ErrorType
+from agent_tui.vocab.observation import InstructionLook, NoObserver, RunObserver
 
 DISABLE_PROJECT_ENV = paths.DISABLE_PROJECT_ENV
 
@@ -345,11 +347,13 @@ class Instructions:
         today: Callable[[], _dt.date] | None = None,
         mcp: McpGuidance = _no_mcp,
         resources: mcp_resources.McpResourceChanges = mcp_resources.no_changes,
+        observer: RunObserver | None = None,
     ) -> None:
         self._store = store
         self._today = today or _dt.date.today
         self._mcp = mcp
         self._resources = resources
+        self._observer: RunObserver = observer or NoObserver()
 
     async def _observe(
         self, session: SessionRecord, context: dict[str, Any], settings: Settings | None
@@ -365,11 +369,19 @@ class Instructions:
         self, session: SessionRecord, publish: SessionPublisher, settings: Settings | None = None
     ) -> ErrorInfo | None:
         context = await self._store.context_entries(session.id)
+        started = time.perf_counter()
         observed = await self._observe(session, context, settings)
+        look = InstructionLook(
+            session.id,
+            time.perf_counter() - started,
+            len(observed),
+            [source.key for source, value in observed if isinstance(value, Unavailable)],
+        )
         checkpoint = await self._store.checkpoint(session.id)
         if checkpoint is None or await self._compacted_since(session.id, checkpoint.baseline_seq):
             missing = [value.reason for _, value in observed if isinstance(value, Unavailable)]
             if missing and checkpoint is None:  # no earlier value to stand in: nothing may become visible
+                self._observer.instructions_looked(look)
                 return ErrorInfo(
                     type=ErrorType.INSTRUCTIONS_UNAVAILABLE,
                     message=(
@@ -380,6 +392,7 @@ class Instructions:
             previous = checkpoint.applied if checkpoint else {}  # after a compaction: restate the last belief
             applied, baseline = baseline_of(observed, previous)
             await publish(ev.InstructionsBaselined(baseline=baseline, applied=applied))
+            self._observer.instructions_looked(replace(look, baseline_chars=len(baseline)))
             return None
         applied = dict(checkpoint.applied)
         changes: list[str] = []
@@ -396,9 +409,10 @@ class Instructions:
             changes.append(context_source(key).removal(applied.pop(key)))
         changes = [text for text in changes if text]
         if changes:
-            await publish(
-                ev.InstructionsUpdated(message_id=ids.message_id(), text="\n\n".join(changes), applied=applied)
-            )
+            text = "\n\n".join(changes)
+            await publish(ev.InstructionsUpdated(message_id=ids.message_id(), text=text, applied=applied))
+            look = replace(look, update_chars=len(text))
+        self._observer.instructions_looked(look)
         return None
 
     async def preview(self, session: SessionRecord, settings: Settings | None = None) -> tuple[dict[str, Any], str]:

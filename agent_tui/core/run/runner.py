@@ -30,6 +30,7 @@ from agent_tui.tools.final_answer import FINAL_ANSWER_TOOL, OutputSchema
 from agent_tui.vocab.clock import Clock, SystemClock
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import CompactionReason, ErrorType
+from agent_tui.vocab.observation import NoObserver, RunObserver
 
 
 class RunnerReads(StaleReads, Protocol):
@@ -157,6 +158,7 @@ class Runner:
         clock: Clock | None = None,
         compaction: CompactionHook | None = None,
         instructions: InstructionsHook | None = None,
+        observer: RunObserver | None = None,
     ) -> None:
         self._store = store
         self._publisher_for = publisher_for
@@ -166,8 +168,24 @@ class Runner:
         self._compaction: CompactionHook = compaction or NoCompaction()
         self._instructions = instructions or NoInstructions()
         self._hooks = SessionHooks()
+        self._observer: RunObserver = observer or NoObserver()
+        self._turns: set[str] = set()  # the sessions whose drain has run a step: a turn the observer was told of
 
     async def drain(self, session_id: str, force: bool) -> ErrorInfo | None:
+        """Run the session until it has nothing to do; the steps of one drain are one turn to the observer."""
+        error: ErrorInfo | None = None
+        try:
+            error = await self._drain(session_id, force)
+            return error
+        except asyncio.CancelledError:
+            error = ErrorInfo(type=ErrorType.ABORTED, message="Interrupted")
+            raise
+        finally:
+            if session_id in self._turns:
+                self._turns.discard(session_id)
+                self._observer.turn_ended(session_id, error)
+
+    async def _drain(self, session_id: str, force: bool) -> ErrorInfo | None:
         store = self._store
         session = await store.session(session_id)
         if session is None:
@@ -265,6 +283,10 @@ class Runner:
         if remaining <= 0:
             return _SPENT
         final_step = remaining == 1
+        if session.id not in self._turns:
+            self._turns.add(session.id)
+            by, call = session.spawned_by, session.spawned_call_id
+            self._observer.turn_started(session.id, agent, (by, call) if by and call else None)
         request = await self._request(session, services, history, agent, model, final_step)
         compacted = await self._compaction.before_step(session, settings, request, history, publish)
         if isinstance(compacted, ErrorInfo):
@@ -282,7 +304,7 @@ class Runner:
             base_delay_ms=settings.retry.base_delay_ms,
             final_request=None if final_step else await self._final(request, services, model),
         )
-        outcome = await Step(publish, self._stream, services.tools, self._clock).run(plan)
+        outcome = await Step(publish, self._stream, services.tools, self._clock, self._observer).run(plan)
         if outcome.error is None or outcome.error.type != ErrorType.CONTEXT_OVERFLOW or outcome.durable_output:
             return outcome.error
         # Overflow before any output: one compaction, then the same step with one last attempt.
@@ -298,7 +320,7 @@ class Runner:
             max_retries=0,
             final_request=None,
         )
-        outcome = await Step(publish, self._stream, services.tools, self._clock).run(plan)
+        outcome = await Step(publish, self._stream, services.tools, self._clock, self._observer).run(plan)
         return outcome.error
 
     async def _rebuilt(

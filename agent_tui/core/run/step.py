@@ -24,6 +24,7 @@ from agent_tui.tools.tool import ToolOutcome
 from agent_tui.vocab.clock import Clock
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import TOOL_INTERRUPTED, ErrorType
+from agent_tui.vocab.observation import ModelCall, ModelCallEnd, NoObserver, RunObserver, ToolRun
 from agent_tui.vocab.tool_output import ToolOutput
 
 StreamFn = Callable[[llm.Request], AsyncIterator[Any]]
@@ -73,14 +74,23 @@ class _Attempt:
     stop_error: ErrorInfo | None = None
     unrecorded: ErrorInfo | None = None  # the store refused a tool's settlement: the step cannot end well
     closed: bool = False  # the terminal step event is being written
+    texts: list[str] = field(default_factory=list)  # the attempt's text, kept only for an observer that logs prompts
 
 
 class Step:
-    def __init__(self, publisher: SessionPublisher, stream: StreamFn, tools: ToolHost, clock: Clock) -> None:
+    def __init__(
+        self,
+        publisher: SessionPublisher,
+        stream: StreamFn,
+        tools: ToolHost,
+        clock: Clock,
+        observer: RunObserver | None = None,
+    ) -> None:
         self._pub = publisher
         self._stream = stream
         self._tools = tools
         self._clock = clock
+        self._observer: RunObserver = observer or NoObserver()
         self._ordinals: dict[str, int] = {"text": 0, "reasoning": 0}
 
     async def run(self, plan: StepPlan) -> StepOutcome:
@@ -96,12 +106,16 @@ class Step:
                 )
             )
             state = _Attempt()
+            request = plan.request_for(attempt)
+            self._observer.model_call_started(self._model_call(plan, request, attempt))
             try:
                 try:
-                    await self._consume(plan.request_for(attempt), plan, state)
+                    await self._consume(request, plan, state)
                 except LLMFailure as failure:
                     error = failure.error
-                    if not self._may_retry(plan, state, error, attempt):
+                    retrying = self._may_retry(plan, state, error, attempt)
+                    self._ended(plan, ModelCallEnd(error=error, retried=retrying, answer=self._answer(state)))
+                    if not retrying:
                         return await self._fail(plan, state, error)
                     wait_ms = retry.delay_ms(attempt, plan.base_delay_ms, error.retry_after_ms)
                     await self._pub(
@@ -118,6 +132,33 @@ class Step:
             except asyncio.CancelledError:
                 await self._abort(plan, state)
                 raise
+
+    # -- what the observer is told --------------------------------------------
+
+    def _model_call(self, plan: StepPlan, request: llm.Request, attempt: int) -> ModelCall:
+        messages = None
+        if self._observer.wants_prompts:
+            system = [{"role": "system", "content": text} for text in request.system]
+            messages = [*system, *(message.model_dump(mode="json") for message in request.messages)]
+        return ModelCall(plan.session_id, plan.assistant_message_id, plan.agent, plan.model, attempt, messages)
+
+    def _answer(self, state: _Attempt) -> str | None:
+        return "\n\n".join(state.texts) if self._observer.wants_prompts else None
+
+    def _ended(self, plan: StepPlan, end: ModelCallEnd) -> None:
+        self._observer.model_call_ended(plan.session_id, plan.assistant_message_id, end)
+
+    def _finished(self, plan: StepPlan, state: _Attempt, finish: llm.Finish, error: ErrorInfo | None) -> None:
+        end = ModelCallEnd(
+            finish_reason=finish.reason.value,
+            usage=finish.usage,
+            cost=finish.cost,
+            cost_source=finish.cost_source,
+            response_model=finish.model,
+            error=error,
+            answer=self._answer(state),
+        )
+        self._ended(plan, end)
 
     # -- one attempt ---------------------------------------------------------
 
@@ -191,6 +232,8 @@ class Step:
             state.open.pop(kind)
         full = text if text is not None else "".join(fragment.chunks)
         amid = plan.assistant_message_id
+        if kind == "text" and self._observer.wants_prompts:
+            state.texts.append(full)
         if kind == "text":
             await self._pub(ev.TextEnded(assistant_message_id=amid, ordinal=fragment.ordinal, text=full))
         else:
@@ -214,8 +257,13 @@ class Step:
             )
         )
         state.called.append(call.call_id)
+        arguments = call.input if self._observer.wants_prompts else None
+        self._observer.tool_started(ToolRun(plan.session_id, amid, call.call_id, call.name, arguments))
         if call.input_error:
             state.settled.add(call.call_id)
+            self._observer.tool_ended(
+                plan.session_id, call.call_id, ErrorInfo(type=ErrorType.TOOL_INPUT, message=call.input_error), None
+            )
             await self._pub(
                 ev.ToolFailed(
                     assistant_message_id=amid,
@@ -247,6 +295,8 @@ class Step:
         except Exception as error:
             result = ToolOutcome.failure(ErrorType.TOOL_EXECUTION, f"{type(error).__name__}: {error}")
         state.settled.add(call.call_id)  # before the write: a cancelled write still completes
+        output = result.output.text if result.output is not None and self._observer.wants_prompts else None
+        self._observer.tool_ended(call.session_id, call.call_id, result.error, output)
         if result.error is not None and result.stop_run and state.stop_error is None:
             state.stop_error = result.error
         try:
@@ -306,19 +356,18 @@ class Step:
 
     async def _finish(self, plan: StepPlan, state: _Attempt) -> StepOutcome:
         await self._close_all(plan, state)
+        finish = state.finish or llm.Finish(reason=llm.FinishReason.OTHER)
+        self._finished(plan, state, finish, _filtered(finish))  # the model call ends with its stream, not its tools
         await self._settle_tools(state)
         amid = plan.assistant_message_id
-        finish = state.finish or llm.Finish(reason=llm.FinishReason.OTHER)
         usage = finish.usage
         if state.unrecorded is not None:
             await self._settle_unrecorded(plan, state)
             state.closed = True
             await self._pub(_billed_failure(amid, state.unrecorded, finish))
             return StepOutcome(error=state.unrecorded)
-        if finish.reason == llm.FinishReason.CONTENT_FILTER:
-            error = ErrorInfo(
-                type=ErrorType.CONTENT_FILTER, message="The provider stopped the response (content filter)."
-            )
+        error = _filtered(finish)
+        if error is not None:
             state.closed = True
             await self._pub(_billed_failure(amid, error, finish))
             return StepOutcome(error=error)
@@ -354,6 +403,9 @@ class Step:
         await self._settle_tools(state)
         amid = plan.assistant_message_id
         interrupted = ErrorInfo(type=ErrorType.ABORTED, message=TOOL_INTERRUPTED)
+        for call_id in state.called:
+            if call_id not in state.settled:
+                self._observer.tool_ended(plan.session_id, call_id, interrupted, None)
         await self._pub.many(
             [
                 ev.ToolFailed(assistant_message_id=amid, call_id=call_id, error=interrupted)
@@ -365,9 +417,15 @@ class Step:
         if state.closed:
             return
         state.closed = True
-        await self._pub(
-            ev.StepFailed(assistant_message_id=amid, error=ErrorInfo(type=ErrorType.ABORTED, message="Interrupted"))
-        )
+        aborted = ErrorInfo(type=ErrorType.ABORTED, message="Interrupted")
+        self._ended(plan, ModelCallEnd(error=aborted, answer=self._answer(state)))
+        await self._pub(ev.StepFailed(assistant_message_id=amid, error=aborted))
+
+
+def _filtered(finish: llm.Finish) -> ErrorInfo | None:
+    if finish.reason != llm.FinishReason.CONTENT_FILTER:
+        return None
+    return ErrorInfo(type=ErrorType.CONTENT_FILTER, message="The provider stopped the response (content filter).")
 
 
 def _billed_failure(amid: str, error: ErrorInfo, finish: llm.Finish) -> ev.StepFailed:

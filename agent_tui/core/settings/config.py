@@ -212,6 +212,31 @@ class SandboxSettings(_Section):
         return None if reason is None else f"no command sandbox: {reason}"
 
 
+class TelemetrySettings(_Section):
+    """OpenTelemetry export (``agent_tui.telemetry``): off until ``otlp_endpoint`` is set."""
+
+    otlp_endpoint: str | None = None
+    """An OTLP/HTTP collector's base URL (``http://127.0.0.1:4318``): traces go to ``/v1/traces``,
+    metrics to ``/v1/metrics``."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    """Sent with every export (a collector's API key)."""
+    service_name: str = "agent-tui"
+    log_prompts: bool = False
+    """Put prompt, answer and tool text on the spans; off, only counts, names and timings leave."""
+
+    @field_validator("otlp_endpoint")
+    @classmethod
+    def _endpoint(cls, endpoint: str | None) -> str | None:
+        if endpoint is None:
+            return None
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(endpoint)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"{endpoint!r} is not an http(s) URL (an OTLP/HTTP collector: http://127.0.0.1:4318)")
+        return endpoint.rstrip("/")
+
+
 class ReferenceSettings(_Section):
     """A folder the agent may consult by name: ``read`` opens ``NAME:path`` in it (``tools.references``)."""
 
@@ -257,6 +282,7 @@ class Settings(_Section):
     references: dict[str, ReferenceSettings] = Field(default_factory=dict)
     """Folders outside the project the agent reads as ``NAME:path``; ``@NAME:path`` attaches from them."""
     paste_chip_lines: int = Field(default=20, ge=1)
+    telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
     """A paste of more lines than this shows in the prompt as one ``[pasted N lines]`` chip."""
     _user_rules: list[PermissionRule] = PrivateAttr(default_factory=list)
     _user_agent_rules: dict[str, list[PermissionRule]] = PrivateAttr(default_factory=dict)

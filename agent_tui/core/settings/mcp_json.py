@@ -104,7 +104,11 @@ def _server(name: str, entry: Any) -> dict[str, Any] | str:
         return f'an {kind} server needs "url" (a string)'
     if not _table(headers):
         return '"headers" must be an object of strings'
-    return {"url": url, "type": kind, **({"headers": dict(headers)} if headers else {})}
+    bearer = entry.get("bearer_token_env_var")
+    if bearer is not None and not isinstance(bearer, str):
+        return '"bearer_token_env_var" must be a variable name (a string)'
+    extra = {"bearer_token_env_var": bearer} if bearer else {}
+    return {"url": url, "type": kind, **({"headers": dict(headers)} if headers else {}), **extra}
 
 
 class UnsetVariable(ValueError):

@@ -57,6 +57,9 @@ class McpServerRow:
     """The names of the variables it is given (not their values: they are often keys)."""
     headers: tuple[str, ...] = ()
     """The names of the HTTP headers it is sent."""
+    auth: str = ""
+    """How a remote server authenticates (``logged in (OAuth)``, ``expired``, ``not logged in``,
+    ``bearer from $VAR``), filled by ``host.mcp_auth.with_auth``; never the secret."""
     status: dict[str, Any] = field(default_factory=dict)
     """Filled by a check (``host.mcp_probe``): ``state``, ``tools``, ``error``."""
 

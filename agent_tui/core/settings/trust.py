@@ -113,6 +113,10 @@ def split_powers(data: Mapping[str, Any], mcp_json: frozenset[str] = frozenset()
         wanted["approval"] = kept.pop("approval")
         lines.append(f"set the approval mode to {json.dumps(wanted['approval'])} (fewer permission asks)")
     _split_hooks(kept, wanted, lines)
+    if "telemetry" in kept:  # where telemetry goes is the user's choice: a project could aim it anywhere
+        wanted["telemetry"] = kept.pop("telemetry")
+        endpoint = wanted["telemetry"].get("otlp_endpoint") if isinstance(wanted["telemetry"], Mapping) else None
+        lines.append(f"send telemetry to {endpoint or 'a collector'}")
     shell = kept.get("shell")
     if isinstance(shell, Mapping) and "env" in shell:
         wanted["shell.env"] = shell["env"]

@@ -232,7 +232,9 @@ async def context_entries(conn: Connection, session_id: str) -> dict[str, Any]:
 async def approvals(conn: Connection, project_root: str) -> list[ApprovalRecord]:
     return await fetch(
         conn,
-        "SELECT project_root, action, pattern, created FROM permission_approval WHERE project_root = ?"
+        "SELECT project_root, action, pattern, created FROM permission_approval a WHERE project_root = ?"
+        " AND NOT EXISTS (SELECT 1 FROM permission_revocation r WHERE r.project_root = a.project_root"
+        " AND r.action = a.action AND r.pattern = a.pattern AND r.revoked >= a.created)"
         " ORDER BY created, action, pattern",
         (project_root,),
         lambda _cursor, r: ApprovalRecord(project_root=r[0], action=r[1], pattern=r[2], created=r[3]),

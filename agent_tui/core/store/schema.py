@@ -201,7 +201,21 @@ rows hold usage too, but a fork copies them and a rewind deletes them, while wha
 spent (like the session row's totals); and a retry overwrites the row's usage with the last
 attempt's. The migration fills the table from the log, so older sessions are counted."""
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5)
+_V6 = """
+CREATE TABLE permission_revocation (
+    project_root TEXT NOT NULL,
+    action TEXT NOT NULL,
+    pattern TEXT NOT NULL,
+    revoked INTEGER NOT NULL,
+    PRIMARY KEY (project_root, action, pattern)
+)
+"""
+"""Saved approvals the user revoked (``/permissions``, ``agent-tui permissions revoke``). Not a projection:
+an approval is projected from the ``permission.replied`` event that saved it, so a rebuild brings it
+back; this table is the user's own word that hides every approval of that pattern saved up to then.
+An "always" given later is newer than the revocation and counts again."""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)
 CURRENT_VERSION = len(MIGRATIONS)
 
 PROJECTION_TABLES: tuple[str, ...] = (

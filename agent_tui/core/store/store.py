@@ -230,6 +230,19 @@ class Store:
     async def approvals(self, project_root: str | Path) -> list[ApprovalRecord]:
         return await self._readers.read(q.approvals, str(project_root))
 
+    async def revoke_approvals(self, project_root: str | Path, approvals: list[ApprovalRecord], at_ms: int) -> None:
+        """Hide these saved approvals of ``project_root`` from now on (see ``permission_revocation``)."""
+        rows = [(str(project_root), a.action, a.pattern, at_ms) for a in approvals]
+
+        def job(tx: Tx) -> None:
+            tx.conn.executemany(
+                "INSERT OR REPLACE INTO permission_revocation (project_root, action, pattern, revoked)"
+                " VALUES (?, ?, ?, ?)",
+                rows,
+            )
+
+        await self.transact(job)
+
     async def pending_permissions(self, session_id: str) -> list[PermissionRecord]:
         return await self._readers.read(q.pending_permissions, session_id)
 

@@ -38,6 +38,7 @@ from agent_tui.tools.errors import ToolError
 from agent_tui.tools.mcp.confined import SandboxUnavailable, server_argv
 from agent_tui.tools.mcp.end_watch import watched
 from agent_tui.tools.mcp.listing import McpToolInfo, list_all, offered
+from agent_tui.tools.mcp.oauth import AuthUnavailable, connection_auth
 from agent_tui.tools.mcp.progress import progress_callback
 from agent_tui.tools.mcp.prompts import McpPromptInfo, expansion, list_prompts, prompt_infos
 from agent_tui.tools.mcp.resource_watch import ResourceWatch
@@ -47,6 +48,7 @@ from agent_tui.tools.mcp.roots import announce_change, distinct, listed
 from agent_tui.tools.mcp.sdk_log import route_sdk_logs
 from agent_tui.tools.mcp.server_env import server_environment
 from agent_tui.tools.mcp.server_log import McpLogEntry, ServerLog
+from agent_tui.tools.mcp.token_store import TokenStore
 from agent_tui.tools.sandbox import SandboxPolicy
 from agent_tui.vocab.clock import Clock, SystemClock
 from agent_tui.vocab.elicitation import ElicitationAnswer, ElicitationRequest
@@ -104,8 +106,11 @@ class McpConnection:
         on_change: Callable[[McpConnection], None] | None = None,
         sandbox: SandboxPolicy | None = None,
         roots: Iterable[Path] = (),
+        tokens: TokenStore | None = None,
     ) -> None:
         self.name = name
+        self.tokens = tokens
+        """Where a remote server's login is kept (``oauth``); None: no stored logins are sent."""
         self.config = config
         self.location = location
         self.sandbox = sandbox
@@ -222,6 +227,9 @@ class McpConnection:
                     await self._failed(f"failed to start: {error}", stop)
                     return
                 except Exception as error:  # noqa: BLE001 - any start failure is one notice
+                    if isinstance(_innermost(error), AuthUnavailable):  # its own words: they say what to do
+                        await self._failed(f"failed to start: {_innermost(error)}", stop)
+                        return
                     exited = self.config.command is not None and _is_closed(error)
                     await self._failed(
                         "failed to start: " + ("the process exited before the handshake" if exited else _reason(error)),
@@ -278,13 +286,17 @@ class McpConnection:
         elif self.config.transport == "sse":
             from mcp.client.sse import sse_client
 
-            transport = sse_client(self.config.url or "", headers=self.config.headers, timeout=self.config.timeout_s)
+            auth = await asyncio.to_thread(connection_auth, self.name, self.config, self.tokens)
+            transport = sse_client(
+                self.config.url or "", headers=self.config.headers, timeout=self.config.timeout_s, auth=auth
+            )
         else:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
+            auth = await asyncio.to_thread(connection_auth, self.name, self.config, self.tokens)
             http = await stack.enter_async_context(
-                httpx2.AsyncClient(headers=self.config.headers, timeout=self.config.timeout_s)
+                httpx2.AsyncClient(headers=self.config.headers, timeout=self.config.timeout_s, auth=auth)
             )
             transport = streamable_http_client(self.config.url or "", http_client=http)
         client = Client(

@@ -17,6 +17,7 @@ from pathlib import Path
 from agent_tui.tools.mcp.connection import McpConnection, load_sdk
 from agent_tui.tools.mcp.prompts import McpPromptInfo
 from agent_tui.tools.mcp.server_log import McpLogEntry
+from agent_tui.tools.mcp.token_store import TokenStore
 from agent_tui.tools.sandbox import SandboxPolicy
 from agent_tui.vocab.clock import Clock
 from agent_tui.vocab.kinds import McpState
@@ -54,8 +55,11 @@ class McpStatus:
 
 
 class McpHub:
-    def __init__(self, clock: Clock | None = None, log_file: Path | None = None) -> None:
+    def __init__(
+        self, clock: Clock | None = None, log_file: Path | None = None, tokens: TokenStore | None = None
+    ) -> None:
         self._clock = clock
+        self._tokens = tokens
         self._log_file = log_file
         self._connections: dict[tuple[Path, str], McpConnection] = {}
         self._listeners: list[Listener] = []
@@ -98,7 +102,7 @@ class McpHub:
             connection = self._connections.get((location, name))
             if connection is None:
                 connection = McpConnection(
-                    name, config, location, self._clock, self._changed, policies.get(name), roots
+                    name, config, location, self._clock, self._changed, policies.get(name), roots, self._tokens
                 )
                 self._connections[(location, name)] = connection
             connection.set_roots(roots)

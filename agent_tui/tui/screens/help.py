@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -20,6 +21,19 @@ from textual.widgets import Static
 from agent_tui.tui.command_registry import SLASH_COMMANDS, CommandSpec
 
 _KEY_NAMES = {"escape": "Esc", "pageup": "PageUp", "pagedown": "PageDown"}
+
+TYPING: tuple[tuple[str, str], ...] = (
+    ("/command", "run a command (below); Tab completes it"),
+    (
+        "@path",
+        "attach a file, folder or image (Tab completes); @name of a subagent hands it the work; "
+        "@server:uri attaches an MCP server's resource",
+    ),
+    ("!command", "run a shell command yourself, as the agent's bash would, without asking the model"),
+    ("//text", "send a message that starts with / (//etc/hosts → /etc/hosts)"),
+    ("[pasted N lines]", 'a long paste, sent in full (the key for "expand the chips" shows it)'),
+)
+"""What the prompt reads in what you type, besides keys."""
 
 
 def key_label(keys: str) -> str:
@@ -59,6 +73,20 @@ def command_rows(
     ]
 
 
+def help_table(keys: list[tuple[str, str]], commands: list[tuple[str, str]]) -> Table:
+    """Keys, what the prompt reads in typed text, then commands; every cell as plain ``Text``, so a
+    ``[pasted N lines]`` shows as typed instead of vanishing as a markup tag."""
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold")
+    table.add_column()
+    for rows in (keys, TYPING, commands):
+        if table.row_count:
+            table.add_row("", "")
+        for left, right in rows:
+            table.add_row(Text(left), Text(right))
+    return table
+
+
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,f1", "dismiss", "close")]
 
@@ -69,14 +97,7 @@ class HelpScreen(ModalScreen[None]):
         self.commands = command_rows(bindings, [*SLASH_COMMANDS, *custom])
 
     def compose(self) -> ComposeResult:
-        table = Table.grid(padding=(0, 2))
-        table.add_column(style="bold")
-        table.add_column()
-        for key, what in self.keys:
-            table.add_row(key, what)
-        table.add_row("", "")
-        for usage, what in self.commands:
-            table.add_row(usage, what)
+        table = help_table(self.keys, self.commands)
         with VerticalScroll(id="help"):
             yield Static("Keys and commands  ·  Esc closes", classes="help-title")
             yield Static(table)

@@ -25,9 +25,17 @@ class PermissionFold(TranscriptState):
                     dict(event.detail),
                     seq,
                     event.assistant_message_id,
+                    list(event.save),
                 )
+                asking = self.tool_for(event.assistant_message_id, event.call_id)
+                if asking is not None:
+                    asking.awaiting_permission = True
+                    self._changed(asking)
             case ev.PermissionReplied(request_id=request_id):
                 ask = self.asks.pop(request_id, None)
                 tool = self.tool_for(ask.assistant_message_id, ask.call_id) if ask else None
+                if tool is not None and tool.awaiting_permission:
+                    tool.awaiting_permission = False
+                    self._changed(tool)
                 if tool is not None and tool.ended_ms is None:
                     tool.started_ms = created  # its duration is the run's, not the wait for an answer

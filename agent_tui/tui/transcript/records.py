@@ -31,6 +31,8 @@ class PermissionAsk:
     detail: dict
     seq: int
     assistant_message_id: str | None = None
+    save: list[str] = field(default_factory=list)
+    """The patterns an "always" answer saves (the panel names them)."""
 
 
 @dataclass

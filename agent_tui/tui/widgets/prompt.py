@@ -39,11 +39,21 @@ def pasted_image_path(text: str) -> str | None:
     return line if is_path and line.lower().endswith(IMAGE_SUFFIXES) else None
 
 
+IDLE_PLACEHOLDER = "Ask anything · Enter send · Shift+Enter new line · F1 keys"
+RUNNING_PLACEHOLDER = "Steer the agent · Enter steer · Tab queue · Esc interrupt"
+
+
 class PromptInput(TextArea):
     BINDINGS = [  # enter/tab/newline are handled in _on_key; listed here for the footer and help
         Binding("enter", "submit('steer')", "send", tooltip="send (while running: steer into the next step)"),
         Binding("tab", "submit('queue')", "queue", tooltip="queue until the turn ends (idle: send)"),
-        Binding("shift+enter,ctrl+j", "newline", "newline", show=False, tooltip="new line"),
+        Binding(
+            "shift+enter,ctrl+j",
+            "newline",
+            "newline",
+            show=False,
+            tooltip="new line (or \\ then Enter, where the terminal cannot send Shift+Enter)",
+        ),
         Binding(
             "up",
             "history(-1)",
@@ -82,7 +92,7 @@ class PromptInput(TextArea):
             soft_wrap=True,
             show_line_numbers=False,
             tab_behavior="focus",
-            placeholder="Ask anything · Enter send · Shift+Enter new line · F1 keys",
+            placeholder=IDLE_PLACEHOLDER,
         )
         self.sent: list[str] = []
         self.paste_lines = paste_lines  # a paste of more lines than this shows as one chip
@@ -102,6 +112,11 @@ class PromptInput(TextArea):
         if self.completion is not None and self.completion.display and self._complete_key(event.key):
             event.stop()
             event.prevent_default()
+        elif event.key == "enter" and self._backslash_before_cursor():
+            event.stop()  # ``\`` + Enter: a new line where the terminal cannot send Shift+Enter
+            event.prevent_default()
+            row, col = self.cursor_location
+            self.replace("\n", (row, col - 1), (row, col))
         elif event.key in self.KEY_ACTIONS:
             event.stop()
             event.prevent_default()
@@ -118,6 +133,14 @@ class PromptInput(TextArea):
             event.prevent_default()
         else:
             await super()._on_key(event)
+
+    def _backslash_before_cursor(self) -> bool:
+        row, col = self.cursor_location
+        return col > 0 and self.selection.is_empty and self.document.get_line(row)[col - 1] == "\\"
+
+    def show_running(self, running: bool) -> None:
+        """The placeholder says what Enter does now: send, or steer the running agent."""
+        self.placeholder = RUNNING_PLACEHOLDER if running else IDLE_PLACEHOLDER
 
     def _complete_key(self, key: str) -> bool:
         assert self.completion is not None
@@ -182,7 +205,7 @@ class PromptInput(TextArea):
 
     async def _on_paste(self, event: events.Paste) -> None:
         """A long paste becomes one ``[pasted N lines]`` chip; a pasted image path an ``@`` mention."""
-        text = event.text
+        text = event.text.replace("\r\n", "\n").replace("\r", "\n")  # a terminal may send CR line ends
         lines = text.count("\n") + (0 if text.endswith("\n") else 1)
         image = pasted_image_path(text)
         if image is not None:

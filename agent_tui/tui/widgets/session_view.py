@@ -169,6 +169,7 @@ class SessionView(FeedHost, Vertical):
         t = self.transcript
         self.query_one(PlanPanel).show_plan(self.feed.plan)
         self.query_one(PendingInputStrip).show_items(t.pending_inputs)
+        self.query_one(PromptInput).show_running(t.is_active and self.session_id is not None)
         waiting = (a for a in t.asks.values() if a.request_id not in self._answered)
         ask = next(waiting, None) if t.is_active else None
         panel = self.query_one(PermissionPanel)
@@ -180,7 +181,8 @@ class SessionView(FeedHost, Vertical):
         elif t.is_active:  # none of its own: a subagent's, naming it
             child = next((c for c in self.feed.child_asks if c.ask.request_id not in self._answered), None)
             ask, who = (child.ask, child.who) if child is not None else (None, None)
-        panel.show_ask(ask, patch, who)
+        offer_edits = who is None and self.approval_mode() == ApprovalMode.ASK
+        panel.show_ask(ask, patch, who, offer_edits=offer_edits)
         self.query_one(ActivityLine).hold(ask is not None)
         if had_ask and ask is None:
             self.query_one(PromptInput).focus()
@@ -500,6 +502,9 @@ class SessionView(FeedHost, Vertical):
             self.app.notify(f"reply failed: {error}", severity="error")
             return
         self._answered.add(message.request_id)
+        if message.mode is not None and self.session_id is not None:  # ``e``: edits, for this session only
+            (await self.services.ready()).choose_approval(self.session_id, message.mode)
+            self.app.notify(f"approval: {message.mode} for this session (Alt+A changes it)")
         panel.show_ask(None)
         self.query_one(PromptInput).focus()
         self.paint_chrome()

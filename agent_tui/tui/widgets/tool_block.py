@@ -123,7 +123,7 @@ class ToolCallView(BlockWidget):
 
         diff = self.query_one(".tool-diff", Static)
         patch = block.patch
-        diff.display = patch is not None
+        diff.display = patch is not None and not (block.awaiting_permission and block.live)  # the panel shows it
         if patch is not None:
             diff.update(render_patch(patch, self.app.theme_variables))
 

@@ -130,3 +130,16 @@ def test_a_variable_for_a_table_only_config_files_set_is_named_not_silently_igno
         "environment (AGENT_TUI_*): AGENT_TUI_MCP__… is ignored: [mcp] is set in config files only",
     ]
     assert config.load_settings(workdir, environ={"AGENT_TUI_MODEL": "m"}).problems == []
+
+
+def test_telemetry_is_off_by_default_and_a_bad_endpoint_is_named(workdir: Path, agent_home: Path) -> None:
+    telemetry = config.load_settings(workdir, environ={}).telemetry
+    assert telemetry.otlp_endpoint is None and telemetry.log_prompts is False
+    bad = _write(agent_home / "config.toml", '[telemetry]\notlp_endpoint = "collector:4318"\n')
+    with pytest.raises(
+        config.ConfigError, match=r"telemetry.otlp_endpoint: Value error, 'collector:4318' is not an http"
+    ):
+        config.load_settings(workdir, environ={})
+    _write(bad, '[telemetry]\notlp_endpoint = "http://127.0.0.1:4318/"\nheaders = { x-key = "k" }\n')
+    telemetry = config.load_settings(workdir, environ={}).telemetry
+    assert telemetry.otlp_endpoint == "http://127.0.0.1:4318" and telemetry.headers == {"x-key": "k"}

@@ -135,3 +135,17 @@ def test_project_config_turned_off_reads_no_mcp_json(workdir: Path) -> None:
     _mcp_json(workdir, SERVERS)
     trust.assume(True)
     assert load_settings(workdir, environ={"AGENT_TUI_DISABLE_PROJECT_CONFIG": "1"}).mcp.servers == {}
+
+
+def test_a_remote_servers_bearer_token_env_var_is_kept_by_name(workdir: Path) -> None:
+    path = _mcp_json(
+        workdir, {"api": {"type": "http", "url": "https://api.example.com/mcp", "bearer_token_env_var": "API_TOKEN"}}
+    )
+    _trust(workdir)
+    assert load_settings(workdir, environ=ENV).mcp.servers["api"].bearer_token_env_var == "API_TOKEN"
+    path.write_text(
+        json.dumps({"mcpServers": {"api": {"url": "https://api.example.com/mcp", "bearer_token_env_var": 7}}})
+    )
+    settings = load_settings(workdir, environ=ENV)
+    assert "api" not in settings.mcp.servers
+    assert any('"bearer_token_env_var" must be a variable name' in line for line in settings.problems)

@@ -217,3 +217,14 @@ def test_a_project_may_narrow_the_approval_mode_to_ask(workdir: Path) -> None:
     project(workdir, 'approval = "ask"\n')
     settings = config.load_settings(workdir, environ={})
     assert settings.approval == "ask" and settings.untrusted_project is None
+
+
+def test_where_telemetry_goes_is_a_power_an_untrusted_project_does_not_get(workdir: Path) -> None:
+    path = project(workdir, '[telemetry]\notlp_endpoint = "http://collector.example:4318"\nlog_prompts = true\n')
+    untrusted = config.load_settings(workdir, environ={})
+    assert untrusted.telemetry.otlp_endpoint is None and untrusted.telemetry.log_prompts is False
+    assert untrusted.untrusted_project is not None
+    assert "send telemetry to http://collector.example:4318" in untrusted.untrusted_project.powers.lines
+    trust.trust(path, untrusted.untrusted_project.powers)
+    trusted = config.load_settings(workdir, environ={})
+    assert trusted.telemetry.otlp_endpoint == "http://collector.example:4318" and trusted.telemetry.log_prompts

@@ -1,0 +1,222 @@
+"""Remote servers that want a token: ``bearer_token_env_var``, and a stored OAuth login sent,
+refreshed when it expires, and named in the failure when it cannot be. Real processes over real
+HTTP: the SDK-built MCP server that answers 401 without a valid token, and the authorization
+server beside it (``tests/fakes/mcp_oauth.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_tui.tools.mcp.connection import McpConnection, load_sdk
+from agent_tui.tools.mcp.oauth import login
+from agent_tui.tools.mcp.token_store import FileTokenStore
+from agent_tui.vocab.kinds import McpState
+from agent_tui.vocab.mcp_server import McpServerConfig
+from tests.fakes.oauth_process import OAuthServer, follow, oauth_server
+
+SECRET = "s3cret-static-token-0123456789"
+
+
+@pytest.fixture
+def guarded() -> Iterator[OAuthServer]:
+    with oauth_server(bearer=SECRET) as server:
+        yield server
+
+
+@pytest.fixture
+def short_lived() -> Iterator[OAuthServer]:
+    with oauth_server(ttl_s=2) as server:
+        yield server
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> FileTokenStore:
+    return FileTokenStore(tmp_path / "home")
+
+
+@pytest.fixture
+async def sdk_log(tmp_path: Path) -> AsyncIterator[Path]:
+    log = tmp_path / "mcp.log"
+    await load_sdk(log)
+    yield log
+
+
+async def started(name: str, config: McpServerConfig, where: Path, store: FileTokenStore | None) -> McpConnection:
+    connection = McpConnection(name, config, where, tokens=store)
+    connection.start()
+    await connection.settled()
+    return connection
+
+
+async def logged_in(server: OAuthServer, store: FileTokenStore) -> McpServerConfig:
+    """Log in as ``agent-tui mcp login`` does, the test following the printed URL as the user's browser."""
+    config = McpServerConfig(url=server.url, type="sse" if server.transport == "sse" else None)
+    followed: list[asyncio.Task[object]] = []
+
+    def say(line: str) -> None:
+        for word in line.split():
+            if word.startswith("http://"):
+                followed.append(asyncio.ensure_future(asyncio.to_thread(follow, word)))
+
+    await login("guarded", config, store, say, timeout_s=60)
+    await asyncio.gather(*followed)
+    return config
+
+
+async def expired(store: FileTokenStore) -> None:
+    """Wait until the stored access token's lifetime is over (no fixed sleep: its own expiry time)."""
+    record = store.load("guarded")
+    assert record is not None
+    while time.time() <= record["expires_at"]:
+        await asyncio.sleep(0.05)
+
+
+async def test_the_token_from_bearer_token_env_var_is_sent_and_never_shown(
+    guarded: OAuthServer, workdir: Path, monkeypatch: pytest.MonkeyPatch, sdk_log: Path
+) -> None:
+    monkeypatch.setenv("GUARD_TOKEN", SECRET)
+    config = McpServerConfig(url=guarded.url, bearer_token_env_var="GUARD_TOKEN")
+    connection = await started("guarded", config, workdir, None)
+    try:
+        assert connection.state is McpState.READY, connection.error
+        result = await connection.call("whoami", {})
+        assert result.content[0].text == "client: static"
+        assert SECRET in guarded.stats()["seen"]
+    finally:
+        await connection.stop()
+    assert SECRET not in sdk_log.read_text() if sdk_log.exists() else True
+
+
+async def test_a_missing_or_empty_bearer_variable_fails_the_server_without_sending_anything(
+    guarded: OAuthServer, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = McpServerConfig(url=guarded.url, bearer_token_env_var="GUARD_TOKEN")
+    for value in (None, "", "   "):
+        if value is None:
+            monkeypatch.delenv("GUARD_TOKEN", raising=False)
+        else:
+            monkeypatch.setenv("GUARD_TOKEN", value)
+        connection = await started("guarded", config, workdir, None)
+        try:
+            assert connection.state is McpState.FAILED
+            assert connection.error == (
+                "failed to start: bearer_token_env_var: $GUARD_TOKEN is not set or empty "
+                "(set it to the token for MCP server guarded)"
+            )
+        finally:
+            await connection.stop()
+    assert guarded.stats()["seen"] == []  # no request carried an (empty) token
+
+
+async def test_a_refused_bearer_token_fails_with_the_variable_named_not_the_token(
+    guarded: OAuthServer, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GUARD_TOKEN", "wrong-token-value")
+    connection = await started(
+        "guarded", McpServerConfig(url=guarded.url, bearer_token_env_var="GUARD_TOKEN"), workdir, None
+    )
+    try:
+        assert connection.state is McpState.FAILED
+        assert connection.error == "failed to start: the server refused the token from $GUARD_TOKEN (HTTP 401)"
+    finally:
+        await connection.stop()
+
+
+async def test_a_server_that_wants_a_login_names_the_command(
+    guarded: OAuthServer, workdir: Path, store: FileTokenStore
+) -> None:
+    connection = await started("guarded", McpServerConfig(url=guarded.url), workdir, store)
+    try:
+        assert connection.state is McpState.FAILED
+        assert (
+            connection.error
+            == "failed to start: the server wants a login (HTTP 401): run `agent-tui mcp login guarded`"
+        )
+    finally:
+        await connection.stop()
+    assert guarded.stats()["authorization_code"] == 0 and store.load("guarded") is None
+
+
+async def test_a_stored_login_is_sent_and_an_expired_token_refreshed_and_stored(
+    short_lived: OAuthServer, workdir: Path, store: FileTokenStore
+) -> None:
+    config = await logged_in(short_lived, store)
+    first = store.load("guarded")
+    assert first is not None and first["url"] == short_lived.url
+    await expired(store)
+    connection = await started("guarded", config, workdir, store)
+    try:
+        assert connection.state is McpState.READY, connection.error
+        result = await connection.call("whoami", {})
+        assert result.content[0].text.startswith("client: client-")
+    finally:
+        await connection.stop()
+    stats = short_lived.stats()
+    assert (stats["authorization_code"], stats["refresh_token"], stats["refused_refresh"]) == (1, 1, 0)
+    second = store.load("guarded")
+    assert second is not None
+    assert second["tokens"]["access_token"] != first["tokens"]["access_token"]
+    assert second["tokens"]["refresh_token"] != first["tokens"]["refresh_token"]
+    assert second["expires_at"] > first["expires_at"]
+    assert second["tokens"]["access_token"] in stats["seen"]
+
+
+async def test_a_refresh_the_server_refuses_fails_the_server_naming_the_login_command(
+    short_lived: OAuthServer, workdir: Path, store: FileTokenStore, sdk_log: Path
+) -> None:
+    config = await logged_in(short_lived, store)
+    record = store.load("guarded")
+    assert record is not None
+    short_lived.revoke()
+    await expired(store)
+    connection = await started("guarded", config, workdir, store)
+    try:
+        assert connection.state is McpState.FAILED
+        assert connection.error == (
+            "failed to start: the login has expired or was refused and could not be refreshed: "
+            "run `agent-tui mcp login guarded`"
+        )
+    finally:
+        await connection.stop()
+    assert short_lived.stats()["refused_refresh"] == 1
+    logged = sdk_log.read_text() if sdk_log.exists() else ""
+    assert record["tokens"]["access_token"] not in logged and record["tokens"]["refresh_token"] not in logged
+
+
+async def test_a_login_for_another_url_is_not_sent(
+    short_lived: OAuthServer, workdir: Path, store: FileTokenStore
+) -> None:
+    await logged_in(short_lived, store)
+    moved = McpServerConfig(url=short_lived.url + "/")
+    connection = await started("guarded", moved, workdir, store)
+    try:
+        assert connection.state is McpState.FAILED
+        assert "run `agent-tui mcp login guarded`" in (connection.error or "")
+    finally:
+        await connection.stop()
+
+
+@pytest.mark.parametrize("how", ["bearer", "login"])
+async def test_an_sse_server_gets_the_token_too(
+    how: str, workdir: Path, store: FileTokenStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with oauth_server(bearer=SECRET, transport="sse") as server:
+        if how == "bearer":
+            monkeypatch.setenv("GUARD_TOKEN", SECRET)
+            config = McpServerConfig(url=server.url, type="sse", bearer_token_env_var="GUARD_TOKEN")
+        else:
+            config = await logged_in(server, store)
+        connection = await started("guarded", config, workdir, store)
+        try:
+            assert connection.state is McpState.READY, connection.error
+            result = await connection.call("whoami", {})
+            record = store.load("guarded")
+            client = "static" if how == "bearer" else (record or {})["client"]["client_id"]
+            assert result.content[0].text == f"client: {client}"
+        finally:
+            await connection.stop()
