@@ -168,7 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_approval_flags(parser)
     sub = parser.add_subparsers(dest="command")
 
-    run = sub.add_parser("run", help="run one prompt headless")
+    from agent_tui.commands.run_exit import HELP as RUN_EXIT_CODES
+
+    run = sub.add_parser("run", help="run one prompt headless", epilog=RUN_EXIT_CODES)
     target = run.add_mutually_exclusive_group()
     target.add_argument("--session", help="continue this session")
     target.add_argument(
@@ -179,7 +181,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_trust_flags(run, default=argparse.SUPPRESS)
     _add_approval_flags(run, default=argparse.SUPPRESS)
     run.add_argument("--delivery", choices=["steer", "queue"], default="steer")
-    run.add_argument("--format", choices=["text", "json"], default="text")
+    run.add_argument(
+        "--format",
+        choices=["text", "json"],
+        default="text",
+        help="text: the answer on stdout; json: one JSON object per line, every stored event and the live "
+        "deltas (the schema: docs/run-events.schema.json)",
+    )
     run.add_argument(
         "--output-schema",
         metavar="FILE",
@@ -188,9 +196,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--permission",
-        choices=["allow", "deny"],
+        choices=["allow", "deny", "stop"],
         default="deny",
-        help="how to answer the permission asks the approval mode leaves (default: deny)",
+        help="how to answer the permission asks the approval mode leaves: allow, deny (the model is told "
+        "and goes on; the default) or stop (the run ends, exit 4)",
     )
     run.add_argument(
         "--file",

@@ -371,6 +371,12 @@ class CompactionEnded(DurableEvent):
     summary: str
     recent: str
     input_id: str | None = None
+    model: str | None = None
+    """The model that wrote the summary; with ``usage``, ``cost`` and ``cost_source`` what its call
+    spent, as a step records it (all None in logs written before compactions recorded usage)."""
+    usage: Usage | None = None
+    cost: float | None = None
+    cost_source: str | None = None
 
 
 class CompactionFailed(DurableEvent):
@@ -379,6 +385,11 @@ class CompactionFailed(DurableEvent):
     reason: CompactionReason
     error: ErrorInfo
     input_id: str | None = None
+    model: str | None = None
+    usage: Usage | None = None
+    """A summary call that streamed to its end and still failed (empty, filtered) was billed."""
+    cost: float | None = None
+    cost_source: str | None = None
 
 
 class StepStarted(DurableEvent):
@@ -659,12 +670,15 @@ class StoredEvent(_Model):
     created: int
     event: DurableEvent
 
-    def to_json_line(self) -> str:
+    def to_json_line(self, *, with_session: bool = False) -> str:
+        """``{seq, type, created, data}``; ``with_session``: ``session_id`` first (``run --format json``,
+        whose live lines carry it too)."""
         data = self.event.model_dump(mode="json")
         if isinstance(self.event, UnknownEvent):
             data = dict(self.event.model_extra or {})
+        head = {"session_id": self.session_id} if with_session else {}
         return json.dumps(
-            {"seq": self.seq, "type": self.type, "created": self.created, "data": data},
+            {**head, "seq": self.seq, "type": self.type, "created": self.created, "data": data},
             ensure_ascii=False,
         )
 
@@ -729,3 +743,14 @@ class HeadAdvanced(LiveEvent):
 
     kind: Literal["head"] = "head"
     head_seq: int
+
+
+LIVE_EVENTS: tuple[type[LiveEvent], ...] = (
+    TextDelta,
+    ReasoningDelta,
+    ToolInputStarted,
+    ToolInputDelta,
+    ToolOutputDelta,
+    CompactionDelta,
+    HeadAdvanced,
+)

@@ -72,6 +72,7 @@ def _input(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Dura
             inbox.compaction_admitted(conn, sid, seq, at, event)
         case ev.CompactionStarted() | ev.CompactionEnded() | ev.CompactionFailed():
             inbox.compaction_progress(conn, sid, seq, at, event)
+            steps.compaction_spent(conn, sid, seq, at, event)
         case _:
             return False
     return True
