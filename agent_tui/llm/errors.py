@@ -44,8 +44,13 @@ class LLMError(Exception):
         return self.type in RETRYABLE
 
     def info(self) -> dict[str, Any]:
-        """``{type, message, retry_after_ms}`` as the event schema stores errors."""
-        return {"type": str(self.type), "message": self.message, "retry_after_ms": self.retry_after_ms}
+        """``{type, message, retry_after_ms, status}`` as the event schema stores errors."""
+        return {
+            "type": str(self.type),
+            "message": self.message,
+            "retry_after_ms": self.retry_after_ms,
+            "status": self.status,
+        }
 
     def __repr__(self) -> str:
         return f"LLMError({self.type!s}, {self.message!r}, status={self.status}, output_started={self.output_started})"

@@ -182,6 +182,8 @@ class CompactionBlock(Block):
 class ErrorBlock(Block):
     error_type: str = ""
     message: str = ""
+    status: int | None = None  # the provider's HTTP status, when it gave one
+    ends_turn: bool = False  # the turn ended on it: the widget says what to do next
 
 
 @dataclass(eq=False)

@@ -13,3 +13,5 @@ class ErrorInfo(BaseModel):
     type: str
     message: str
     retry_after_ms: int | None = None
+    status: int | None = None
+    """The provider's HTTP status, when it answered with one (shown with the error: 429, 503, …)."""

@@ -327,6 +327,7 @@ async def test_crash_recovery_fails_the_orphaned_tool_and_never_reruns_it(cli: C
         "type": "tool.stale",
         "message": "Tool execution interrupted",
         "retry_after_ms": None,
+        "status": None,
     }
     assert kinds.index("tool.failed") < kinds.index("step.started", kinds.index("tool.failed"))
     orphan = log[kinds.index("tool.called")]["data"]["assistant_message_id"]

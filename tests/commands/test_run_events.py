@@ -50,7 +50,7 @@ def test_a_line_off_the_schema_is_refused() -> None:
     check = validator()
     good = {"session_id": "ses_1", "seq": 1, "type": "session.execution.failed.1", "created": 1, "data": {}}
     assert not check.is_valid(good)  # execution.failed needs its error
-    good["data"] = {"error": {"type": "provider.auth", "message": "bad key", "retry_after_ms": None}}
+    good["data"] = {"error": {"type": "provider.auth", "message": "bad key", "retry_after_ms": None, "status": 401}}
     assert check.is_valid(good), list(check.iter_errors(good))
     assert not check.is_valid({**good, "type": "session.made.up.1"})
     assert not check.is_valid({**good, "extra": 1})

@@ -159,4 +159,4 @@ def test_plain_exceptions() -> None:
     assert classify(ValueError("prompt is too long: 300000 tokens > 200000 maximum")).type is ErrorType.CONTEXT_OVERFLOW
     same = LLMError(ErrorType.AUTH, "no")
     assert classify(same) is same
-    assert same.info() == {"type": "provider.auth", "message": "no", "retry_after_ms": None}
+    assert same.info() == {"type": "provider.auth", "message": "no", "retry_after_ms": None, "status": None}

@@ -15,9 +15,10 @@ from agent_tui.testing.fake_provider import FakeProvider, ScriptToolCall, Turn
 from agent_tui.tui.app import AgentApp, StartMode
 from agent_tui.tui.services import TuiServices
 from agent_tui.tui.transcript_blocks import ToolState
-from agent_tui.tui.widgets.block_widgets import AssistantText, CompactionDivider, UserMessage
+from agent_tui.tui.widgets.block_widgets import AssistantText, CompactionDivider, StepError, UserMessage
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.permission import PermissionPanel
+from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.tool_block import ToolCallView
 
 from .conftest import FAST
@@ -203,3 +204,32 @@ async def test_compaction_divider_lifecycle_with_the_model(provider, app) -> Non
         await until(pilot, lambda: "compacted" in title() or "failed" in title(), timeout=30)
         assert "context compacted" in title(), title()
         assert "## Objective" in divider.block.summary
+
+
+async def test_a_provider_error_after_retries_is_shown_once_with_its_status_and_what_to_do(
+    provider, workdir: Path, clock
+) -> None:
+    from agent_tui.testing.fake_provider.script import ScriptError
+
+    cli = {"model": MODEL, "api_base": provider.openai_base, "api_key": "test-key"}
+    cli["retry"] = {"max_retries": 1, "base_delay_ms": 10}  # type: ignore[assignment]
+    for _ in range(2):
+        provider.add(Turn(error=ScriptError(status=503, message="overloaded right now")))
+    provider.add(Turn(text="back again"))
+    async with await Runtime.open(lambda location: load_settings(location, cli=cli), permission_policy=None) as rt:
+        services = TuiServices(sessions=rt.sessions, location=str(workdir), model=MODEL, clock=clock, timings=FAST)
+        app = AgentApp(services, start=StartMode(), watch_themes=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press(*"hello", "enter")
+            await idle(pilot, app)
+            errors = [str(w.render()) for w in app.query(StepError)]
+            assert len(errors) == 1, errors  # not once for the step and again for the turn
+            assert errors[0].startswith("✗ internal (HTTP 503): overloaded right now")
+            assert "↑ then Enter sends your prompt again" in errors[0]
+            prompt = app.query_one(PromptInput)
+            prompt.focus()
+            await pilot.press("up")
+            await until(pilot, lambda: prompt.text == "hello")
+            await pilot.press("enter")
+            await until(pilot, lambda: "back again" in " ".join(texts(app)), timeout=30)
+    assert len(provider.requests) == 3

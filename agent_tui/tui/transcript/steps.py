@@ -36,7 +36,15 @@ class StepFold(TranscriptState):
             case ev.StepFailed(assistant_message_id=amid, error=error):
                 facts.step_open = False
                 self._close_step()
-                self._add(ErrorBlock(key=BlockKey.error(amid), seq=seq, error_type=error.type, message=error.message))
+                self._add(
+                    ErrorBlock(
+                        key=BlockKey.error(amid),
+                        seq=seq,
+                        error_type=error.type,
+                        message=error.message,
+                        status=error.status,
+                    )
+                )
             case ev.RetryScheduled(assistant_message_id=amid, attempt=attempt, at_ms=at_ms, error=error):
                 facts.retry_at_ms = at_ms
                 self._remove(BlockKey.retry(amid))
@@ -59,8 +67,20 @@ class StepFold(TranscriptState):
         self.facts.executions_ended += 1
         match event:
             case ev.ExecutionFailed(error=error):
+                last = self.blocks[-1] if self.blocks else None
+                if isinstance(last, ErrorBlock) and (last.error_type, last.message) == (error.type, error.message):
+                    last.ends_turn = True  # the step's failure ended the turn: said once, with what to do
+                    self._changed(last)
+                    return
                 self._add(
-                    ErrorBlock(key=BlockKey.execution_error(seq), seq=seq, error_type=error.type, message=error.message)
+                    ErrorBlock(
+                        key=BlockKey.execution_error(seq),
+                        seq=seq,
+                        error_type=error.type,
+                        message=error.message,
+                        status=error.status,
+                        ends_turn=True,
+                    )
                 )
             case ev.ExecutionSucceeded() | ev.ExecutionInterrupted():
                 facts = self.facts

@@ -215,14 +215,37 @@ class CompactionDivider(BlockWidget):
         await self.sync()
 
 
+RESEND = "↑ then Enter sends your prompt again"
+ERROR_HINTS = {
+    "provider.rate-limit": f"The provider is limiting requests: wait a little; {RESEND}.",
+    "provider.internal": f"The provider failed, even after retries: {RESEND}.",
+    "provider.transport": f"The provider could not be reached (network, proxy, api_base?); {RESEND}.",
+    "provider.auth": "The provider refused the key: check it (AGENT_TUI_API_KEY, the provider's variable or "
+    f"--api-key), then {RESEND}.",
+    "provider.context-overflow": f"The conversation is too long for this model: /compact, then {RESEND}.",
+    "provider.invalid-request": f"The provider refused the request: is the model right (/model)? {RESEND}.",
+    "provider.content-filter": "The provider's content filter stopped the answer: rephrase the prompt.",
+}
+"""What to do after a turn ended on a provider error, shown under it once."""
+
+
 class StepError(BlockWidget):
     block: ErrorBlock
 
     def render(self) -> Text:
-        label, message = error_label(self.block.error_type), inert(self.block.message)
+        block = self.block
+        label, message = error_label(block.error_type), inert(block.message)
         if label == "interrupted":
             return Text("⊘ interrupted" + ("" if message.lower().startswith("interrupt") else f": {message}"))
-        return Text(f"✗ {label}: {message}")
+        status = f" (HTTP {block.status})" if block.status else ""
+        text = Text(f"✗ {label}{status}: {message}")
+        hint = ERROR_HINTS.get(block.error_type) if block.ends_turn else None
+        if hint:
+            text.append(f"\n  {hint}", style="dim")
+        return text
+
+    async def paint(self) -> None:
+        self.refresh(layout=True)  # the turn ended on it: a hint line more
 
     def on_mount(self) -> None:
         self.set_class(self.block.error_type == "aborted", "-interrupted")
