@@ -35,6 +35,7 @@ RESULTS = ROOT / "bench" / "results" / "tui.json"
 BINARY = Path(sys.executable).with_name("agent-tui")
 BUDGETS = {
     "stream_loop_lag_max_ms": 100,
+    "keystroke_streaming_p99_ms": 50,
     "first_paint_10k_ms": 300,
     "picker_open_ms": 150,
     "picker_search_ms": 50,
@@ -157,6 +158,7 @@ async def bench_streaming(sessions, executor: Running, location: str, chunks: in
     from agent_tui.core.log import events as ev
     from agent_tui.tui.app import StartMode
     from agent_tui.tui.widgets.block_widgets import AssistantText
+    from agent_tui.tui.widgets.prompt import PromptInput
 
     sid = (await sessions.create(location=location)).id
     await sessions._store.publish_many(sid, turn_events(0, "warm up", "w"))
@@ -176,6 +178,25 @@ async def bench_streaming(sessions, executor: Running, location: str, chunks: in
         await until(pilot, lambda: len(app.query(AssistantText)) == 2)
         widget = app.query(AssistantText).last()
         stop = asyncio.Event()
+        prompt = app.query_one(PromptInput)
+        prompt.focus()
+        idle_keys: list[float] = []
+        stream_keys: list[float] = []
+
+        async def typist(into: list[float], count: int | None = None) -> None:
+            """Key -> the prompt shows it on a painted frame, every ~30 ms (a fast typist)."""
+            n = 0
+            while (count is None and not stop.is_set()) or (count is not None and n < count):
+                before = len(prompt.text)
+                pressed = time.perf_counter()
+                key(app, "abcdefghij"[n % 10])
+                await until(pilot, lambda: len(prompt.text) > before)
+                into.append((time.perf_counter() - pressed) * 1000)
+                n += 1
+                await asyncio.sleep(0.03)
+
+        await typist(idle_keys, 40)  # the baseline: the same keys with nothing streaming
+        prompt.clear()
 
         async def ticker() -> None:
             while not stop.is_set():
@@ -184,6 +205,7 @@ async def bench_streaming(sessions, executor: Running, location: str, chunks: in
                 lags.append((time.perf_counter() - start - 0.005) * 1000)
 
         tick = asyncio.create_task(ticker())
+        typing = asyncio.create_task(typist(stream_keys))
         pieces = answer_chunks(chunks)
         started = time.perf_counter()
         for n, piece in enumerate(pieces):
@@ -196,16 +218,29 @@ async def bench_streaming(sessions, executor: Running, location: str, chunks: in
         full = "".join(pieces)
         from agent_tui.tui.block_keys import BlockKey
 
-        key = BlockKey.fragment("msg_stream", 0)
-        await until(pilot, lambda: len(widget._written) >= len(full) or app.view.transcript.get(key).text == full)
+        fragment = BlockKey.fragment("msg_stream", 0)
+        await until(pilot, lambda: len(widget._written) >= len(full) or app.view.transcript.get(fragment).text == full)
         caught_up = time.perf_counter() - started
         stop.set()
         await tick
+        await typing
         await sessions._store.publish(sid, ev.TextEnded(assistant_message_id="msg_stream", ordinal=0, text=full))
         await until(pilot, lambda: widget._stream is None)
     lags.sort()
+    idle_keys.sort()
+    stream_keys.sort()
+
+    def p99(values: list[float]) -> float:
+        return round(values[min(len(values) - 1, int(len(values) * 0.99))], 1)
+
     return {
         "chunks": chunks,
+        "keystroke_idle_median_ms": round(statistics.median(idle_keys), 1),
+        "keystroke_idle_p99_ms": p99(idle_keys),
+        "keystroke_streaming_median_ms": round(statistics.median(stream_keys), 1),
+        "keystroke_streaming_p99_ms": p99(stream_keys),
+        "keystroke_streaming_keys": len(stream_keys),
+        "keystroke_streaming_vs_idle_p99": round(p99(stream_keys) / max(p99(idle_keys), 0.1), 2),
         "answer_kb": round(len(full) / 1024, 1),
         "stream_loop_lag_max_ms": round(lags[-1], 1),
         "stream_loop_lag_p99_ms": round(lags[int(len(lags) * 0.99)], 1),
