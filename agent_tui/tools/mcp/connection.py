@@ -437,6 +437,7 @@ class McpConnection:
             mode="url" if url is not None else "form",
             schema=dict(getattr(params, "requested_schema", None) or {}),
             url=url,
+            answer_within_s=self.config.timeout_s,
         )
         if not self._askers:
             return ElicitResult(action="decline")
