@@ -53,6 +53,7 @@ def _add_trust_flags(parser: argparse.ArgumentParser, default: object = None) ->
     )
 
 
+FOREIGN_AGENTS = ("claude", "codex")  # core.transfer.foreign.formats.READERS, without importing it
 APPROVAL_MODES = ("ask", "auto-edit", "auto", "full-auto")  # vocab.kinds.ApprovalMode, without importing it
 
 
@@ -105,6 +106,11 @@ def _add_mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     adding.add_argument("--env", action="append", default=[], metavar="K=V", help="a variable for the server process")
     adding.add_argument(
         "--header", action="append", default=[], metavar="K:V", help="an HTTP header for a --url server"
+    )
+    adding.add_argument(
+        "--sampling",
+        action="store_true",
+        help="let the server ask to use the model (each request still needs your approval)",
     )
     adding.add_argument(
         "--bearer-token-env-var",
@@ -162,7 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_approval_flags(parser)
     sub = parser.add_subparsers(dest="command")
 
-    run = sub.add_parser("run", help="run one prompt headless")
+    from agent_tui.commands.run_exit import HELP as RUN_EXIT_CODES
+
+    run = sub.add_parser("run", help="run one prompt headless", epilog=RUN_EXIT_CODES)
     target = run.add_mutually_exclusive_group()
     target.add_argument("--session", help="continue this session")
     target.add_argument(
@@ -173,7 +181,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_trust_flags(run, default=argparse.SUPPRESS)
     _add_approval_flags(run, default=argparse.SUPPRESS)
     run.add_argument("--delivery", choices=["steer", "queue"], default="steer")
-    run.add_argument("--format", choices=["text", "json"], default="text")
+    run.add_argument(
+        "--format",
+        choices=["text", "json"],
+        default="text",
+        help="text: the answer on stdout; json: one JSON object per line, every stored event and the live "
+        "deltas (the schema: docs/run-events.schema.json)",
+    )
     run.add_argument(
         "--output-schema",
         metavar="FILE",
@@ -182,9 +196,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--permission",
-        choices=["allow", "deny"],
+        choices=["allow", "deny", "stop"],
         default="deny",
-        help="how to answer the permission asks the approval mode leaves (default: deny)",
+        help="how to answer the permission asks the approval mode leaves: allow, deny (the model is told "
+        "and goes on; the default) or stop (the run ends, exit 4)",
     )
     run.add_argument(
         "--file",
@@ -272,8 +287,19 @@ def build_parser() -> argparse.ArgumentParser:
     exporting.add_argument("session_id")
     exporting.add_argument("--format", choices=["jsonl", "markdown"], default="jsonl")
     exporting.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
-    importing = sub.add_parser("import", help="a new session (in this directory) from a JSONL export")
-    importing.add_argument("file", metavar="FILE.jsonl")
+    importing = sub.add_parser(
+        "import",
+        help="a new session (in this directory) from a JSONL export, or from Claude Code's or Codex's sessions",
+    )
+    importing.add_argument(
+        "file", nargs="?", metavar="FILE.jsonl|PATH|SESSION-ID", help="the export; with --from a session file or id"
+    )
+    importing.add_argument(
+        "--from", dest="source", choices=FOREIGN_AGENTS, help="another agent's sessions (default: this directory's)"
+    )
+    importing.add_argument("--all", action="store_true", help="with --from: every directory's sessions")
+    importing.add_argument("--project", metavar="DIR", help="with --from: DIR's sessions, imported into DIR")
+    importing.add_argument("--again", action="store_true", help="with --from: import sessions imported before again")
 
     context = sub.add_parser(
         "context", help="what the next request would hold: system prompt, instructions, tools, history (tokens)"

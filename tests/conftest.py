@@ -6,11 +6,15 @@ import os
 import signal
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests import leaks
 from tests.warmth import LaunchMode, stop_warm_processes
+
+if TYPE_CHECKING:
+    from agent_tui.testing.postgres_server import PostgresServer
 
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 RUN_MARK = leaks.mark_this_run()
@@ -145,3 +149,27 @@ def open_runtime(fake):  # type: ignore[no-untyped-def]
         )
 
     return opener
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PostgresServer]:
+    """One real PostgreSQL server for the run (``agent_tui/testing/postgres_server.py``): started by
+    the first test that asks, stopped at the end. Missing server binaries fail the test: CI
+    installs them (``.ci/run``), and a skip would hide the backend going untested."""
+    from agent_tui.testing import postgres_server
+
+    with postgres_server.running() as server:
+        yield server
+
+
+@pytest.fixture
+def pg_url(pg_server: PostgresServer) -> str:
+    """A fresh, empty database on the run's server, for this test alone."""
+    import secrets
+
+    import psycopg
+
+    name = f"t_{secrets.token_hex(6)}"
+    with psycopg.connect(pg_server.url(), autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}".encode())
+    return pg_server.url(name)

@@ -30,6 +30,12 @@ def export(args: argparse.Namespace) -> int:
 
 
 def import_(args: argparse.Namespace) -> int:
+    if args.source is not None:
+        from agent_tui.commands import import_foreign_cmd
+
+        return import_foreign_cmd.main(args)
+    if args.file is None or args.all or args.project or args.again:
+        return fail("import FILE.jsonl takes no --all, --project or --again; those go with --from claude|codex")
     try:
         text = Path(args.file).read_text(encoding="utf-8")
     except OSError as error:

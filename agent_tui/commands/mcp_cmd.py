@@ -104,6 +104,7 @@ def _show(row: McpServerRow, as_json: bool) -> int:
         ("url" if row.transport in ("http", "sse") else "command", row.target),
         ("env", ", ".join(row.env)),
         ("headers", ", ".join(row.headers)),
+        ("sampling", "on (each request asks you first)" if row.sampling else ""),
         ("auth", row.auth),
         ("state", _state(row)),
     ]

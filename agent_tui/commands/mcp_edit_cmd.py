@@ -35,6 +35,13 @@ def _pairs(items: list[str], separator: str, flag: str) -> dict[str, str] | str:
 
 def server_table(args: argparse.Namespace) -> dict[str, Any] | str:
     """The ``[mcp.servers.NAME]`` table the arguments describe, or one line saying what is wrong."""
+    table = _transport_table(args)
+    if isinstance(table, str) or not getattr(args, "sampling", False):
+        return table
+    return {**table, "sampling": True}
+
+
+def _transport_table(args: argparse.Namespace) -> dict[str, Any] | str:
     words = args.words[1:] if args.words[:1] == ["--"] else args.words
     env, headers = _pairs(args.env, "=", "--env"), _pairs(args.header, ":", "--header")
     if isinstance(env, str):

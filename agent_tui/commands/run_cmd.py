@@ -1,12 +1,8 @@
 """``agent-tui run``: one prompt, headless, through the same runner as the TUI.
 
-Exit codes: 0 success; 1 failed execution or bad input; 2 the session is run
-by another live process (the prompt is admitted and waits there), ``--agent``
-names no primary agent, or the ``--output-schema`` file is unreadable or no JSON
-Schema; 3 the model gave no answer matching ``--output-schema``, even after one
-repair prompt; 130 after a
-clean interrupt on SIGINT; 143 after SIGTERM and 129 after SIGHUP (the
-terminal closed), both interrupted with reason ``shutdown``. The session id goes to stderr so the user can continue it.
+Exit codes: :class:`~agent_tui.commands.run_exit.RunExit`, one per way a run ends (143 after SIGTERM
+and 129 after SIGHUP, both interrupted with reason ``shutdown``). The session id goes to stderr so
+the user can continue it.
 Without a prompt, ``--session``/``--continue`` resumes: an explicit run of what the session left.
 """
 
@@ -14,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import signal
 import sys
 from pathlib import Path
@@ -23,13 +18,12 @@ from typing import TYPE_CHECKING, Any
 from agent_tui.commands import trust_cmd
 from agent_tui.commands.errors import fail
 from agent_tui.commands.output_schema import REPAIR_PROMPT, SchemaFileError, answer_line, read_schema
-from agent_tui.vocab.terminal_text import inert, inert_json
+from agent_tui.commands.run_events import durable_line, live_line
+from agent_tui.commands.run_exit import RunExit, for_error
+from agent_tui.vocab.terminal_text import inert
 
 if TYPE_CHECKING:
     from agent_tui.core.api import SessionRecord, Sessions
-
-EXIT_FAILED, EXIT_OWNED, EXIT_AGENT, EXIT_SCHEMA_FILE, EXIT_NO_ANSWER = 1, 2, 2, 2, 3
-
 
 _APPROVAL_NOTES = {
     "auto-edit": "edits in the project run without asking",
@@ -39,7 +33,7 @@ _APPROVAL_NOTES = {
 
 
 def main(args: argparse.Namespace) -> int:
-    return asyncio.run(_main(args))
+    return int(asyncio.run(_main(args)))
 
 
 def _read_prompt(value: str | None) -> str | None:
@@ -56,15 +50,15 @@ async def _main(args: argparse.Namespace) -> int:
 
     prompt = await asyncio.to_thread(_read_prompt, args.prompt)
     if prompt is None and not (args.session or args.continue_):
-        return fail("give a prompt, or --session ID / --continue to resume a session")
+        return fail("give a prompt, or --session ID / --continue to resume a session", RunExit.USAGE)
     if prompt is not None and not prompt.strip():
-        return fail("the prompt is empty")
+        return fail("the prompt is empty", RunExit.USAGE)
     schema = None
     if getattr(args, "output_schema", None) is not None:
         try:
             schema = await asyncio.to_thread(read_schema, args.output_schema)
         except SchemaFileError as error:
-            return fail(inert(str(error)), EXIT_SCHEMA_FILE)
+            return fail(inert(str(error)), RunExit.USAGE)
     cwd = Path.cwd()
     cli = {
         "model": args.model,
@@ -77,7 +71,7 @@ async def _main(args: argparse.Namespace) -> int:
     try:
         settings = await asyncio.to_thread(load_settings, cwd, cli)
     except ConfigError as error:
-        return fail(str(error))
+        return fail(str(error), RunExit.USAGE)
     if settings.untrusted_project is not None:
         print(f"agent-tui: {trust_cmd.ignored_line(settings.untrusted_project)}", file=sys.stderr, flush=True)
     for line in settings.problems:
@@ -88,13 +82,13 @@ async def _main(args: argparse.Namespace) -> int:
         note = f"approval mode {settings.approval}: {_APPROVAL_NOTES.get(settings.approval, '')}"
         print(f"agent-tui: {note} (deny rules still apply)", file=sys.stderr, flush=True)
     if args.agent is not None and (refused := settings.agent_choice_error(args.agent)) is not None:
-        return fail(refused, EXIT_AGENT)
+        return fail(refused, RunExit.USAGE)
     try:
         return await _run(args, prompt, cwd, cli, settings, schema)
     except CredentialsError as error:
-        return fail(str(error))
+        return fail(str(error), RunExit.USAGE)
     except StoreError as error:
-        return fail(str(error))
+        return fail(str(error), RunExit.FAILED)
 
 
 def _mcp_notice(server: Any, told: set[str] | None = None) -> None:
@@ -156,11 +150,11 @@ async def _run(
             try:
                 session = await sessions.get(args.session)
             except UnknownSession:
-                return fail(f"unknown session {args.session}")
+                return fail(f"unknown session {args.session}", RunExit.USAGE)
         elif args.continue_:
             session = await sessions.latest(cwd)
             if session is None:
-                return fail(f"no session to continue in {cwd}")
+                return fail(f"no session to continue in {cwd}", RunExit.USAGE)
         agent = args.agent or (session.agent if session else None) or settings.agent
         model = args.model or settings.agent_settings(agent).model or (session.model if session else None)
         model = model or settings.model
@@ -168,7 +162,7 @@ async def _run(
         try:
             parts = None if prompt is None else await _parts(args, prompt, cwd, settings, model, runtime)
         except AttachmentError as error:
-            return fail(str(error))
+            return fail(str(error), RunExit.USAGE)
         if session is None:
             session = await sessions.create(location=cwd, model=args.model or settings.model, agent=agent)
         else:
@@ -209,22 +203,22 @@ async def _follow_run(
             error = await sessions.run(sid)
     except SessionOwnedElsewhere as owned:
         if prompt is None:
-            return fail(str(owned), EXIT_OWNED)
+            return fail(str(owned), RunExit.BUSY)
         how = "queued: it runs after that turn" if args.delivery == "queue" else "a steer: it is read at the next step"
-        return fail(f"{owned}; your prompt {answering} is admitted there as {how}", EXIT_OWNED)
+        return fail(f"{owned}; your prompt {answering} is admitted there as {how}", RunExit.BUSY)
     finally:
         await printer.close()
     if stopped_by:
         return 128 + stopped_by[0]  # 130 SIGINT, 143 SIGTERM, 129 SIGHUP
-    if schema is not None and not printer.prompt_blocked:  # a blocked prompt is exit 1, as without a schema
+    if schema is not None and not printer.prompt_blocked:  # a blocked prompt is refused, as without a schema
         return await _structured_end(args, sessions, sid, head, error)
     if args.format == "text":
         text = await sessions.answer(sid, answering)
         if text:
             _emit(inert(text))  # the model's words, never its control sequences
     if error is not None:
-        return fail(inert(f"{error.type}: {error.message}"), EXIT_FAILED)
-    return EXIT_FAILED if printer.prompt_blocked else 0  # the hook's reason is already out
+        return fail(inert(f"{error.type}: {error.message}"), for_error(error))
+    return RunExit.REFUSED if printer.prompt_blocked else RunExit.DONE  # the hook's reason is already out
 
 
 async def _structured_end(args: argparse.Namespace, sessions: Sessions, sid: str, head: int, error: Any) -> int:
@@ -233,12 +227,12 @@ async def _structured_end(args: argparse.Namespace, sessions: Sessions, sid: str
     if found is not None:
         if args.format == "text":
             _emit(answer_line(found.value))
-        return 0
+        return RunExit.DONE
     if error is not None:
-        return fail(inert(f"{error.type}: {error.message}"), EXIT_FAILED)
+        return fail(inert(f"{error.type}: {error.message}"), for_error(error))
     return fail(
         f"the model gave no final answer matching the output schema, even after a repair prompt (session {sid})",
-        EXIT_NO_ANSWER,
+        RunExit.NO_ANSWER,
     )
 
 
@@ -289,8 +283,8 @@ def _declined(asked: Any, action: str, why: str) -> str:
 class _Follower:
     """Follows the run as it happens, through the facade's log tail and live subscription.
 
-    json: every durable event (as ``agent-tui log`` prints it) plus live deltas
-    marked ``"live": true`` on stdout. text: progress a waiting user needs on
+    json: every durable event (as ``agent-tui log`` prints it, with the session id) plus live
+    deltas marked ``"live": true`` on stdout (:mod:`agent_tui.commands.run_events`). text: progress a waiting user needs on
     stderr (retries with their delay), keeping stdout for the answer.
     """
 
@@ -322,7 +316,7 @@ class _Follower:
                     case ev.HookRan(hook_event="user_prompt", outcome="blocked"):
                         self.prompt_blocked = True
                 if self._json:
-                    _emit(inert_json(item.to_json_line()))
+                    _emit(durable_line(item))
                 else:
                     self._progress(item.event)
                 self._moved.set()
@@ -330,11 +324,9 @@ class _Follower:
             self._moved.set()  # close() stops waiting for a tail that ended
 
     async def _follow_deltas(self, deltas: Any) -> None:
-        from agent_tui.core.api import events as ev
-
         async for item in deltas:
-            if not isinstance(item, ev.HeadAdvanced):
-                _emit(inert_json(json.dumps({"live": True, **item.model_dump(mode="json")}, ensure_ascii=False)))
+            if (line := live_line(item)) is not None:
+                _emit(line)
 
     def _progress(self, event: Any) -> None:
         from agent_tui.core.api import events as ev
@@ -356,6 +348,12 @@ class _Follower:
                 return
             case ev.ElicitationAnswered(request_id=request_id, reason=str() as why) if request_id in self._questions:
                 note = _declined(self._questions.pop(request_id), event.action, why)
+            case ev.SamplingAsked(request_id=request_id):
+                self._questions[request_id] = event
+                return
+            case ev.SamplingAnswered(request_id=request_id, reason=str() as why) if request_id in self._questions:
+                server = self._questions.pop(request_id).server
+                note = f"MCP server {server} asked to sample: {'cancelled' if event.action == 'cancel' else 'declined'} ({why})"
             case _:
                 return
         print(inert(f"agent-tui: {note}"), file=sys.stderr, flush=True)

@@ -55,12 +55,21 @@ _EXPORTS: dict[str, str] = {
     "UnknownPermission": "sessions",
     "UnknownElicitation": "host.elicitations",
     "OpenQuestion": "host.elicitations",
+    "UnknownSampling": "host.samplings",
     "AdmissionConflict": "inbox.admission",
     "SessionOwnedElsewhere": "run.lease",
     "UnknownMessage": "history.rewind",
     "RewindRefused": "history.rewind",
     "SnapshotError": "workspace.snapshots",
     "NotAnExport": "transfer.import_jsonl",
+    "UnreadableSession": "transfer.foreign.draft",
+    # Other agents' sessions: where they are, what importing one did.
+    "ImportOutcome": "transfer.foreign.write",
+    "foreign_sessions": "transfer.foreign.locate:sessions",
+    "foreign_session_by_id": "transfer.foreign.locate:by_id",
+    "describe_foreign_session": "transfer.foreign.locate:describe",
+    "ForeignFile": "transfer.foreign.locate",
+    "FOREIGN_FORMATS": "transfer.foreign.formats:LABELS",
     "SessionBusy": "errors",
     "ConfigError": "settings.config_layers",
     # Prompts: @mentions and --file paths as durable parts.
@@ -79,6 +88,8 @@ _EXPORTS: dict[str, str] = {
     "FinalAnswer": "request.structured",
     "checked_schema": "agent_tui.tools.final_answer:checked_schema",
     "InvalidSchema": "agent_tui.tools.final_answer:InvalidSchema",
+    # The environment minus agent-tui's and the providers' secrets (the TUI's $PAGER gets it).
+    "shell_environment": "agent_tui.tools.shell_env:shell_environment",
     # The skills here, for /skills and `agent-tui skills`.
     "skill_listing": "request.skills",
     "sandboxed_command": "host.sandbox_check",
@@ -153,6 +164,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.host.mcp_auth import mcp_login as mcp_login
     from agent_tui.core.host.mcp_auth import mcp_logout as mcp_logout
     from agent_tui.core.host.mcp_auth import mcp_with_auth as mcp_with_auth
+    from agent_tui.core.host.samplings import UnknownSampling as UnknownSampling
     from agent_tui.core.inbox.admission import AdmissionConflict as AdmissionConflict
     from agent_tui.core.inbox.admission import Receipt as Receipt
     from agent_tui.core.inbox.agent_mentions import callable_subagents as callable_subagents
@@ -206,6 +218,8 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.store.bus import Subscription as Subscription
     from agent_tui.core.store.peek import peek_sessions as peek_sessions
     from agent_tui.core.store.tail import Synced as Synced
+    from agent_tui.core.transfer.foreign.draft import UnreadableSession as UnreadableSession
+    from agent_tui.core.transfer.foreign.write import ImportOutcome as ImportOutcome
     from agent_tui.core.transfer.import_jsonl import NotAnExport as NotAnExport
     from agent_tui.core.workspace.snapshots import SnapshotError as SnapshotError
     from agent_tui.llm import lazy as _lazy
@@ -214,6 +228,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.llm.models import model_info as model_info
     from agent_tui.tools.final_answer import InvalidSchema as InvalidSchema
     from agent_tui.tools.final_answer import checked_schema as checked_schema
+    from agent_tui.tools.shell_env import shell_environment as shell_environment
 
     load_llm = _lazy.load
     preload_llm = _lazy.preload

@@ -55,6 +55,30 @@ class UnknownInput(EventRejected):
     """An event names an inbox row that this session does not have."""
 
 
+class AdmissionConflict(StoreError):
+    """An input id reused for a different session, prompt, delivery or kind."""
+
+
+class LeaseHeld(StoreError):
+    """Another owner holds the session's lease and it has not expired."""
+
+    def __init__(self, session_id: str, owner: str, expires_ms: int) -> None:
+        super().__init__(f"session {session_id} is run by {owner} (lease valid until {expires_ms} ms)")
+        self.session_id = session_id
+        self.owner = owner
+        self.expires_ms = expires_ms
+
+
+class StaleFence(StoreError):
+    """A write or renewal carrying a fencing token that is no longer the session's lease: another
+    owner took the session over (or the lease was released), so this writer must stop."""
+
+    def __init__(self, session_id: str, token: int) -> None:
+        super().__init__(f"session {session_id}: fencing token {token} is stale; another owner took over")
+        self.session_id = session_id
+        self.token = token
+
+
 class CorruptEvent(StoreError):
     def __init__(self, session_id: str, seq: int, detail: str) -> None:
         super().__init__(f"stored event {session_id}#{seq} is unreadable: {detail}")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.host.hooks import HookSite
 from agent_tui.core.host.mcp_host import McpHost, McpRegistrations
+from agent_tui.core.host.samplings import Sampled
 from agent_tui.core.host.snapshot_hook import SnapshotBeforeChange
 from agent_tui.core.host.tool_hooks import ToolHooks, notifying, stop_notices
 from agent_tui.core.host.tool_host import RegistryToolHost, build_registry, make_gate, tool_definitions
@@ -28,7 +29,8 @@ from agent_tui.core.request.instructions import Instructions
 from agent_tui.core.run.compaction import Compactor
 from agent_tui.core.run.context_view import ContextProbe
 from agent_tui.core.run.coordinator import Coordinator
-from agent_tui.core.run.runner import LocationServices, Runner
+from agent_tui.core.run.runner import LocationServices, Runner, step_model
+from agent_tui.core.run.sampling_call import run_sampling
 from agent_tui.core.run.step import StreamFn
 from agent_tui.core.run.subagents import Subagents, spawns_subagents
 from agent_tui.core.sessions import Sessions, open_sessions
@@ -42,6 +44,7 @@ from agent_tui.tools.task import TASK_TOOL
 from agent_tui.vocab.clock import Clock
 from agent_tui.vocab.kinds import ApprovalMode
 from agent_tui.vocab.observation import NoObserver, RunObserver
+from agent_tui.vocab.sampling import SamplingRequest
 
 if TYPE_CHECKING:
     from agent_tui.llm.types import ToolSpec
@@ -74,6 +77,7 @@ class Runtime:
         self._hosts: dict[str, RegistryToolHost] = {}
         self._mcp = McpHost(self.settings_for, clock)
         self._mcp_tools: dict[str, McpRegistrations] = {}
+        self._stream = stream
         compactor = Compactor(
             self._store, lambda session: self.settings_for(session.location), stream=stream, clock=clock
         )
@@ -232,6 +236,12 @@ class Runtime:
         self._mcp.offer_ready(registry, location, settings, agent)
         return tool_definitions(registry, settings, agent)
 
+    async def _sample(self, session_id: str, request: SamplingRequest) -> Sampled:
+        """An approved MCP sampling request, on the model the session's next step would use."""
+        session = await self.sessions.get(session_id)
+        settings = await self.settings_for(session.location)
+        return await run_sampling(request, step_model(session, settings), settings, self._stream)
+
     async def _services(self, session: SessionRecord) -> LocationServices:
         settings = await self.settings_for(session.location)
         agent = session.agent or settings.agent
@@ -256,6 +266,9 @@ class Runtime:
             host.before_change = SnapshotBeforeChange(self.sessions.snapshots, self.publisher(session.id), location)
             host.hooks = ToolHooks(self.publisher(session.id), location, root)
             host.elicit = partial(self.sessions.elicitations.asker, self.publisher(session.id))
+            host.sample = partial(
+                self.sessions.samplings.asker, self.publisher(session.id), partial(self._sample, session.id)
+            )
             if self._policy is None:  # someone will be asked: the notification hooks say so
                 site = HookSite(session.id, location, root, self.publisher(session.id))
                 gate.asker = notifying(gate.asker, lambda: host.settings, site)

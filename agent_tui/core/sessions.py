@@ -24,6 +24,7 @@ from agent_tui.core.history import fork as forks
 from agent_tui.core.history.lineage import lineage as walk_lineage
 from agent_tui.core.history.rewind import FilesPreview, Rewinder, RewindPoint, RewindResult, RewindState, points
 from agent_tui.core.host.elicitations import Elicitations, InvalidAnswer, OpenQuestion
+from agent_tui.core.host.samplings import Samplings
 from agent_tui.core.inbox.admission import Receipt, admit_compaction, admit_prompt
 from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
@@ -53,6 +54,7 @@ from agent_tui.vocab.kinds import ApprovalMode, Delivery, PermissionReply, Rewin
 if TYPE_CHECKING:
     from agent_tui.core.request.breakdown import ContextBreakdown
     from agent_tui.core.run.context_view import ContextProbe
+    from agent_tui.core.transfer.foreign.write import ImportOutcome
 
 HISTORY_DEFAULT = 50
 HISTORY_MAX = 100
@@ -123,6 +125,7 @@ class Sessions:
         """Told the session whose mode :meth:`choose_approval` changed (the runtime settles the
         pending asks the new mode covers)."""
         self.elicitations = Elicitations()
+        self.samplings = Samplings()
         """MCP servers' open questions in this process (the runtime hands each tool call its asker)."""
 
     def set_executor(self, executor: Executor) -> None:
@@ -505,6 +508,21 @@ class Sessions:
         await self._store.transact(job)
         return await self.get(sessions[0][0])
 
+    async def import_foreign(
+        self, agent: str, text: str, *, path: str, location: str | Path | None = None, again: bool = False
+    ) -> ImportOutcome:
+        """A new session from another agent's session file (``agent``: claude or codex), in the directory
+        the file names (or ``location``); a session imported before is found, not written twice, unless
+        ``again``. A file this build cannot read changes nothing."""
+        from agent_tui.core.transfer.foreign import formats, write
+
+        imported = formats.reader(agent)(text, path)
+        where = await asyncio.to_thread(lambda: Path(location or imported.location).resolve())
+        root = await asyncio.to_thread(paths.project_root, where)
+        session_id, job = write.job(imported, where, root, again=again)
+        earlier = await self._store.transact(job)
+        return write.ImportOutcome(earlier or session_id, earlier is None, imported)
+
     # -- forks -------------------------------------------------------------------------
     async def fork(self, session_id: str, at: str | None = None) -> SessionRecord:
         """A new session with this one's history (up to just before the prompt ``at``, or all of it)."""
@@ -595,13 +613,13 @@ class Sessions:
                 await wakes.get()
 
     # -- MCP servers' questions (elicitation) ---------------------------------------------
-    def watch_elicitations(self, watcher: Callable[[OpenQuestion], None]) -> Callable[[], None]:
+    def watch_elicitations(self, watcher: Callable[[OpenQuestion[Any]], None]) -> Callable[[], None]:
         """Show ``watcher`` each question an MCP server asks during a tool call, from now (and those
         open now); while anyone watches, questions wait for :meth:`answer_elicitation`, else they are
         declined at once. Returns the function that stops watching."""
         return self.elicitations.watch(watcher)
 
-    def open_elicitations(self, session_id: str | None = None) -> builtins.list[OpenQuestion]:
+    def open_elicitations(self, session_id: str | None = None) -> builtins.list[OpenQuestion[Any]]:
         return self.elicitations.open(session_id)
 
     def answer_elicitation(
@@ -614,6 +632,15 @@ class Sessions:
             return self.elicitations.answer(request_id, action, content, reason)
         except InvalidAnswer as error:
             raise InvalidRequest(str(error), error.problems) from None
+
+    def watch_samplings(self, watcher: Callable[[OpenQuestion[Any]], None]) -> Callable[[], None]:
+        """Like :meth:`watch_elicitations`, for MCP servers' sampling requests (approved or declined by
+        :meth:`answer_sampling`; unwatched, declined at once)."""
+        return self.samplings.watch(watcher)
+
+    def answer_sampling(self, request_id: str, approve: bool) -> None:
+        """Approve (the session's model answers the server) or decline; ``UnknownSampling`` for one not open."""
+        self.samplings.answer(request_id, approve)
 
 
 def _unstored(location: str, project_root: str, agent: str, model: str | None) -> SessionRecord:

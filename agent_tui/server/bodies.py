@@ -207,12 +207,23 @@ class McpLogMessage(BaseModel):
     text: str
 
 
+class McpResource(BaseModel):
+    """One resource an MCP server listed, or a resource template (``uri`` is then its URI template)."""
+
+    uri: str
+    name: str
+    description: str = ""
+    mime: str | None = None
+    template: bool = False
+    """``uri`` is an RFC 6570 template (``notes://day/{n}``): a family of resources, read by filling it in."""
+
+
 class McpServer(BaseModel):
     """One MCP server this process has started (or tried to) at one location."""
 
     name: str
     location: str
-    transport: Literal["stdio", "http"]
+    transport: Literal["stdio", "http", "sse"]
     state: McpState
     tools: list[str]
     error: str | None = None
@@ -221,6 +232,8 @@ class McpServer(BaseModel):
     """Its process runs in the command sandbox (the server's ``sandbox = true``)."""
     logs: list[McpLogMessage] = []
     """What it logged lately, oldest first (the last 50; all of it is in ``mcp.log``)."""
+    resources: list[McpResource] = []
+    """The resources and resource templates it listed, as last listed (none for a server without any)."""
 
 
 class McpServerList(Listing[McpServer]):

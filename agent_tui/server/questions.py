@@ -15,6 +15,7 @@ import contextlib
 from collections.abc import Callable
 
 from agent_tui.core.api import OpenQuestion, Sessions, UnknownElicitation
+from agent_tui.vocab.elicitation import ElicitationRequest
 
 DEFAULT_WITHIN_S = 120.0
 """For a question that names no limit (the MCP server default ``timeout_s``)."""
@@ -43,12 +44,12 @@ class QuestionWaits:
             timer.cancel()
         await asyncio.gather(*self._timers, return_exceptions=True)
 
-    def _asked(self, question: OpenQuestion) -> None:
+    def _asked(self, question: OpenQuestion[ElicitationRequest]) -> None:
         timer = asyncio.ensure_future(self._decline_when_unanswered(question))
         self._timers.add(timer)
         timer.add_done_callback(self._timers.discard)
 
-    async def _decline_when_unanswered(self, question: OpenQuestion) -> None:
+    async def _decline_when_unanswered(self, question: OpenQuestion[ElicitationRequest]) -> None:
         limit = question.request.answer_within_s or DEFAULT_WITHIN_S
         try:
             await asyncio.wait_for(question.ended.wait(), limit)

@@ -57,13 +57,17 @@ class NoApprovals:
 
 
 def policy_asker(policy: str) -> Asker:
-    """The headless ``--permission allow|deny`` answer: immediate, never hangs."""
-    if policy not in ("allow", "deny"):
-        raise ValueError(f"--permission must be 'allow' or 'deny', not {policy!r}")
+    """The headless ``--permission allow|deny|stop`` answer: immediate, never hangs. ``deny`` tells
+    the model and the run goes on; ``stop`` is a plain reject, which ends the run (``permission.rejected``)."""
+    if policy not in ("allow", "deny", "stop"):
+        raise ValueError(f"--permission must be 'allow', 'deny' or 'stop', not {policy!r}")
 
     async def ask(request: PermissionRequest) -> PermissionDecision:
-        if policy == "allow":
-            return PermissionDecision(reply=PermissionReply.ONCE)
+        match policy:
+            case "allow":
+                return PermissionDecision(reply=PermissionReply.ONCE)
+            case "stop":
+                return PermissionDecision(reply=PermissionReply.REJECT)
         return PermissionDecision(
             reply=PermissionReply.REJECT,
             message=f"{request.action} is not allowed in this headless run (--permission deny).",

@@ -15,6 +15,7 @@ from typing import Any
 from agent_tui.tools.asks import CallOrigin, PermissionChecker
 from agent_tui.tools.sandbox import SandboxPolicy
 from agent_tui.vocab.elicitation import ElicitationAnswer, ElicitationRequest
+from agent_tui.vocab.sampling import SamplingAnswer, SamplingRequest
 from agent_tui.vocab.skill import Skill
 
 
@@ -48,6 +49,8 @@ class ToolScope:
     """The skills found for this location, by name (core discovers them; the ``skill`` tool loads one)."""
     elicit: Callable[[ElicitationRequest], Awaitable[ElicitationAnswer]] | None = None
     """Asks the user an MCP server's question during this call (core records it); None: declined."""
+    sample: Callable[[SamplingRequest], Awaitable[SamplingAnswer]] | None = None
+    """Runs an MCP server's sampling request on the session's model once the user approves it; None: declined."""
 
     def __post_init__(self) -> None:
         self.location = Path(self.location).resolve()

@@ -143,6 +143,13 @@ class AgentApp(App[None]):
             show=False,
             tooltip="focus the newest task block (again: the one before); Enter opens its subagent, Esc leaves it",
         ),
+        Binding(
+            "alt+o",
+            "latest_output",
+            "output",
+            show=False,
+            tooltip="the newest tool output, whole, full screen (PageUp/PageDown, Esc closes)",
+        ),
         Binding("alt+t", "toggle_plan", "plan", show=False, tooltip="fold the plan above the prompt; again unfolds it"),
         Binding("f1", "help", "help", tooltip="this help"),
         # Textual's own palette binding, declared here so the help screen lists it too.
@@ -206,7 +213,12 @@ class AgentApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield SessionView(self.services, None)
-        yield Static(id="footer-slot")  # keeps the footer's row until it comes (see _mount_footer)
+        yield Static(self.first_frame_keys(), id="footer-slot")  # the footer's row until it comes (_mount_footer)
+
+    def first_frame_keys(self) -> str:
+        """The app's footer keys as text, so the first frame shows them before the real Footer mounts."""
+        shown = [b for b in self.BINDINGS if isinstance(b, Binding) and b.show and b.description]
+        return "  ".join(f"{self.get_key_display(b)} {b.description}" for b in shown)
 
     async def on_mount(self) -> None:
         self.call_after_refresh(self._mount_footer, self.screen)
@@ -231,7 +243,7 @@ class AgentApp(App[None]):
         recompositions put ~40 ms between launch and the picker's first frame."""
         slot = screen.query_one("#footer-slot")
         try:
-            await screen.mount(Footer(), before=slot)
+            await screen.mount(Footer(compact=True), before=slot)
         except MountError:  # the app is closing before its second frame
             return
         await slot.remove()
@@ -433,12 +445,21 @@ class AgentApp(App[None]):
     async def on_tool_call_view_open_child(self, message: ToolCallView.OpenChild) -> None:
         await self.pages.child(message.block)
 
+    def on_tool_call_view_open_output(self, message: ToolCallView.OpenOutput) -> None:
+        self.pages.output(message.block)
+
+    def action_latest_output(self) -> None:
+        self.pages.latest_output()
+
     def on_tool_call_view_leave(self, message: ToolCallView.Leave) -> None:
         """Esc on a focused task block: back to the prompt (over a subagent's transcript: back to its parent)."""
         if isinstance(self.screen, ChildSessionScreen):
             self.screen.dismiss(None)
         else:
             self.view.query_one(PromptInput).focus()
+
+    def on_prompt_input_search_history(self, message: PromptInput.SearchHistory) -> None:
+        self.pages.search_history(message.prompt)
 
     def action_focus_task(self) -> None:
         self.pages.focus_task()

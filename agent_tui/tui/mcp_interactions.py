@@ -1,6 +1,7 @@
 """What MCP servers ask of the person at the screen: a server's question during a tool call
-(elicitation: its dialog, the answer handed back to the waiting call) and a server's prompt run
-as a slash command (missing arguments asked for, the expansion sent as a prompt).
+(elicitation: its dialog, the answer handed back to the waiting call), a server's request to use
+the model (sampling: its approval panel), and a server's prompt run as a slash command (missing
+arguments asked for, the expansion sent as a prompt).
 
 ``AgentApp`` keeps the ``action_run_mcp_prompt`` name the command registry runs, one line into
 here, as it does for ``SessionActions`` and ``Pages``.
@@ -26,21 +27,49 @@ class McpInteractions:
 
     def __init__(self, app: AgentApp) -> None:
         self.app = app
-        self._unwatch: Callable[[], None] | None = None
+        self._unwatch: list[Callable[[], None]] = []
 
     def watch(self) -> None:
         """From now on MCP servers' questions wait for the user (without a watcher they are declined)."""
         sessions = self.app.services.sessions
         if sessions is not None:
-            self._unwatch = sessions.watch_elicitations(self._question_came)
+            self._unwatch = [
+                sessions.watch_elicitations(self._question_came),
+                sessions.watch_samplings(self._sampling_came),
+            ]
 
     def unwatch(self) -> None:
-        if self._unwatch is not None:
-            self._unwatch()
-            self._unwatch = None
+        for unwatch in self._unwatch:
+            unwatch()
+        self._unwatch = []
 
     def _question_came(self, question: Any) -> None:
         self.app.call_later(self._ask, question)  # told from the tool call's task: the dialog opens in the app's turn
+
+    def _sampling_came(self, question: Any) -> None:
+        self.app.call_later(self._approve, question)
+
+    def _approve(self, question: Any) -> None:
+        """An MCP server's sampling request: its panel; the decision handed back to the waiting tool call."""
+        from agent_tui.tui.screens.sampling import SamplingScreen
+
+        app = self.app
+        server = question.request.server
+
+        def decided(approve: bool | None) -> None:
+            if question.ended.is_set():
+                return
+            try:
+                if app.services.sessions is not None:
+                    app.services.sessions.answer_sampling(question.request_id, bool(approve))
+            except Exception as error:  # noqa: BLE001 - the call ended meanwhile
+                app.notify(f"MCP server {server}: {error}", severity="warning")
+                return
+            app.notify(f"MCP server {server} asked to sample; {'approved' if approve else 'declined'}")
+
+        screen = SamplingScreen(question.request)
+        app.push_screen(screen, decided)
+        app.run_worker(self._close_when_ended(question, screen), group="mcp-question")
 
     def _ask(self, question: Any) -> None:
         """An MCP server's question: its dialog, the answer handed back to the waiting tool call."""
@@ -67,7 +96,7 @@ class McpInteractions:
         await question.ended.wait()
         if self.app.screen is screen:  # one above it (another question) keeps it until that one is answered
             screen.dismiss(None)
-            self.app.notify(f"MCP server {question.request.server}: the question ended with its tool call")
+            self.app.notify(f"MCP server {question.request.server}: the request ended with its tool call")
 
     async def run_prompt(self, name: str, arguments: str = "") -> None:
         """``/mcp__server__prompt args…``: the missing required arguments asked for, the server's

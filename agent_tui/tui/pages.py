@@ -1,7 +1,8 @@
 """The pages the app opens over the session on screen to show something: the next request's size
 (``/context``), what the session spent (``/usage``), MCP servers (``/mcp``), skills (``/skills``), agents (``/agents``),
-saved approvals (``/permissions``), and a
-subagent's transcript (Enter on a ``task`` block, or Alt+S to reach one from the keyboard).
+saved approvals (``/permissions``), a subagent's transcript (Enter on a ``task`` block, or Alt+S to reach one from
+the keyboard), a tool call's whole output (``o`` on its block, Alt+O the newest) and the prompt-history search
+(Ctrl+S in the prompt).
 
 ``AgentApp`` keeps the ``action_*`` names the command registry and the bindings run, each one
 line into here, as it does for ``SessionActions``.
@@ -17,14 +18,17 @@ from agent_tui.tui.mcp_view import listing, recent_logs
 from agent_tui.tui.screens.agents import AgentsScreen
 from agent_tui.tui.screens.child_session import ChildSessionScreen
 from agent_tui.tui.screens.context import ContextScreen
+from agent_tui.tui.screens.history_search import HistorySearch
 from agent_tui.tui.screens.mcp import McpScreen
+from agent_tui.tui.screens.output_view import OutputView
 from agent_tui.tui.screens.permissions import PermissionsScreen
 from agent_tui.tui.screens.skills import SkillsScreen
 from agent_tui.tui.screens.usage import UsageScreen
+from agent_tui.tui.transcript_blocks import ToolBlock
 
 if TYPE_CHECKING:
     from agent_tui.tui.app import AgentApp
-    from agent_tui.tui.transcript_blocks import ToolBlock
+    from agent_tui.tui.widgets.prompt import PromptInput
 
 
 class Pages:
@@ -147,10 +151,10 @@ class Pages:
     def focus_task(self) -> None:
         """Alt+S: focus the newest ``task`` block on screen; again, the one before it (around to the
         newest). Enter then opens its subagent; Esc goes back to the prompt."""
-        from agent_tui.tui.widgets.tool_block import ToolCallView  # loaded lazily (``lazy``), so here
+        from agent_tui.tui.widgets.tool_block import TASK, ToolCallView  # loaded lazily (``lazy``), so here
 
         app = self.app
-        blocks = [block for block in app.screen.query(ToolCallView) if block.can_focus]
+        blocks = [block for block in app.screen.query(ToolCallView) if block.block.name == TASK]
         if not blocks:
             app.notify("no subagent task here", timeout=3)
             return
@@ -159,3 +163,24 @@ class Pages:
         target = blocks[at - 1]  # index -1 wraps around to the newest
         target.focus()
         target.scroll_visible(animate=False)
+
+    def search_history(self, prompt: PromptInput) -> None:
+        """Ctrl+S: the project's prompts, filtered as the user types; the choice goes into ``prompt``."""
+        self.app.push_screen(HistorySearch(prompt.prompts), prompt.take_from_history)
+
+    def output(self, block: ToolBlock) -> None:
+        """A tool call's whole output, full screen; found again by its key if the transcript is folded anew."""
+
+        def current() -> ToolBlock | None:
+            found = self.app.view.transcript.get(block.key)
+            return found if isinstance(found, ToolBlock) else None
+
+        self.app.push_screen(OutputView(block, current))
+
+    def latest_output(self) -> None:
+        """Alt+O: the newest tool call with output (running or done) in the session on screen."""
+        for block in reversed(self.app.view.transcript.blocks):
+            if isinstance(block, ToolBlock) and (block.output or block.live_output):
+                self.output(block)
+                return
+        self.app.notify("no tool output here yet", timeout=3)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         ApprovalRecord,
         ContextBreakdown,
         FilesPreview,
+        ImportOutcome,
         InboxRecord,
         PermissionRecord,
         PlanRecord,
@@ -150,6 +151,11 @@ class SessionsPort(Protocol):
 
     def answer_elicitation(self, request_id: str, action: str, content: dict[str, Any] | None = None) -> object: ...
 
+    # MCP servers' sampling requests: shown to ``watcher`` while it watches (else declined); approved or not by id
+    def watch_samplings(self, watcher: Callable[[Any], None]) -> Callable[[], None]: ...
+
+    def answer_sampling(self, request_id: str, approve: bool) -> None: ...
+
     async def rewind_state(self, session_id: str) -> RewindState: ...  # hidden seq ranges, every rewind and undo
 
     async def rewind_points(self, session_id: str) -> builtins.list[RewindPoint]: ...  # the prompts, newest first
@@ -167,6 +173,10 @@ class SessionsPort(Protocol):
     async def lineage(self, session_id: str) -> builtins.list[tuple[str, int]]: ...  # [(ancestor, last seq it gave)]
 
     async def export(self, session_id: str, format: str = "jsonl") -> str: ...  # the text of the export
+
+    async def import_foreign(  # another agent's session file as a new session (or the one made before)
+        self, agent: str, text: str, *, path: str, location: str | Path | None = None, again: bool = False
+    ) -> ImportOutcome: ...
 
     async def rename(self, session_id: str, title: str) -> SessionRecord: ...  # the session's row
 

@@ -159,6 +159,7 @@ class ToolBlock(Block):
 @dataclass(eq=False)
 class InstructionBlock(Block):
     text: str = ""
+    source: str | None = None  # "import": an importer's note, shown open
 
 
 @dataclass(eq=False)

@@ -42,6 +42,9 @@ class McpServerConfig(BaseModel):
     server confined without warning may break; ``[sandbox] mcp_servers = true`` sets it for all."""
     network: bool | None = None
     """Inside the sandbox, may the server reach the network? None: as ``[sandbox] network`` says."""
+    sampling: bool = False
+    """Let the server ask the session's model (``sampling/createMessage``): off by default, so the
+    capability is not even declared; on, each request still waits for the user's approval."""
 
     @field_validator("env_vars")
     @classmethod

@@ -88,6 +88,18 @@ def test_a_url_server_and_its_headers(capsys: pytest.CaptureFixture[str], agent_
     ]
 
 
+def test_add_sampling_opts_the_server_in(capsys: pytest.CaptureFixture[str], agent_home: Path) -> None:
+    code, _, err = mcp(capsys, "add", "asker", "--sampling", "--", *NOTES)
+    assert code == 0, err
+    assert "\nsampling = true" in (agent_home / "config.toml").read_text()
+    code, out, _ = mcp(capsys, "get", "asker")
+    assert code == 0 and "sampling: on (each request asks you first)\n" in out
+    assert listed(capsys)["asker"]["sampling"] is True
+    code, _, err = mcp(capsys, "add", "plain", "--", *NOTES)
+    assert code == 0, err
+    assert (agent_home / "config.toml").read_text().count("sampling = ") == 1  # off unless asked for
+
+
 @pytest.mark.parametrize(
     ("words", "message"),
     [

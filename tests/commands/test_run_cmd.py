@@ -204,7 +204,7 @@ async def test_a_missing_key_names_the_variable(cli: Cli, fake: FakeProvider, wo
         stderr=asyncio.subprocess.PIPE,
     )
     out, err = await proc.communicate()
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # a config error: nothing ran
     assert "OPENAI_API_KEY" in err.decode() and len(err.decode().strip().splitlines()) == 1
 
 
@@ -382,7 +382,7 @@ async def test_a_second_process_neither_sweeps_nor_drains_a_live_session(cli: Cl
         assert line, "the run ended before naming its session"
     sid = session_of(line)
     code, out, err = await cli.run("--session", sid, "me too")
-    assert code == 2
+    assert code == 5
     assert str(await cli.mode.agent_pid(owner)) in err
     assert "is admitted there as a steer: it is read at the next step" in err
     log = await cli.log(sid)
@@ -403,7 +403,7 @@ async def test_text_mode_tells_a_waiting_user_about_retries(cli: Cli, fake: Fake
 
 async def test_without_a_prompt_run_needs_a_session_to_resume(cli: Cli) -> None:
     code, _, err = await cli.run()
-    assert code == 1 and "--session ID / --continue" in err
+    assert code == 2 and "--session ID / --continue" in err
 
 
 async def test_resume_without_a_prompt_continues_a_step_a_crash_cut_short(cli: Cli, fake: FakeProvider) -> None:
@@ -465,7 +465,7 @@ async def test_run_reads_a_mentioned_mcp_resource_and_an_unknown_one_is_one_line
     admitted = next(e for e in await cli.log(session_of(err)) if e["type"] == "session.prompt.admitted.1")
     assert admitted["data"]["prompt"][1]["type"] == "resource"
     code, out, err = await cli.run("--trust", "@notes:notes://missing", timeout=120)
-    assert code == 1 and "@notes:notes://missing: MCP server notes: cannot read notes://missing" in err
+    assert code == 2 and "@notes:notes://missing: MCP server notes: cannot read notes://missing" in err
     assert len(fake.requests) == 1
 
 
@@ -495,6 +495,31 @@ async def test_a_headless_run_declines_a_servers_question_with_a_line_and_logs_t
         "content": None,
         "reason": "no one to answer: agent-tui runs headless",
     }
+
+
+async def test_a_headless_run_declines_a_servers_sampling_request_with_a_line_and_logs_it(
+    cli: Cli, fake: FakeProvider, workdir: Path
+) -> None:
+    sampling = Path(__file__).resolve().parents[1] / "fakes" / "mcp_sampling.py"
+    _mcp_config(workdir, {"sampler": [sys.executable, str(sampling)]})
+    with (workdir / ".agent-tui" / "config.toml").open("a") as config:
+        config.write("sampling = true\n")  # opted in: still no one to approve it
+    call = {"id": "call_1", "name": "mcp__sampler__ask_model", "arguments": {"question": "Capital?"}}
+    fake.add({"tool_calls": [call]}, {"text": "No answer."})
+    code, out, err = await cli.run("--trust", "--permission", "allow", "ask it", timeout=120)
+    assert code == 0, err
+    assert out.strip() == "No answer."
+    line = "agent-tui: MCP server sampler asked to sample: declined (no one to answer: agent-tui runs headless)"
+    assert line in err.splitlines()
+    tool_message = next(m for m in fake.accepted[1].body["messages"] if m["role"] == "tool")
+    assert "agent-tui declined to sample: no one to answer: agent-tui runs headless" in tool_message["content"]
+    assert len(fake.requests) == 2  # the model was never asked for the server
+    log = await cli.log(session_of(err))
+    asked = next(e for e in log if e["type"] == "session.sampling.asked.1")["data"]
+    answered = next(e for e in log if e["type"] == "session.sampling.answered.1")["data"]
+    assert (asked["server"], asked["call_id"], asked["max_tokens"]) == ("sampler", "call_1", 64)
+    assert asked["messages"][1] == {"role": "user", "text": "Capital?"}
+    assert (answered["request_id"], answered["action"], answered["usage"]) == (asked["request_id"], "decline", None)
 
 
 async def test_an_mcp_call_a_killed_agent_left_running_is_swept_and_its_server_ends(
@@ -564,7 +589,7 @@ async def test_a_mentioned_subagent_asks_the_model_to_hand_it_the_work(cli: Cli,
 
 async def test_a_missing_mention_is_one_line_and_nothing_is_sent(cli: Cli, fake: FakeProvider) -> None:
     code, out, err = await cli.run("explain @nope.py")
-    assert code == 1
+    assert code == 2
     assert "@nope.py: no such file or folder" in err
     assert fake.requests == [] and "session " not in err
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.testing.fake_provider import FakeProvider
+from tests.commands.installed import checked_lines
 from tests.commands.test_run_cmd import Cli, session_of, types
 from tests.routed_fake import Routes, task_call
 from tests.warmth import LaunchMode
@@ -32,9 +33,10 @@ async def test_json_events_carry_the_childs_session_id(cli: Cli, routes: Routes)
     routes.add("CHILD-A", {"text": "child answer"})
     code, out, err = await cli.run("--format", "json", "PARENT: go")
     assert code == 0, err
-    durable = [line for line in map(json.loads, out.splitlines()) if not line.get("live")]
+    durable = [line for line in checked_lines(out) if not line.get("live")]  # each valid against the schema
     (settled,) = [d for d in durable if d["type"] == "session.tool.success.1"]
     child = settled["data"]["output"]["data"]["session_id"]
+    assert {d["session_id"] for d in durable} == {session_of(err)}  # the run's own session, not the child's
     assert settled["data"]["result_meta"]["session_id"] == child
     child_log = await cli.log(child)
     assert child_log[0]["data"]["spawned_by"]["call_id"] == "call_t"

@@ -163,7 +163,7 @@ async def test_run_leaves_out_an_untrusted_projects_claude_hooks_and_names_them(
     assert "is not trusted, so it may not: run a user_prompt hook: touch" in err
     assert len(fake.accepted) == 1
     code, _, err = await run(cli, "--trust", "go")
-    assert code == 1  # the prompt was not sent: a script must know
+    assert code == 4  # refused: the prompt was not sent, a script must know
     assert marker.exists() and "is not trusted" not in err
     assert "agent-tui: user_prompt hook blocked: not on a Friday" in err
     assert len(fake.accepted) == 1  # the prompt was never sent

@@ -74,6 +74,16 @@ def every_event_script(location: str, root: str) -> dict[str, list[ev.DurableEve
             requested_schema={"type": "object", "properties": {"day": {"type": "string"}}},
         ),
         ev.ElicitationAnswered(request_id="ask_1", action="accept", content={"day": "friday"}),
+        ev.SamplingAsked(
+            request_id="sample_1",
+            assistant_message_id="msg_a1",
+            call_id="call_1",
+            server="tables",
+            system_prompt="Answer in one word.",
+            messages=[{"role": "user", "text": "Which day?"}],
+            max_tokens=16,
+        ),
+        ev.SamplingAnswered(request_id="sample_1", action="approve", text="Friday", model="m1", usage=usage, cost=0.01),
         ev.ToolSucceeded(assistant_message_id="msg_a1", call_id="call_1", output=ToolOutput(text="a.py")),
         ev.ToolCalled(
             assistant_message_id="msg_a1",

@@ -19,6 +19,7 @@ from agent_tui.core.api import (
     ContextBreakdown,
     EventRejected,
     FilesPreview,
+    ImportOutcome,
     InboxRecord,
     InvalidRequest,
     PermissionRecord,
@@ -430,6 +431,13 @@ class FakeSessions:
             raise InvalidRequest(f"export format must be jsonl or markdown, not {format!r}")
         return "".join(f"{stored.type}\n" for stored in self._events(session_id))
 
+    async def import_foreign(
+        self, agent: str, text: str, *, path: str, location: str | Path | None = None, again: bool = False
+    ) -> ImportOutcome:
+        """Not imitated: the Pilot tests of importing run on the real store (tests/tui/test_app_imported.py)."""
+        self.calls.append(("import_foreign", agent, path))
+        raise InvalidRequest("the fake does not import other agents' sessions")
+
     async def rename(self, session_id: str, title: str) -> SessionRecord:
         self.calls.append(("rename", session_id, title))
         clean = " ".join(title.split())
@@ -472,6 +480,12 @@ class FakeSessions:
 
     def answer_elicitation(self, request_id: str, action: str, content: dict[str, Any] | None = None) -> None:
         self.calls.append(("answer_elicitation", request_id, action, content))
+
+    def watch_samplings(self, watcher: Any) -> Any:
+        return lambda: None  # no MCP servers here: nothing ever asks to sample
+
+    def answer_sampling(self, request_id: str, approve: bool) -> None:
+        self.calls.append(("answer_sampling", request_id, approve))
 
     async def reply_permission(self, request_id: str, reply: str, message: str | None = None) -> None:
         self.calls.append(("reply_permission", request_id, reply, message))

@@ -76,7 +76,9 @@ async def test_resume_by_id_shows_the_stored_transcript(fake_sessions, make_app)
         kinds = [type(w).__name__ for w in blocks(app)]
         assert kinds == ["UserMessage", "AssistantText"] * 2
         # the Markdown takes its text when it mounts, a moment after its block widget
-        await until(pilot, lambda: app.query(AssistantText).last().query_one(Markdown).source == "answer 1")
+        await until(  # query, not query_one: until it mounts there is no Markdown to ask (NoMatches)
+            pilot, lambda: [m.source for m in app.query(AssistantText).last().query(Markdown)] == ["answer 1"]
+        )
         assert "idle" in status(app) and "question 0" in status(app)
 
 
@@ -425,6 +427,31 @@ async def test_scrolled_up_view_stays_put_and_hints_new_output(fake_sessions, ma
         assert view.scroll_y == where  # not yanked to the bottom
         await pilot.press("ctrl+end")
         await until(pilot, lambda: not hint.display and view.scroll_y == view.max_scroll_y)
+
+
+async def test_one_long_answer_streaming_below_a_scrolled_up_view_hints_too(fake_sessions, make_app) -> None:
+    stored(fake_sessions, turns=12)
+    fake_sessions.running.add(SID)
+    fake_sessions.publish(SID, ev.StepStarted(assistant_message_id="m9", agent="build", model="x"))
+    fake_sessions.publish(SID, ev.TextStarted(assistant_message_id="m9", ordinal=0))
+    app = make_app(StartMode(session_id=SID))
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(TranscriptView)
+        fake_sessions.delta(ev.TextDelta(session_id=SID, assistant_message_id="m9", ordinal=0, delta="The answer "))
+        await until(pilot, lambda: "The answer" in str(blocks(app)[-1].block.text))
+        await until(pilot, lambda: view.scroll_y == view.max_scroll_y > 0)
+        count = len(blocks(app))
+        hint = app.query_one("#new-output")
+        view.scroll_to(y=view.max_scroll_y - 10, animate=False, immediate=True)
+        view.release_anchor()
+        await pilot.pause()
+        assert not hint.display
+        for n in range(20):  # no new block: the same answer grows
+            fake_sessions.delta(
+                ev.TextDelta(session_id=SID, assistant_message_id="m9", ordinal=0, delta=f"line {n}\n\n")
+            )
+        await until(pilot, lambda: hint.display)
+        assert len(blocks(app)) == count
 
 
 async def test_a_long_session_paints_its_newest_blocks_then_fills_in_above(
@@ -967,3 +994,38 @@ async def test_a_prompt_given_at_launch_is_sent_once_the_app_is_up(fake_sessions
             ("prompt", "ses_new1", "what does this project do?", "steer")
         ]
         assert app.query_one(PromptInput).text == ""
+
+
+async def test_the_first_frame_shows_the_main_keys_before_the_footer_mounts(
+    fake_sessions, make_app, monkeypatch
+) -> None:
+    async def no_footer(self, screen) -> None:  # noqa: ANN001 - the real one swaps the slot for Footer
+        return None
+
+    monkeypatch.setattr(AgentApp, "_mount_footer", no_footer)
+    app = make_app()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        slot = str(app.query_one("#footer-slot").render())
+        for key in ("esc interrupt", "^r sessions", "^n new", "f1 help"):
+            assert key in slot, slot
+
+
+async def test_a_code_line_wider_than_the_window_wraps_instead_of_being_clipped(fake_sessions, make_app) -> None:
+    import html
+    import re
+
+    log = LogBuilder(session_id="ses_wide").created(location=LOCATION)
+    wide = "x = compute(" + ", ".join(f"arg{n}" for n in range(40)) + ")  # END-OF-LINE"
+    log.turn("show code", f"Here:\n\n```python\n{wide}\nprint(x)\n```\n\nDone.")
+    fake_sessions.add_log(log)
+    app = make_app(StartMode(session_id="ses_wide"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: len(blocks(app)) == 2)
+
+        def screen() -> str:
+            texts = re.findall(r"<text[^>]*>([^<]*)</text>", app.export_screenshot())
+            return html.unescape("".join(t if t.strip() else " " for t in texts))
+
+        await until(pilot, lambda: "Done." in screen())
+        assert "# END-OF-LINE" in screen() and "arg39" in screen()  # the line's end is on screen

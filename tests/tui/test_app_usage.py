@@ -84,3 +84,23 @@ async def test_a_session_opened_from_its_row_still_says_its_cost_is_unknown(
     await seed_for(runtime.sessions, record, transcript, record.head_seq + 1)
     assert transcript.facts.input_tokens == 500 and transcript.facts.cost == 0.0
     assert transcript.facts.unpriced_steps == 1
+
+
+async def test_slash_usage_shows_what_a_compaction_spent(provider: FakeProvider, app: AgentApp) -> None:
+    """``/compact``'s summary call is counted: under its model, and as the ``compaction`` row per agent."""
+    provider.add(
+        Turn(text="first", usage={"input": 1200, "output": 80, "cost": 0.01}),
+        Turn(text="## Objective\nShip it.\n## Next Move\nTest it.", usage={"input": 700, "output": 30, "cost": 0.002}),
+    )
+    async with app.run_test() as pilot:
+        await pilot.press(*"one", "enter")
+        await idle(pilot, app)
+        await pilot.press(*"/compact", "enter")
+        await until(pilot, lambda: len(provider.accepted) == 2, timeout=30)
+        await idle(pilot, app)
+        screen = await _open_usage(pilot, app)
+        await until(pilot, lambda: screen.usage is not None and screen.usage.total.input_tokens == 1900)
+        agents = _shown(screen, "#usage-agents")
+        compaction = next(line for line in agents.splitlines() if "compaction" in line)
+        assert "700" in compaction and "$0.0020" in compaction
+        assert "cost $0.0120" in _shown(screen, "#usage-total")

@@ -180,3 +180,57 @@ def test_subagent_transcript_screen(snap_compare, fake_sessions, make_app) -> No
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+
+
+def test_output_view(snap_compare, fake_sessions, make_app) -> None:
+    log = LogBuilder(session_id="ses_out").created(location=LOCATION)
+    log.prompt("run the suite")
+    amid = log.step("msg_out")
+    lines = "".join(f"tests/test_{n:03d}.py ... ok\n" for n in range(120))
+    log.tool(amid, "c1", "bash", {"command": "pytest -v"}, output=lines + "120 passed in 3.2s", ms=3200)
+    log.end_step(amid)
+    fake_sessions.add_log(log)
+    app = make_app(StartMode(session_id="ses_out"))
+
+    async def ready(pilot) -> None:
+        from textual.widgets import RichLog
+
+        from agent_tui.tui.screens.output_view import OutputView
+
+        while not app.query("ToolCallView"):
+            await pilot.pause(0.01)
+        await pilot.press("alt+o")
+        while not isinstance(app.screen, OutputView) or app.screen.query_one(RichLog).max_scroll_y < 50:
+            await pilot.pause(0.01)
+        await pilot.press("pagedown")
+        await steady_screen(pilot, RichLog)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+
+
+def test_history_search(snap_compare, fake_sessions, make_app) -> None:
+    from pathlib import Path
+
+    from agent_tui.core.api import paths
+    from agent_tui.tui.prompt_history import FILE_NAME, PromptHistory
+
+    history = PromptHistory(str(paths.project_root(Path(LOCATION))), paths.data_dir() / FILE_NAME)
+    for text in ["fix the parser", "add tests for the lexer", "fix the flaky test\nand explain why", "update docs"]:
+        history.save(text)
+    app = make_app()
+
+    async def ready(pilot) -> None:
+        from agent_tui.tui.screens.history_search import HistorySearch
+
+        prompt = app.query_one(PromptInput)
+        while not prompt.prompts.loaded:
+            await pilot.pause(0.01)
+        await pilot.press("ctrl+s")
+        while not isinstance(app.screen, HistorySearch):
+            await pilot.pause(0.01)
+        await pilot.press(*"fix")
+        while len(app.screen.matches) != 2:
+            await pilot.pause(0.01)
+        await steady_screen(pilot, Input)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready)

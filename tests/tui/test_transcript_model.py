@@ -113,6 +113,18 @@ def test_stale_sweep_shows_interrupted_not_failed() -> None:
     assert shape(t)[1] == ("error", "aborted", "interrupted")
 
 
+def test_an_interrupted_call_keeps_what_it_printed_as_its_output() -> None:
+    log = LogBuilder().created()
+    amid = log.step("msg_a1")
+    log.add(ev.ToolCalled(assistant_message_id=amid, call_id="c1", name="bash", input={"command": "make"}))
+    interrupted = ErrorInfo(type="aborted", message=TOOL_INTERRUPTED)
+    meta = {"partial_output": "cc -c a.c\ncc -c b.c\n"}
+    log.add(ev.ToolFailed(assistant_message_id=amid, call_id="c1", error=interrupted, result_meta=meta))
+    block = fold(log.events).get(BlockKey.tool(amid, "c1"))
+    assert isinstance(block, ToolBlock)
+    assert block.shown_state is ToolState.INTERRUPTED and block.output == "cc -c a.c\ncc -c b.c\n"
+
+
 def test_retry_countdown_is_cleared_by_the_next_step() -> None:
     log = LogBuilder().created()
     log.add(ev.ExecutionStarted())

@@ -165,10 +165,10 @@ def test_the_child_writes_to_the_callers_stdout(warm: Warm, workdir: Path, agent
     assert out == f"agent-tui {__version__}\n"
 
 
-async def test_run_without_a_prompt_exits_1_with_its_message(warm: Warm, workdir: Path, agent_home: Path) -> None:
+async def test_run_without_a_prompt_exits_2_with_its_message(warm: Warm, workdir: Path, agent_home: Path) -> None:
     status = warm.status()
     ran = await agent(warm.launch_env(agent_home), "run", "--model", "openai/fake-model", cwd=workdir)
-    assert ran.code == 1 and ran.out == ""
+    assert ran.code == 2 and ran.out == ""
     assert ran.err == "agent-tui: give a prompt, or --session ID / --continue to resume a session\n"
     assert warm.status()["launches"] == status["launches"] + 1
     no_fallback(agent_home)

@@ -31,7 +31,10 @@ async def test_a_warm_tuis_mcp_question_opens_its_dialog_and_the_answer_reaches_
     prompt: str,
 ) -> None:
     server = {"command": [sys.executable, str(ASKING), *(["legacy"] if legacy else [])], "startup_timeout_s": 60}
-    config = {"mcp": {"servers": {"asking": server}}, "permission": [{"action": "mcp", "pattern": "*", "effect": "allow"}]}
+    config = {
+        "mcp": {"servers": {"asking": server}},
+        "permission": [{"action": "mcp", "pattern": "*", "effect": "allow"}],
+    }
     if prompt == "project":  # the project's own server, the project trusted for this launch
         (workdir / ".agent-tui").mkdir()
         (workdir / ".agent-tui" / "config.toml").write_text(_toml(config))
@@ -59,6 +62,6 @@ def _toml(config: dict[str, object]) -> str:
     server = config["mcp"]["servers"]["asking"]  # type: ignore[index]
     command = ", ".join(json.dumps(part) for part in server["command"])
     return (
-        "[[permission]]\naction = \"mcp\"\npattern = \"*\"\neffect = \"allow\"\n\n"
+        '[[permission]]\naction = "mcp"\npattern = "*"\neffect = "allow"\n\n'
         f"[mcp.servers.asking]\ncommand = [{command}]\nstartup_timeout_s = 60\n"
     )

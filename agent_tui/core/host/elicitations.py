@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 
+from agent_tui.core.host.open_asks import CALL_ENDED, HEADLESS, OpenAsks
+from agent_tui.core.host.open_asks import OpenQuestion as OpenQuestion
 from agent_tui.core.log import events as ev
 from agent_tui.core.log.ids import new_id
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.vocab.elicitation import ACTIONS, ElicitationAnswer, ElicitationRequest, form_fields, validate
 
-HEADLESS = "no one to answer: agent-tui runs headless"
-CALL_ENDED = "the tool call ended before an answer"
+__all__ = ["CALL_ENDED", "HEADLESS", "Elicit", "Elicitations", "InvalidAnswer", "OpenQuestion", "UnknownElicitation"]
 
 Elicit = Callable[[ElicitationRequest], Awaitable[ElicitationAnswer]]
 
@@ -40,36 +40,8 @@ class InvalidAnswer(ValueError):
         self.problems = problems
 
 
-@dataclass(frozen=True)
-class OpenQuestion:
-    """What a watcher is shown: which session asks, the question's id, the question; ``ended`` is set
-    once it is answered or its call ended (a dialog still open for it then closes)."""
-
-    session_id: str
-    request_id: str
-    request: ElicitationRequest
-    ended: asyncio.Event = field(default_factory=asyncio.Event, compare=False, repr=False)
-
-
-Watcher = Callable[[OpenQuestion], None]
-
-
-class Elicitations:
+class Elicitations(OpenAsks[ElicitationRequest, ElicitationAnswer]):
     """The open questions of this process, and who is watching for them."""
-
-    def __init__(self) -> None:
-        self._open: dict[str, tuple[OpenQuestion, asyncio.Future[ElicitationAnswer]]] = {}
-        self._watchers: list[Watcher] = []
-
-    def watch(self, watcher: Watcher) -> Callable[[], None]:
-        """Show ``watcher`` each new question (and those open now); returns the function that stops it."""
-        self._watchers.append(watcher)
-        for question, _ in list(self._open.values()):
-            watcher(question)
-        return lambda: self._watchers.remove(watcher) if watcher in self._watchers else None
-
-    def open(self, session_id: str | None = None) -> list[OpenQuestion]:
-        return [q for q, _ in self._open.values() if session_id is None or q.session_id == session_id]
 
     def asker(self, publish: SessionPublisher, assistant_message_id: str | None, call_id: str | None) -> Elicit:
         """The ``elicit`` of one tool call: records each question and its answer."""
@@ -89,7 +61,9 @@ class Elicitations:
                 )
             )
             try:
-                answer = await self._wait(OpenQuestion(publish.session_id, request_id, request))
+                answer = await self._wait(
+                    OpenQuestion(publish.session_id, request_id, request), ElicitationAnswer("decline", reason=HEADLESS)
+                )
             except asyncio.CancelledError:  # the call ended first: the log says so, the cancellation goes on
                 await publish(ev.ElicitationAnswered(request_id=request_id, action="cancel", reason=CALL_ENDED))
                 raise
@@ -101,19 +75,6 @@ class Elicitations:
             return answer
 
         return elicit
-
-    async def _wait(self, question: OpenQuestion) -> ElicitationAnswer:
-        if not self._watchers:
-            return ElicitationAnswer("decline", reason=HEADLESS)
-        future: asyncio.Future[ElicitationAnswer] = asyncio.get_running_loop().create_future()
-        self._open[question.request_id] = (question, future)
-        try:
-            for watcher in list(self._watchers):
-                watcher(question)
-            return await future
-        finally:
-            self._open.pop(question.request_id, None)
-            question.ended.set()
 
     def answer(
         self, request_id: str, action: str, content: dict[str, object] | None = None, reason: str | None = None

@@ -17,6 +17,7 @@ from typing import Any
 
 from agent_tui.core.host.elicitations import Elicit
 from agent_tui.core.host.port import ToolInvocation
+from agent_tui.core.host.samplings import Sample
 from agent_tui.core.host.tool_hooks import ToolHooks
 from agent_tui.core.log import events as ev
 from agent_tui.core.log.publisher import SessionPublisher
@@ -162,6 +163,9 @@ class RegistryToolHost:
         self.elicit: Callable[[str | None, str | None], Elicit] | None = None
         """A call's way to ask the user an MCP server's question, by (assistant message, call) id
         (``Elicitations.asker``; the runtime sets it); None: questions are declined."""
+        self.sample: Callable[[str | None, str | None], Sample] | None = None
+        """A call's way to have an MCP server's sampling request approved and run, by (assistant message,
+        call) id (``Samplings.asker``; the runtime sets it); None: sampling requests are declined."""
         self.skills = SkillCatalog()
         """The skills found here at the last ``refresh_skills`` (the runtime calls it before each step)."""
         self.output: OutputSchema | None = None
@@ -213,6 +217,9 @@ class RegistryToolHost:
             elicit=None
             if self.elicit is None
             else self.elicit(call.assistant_message_id or None, call.call_id or None),
+            sample=None
+            if self.sample is None
+            else self.sample(call.assistant_message_id or None, call.call_id or None),
         )
         hooks = self.hooks
         if hooks is not None and (refused := await hooks.before(self.settings, call)) is not None:

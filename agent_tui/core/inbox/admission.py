@@ -16,15 +16,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from agent_tui.core.errors import StoreError
+from agent_tui.core.errors import AdmissionConflict as AdmissionConflict  # its home; the door names it here
 from agent_tui.core.log import events as ev
 from agent_tui.core.projections.inbox import fingerprint
 from agent_tui.core.store.writer import Tx
 from agent_tui.vocab.kinds import Delivery
-
-
-class AdmissionConflict(StoreError):
-    """An input id reused for a different session, prompt, delivery or kind."""
 
 
 class Receipt(BaseModel):

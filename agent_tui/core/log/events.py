@@ -139,6 +139,18 @@ class SpawnedBy(_Model):
     call_id: str
 
 
+class ImportedFrom(_Model):
+    """Where an imported session came from: another agent's session (``agent-tui import --from``).
+
+    ``agent`` is the source format (``claude``, ``codex``), ``id`` its session id there: the key
+    that keeps importing the same session twice from making two."""
+
+    agent: str
+    id: str
+    path: str | None = None
+    version: str | None = None
+
+
 class SessionCreated(DurableEvent):
     TYPE: ClassVar[str] = "session.created.1"
     location: str
@@ -148,6 +160,7 @@ class SessionCreated(DurableEvent):
     model: str | None = None
     parent_id: str | None = None
     spawned_by: SpawnedBy | None = None
+    imported_from: ImportedFrom | None = None
 
 
 class SessionRenamed(DurableEvent):
@@ -248,12 +261,16 @@ class InstructionsReset(DurableEvent):
 
 
 class InstructionsUpdated(DurableEvent):
-    """A chronological system message; advances ``applied`` atomically."""
+    """A chronological system message; advances ``applied`` atomically.
+
+    ``source`` names who wrote a message that is no instruction update: ``import`` for an
+    importer's note about what it could not map (``agent-tui import --from``)."""
 
     TYPE: ClassVar[str] = "session.instructions.updated.1"
     message_id: str
     text: str
     applied: dict[str, Any] = Field(default_factory=dict)
+    source: str | None = None
 
 
 class PermissionAsked(DurableEvent):
@@ -300,6 +317,41 @@ class ElicitationAnswered(DurableEvent):
     reason: str | None = None
 
 
+class SamplingAsked(DurableEvent):
+    """An MCP server (configured with ``sampling = true``) asked to use the session's model during a tool
+    call. History only: the request lives while its call does (``core.host.samplings``)."""
+
+    TYPE: ClassVar[str] = "session.sampling.asked.1"
+    request_id: str
+    assistant_message_id: str | None = None
+    call_id: str | None = None
+    server: str
+    system_prompt: str | None = None
+    messages: list[dict[str, str]] = Field(default_factory=list)
+    """``{"role", "text"}`` each; an image or audio part is a line saying what it was."""
+    max_tokens: int
+    temperature: float | None = None
+    stop_sequences: list[str] = Field(default_factory=list)
+    model_preferences: dict[str, Any] = Field(default_factory=dict)
+    """Recorded only: the session's model answers whatever the server prefers."""
+
+
+class SamplingAnswered(DurableEvent):
+    """How it ended: ``approve`` (the model's ``text``, what it spent: a ``step_usage`` row), ``decline``
+    (the user, or no one to ask: ``reason``; also the model failing after approval) or ``cancel`` (the call ended)."""
+
+    TYPE: ClassVar[str] = "session.sampling.answered.1"
+    request_id: str
+    action: Literal["approve", "decline", "cancel"]
+    reason: str | None = None
+    text: str | None = None
+    model: str | None = None
+    stop_reason: str | None = None
+    usage: Usage | None = None
+    cost: float | None = None
+    cost_source: str | None = None
+
+
 class CompactionAdmitted(DurableEvent):
     TYPE: ClassVar[str] = "session.compaction.admitted.1"
     input_id: str
@@ -319,6 +371,12 @@ class CompactionEnded(DurableEvent):
     summary: str
     recent: str
     input_id: str | None = None
+    model: str | None = None
+    """The model that wrote the summary; with ``usage``, ``cost`` and ``cost_source`` what its call
+    spent, as a step records it (all None in logs written before compactions recorded usage)."""
+    usage: Usage | None = None
+    cost: float | None = None
+    cost_source: str | None = None
 
 
 class CompactionFailed(DurableEvent):
@@ -327,6 +385,11 @@ class CompactionFailed(DurableEvent):
     reason: CompactionReason
     error: ErrorInfo
     input_id: str | None = None
+    model: str | None = None
+    usage: Usage | None = None
+    """A summary call that streamed to its end and still failed (empty, filtered) was billed."""
+    cost: float | None = None
+    cost_source: str | None = None
 
 
 class StepStarted(DurableEvent):
@@ -543,6 +606,8 @@ DURABLE_EVENTS: tuple[type[DurableEvent], ...] = (
     PermissionReplied,
     ElicitationAsked,
     ElicitationAnswered,
+    SamplingAsked,
+    SamplingAnswered,
     CompactionAdmitted,
     CompactionStarted,
     CompactionEnded,
@@ -605,12 +670,15 @@ class StoredEvent(_Model):
     created: int
     event: DurableEvent
 
-    def to_json_line(self) -> str:
+    def to_json_line(self, *, with_session: bool = False) -> str:
+        """``{seq, type, created, data}``; ``with_session``: ``session_id`` first (``run --format json``,
+        whose live lines carry it too)."""
         data = self.event.model_dump(mode="json")
         if isinstance(self.event, UnknownEvent):
             data = dict(self.event.model_extra or {})
+        head = {"session_id": self.session_id} if with_session else {}
         return json.dumps(
-            {"seq": self.seq, "type": self.type, "created": self.created, "data": data},
+            {**head, "seq": self.seq, "type": self.type, "created": self.created, "data": data},
             ensure_ascii=False,
         )
 
@@ -675,3 +743,14 @@ class HeadAdvanced(LiveEvent):
 
     kind: Literal["head"] = "head"
     head_seq: int
+
+
+LIVE_EVENTS: tuple[type[LiveEvent], ...] = (
+    TextDelta,
+    ReasoningDelta,
+    ToolInputStarted,
+    ToolInputDelta,
+    ToolOutputDelta,
+    CompactionDelta,
+    HeadAdvanced,
+)

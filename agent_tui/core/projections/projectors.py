@@ -72,6 +72,7 @@ def _input(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Dura
             inbox.compaction_admitted(conn, sid, seq, at, event)
         case ev.CompactionStarted() | ev.CompactionEnded() | ev.CompactionFailed():
             inbox.compaction_progress(conn, sid, seq, at, event)
+            steps.compaction_spent(conn, sid, seq, at, event)
         case _:
             return False
     return True
@@ -96,8 +97,9 @@ def _context(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Du
             )
         case ev.InstructionsReset():
             conn.execute("DELETE FROM instruction_checkpoint WHERE session_id = ?", (sid,))
-        case ev.InstructionsUpdated(message_id=mid, text=text, applied=applied):
-            insert_message(conn, id=mid, session_id=sid, seq=seq, kind="system", data={"text": text}, created=at)
+        case ev.InstructionsUpdated(message_id=mid, text=text, applied=applied, source=source):
+            data = {"text": text, **({"source": source} if source else {})}
+            insert_message(conn, id=mid, session_id=sid, seq=seq, kind="system", data=data, created=at)
             index_text(conn, sid, mid, text)
             conn.execute(
                 "UPDATE instruction_checkpoint SET applied_json = ? WHERE session_id = ?", (dumps(applied), sid)
@@ -112,6 +114,19 @@ def _context(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Du
             _asked(conn, sid, seq, at, event)
         case ev.PermissionReplied():
             _replied(conn, sid, seq, at, event)
+        case _:
+            return False
+    return True
+
+
+def _mcp_asks(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.DurableEvent) -> bool:
+    """MCP servers' questions and sampling requests: history only (each lives while its tool call
+    does), but what an approved sampling request spent is booked like a step's."""
+    match event:
+        case ev.ElicitationAsked() | ev.ElicitationAnswered() | ev.SamplingAsked():
+            pass
+        case ev.SamplingAnswered():
+            steps.sampling_spent(conn, sid, seq, at, event)
         case _:
             return False
     return True
@@ -140,8 +155,6 @@ def _steps(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Dura
         case ev.RewindUndone(rewind_seq=rewound):
             _check_undo(conn, sid, seq, rewound)
             rewind.replay_without(conn, sid, seq, rewound, project)
-        case ev.ElicitationAsked() | ev.ElicitationAnswered():
-            pass  # history only: a question lives while its tool call does
         case ev.SessionRewound() | ev.WorkspaceSnapshotted():
             pass  # history only: the snapshot ids and file restores are read from the log
         case ev.ExecutionStarted() | ev.ExecutionSucceeded() | ev.UnknownEvent():
@@ -155,6 +168,7 @@ _PROJECTORS: tuple[Callable[[sqlite3.Connection, str, int, int, ev.DurableEvent]
     _session,
     _input,
     _context,
+    _mcp_asks,
     _steps,
 )
 

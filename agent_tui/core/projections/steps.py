@@ -142,20 +142,34 @@ def step_closed(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev
             data.update(finish=finish, usage=usage.model_dump(), cost=cost, retry=None, error=None, state="ended")
             data["cost_source"] = event.cost_source
             _add_usage(conn, sid, usage, cost)
-            _spent(conn, sid, seq, at, data, usage, cost, event.cost_source)
+            _spent(conn, sid, seq, at, (data.get("model"), data.get("agent")), usage, cost, event.cost_source)
         case ev.StepFailed(assistant_message_id=mid, error=error, usage=usage, cost=cost):
             data = _assistant(conn, sid, mid)
             data.update(error=error.model_dump(mode="json"), retry=None, state="failed")
             if usage is not None:
                 data.update(usage=usage.model_dump(), cost=cost, cost_source=event.cost_source)
                 _add_usage(conn, sid, usage, cost)
-                _spent(conn, sid, seq, at, data, usage, cost, event.cost_source)
+                _spent(conn, sid, seq, at, (data.get("model"), data.get("agent")), usage, cost, event.cost_source)
         case ev.RetryScheduled(assistant_message_id=mid, attempt=attempt, at_ms=at_ms, error=error):
             data = _assistant(conn, sid, mid)
             data["retry"] = {"attempt": attempt, "at_ms": at_ms, "error": error.model_dump(mode="json")}
         case _:  # pragma: no cover
             raise TypeError(event)
     save_message(conn, mid, data, at)
+
+
+SAMPLING_AGENT = "mcp-sampling"
+"""The agent a sampling request's usage is booked to: what MCP servers spent, apart from the agents' steps."""
+
+
+def sampling_spent(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.SamplingAnswered) -> None:
+    """An approved MCP sampling request: what it spent counts for the session and in the usage ledger
+    (a declined or cancelled one spent nothing)."""
+    if event.usage is None:
+        return
+    _add_usage(conn, sid, event.usage, event.cost)
+    data = {"model": event.model or "", "agent": SAMPLING_AGENT}
+    _spent(conn, sid, seq, at, data, event.usage, event.cost, event.cost_source)
 
 
 def clear_retries(conn: sqlite3.Connection, sid: str, at: int) -> None:
@@ -171,17 +185,33 @@ def clear_retries(conn: sqlite3.Connection, sid: str, at: int) -> None:
         save_message(conn, message_id, data, at)
 
 
+COMPACTION_AGENT = "compaction"
+"""The ``agent`` of a compaction's ``step_usage`` row: its summary call is no agent's step, and
+``/usage`` and ``agent-tui usage --by agent`` show what compactions spent apart."""
+
+
+def compaction_spent(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.DurableEvent) -> None:
+    """A compaction's summary call that finished: its usage row, and the session's totals, as a step's."""
+    match event:
+        case ev.CompactionEnded(usage=Usage() as usage) | ev.CompactionFailed(usage=Usage() as usage):
+            _add_usage(conn, sid, usage, event.cost)
+            _spent(conn, sid, seq, at, (event.model, COMPACTION_AGENT), usage, event.cost, event.cost_source)
+        case _:
+            pass  # no call finished (or a log written before compactions recorded usage)
+
+
 def _spent(
     conn: sqlite3.Connection,
     sid: str,
     seq: int,
     at: int,
-    data: dict[str, Any],
+    spender: tuple[str | None, str | None],
     usage: Usage,
     cost: float | None,
     source: str | None,
 ) -> None:
-    """One ``step_usage`` row: what this step spent, by the model and agent its row names."""
+    """One ``step_usage`` row: what this call spent, by ``spender``'s model and agent."""
+    model, agent = spender
     conn.execute(
         "INSERT OR REPLACE INTO step_usage (session_id, seq, at, model, agent, input_tokens, output_tokens,"
         " reasoning_tokens, cache_read_tokens, cache_write_tokens, cost, cost_source)"
@@ -190,8 +220,8 @@ def _spent(
             sid,
             seq,
             at,
-            data.get("model") or "",
-            data.get("agent") or "",
+            model or "",
+            agent or "",
             usage.input_tokens,
             usage.output_tokens,
             usage.reasoning_tokens,

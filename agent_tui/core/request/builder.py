@@ -105,7 +105,11 @@ def _tool_use(call: ToolCallRecord, call_id: str) -> llm.ToolUse:
             result = llm.ToolUseResult(ok=True, text=output.get("text", ""), images=_images(output))
         case "failed":
             error = call.error or {}
-            result = llm.ToolUseResult(ok=False, text=error.get("message") or "Tool failed")
+            text = error.get("message") or "Tool failed"
+            partial = (call.result_meta or {}).get("partial_output")
+            if isinstance(partial, str) and partial:  # interrupted mid-run: what it had printed
+                text = f"{text}. Its output until then:\n{partial}"
+            result = llm.ToolUseResult(ok=False, text=text)
         case _:
             result = llm.ToolUseResult(ok=False, text=TOOL_INTERRUPTED)
     return llm.ToolUse(call_id=call_id, name=call.name, input=call.input, result=result)

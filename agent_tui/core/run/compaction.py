@@ -137,13 +137,20 @@ class Compactor:
         model = session.model or settings.model or ""
         message_id = ids.message_id()
         await publish(ev.CompactionStarted(message_id=message_id, reason=reason, input_id=input_id))
+        finishes: list[llm.Finish] = []  # the summary call's last finish: what it spent
         try:
             request = await self._summary_request(model, settings, source)
-            summary = await self._summarise_with_retries(session.id, message_id, request, settings, publish)
+            summary = await self._summarise_with_retries(session.id, message_id, request, settings, publish, finishes)
         except asyncio.CancelledError:
             interrupted = ErrorInfo(type=ErrorType.ABORTED, message="Interrupted")
             await publish(
-                ev.CompactionFailed(message_id=message_id, reason=reason, error=interrupted, input_id=input_id)
+                ev.CompactionFailed(
+                    message_id=message_id,
+                    reason=reason,
+                    error=interrupted,
+                    input_id=input_id,
+                    **_spent(model, finishes),
+                )
             )
             raise
         except Exception as problem:  # a provider error, or anything else: the row must not stay running
@@ -152,11 +159,20 @@ class Compactor:
                 if isinstance(problem, LLMFailure)
                 else ErrorInfo(type="compaction.error", message=f"{type(problem).__name__}: {problem}")
             )
-            await publish(ev.CompactionFailed(message_id=message_id, reason=reason, error=error, input_id=input_id))
+            await publish(
+                ev.CompactionFailed(
+                    message_id=message_id, reason=reason, error=error, input_id=input_id, **_spent(model, finishes)
+                )
+            )
             return error
         await publish(
             ev.CompactionEnded(
-                message_id=message_id, reason=reason, summary=summary, recent=source.recent_text, input_id=input_id
+                message_id=message_id,
+                reason=reason,
+                summary=summary,
+                recent=source.recent_text,
+                input_id=input_id,
+                **_spent(model, finishes),
             )
         )
         return None
@@ -183,7 +199,13 @@ class Compactor:
         )
 
     async def _summarise_with_retries(
-        self, session_id: str, message_id: str, request: llm.Request, settings: Settings, publish: SessionPublisher
+        self,
+        session_id: str,
+        message_id: str,
+        request: llm.Request,
+        settings: Settings,
+        publish: SessionPublisher,
+        finishes: list[llm.Finish],
     ) -> str:
         """A transient provider error (rate limit, 5xx, transport) before any summary text is
         retried with the steps' ``[retry]`` policy and backoff; once text has streamed under the
@@ -192,7 +214,7 @@ class Compactor:
         while True:
             deltas: list[str] = []
             try:
-                return await self._summarise(session_id, message_id, request, publish, deltas)
+                return await self._summarise(session_id, message_id, request, publish, deltas, finishes)
             except LLMFailure as failure:
                 failures += 1
                 error = failure.error
@@ -203,10 +225,16 @@ class Compactor:
                 )
 
     async def _summarise(
-        self, session_id: str, message_id: str, request: llm.Request, publish: SessionPublisher, deltas: list[str]
+        self,
+        session_id: str,
+        message_id: str,
+        request: llm.Request,
+        publish: SessionPublisher,
+        deltas: list[str],
+        finishes: list[llm.Finish],
     ) -> str:
         ended: list[str] = []
-        finishes: list[llm.Finish] = []
+        before = len(finishes)  # an earlier attempt's finish is not this one's
 
         async def on_event(item: Any) -> None:
             match item:
@@ -219,7 +247,7 @@ class Compactor:
                     finishes.append(item)
 
         await consume(self._stream(request), on_event)
-        finish = finishes[-1] if finishes else None
+        finish = finishes[-1] if len(finishes) > before else None
         if finish is not None and finish.reason == llm.FinishReason.CONTENT_FILTER:
             raise LLMFailure(
                 ErrorInfo(type=ErrorType.CONTENT_FILTER, message="The provider stopped the summary (content filter).")
@@ -256,6 +284,18 @@ class Compactor:
 
 def _notice(info: llm.ModelInfo) -> str:
     return info.warning or f"The context window of {info.model} is unknown, so automatic compaction is off."
+
+
+def _spent(model: str, finishes: list[llm.Finish]) -> dict[str, Any]:
+    """What the summary call spent, for its ended or failed event: nothing when no call finished.
+
+    A retried attempt that failed before its finish reported no usage; the last finish is the call
+    that wrote (or failed to write) the summary, and it is counted once, as a step's last attempt is.
+    """
+    if not finishes:
+        return {}
+    finish = finishes[-1]
+    return {"model": model, "usage": finish.usage, "cost": finish.cost, "cost_source": finish.cost_source}
 
 
 def _default_stream(request: llm.Request) -> AsyncIterator[llm.LLMEvent]:

@@ -63,6 +63,11 @@ class _Fragment:
     chunks: list[str] = field(default_factory=list)
 
 
+PARTIAL_OUTPUT_CHARS = 16_384
+"""How much of an interrupted call's output is kept with its failure: the screen keeps showing it and
+the model is told what the command had printed (its end, where a long build's error is)."""
+
+
 @dataclass
 class _Attempt:
     durable_output: bool = False
@@ -75,6 +80,7 @@ class _Attempt:
     unrecorded: ErrorInfo | None = None  # the store refused a tool's settlement: the step cannot end well
     closed: bool = False  # the terminal step event is being written
     texts: list[str] = field(default_factory=list)  # the attempt's text, kept only for an observer that logs prompts
+    partial: dict[str, str] = field(default_factory=dict)  # each running call's output so far (a bounded tail)
 
 
 class Step:
@@ -279,6 +285,7 @@ class Step:
 
     async def _run_tool(self, plan: StepPlan, state: _Attempt, call: ToolInvocation) -> None:
         def on_output(chunk: str) -> None:
+            state.partial[call.call_id] = (state.partial.get(call.call_id, "") + chunk)[-PARTIAL_OUTPUT_CHARS:]
             self._pub.live(
                 ev.ToolOutputDelta(
                     session_id=call.session_id,
@@ -408,9 +415,10 @@ class Step:
                 self._observer.tool_ended(plan.session_id, call_id, interrupted, None)
         await self._pub.many(
             [
-                ev.ToolFailed(assistant_message_id=amid, call_id=call_id, error=interrupted)
+                ev.ToolFailed(assistant_message_id=amid, call_id=call_id, error=interrupted, result_meta=meta)
                 for call_id in state.called
                 if call_id not in state.settled
+                for meta in [{"partial_output": state.partial[call_id]} if state.partial.get(call_id) else {}]
             ]
         )
         state.settled.update(state.called)

@@ -57,6 +57,8 @@ class McpServerRow:
     """The names of the variables it is given (not their values: they are often keys)."""
     headers: tuple[str, ...] = ()
     """The names of the HTTP headers it is sent."""
+    sampling: bool = False
+    """It may ask to use the model (``sampling = true``), each request approved by the user."""
     auth: str = ""
     """How a remote server authenticates (``logged in (OAuth)``, ``expired``, ``not logged in``,
     ``bearer from $VAR``), filled by ``host.mcp_auth.with_auth``; never the secret."""
@@ -199,6 +201,7 @@ def _row(name: str, server: Mapping[str, Any], source: tuple[str, str], waiting:
         waiting_for_trust=waiting,
         env=tuple(server.get("env") or ()),
         headers=tuple(server.get("headers") or ()),
+        sampling=server.get("sampling") is True,
     )
 
 

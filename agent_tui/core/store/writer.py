@@ -49,10 +49,13 @@ class Tx:
         seq: int | None = row[0]
         return seq
 
-    def append(self, session_id: str, event: ev.DurableEvent, first_seq: int = 1) -> ev.StoredEvent:
+    def append(
+        self, session_id: str, event: ev.DurableEvent, first_seq: int = 1, at_ms: int | None = None
+    ) -> ev.StoredEvent:
         """Next seq = head + 1, insert, project: all inside this transaction.
 
-        ``first_seq`` numbers a new session's first event (a fork continues its parent's seqs).
+        ``first_seq`` numbers a new session's first event (a fork continues its parent's seqs);
+        ``at_ms`` stamps it with a time other than now (an imported session keeps its source's times).
         """
         head = self.heads.get(session_id)
         if head is None:
@@ -63,7 +66,7 @@ class Tx:
         if head is not None and created:
             raise SessionExists(session_id)
         seq = head + 1 if head is not None else first_seq
-        at = self.clock.now_ms()
+        at = self.clock.now_ms() if at_ms is None else at_ms
         type_, data = ev.encode(event)
         self.conn.execute(
             "INSERT INTO event (session_id, seq, type, created_ms, data_json) VALUES (?, ?, ?, ?, ?)",

@@ -141,7 +141,8 @@ class _Writer:
                 yield from self.step(m, ts)
             case "system":
                 self.unsent.append({"role": "system", "content": m.data["text"]})
-                yield self.agent_event(ts, {"type": "instructions_update", "text": m.data["text"]})
+                source = {"source": m.data["source"]} if m.data.get("source") else {}
+                yield self.agent_event(ts, {"type": "instructions_update", "text": m.data["text"], **source})
             case "compaction":
                 d = m.data
                 yield self.agent_event(ts, {"type": "compaction_start", "reason": d.get("reason")})

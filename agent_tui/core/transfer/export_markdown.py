@@ -73,7 +73,9 @@ def markdown(session: SessionRecord, messages: list[MessageRecord], calls: list[
                     speaker = "assistant"
                 out.extend(_assistant(m, by_call))
             case "system":
-                label = "hook output" if m.data.get("source") == "hook" else "instructions updated"
+                label = {"hook": "hook output", "import": "import note"}.get(
+                    m.data.get("source") or "", "instructions updated"
+                )
                 out.append(_details(label, m.data["text"]))
             case "compaction":
                 d = m.data

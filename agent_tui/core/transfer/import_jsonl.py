@@ -235,7 +235,11 @@ class _Builder:
     def agent_event(self, event: dict[str, Any]) -> None:
         match event.get("type"):
             case "instructions_update":
-                self.events.append(ev.InstructionsUpdated(message_id=ids.message_id(), text=event.get("text") or ""))
+                self.events.append(
+                    ev.InstructionsUpdated(
+                        message_id=ids.message_id(), text=event.get("text") or "", source=event.get("source")
+                    )
+                )
             case "compaction_start":
                 self.compaction = ids.message_id()
                 self.events.append(

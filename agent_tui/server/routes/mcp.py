@@ -1,10 +1,10 @@
-"""``GET /api/mcp``: the MCP servers this process runs, their state, tools and recent log messages."""
+"""``GET /api/mcp``: the MCP servers this process runs, their state, tools, resources and recent log messages."""
 
 from __future__ import annotations
 
 from aiohttp import web
 
-from agent_tui.server.bodies import McpLogMessage, McpServer, McpServerList
+from agent_tui.server.bodies import McpLogMessage, McpResource, McpServer, McpServerList
 from agent_tui.server.respond import reply
 from agent_tui.server.state import state
 from agent_tui.server.table import RouteTable
@@ -28,6 +28,10 @@ async def servers(request: web.Request) -> web.Response:
                     error=s.error,
                     sandboxed=s.sandboxed,
                     logs=[McpLogMessage(at=e.at_ms, level=e.level, logger=e.logger, text=e.text) for e in s.logs],
+                    resources=[
+                        McpResource(uri=r.uri, name=r.name, description=r.description, mime=r.mime, template=r.template)
+                        for r in s.resources
+                    ],
                 )
                 for s in found
             ]

@@ -10,11 +10,12 @@ from agent_tui.server.parse import body
 from agent_tui.server.respond import reply
 from agent_tui.server.state import sessions
 from agent_tui.server.table import RouteTable
+from agent_tui.vocab.elicitation import ElicitationRequest
 
 routes = RouteTable()
 
 
-def _shown(question: OpenQuestion) -> Question:
+def _shown(question: OpenQuestion[ElicitationRequest]) -> Question:
     asked = question.request
     return Question(
         request_id=question.request_id,

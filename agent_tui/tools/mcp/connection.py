@@ -19,7 +19,10 @@ it changed), reads go through ``read_resource``, and a mentioned resource is
 watched for changes where the server offers it (``resource_watch``).
 It lists the server's prompts and expands one on request (``prompts``), and
 hands a question the server asks during a call (elicitation) to that call's
-``elicit``; with no call to ask for, the question is declined.
+``elicit``; with no call to ask for, the question is declined. Sampling is
+declared only to a server configured with ``sampling = true``; its requests go
+to the call's ``sample`` (the session asks the user, then runs its model) and
+are declined likewise.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import tempfile
 from collections.abc import Awaitable, Callable, Iterable
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from agent_tui import __version__
 from agent_tui.tools.errors import ToolError
@@ -45,6 +48,7 @@ from agent_tui.tools.mcp.resource_watch import ResourceWatch
 from agent_tui.tools.mcp.resources import McpResourceInfo
 from agent_tui.tools.mcp.resources import list_all as list_resources
 from agent_tui.tools.mcp.roots import announce_change, distinct, listed
+from agent_tui.tools.mcp.sampling import sampling_request
 from agent_tui.tools.mcp.sdk_log import route_sdk_logs
 from agent_tui.tools.mcp.server_env import server_environment
 from agent_tui.tools.mcp.server_log import McpLogEntry, ServerLog
@@ -54,9 +58,16 @@ from agent_tui.vocab.clock import Clock, SystemClock
 from agent_tui.vocab.elicitation import ElicitationAnswer, ElicitationRequest
 from agent_tui.vocab.kinds import McpState
 from agent_tui.vocab.mcp_server import McpServerConfig
+from agent_tui.vocab.sampling import DECLINED, SamplingAnswer, SamplingRequest
 
 Elicit = Callable[[ElicitationRequest], Awaitable[ElicitationAnswer]]
 """Asks the user a server's question for one tool call (core records it and waits for the answer)."""
+Sample = Callable[[SamplingRequest], Awaitable[SamplingAnswer]]
+"""Runs a server's sampling request for one tool call once the user approves it (core records both)."""
+
+SAMPLING_REFUSED: Final = -1
+"""The error code a declined sampling request gets (the protocol's example of a user's refusal)."""
+_T = TypeVar("_T")
 
 STDERR_TAIL_CHARS = 1500
 BACKOFF_BASE_MS = 1_000
@@ -306,6 +317,7 @@ class McpConnection:
             list_roots_callback=self._list_roots,
             logging_callback=self._on_log,
             elicitation_callback=self._elicit,
+            sampling_callback=self._sample if self.config.sampling else None,  # None: not declared
             log_level=LOG_LEVEL,
             cache=None,
         )
@@ -439,24 +451,51 @@ class McpConnection:
             url=url,
             answer_within_s=self.config.timeout_s,
         )
-        if not self._askers:
+        asker = next((a for a in reversed(self._askers) if a.elicit is not None), None)
+        if asker is None or asker.elicit is None:
             return ElicitResult(action="decline")
-        asker = self._askers[-1]
-        asking = asyncio.ensure_future(asker.elicit(request))
-        asker.asking.add(asking)
+        answer = await self._while_asking(asker, asker.elicit(request))
+        if answer is None:
+            return ElicitResult(action="cancel")  # the call ended while the user was asked
+        content = answer.content if answer.action == "accept" and request.mode == "form" else None
+        return ElicitResult(action=answer.action, content=content)
+
+    async def _sample(self, context: Any, params: Any) -> Any:  # noqa: ARG002 - the SDK's SamplingFnT
+        """A server's request for the model: to the latest call in flight (its session asks the user and
+        runs the session's model), else declined; a declined request is an error the server sees."""
+        from mcp.types import CreateMessageResult, ErrorData, TextContent
+
+        asker = next((a for a in reversed(self._askers) if a.sample is not None), None)
+        if asker is None or asker.sample is None:
+            return ErrorData(
+                code=SAMPLING_REFUSED, message=f"{CLIENT_NAME} declined to sample: no tool call to ask for"
+            )
+        answer = await self._while_asking(asker, asker.sample(sampling_request(self.name, params)))
+        if answer is None or not answer.approved:
+            why = "the tool call ended" if answer is None else answer.reason or DECLINED
+            return ErrorData(code=SAMPLING_REFUSED, message=f"{CLIENT_NAME} declined to sample: {why}")
+        return CreateMessageResult(
+            role="assistant",
+            content=TextContent(type="text", text=answer.text),
+            model=answer.model,
+            stop_reason=answer.stop_reason,
+        )
+
+    async def _while_asking(self, asker: _Asker, asking: Awaitable[_T]) -> _T | None:
+        """``asking`` (the user, maybe a model) with the call's time limit paused; None when the call ended first."""
+        future = asyncio.ensure_future(asking)
+        asker.asking.add(future)
         asker.deadline.reschedule(None)  # the user may take their time
         try:
-            answer = await asking
+            return await future
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():  # this task itself is being cancelled (a 2026 call)
                 raise
-            return ElicitResult(action="cancel")  # the call ended while the user was asked
+            return None
         finally:
-            asker.asking.discard(asking)
+            asker.asking.discard(future)
             asker.deadline.reschedule(asyncio.get_running_loop().time() + self.config.timeout_s)
-        content = answer.content if answer.action == "accept" and request.mode == "form" else None
-        return ElicitResult(action=answer.action, content=content)
 
     @property
     def logs(self) -> tuple[McpLogEntry, ...]:
@@ -585,16 +624,17 @@ class McpConnection:
         arguments: dict[str, Any],
         on_progress: Callable[[str], None] | None = None,
         elicit: Elicit | None = None,
+        sample: Sample | None = None,
     ) -> Any:
         """The server's ``CallToolResult``; a server that is down, dies or times out raises ``ToolError``.
         Each progress notification of the call reaches ``on_progress`` as one line; a question the
-        server asks meanwhile goes to ``elicit`` (None: declined). The call's time limit does not
-        run while the user is being asked."""
+        server asks meanwhile goes to ``elicit``, a sampling request to ``sample`` (None: declined).
+        The call's time limit does not run while the user is being asked."""
         client = await self._ready_client()
         stop = self._stop
         limit = self.config.timeout_s
         deadline = asyncio.timeout(limit)
-        asker = _Asker(elicit, deadline) if elicit is not None else None
+        asker = _Asker(elicit, sample, deadline) if elicit is not None or sample is not None else None
         if asker is not None:
             self._askers.append(asker)
         try:
@@ -629,12 +669,14 @@ def _resource_capability(client: Any, flag: str) -> bool:
 
 
 class _Asker:
-    """A call that can ask the user: its ``elicit``, its time limit (paused while asking), its open questions."""
+    """A call that can ask the user: its ``elicit`` and ``sample``, its time limit (paused while asking),
+    its open questions."""
 
-    def __init__(self, elicit: Elicit, deadline: asyncio.Timeout) -> None:
+    def __init__(self, elicit: Elicit | None, sample: Sample | None, deadline: asyncio.Timeout) -> None:
         self.elicit = elicit
+        self.sample = sample
         self.deadline = deadline
-        self.asking: set[asyncio.Future[ElicitationAnswer]] = set()
+        self.asking: set[asyncio.Future[Any]] = set()
 
 
 async def _first_of(*waits: Any) -> None:

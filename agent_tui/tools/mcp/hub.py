@@ -16,6 +16,7 @@ from pathlib import Path
 
 from agent_tui.tools.mcp.connection import McpConnection, load_sdk
 from agent_tui.tools.mcp.prompts import McpPromptInfo
+from agent_tui.tools.mcp.resources import McpResourceInfo
 from agent_tui.tools.mcp.server_log import McpLogEntry
 from agent_tui.tools.mcp.token_store import TokenStore
 from agent_tui.tools.sandbox import SandboxPolicy
@@ -45,8 +46,8 @@ class McpStatus:
     """What it logged lately, oldest first (``server_log.KEPT`` at most)."""
     prompts: tuple[McpPromptInfo, ...] = ()
     """Its prompts, each a slash command (``/mcp__<server>__<prompt>``)."""
-    resources: tuple[str, ...] = ()
-    """The URIs (and URI templates) of the resources it listed: what ``@server:`` completes from."""
+    resources: tuple[McpResourceInfo, ...] = ()
+    """The resources (and URI templates) it listed: what ``@server:`` completes from and ``GET /api/mcp`` lists."""
 
     @property
     def fresh_failure(self) -> bool:
@@ -132,7 +133,7 @@ class McpHub:
                 c.sandbox is not None,
                 c.logs,
                 tuple(c.prompts),
-                tuple(r.uri for r in c.resources),
+                tuple(c.resources),
             )
             for c in self.connections(location)
         ]

@@ -46,7 +46,9 @@ def _tool(connection: McpConnection, info: McpToolInfo) -> Tool:
             detail={"server": server, "tool": info.name, "arguments": arguments},
             save_patterns=[target],
         )
-        result = await connection.call(info.name, arguments, on_progress=scope.on_output, elicit=scope.elicit)
+        result = await connection.call(
+            info.name, arguments, on_progress=scope.on_output, elicit=scope.elicit, sample=scope.sample
+        )
         spill = scope.spill_dir / f"mcp-{scope.call_id or 'call'}-{uuid.uuid4().hex[:8]}.log"
         return await lower_result(
             result, server=server, tool=info.name, vision=scope.supports_vision, keeper=OutputKeeper(spill)

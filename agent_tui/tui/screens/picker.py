@@ -1,4 +1,5 @@
-"""The session picker: search, a paged list, Enter opens, Esc closes, Ctrl+N starts anew.
+"""The session picker: search, a paged list, Enter opens, Esc closes, Ctrl+N starts anew, Ctrl+G imports
+another agent's session (``screens/import_from.py``).
 
 Rows are fetched from the store a page at a time (``list(limit, offset)``), the
 search goes to the store's full-text index, and typing is debounced, so the
@@ -100,6 +101,7 @@ class SessionPicker(ModalScreen[str | None]):
         Binding("ctrl+n", "new", "new session", priority=True),
         Binding("f2", "rename", "rename", priority=True),
         Binding("ctrl+d", "delete", "delete", priority=True),
+        Binding("ctrl+g", "import_from", "import from…", priority=True),
         Binding("down", "move(1)", show=False, priority=True),
         Binding("up", "move(-1)", show=False, priority=True),
         Binding("pagedown", "move(10)", show=False, priority=True),
@@ -124,7 +126,9 @@ class SessionPicker(ModalScreen[str | None]):
             yield Input(placeholder="search titles and messages", id="picker-search")
             yield OptionList(id="picker-list")
             yield Static(
-                "enter open · esc close · tab all locations · ctrl+n new · f2 rename · ctrl+d delete", id="picker-keys"
+                "enter open · esc close · tab all locations · ctrl+n new · f2 rename · ctrl+d delete"
+                " · ctrl+g import from…",
+                id="picker-keys",
             )
 
     def on_mount(self) -> None:
@@ -247,6 +251,16 @@ class SessionPicker(ModalScreen[str | None]):
 
     def action_new(self) -> None:
         self.dismiss(NEW_SESSION)
+
+    def action_import_from(self) -> None:
+        """Claude Code's and Codex's sessions for this directory; the one imported opens."""
+        from agent_tui.tui.screens.import_from import ImportScreen
+
+        def imported(session_id: str | None) -> None:
+            if session_id:
+                self.dismiss(session_id)
+
+        self.app.push_screen(ImportScreen(self.services), imported)
 
     def action_rename(self) -> None:
         row = self._highlighted_row()

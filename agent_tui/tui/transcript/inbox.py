@@ -68,8 +68,8 @@ class InboxFold(TranscriptState):
             case ev.PromptWithdrawn(input_id=input_id):
                 self._admitted.pop(input_id, None)
                 self.pending.pop(input_id, None)
-            case ev.InstructionsUpdated(message_id=message_id, text=text):
-                self._add(InstructionBlock(key=BlockKey.instruction(message_id), seq=seq, text=text))
+            case ev.InstructionsUpdated(message_id=message_id, text=text, source=source):
+                self._add(InstructionBlock(key=BlockKey.instruction(message_id), seq=seq, text=text, source=source))
 
     @property
     def pending_inputs(self) -> list[PendingInput]:

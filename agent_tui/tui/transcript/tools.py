@@ -47,6 +47,9 @@ class ToolFold(TranscriptState):
                 interrupted = error.type in (ErrorType.TOOL_STALE, ErrorType.ABORTED)
                 block.state = ToolState.INTERRUPTED if interrupted else ToolState.FAILED
                 block.error, block.ended_ms = error.message, created
+                partial = meta.get("partial_output")
+                if isinstance(partial, str) and partial:  # interrupted: what it printed stays on screen
+                    block.output = partial
                 self._settle_tool(block)
 
     def show_subagent(self, amid: str, call_id: str, child: str, progress: SubagentProgress) -> bool:

@@ -166,12 +166,14 @@ class ReasoningView(BlockWidget):
 
 
 class InstructionNote(BlockWidget):
-    """A quiet one-liner; the updated text is one click away."""
+    """A quiet one-liner; the updated text is one click away. An importer's note (what it could
+    not map) is shown open: nothing of an imported session is to be lost from sight."""
 
     block: InstructionBlock
 
     def compose(self) -> ComposeResult:
-        with Collapsible(title="instructions updated", collapsed=True):
+        imported = self.block.source == "import"
+        with Collapsible(title="import note" if imported else "instructions updated", collapsed=not imported):
             yield Static(inert(self.block.text), markup=False)
 
 

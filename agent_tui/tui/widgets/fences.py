@@ -33,6 +33,21 @@ def fence_language(info: str | None) -> str:
 
 
 class StatedLanguageFence(MarkdownFence):
+    """Long code lines wrap to the window, as in the finished parts (Rich wraps its code blocks):
+    Textual's fence scrolls sideways with its scrollbar hidden, so the rest of a line was clipped
+    with nothing to say so."""
+
+    DEFAULT_CSS = """
+    StatedLanguageFence {
+        overflow: hidden hidden;
+        & > Label { width: 1fr; text-wrap: wrap; }
+    }
+    """
+
+    @property
+    def allow_horizontal_scroll(self) -> bool:
+        return False
+
     @classmethod
     def highlight(cls, code: str, language: str, ansi: bool = False, dark: bool = False):  # type: ignore[override]
         return super().highlight(code, fence_language(language), ansi=ansi, dark=dark)

@@ -5,11 +5,13 @@ too, in the widget's own key queue: a priority binding would run before keys
 typed just ahead of Enter reach the text (a fast paste or a tmux ``send-keys``
 would send half a line). Shift+Enter and Ctrl+J (which many terminals cannot
 tell apart) insert the newline instead. Up/Down recall history only at the first/last line, so
-moving inside a multi-line draft still works.
+moving inside a multi-line draft still works; the history is the project's, kept across launches
+(``prompt_history``), and Ctrl+S searches it.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 from textual import events
@@ -18,6 +20,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from agent_tui.tui.file_index import mention
+from agent_tui.tui.prompt_history import CAP, HistoryUnavailable, PromptHistory, collapse
 from agent_tui.tui.widgets.completion import CompletionList
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.vocab.kinds import Delivery
@@ -60,7 +63,15 @@ class PromptInput(TextArea):
             show=False,
             tooltip="previous prompt (at the first line); with input pending: into the pending strip",
         ),
-        Binding("down", "history(1)", show=False, tooltip="next prompt (at the last line)"),
+        Binding(
+            "down", "history(1)", show=False, tooltip="next prompt (at the last line); past the newest: your draft"
+        ),
+        Binding(
+            "ctrl+s",
+            "search_history",
+            "history",
+            tooltip="search the prompts sent in this project (type to filter, ↑↓ choose, Enter puts it here)",
+        ),
         Binding(
             "ctrl+e",
             "expand_pastes",
@@ -86,7 +97,12 @@ class PromptInput(TextArea):
             self.text = text
             self.delivery = delivery
 
-    def __init__(self, id: str | None = None, paste_lines: Callable[[], int] = lambda: 20) -> None:
+    def __init__(
+        self,
+        id: str | None = None,
+        paste_lines: Callable[[], int] = lambda: 20,
+        prompts: Callable[[], PromptHistory] | None = None,
+    ) -> None:
         super().__init__(
             id=id,
             soft_wrap=True,
@@ -94,11 +110,41 @@ class PromptInput(TextArea):
             tab_behavior="focus",
             placeholder=IDLE_PLACEHOLDER,
         )
-        self.sent: list[str] = []
+        self._open_history = prompts  # blocking: read in a thread once mounted
+        self.prompts = PromptHistory("", None)  # in memory until the project's is read
+        self._saving = asyncio.Lock()  # saved in the order sent (each save is a thread of its own)
         self.paste_lines = paste_lines  # a paste of more lines than this shows as one chip
         self._pastes: dict[str, str] = {}  # chip -> the text it stands for
         self._recall: int | None = None  # index into history while browsing
         self._draft = ""
+
+    def on_mount(self) -> None:
+        if self._open_history is not None:
+            self.run_worker(self._load_history(self._open_history), group="history", exit_on_error=False)
+
+    async def _load_history(self, open_history: Callable[[], PromptHistory]) -> None:
+        history = await asyncio.to_thread(open_history)
+        try:
+            await asyncio.to_thread(history.load)
+        except HistoryUnavailable as error:
+            self.notify(f"prompt history unavailable ({history.path}): {error}; kept in memory", severity="warning")
+            history.path, history.loaded = None, True
+        early = self.prompts.entries  # sent before the file was read: the newest, and saved now
+        history.entries = collapse([*history.entries, *early])[-CAP:]
+        self.prompts = history
+        for text in early:
+            await self._save_history(text)
+
+    async def _save_history(self, text: str) -> None:
+        history = self.prompts
+        if history.path is None:
+            return
+        try:
+            async with self._saving:
+                await asyncio.to_thread(history.save, text)
+        except HistoryUnavailable as error:
+            self.notify(f"prompt not saved to the history ({history.path}): {error}", severity="warning")
+            history.path = None  # told once: the rest of this run keeps it in memory
 
     KEY_ACTIONS = {"enter": "steer", "tab": "queue"}
     COMPLETION_KEYS = {"up": -1, "down": 1}
@@ -197,7 +243,9 @@ class PromptInput(TextArea):
         text = self.full_text()
         if not text.strip():
             return
-        self.sent.append(text)
+        kept = self.prompts.add(text)
+        if kept is not None and self.prompts.loaded:  # before, the load saves it
+            self.run_worker(self._save_history(kept), group="history", exit_on_error=False)
         self._recall = None
         self.clear()
         self._pastes.clear()
@@ -244,22 +292,23 @@ class PromptInput(TextArea):
         at_edge = row == 0 if direction < 0 else row == self.document.line_count - 1
         if at_edge and direction < 0 and self._recall is None and self.pending is not None and self.pending.enter():
             return
-        if not at_edge or not self.sent:
+        sent = self.prompts.entries
+        if not at_edge or not sent:
             self.action_cursor_up() if direction < 0 else self.action_cursor_down()
             return
         if self._recall is None:
             if direction > 0:
                 return
-            self._draft, self._recall = self.text, len(self.sent)
+            self._draft, self._recall = self.text, len(sent)
         self._recall += direction
         if self._recall < 0:
             self._recall = 0
             return
-        if self._recall >= len(self.sent):
+        if self._recall >= len(sent):
             self._recall = None
             self.load_text(self._draft)
         else:
-            self.load_text(self.sent[self._recall])
+            self.load_text(sent[self._recall])
         self.move_cursor(self.document.end if direction > 0 else (0, 0))
 
     class ScrollTranscript(Message):
@@ -273,3 +322,24 @@ class PromptInput(TextArea):
     def action_edit_queued(self) -> None:
         if self.pending is not None:
             self.pending.enter(at_last_queued=True)
+
+    class SearchHistory(Message):
+        """Ctrl+S: open the history search over this prompt (the app opens screens)."""
+
+        def __init__(self, prompt: PromptInput) -> None:
+            super().__init__()
+            self.prompt = prompt
+
+    def action_search_history(self) -> None:
+        self.post_message(self.SearchHistory(self))
+
+    def take_from_history(self, text: str | None) -> None:
+        """The search's choice replaces the prompt; Down walks on from it to the draft (None: cancelled)."""
+        if text is not None:
+            if self._recall is None:
+                self._draft = self.text
+            entries = self.prompts.entries
+            self._recall = entries.index(text) if text in entries else None
+            self.load_text(text)
+            self.move_cursor(self.document.end)
+        self.focus()

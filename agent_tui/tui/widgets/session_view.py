@@ -9,6 +9,7 @@ on its first prompt, so opening the app never leaves an empty session behind.
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,7 @@ from agent_tui.tui.command_registry import Command, CommandError, parse_command,
 from agent_tui.tui.file_index import mention
 from agent_tui.tui.mcp_view import count_label, ready_count
 from agent_tui.tui.mention_index import MentionIndex
+from agent_tui.tui.prompt_history import PromptHistory
 from agent_tui.tui.resource_choices import resource_choices, server_choices
 from agent_tui.tui.rewind_choice import UNDO, RewindChoice
 from agent_tui.tui.services import TuiServices
@@ -88,7 +90,11 @@ class SessionView(FeedHost, Vertical):
         yield PendingInputStrip(id="pending")
         yield PermissionPanel(clock, self.services.timings.permission_grace_s, id="permission")
         yield CompletionList(id="completion")
-        yield PromptInput(id="prompt", paste_lines=lambda: self.services.paste_chip_lines)
+        yield PromptInput(
+            id="prompt",
+            paste_lines=lambda: self.services.paste_chip_lines,
+            prompts=partial(PromptHistory.for_location, self.services.location),
+        )
         yield StatusBar(clock, id="status")
 
     async def on_mount(self) -> None:

@@ -1,5 +1,9 @@
 """A tool call: spinner/✓/✗ header, live bash output, collapsible output, patch diff.
 
+Folded, the output shows its last :data:`PREVIEW_LINES` lines under its title; ``o`` on
+the block (it takes focus when it has output) opens all of it full screen
+(``screens/output_view``), as Alt+O does for the newest output.
+
 Output keeps its colours and nothing else: SGR sequences are rendered by
 Rich (``Text.from_ansi``) after ``inert`` has removed every other control
 sequence; the name, the summary and the error are plain text.
@@ -23,6 +27,7 @@ from agent_tui.vocab.terminal_text import inert
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 LIVE_TAIL_LINES = 12
+PREVIEW_LINES = 3
 OUTPUT_PREVIEW_CHARS = 20_000
 TASK = "task"  # the tool that runs a subagent
 ICONS = {ToolState.OK: "✓", ToolState.FAILED: "✗", ToolState.INTERRUPTED: "⊘"}
@@ -55,11 +60,19 @@ class ToolCallView(BlockWidget):
     block: ToolBlock
     BINDINGS = [
         Binding("enter", "open_child", "open subagent", tooltip="on a task block: the subagent's transcript"),
-        Binding("escape", "leave", "back", tooltip="on a task block: back to the prompt"),
+        Binding("o", "open_output", "full output", tooltip="on a tool block: its whole output, full screen"),
+        Binding("escape", "leave", "back", tooltip="on a task or tool block: back to the prompt"),
     ]
 
     class OpenChild(Message):
         """Show a ``task`` call's child session (its id, when the block knows it already)."""
+
+        def __init__(self, block: ToolBlock) -> None:
+            super().__init__()
+            self.block = block
+
+    class OpenOutput(Message):
+        """Show a call's whole output full screen (the app opens screens)."""
 
         def __init__(self, block: ToolBlock) -> None:
             super().__init__()
@@ -70,7 +83,11 @@ class ToolCallView(BlockWidget):
 
     def __init__(self, block: ToolBlock, clock: Clock) -> None:
         super().__init__(block, clock)
-        self.can_focus = block.name == TASK
+        self.can_focus = self._focusable()
+
+    def _focusable(self) -> bool:
+        """A task block (Enter opens its subagent) and a block with output (``o`` opens it)."""
+        return self.block.name == TASK or bool(self.block.output or self.block.live_output)
 
     def compose(self) -> ComposeResult:
         yield Static(classes="tool-header")
@@ -79,6 +96,7 @@ class ToolCallView(BlockWidget):
         yield Static(markup=False, classes="tool-live")
         with Collapsible(title="output", collapsed=True):
             yield Static(markup=False, classes="tool-output")
+        yield Static(markup=False, classes="tool-preview")
         yield Static(markup=False, classes="tool-error")
         yield Static(markup=False, classes="tool-note")
 
@@ -114,7 +132,7 @@ class ToolCallView(BlockWidget):
         self.add_class(f"-{'running' if running else state.value}")
         self.query_one(".tool-header", Static).update(self._header())
 
-        self.can_focus = block.name == TASK  # a call still being written learns its name late
+        self.can_focus = self._focusable()  # a call still being written learns its name late
         subagent = self.query_one(".tool-subagent", Static)
         subagent.display = block.subagent is not None
         if block.subagent is not None:
@@ -139,6 +157,7 @@ class ToolCallView(BlockWidget):
             lines = text.count("\n") + 1
             output.title = f"output ({lines} line{'s' if lines != 1 else ''})"
             self.query_one(".tool-output", Static).update(coloured(text[:OUTPUT_PREVIEW_CHARS]))
+        self._paint_preview()
 
         error = self.query_one(".tool-error", Static)
         error.display = bool(block.error) and state is not ToolState.INTERRUPTED
@@ -150,10 +169,30 @@ class ToolCallView(BlockWidget):
         if note.display:
             note.update(inert(f"⚠ no snapshot before this call ({block.unsnapshotted}): a rewind cannot undo it"))
 
+    def _paint_preview(self) -> None:
+        """The last lines of a folded output, dimmed, so a glance tells how it ended."""
+        output = self.query_one(Collapsible)
+        preview = self.query_one(".tool-preview", Static)
+        preview.display = output.display and output.collapsed
+        if preview.display:
+            preview.update(coloured(tail(self.block.output, PREVIEW_LINES)))
+
+    def on_collapsible_expanded(self) -> None:
+        self._paint_preview()
+
+    def on_collapsible_collapsed(self) -> None:
+        self._paint_preview()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "open_child":  # only a task block offers it (the footer too)
             return self.block.name == TASK
+        if action == "open_output":
+            return bool(self.block.output or self.block.live_output)
         return True
+
+    def action_open_output(self) -> None:
+        if self.block.output or self.block.live_output:
+            self.post_message(self.OpenOutput(self.block))
 
     def action_leave(self) -> None:
         self.post_message(self.Leave())

@@ -163,15 +163,17 @@ class TranscriptView(VerticalScroll, can_focus=True):
             new.append(block)
         new.reverse()
         following = self.following
+        shown = self._mounted()
+        bottom_grows = bool(shown) and shown[-1].painted != shown[-1].block.version  # e.g. a streaming answer
         with self.app.batch_update():
             for widget in list(self._widgets.values()):
                 await widget.sync()
             if new:
                 self._seen.update(id(b) for b in new)
                 await self.mount_all([self._make(b) for b in new])
-                if not following:
-                    self.unseen_output = True
-                    self.post_message(self.Scrolled())
+            if (new or bottom_grows) and not following and not self.unseen_output:
+                self.unseen_output = True
+                self.post_message(self.Scrolled())
             if following and len(self._widgets) > MAX_MOUNTED:
                 await self._prune(len(self._widgets) - (MAX_MOUNTED - PAGE_BLOCKS))
 

@@ -244,7 +244,8 @@ async def test_counters_equal_row_counts(store: Store, publish_every_event, tmp_
         assert (count, head) == (actual, max_seq)
     main = await store.session("ses_main")
     assert main is not None and main.message_count == 8  # with the shell message and the hook context
-    assert (main.input_tokens, main.output_tokens, main.cost) == (240, 60, 0.25)
+    # two steps and an approved MCP sampling request, each 120 in and 30 out
+    assert (main.input_tokens, main.output_tokens, main.cost) == (360, 90, 0.26)
 
 
 async def test_stale_and_foreign_writes_do_not_touch_projections(store: Store) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -149,3 +150,32 @@ async def test_the_sweep_closes_asks_left_by_a_dead_process(runtime: Runtime, fa
     assert order.index("step.failed") < order.index("prompt.promoted")
     assert of_type(log, ev.ToolFailed)[0].error.type == "tool.stale"
     assert await runtime.sessions.permissions(sid) == []
+
+
+async def test_an_interrupted_command_keeps_what_it_printed_for_the_screen_and_the_model(
+    open_runtime: Any, fake: FakeProvider, clock: ManualClock, workdir: Path
+) -> None:
+    fake.add(_bash("call_1", "echo compiling module A; echo 'error: disk full' >&2; sleep 300"), {"text": "I see"})
+    async with await open_runtime(tools="all", policy="allow", clock=clock) as runtime:
+        sid = (await runtime.sessions.create(location=workdir)).id
+        with runtime.sessions.subscribe(sid) as deltas:
+            await runtime.sessions.prompt(sid, "build it")
+
+            async def printed() -> None:
+                seen = ""
+                async for item in deltas:
+                    if isinstance(item, ev.ToolOutputDelta):
+                        seen += item.delta
+                        if "disk full" in seen:
+                            return
+
+            await asyncio.wait_for(printed(), 20)
+        await runtime.sessions.interrupt(sid)
+        log = await stored(runtime, sid)
+        (failed,) = of_type(log, ev.ToolFailed)
+        assert failed.error.message == TOOL_INTERRUPTED
+        assert failed.result_meta["partial_output"] == "compiling module A\nerror: disk full\n"
+        await runtime.sessions.prompt(sid, "what happened?")
+        await settle(runtime, sid)
+    told = json.dumps(fake.requests[-1].body)
+    assert "Tool execution interrupted. Its output until then:\\ncompiling module A\\nerror: disk full" in told

@@ -1,0 +1,101 @@
+"""``agent-tui import --from claude|codex``: the agents' default locations under HOME, the report, the exit codes."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+from agent_tui.core.api import open_sessions
+
+from .test_store_commands import agent_tui
+
+DATA = Path(__file__).parents[1] / "data" / "foreign"
+CLAUDE = next((DATA / "claude_code").glob("*.jsonl"))
+CODEX = next((DATA / "codex").glob("rollout-*.jsonl"))
+
+
+def _claude_home(home: Path, cwd: Path) -> Path:
+    """HOME with the fixture as Claude Code keeps a session of ``cwd``."""
+    folder = home / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
+    folder.mkdir(parents=True)
+    return Path(shutil.copy(CLAUDE, folder))
+
+
+def _codex_home(home: Path, cwd: Path) -> Path:
+    """HOME with the fixture as Codex keeps it, its session_meta naming ``cwd`` (the rest as the agent wrote it)."""
+    folder = home / ".codex" / "sessions" / "2026" / "12" / "06"
+    folder.mkdir(parents=True)
+    lines = CODEX.read_text(encoding="utf-8").splitlines(keepends=True)
+    meta = json.loads(lines[0])
+    meta["payload"]["cwd"] = str(cwd)
+    target = folder / CODEX.name
+    target.write_text(json.dumps(meta) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    return target
+
+
+async def test_this_directorys_sessions_are_found_imported_once_and_reported(tmp_path: Path, workdir: Path) -> None:
+    home = tmp_path / "home"
+    _claude_home(home, workdir)
+    _codex_home(home, workdir)
+    env = {"HOME": str(home)}
+    out = agent_tui("import", "--from", "claude", "--project", str(workdir), cwd=workdir, env=env)
+    assert out.returncode == 0, out.stderr
+    (claude_id,) = out.stdout.split()
+    assert "imported eb3f527b-2401-4bcd-8464-32e23b9db391 as " + claude_id in out.stderr
+    assert "1 tool calls (bash)" in out.stderr and "1 compactions" in out.stderr
+    assert "note: context attachments" in out.stderr
+    assert "Claude Code: 1 imported, 0 skipped (imported before), 0 unreadable" in out.stderr
+
+    out = agent_tui("import", "--from", "codex", cwd=workdir, env=env)  # found by the rollout's cwd
+    assert out.returncode == 0, out.stderr
+    assert "Codex: 1 imported" in out.stderr and "1 tool calls (apply_patch)" in out.stderr
+
+    again = agent_tui("import", "--from", "claude", "--project", str(workdir), cwd=workdir, env=env)
+    assert again.returncode == 0 and again.stdout.split() == [claude_id]
+    assert "skipped eb3f527b-2401-4bcd-8464-32e23b9db391: imported before as " + claude_id in again.stderr
+    forced = agent_tui("import", "--from", "claude", "--project", str(workdir), "--again", cwd=workdir, env=env)
+    assert forced.returncode == 0 and forced.stdout.split() != [claude_id]
+
+    sessions = await open_sessions()
+    try:
+        listed = await sessions.list(workdir)
+    finally:
+        await sessions.close()
+    assert len(listed) == 3
+
+
+def test_by_session_id_path_and_all(tmp_path: Path, workdir: Path) -> None:
+    home = tmp_path / "home"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    _codex_home(home, elsewhere)
+    env = {"HOME": str(home)}
+    none_here = agent_tui("import", "--from", "codex", cwd=workdir, env=env)
+    assert none_here.returncode == 1 and f"no Codex sessions for {workdir}" in none_here.stderr
+    by_id = agent_tui("import", "--from", "codex", "01a24aa4-7c34-7cb1-8e31-5a321a3aef71", cwd=workdir, env=env)
+    assert by_id.returncode == 0 and "Codex: 1 imported" in by_id.stderr
+    everything = agent_tui("import", "--from", "codex", "--all", cwd=workdir, env=env)
+    assert everything.returncode == 0 and "0 imported, 1 skipped" in everything.stderr
+    by_path = agent_tui("import", "--from", "claude", str(CLAUDE), "--project", str(workdir), cwd=workdir, env=env)
+    assert by_path.returncode == 0 and "Claude Code: 1 imported" in by_path.stderr
+
+
+def test_an_unreadable_file_is_one_line_and_nothing_is_written(tmp_path: Path, workdir: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    lines = CLAUDE.read_text(encoding="utf-8").splitlines()
+    lines[5] = lines[5][:40]
+    bad.write_text("\n".join(lines), encoding="utf-8")
+    out = agent_tui("import", "--from", "claude", str(bad), cwd=workdir)
+    assert out.returncode == 1 and out.stdout == ""
+    assert f"agent-tui: {bad}: line 6 is not JSON; nothing was imported" in out.stderr
+    assert "0 imported, 0 skipped (imported before), 1 unreadable" in out.stderr
+    assert agent_tui("sessions", "list", "--all", "--json", cwd=workdir).stdout.strip() in ("[]", "")
+
+
+def test_the_jsonl_import_is_unchanged_and_takes_no_foreign_flags(workdir: Path) -> None:
+    out = agent_tui("import", "x.jsonl", "--again", cwd=workdir)
+    assert out.returncode == 1 and "those go with --from claude|codex" in out.stderr
+    out = agent_tui("import", "missing.jsonl", cwd=workdir)
+    assert out.returncode == 1 and "cannot read missing.jsonl" in out.stderr

@@ -1,0 +1,57 @@
+"""Where the agents keep their sessions: HOME's defaults, the agents' own variables, a directory's, all, by id."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agent_tui import cli
+from agent_tui.core.transfer.foreign import formats, locate
+from agent_tui.core.transfer.foreign.draft import UnreadableSession
+
+DATA = Path(__file__).parents[3] / "data" / "foreign"
+CLAUDE = next((DATA / "claude_code").glob("*.jsonl"))
+CODEX = next((DATA / "codex").glob("rollout-*.jsonl"))
+
+
+def test_the_cli_offers_exactly_the_formats_core_reads() -> None:
+    assert set(cli.FOREIGN_AGENTS) == set(formats.READERS) == set(formats.LABELS) == set(formats.FIRST_PROMPT)
+
+
+def test_sessions_by_directory_all_and_id_under_home_or_the_agents_variables(tmp_path: Path) -> None:
+    home, here, there = tmp_path / "home", Path("/work/project-a"), Path("/work/project.b")
+    for cwd in (here, there):
+        folder = home / ".claude" / "projects" / locate.claude_slug(cwd)
+        folder.mkdir(parents=True)
+        shutil.copy(CLAUDE, folder / f"{cwd.name}.jsonl")
+    assert locate.claude_slug(there) == "-work-project-b"
+    assert [p.name for p in locate.sessions("claude", here, home, {})] == ["project-a.jsonl"]
+    assert len(locate.sessions("claude", None, home, {})) == 2
+    assert locate.by_id("claude", "project.b", home, {}).name == "project.b.jsonl"
+    with pytest.raises(UnreadableSession, match="no claude session nope under"):
+        locate.by_id("claude", "nope", home, {})
+    moved = tmp_path / "elsewhere"
+    shutil.copytree(home / ".claude", moved)
+    assert len(locate.sessions("claude", None, tmp_path / "empty", {"CLAUDE_CONFIG_DIR": str(moved)})) == 2
+
+    codex_home = tmp_path / "codex"
+    day = codex_home / "sessions" / "2026" / "12" / "06"
+    day.mkdir(parents=True)
+    lines = CODEX.read_text(encoding="utf-8").splitlines(keepends=True)
+    meta = json.loads(lines[0])
+    meta["payload"]["cwd"] = str(here)
+    (day / CODEX.name).write_text(json.dumps(meta) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    environ = {"CODEX_HOME": str(codex_home)}
+    assert [p.name for p in locate.sessions("codex", here, home, environ)] == [CODEX.name]
+    assert locate.sessions("codex", there, home, environ) == []
+    assert locate.by_id("codex", "01a24aa4-7c34-7cb1-8e31-5a321a3aef71", home, environ).name == CODEX.name
+
+
+def test_a_file_is_described_by_its_first_prompt_time_and_size() -> None:
+    for agent, path in (("claude", CLAUDE), ("codex", CODEX)):
+        found = locate.describe(agent, path)
+        assert found.title.startswith("FIXTURE-TASK: list the files"), agent
+        assert found.size == path.stat().st_size and found.modified_ms > 0

@@ -1,0 +1,443 @@
+#!/usr/bin/env python3
+"""Make the foreign session fixtures: run the real Claude Code and Codex against a scripted fake model.
+
+    python3 tests/data/foreign/generate.py --agent claude --bin PATH/claude --out tests/data/foreign/claude_code
+    python3 tests/data/foreign/generate.py --agent codex --bin PATH/codex --out tests/data/foreign/codex
+
+Each agent runs headless (``claude -p``, ``codex exec``) under a private HOME
+(``/tmp/foreign-fixture-<agent>``, its project at ``HOME/proj``) against the fake
+below, which speaks the Anthropic Messages and OpenAI Responses wire formats,
+streamed, with tool calls: the script makes the agent answer with text and
+reasoning, run ``ls``, edit ``main.py``, look at ``pic.png``, then answers; a
+second run resumes the session and compacts it. The session files the agent
+wrote are copied to ``--out``. Stdlib only; nothing of the agents is kept here.
+The fake key (``sk-fake-0000``) is the only credential either agent sees.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+FAKE_KEY = "sk-fake-0000"
+# a 1x1 PNG: what the agent is asked to look at
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
+
+
+def flat(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def last_item_key(body: dict[str, Any]) -> str:
+    """What the model is answering: the id of the last tool result, or the last user text."""
+    if "messages" in body:  # Anthropic
+        last = body["messages"][-1]
+        content = last.get("content")
+        if isinstance(content, list):
+            for block in reversed(content):
+                if block.get("type") == "tool_result":
+                    return "result:" + block["tool_use_id"]
+        return "text:" + flat(content)
+    items = body.get("input") or []
+    for item in reversed(items):
+        if item.get("type") in ("function_call_output", "custom_tool_call_output"):
+            return "result:" + item["call_id"]
+        if item.get("type") == "message" and item.get("role") == "user":
+            return "text:" + flat(item.get("content"))
+    return ""
+
+
+class Script:
+    """Turns keyed by what they answer: ``after`` a tool result's call id or a substring of the user's text."""
+
+    def __init__(self, turns: list[dict[str, Any]], record: Path) -> None:
+        self.turns, self.record, self.lock = turns, record, threading.Lock()
+
+    def take(self, body: dict[str, Any]) -> dict[str, Any]:
+        key = last_item_key(body)
+        with self.lock:
+            with self.record.open("a", encoding="utf-8") as f:
+                f.write(
+                    flat({"key": key[:200], "tools": [t.get("name") or t.get("type") for t in body.get("tools") or []]})
+                    + "\n"
+                )
+            for turn in self.turns:
+                after = turn["after"]
+                if turn.get("used"):
+                    continue
+                if turn.get("summary") and "summar" in key.lower():
+                    turn["used"] = True
+                    return turn
+                if turn.get("summary"):
+                    continue
+                hit = key == "result:" + after if after.startswith("call") else after in key
+                if hit and body.get("tools"):
+                    turn["used"] = True
+                    return turn
+        return {"text": "ok"}
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt: str, *args: Any) -> None:
+        pass
+
+    def _json(self, obj: Any) -> None:
+        data = json.dumps(obj).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def _event(self, name: str, obj: dict[str, Any]) -> None:
+        self._chunk(f"event: {name}\ndata: {json.dumps({'type': name, **obj})}\n\n".encode())
+
+    def do_GET(self) -> None:
+        self._json({"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = json.loads(raw or b"{}")
+        path = self.path.split("?")[0].rstrip("/")
+        if path.endswith("/count_tokens"):
+            self._json({"input_tokens": 100})
+            return
+        if not path.endswith(("/messages", "/responses")):
+            self._json({})
+            return
+        turn = self.server.script.take(body)  # type: ignore[attr-defined]
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        if path.endswith("/messages"):
+            self._anthropic(turn, body)
+        else:
+            self._responses(turn, body)
+        self._chunk(b"")
+
+    def _anthropic(self, turn: dict[str, Any], body: dict[str, Any]) -> None:
+        usage = {
+            "input_tokens": 1200,
+            "output_tokens": 40,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 300,
+        }
+        msg = {
+            "id": "msg_" + uuid.uuid4().hex[:20],
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model"),
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {**usage, "output_tokens": 1},
+        }
+        self._event("message_start", {"message": msg})
+        index = 0
+        if turn.get("thinking"):
+            self._event("content_block_start", {"index": index, "content_block": {"type": "thinking", "thinking": ""}})
+            self._event(
+                "content_block_delta",
+                {"index": index, "delta": {"type": "thinking_delta", "thinking": turn["thinking"]}},
+            )
+            self._event(
+                "content_block_delta",
+                {"index": index, "delta": {"type": "signature_delta", "signature": "c2lnbmF0dXJl"}},
+            )
+            self._event("content_block_stop", {"index": index})
+            index += 1
+        if turn.get("text"):
+            self._event("content_block_start", {"index": index, "content_block": {"type": "text", "text": ""}})
+            self._event("content_block_delta", {"index": index, "delta": {"type": "text_delta", "text": turn["text"]}})
+            self._event("content_block_stop", {"index": index})
+            index += 1
+        tool = turn.get("tool")
+        if tool:
+            block = {"type": "tool_use", "id": turn["id"], "name": tool["name"], "input": {}}
+            self._event("content_block_start", {"index": index, "content_block": block})
+            self._event(
+                "content_block_delta",
+                {"index": index, "delta": {"type": "input_json_delta", "partial_json": json.dumps(tool["input"])}},
+            )
+            self._event("content_block_stop", {"index": index})
+        stop = "tool_use" if tool else "end_turn"
+        self._event(
+            "message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 40}}
+        )
+        self._event("message_stop", {})
+
+    def _responses(self, turn: dict[str, Any], body: dict[str, Any]) -> None:
+        rid = "resp_" + uuid.uuid4().hex[:16]
+        usage = {
+            "input_tokens": turn.get("input_tokens", 1200),
+            "input_tokens_details": {"cached_tokens": 300},
+            "output_tokens": 40,
+            "output_tokens_details": {"reasoning_tokens": 8},
+        }
+        usage["total_tokens"] = usage["input_tokens"] + 40
+        resp = {
+            "id": rid,
+            "object": "response",
+            "created_at": 0,
+            "model": body.get("model"),
+            "status": "in_progress",
+            "output": [],
+        }
+        seq = [0]
+
+        def ev(name: str, obj: dict[str, Any]) -> None:
+            self._event(name, {"sequence_number": seq[0], **obj})
+            seq[0] += 1
+
+        ev("response.created", {"response": resp})
+        items: list[dict[str, Any]] = []
+        if turn.get("thinking"):
+            items.append(
+                {
+                    "id": "rs_" + uuid.uuid4().hex[:12],
+                    "type": "reasoning",
+                    "summary": [{"type": "summary_text", "text": turn["thinking"]}],
+                }
+            )
+        if turn.get("text"):
+            items.append(
+                {
+                    "id": "msg_" + uuid.uuid4().hex[:12],
+                    "type": "message",
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": turn["text"], "annotations": []}],
+                }
+            )
+        tool = turn.get("tool")
+        if tool and tool.get("custom"):
+            items.append(
+                {
+                    "id": "ctc_" + uuid.uuid4().hex[:12],
+                    "type": "custom_tool_call",
+                    "status": "completed",
+                    "call_id": turn["id"],
+                    "name": tool["name"],
+                    "input": tool["input"],
+                }
+            )
+        elif tool:
+            items.append(
+                {
+                    "id": "fc_" + uuid.uuid4().hex[:12],
+                    "type": "function_call",
+                    "status": "completed",
+                    "call_id": turn["id"],
+                    "name": tool["name"],
+                    "arguments": json.dumps(tool["input"]),
+                }
+            )
+        for i, item in enumerate(items):
+            ev("response.output_item.added", {"output_index": i, "item": item})
+            if item["type"] == "message":
+                text = item["content"][0]["text"]
+                ev(
+                    "response.output_text.delta",
+                    {"item_id": item["id"], "output_index": i, "content_index": 0, "delta": text},
+                )
+            ev("response.output_item.done", {"output_index": i, "item": item})
+        ev("response.completed", {"response": {**resp, "status": "completed", "output": items, "usage": usage}})
+
+
+def claude_turns(proj: Path) -> list[dict[str, Any]]:
+    return [
+        {
+            "after": "FIXTURE-TASK",
+            "id": "call_ls01",
+            "thinking": "Look at the files first.",
+            "text": "I'll list the files.",
+            "tool": {"name": "Bash", "input": {"command": "ls", "description": "List files"}},
+        },
+        {
+            "after": "call_ls01",
+            "id": "call_read01",
+            "text": "Reading main.py before editing it.",
+            "tool": {"name": "Read", "input": {"file_path": str(proj / "main.py")}},
+        },
+        {
+            "after": "call_read01",
+            "id": "call_edit01",
+            "tool": {
+                "name": "Edit",
+                "input": {
+                    "file_path": str(proj / "main.py"),
+                    "old_string": "print('hello')",
+                    "new_string": "print('hello, world')",
+                    "replace_all": False,
+                },
+            },
+        },
+        {
+            "after": "call_edit01",
+            "id": "call_img01",
+            "tool": {"name": "Read", "input": {"file_path": str(proj / "pic.png")}},
+        },
+        {
+            "after": "call_img01",
+            "id": "call_todo01",
+            "tool": {
+                "name": "TodoWrite",
+                "input": {"todos": [{"content": "Say hello", "status": "completed", "activeForm": "Saying hello"}]},
+            },
+        },
+        {"after": "call_todo01", "text": "Done: main.py now prints hello, world. The picture is a single pixel."},
+        {"after": "ANOTHER-TASK", "text": "Second answer after resuming."},
+        {
+            "after": "summary",
+            "summary": True,
+            "text": "<summary>\n1. Primary Request: edit main.py to print hello, world.\n2. Work done: listed files, edited main.py, viewed pic.png.\n</summary>",
+        },
+    ]
+
+
+def codex_turns(proj: Path) -> list[dict[str, Any]]:
+    patch = "*** Begin Patch\n*** Update File: main.py\n@@\n-    print('hello')\n+    print('hello, world')\n*** End Patch\n"
+    return [
+        {
+            "after": "FIXTURE-TASK",
+            "id": "call_ls01",
+            "thinking": "Look at the files first.",
+            "text": "I'll list the files.",
+            "tool": {"name": "exec_command", "input": {"cmd": "ls", "workdir": str(proj)}},
+        },
+        {
+            "after": "call_ls01",
+            "id": "call_edit01",
+            "tool": {
+                "name": "exec_command",
+                "input": {"cmd": f"apply_patch <<'PATCH'\n{patch}PATCH\n", "workdir": str(proj)},
+            },
+        },
+        {
+            "after": "call_edit01",
+            "id": "call_img01",
+            "tool": {"name": "view_image", "input": {"path": str(proj / "pic.png")}},
+        },
+        {
+            "after": "call_img01",
+            "text": "Done: main.py now prints hello, world. The picture is a single pixel.",
+            "input_tokens": 9000,
+        },
+        {"after": "ANOTHER-TASK", "text": "Second answer after resuming."},
+        {"after": "summary", "summary": True, "text": "Summary: edited main.py to print hello, world; viewed pic.png."},
+    ]
+
+
+def make_home(agent: str, base: str) -> tuple[Path, Path, dict[str, str]]:
+    home = Path(f"/tmp/foreign-fixture-{agent}")
+    shutil.rmtree(home, ignore_errors=True)
+    proj = home / "proj"
+    proj.mkdir(parents=True)
+    (proj / "main.py").write_text("def main():\n    print('hello')\n")
+    (proj / "pic.png").write_bytes(PNG)
+    subprocess.run(["git", "init", "-q"], cwd=proj, check=True)
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "TERM": "dumb"}
+    if agent == "claude":
+        (home / ".claude").mkdir()
+        (home / ".claude.json").write_text(
+            json.dumps(
+                {
+                    "hasCompletedOnboarding": True,
+                    "autoUpdates": False,
+                    "projects": {str(proj): {"hasTrustDialogAccepted": True}},
+                }
+            )
+        )
+        env |= {
+            "ANTHROPIC_BASE_URL": base,
+            "ANTHROPIC_API_KEY": FAKE_KEY,
+            "ANTHROPIC_MODEL": "claude-sonnet-4-5",
+            "ANTHROPIC_SMALL_FAST_MODEL": "claude-haiku-4-5",
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "IS_SANDBOX": "1",
+        }
+    else:
+        cx = home / ".codex"
+        cx.mkdir()
+        (cx / "config.toml").write_text(
+            f'model = "fake-model"\nmodel_provider = "fake"\ncheck_for_update_on_startup = false\n'
+            f"model_auto_compact_token_limit = 5000\n\n"
+            f'[model_providers.fake]\nname = "fake"\nbase_url = "{base}/v1"\nenv_key = "FAKE_API_KEY"\nwire_api = "responses"\n\n'
+            f'[projects."{proj}"]\ntrust_level = "trusted"\n'
+        )
+        env |= {"CODEX_HOME": str(cx), "FAKE_API_KEY": FAKE_KEY}
+    return home, proj, env
+
+
+def run(argv: list[str], env: dict[str, str], cwd: Path) -> None:
+    done = subprocess.run(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=180)
+    print(f"$ {' '.join(argv)} -> {done.returncode}\n{done.stdout[-800:]}\n{done.stderr[-800:]}", file=sys.stderr)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--agent", choices=["claude", "codex"], required=True)
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    record = Path(f"/tmp/foreign-fixture-{a.agent}.requests.jsonl")
+    record.unlink(missing_ok=True)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    home, proj, env = make_home(a.agent, base)
+    server.script = Script((claude_turns if a.agent == "claude" else codex_turns)(proj), record)  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    task = "FIXTURE-TASK: list the files, change main.py to print hello, world, and describe pic.png"
+    if a.agent == "claude":
+        run([a.bin, "-p", "--dangerously-skip-permissions", task], env, proj)
+        run([a.bin, "-p", "--continue", "--dangerously-skip-permissions", "ANOTHER-TASK: anything else?"], env, proj)
+        run([a.bin, "-p", "--continue", "/compact"], env, proj)
+        found = sorted((home / ".claude" / "projects").rglob("*.jsonl"))
+    else:
+        run([a.bin, "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", task], env, proj)
+        run(
+            [
+                a.bin,
+                "exec",
+                "--dangerously-bypass-approvals-and-sandbox",
+                "resume",
+                "--last",
+                "ANOTHER-TASK: anything else?",
+            ],
+            env,
+            proj,
+        )
+        found = sorted((home / ".codex" / "sessions").rglob("*.jsonl"))
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for path in found:
+        shutil.copy(path, out / path.name)
+        print(f"captured {path}", file=sys.stderr)
+    server.shutdown()
+    return 0 if found else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""Pilot over the real store: sessions imported from Claude Code and Codex in the picker and the transcript."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.screen import ModalScreen
+from textual.widgets import Collapsible
+
+from agent_tui.tui.screens.picker import SessionPicker
+from agent_tui.tui.widgets.block_widgets import CompactionDivider, InstructionNote, ReasoningView, UserMessage
+from agent_tui.tui.widgets.tool_block import ToolCallView
+
+from .test_app import until
+from .test_app_store import app_for, real  # noqa: F401 - the fixture
+
+DATA = Path(__file__).parents[1] / "data" / "foreign"
+
+
+async def test_the_picker_finds_imported_sessions_and_opens_their_transcript(real, workdir, clock) -> None:  # noqa: F811
+    sessions, _ = real
+    made = {}
+    for agent, pattern in (("claude", "claude_code/*.jsonl"), ("codex", "codex/rollout-*.jsonl")):
+        path = next(DATA.glob(pattern))
+        made[agent] = (
+            await sessions.import_foreign(agent, path.read_text(encoding="utf-8"), path=str(path), location=workdir)
+        ).session_id
+    app = app_for(sessions, workdir, clock)
+    async with app.run_test(size=(120, 60)) as pilot:
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker) and len(app.screen.rows) == 2)
+        picker = app.screen
+        await pilot.press(*"pixel")
+        await until(pilot, lambda: len(picker.rows) == 2)
+        await pilot.press(*" zebra")
+        await until(pilot, lambda: picker.rows == [])
+        for _ in " zebra":
+            await pilot.press("backspace")
+        await until(pilot, lambda: len(picker.rows) == 2)
+        index = [r.id for r in picker.rows].index(made["claude"])
+        picker.query_one("OptionList").highlighted = index
+        await pilot.press("enter")
+        await until(pilot, lambda: app.view.session_id == made["claude"])
+        await until(pilot, lambda: len(app.query(UserMessage)) == 2)
+        tools = {view.block.call_id: view.block for view in app.query(ToolCallView)}
+        assert (
+            tools["call_edit01"].name == "apply_patch"
+            and "*** Update File: main.py" in tools["call_edit01"].input["patch"]
+        )
+        assert tools["call_ls01"].name == "bash" and tools["call_todo01"].name == "todo"
+        assert len(app.query(ReasoningView)) == 1 and len(app.query(CompactionDivider)) == 1
+        (note,) = app.query(InstructionNote)
+        assert note.block.text.startswith("[imported from Claude Code] context attachments")
+        folded = note.query_one(Collapsible)
+        assert (str(folded.title), folded.collapsed) == ("import note", False), "a note is in sight, not folded"
+
+
+async def test_import_from_lists_this_directorys_foreign_sessions_and_opens_the_one_imported(  # noqa: F811
+    real, workdir, clock, tmp_path, monkeypatch
+) -> None:
+    from agent_tui.tui.screens.import_from import ImportScreen
+    from tests.commands.test_import_foreign_cmd import _claude_home, _codex_home
+
+    sessions, _ = real
+    home = tmp_path / "home"
+    _claude_home(home, workdir)
+    _codex_home(home, workdir)
+    monkeypatch.setenv("HOME", str(home))
+    app = app_for(sessions, workdir, clock)
+    async with app.run_test(size=(140, 50)) as pilot:
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker) and app.screen.loaded_generation > 0)
+        await pilot.press("ctrl+g")
+        await until(pilot, lambda: isinstance(app.screen, ImportScreen) and app.screen.loaded)
+        screen = app.screen
+        assert sorted(f.label for f in screen.files) == ["Claude Code", "Codex"]
+        assert all(f.title.startswith("FIXTURE-TASK: list the files") for f in screen.files)
+        index = [f.agent for f in screen.files].index("claude")
+        screen.query_one("OptionList").highlighted = index
+        await pilot.press("enter")
+        await until(pilot, lambda: app.view.session_id is not None and not isinstance(app.screen, ModalScreen))
+        opened = app.view.session_id
+        await until(pilot, lambda: len(app.query(UserMessage)) == 2)
+        assert (await sessions.get(opened)).location == "/tmp/foreign-fixture-claude/proj"
+        # the same session again: opened, not imported twice
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker))
+        await pilot.press("ctrl+g")
+        await until(pilot, lambda: isinstance(app.screen, ImportScreen) and app.screen.loaded)
+        app.screen.query_one("OptionList").highlighted = [f.agent for f in app.screen.files].index("claude")
+        await pilot.press("enter")
+        await until(pilot, lambda: not isinstance(app.screen, ModalScreen))
+        assert app.view.session_id == opened
+    assert len(await sessions.list(None)) == 1
