@@ -168,8 +168,7 @@ def sampling_spent(conn: sqlite3.Connection, sid: str, seq: int, at: int, event:
     if event.usage is None:
         return
     _add_usage(conn, sid, event.usage, event.cost)
-    data = {"model": event.model or "", "agent": SAMPLING_AGENT}
-    _spent(conn, sid, seq, at, data, event.usage, event.cost, event.cost_source)
+    _spent(conn, sid, seq, at, (event.model or "", SAMPLING_AGENT), event.usage, event.cost, event.cost_source)
 
 
 def clear_retries(conn: sqlite3.Connection, sid: str, at: int) -> None:
