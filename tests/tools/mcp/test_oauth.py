@@ -6,6 +6,7 @@ server beside it (``tests/fakes/mcp_oauth.py``)."""
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -276,3 +277,36 @@ async def test_two_processes_refreshing_one_login_never_spend_a_rotated_refresh_
     await expired(store)  # the stored (rotated) refresh token still works
     await connect_once(config, connection_auth("guarded", config, store))
     assert (short_lived.stats()["refresh_token"], short_lived.stats()["refused_refresh"]) == (2, 0)
+
+
+async def test_two_real_processes_refreshing_one_login_at_once_both_connect(
+    short_lived: OAuthServer, store: FileTokenStore
+) -> None:
+    """Both processes hold the same spent-to-be refresh token in memory before either refreshes;
+    without the lock and the re-read, the second refresh is refused and that process fails."""
+    config = await logged_in(short_lived, store)
+    await expired(store)
+    script = Path(__file__).resolve().parents[2] / "fakes" / "oauth_connect.py"
+    processes = [
+        await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(script),
+            str(store.file.parent),
+            "guarded",
+            str(config.url),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        for _ in range(2)
+    ]
+    for process in processes:  # both have read the record
+        assert process.stdout is not None
+        assert (await asyncio.wait_for(process.stdout.readline(), 60)).strip() == b"loaded"
+    for process in processes:
+        assert process.stdin is not None
+        process.stdin.write(b"go\n")
+        await process.stdin.drain()
+    outputs = [await asyncio.wait_for(process.communicate(), 60) for process in processes]
+    assert [out.decode().strip() for out, _ in outputs] == ["connected", "connected"]
+    stats = short_lived.stats()
+    assert (stats["refresh_token"], stats["refused_refresh"]) == (1, 0)
