@@ -13,7 +13,7 @@ import pytest
 from agent_tui.testing.fake_provider import FakeProvider
 from tests.warmth import UNDER_LOAD_S
 
-from .helpers import PYTHON, Warm, apoll, model_flags
+from .helpers import PYTHON, Warm, agent, apoll, model_flags
 from .test_suspend import Tmux, shell  # noqa: F401 - the fixture
 
 ASKING = Path(__file__).resolve().parents[1] / "fakes" / "mcp_asking.py"
@@ -65,3 +65,19 @@ def _toml(config: dict[str, object]) -> str:
         '[[permission]]\naction = "mcp"\npattern = "*"\neffect = "allow"\n\n'
         f"[mcp.servers.asking]\ncommand = [{command}]\nstartup_timeout_s = 60\n"
     )
+
+
+async def test_a_warm_runs_mcp_question_is_declined_with_its_line_on_the_callers_stderr(
+    warm: Warm, fake: FakeProvider, agent_home: Path, workdir: Path
+) -> None:
+    """Headless ``run`` through the warm process declines as a fresh process does, and says so."""
+    (agent_home / "config.toml").write_text(
+        _toml({"mcp": {"servers": {"asking": {"command": [sys.executable, str(ASKING)]}}}})
+    )
+    fake.add({"tool_calls": [{"id": "c1", "name": "mcp__asking__book", "arguments": {}}]}, {"text": "No table."})
+    launches = warm.status()["launches"]
+    ran = await agent(warm.launch_env(agent_home), "run", *model_flags(fake), "book a table", cwd=workdir)
+    assert ran.code == 0, ran.err
+    assert warm.status()["launches"] == launches + 1
+    assert 'MCP server asking asked "Book a table: which day, for how many?": declined' in ran.err
+    assert "booking declined" in json.dumps(fake.requests[1].body)
