@@ -131,3 +131,13 @@ async def test_a_question_nobody_answers_is_declined_after_the_servers_timeout(
     assert events["elicitation.answered"]["action"] == "decline"
     assert events["elicitation.answered"]["reason"] == "no answer over HTTP within 1 s"
     assert events["tool.success"]["output"]["text"] == "booking declined"
+
+
+async def test_the_document_describes_the_answers_422_and_its_problems(api: Api) -> None:
+    status, doc = await api.call("GET", "/api/openapi.json")
+    assert status == 200
+    answer = doc["paths"]["/api/session/{id}/questions/{request_id}/answer"]["post"]
+    assert "422" in answer["responses"] and "422" not in doc["paths"]["/api/session/{id}/questions"]["get"]["responses"]
+    assert doc["components"]["schemas"]["ErrorBody"]["properties"]["problems"]["anyOf"][0]["type"] == "array"
+    body = doc["components"]["schemas"]["QuestionAnswerBody"]
+    assert body["properties"]["action"]["enum"] == ["accept", "decline", "cancel"] and body["required"] == ["action"]
