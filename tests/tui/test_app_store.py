@@ -206,6 +206,28 @@ async def test_picker_searches_the_store_and_opens_a_session(real, workdir, cloc
         await until(pilot, lambda: len(app.query(UserMessage)) == 1)
 
 
+async def test_picker_marks_the_session_on_screen_and_previews_the_highlighted_one(real, workdir, clock) -> None:
+    sessions, _ = real
+    older = (await sessions.create(location=workdir)).id
+    await exchange(sessions, older, "plan the release", "Here is the plan: tag, build, publish.")
+    clock.advance(60)
+    newer = (await sessions.create(location=workdir)).id
+    await exchange(sessions, newer, "fix the parser", "Fixed the off-by-one in parse_line.")
+    app = app_for(sessions, workdir, clock, StartMode(session_id=older))
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: len(app.query(UserMessage)) == 1)
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker) and len(app.screen.rows) == 2)
+        picker = app.screen
+        rows = picker_rows(picker)
+        assert rows[older].endswith("◂ on screen") and "on screen" not in rows[newer]
+        preview = picker.query_one("#picker-preview")
+        await until(pilot, lambda: preview.display and "parse_line" in str(preview.render()))
+        assert "2 messages" in str(preview.render())
+        await pilot.press("down")
+        await until(pilot, lambda: "tag, build, publish" in str(preview.render()))
+
+
 async def test_picker_escape_closes_and_ctrl_n_starts_new(real, workdir, clock) -> None:
     sessions, _ = real
     sid = (await sessions.create(location=workdir)).id

@@ -30,6 +30,7 @@ from agent_tui.tui.screens.rename import RenameScreen
 from agent_tui.tui.services import CoreUnavailable, TuiServices
 from agent_tui.tui.session_title import session_title
 from agent_tui.tui.widgets.status import short_path
+from agent_tui.vocab.terminal_text import inert
 
 if TYPE_CHECKING:
     from agent_tui.tui.port import SessionsPort
@@ -38,7 +39,16 @@ PAGE = 50
 NEW_SESSION = ""  # dismiss value for Ctrl+N
 
 
-def row_text(summary: Any, now_ms: int, running: bool, asking: bool, show_location: bool, depth: int = 0) -> Text:
+def row_text(
+    summary: Any,
+    now_ms: int,
+    running: bool,
+    asking: bool,
+    show_location: bool,
+    depth: int = 0,
+    *,
+    current: bool = False,
+) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append("⚑ " if asking else "● " if running else "  ", style="bold")
     if depth or getattr(summary, "parent_id", None) or getattr(summary, "spawned_by", None):
@@ -50,6 +60,30 @@ def row_text(summary: Any, now_ms: int, running: bool, asking: bool, show_locati
     text.append(f"  {relative_time(summary.updated, now_ms)} · {count} message{'' if count == 1 else 's'}", style="dim")
     if show_location:
         text.append(f" · {short_path(summary.location)}", style="dim")
+    if current:
+        text.append("  ◂ on screen", style="bold")
+    return text
+
+
+PREVIEW_CHARS = 400
+
+
+def preview_text(summary: Any, now_ms: int) -> Text:
+    """What the highlighted session is, from its row alone (no query while moving): where, which
+    agent and model, how big, what it cost, and its last message."""
+    text = Text()
+    text.append(session_title(summary.title, summary.last_message) or "(untitled)", style="bold")
+    model = f" · {summary.model}" if summary.model else ""
+    tokens = summary.input_tokens + summary.output_tokens
+    cost = f" · ${summary.cost:.4f}" if summary.cost else ""
+    text.append(
+        f"\n{inert(short_path(summary.location))} · {inert(summary.agent)}{inert(model)} · {summary.message_count} message{'' if summary.message_count == 1 else 's'}"
+        f" · {tokens:,} tokens{cost} · {relative_time(summary.updated, now_ms)}",
+        style="dim",
+    )
+    last = " ".join(inert(summary.last_message or "").split())
+    if last:
+        text.append("\n" + (last if len(last) <= PREVIEW_CHARS else last[: PREVIEW_CHARS - 1] + "…"))
     return text
 
 
@@ -125,6 +159,7 @@ class SessionPicker(ModalScreen[str | None]):
             yield Static(id="picker-scope")
             yield Input(placeholder="search titles and messages", id="picker-search")
             yield OptionList(id="picker-list")
+            yield Static(id="picker-preview")
             yield Static(
                 "enter open · esc close · tab all locations · ctrl+n new · f2 rename · ctrl+d delete"
                 " · ctrl+g import from…",
@@ -204,7 +239,12 @@ class SessionPicker(ModalScreen[str | None]):
         rows = [row for row, _ in placed]
         now = self.services.clock.now_ms()
         options = [
-            Option(row_text(r, now, r.id in active, r.id in asking, self.all_locations, depth), id=r.id)
+            Option(
+                row_text(
+                    r, now, r.id in active, r.id in asking, self.all_locations, depth, current=r.id == self.current
+                ),
+                id=r.id,
+            )
             for r, depth in placed
         ]
         option_list = self.query_one(OptionList)
@@ -302,6 +342,14 @@ class SessionPicker(ModalScreen[str | None]):
         if reload:
             self.reload()
         return True
+
+    @on(OptionList.OptionHighlighted, "#picker-list")
+    def _preview(self) -> None:
+        row = self._highlighted_row()
+        preview = self.query_one("#picker-preview", Static)
+        preview.display = row is not None
+        if row is not None:
+            preview.update(preview_text(row, self.services.clock.now_ms()))
 
     def _highlighted_row(self) -> Any:
         index = self.query_one(OptionList).highlighted
