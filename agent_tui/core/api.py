@@ -54,6 +54,7 @@ _EXPORTS: dict[str, str] = {
     "InvalidRequest": "sessions",
     "UnknownPermission": "sessions",
     "UnknownElicitation": "host.elicitations",
+    "OpenQuestion": "host.elicitations",
     "UnknownSampling": "host.samplings",
     "AdmissionConflict": "inbox.admission",
     "SessionOwnedElsewhere": "run.lease",
@@ -158,6 +159,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.history.rewind import RewindResult as RewindResult
     from agent_tui.core.history.rewind import RewindState as RewindState
     from agent_tui.core.history.rewind import UnknownMessage as UnknownMessage
+    from agent_tui.core.host.elicitations import OpenQuestion as OpenQuestion
     from agent_tui.core.host.elicitations import UnknownElicitation as UnknownElicitation
     from agent_tui.core.host.mcp_auth import mcp_login as mcp_login
     from agent_tui.core.host.mcp_auth import mcp_logout as mcp_logout

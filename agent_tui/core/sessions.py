@@ -48,6 +48,7 @@ from agent_tui.core.store.store import Store
 from agent_tui.core.store.writer import Tx
 from agent_tui.core.workspace.snapshots import WorkspaceSnapshots
 from agent_tui.tools.final_answer import InvalidSchema, OutputSchema, checked_schema
+from agent_tui.vocab.elicitation import ElicitationAnswer
 from agent_tui.vocab.kinds import ApprovalMode, Delivery, PermissionReply, RewindMode
 
 if TYPE_CHECKING:
@@ -62,7 +63,12 @@ _API_KEY = re.compile(r"^api/[A-Za-z0-9_.\-][A-Za-z0-9_.\-/]*$")
 
 
 class InvalidRequest(StoreError):
-    """A caller error the facade refuses before anything is written."""
+    """A caller error the facade refuses before anything is written; ``problems``: each value that
+    does not fit, when the request was well-formed but its values are not (an answer's form)."""
+
+    def __init__(self, message: str, problems: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.problems = problems
 
 
 class UnknownPermission(StoreError):
@@ -616,13 +622,16 @@ class Sessions:
     def open_elicitations(self, session_id: str | None = None) -> builtins.list[OpenQuestion[Any]]:
         return self.elicitations.open(session_id)
 
-    def answer_elicitation(self, request_id: str, action: str, content: dict[str, Any] | None = None) -> None:
-        """Answer a question: accept (a form's values, checked against its schema), decline or cancel.
-        Raises ``UnknownElicitation`` for one not open, ``InvalidRequest`` for an answer that does not fit."""
+    def answer_elicitation(
+        self, request_id: str, action: str, content: dict[str, Any] | None = None, reason: str | None = None
+    ) -> ElicitationAnswer:
+        """Answer a question: accept (a form's values, checked against its schema), decline or cancel;
+        returns what the server is sent. Raises ``UnknownElicitation`` for one not open,
+        ``InvalidRequest`` (with its ``problems``) for an answer that does not fit."""
         try:
-            self.elicitations.answer(request_id, action, content)
+            return self.elicitations.answer(request_id, action, content, reason)
         except InvalidAnswer as error:
-            raise InvalidRequest(str(error)) from None
+            raise InvalidRequest(str(error), error.problems) from None
 
     def watch_samplings(self, watcher: Callable[[OpenQuestion[Any]], None]) -> Callable[[], None]:
         """Like :meth:`watch_elicitations`, for MCP servers' sampling requests (approved or declined by

@@ -7,7 +7,7 @@ socket, the token file and signal handling (``commands/serve_cmd.py``).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from aiohttp import web
@@ -17,6 +17,7 @@ from agent_tui.server import routes
 from agent_tui.server.auth import bearer_middleware
 from agent_tui.server.errors import error_middleware
 from agent_tui.server.guards import host_middleware, path_id_middleware
+from agent_tui.server.questions import QuestionWaits
 from agent_tui.server.state import STATE, ServerState, SettingsFor
 
 MAX_BODY_BYTES = 1024 * 1024
@@ -41,7 +42,20 @@ def build_app(
     )
     routes.register(app)
     app.on_shutdown.append(_close_streams)
+    app.cleanup_ctx.append(_questions_wait(sessions))
     return app
+
+
+def _questions_wait(sessions: Sessions) -> Callable[[web.Application], AsyncIterator[None]]:
+    """While the app serves, MCP servers' questions wait for an HTTP answer (else: declined at once)."""
+
+    async def serving(_: web.Application) -> AsyncIterator[None]:
+        waits = QuestionWaits(sessions)
+        waits.start()
+        yield
+        await waits.stop()
+
+    return serving
 
 
 async def _close_streams(app: web.Application, grace_s: float = 2.0) -> None:

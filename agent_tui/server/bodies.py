@@ -162,6 +162,40 @@ class PermissionList(Listing[PermissionRecord]):
     pass
 
 
+class Question(BaseModel):
+    """An MCP server's open question to the user (elicitation), waiting in a tool call."""
+
+    request_id: str
+    session_id: str
+    server: str
+    mode: Literal["form", "url"]
+    message: str
+    requested_schema: dict[str, Any] = Field(default_factory=dict)
+    """A form's JSON Schema: flat, primitive properties (string, number, integer, boolean, enum)."""
+    url: str | None = None
+    """The page to open (``url`` mode)."""
+    answer_within_s: float | None = None
+    """Declined for the user when no answer comes within this many seconds of the question."""
+
+
+class QuestionList(Listing[Question]):
+    pass
+
+
+class QuestionAnswerBody(_Body):
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = None
+    """A form's values by property name (``accept`` only); checked like the TUI's dialog."""
+
+
+class QuestionAnswer(BaseModel):
+    """What the server was sent: ``content`` is the form's values as checked (``accept`` of a form)."""
+
+    request_id: str
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = None
+
+
 class McpLogMessage(BaseModel):
     """One message an MCP server logged (``notifications/message``)."""
 
@@ -257,6 +291,8 @@ class Interrupted(BaseModel):
 class ErrorBody(BaseModel):
     type: str
     message: str
+    problems: list[str] | None = None
+    """A 422's values that do not fit, one line each (left out otherwise)."""
 
 
 class ErrorResponse(BaseModel):
@@ -289,6 +325,10 @@ __all__ = [
     "PermissionReplyBody",
     "PreviewQuery",
     "PromptBody",
+    "Question",
+    "QuestionAnswer",
+    "QuestionAnswerBody",
+    "QuestionList",
     "Receipt",
     "RenameBody",
     "Resumed",

@@ -23,6 +23,7 @@ from agent_tui.core.api import (
     SessionOwnedElsewhere,
     SnapshotError,
     StoreError,
+    UnknownElicitation,
     UnknownInput,
     UnknownMessage,
     UnknownPermission,
@@ -41,6 +42,7 @@ _HTTP_TYPES = {
     413: "too-large",
     415: "unsupported-media-type",
     421: "misdirected",
+    422: "invalid-content",
     503: "unavailable",
 }
 
@@ -63,9 +65,11 @@ def http_status_and_type(error: BaseException) -> tuple[int, str]:
     match error:
         case ApiError():
             return error.status, error.type
+        case InvalidRequest(problems=problems) if problems:
+            return 422, "invalid-content"
         case InvalidRequest():
             return 400, "invalid-request"
-        case UnknownSession() | UnknownPermission() | UnknownInput() | UnknownMessage():
+        case UnknownSession() | UnknownPermission() | UnknownInput() | UnknownMessage() | UnknownElicitation():
             return 404, "not-found"
         case SnapshotError():
             return 409, "snapshot"
@@ -82,9 +86,11 @@ def http_status_and_type(error: BaseException) -> tuple[int, str]:
     return 500, "internal"
 
 
-def error_response(status: int, type: str, message: str, headers: dict[str, str] | None = None) -> web.Response:
-    body = ErrorResponse(error=ErrorBody(type=type, message=message))
-    return web.json_response(body.model_dump(), status=status, headers=headers)
+def error_response(
+    status: int, type: str, message: str, headers: dict[str, str] | None = None, problems: tuple[str, ...] = ()
+) -> web.Response:
+    body = ErrorResponse(error=ErrorBody(type=type, message=message, problems=list(problems) or None))
+    return web.json_response(body.model_dump(exclude_none=True), status=status, headers=headers)
 
 
 @web.middleware
@@ -102,12 +108,12 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
             message = error.reason
         allow = {"Allow": error.headers["Allow"]} if "Allow" in error.headers else None  # required on a 405
         return error_response(error.status, _HTTP_TYPES.get(error.status, "error"), message, allow)
-    except (ApiError, StoreError, SessionOwnedElsewhere, ConfigError) as error:
+    except (ApiError, StoreError, SessionOwnedElsewhere, ConfigError, UnknownElicitation) as error:
         status, type_ = http_status_and_type(error)
         if status >= 500:
             log.error("%s %s failed: %s", request.method, request.path, error)
         headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-        return error_response(status, type_, str(error), headers)
+        return error_response(status, type_, str(error), headers, getattr(error, "problems", ()))
     except Exception as error:  # a bug: answer 500 and keep serving
         log.exception("%s %s failed", request.method, request.path)
         return error_response(500, "internal", f"{type(error).__name__}: {error}")

@@ -21,7 +21,7 @@ from agent_tui.server.bodies import ID_PATTERN
 from agent_tui.server.errors import ApiError, bad_request
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
-ID_PARAMS = {"id": "session id", "input_id": "input id", "request_id": "permission request id"}
+ID_PARAMS = {"id": "session id", "input_id": "input id", "request_id": "request id"}
 """The path parameters that name a record by id (a context ``key`` is free text)."""
 _ID = re.compile(ID_PATTERN)
 _SHOWN = 80

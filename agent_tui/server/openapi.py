@@ -43,6 +43,7 @@ _ERRORS = {
     413: "too-large",
     415: "unsupported-media-type (a body that is not JSON)",
     421: "misdirected (a Host that is not this loopback server)",
+    422: "invalid-content (well-formed, but the values do not fit: `problems` lists each)",
     500: "internal, store or config",
     503: "unavailable (the database is locked)",
 }
@@ -60,7 +61,7 @@ def document(routes: tuple[Route, ...]) -> dict[str, Any]:
         "info": {
             "title": "agent-tui",
             "version": __version__,
-            "description": 'The local HTTP API of `agent-tui serve`. Every error is `{"error": {"type", "message"}}`.',
+            "description": 'The local HTTP API of `agent-tui serve`. Every error is `{"error": {"type", "message"}}` (a 422 adds `problems`).',
         },
         "paths": paths,
         "components": {
@@ -170,4 +171,6 @@ def _error_statuses(route: Route) -> list[int]:
         statuses.append(409)
     if route.body is not None:
         statuses += [413, 415]
+    if route.unprocessable:
+        statuses.append(422)
     return statuses + [500, 503]

@@ -40,6 +40,8 @@ class Route:
     query: type[BaseModel] | None = None
     conflicts: bool = False
     """The route can answer 409 (admission conflicts, owned elsewhere)."""
+    unprocessable: bool = False
+    """The route can answer 422 (a body whose values do not fit, each problem listed)."""
     stream: bool = False
     """The response is ``text/event-stream``."""
     public: bool = False

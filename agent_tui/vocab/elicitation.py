@@ -27,6 +27,9 @@ class ElicitationRequest:
     mode: Literal["form", "url"] = "form"
     schema: dict[str, Any] = field(default_factory=dict)
     url: str | None = None
+    answer_within_s: float | None = None
+    """How long a front end that may have no one at it (``agent-tui serve``) waits for an answer
+    before declining: the asking server's ``timeout_s``. The TUI's user takes their time."""
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@
 - ``FAKE_MCP_BEARER``: a static token the MCP server also accepts (for ``bearer_token_env_var``).
 - ``GET /fake/stats``: how many grants of each kind were issued, and the bearer tokens the MCP
   server last saw (tests check what was sent); ``POST /fake/revoke`` forgets every refresh token,
-  so the next refresh fails.
+  so the next refresh fails; ``POST /fake/revoke-access`` forgets every access token (a token
+  revoked server-side before its expiry), so the next request gets 401.
 """
 
 from __future__ import annotations
@@ -155,6 +156,11 @@ async def revoke(_: Request) -> Response:
     return JSONResponse({"revoked": True})
 
 
+async def revoke_access(_: Request) -> Response:
+    access.clear()
+    return JSONResponse({"revoked": True})
+
+
 if __name__ == "__main__":
     import uvicorn
 
@@ -167,6 +173,7 @@ if __name__ == "__main__":
             Route("/token", token, methods=["POST"]),
             Route("/fake/stats", fake_stats),
             Route("/fake/revoke", revoke, methods=["POST"]),
+            Route("/fake/revoke-access", revoke_access, methods=["POST"]),
         ]
     )
     uvicorn.run(app, host="127.0.0.1", port=PORT, log_level="warning")

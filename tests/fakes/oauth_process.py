@@ -36,6 +36,10 @@ class OAuthServer:
         """Forget every refresh token: the next refresh fails."""
         httpx.post(f"http://127.0.0.1:{self.port}/fake/revoke", timeout=10).raise_for_status()
 
+    def revoke_access(self) -> None:
+        """Forget every access token before its expiry: the next request with one gets 401."""
+        httpx.post(f"http://127.0.0.1:{self.port}/fake/revoke-access", timeout=10).raise_for_status()
+
 
 def _free_port() -> int:
     with socket.socket() as sock:

@@ -26,6 +26,8 @@ from .conftest import TOKEN, Api
 async def spied(runtime: Runtime) -> AsyncIterator[tuple[Api, FacadeSpy]]:
     spy = FacadeSpy(runtime.sessions)
     async with TestClient(TestServer(build_app(spy, TOKEN, settings_for=runtime.settings_for))) as client:  # type: ignore[arg-type]
+        assert spy.reached == ["watch_elicitations"]  # the app's own start: served questions wait for HTTP
+        spy.reached.clear()
         yield Api(client), spy
 
 

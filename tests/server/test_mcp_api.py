@@ -67,35 +67,6 @@ async def test_a_servers_recent_log_messages_are_listed(open_runtime: Any, workd
     assert all(isinstance(m["at"], int) for m in proto["logs"])
 
 
-async def test_a_servers_question_is_declined_and_the_exchange_is_in_the_history(
-    open_runtime: Any, fake: Any, workdir: Path
-) -> None:
-    """``serve`` has no one to ask: the question is declined at once, both events readable over HTTP."""
-    asking = Path(__file__).resolve().parents[1] / "fakes" / "mcp_asking.py"
-    layer = {
-        "mcp": {"servers": {"asking": {"command": [sys.executable, str(asking)], "startup_timeout_s": 60}}},
-        "permission": [{"action": "mcp", "pattern": "*", "effect": "allow"}],
-    }
-    fake.add({"tool_calls": [{"id": "call_1", "name": "mcp__asking__book", "arguments": {}}]}, {"text": "No table."})
-    async with await open_runtime(cli=layer, policy=None) as runtime:
-        app = build_app(runtime.sessions, TOKEN, settings_for=runtime.settings_for, mcp_status=runtime.mcp_status)
-        async with TestClient(TestServer(app)) as client:
-            api = Api(client)
-            sid = await api.create(workdir)
-            await api.call("POST", f"/api/session/{sid}/prompt", {"prompt": "book a table"})
-            await api.wait_event(sid, "execution.succeeded", timeout=90)
-            history = await api.history(sid)
-    by_type = {short(e["type"]): e["data"] for e in history}
-    assert by_type["elicitation.asked"]["message"] == "Book a table: which day, for how many?"
-    assert by_type["elicitation.answered"] == {
-        "request_id": by_type["elicitation.asked"]["request_id"],
-        "action": "decline",
-        "content": None,
-        "reason": "no one to answer: agent-tui runs headless",
-    }
-    assert by_type["tool.success"]["output"]["text"] == "booking declined"
-
-
 async def test_a_servers_resources_and_templates_are_listed_beside_its_tools(open_runtime: Any, workdir: Path) -> None:
     notes = Path(__file__).resolve().parents[1] / "fakes" / "mcp_resources.py"
     servers = {

@@ -3,9 +3,9 @@
 Like a permission ask, a question is recorded (``session.elicitation.asked``)
 and so is its answer (``session.elicitation.answered``); the tool call waits
 meanwhile. Unlike one, a question lives only while its call does, in this
-process: a front end that can answer (the TUI) ``watch``es for them and calls
-``answer``; with no one watching (``run``, ``serve``) the question is declined
-at once, the reason in the log (``run`` prints it on stderr). A call that ends
+process: a front end that can answer (the TUI, the HTTP server of ``serve``)
+``watch``es for them and calls ``answer``; with no one watching (``run``) the
+question is declined at once, the reason in the log (``run`` prints it on stderr). A call that ends
 first (interrupted) cancels its open questions, recorded the same way.
 """
 
@@ -32,7 +32,12 @@ class UnknownElicitation(LookupError):
 
 
 class InvalidAnswer(ValueError):
-    """An answer that does not fit the question: a bad action, or a form's values that fail its schema."""
+    """An answer that does not fit the question: a bad action, or a form's values that fail its
+    schema (``problems``: one line per field that does not fit)."""
+
+    def __init__(self, message: str, problems: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.problems = problems
 
 
 class Elicitations(OpenAsks[ElicitationRequest, ElicitationAnswer]):
@@ -71,8 +76,11 @@ class Elicitations(OpenAsks[ElicitationRequest, ElicitationAnswer]):
 
         return elicit
 
-    def answer(self, request_id: str, action: str, content: dict[str, object] | None = None) -> None:
-        """The user's answer; a form's accepted values are checked against its schema first."""
+    def answer(
+        self, request_id: str, action: str, content: dict[str, object] | None = None, reason: str | None = None
+    ) -> ElicitationAnswer:
+        """The user's answer (what is sent back: a form's accepted values checked against its
+        schema first); ``reason``: why it was answered for the user (in the log)."""
         found = self._open.get(request_id)
         if found is None:
             raise UnknownElicitation(request_id)
@@ -83,6 +91,8 @@ class Elicitations(OpenAsks[ElicitationRequest, ElicitationAnswer]):
         if action == "accept" and question.request.mode == "form":
             checked, problems = validate(form_fields(question.request.schema), dict(content or {}))
             if problems:
-                raise InvalidAnswer("; ".join(problems))
+                raise InvalidAnswer("; ".join(problems), tuple(problems))
+        answer = ElicitationAnswer(action, checked, reason)
         if not future.done():
-            future.set_result(ElicitationAnswer(action, checked))
+            future.set_result(answer)
+        return answer

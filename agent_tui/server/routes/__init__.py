@@ -14,6 +14,7 @@ from agent_tui.server.routes import (
     mcp,
     permissions,
     plan,
+    questions,
     reading,
     rewind,
     sessions,
@@ -33,6 +34,7 @@ TABLES = (
     usage.routes,
     rewind.routes,
     permissions.routes,
+    questions.routes,
     mcp.routes,
     docs.routes,
 )

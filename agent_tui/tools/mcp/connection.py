@@ -449,6 +449,7 @@ class McpConnection:
             mode="url" if url is not None else "form",
             schema=dict(getattr(params, "requested_schema", None) or {}),
             url=url,
+            answer_within_s=self.config.timeout_s,
         )
         asker = next((a for a in reversed(self._askers) if a.elicit is not None), None)
         if asker is None or asker.elicit is None:

@@ -10,9 +10,12 @@ token before a request. This module gives it what the SDK leaves to the host:
   authorization URL printed (and a browser opened where there is one), a bounded wait for the code.
   It connects once with the new tokens, so a login that does not let the client in fails here.
 - ``connection_auth``: the provider a connection uses, loaded from the ``token_store`` record
-  (tokens, expiry, client registration, the metadata that names the token endpoint). Where the
-  SDK would start an interactive login (no token, or the refresh failed) it raises
-  ``LoginNeeded`` instead, naming ``agent-tui mcp login NAME``.
+  (tokens, expiry, client registration, the metadata that names the token endpoint). It runs its
+  own flow instead of the SDK's interactive one: refresh a token that is due; on a 401 (a token
+  revoked before its recorded expiry, a skewed clock) refresh once and retry once; both under the
+  store's ``RenewalLock``, re-reading the record first, so tokens another process has just rotated
+  are adopted, never refreshed again with a spent refresh token. What cannot be fixed that way
+  raises ``LoginNeeded``, naming ``agent-tui mcp login NAME``.
 
 The SDK is imported inside functions only (``tests/test_layering.py``), as in ``connection``.
 """
@@ -106,9 +109,12 @@ class _RecordStorage:
         await asyncio.to_thread(self._save)
 
 
-def _provider(name: str, url: str, storage: _RecordStorage, redirect_uri: str, on_url: Any, on_code: Any) -> Any:
+def _provider(
+    name: str, url: str, storage: _RecordStorage, redirect_uri: str, on_url: Any, on_code: Any, stored: bool = False
+) -> Any:
     """The SDK's provider, which also restores what a refresh needs from the record (the SDK
-    keeps the expiry and the discovered metadata only in memory)."""
+    keeps the expiry and the discovered metadata only in memory). ``stored``: a connection's
+    stored login, which refreshes (on a 401 too) but never starts a login."""
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import OAuthClientMetadata, OAuthMetadata, ProtectedResourceMetadata
 
@@ -134,7 +140,57 @@ def _provider(name: str, url: str, storage: _RecordStorage, redirect_uri: str, o
         response_types=["code"],
         token_endpoint_auth_method="none",
     )
-    return StoredLoginProvider(url, metadata, storage, redirect_handler=on_url, callback_handler=on_code)
+    kind = _renewing(StoredLoginProvider, name, url, storage) if stored else StoredLoginProvider
+    return kind(url, metadata, storage, redirect_handler=on_url, callback_handler=on_code)
+
+
+def _renewing(base: Any, name: str, url: str, storage: _RecordStorage) -> Any:
+    """``base`` (the provider restoring the record) with the stored login's flow instead of the SDK's."""
+    from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
+
+    class RenewingProvider(base):  # type: ignore[misc]
+        """The stored login's flow: send the token; refresh when due or refused; retry once."""
+
+        async def _auth_flow(self, request: Any) -> Any:
+            async with self.context.lock:
+                if not self._initialized:
+                    await self._initialize()
+                self.context.protocol_version = request.headers.get(MCP_PROTOCOL_VERSION_HEADER)
+                refused: str | None = None  # the access token the server answered 401 to
+                for _ in range(2):
+                    if refused is not None or not self.context.is_token_valid():
+                        async with storage.store.renewal_lock():
+                            if not await self._adopt_newer(refused):
+                                if not self.context.can_refresh_token():
+                                    raise LoginNeeded(_expired(name))
+                                refresh_response = yield await self._refresh_token()
+                                if not await self._handle_refresh_response(refresh_response):
+                                    raise LoginNeeded(_expired(name))
+                    self._add_auth_header(request)
+                    response = yield request
+                    if response.status_code != 401:
+                        return
+                    refused = self.context.current_tokens.access_token if self.context.current_tokens else ""
+                raise LoginNeeded(_expired(name))
+
+        async def _adopt_newer(self, refused: str | None) -> bool:
+            """Take the record's tokens when another process stored newer ones than those held
+            (or than the one just refused): True when they are usable as they are."""
+            record = await asyncio.to_thread(storage.store.load, name)
+            if record is None or record.get("url") != url or not record.get("tokens") or record == storage.record:
+                return False
+            held = (self.context.current_tokens.access_token if self.context.current_tokens else None, refused)
+            if record["tokens"].get("access_token") in held:
+                return False
+            storage.record = dict(record)
+            await self._initialize()
+            return bool(self.context.is_token_valid())
+
+    return RenewingProvider
+
+
+def _expired(name: str) -> str:
+    return f"the login has expired or was refused and could not be refreshed: {login_hint(name)}"
 
 
 def connection_auth(name: str, config: McpServerConfig, store: TokenStore | None) -> Any:
@@ -157,12 +213,12 @@ def connection_auth(name: str, config: McpServerConfig, store: TokenStore | None
     storage = _RecordStorage(store, name, config.url, record)
 
     async def cannot_ask(_: str) -> None:
-        raise LoginNeeded(f"the login has expired or was refused and could not be refreshed: {login_hint(name)}")
+        raise LoginNeeded(_expired(name))
 
     async def no_code() -> Any:
         raise LoginNeeded(login_hint(name))
 
-    return _provider(name, config.url, storage, f"http://127.0.0.1{CALLBACK_PATH}", cannot_ask, no_code)
+    return _provider(name, config.url, storage, f"http://127.0.0.1{CALLBACK_PATH}", cannot_ask, no_code, stored=True)
 
 
 def _gate(token: str | None, refused: str) -> Any:

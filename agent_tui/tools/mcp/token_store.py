@@ -8,13 +8,22 @@ the data directory instead, created with mode 0600 (never world-readable, not ev
 create and a chmod) and replaced atomically. ``AGENT_TUI_TOKEN_STORE=file`` forces the file
 (keyring's own ``PYTHON_KEYRING_BACKEND=keyring.backends.fail.Keyring`` does too).
 
+A refresh rotates the refresh token (the old one stops working), so two processes that refresh one
+login at once would each send the old token and one would be refused, or store the tokens the
+other has just replaced. ``RenewalLock`` (a ``flock`` on a file beside the records, used for the
+keyring too) is held across read-refresh-write: the holder re-reads the record first and adopts
+tokens another process stored meanwhile instead of refreshing again.
+
 Nothing here logs or prints a record: they hold secrets.
 """
 
 from __future__ import annotations
 
+import asyncio
+import fcntl
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -23,7 +32,49 @@ STORE_ENV = "AGENT_TUI_TOKEN_STORE"
 FILE_NAME = "mcp-tokens.json"
 KEYRING_SERVICE = "agent-tui-mcp"
 
+LOCK_NAME = ".mcp-tokens.lock"
+LOCK_WAIT_S = 60.0
+"""How long a refresh waits for another process's refresh of a login to end."""
+LOCK_POLL_S = 0.02
+
 Record = dict[str, Any]
+
+
+class RenewalLock:
+    """An exclusive cross-process lock (``flock``) held across one login's read-refresh-write.
+
+    Async: it is taken by polling (never a blocked thread that a cancelled task would leave holding
+    it), and given up after ``LOCK_WAIT_S`` with ``OSError``."""
+
+    def __init__(self, directory: Path) -> None:
+        self.file = directory / LOCK_NAME
+        self._fd = -1
+
+    async def __aenter__(self) -> RenewalLock:
+        self.file.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.file, os.O_RDWR | os.O_CREAT, 0o600)
+        deadline = time.monotonic() + LOCK_WAIT_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    os.close(fd)
+                    raise OSError(
+                        f"{self.file}: another process kept the MCP login locked for {LOCK_WAIT_S:g} s"
+                    ) from None
+                await asyncio.sleep(LOCK_POLL_S)
+            except BaseException:
+                os.close(fd)
+                raise
+        self._fd = fd
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        fd, self._fd = self._fd, -1
+        if fd >= 0:
+            os.close(fd)  # closing drops the flock
 
 
 class TokenStore(Protocol):
@@ -40,6 +91,10 @@ class TokenStore(Protocol):
 
     def delete(self, name: str) -> bool:
         """Forget the server's record; False when there was none."""
+        ...
+
+    def renewal_lock(self) -> RenewalLock:
+        """The lock a refresh holds while it reads, refreshes and writes a record."""
         ...
 
 
@@ -74,6 +129,9 @@ class FileTokenStore:
             temporary.unlink(missing_ok=True)
             raise
 
+    def renewal_lock(self) -> RenewalLock:
+        return RenewalLock(self.file.parent)
+
     def load(self, name: str) -> Record | None:
         record = self._all().get(name)
         return record if isinstance(record, dict) else None
@@ -96,9 +154,13 @@ class KeyringTokenStore:
     """One keyring entry per server (service ``agent-tui-mcp``, the server's name as the user). A
     keyring that fails (locked, its service gone) raises ``OSError`` saying so, as the file does."""
 
-    def __init__(self, backend: Any) -> None:
+    def __init__(self, backend: Any, lock_directory: Path) -> None:
         self._backend = backend
+        self._lock_directory = lock_directory
         self.where = f"the OS keyring ({type(backend).__name__})"
+
+    def renewal_lock(self) -> RenewalLock:
+        return RenewalLock(self._lock_directory)
 
     def _call(self, method: str, *args: str) -> Any:
         from keyring.errors import KeyringError
@@ -158,7 +220,9 @@ class ChosenTokenStore:
     def chosen(self) -> TokenStore:
         if self._chosen is None:
             backend = usable_keyring()
-            self._chosen = KeyringTokenStore(backend) if backend is not None else FileTokenStore(self._data_dir)
+            self._chosen = (
+                KeyringTokenStore(backend, self._data_dir) if backend is not None else FileTokenStore(self._data_dir)
+            )
         return self._chosen
 
     @property
@@ -173,3 +237,6 @@ class ChosenTokenStore:
 
     def delete(self, name: str) -> bool:
         return self.chosen.delete(name)
+
+    def renewal_lock(self) -> RenewalLock:
+        return self.chosen.renewal_lock()

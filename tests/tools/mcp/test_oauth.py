@@ -6,6 +6,7 @@ server beside it (``tests/fakes/mcp_oauth.py``)."""
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -13,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from agent_tui.tools.mcp.connection import McpConnection, load_sdk
-from agent_tui.tools.mcp.oauth import login
+from agent_tui.tools.mcp.oauth import _connect_once as connect_once
+from agent_tui.tools.mcp.oauth import connection_auth, login
 from agent_tui.tools.mcp.token_store import FileTokenStore
 from agent_tui.vocab.kinds import McpState
 from agent_tui.vocab.mcp_server import McpServerConfig
@@ -51,6 +53,19 @@ async def started(name: str, config: McpServerConfig, where: Path, store: FileTo
     connection.start()
     await connection.settled()
     return connection
+
+
+EXPIRED = "failed to start: the login has expired or was refused and could not be refreshed: run `agent-tui mcp login guarded`"
+
+
+async def failure_of(name: str, config: McpServerConfig, where: Path, store: FileTokenStore | None) -> str | None:
+    """The error of a connection that must fail to start (stopped before returning)."""
+    connection = await started(name, config, where, store)
+    try:
+        assert connection.state is McpState.FAILED
+        return connection.error
+    finally:
+        await connection.stop()
 
 
 async def logged_in(server: OAuthServer, store: FileTokenStore) -> McpServerConfig:
@@ -101,15 +116,10 @@ async def test_a_missing_or_empty_bearer_variable_fails_the_server_without_sendi
             monkeypatch.delenv("GUARD_TOKEN", raising=False)
         else:
             monkeypatch.setenv("GUARD_TOKEN", value)
-        connection = await started("guarded", config, workdir, None)
-        try:
-            assert connection.state is McpState.FAILED
-            assert connection.error == (
-                "failed to start: bearer_token_env_var: $GUARD_TOKEN is not set or empty "
-                "(set it to the token for MCP server guarded)"
-            )
-        finally:
-            await connection.stop()
+        assert await failure_of("guarded", config, workdir, None) == (
+            "failed to start: bearer_token_env_var: $GUARD_TOKEN is not set or empty "
+            "(set it to the token for MCP server guarded)"
+        )
     assert guarded.stats()["seen"] == []  # no request carried an (empty) token
 
 
@@ -174,15 +184,7 @@ async def test_a_refresh_the_server_refuses_fails_the_server_naming_the_login_co
     assert record is not None
     short_lived.revoke()
     await expired(store)
-    connection = await started("guarded", config, workdir, store)
-    try:
-        assert connection.state is McpState.FAILED
-        assert connection.error == (
-            "failed to start: the login has expired or was refused and could not be refreshed: "
-            "run `agent-tui mcp login guarded`"
-        )
-    finally:
-        await connection.stop()
+    assert await failure_of("guarded", config, workdir, store) == EXPIRED
     assert short_lived.stats()["refused_refresh"] == 1
     logged = sdk_log.read_text() if sdk_log.exists() else ""
     assert record["tokens"]["access_token"] not in logged and record["tokens"]["refresh_token"] not in logged
@@ -220,3 +222,91 @@ async def test_an_sse_server_gets_the_token_too(
             assert result.content[0].text == f"client: {client}"
         finally:
             await connection.stop()
+
+
+async def test_a_token_refused_before_its_expiry_is_refreshed_once_stored_and_the_request_retried(
+    guarded: OAuthServer, workdir: Path, store: FileTokenStore
+) -> None:
+    config = await logged_in(guarded, store)
+    first = store.load("guarded")
+    assert first is not None
+    guarded.revoke_access()  # revoked server-side: the recorded expiry is an hour away
+    connection = await started("guarded", config, workdir, store)
+    try:
+        assert connection.state is McpState.READY, connection.error
+        second = store.load("guarded")
+        assert second is not None
+        assert second["tokens"]["refresh_token"] != first["tokens"]["refresh_token"]
+        guarded.revoke_access()  # again mid-session: the call refreshes and is retried
+        result = await connection.call("whoami", {})
+        assert result.content[0].text == f"client: {first['client']['client_id']}"
+    finally:
+        await connection.stop()
+    stats = guarded.stats()
+    assert (stats["authorization_code"], stats["refresh_token"], stats["refused_refresh"]) == (1, 2, 0)
+    third = store.load("guarded")
+    assert third is not None and third["tokens"]["access_token"] == stats["seen"][-1]
+
+
+async def test_a_refused_token_whose_refresh_is_refused_too_fails_naming_the_login_command(
+    guarded: OAuthServer, workdir: Path, store: FileTokenStore
+) -> None:
+    config = await logged_in(guarded, store)
+    record = store.load("guarded")
+    guarded.revoke_access()
+    guarded.revoke()
+    assert await failure_of("guarded", config, workdir, store) == EXPIRED
+    stats = guarded.stats()
+    assert (stats["refresh_token"], stats["refused_refresh"]) == (0, 1)  # one refresh tried, no second
+    assert store.load("guarded") == record  # nothing stored over the login
+
+
+async def test_two_processes_refreshing_one_login_never_spend_a_rotated_refresh_token(
+    short_lived: OAuthServer, store: FileTokenStore
+) -> None:
+    """Each process loaded the login before either refreshed (their own copies of the record); the
+    second, once it holds the lock, finds the first one's rotated tokens and uses them."""
+    config = await logged_in(short_lived, store)
+    ours, theirs = (connection_auth("guarded", config, store) for _ in range(2))
+    await expired(store)
+    await asyncio.gather(connect_once(config, ours), connect_once(config, theirs))
+    stats = short_lived.stats()
+    assert (stats["refresh_token"], stats["refused_refresh"]) == (1, 0)
+    record = store.load("guarded")
+    assert record is not None
+    await expired(store)  # the stored (rotated) refresh token still works
+    await connect_once(config, connection_auth("guarded", config, store))
+    assert (short_lived.stats()["refresh_token"], short_lived.stats()["refused_refresh"]) == (2, 0)
+
+
+async def test_two_real_processes_refreshing_one_login_at_once_both_connect(
+    short_lived: OAuthServer, store: FileTokenStore
+) -> None:
+    """Both processes hold the same spent-to-be refresh token in memory before either refreshes;
+    without the lock and the re-read, the second refresh is refused and that process fails."""
+    config = await logged_in(short_lived, store)
+    await expired(store)
+    script = Path(__file__).resolve().parents[2] / "fakes" / "oauth_connect.py"
+    processes = [
+        await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(script),
+            str(store.file.parent),
+            "guarded",
+            str(config.url),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        for _ in range(2)
+    ]
+    for process in processes:  # both have read the record
+        assert process.stdout is not None
+        assert (await asyncio.wait_for(process.stdout.readline(), 60)).strip() == b"loaded"
+    for process in processes:
+        assert process.stdin is not None
+        process.stdin.write(b"go\n")
+        await process.stdin.drain()
+    outputs = [await asyncio.wait_for(process.communicate(), 60) for process in processes]
+    assert [out.decode().strip() for out, _ in outputs] == ["connected", "connected"]
+    stats = short_lived.stats()
+    assert (stats["refresh_token"], stats["refused_refresh"]) == (1, 0)

@@ -52,6 +52,7 @@ def test_the_store_env_forces_the_file_and_a_usable_keyring_is_used_otherwise(
     assert isinstance(store.chosen, KeyringTokenStore) and store.where == "the OS keyring (Keyring)"
     assert json.loads(memory_keyring.PASSWORDS[("agent-tui-mcp", "remote")]) == RECORD
     assert not (tmp_path / "mcp-tokens.json").exists()
+    assert store.renewal_lock().file == tmp_path / ".mcp-tokens.lock"  # the keyring's logins lock there too
     assert store.delete("remote") is True and store.delete("remote") is False
     monkeypatch.setattr(memory_keyring, "LOCKED", [True])
     with pytest.raises(OSError, match=r"^the OS keyring \(Keyring\): KeyringLocked: the keyring is locked$"):
@@ -76,3 +77,34 @@ def test_records_round_trip_and_each_delete_removes_only_its_own(
     assert store.delete(first) is True and store.load(first) is None
     for name in rest:
         assert store.load(name) == {"url": f"https://{name}.example/mcp", "tokens": {"access_token": token + name}}
+
+
+async def test_the_renewal_lock_lets_one_holder_in_at_a_time_and_the_file_is_user_only(tmp_path: Path) -> None:
+    """The second holder (another open of the lock file, as another process has) gets in only once
+    the first has left; the lock file is 0600 like the records beside it."""
+    import asyncio
+
+    store = FileTokenStore(tmp_path)
+    order: list[str] = []
+    first_in, second_waiting, release = asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+    async def first() -> None:
+        async with store.renewal_lock():
+            order.append("first in")
+            first_in.set()
+            await release.wait()
+            order.append("first out")
+
+    async def second() -> None:
+        await first_in.wait()
+        lock = store.renewal_lock()
+        second_waiting.set()
+        async with lock:
+            order.append("second in")
+
+    tasks = [asyncio.ensure_future(first()), asyncio.ensure_future(second())]
+    await second_waiting.wait()
+    release.set()
+    await asyncio.gather(*tasks)
+    assert order == ["first in", "first out", "second in"]
+    assert stat.S_IMODE(os.stat(tmp_path / ".mcp-tokens.lock").st_mode) == 0o600
