@@ -190,7 +190,7 @@ async def bench_streaming(sessions, executor: Running, location: str, chunks: in
                 before = len(prompt.text)
                 pressed = time.perf_counter()
                 key(app, "abcdefghij"[n % 10])
-                await until(pilot, lambda: len(prompt.text) > before)
+                await until(pilot, lambda before=before: len(prompt.text) > before)
                 into.append((time.perf_counter() - pressed) * 1000)
                 n += 1
                 await asyncio.sleep(0.03)
