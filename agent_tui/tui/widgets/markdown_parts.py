@@ -13,9 +13,10 @@ import re
 from typing import ClassVar
 
 from markdown_it import MarkdownIt
-from rich.console import JustifyMethod
+from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
 from rich.markdown import Heading
 from rich.markdown import Markdown as RichMarkdown
+from rich.segment import Segment
 from textual.widgets import Static
 
 from agent_tui.tui.widgets.fences import StatedLanguageCodeBlock
@@ -36,18 +37,37 @@ class _Markdown(RichMarkdown):
     }
 
 
+class _RenderedOnce:
+    """A renderable that keeps its last render per width.
+
+    Textual renders a Static's Rich renderable twice when it appears: once to
+    measure its height, once for its lines. A part freezes in the middle of a
+    stream, where that second render of a few thousand characters of Markdown
+    made the slowest frames (issue 32); the segments are the same both times.
+    """
+
+    def __init__(self, renderable: _Markdown) -> None:
+        self._renderable = renderable
+        self._rendered: tuple[int, list[Segment]] | None = None
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self._rendered is None or self._rendered[0] != options.max_width:
+            self._rendered = (options.max_width, list(console.render(self._renderable, options)))
+        yield from self._rendered[1]
+
+
 class FrozenMarkdown(Static):
     """A finished part of a long answer: one widget however many blocks it holds."""
 
     def __init__(self, text: str) -> None:
         super().__init__()
         self.source = text
-        self._parsed: tuple[str, _Markdown] | None = None  # parsed once per code theme, not per frame
+        self._parsed: tuple[str, _RenderedOnce] | None = None  # parsed once per code theme, not per frame
 
-    def render(self) -> _Markdown:
+    def render(self) -> _RenderedOnce:
         code_theme = "monokai" if self.app.current_theme.dark else "default"
         if self._parsed is None or self._parsed[0] != code_theme:
-            self._parsed = (code_theme, _Markdown(self.source, code_theme=code_theme))
+            self._parsed = (code_theme, _RenderedOnce(_Markdown(self.source, code_theme=code_theme)))
         return self._parsed[1]
 
 

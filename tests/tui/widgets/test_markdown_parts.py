@@ -104,3 +104,35 @@ def test_streamed_parts_and_tail_add_up_to_the_answer_block_for_block() -> None:
 def test_short_text_is_not_cut() -> None:
     assert cut_point(PROSE, SIZE) == -1
     assert split_parts(PROSE, SIZE) == [PROSE]
+
+
+async def test_a_frozen_part_renders_its_markdown_once_for_height_and_lines() -> None:
+    """Textual measures a Static's height and then renders its lines: one Markdown render serves both."""
+    from textual.app import App, ComposeResult
+
+    from agent_tui.tui.widgets import markdown_parts
+    from agent_tui.tui.widgets.markdown_parts import FrozenMarkdown
+
+    renders: list[int] = []
+    real = markdown_parts._Markdown.__rich_console__
+
+    def counted(self, console, options):  # type: ignore[no-untyped-def]
+        renders.append(options.max_width)
+        yield from real(self, console, options)
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield FrozenMarkdown(PROSE * 6 + "```python\nx = 1\n```\n\n- a\n- b\n")
+
+    markdown_parts._Markdown.__rich_console__ = counted  # type: ignore[method-assign]
+    try:
+        async with Host().run_test(size=(60, 40)) as pilot:
+            part = pilot.app.query_one(FrozenMarkdown)
+            await pilot.pause()
+            assert part.region.height > 6  # measured and shown
+            assert len(renders) == 1, renders
+            await pilot.resize_terminal(40, 40)  # a new width renders again, once
+            await pilot.pause()
+            assert renders == [60, 40]
+    finally:
+        markdown_parts._Markdown.__rich_console__ = real  # type: ignore[method-assign]
