@@ -123,8 +123,9 @@ class PgLog:
                     (session_id, rows[-1].seq),
                 )
         except psycopg.errors.UniqueViolation as error:
+            what = "one of its input ids" if error.diag.constraint_name == "event_input" else "one of its rows"
             raise CopyConflict(
-                session_id, f"{self.location} already holds one of its input ids ({error.diag.message_detail})"
+                session_id, f"{self.location} already holds {what} ({error.diag.message_detail})"
             ) from None
         except psycopg.Error as error:
             if error.sqlstate == STALE_FENCE:
