@@ -24,6 +24,10 @@ _EXPORTS: dict[str, str] = {
     "start_telemetry": "runtime",
     "McpPromptError": "runtime",
     "peek_sessions": "store.peek",
+    # Moving sessions between databases (``agent-tui db copy``).
+    "copy_log": "store.copy",
+    "CopyReport": "store.copy",
+    "SessionCopy": "store.copy",
     # Its records.
     "SessionRecord": "log.records",
     "SessionSummary": "log.records",
@@ -216,6 +220,9 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.settings.mcp_scopes import ServerNotFound as ServerNotFound
     from agent_tui.core.settings.remembered import remember_choice as remember_choice
     from agent_tui.core.store.bus import Subscription as Subscription
+    from agent_tui.core.store.copy import CopyReport as CopyReport
+    from agent_tui.core.store.copy import SessionCopy as SessionCopy
+    from agent_tui.core.store.copy import copy_log as copy_log
     from agent_tui.core.store.peek import peek_sessions as peek_sessions
     from agent_tui.core.store.tail import Synced as Synced
     from agent_tui.core.transfer.foreign.draft import UnreadableSession as UnreadableSession

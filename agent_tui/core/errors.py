@@ -87,3 +87,20 @@ class CorruptEvent(StoreError):
 class SessionBusy(StoreError):
     """An operation on a session's past is refused for now: the session is running (rewind, fork
     at its head, delete) or still has forks (delete); the message says why and what to do."""
+
+
+class CopyConflict(StoreError):
+    """``db copy``: the destination holds a different session under the id, or one with events the
+    source lacks, or it changed during the copy. Nothing of that session is overwritten."""
+
+    def __init__(self, session_id: str, detail: str) -> None:
+        super().__init__(f"session {session_id}: {detail}")
+        self.session_id = session_id
+
+
+class CopyMismatch(StoreError):
+    """``db copy``: after copying, the destination's count or checksum of a session's events is not the source's."""
+
+    def __init__(self, session_id: str, detail: str) -> None:
+        super().__init__(f"session {session_id}: {detail}")
+        self.session_id = session_id

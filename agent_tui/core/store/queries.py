@@ -57,6 +57,23 @@ async def head_seq(conn: Connection, session_id: str) -> int:
     return seq
 
 
+async def event_rows(conn: Connection, session_id: str, after: int, limit: int) -> list[tuple[int, str, int, str]]:
+    """The session's rows as stored, undecoded: ``(seq, type, created_ms, data_json)`` (``db copy``)."""
+    return await fetch(
+        conn,
+        "SELECT seq, type, created_ms, data_json FROM event WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+        (session_id, after, limit),
+    )
+
+
+async def first_event_rows(conn: Connection) -> list[tuple[str, int, str, int, str]]:
+    """Every session's first row as stored: ``(session_id, seq, type, created_ms, data_json)``.
+
+    SQLite takes the bare columns of an aggregate query from the row that has the ``min``.
+    """
+    return await fetch(conn, "SELECT session_id, min(seq), type, created_ms, data_json FROM event GROUP BY session_id")
+
+
 async def heads(conn: Connection) -> dict[str, int]:
     """Every session's head, for the notifications after a rebuild."""
     return dict(await fetch(conn, "SELECT id, head_seq FROM session"))

@@ -172,6 +172,13 @@ class Store:
     async def head_seq(self, session_id: str) -> int:
         return await self._readers.read(q.head_seq, session_id)
 
+    async def event_rows(self, session_id: str, after: int, limit: int) -> list[tuple[int, str, int, str]]:
+        """Rows as stored, undecoded (``db copy`` moves them byte for byte)."""
+        return await self._readers.read(q.event_rows, session_id, after, limit)
+
+    async def first_event_rows(self) -> list[tuple[str, int, str, int, str]]:
+        return await self._readers.read(q.first_event_rows)
+
     async def session(self, session_id: str) -> SessionRecord | None:
         return await self._readers.read(q.session, session_id)
 

@@ -1,0 +1,112 @@
+"""A session log as raw rows, the same on both engines: what ``db copy`` moves and checks.
+
+A row is copied byte for byte (``data_json`` as stored, never decoded and re-encoded), so a log
+that went to PostgreSQL and back is the same text, and its checksum proves it. Each engine offers
+a :class:`LogEndpoint` (``sqlite_log.py``, ``pg/log_copy.py``); ``copy.py`` only talks to that.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol
+
+
+class LogRow(NamedTuple):
+    """One stored event as both engines keep it."""
+
+    seq: int
+    type: str
+    created_ms: int
+    data_json: str
+
+
+class FirstRow(NamedTuple):
+    """A session's first event: its ``session.created``, which names a fork's parent."""
+
+    session_id: str
+    row: LogRow
+
+    @property
+    def parent_id(self) -> str | None:
+        """The session it was forked from: a fork's projections copy its parent's, so it is copied after it."""
+        try:
+            data = json.loads(self.row.data_json)
+        except ValueError:
+            return None
+        parent = data.get("parent_id") if isinstance(data, dict) else None
+        return parent if isinstance(parent, str) else None
+
+
+class LogEndpoint(Protocol):
+    """One end of a copy: a SQLite file or a PostgreSQL database."""
+
+    location: str
+    """Where it is, for messages (a PostgreSQL password is redacted)."""
+    projections_note: str | None
+    """Why the copied sessions' projections were not built here, or None when they were."""
+
+    async def first_rows(self) -> list[FirstRow]:
+        """Every session's first event."""
+        ...
+
+    async def head(self, session_id: str) -> int:
+        """The session's highest seq, 0 if it has no events here."""
+        ...
+
+    async def rows(self, session_id: str, after: int, limit: int) -> list[LogRow]:
+        """The session's rows with ``seq > after`` in seq order, at most ``limit``."""
+        ...
+
+    async def write(self, session_id: str, after: int, rows: Sequence[LogRow]) -> None:
+        """Append ``rows`` in one transaction, only if the session's head here is still ``after``."""
+        ...
+
+    async def done(self, session_id: str) -> None:
+        """The copy of this session is over (PostgreSQL gives its lease back)."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+class Digest:
+    """Count and SHA-256 over ``(seq, type, data_json)`` in seq order: equal digests, equal logs.
+
+    Each row is hashed as one JSON array and a newline, so no two different rows hash alike by
+    running into each other. ``created_ms`` is left out: it is copied, but it is not what a
+    replay reads.
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._hash = hashlib.sha256()
+
+    def add(self, rows: Sequence[LogRow]) -> None:
+        for row in rows:
+            line = json.dumps([row.seq, row.type, row.data_json], ensure_ascii=False) + "\n"
+            self._hash.update(line.encode())
+        self.count += len(rows)
+
+    @property
+    def checksum(self) -> str:
+        return self._hash.hexdigest()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Digest) and (self.count, self.checksum) == (other.count, other.checksum)
+
+    def __hash__(self) -> int:
+        return hash((self.count, self.checksum))
+
+
+async def digest(endpoint: LogEndpoint, session_id: str, upto: int | None, page: int) -> Digest:
+    """The digest of the session's rows with ``seq <= upto`` (all of them for None), ``page`` rows at a time."""
+    result = Digest()
+    after = 0
+    while rows := await endpoint.rows(session_id, after, page):
+        kept = rows if upto is None else [row for row in rows if row.seq <= upto]
+        result.add(kept)
+        if len(kept) < len(rows):
+            break
+        after = rows[-1].seq
+    return result
