@@ -135,9 +135,10 @@ def _add_mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     _add_trust_flags(serving, default=argparse.SUPPRESS)
     serving.add_argument(
         "--permission",
-        choices=["allow", "deny"],
+        choices=["allow", "deny", "stop"],
         default="deny",
-        help="how to answer the permission asks the approval mode leaves (default: deny)",
+        help="how to answer the permission asks the approval mode leaves: allow, deny (the model is told "
+        "and goes on; the default) or stop (that session's run ends, as run --permission stop does)",
     )
 
 

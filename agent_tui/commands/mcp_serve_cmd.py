@@ -1,6 +1,6 @@
 """``agent-tui mcp serve``: agent-tui's sessions as MCP tools on stdin/stdout (``mcp_serve``).
 
-Opens the runtime as ``run`` does (the launch's ``--permission`` answers the asks a
+Opens the runtime as ``run`` does (the launch's ``--permission`` allow, deny or stop answers the asks a
 client cannot; the default is deny), serves until the client closes stdin, then
 interrupts what still runs (reason ``shutdown``). Lines for a person go to stderr: stdout
 carries the protocol.

@@ -36,6 +36,7 @@ from agent_tui.core.log.records import (
     PlanRecord,
     SessionRecord,
     SessionSummary,
+    ToolCallRecord,
 )
 from agent_tui.core.log.usage_records import SessionUsage, UsageGrouping, UsageRow
 from agent_tui.core.request.structured import FinalAnswer, final_answer, text_answer
@@ -477,11 +478,18 @@ class Sessions:
         if format == "markdown":  # the subagents' transcripts follow, each after a rule
             children = [await self.export(child.id, format) for child in await self.children(session_id)]
             return "\n---\n\n".join([export_markdown.markdown(session, messages, calls), *children])
+
+        async def part(
+            of: SessionRecord, messages: builtins.list[MessageRecord], calls: builtins.list[ToolCallRecord]
+        ) -> export_jsonl.Transcript:
+            spent = await self._store.events_of_type(of.id, export_jsonl.SPEND_TYPES)
+            return export_jsonl.Transcript(of, messages, calls, export_jsonl.compaction_spend(spent))
+
         subagents = [
-            export_jsonl.Transcript(child, await self._store.messages(child.id), await self._store.tool_calls(child.id))
+            await part(child, await self._store.messages(child.id), await self._store.tool_calls(child.id))
             for child in await self._descendants(session_id)
         ]
-        return "".join(export_jsonl.lines(session, messages, calls, subagents))
+        return "".join(export_jsonl.lines(await part(session, messages, calls), subagents))
 
     async def _descendants(self, session_id: str) -> builtins.list[SessionRecord]:
         """The subagents' sessions under this one, depth first (a child, its children, the next child)."""

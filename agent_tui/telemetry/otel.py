@@ -98,6 +98,21 @@ class OtelObserver:
         self._update = meter.create_histogram(
             "agent_tui.instructions.update.size", "{char}", "Chronological instruction updates written"
         )
+        self._contention = meter.create_histogram(
+            "agent_tui.instructions.contention",
+            "s",
+            "What an instruction observation queued for behind other sessions (store connections, threads)",
+        )
+        self._growth = meter.create_histogram(
+            "agent_tui.instructions.updates.since_baseline",
+            "{update}",
+            "Chronological instruction updates the model carries on top of its baseline, at each look",
+        )
+        self._growth_size = meter.create_histogram(
+            "agent_tui.instructions.updates.since_baseline.size",
+            "{char}",
+            "The size of the chronological instruction updates since the baseline, at each look",
+        )
         self._lock = threading.Lock()  # runs from several event loops' threads (the TUI's, a server's)
         self._turns: dict[str, _Open] = {}
         self._calls: dict[tuple[str, str], _Open] = {}
@@ -229,6 +244,12 @@ class OtelObserver:
             self._baseline.record(look.baseline_chars)
         if look.update_chars is not None:
             self._update.record(look.update_chars)
+        for resource, seconds in look.waited.items():
+            self._contention.record(seconds, {"agent_tui.instructions.waited_for": resource})
+        if look.updates_since_baseline is not None:
+            self._growth.record(look.updates_since_baseline)
+        if look.update_chars_since_baseline is not None:
+            self._growth_size.record(look.update_chars_since_baseline)
 
     def close(self) -> None:
         """End what is still open, export everything, stop (each export bounded by ``EXPORT_TIMEOUT_S``)."""

@@ -71,6 +71,14 @@ class InstructionLook:
     """The size of the baseline written by this look, if it wrote one."""
     update_chars: int | None = None
     """The size of the chronological update written by this look, if it wrote one."""
+    waited: dict[str, float] = field(default_factory=dict)
+    """Contention: seconds this look queued for what every session of the process shares, by what
+    (``store.reader``, ``store.writer``, ``threads``; see ``core.log.waits``)."""
+    updates_since_baseline: int | None = None
+    """Growth: how many chronological updates the model has been given since the current baseline,
+    this look's included; None when it wrote a baseline or could not look (a baseline resets it)."""
+    update_chars_since_baseline: int | None = None
+    """Growth: their total size in characters."""
 
 
 class RunObserver(Protocol):

@@ -60,3 +60,32 @@ async def _drive(client: Any) -> dict[str, Any]:
     assert reply["answer"] == "I could not run it." and reply["running"] is False
     log = await client.call_tool("read_log", {"session_id": reply["session_id"]})
     return json.loads(log.content[0].text)  # type: ignore[no-any-return]
+
+
+async def test_permission_stop_ends_the_run_at_the_first_ask_as_run_does(
+    fake: FakeProvider, workdir: Path, agent_home: Path
+) -> None:
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    fake.add(
+        {"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": "echo made > made.txt"}}]},
+        {"text": "I could not run it."},  # what deny would have let the model say: never asked for
+    )
+    with (agent_home / "serve.err").open("w") as errlog:
+        async with (
+            stdio_client(_server(fake, workdir, agent_home, "--permission", "stop"), errlog=errlog) as (read, write),
+            ClientSession(read, write) as client,
+        ):
+            await client.initialize()
+            result = await client.call_tool("start_session", {"prompt": "make a file"})
+            assert not result.is_error, result.content
+            reply = json.loads(result.content[0].text)
+            log = json.loads((await client.call_tool("read_log", {"session_id": reply["session_id"]})).content[0].text)
+    assert reply["running"] is False and reply["answer"] == ""
+    assert len(fake.accepted) == 1  # the run ended at the ask: the model was not called again
+    by_type = {e["type"]: e["data"] for e in log["events"]}
+    assert by_type["session.permission.replied.1"]["reply"] == "reject"
+    assert by_type["session.tool.failed.1"]["error"]["type"] == "permission.rejected"
+    assert by_type["session.execution.failed.1"]["error"]["type"] == "permission.rejected"  # run's exit 4
+    assert not (workdir / "made.txt").exists()

@@ -20,8 +20,6 @@ from __future__ import annotations
 import asyncio
 import datetime as _dt
 import json
-import os
-import platform
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
@@ -29,28 +27,20 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.log import events as ev
-from agent_tui.core.log import ids
+from agent_tui.core.log import ids, waits
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.log.records import SessionRecord
 from agent_tui.core.request import mcp_resources
+from agent_tui.core.request.ambient import Unavailable, observe_agents, observe_environment, observe_nested
 from agent_tui.core.request.configured import Unreadable, configured_text, observe_configured, settle_configured
-from agent_tui.core.request.nested import nested_files, nested_text, touched_paths
+from agent_tui.core.request.nested import nested_text, touched_paths
 from agent_tui.core.request.references import observe_references, references_text
+from agent_tui.core.request.since_baseline import since_baseline
 from agent_tui.core.request.skills import discover_skills, guidance_value, skills_text
-from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import ErrorType
 from agent_tui.vocab.observation import InstructionLook, NoObserver, RunObserver
-
-DISABLE_PROJECT_ENV = paths.DISABLE_PROJECT_ENV
-
-
-@dataclass(frozen=True)
-class Unavailable:
-    """A source that could not be observed this time, and why (said to the user, never to the model)."""
-
-    reason: str
 
 
 def _as_observed(value: Any, previous: Any) -> Any:
@@ -189,70 +179,6 @@ def context_source(key: str) -> Source:
 # -- observation ------------------------------------------------------------------
 
 
-def _observe_environment(session: SessionRecord) -> dict[str, Any]:
-    root = Path(session.project_root)
-    return {
-        "cwd": session.location,
-        "project_root": session.project_root,
-        "git": (root / ".git").exists(),
-        "platform": platform.system().lower(),
-    }
-
-
-def agents_files(
-    location: Path, project_root: Path, environ: dict[str, str] | os._Environ[str] = os.environ
-) -> list[Path]:
-    """Global AGENTS.md, then every AGENTS.md from the project root down to the location."""
-    found = [paths.config_dir() / "AGENTS.md"]
-    if not environ.get(DISABLE_PROJECT_ENV):
-        location, project_root = location.resolve(), project_root.resolve()
-        chain = [location, *location.parents]
-        if project_root in chain:
-            chain = chain[: chain.index(project_root) + 1]
-        else:
-            chain = [location]
-        found.extend(directory / "AGENTS.md" for directory in reversed(chain))
-    return found
-
-
-def _claude_fallbacks(path: Path) -> list[Path]:
-    """Where Claude Code keeps a directory's instructions, read when it has no AGENTS.md."""
-    return [path.with_name("CLAUDE.md"), path.parent / ".claude" / "CLAUDE.md"]
-
-
-def _observe_agents(session: SessionRecord, claude_md: bool = True) -> list[dict[str, str]] | Unavailable:
-    chosen = []
-    for found in agents_files(Path(session.location), Path(session.project_root)):
-        candidates = [found, *_claude_fallbacks(found)] if claude_md else [found]
-        path = next((candidate for candidate in candidates if candidate.exists()), None)
-        if path is not None:
-            chosen.append(path)
-    return _read_all(chosen)
-
-
-def _observe_nested(session: SessionRecord, touched: list[str], claude_md: bool) -> list[dict[str, str]] | Unavailable:
-    names = ("AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md") if claude_md else ("AGENTS.md",)
-    if os.environ.get(DISABLE_PROJECT_ENV):
-        return []
-    return _read_all(nested_files(touched, Path(session.location), Path(session.project_root), names))
-
-
-def _read_all(files: list[Path]) -> list[dict[str, str]] | Unavailable:
-    """Each file's text; one that cannot be read makes the source unavailable (the model keeps its
-    last belief), one that went away in between is left out."""
-    out = []
-    for path in files:
-        try:
-            out.append({"path": str(path), "text": path.read_text(encoding="utf-8")})
-        except FileNotFoundError:
-            continue
-        except UnicodeDecodeError as error:  # keep the last applied value rather than announcing a removal
-            return Unavailable(f"{path} is not UTF-8 text ({error.reason} at byte {error.start})")
-        except OSError as error:
-            return Unavailable(f"{path} could not be read ({error.strerror or type(error).__name__})")
-    return out
-
-
 class DuplicateSource(ValueError):
     pass
 
@@ -280,12 +206,12 @@ async def observe(
     ``mentioned``: loads the MCP resources its prompts mentioned (``mcp_resources.mentioned_resources``)."""
     claude_md = settings.claude_md if settings is not None else True
     environment, agents, nested, configured, skills, references, guidance, changed = await asyncio.gather(
-        asyncio.to_thread(_observe_environment, session),
-        asyncio.to_thread(_observe_agents, session, claude_md),
-        asyncio.to_thread(_observe_nested, session, touched or [], claude_md),
+        waits.in_thread(observe_environment, session),
+        waits.in_thread(observe_agents, session, claude_md),
+        waits.in_thread(observe_nested, session, touched or [], claude_md),
         _observe_configured(session, settings),
-        asyncio.to_thread(_observe_skills, session, settings),
-        asyncio.to_thread(observe_references, settings, Path(session.project_root)),
+        waits.in_thread(_observe_skills, session, settings),
+        waits.in_thread(observe_references, settings, Path(session.project_root)),
         mcp(session),
         resources(session, mentioned or _none_mentioned),
     )
@@ -368,6 +294,14 @@ class Instructions:
     async def prepare(
         self, session: SessionRecord, publish: SessionPublisher, settings: Settings | None = None
     ) -> ErrorInfo | None:
+        with waits.ledger() as waited:  # what this look queued for behind other sessions: contention
+            problem, look = await self._prepare(session, publish, settings)
+        self._observer.instructions_looked(replace(look, waited=waited.seconds()))
+        return problem
+
+    async def _prepare(
+        self, session: SessionRecord, publish: SessionPublisher, settings: Settings | None
+    ) -> tuple[ErrorInfo | None, InstructionLook]:
         context = await self._store.context_entries(session.id)
         started = time.perf_counter()
         observed = await self._observe(session, context, settings)
@@ -378,22 +312,25 @@ class Instructions:
             [source.key for source, value in observed if isinstance(value, Unavailable)],
         )
         checkpoint = await self._store.checkpoint(session.id)
-        if checkpoint is None or await self._compacted_since(session.id, checkpoint.baseline_seq):
+        if (
+            checkpoint is None
+            or (since := await since_baseline(self._store, session.id, checkpoint.baseline_seq)).compacted
+        ):
             missing = [value.reason for _, value in observed if isinstance(value, Unavailable)]
             if missing and checkpoint is None:  # no earlier value to stand in: nothing may become visible
-                self._observer.instructions_looked(look)
                 return ErrorInfo(
                     type=ErrorType.INSTRUCTIONS_UNAVAILABLE,
                     message=(
                         f"Instructions unavailable: {'; '.join(missing)}. "
                         "The prompt stays pending and is sent by the next run once the file can be read."
                     ),
-                )
+                ), look
             previous = checkpoint.applied if checkpoint else {}  # after a compaction: restate the last belief
             applied, baseline = baseline_of(observed, previous)
             await publish(ev.InstructionsBaselined(baseline=baseline, applied=applied))
-            self._observer.instructions_looked(replace(look, baseline_chars=len(baseline)))
-            return None
+            return None, replace(
+                look, baseline_chars=len(baseline), updates_since_baseline=0, update_chars_since_baseline=0
+            )
         applied = dict(checkpoint.applied)
         changes: list[str] = []
         current = {source.key for source, _ in observed}
@@ -408,19 +345,20 @@ class Instructions:
         for key in [k for k in applied if k.startswith("api/") and k not in current]:
             changes.append(context_source(key).removal(applied.pop(key)))
         changes = [text for text in changes if text]
+        look = replace(look, updates_since_baseline=since.updates, update_chars_since_baseline=since.update_chars)
         if changes:
             text = "\n\n".join(changes)
             await publish(ev.InstructionsUpdated(message_id=ids.message_id(), text=text, applied=applied))
-            look = replace(look, update_chars=len(text))
-        self._observer.instructions_looked(look)
-        return None
+            look = replace(
+                look,
+                update_chars=len(text),
+                updates_since_baseline=since.updates + 1,
+                update_chars_since_baseline=since.update_chars + len(text),
+            )
+        return None, look
 
     async def preview(self, session: SessionRecord, settings: Settings | None = None) -> tuple[dict[str, Any], str]:
         """The applied values and the baseline a first ``prepare`` would publish now; nothing is published
         (a source unavailable now is left out)."""
         context = await self._store.context_entries(session.id)
         return baseline_of(await self._observe(session, context, settings), {})
-
-    async def _compacted_since(self, session_id: str, baseline_seq: int) -> bool:
-        rows = await self._store.messages(session_id, after=baseline_seq)
-        return any(m.kind == "compaction" and m.data.get("state") == "ended" for m in rows)

@@ -31,6 +31,7 @@ import concurrent.futures
 import contextlib
 import sqlite3
 import threading
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from functools import partial
 from pathlib import Path
@@ -39,6 +40,7 @@ from typing import Any, TypeVar, cast, overload
 import aiosqlite
 
 from agent_tui.core.errors import StoreError
+from agent_tui.core.log import waits
 from agent_tui.core.settings.config import StorageSettings
 from agent_tui.core.store.db import connect, translate
 
@@ -175,7 +177,10 @@ class ReaderPool:
             task.exception()  # retrieved: a caller that gave up never sees it
 
     async def _acquire(self) -> aiosqlite.Connection:
+        queued, ledger = time.perf_counter(), waits.current()
         await self._slots.acquire()
+        if ledger is not None:
+            ledger.add(waits.READER, time.perf_counter() - queued)
         if self._idle:
             return self._idle.pop()
         try:

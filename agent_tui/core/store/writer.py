@@ -21,12 +21,14 @@ import logging
 import queue
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from agent_tui.core.errors import SessionExists, UnknownSession
 from agent_tui.core.log import events as ev
+from agent_tui.core.log import waits
 from agent_tui.core.projections.projectors import project
 from agent_tui.core.store.crash_seam import kill_after_commit
 from agent_tui.vocab.clock import Clock
@@ -81,6 +83,17 @@ Job = Callable[[Tx], Any]
 Done = Callable[[dict[str, int]], None]
 
 
+@dataclass(frozen=True)
+class _Queued:
+    job: Job
+    loop: asyncio.AbstractEventLoop
+    future: asyncio.Future[Any]
+    on_commit: Done
+    waits: waits.WaitLedger | None
+    """Where the submitter records how long this job queued (``waits.ledger``), if it asked."""
+    at: float
+
+
 class Writer:
     """Owns the write connection and the thread that uses it."""
 
@@ -89,21 +102,21 @@ class Writer:
         self._clock = clock
         self._translate = translate
         self._after_commit = kill_after_commit()  # a test seam; None unless the environment sets it
-        self._jobs: queue.SimpleQueue[tuple[Job, asyncio.AbstractEventLoop, asyncio.Future[Any], Done] | None] = (
-            queue.SimpleQueue()
-        )
+        self._jobs: queue.SimpleQueue[_Queued | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="agent-tui-writer", daemon=True)
         self._thread.start()
 
     def submit(self, job: Callable[[Tx], T], on_commit: Done) -> asyncio.Future[T]:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        self._jobs.put((job, loop, future, on_commit))
+        self._jobs.put(_Queued(job, loop, future, on_commit, waits.current(), time.perf_counter()))
         return future
 
     def _run(self) -> None:
         while (item := self._jobs.get()) is not None:
-            job, loop, future, on_commit = item
+            job, loop, future, on_commit = item.job, item.loop, item.future, item.on_commit
+            if item.waits is not None:
+                item.waits.add(waits.WRITER, time.perf_counter() - item.at)
             tx = Tx(self._conn, self._clock)
             try:
                 self._conn.execute("BEGIN IMMEDIATE")

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from agent_tui import __version__
@@ -48,6 +48,36 @@ class Transcript:
     session: SessionRecord
     messages: list[MessageRecord]
     calls: list[ToolCallRecord]
+    spend: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    """What each compaction's summary call spent, by its message id (``compaction_spend``)."""
+
+
+SPEND_TYPES = (ev.CompactionEnded.TYPE, ev.CompactionFailed.TYPE)
+"""The events whose spend an export carries besides the projection's (``compaction_spend``)."""
+
+
+def compaction_spend(events: Iterable[ev.StoredEvent]) -> dict[str, dict[str, Any]]:
+    """Each compaction's model, usage and cost, by its message id: the projection keeps them in the
+    usage rows, not on the compaction's message, so an export reads them from its events; the
+    ``compaction_complete`` event carries them and an import records them again (``/usage`` and
+    ``agent-tui usage`` count a compaction's call, agent ``compaction``, before and after)."""
+    spend: dict[str, dict[str, Any]] = {}
+    for stored in events:
+        match stored.event:
+            case (
+                ev.CompactionEnded(message_id=str() as mid, usage=usage)
+                | ev.CompactionFailed(message_id=str() as mid, usage=usage)
+            ) if usage is not None:
+                event = stored.event
+                spend[mid] = {
+                    "model": event.model,
+                    "usage": usage.model_dump(mode="json"),
+                    "cost": event.cost,
+                    "cost_source": event.cost_source,
+                }
+            case _:
+                pass
+    return spend
 
 
 def iso(ms: int) -> str:
@@ -81,10 +111,10 @@ def _status(data: dict[str, Any] | None) -> str:
 
 
 class _Writer:
-    def __init__(
-        self, session: SessionRecord, calls: list[ToolCallRecord], invocation: int = 0, event_seq: int = 0
-    ) -> None:
+    def __init__(self, part: Transcript, invocation: int = 0, event_seq: int = 0) -> None:
+        session, calls = part.session, part.calls
         self.session = session
+        self.spend = part.spend
         self.calls = {(c.assistant_message_id, c.call_id): c for c in calls}
         self.run_id: str | None = None
         self.last_assistant: dict[str, Any] | None = None
@@ -153,6 +183,7 @@ class _Writer:
                     "summary": d.get("summary"),
                     "recent": d.get("recent"),
                     "error": d.get("error"),
+                    **self.spend.get(m.id, {}),  # model, usage, cost, cost_source: what its call spent
                 }
                 yield self.agent_event(ts, done)
 
@@ -240,18 +271,13 @@ class _Writer:
         return {"type": type_, "run_id": self.run_id or self.session.id, "ts": ts, **fields}
 
 
-def records(
-    session: SessionRecord,
-    messages: list[MessageRecord],
-    calls: list[ToolCallRecord],
-    subagents: Sequence[Transcript] = (),
-) -> Iterator[dict[str, Any]]:
+def records(root: Transcript, subagents: Sequence[Transcript] = ()) -> Iterator[dict[str, Any]]:
     """Every record of the export, in order; ``subagents`` (depth first) follow the session's own."""
-    writer = _Writer(session, calls)
+    writer = _Writer(root)
     yield writer.header()
-    yield from _body(writer, messages)
+    yield from _body(writer, root.messages)
     for child in subagents:
-        writer = _Writer(child.session, child.calls, writer.invocation, writer.event_seq)
+        writer = _Writer(child, writer.invocation, writer.event_seq)
         yield writer.subagent()
         yield from _body(writer, child.messages)
 
@@ -262,11 +288,6 @@ def _body(writer: _Writer, messages: list[MessageRecord]) -> Iterator[dict[str, 
     yield from writer.end_run(iso(writer.session.updated))
 
 
-def lines(
-    session: SessionRecord,
-    messages: list[MessageRecord],
-    calls: list[ToolCallRecord],
-    subagents: Sequence[Transcript] = (),
-) -> Iterator[str]:
-    for record in records(session, messages, calls, subagents):
+def lines(root: Transcript, subagents: Sequence[Transcript] = ()) -> Iterator[str]:
+    for record in records(root, subagents):
         yield json.dumps(record, ensure_ascii=False) + "\n"

@@ -250,9 +250,16 @@ class _Builder:
             case "compaction_complete":
                 mid = self.compaction or ids.message_id()
                 reason = CompactionReason(event.get("reason") or "manual")
+                usage = event.get("usage")
+                spent: dict[str, Any] = {  # what its summary call spent (absent in older exports)
+                    "model": event.get("model"),
+                    "usage": Usage.model_validate(usage) if usage else None,
+                    "cost": event.get("cost"),
+                    "cost_source": event.get("cost_source"),
+                }
                 if event.get("state") == "failed":
                     error = ErrorInfo(**(event.get("error") or {"type": "compaction.failed", "message": "failed"}))
-                    self.events.append(ev.CompactionFailed(message_id=mid, reason=reason, error=error))
+                    self.events.append(ev.CompactionFailed(message_id=mid, reason=reason, error=error, **spent))
                 else:
                     self.events.append(
                         ev.CompactionEnded(
@@ -260,6 +267,7 @@ class _Builder:
                             reason=reason,
                             summary=event.get("summary") or "",
                             recent=event.get("recent") or "",
+                            **spent,
                         )
                     )
                 self.compaction = None

@@ -99,3 +99,36 @@ def test_a_compaction_logged_before_usage_was_recorded_still_reads() -> None:
     old = '{"message_id": "msg_c", "reason": "manual", "summary": "s", "recent": "", "input_id": null}'
     event = ev.decode(ev.CompactionEnded.TYPE, old)
     assert isinstance(event, ev.CompactionEnded) and event.usage is None and event.cost is None
+
+
+@pytest.mark.parametrize(
+    "summary",
+    [
+        {"text": SUMMARY, "usage": {"input": 300, "output": 60}},  # ended, priced from config
+        {"text": "", "usage": {"input": 250, "output": 0, "cost": 0.01}},  # failed, billed by the provider
+    ],
+    ids=["ended", "failed"],
+)
+async def test_an_export_carries_a_compactions_spend_and_its_import_counts_it_again(
+    runtime: Runtime, fake: FakeProvider, workdir: Any, summary: dict[str, Any]
+) -> None:
+    sid = await _compacted(runtime, fake, workdir, summary)
+    exported = await runtime.sessions.export(sid)
+    [done] = [
+        r["event"]
+        for r in map(json.loads, exported.splitlines())
+        if r["type"] == "agent.event" and r["event"]["type"] == "compaction_complete"
+    ]
+    assert done["model"] == MODEL and done["usage"]["input_tokens"] == summary["usage"]["input"]
+    assert done["cost"] is not None and done["cost_source"] in ("config", "provider")
+
+    copy = (await runtime.sessions.import_session(exported, location=workdir)).id
+    before, after = await runtime.sessions.usage(sid), await runtime.sessions.usage(copy)
+    assert {row.key for row in before.by_agent} == {"build", "compaction"}
+    assert after.model_dump(exclude={"session_id"}) == before.model_dump(exclude={"session_id"})  # /usage agrees
+    report = {row.key: row for row in await runtime.sessions.usage_report("session")}  # agent-tui usage agrees
+    assert report[copy].model_dump(exclude={"key", "label"}) == report[sid].model_dump(exclude={"key", "label"})
+    again = [
+        r for r in map(json.loads, (await runtime.sessions.export(copy)).splitlines()) if r["type"] == "agent.event"
+    ]
+    assert done in [r["event"] for r in again]  # and a second round trip carries it on

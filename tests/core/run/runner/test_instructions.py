@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from agent_tui.core.log import events as ev
-from agent_tui.core.request.instructions import AGENTS, DuplicateSource, agents_files, combine
+from agent_tui.core.request.ambient import agents_files
+from agent_tui.core.request.instructions import AGENTS, DuplicateSource, combine
 from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider
 from tests.core.run.compaction.helpers import SUMMARY, is_summary_request
