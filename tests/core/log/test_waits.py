@@ -29,7 +29,8 @@ async def test_a_commit_queued_behind_another_records_how_long_it_waited_for_the
     await asyncio.to_thread(running.wait, 10)
     with waits.ledger() as ledger:
         queued = asyncio.ensure_future(store.publish("ses_1", ev.SessionCreated(location="/w", project_root="/w")))
-        await asyncio.sleep(0)  # the publish reaches the writer's queue
+        for _ in range(3):  # the publish reaches the writer's queue before the hold is timed
+            await asyncio.sleep(0)
         submitted = time.perf_counter()
     while time.perf_counter() - submitted < 0.05:  # the other transaction goes on for a known while
         await asyncio.sleep(0.01)
@@ -53,6 +54,8 @@ async def test_a_read_waiting_for_a_free_connection_records_the_wait(store: Stor
         await holding.wait()
         with waits.ledger() as ledger:
             second = asyncio.ensure_future(pool.read(q.head_seq, "ses_1"))
+        for _ in range(3):  # the read starts and queues for the connection before the hold is timed
+            await asyncio.sleep(0)
         started = time.perf_counter()
         while time.perf_counter() - started < 0.05:
             await asyncio.sleep(0.01)
