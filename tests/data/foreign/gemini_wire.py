@@ -76,7 +76,9 @@ def utility(body: dict[str, Any], model: str) -> dict[str, Any]:
         return response({"text": SNAPSHOT}, model)
     config = body.get("generationConfig") or {}
     if config.get("responseMimeType") == "application/json":
-        return response({"text": json.dumps({"reasoning": "fixture", "next_speaker": "user", "model_choice": "pro"})}, model)
+        return response(
+            {"text": json.dumps({"reasoning": "fixture", "next_speaker": "user", "model_choice": "pro"})}, model
+        )
     return response({"text": "ok"}, model)
 
 
@@ -112,7 +114,10 @@ def turns(proj: Path) -> list[dict[str, Any]]:
         {
             "after": "call_edit01",
             "id": "call_write01",
-            "tool": {"name": "write_file", "input": {"file_path": str(proj / "notes.md"), "content": "# Notes\nhello\n"}},
+            "tool": {
+                "name": "write_file",
+                "input": {"file_path": str(proj / "notes.md"), "content": "# Notes\nhello\n"},
+            },
         },
         {
             "after": "call_write01",
