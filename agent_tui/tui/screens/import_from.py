@@ -83,7 +83,12 @@ class ImportScreen(ModalScreen[str | None]):
         listing = self.query_one(OptionList)
         listing.clear_options()
         listing.add_options(
-            options or [Option(Text("no Claude Code, Codex or Gemini CLI sessions for this directory", style="dim"), disabled=True)]
+            options
+            or [
+                Option(
+                    Text("no Claude Code, Codex or Gemini CLI sessions for this directory", style="dim"), disabled=True
+                )
+            ]
         )
         listing.highlighted = 0 if self.files else None
         self.loaded = True

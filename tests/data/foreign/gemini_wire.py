@@ -82,6 +82,36 @@ def utility(body: dict[str, Any], model: str) -> dict[str, Any]:
     return response({"text": "ok"}, model)
 
 
+def answer(handler: Any, path: str, body: dict[str, Any]) -> None:
+    """Answer one Gemini API call on ``generate.py``'s handler (its ``_json`` and ``_chunk``, its script)."""
+    model, _, method = path.rsplit("/", 1)[-1].partition(":")
+    if method == "countTokens":
+        handler._json({"totalTokens": 100})
+        return
+    if method != "streamGenerateContent":
+        handler._json(utility(body, model))
+        return
+    turn = handler.server.script.take(body)
+    whole = response(turn, model)
+    parts = whole["candidates"][0]["content"]["parts"]
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/event-stream")
+    handler.send_header("Transfer-Encoding", "chunked")
+    handler.end_headers()
+    for i, part in enumerate(parts):  # one chunk a part, as the API streams them; the last closes the turn
+        last = i == len(parts) - 1
+        chunk = {
+            "candidates": [{"content": {"role": "model", "parts": [part]}, "index": 0}],
+            "modelVersion": model,
+            "responseId": whole["responseId"],
+        }
+        if last:
+            chunk["candidates"][0]["finishReason"] = "STOP"
+            chunk["usageMetadata"] = whole["usageMetadata"]
+        handler._chunk(f"data: {json.dumps(chunk)}\r\n\r\n".encode())
+    handler._chunk(b"")
+
+
 def turns(proj: Path) -> list[dict[str, Any]]:
     main = str(proj / "main.py")
     return [

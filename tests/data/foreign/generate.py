@@ -129,7 +129,7 @@ class Handler(BaseHTTPRequestHandler):
         body = json.loads(raw or b"{}")
         path = self.path.split("?")[0].rstrip("/")
         if ":" in path.rsplit("/", 1)[-1]:  # Gemini: models/<model>:<method>
-            self._gemini(path, body)
+            gemini_wire.answer(self, path, body)
             return
         if path.endswith("/count_tokens"):
             self._json({"input_tokens": 100})
@@ -146,34 +146,6 @@ class Handler(BaseHTTPRequestHandler):
             self._anthropic(turn, body)
         else:
             self._responses(turn, body)
-        self._chunk(b"")
-
-    def _gemini(self, path: str, body: dict[str, Any]) -> None:
-        model, _, method = path.rsplit("/", 1)[-1].partition(":")
-        if method == "countTokens":
-            self._json({"totalTokens": 100})
-            return
-        if method != "streamGenerateContent":
-            self._json(gemini_wire.utility(body, model))
-            return
-        turn = self.server.script.take(body)  # type: ignore[attr-defined]
-        whole = gemini_wire.response(turn, model)
-        parts = whole["candidates"][0]["content"]["parts"]
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
-        for i, part in enumerate(parts):  # one chunk a part, as the API streams them; the last closes the turn
-            last = i == len(parts) - 1
-            chunk = {
-                "candidates": [{"content": {"role": "model", "parts": [part]}, "index": 0}],
-                "modelVersion": model,
-                "responseId": whole["responseId"],
-            }
-            if last:
-                chunk["candidates"][0]["finishReason"] = "STOP"
-                chunk["usageMetadata"] = whole["usageMetadata"]
-            self._chunk(f"data: {json.dumps(chunk)}\r\n\r\n".encode())
         self._chunk(b"")
 
     def _anthropic(self, turn: dict[str, Any], body: dict[str, Any]) -> None:

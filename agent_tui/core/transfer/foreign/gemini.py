@@ -46,7 +46,7 @@ def read(text: str, path: str) -> Imported:
                 f"{path}: line {number} does not fit the Gemini CLI session format: {error}"
             ) from None
     draft = Draft(AGENT, LABEL)
-    emit = _Emitter(draft, log.location(str(meta["projectHash"])))
+    emit = _Emitter(draft, log.location(str(meta["projectHash"])), log.workspace())
     for entry in log.order:
         try:
             emit.entry(log.messages[entry] if isinstance(entry, str) else entry)
@@ -66,9 +66,19 @@ def read(text: str, path: str) -> Imported:
 class _Emitter:
     """The replayed messages told to the draft."""
 
-    def __init__(self, draft: Draft, location: str | None) -> None:
+    def __init__(self, draft: Draft, location: str | None, workspace: list[str]) -> None:
         self.draft, self.location = draft, location
+        self.roots = [root for root in dict.fromkeys([location or "", *workspace]) if root]
         self.settled: set[str] = set()
+
+    def _shown(self, path: str) -> str:
+        """``path`` relative to the session's directory, or to the workspace directory it lies in (the
+        session's, when it was moved with --project or its folder), else as given."""
+        for root in self.roots:
+            relative = patches.shown_path(path, root)
+            if relative != path:
+                return relative
+        return path
 
     def entry(self, entry: dict[str, Any] | Compaction) -> None:
         if isinstance(entry, Compaction):
@@ -169,7 +179,7 @@ class _Emitter:
         ]
         texts = [_response_text(r)[0] for r in responses]
         named = args.get("file_path")  # an image read_file returned is named by its file
-        shown = patches.shown_path(named, self.location or "") if isinstance(named, str) else None
+        shown = self._shown(named) if isinstance(named, str) else None
         images = [found for p in result if (found := _inline_image(p, shown)) is not None]
         ok = status == "success" and all(_response_text(r)[1] for r in responses)
         self.draft.result(call_id, "\n".join(texts) or str(status), ok=ok, images=images, at=when)
@@ -189,9 +199,9 @@ class _Emitter:
                 extra = {"offset": start} if isinstance(start, int) and start >= 1 else {}
                 if isinstance(end, int) and end >= (start if isinstance(start, int) else 1):
                     extra["limit"] = end - (start if isinstance(start, int) else 1) + 1
-                return "read", {"path": patches.shown_path(path, where), **extra}
+                return "read", {"path": self._shown(path), **extra}
             case (("replace" | "write_file"), {"file_path": str(path)}):
-                shown_path = patches.shown_path(path, where)
+                shown_path = self._shown(path)
                 if diff is not None and diff.get("isNewFile") and isinstance(diff.get("newContent"), str):
                     return "apply_patch", {"patch": patches.add(shown_path, diff["newContent"])}
                 hunks = patches.unified_hunks(diff["fileDiff"]) if diff is not None else []

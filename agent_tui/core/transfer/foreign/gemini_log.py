@@ -163,14 +163,19 @@ class SessionLog:
                     break
         self.order.insert(where, Compaction(summary))
 
-    def location(self, project_hash: str) -> str | None:
-        """The directory the session ran in: the one whose sha256 is the file's project hash, of the workspace
-        directories the session context names and the ``.project_root`` marker beside the file's folder;
-        else the first directory named."""
+    def workspace(self) -> list[str]:
+        """The workspace directories the session context names (where the tools' absolute paths point)."""
         named: list[str] = []
         for context in sorted(self.contexts):
             for block in WORKSPACE.findall(context):
                 named += [line.strip()[2:].strip() for line in block.splitlines() if line.strip().startswith("- ")]
+        return list(dict.fromkeys(named))
+
+    def location(self, project_hash: str) -> str | None:
+        """The directory the session ran in: the one whose sha256 is the file's project hash, of the workspace
+        directories the session context names and the ``.project_root`` marker beside the file's folder;
+        else the first directory named."""
+        named = self.workspace()
         try:  # ~/.gemini/tmp/<project>/.project_root, written beside chats/ in the short-name layout
             marker = (Path(self.path).parent.parent / ".project_root").read_text(encoding="utf-8").strip()
         except (OSError, UnicodeDecodeError):

@@ -18,6 +18,14 @@ DATA = Path(__file__).parents[3] / "data" / "foreign"
 GEMINI = next((DATA / "gemini").glob("session-*.jsonl"))
 CODEX = next((DATA / "codex").glob("rollout-*.jsonl"))
 PROJ = "/tmp/foreign-fixture-gemini/proj"
+CALL_IDS = [  # as Gemini CLI records them: the tool's name before the id the model gave
+    "run_shell_command__call_ls01",
+    "read_file__call_read01",
+    "replace__call_edit01",
+    "write_file__call_write01",
+    "read_file__call_img01",
+    "run_shell_command__call_status01",
+]
 
 
 def _of(imported: Imported, kind: type[ev.DurableEvent]) -> list[ev.DurableEvent]:
@@ -47,14 +55,7 @@ def test_the_session_maps_prompts_steps_tools_edits_the_image_usage_and_the_comp
         "ANOTHER-TASK: anything else?",
     ], "Gemini CLI's session context is no prompt"
     calls = {e.call_id: e for e in _of(imported, ev.ToolCalled)}  # type: ignore[attr-defined]
-    assert list(calls) == [
-        "run_shell_command__call_ls01",
-        "read_file__call_read01",
-        "replace__call_edit01",
-        "write_file__call_write01",
-        "read_file__call_img01",
-        "run_shell_command__call_status01",
-    ]
+    assert list(calls) == CALL_IDS
     ls = calls["run_shell_command__call_ls01"]
     assert (ls.name, ls.input) == ("bash", {"command": "ls", "description": "List files"})
     assert (calls["read_file__call_read01"].name, calls["read_file__call_read01"].input) == (

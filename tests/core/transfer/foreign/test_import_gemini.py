@@ -15,6 +15,7 @@ from agent_tui.testing.fake_provider import FakeProvider
 
 from ...history.test_rewind import _turn
 from ...run.runner.conftest import stored
+from .test_gemini import CALL_IDS
 
 GEMINI = next((Path(__file__).parents[3] / "data" / "foreign" / "gemini").glob("session-*.jsonl"))
 SOURCE_ID = "b8daf9e3-161c-4228-bf13-1c7e4ae7e480"
@@ -75,14 +76,7 @@ async def test_export_after_import_and_back(runtime: Runtime, workdir: Path) -> 
     exported = await runtime.sessions.export(outcome.session_id)
     records = [json.loads(line) for line in exported.splitlines()]
     outputs = {r["tool_call_id"] for r in records if r["type"] == "tool.output"}
-    assert outputs == {
-        "run_shell_command__call_ls01",
-        "read_file__call_read01",
-        "replace__call_edit01",
-        "write_file__call_write01",
-        "read_file__call_img01",
-        "run_shell_command__call_status01",
-    }
+    assert outputs == set(CALL_IDS)
     assert any(r["type"] == "agent.event" and r["event"]["type"] == "compaction_complete" for r in records)
     copy = await runtime.sessions.import_session(exported, location=workdir)
     assert (await runtime.sessions.export(copy.id)).count("call_status01") == exported.count("call_status01")
