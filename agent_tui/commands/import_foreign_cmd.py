@@ -1,4 +1,4 @@
-"""``agent-tui import --from claude|codex [PATH|SESSION-ID|--all] [--project DIR] [--again]``.
+"""``agent-tui import --from claude|codex|gemini [PATH|SESSION-ID|--all] [--project DIR] [--again]``.
 
 Without PATH or SESSION-ID: every session the agent kept for this directory
 (``--project DIR``: for DIR); ``--all``: for every directory, each into its own.

@@ -3,11 +3,12 @@
 
     python3 tests/data/foreign/generate.py --agent claude --bin PATH/claude --out tests/data/foreign/claude_code
     python3 tests/data/foreign/generate.py --agent codex --bin PATH/codex --out tests/data/foreign/codex
+    python3 tests/data/foreign/generate.py --agent gemini --bin PATH/gemini --out tests/data/foreign/gemini
 
-Each agent runs headless (``claude -p``, ``codex exec``) under a private HOME
+Each agent runs headless (``claude -p``, ``codex exec``, ``gemini -p``) under a private HOME
 (``/tmp/foreign-fixture-<agent>``, its project at ``HOME/proj``) against the fake
-below, which speaks the Anthropic Messages and OpenAI Responses wire formats,
-streamed, with tool calls: the script makes the agent answer with text and
+below, which speaks the Anthropic Messages and OpenAI Responses wire formats
+(and the Gemini API's, in ``gemini_wire``), streamed, with tool calls: the script makes the agent answer with text and
 reasoning, run ``ls``, edit ``main.py``, look at ``pic.png``, then answers; a
 second run resumes the session and compacts it. The session files the agent
 wrote are copied to ``--out``. Stdlib only; nothing of the agents is kept here.
@@ -29,6 +30,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import gemini_wire  # type: ignore[import-not-found]  # beside this script
+
 FAKE_KEY = "sk-fake-0000"
 # a 1x1 PNG: what the agent is asked to look at
 PNG = base64.b64decode(
@@ -42,6 +45,8 @@ def flat(value: Any) -> str:
 
 def last_item_key(body: dict[str, Any]) -> str:
     """What the model is answering: the id of the last tool result, or the last user text."""
+    if "contents" in body:  # Gemini
+        return str(gemini_wire.last_key(body))
     if "messages" in body:  # Anthropic
         last = body["messages"][-1]
         content = last.get("content")
@@ -70,7 +75,13 @@ class Script:
         with self.lock:
             with self.record.open("a", encoding="utf-8") as f:
                 f.write(
-                    flat({"key": key[:200], "tools": [t.get("name") or t.get("type") for t in body.get("tools") or []]})
+                    flat(
+                        {
+                            "key": key[:200],
+                            "tools": [t.get("name") or t.get("type") for t in body.get("tools") or []]
+                            + gemini_wire.tool_names(body),
+                        }
+                    )
                     + "\n"
                 )
             for turn in self.turns:
@@ -117,6 +128,9 @@ class Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         body = json.loads(raw or b"{}")
         path = self.path.split("?")[0].rstrip("/")
+        if ":" in path.rsplit("/", 1)[-1]:  # Gemini: models/<model>:<method>
+            gemini_wire.answer(self, path, body)
+            return
         if path.endswith("/count_tokens"):
             self._json({"input_tokens": 100})
             return
@@ -378,6 +392,20 @@ def make_home(agent: str, base: str) -> tuple[Path, Path, dict[str, str]]:
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             "IS_SANDBOX": "1",
         }
+    elif agent == "gemini":
+        gm = home / ".gemini"
+        gm.mkdir()
+        (gm / "settings.json").write_text(
+            json.dumps(
+                {
+                    "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+                    "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+                    "privacy": {"usageStatisticsEnabled": False},
+                    "telemetry": {"enabled": False},
+                }
+            )
+        )
+        env |= {"GEMINI_API_KEY": FAKE_KEY, "GOOGLE_GEMINI_BASE_URL": base, "GEMINI_CLI_NO_RELAUNCH": "true"}
     else:
         cx = home / ".codex"
         cx.mkdir()
@@ -398,7 +426,7 @@ def run(argv: list[str], env: dict[str, str], cwd: Path) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--agent", choices=["claude", "codex"], required=True)
+    ap.add_argument("--agent", choices=["claude", "codex", "gemini"], required=True)
     ap.add_argument("--bin", required=True)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
@@ -407,7 +435,8 @@ def main() -> int:
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     base = f"http://127.0.0.1:{server.server_address[1]}"
     home, proj, env = make_home(a.agent, base)
-    server.script = Script((claude_turns if a.agent == "claude" else codex_turns)(proj), record)  # type: ignore[attr-defined]
+    turns = {"claude": claude_turns, "codex": codex_turns, "gemini": gemini_wire.turns}[a.agent]
+    server.script = Script(turns(proj), record)  # type: ignore[attr-defined]
     threading.Thread(target=server.serve_forever, daemon=True).start()
     task = "FIXTURE-TASK: list the files, change main.py to print hello, world, and describe pic.png"
     if a.agent == "claude":
@@ -415,6 +444,11 @@ def main() -> int:
         run([a.bin, "-p", "--continue", "--dangerously-skip-permissions", "ANOTHER-TASK: anything else?"], env, proj)
         run([a.bin, "-p", "--continue", "/compact"], env, proj)
         found = sorted((home / ".claude" / "projects").rglob("*.jsonl"))
+    elif a.agent == "gemini":
+        model = ["-m", "gemini-2.5-pro", "--yolo", "-o", "text"]
+        run([a.bin, *model, "-p", task], env, proj)
+        run([a.bin, *model, "--resume", "latest", "-p", "ANOTHER-TASK: anything else?"], env, proj)
+        found = sorted((home / ".gemini" / "tmp").rglob("session-*.json*"))
     else:
         run([a.bin, "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", task], env, proj)
         run(

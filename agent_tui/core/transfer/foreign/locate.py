@@ -5,10 +5,15 @@ Claude Code: ``$CLAUDE_CONFIG_DIR`` or ``~/.claude``, then
 Codex: ``$CODEX_HOME`` or ``~/.codex``, then ``sessions/YYYY/MM/DD/rollout-<time>-<session id>.jsonl``;
 a rollout's directory is the ``cwd`` of its first line (``session_meta``), so
 finding a directory's rollouts reads each file's first line.
+Gemini CLI: ``$GEMINI_CLI_HOME`` or HOME, then ``.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl``
+(``<project>`` a short name from its ``projects.json``, or the sha256 of the directory in older
+versions); a session's directory is the ``projectHash`` (that sha256) of its first line, so it is
+found the same way, whatever the folder is called.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -17,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.core.transfer.foreign.draft import UnreadableSession
-from agent_tui.core.transfer.foreign.formats import FIRST_PROMPT, LABELS
+from agent_tui.core.transfer.foreign.formats import FIRST_PROMPT, LABELS, READERS
 
 
 def claude_root(home: Path, environ: Mapping[str, str]) -> Path:
@@ -28,18 +33,36 @@ def codex_root(home: Path, environ: Mapping[str, str]) -> Path:
     return Path(environ["CODEX_HOME"]) if environ.get("CODEX_HOME") else home / ".codex"
 
 
+def gemini_root(home: Path, environ: Mapping[str, str]) -> Path:
+    return (Path(environ["GEMINI_CLI_HOME"]) if environ.get("GEMINI_CLI_HOME") else home) / ".gemini"
+
+
 def claude_slug(cwd: Path) -> str:
     return re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
 
 
-def _codex_cwd(path: Path) -> str | None:
+def _first_line(path: Path) -> dict[str, object]:
+    """A session file's first line as a record ({} when it is none)."""
     try:
         with path.open(encoding="utf-8") as f:
             first = json.loads(f.readline() or "{}")
     except (OSError, ValueError, UnicodeDecodeError):
-        return None
-    cwd = (first.get("payload") or {}).get("cwd") if isinstance(first, dict) else None
+        return {}
+    return first if isinstance(first, dict) else {}
+
+
+def _codex_cwd(path: Path) -> str | None:
+    payload = _first_line(path).get("payload")
+    cwd = payload.get("cwd") if isinstance(payload, dict) else None
     return cwd if isinstance(cwd, str) else None
+
+
+def _gemini_of(path: Path, cwd: Path) -> bool:
+    """Whether a Gemini CLI session ran in ``cwd``: its first line's ``projectHash`` is the directory's
+    sha256 (an older one-object file: its folder is named by that hash)."""
+    digest = hashlib.sha256(str(cwd).encode()).hexdigest()
+    recorded = _first_line(path).get("projectHash")
+    return recorded == digest if isinstance(recorded, str) else path.parent.parent.name == digest
 
 
 def sessions(agent: str, cwd: Path | None, home: Path, environ: Mapping[str, str] = os.environ) -> list[Path]:
@@ -51,8 +74,11 @@ def sessions(agent: str, cwd: Path | None, home: Path, environ: Mapping[str, str
         case "codex":
             rollouts = (codex_root(home, environ) / "sessions").rglob("rollout-*.jsonl")
             found = (p for p in rollouts if cwd is None or _codex_cwd(p) == str(cwd))
+        case "gemini":
+            chats = (gemini_root(home, environ) / "tmp").glob("*/chats/session-*.json*")
+            found = (p for p in chats if p.suffix in (".json", ".jsonl") and (cwd is None or _gemini_of(p, cwd)))
         case _:
-            raise UnreadableSession(f"cannot import from {agent!r}: this build reads claude, codex")
+            raise UnreadableSession(f"cannot import from {agent!r}: this build reads {', '.join(sorted(READERS))}")
     return sorted(found, key=lambda p: (p.stat().st_mtime, p.name))
 
 
@@ -96,4 +122,7 @@ def by_id(agent: str, session_id: str, home: Path, environ: Mapping[str, str] = 
     for path in sessions(agent, None, home, environ):
         if path.stem == session_id or path.stem.endswith("-" + session_id):
             return path
+        if agent == "gemini" and path.stem.endswith("-" + session_id[:8]):  # its name has the id's first 8
+            if _first_line(path).get("sessionId") == session_id:
+                return path
     raise UnreadableSession(f"no {agent} session {session_id} under {home}")

@@ -125,8 +125,8 @@ async def test_a_file_it_cannot_read_writes_nothing(runtime: Runtime, workdir: P
     lines[20] = "{broken"
     with pytest.raises(UnreadableSession, match="line 21 is not JSON; nothing was imported"):
         await runtime.sessions.import_foreign("claude", "\n".join(lines), path="s.jsonl", location=workdir)
-    with pytest.raises(UnreadableSession, match="cannot import from 'gemini'"):
-        await runtime.sessions.import_foreign("gemini", "{}", path="s.json", location=workdir)
+    with pytest.raises(UnreadableSession, match="cannot import from 'aider'"):
+        await runtime.sessions.import_foreign("aider", "{}", path="s.json", location=workdir)
     assert await runtime.sessions.list(None) == []
 
 

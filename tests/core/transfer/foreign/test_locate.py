@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -55,3 +56,42 @@ def test_a_file_is_described_by_its_first_prompt_time_and_size() -> None:
         found = locate.describe(agent, path)
         assert found.title.startswith("FIXTURE-TASK: list the files"), agent
         assert found.size == path.stat().st_size and found.modified_ms > 0
+
+
+GEMINI = next((DATA / "gemini").glob("session-*.jsonl"))
+
+
+def _gemini_session(root: Path, folder: str, cwd: Path) -> Path:
+    """The fixture kept as Gemini CLI keeps a session of ``cwd``: its first line's projectHash is the sha256 of it."""
+    chats = root / ".gemini" / "tmp" / folder / "chats"
+    chats.mkdir(parents=True)
+    lines = GEMINI.read_text(encoding="utf-8").splitlines(keepends=True)
+    meta = json.loads(lines[0])
+    meta["projectHash"] = hashlib.sha256(str(cwd).encode()).hexdigest()
+    (chats / GEMINI.name).write_text(json.dumps(meta) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    return chats / GEMINI.name
+
+
+def test_gemini_sessions_by_project_hash_whatever_the_folder_and_by_id(tmp_path: Path) -> None:
+    home, here, there = tmp_path / "home", Path("/work/project-a"), Path("/work/project-b")
+    _gemini_session(home, "project-a", here)  # the short-name layout
+    _gemini_session(home, hashlib.sha256(b"/elsewhere").hexdigest(), there)  # any folder: the hash decides
+    (home / ".gemini" / "tmp" / "project-a" / "chats" / "notes.txt").write_text("not a session")
+    assert [p.parent.parent.name for p in locate.sessions("gemini", here, home, {})] == ["project-a"]
+    assert len(locate.sessions("gemini", there, home, {})) == 1
+    assert len(locate.sessions("gemini", None, home, {})) == 2
+    assert locate.sessions("gemini", Path("/work/project-c"), home, {}) == []
+    moved = tmp_path / "gemini-home"
+    _gemini_session(moved, "proj", here)
+    assert len(locate.sessions("gemini", here, tmp_path / "empty", {"GEMINI_CLI_HOME": str(moved)})) == 1
+    environ = {"GEMINI_CLI_HOME": str(moved)}
+    for session_id in ("b8daf9e3-161c-4228-bf13-1c7e4ae7e480", "b8daf9e3"):  # the full id, or the file's short one
+        assert locate.by_id("gemini", session_id, home, environ).name == GEMINI.name
+    with pytest.raises(UnreadableSession, match="no gemini session b8daf9e3-0000 under"):
+        locate.by_id("gemini", "b8daf9e3-0000", home, environ)
+    found = locate.describe("gemini", GEMINI)
+    assert (found.label, found.title) == (
+        "Gemini CLI",
+        "FIXTURE-TASK: list the files, change main.py to print hello, world, and describe pic.png",
+    )
+    assert found.size == GEMINI.stat().st_size and found.modified_ms > 0
