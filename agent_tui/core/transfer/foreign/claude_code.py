@@ -33,8 +33,15 @@ from typing import Any
 
 from agent_tui.core.log import events as ev
 from agent_tui.core.transfer.foreign import patches
-from agent_tui.core.transfer.foreign.draft import Draft, Imported, UnreadableSession, image, json_lines, time_ms
-from agent_tui.vocab.usage import Usage
+from agent_tui.core.transfer.foreign.draft import (
+    Draft,
+    Imported,
+    UnreadableSession,
+    image,
+    json_lines,
+    time_ms,
+    usage_of,
+)
 
 AGENT, LABEL = "claude", "Claude Code"
 MAJORS = ("1", "2")  # the transcript format these readers know
@@ -257,11 +264,12 @@ class _Reader:
         usage = message.get("usage")
         if isinstance(usage, dict):
             self.draft.usage(
-                Usage(
-                    input_tokens=usage.get("input_tokens") or 0,
-                    output_tokens=usage.get("output_tokens") or 0,
-                    cache_read_tokens=usage.get("cache_read_input_tokens") or 0,
-                    cache_write_tokens=usage.get("cache_creation_input_tokens") or 0,
+                usage_of(
+                    usage,
+                    input_tokens="input_tokens",
+                    output_tokens="output_tokens",
+                    cache_read_tokens="cache_read_input_tokens",
+                    cache_write_tokens="cache_creation_input_tokens",
                 ),
                 seal=False,  # the next block of the same response is another record
             )
