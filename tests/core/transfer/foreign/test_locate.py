@@ -55,3 +55,16 @@ def test_a_file_is_described_by_its_first_prompt_time_and_size() -> None:
         found = locate.describe(agent, path)
         assert found.title.startswith("FIXTURE-TASK: list the files"), agent
         assert found.size == path.stat().st_size and found.modified_ms > 0
+
+
+def test_a_subagents_transcript_beside_its_session_is_not_a_session_of_its_own(tmp_path: Path) -> None:
+    home, here = tmp_path / "home", Path("/work/project-a")
+    slug = home / ".claude" / "projects" / locate.claude_slug(here)
+    shutil.copytree(DATA / "claude_code_subagent", slug)
+    transcript = next(slug.glob("*/subagents/agent-*.jsonl"))
+    session = next(slug.glob("*.jsonl"))
+    assert [p.name for p in locate.sessions("claude", here, home, {})] == [session.name]
+    assert [p.name for p in locate.sessions("claude", None, home, {})] == [session.name]
+    assert locate.by_id("claude", session.stem, home, {}) == session
+    with pytest.raises(UnreadableSession, match="no claude session"):
+        locate.by_id("claude", transcript.stem, home, {})
