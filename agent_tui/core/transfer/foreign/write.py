@@ -82,12 +82,16 @@ def _sessions(
         **({"agent": imported.subagent} if imported.subagent else {}),
     )
     first_at = next((at for _, at in imported.events if at is not None), None)
-    events: list[Timed] = [(created, first_at), *imported.events]
+    events: list[Timed] = [(created, first_at)]
+    for event, at in imported.events:  # a subagent's steps are its agent's, as a live child's are
+        if imported.subagent and isinstance(event, ev.StepStarted):
+            event = event.model_copy(update={"agent": imported.subagent})
+        events.append((event, at))
     found = [(session_id, events)]
     for child in imported.children:
         child_id = ids.session_id()
-        at = _link(events, child, child_id)
-        link = ev.SpawnedBy(session_id=session_id, assistant_message_id=at, call_id=child.spawned_by_call or "")
+        made = _link(events, child, child_id)
+        link = ev.SpawnedBy(session_id=session_id, assistant_message_id=made, call_id=child.spawned_by_call or "")
         found += _sessions(child, child_id, link, location, project_root)
     return found
 

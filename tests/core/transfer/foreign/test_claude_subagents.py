@@ -125,6 +125,8 @@ async def test_the_import_writes_the_child_session_spawned_by_the_task_call(
     result = next(e for e in events if isinstance(e, ev.ToolSucceeded))
     assert result.output.text == f"{ANSWER}\n\nsession_id: {child.id}"
     assert result.output.data == result.result_meta == {"session_id": child.id, "agent": "general"}
+    steps = [e.event for e in await stored(runtime, child.id) if isinstance(e.event, ev.StepStarted)]
+    assert [s.agent for s in steps] == ["general", "general"], "the subagent's steps are its agent's"
     answer = [m for m in await runtime.sessions.messages(child.id) if m.kind == "assistant"][-1]
     assert answer.data["parts"][-1]["text"] == ANSWER
 
