@@ -144,3 +144,23 @@ async def test_the_import_writes_the_child_session_spawned_by_the_task_call(
     calls = [c["function"]["name"] for m in sent for c in m.get("tool_calls") or []]
     assert calls == ["task"] and ANSWER in json.dumps(sent)
     assert "call_subls01" not in json.dumps(sent), "the subagent's own work stays in its session"
+
+
+async def test_every_prefix_of_the_session_imports_with_its_child_once_its_call_is_there(
+    runtime: Runtime, workdir: Path
+) -> None:
+    """The session cut anywhere (Claude Code still writing it): a child exactly when its call is in the part."""
+    lines = SESSION.read_text(encoding="utf-8").splitlines(keepends=True)
+    called_at = next(i for i, line in enumerate(lines) if '"id":"call_agent01","name":"Agent"' in line)
+    for cut in range(3, len(lines) + 1):  # the first two lines are queue bookkeeping
+        text = "".join(lines[:cut])
+        outcome = await runtime.sessions.import_foreign("claude", text, path=str(SESSION), location=workdir, again=True)
+        children = await runtime.sessions.children(outcome.session_id)
+        assert len(children) == (1 if cut > called_at else 0), cut
+        events = [e.event for e in await stored(runtime, outcome.session_id)]
+        settled = [e for e in events if isinstance(e, (ev.ToolSucceeded, ev.ToolFailed))]
+        assert [e.call_id for e in settled] == (["call_agent01"] if cut > called_at else []), cut
+        if children:
+            assert settled[0].result_meta == {"session_id": children[0].id, "agent": "general"}, cut
+        else:
+            assert any("no Agent call here started" in n for n in outcome.imported.notes), cut
