@@ -524,7 +524,7 @@ class Sessions:
         ``again``. A file this build cannot read changes nothing."""
         from agent_tui.core.transfer.foreign import formats, write
 
-        imported = formats.reader(agent)(text, path)
+        imported = await asyncio.to_thread(formats.reader(agent), text, path)  # may read files beside it
         where = await asyncio.to_thread(lambda: Path(location or imported.location).resolve())
         root = await asyncio.to_thread(paths.project_root, where)
         session_id, job = write.job(imported, where, root, again=again)

@@ -99,3 +99,20 @@ def test_the_jsonl_import_is_unchanged_and_takes_no_foreign_flags(workdir: Path)
     assert out.returncode == 1 and "those go with --from claude|codex" in out.stderr
     out = agent_tui("import", "missing.jsonl", cwd=workdir)
     assert out.returncode == 1 and "cannot read missing.jsonl" in out.stderr
+
+
+async def test_a_session_with_a_subagent_is_one_import_and_its_transcript_alone_is_refused(
+    tmp_path: Path, workdir: Path
+) -> None:
+    home = tmp_path / "home"
+    folder = home / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(workdir))
+    shutil.copytree(DATA / "claude_code_subagent", folder)
+    env = {"HOME": str(home)}
+    out = agent_tui("import", "--from", "claude", "--project", str(workdir), cwd=workdir, env=env)
+    assert out.returncode == 0, out.stderr
+    assert len(out.stdout.split()) == 1, "the subagent's transcript is no session of its own"
+    assert "1 subagent sessions" in out.stderr and "1 tool calls (task)" in out.stderr
+    assert "note: subagent 'List project files': context attachments" in out.stderr
+    transcript = next(folder.glob("*/subagents/agent-*.jsonl"))
+    alone = agent_tui("import", "--from", "claude", str(transcript), cwd=workdir, env=env)
+    assert alone.returncode == 1 and "a subagent's transcript" in alone.stderr and alone.stdout == ""

@@ -92,3 +92,27 @@ async def test_import_from_lists_this_directorys_foreign_sessions_and_opens_the_
         await until(pilot, lambda: not isinstance(app.screen, ModalScreen))
         assert app.view.session_id == opened
     assert len(await sessions.list(None)) == 1
+
+
+async def test_an_imported_claude_subagent_opens_from_its_task_block(real, workdir, clock) -> None:  # noqa: F811
+    from agent_tui.tui.app import StartMode
+    from agent_tui.tui.screens.child_session import ChildSessionScreen
+
+    sessions, _ = real
+    path = next(DATA.glob("claude_code_subagent/*.jsonl"))
+    outcome = await sessions.import_foreign(
+        "claude", path.read_text(encoding="utf-8"), path=str(path), location=workdir
+    )
+    (child,) = await sessions.children(outcome.session_id)
+    app = app_for(sessions, workdir, clock, StartMode(session_id=outcome.session_id))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: any(w.block.name == "task" for w in app.view.query(ToolCallView)))
+        block = next(w for w in app.view.query(ToolCallView) if w.block.name == "task")
+        await pilot.press("alt+s")  # the newest task block, from the keyboard
+        await until(pilot, lambda: block.has_focus)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ChildSessionScreen))
+        screen = app.screen
+        assert isinstance(screen, ChildSessionScreen) and screen.session_id == child.id
+        await until(pilot, lambda: [w.block.name for w in screen.query(ToolCallView)] == ["bash"])
+        assert "List project files" in screen.title_line

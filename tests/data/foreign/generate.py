@@ -10,8 +10,9 @@ Each agent runs headless (``claude -p``, ``codex exec``, ``gemini -p``) under a 
 below, which speaks the Anthropic Messages and OpenAI Responses wire formats
 (and the Gemini API's, in ``gemini_wire``), streamed, with tool calls: the script makes the agent answer with text and
 reasoning, run ``ls``, edit ``main.py``, look at ``pic.png``, then answers; a
-second run resumes the session and compacts it. The session files the agent
-wrote are copied to ``--out``. Stdlib only; nothing of the agents is kept here.
+second run resumes the session and compacts it (``--scenario base``; the other
+scenarios and every turn of the fake model are in ``turns.py``). The session files
+the agent wrote are copied to ``--out``. Stdlib only; nothing of the agents is kept here.
 The fake key (``sk-fake-0000``) is the only credential either agent sees.
 """
 
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import gemini_wire  # type: ignore[import-not-found]  # beside this script
+from turns import SCENARIOS
 
 FAKE_KEY = "sk-fake-0000"
 # a 1x1 PNG: what the agent is asked to look at
@@ -277,90 +279,6 @@ class Handler(BaseHTTPRequestHandler):
         ev("response.completed", {"response": {**resp, "status": "completed", "output": items, "usage": usage}})
 
 
-def claude_turns(proj: Path) -> list[dict[str, Any]]:
-    return [
-        {
-            "after": "FIXTURE-TASK",
-            "id": "call_ls01",
-            "thinking": "Look at the files first.",
-            "text": "I'll list the files.",
-            "tool": {"name": "Bash", "input": {"command": "ls", "description": "List files"}},
-        },
-        {
-            "after": "call_ls01",
-            "id": "call_read01",
-            "text": "Reading main.py before editing it.",
-            "tool": {"name": "Read", "input": {"file_path": str(proj / "main.py")}},
-        },
-        {
-            "after": "call_read01",
-            "id": "call_edit01",
-            "tool": {
-                "name": "Edit",
-                "input": {
-                    "file_path": str(proj / "main.py"),
-                    "old_string": "print('hello')",
-                    "new_string": "print('hello, world')",
-                    "replace_all": False,
-                },
-            },
-        },
-        {
-            "after": "call_edit01",
-            "id": "call_img01",
-            "tool": {"name": "Read", "input": {"file_path": str(proj / "pic.png")}},
-        },
-        {
-            "after": "call_img01",
-            "id": "call_todo01",
-            "tool": {
-                "name": "TodoWrite",
-                "input": {"todos": [{"content": "Say hello", "status": "completed", "activeForm": "Saying hello"}]},
-            },
-        },
-        {"after": "call_todo01", "text": "Done: main.py now prints hello, world. The picture is a single pixel."},
-        {"after": "ANOTHER-TASK", "text": "Second answer after resuming."},
-        {
-            "after": "summary",
-            "summary": True,
-            "text": "<summary>\n1. Primary Request: edit main.py to print hello, world.\n2. Work done: listed files, edited main.py, viewed pic.png.\n</summary>",
-        },
-    ]
-
-
-def codex_turns(proj: Path) -> list[dict[str, Any]]:
-    patch = "*** Begin Patch\n*** Update File: main.py\n@@\n-    print('hello')\n+    print('hello, world')\n*** End Patch\n"
-    return [
-        {
-            "after": "FIXTURE-TASK",
-            "id": "call_ls01",
-            "thinking": "Look at the files first.",
-            "text": "I'll list the files.",
-            "tool": {"name": "exec_command", "input": {"cmd": "ls", "workdir": str(proj)}},
-        },
-        {
-            "after": "call_ls01",
-            "id": "call_edit01",
-            "tool": {
-                "name": "exec_command",
-                "input": {"cmd": f"apply_patch <<'PATCH'\n{patch}PATCH\n", "workdir": str(proj)},
-            },
-        },
-        {
-            "after": "call_edit01",
-            "id": "call_img01",
-            "tool": {"name": "view_image", "input": {"path": str(proj / "pic.png")}},
-        },
-        {
-            "after": "call_img01",
-            "text": "Done: main.py now prints hello, world. The picture is a single pixel.",
-            "input_tokens": 9000,
-        },
-        {"after": "ANOTHER-TASK", "text": "Second answer after resuming."},
-        {"after": "summary", "summary": True, "text": "Summary: edited main.py to print hello, world; viewed pic.png."},
-    ]
-
-
 def make_home(agent: str, base: str) -> tuple[Path, Path, dict[str, str]]:
     home = Path(f"/tmp/foreign-fixture-{agent}")
     shutil.rmtree(home, ignore_errors=True)
@@ -427,47 +345,58 @@ def run(argv: list[str], env: dict[str, str], cwd: Path) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--agent", choices=["claude", "codex", "gemini"], required=True)
+    ap.add_argument("--scenario", choices=sorted({s for _, s in SCENARIOS}), default="base")
     ap.add_argument("--bin", required=True)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
+    turns = gemini_wire.turns if (a.agent, a.scenario) == ("gemini", "base") else SCENARIOS.get((a.agent, a.scenario))
+    if turns is None:
+        ap.error(f"no {a.scenario!r} scenario for {a.agent}")
     record = Path(f"/tmp/foreign-fixture-{a.agent}.requests.jsonl")
     record.unlink(missing_ok=True)
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     base = f"http://127.0.0.1:{server.server_address[1]}"
     home, proj, env = make_home(a.agent, base)
-    turns = {"claude": claude_turns, "codex": codex_turns, "gemini": gemini_wire.turns}[a.agent]
     server.script = Script(turns(proj), record)  # type: ignore[attr-defined]
     threading.Thread(target=server.serve_forever, daemon=True).start()
     task = "FIXTURE-TASK: list the files, change main.py to print hello, world, and describe pic.png"
+    match a.agent, a.scenario:
+        case "claude", "base":
+            run([a.bin, "-p", "--dangerously-skip-permissions", task], env, proj)
+            run(
+                [a.bin, "-p", "--continue", "--dangerously-skip-permissions", "ANOTHER-TASK: anything else?"], env, proj
+            )
+            run([a.bin, "-p", "--continue", "/compact"], env, proj)
+        case "claude", "subagent":
+            run(
+                [a.bin, "-p", "--dangerously-skip-permissions", "SUBAGENT-TASK: have a subagent list the files"],
+                env,
+                proj,
+            )
+        case "codex", "base":
+            run([a.bin, "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", task], env, proj)
+            resume = ["exec", "--dangerously-bypass-approvals-and-sandbox", "resume", "--last"]
+            run([a.bin, *resume, "ANOTHER-TASK: anything else?"], env, proj)
+        case "gemini", "base":
+            model = ["-m", "gemini-2.5-pro", "--yolo", "-o", "text"]
+            run([a.bin, *model, "-p", task], env, proj)
+            run([a.bin, *model, "--resume", "latest", "-p", "ANOTHER-TASK: anything else?"], env, proj)
+        case "codex", "failing":
+            bypass = ["--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"]
+            run([a.bin, "exec", *bypass, "FAILING-TASK: list a missing file, then main.py"], env, proj)
+    # Claude Code: projects/<slug>/<session>.jsonl, and a subagent's <session>/subagents/agent-<id>.jsonl
+    # with its .meta.json, kept with their paths under the slug; Codex: the rollouts, by name
     if a.agent == "claude":
-        run([a.bin, "-p", "--dangerously-skip-permissions", task], env, proj)
-        run([a.bin, "-p", "--continue", "--dangerously-skip-permissions", "ANOTHER-TASK: anything else?"], env, proj)
-        run([a.bin, "-p", "--continue", "/compact"], env, proj)
-        found = sorted((home / ".claude" / "projects").rglob("*.jsonl"))
+        projects = home / ".claude" / "projects"
+        found = [(p, Path(*p.relative_to(projects).parts[1:])) for p in sorted(projects.rglob("*")) if p.is_file()]
     elif a.agent == "gemini":
-        model = ["-m", "gemini-2.5-pro", "--yolo", "-o", "text"]
-        run([a.bin, *model, "-p", task], env, proj)
-        run([a.bin, *model, "--resume", "latest", "-p", "ANOTHER-TASK: anything else?"], env, proj)
-        found = sorted((home / ".gemini" / "tmp").rglob("session-*.json*"))
+        found = [(p, Path(p.name)) for p in sorted((home / ".gemini" / "tmp").rglob("session-*.json*"))]
     else:
-        run([a.bin, "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", task], env, proj)
-        run(
-            [
-                a.bin,
-                "exec",
-                "--dangerously-bypass-approvals-and-sandbox",
-                "resume",
-                "--last",
-                "ANOTHER-TASK: anything else?",
-            ],
-            env,
-            proj,
-        )
-        found = sorted((home / ".codex" / "sessions").rglob("*.jsonl"))
+        found = [(p, Path(p.name)) for p in sorted((home / ".codex" / "sessions").rglob("*.jsonl"))]
     out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for path in found:
-        shutil.copy(path, out / path.name)
+    for path, kept in found:
+        (out / kept).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, out / kept)
         print(f"captured {path}", file=sys.stderr)
     server.shutdown()
     return 0 if found else 1

@@ -16,14 +16,19 @@ The records form a tree (``parentUuid``; across a compaction
 ``logicalParentUuid``): an edited or rewound prompt starts a new branch and
 leaves the old one in the file. The session is the branch that ends at the
 last record: walked back from it, read in written order; records of other
-branches (and subagents' sidechains) are left out with one note.
+branches are left out with one note, as are the sidechain records older
+versions wrote into the session's file. A subagent's own transcript, kept
+beside the file (``<session>/subagents/agent-*.jsonl``), becomes a child
+session of its ``Agent`` call (``claude_subagents``); such a file given alone is
+refused, naming its session.
 
 Tools: ``Bash`` is our ``bash``, ``Read`` our ``read``, ``Edit`` (old text →
 new text) and ``Write`` (a new file's whole text) our ``apply_patch``, shown as
 the diff; when the result's ``structuredPatch`` tells the change with its
 context lines (``Edit``, ``MultiEdit``, a ``Write`` over a file) that diff is
 the patch. ``TodoWrite`` is our ``todo`` (its plan shows in the plan panel when
-it succeeded). Every other tool is kept under its own name (a foreign tool block).
+it succeeded). ``Agent`` (``Task`` before 2.1) is our ``task``, its result the
+subagent's answer. Every other tool is kept under its own name (a foreign tool block).
 """
 
 from __future__ import annotations
@@ -32,9 +37,17 @@ from collections import Counter
 from typing import Any
 
 from agent_tui.core.log import events as ev
-from agent_tui.core.transfer.foreign import patches
-from agent_tui.core.transfer.foreign.draft import Draft, Imported, UnreadableSession, image, json_lines, time_ms
-from agent_tui.vocab.usage import Usage
+from agent_tui.core.transfer.foreign import claude_subagents, patches
+from agent_tui.core.transfer.foreign.draft import (
+    Draft,
+    Imported,
+    UnreadableSession,
+    add_subagent,
+    image,
+    json_lines,
+    time_ms,
+    usage_of,
+)
 
 AGENT, LABEL = "claude", "Claude Code"
 MAJORS = ("1", "2")  # the transcript format these readers know
@@ -53,7 +66,22 @@ COMMAND_MARKS = ("<command-name>", "<local-command-stdout>", "<local-command-std
 def read(text: str, path: str) -> Imported:
     records = json_lines(text, path)
     version, session_id, cwd = _origin(records, path)
-    reader = _Reader(Draft(AGENT, LABEL), cwd)
+    talk = [r for r in records if r.get("type") in ("user", "assistant")]
+    if talk and all(r.get("isSidechain") for r in talk):
+        raise UnreadableSession(
+            f"{path}: a subagent's transcript, which Claude Code keeps beside its session;"
+            f" import the session ({session_id}), which brings it along"
+        )
+    reader = _walk(records, path, _Reader(Draft(AGENT, LABEL), cwd))
+    transcripts = claude_subagents.beside(path)
+    reader.subagents(transcripts, version, session_id)
+    for transcript in transcripts:
+        reader.draft.note(f"a subagent's transcript ({transcript.path.name}) no Agent call here started was left out")
+    return reader.draft.finish(source_id=session_id, location=cwd, path=path, version=version, title=reader.title)
+
+
+def _walk(records: list[dict[str, Any]], path: str, reader: _Reader) -> _Reader:
+    """Read the records of the branch that ends at the last one into ``reader``."""
     branch = _last_branch(records)
     for number, record in enumerate(records, 1):
         if isinstance(record.get("uuid"), str) and record["uuid"] not in branch:
@@ -68,7 +96,7 @@ def read(text: str, path: str) -> Imported:
     off = sum(1 for r in records if isinstance(r.get("uuid"), str) and r["uuid"] not in branch)
     if off:
         reader.draft.note(f"{off} records of other branches (an edited or rewound part, or a subagent's) were left out")
-    return reader.draft.finish(source_id=session_id, location=cwd, path=path, version=version, title=reader.title)
+    return reader
 
 
 def first_prompt(record: dict[str, Any]) -> str | None:
@@ -114,8 +142,11 @@ def _last_branch(records: list[dict[str, Any]]) -> set[str]:
 
 
 class _Reader:
-    def __init__(self, draft: Draft, cwd: str) -> None:
+    def __init__(self, draft: Draft, cwd: str, *, sidechain: bool = False) -> None:
         self.draft, self.cwd = draft, cwd
+        self.sidechain = sidechain  # reading a subagent's own transcript: its records are all sidechain
+        self.tasks: dict[str, dict[str, Any]] = {}  # Agent call id -> its input as our task's
+        self.agent_ids: dict[str, str] = {}  # Claude Code's agent id -> the Agent call that started it
         self.message_id: str | None = None  # the Anthropic message id of the open step
         self.tools: dict[str, str] = {}  # call id -> the source's tool name
         self.compacting: dict[str, Any] | None = None  # the compact_boundary waiting for its summary
@@ -151,7 +182,7 @@ class _Reader:
     # -- user records: prompts, tool results, compaction summaries ----------------------------
     def user(self, record: dict[str, Any]) -> None:
         at = time_ms(record.get("timestamp"))
-        if record.get("isSidechain"):
+        if record.get("isSidechain") and not self.sidechain:
             self.draft.note("a subagent's (sidechain) message was left out", at)
             return
         content = record["message"]["content"]
@@ -227,6 +258,10 @@ class _Reader:
             if hunks and isinstance(where, str):  # the edit with its context lines, as it landed
                 patch = patches.update(patches.shown_path(where, self.cwd), hunks)
                 self.draft.remap(call_id, "apply_patch", {"patch": patch})
+        if call_id in self.tasks and isinstance(structured, dict):
+            if isinstance(structured.get("agentId"), str):
+                self.agent_ids[structured["agentId"]] = call_id
+            text = claude_subagents.answer(structured) or text  # not Claude Code's note of how to reach it
         plan = self.plans.pop(call_id, None)  # a todo call's plan is what the plan panel shows
         data = {"plan": plan} if plan is not None else None
         self.draft.result(call_id, text, ok=not block.get("is_error"), images=images, data=data, at=at)
@@ -234,7 +269,7 @@ class _Reader:
     # -- assistant records: one content block each ----------------------------------------------
     def assistant(self, record: dict[str, Any]) -> None:
         at = time_ms(record.get("timestamp"))
-        if record.get("isSidechain"):
+        if record.get("isSidechain") and not self.sidechain:
             self.draft.note("a subagent's (sidechain) message was left out", at)
             return
         message = record["message"]
@@ -257,11 +292,12 @@ class _Reader:
         usage = message.get("usage")
         if isinstance(usage, dict):
             self.draft.usage(
-                Usage(
-                    input_tokens=usage.get("input_tokens") or 0,
-                    output_tokens=usage.get("output_tokens") or 0,
-                    cache_read_tokens=usage.get("cache_read_input_tokens") or 0,
-                    cache_write_tokens=usage.get("cache_creation_input_tokens") or 0,
+                usage_of(
+                    usage,
+                    input_tokens="input_tokens",
+                    output_tokens="output_tokens",
+                    cache_read_tokens="cache_read_input_tokens",
+                    cache_write_tokens="cache_creation_input_tokens",
                 ),
                 seal=False,  # the next block of the same response is another record
             )
@@ -274,6 +310,11 @@ class _Reader:
         mapped = self._mapped(name, call_input)
         if mapped is not None and mapped[0] == "todo":
             self.plans[call_id] = mapped[1]["items"]
+        if mapped is not None and mapped[0] == "task":
+            self.tasks[call_id] = mapped[1]
+            left = sorted(set(call_input) - set(claude_subagents.KEPT))
+            if left:
+                self.draft.note(f"the {name} call's options {', '.join(left)} were left out", at)
         if mapped is None:
             self.draft.call(call_id, name, call_input, foreign=name, model=model, at=at, new_step=new)
         else:
@@ -296,7 +337,33 @@ class _Reader:
                 return "apply_patch", {"patch": patches.add(patches.shown_path(path, self.cwd), content)}
             case "TodoWrite", {"todos": list(todos)} if all(_todo(t) for t in todos):
                 return "todo", {"items": [_todo(t) for t in todos]}
+            case tool, {"prompt": str()} if tool in claude_subagents.TOOLS:
+                task = claude_subagents.task_input(given)
+                return ("task", task) if task is not None else None
         return None
+
+    # -- subagents' transcripts --------------------------------------------------------------------
+    def subagents(self, transcripts: list[claude_subagents.Transcript], version: str, source: str) -> None:
+        """Each transcript an ``Agent`` call of this conversation started, read as a child session of
+        the call (and the transcripts its own calls started, in turn); the rest stay in ``transcripts``."""
+        for transcript in list(transcripts):
+            call_id = self.agent_ids.get(transcript.agent_id) or transcript.call_id
+            if call_id not in self.tasks or transcript not in transcripts:
+                continue
+            transcripts.remove(transcript)
+            path, task = str(transcript.path), self.tasks[call_id]
+            child = _walk(
+                json_lines(transcript.text, path), path, _Reader(Draft(AGENT, LABEL), self.cwd, sidechain=True)
+            )
+            child.subagents(transcripts, version, source)
+            built = child.draft.finish(
+                source_id=f"{source}/agent-{transcript.agent_id}",
+                location=self.cwd,
+                path=path,
+                version=version,
+                title=task["description"],
+            )
+            add_subagent(self.draft, built, call_id, task["agent"])
 
     # -- system records ----------------------------------------------------------------------------
     def system(self, record: dict[str, Any]) -> None:

@@ -10,7 +10,9 @@ and their ``*_output``. ``token_usage_record`` (or, before it, an
 ``event_msg`` ``token_count``) closes a response with its usage.
 ``turn_context`` names the model. ``compacted`` holds the compaction's summary
 (the summary reply before it is the compaction's own and not kept twice).
-Other ``event_msg`` lines repeat the items for Codex's UI and are passed over.
+An ``event_msg`` ``item_completed`` tells a call's exit code or status, so a
+failed command imports as failed (``codex_exits``); other ``event_msg`` lines
+repeat the items for Codex's UI and are passed over.
 
 Tools: ``exec_command`` / ``shell`` / ``shell_command`` / ``local_shell_call``
 are our ``bash``; one that runs ``apply_patch <<…`` (Codex applies it itself)
@@ -27,9 +29,16 @@ import shlex
 from typing import Any
 
 from agent_tui.core.log import events as ev
-from agent_tui.core.transfer.foreign import patches
-from agent_tui.core.transfer.foreign.draft import Draft, Imported, UnreadableSession, image, json_lines, time_ms
-from agent_tui.vocab.usage import Usage
+from agent_tui.core.transfer.foreign import codex_exits, patches
+from agent_tui.core.transfer.foreign.draft import (
+    Draft,
+    Imported,
+    UnreadableSession,
+    image,
+    json_lines,
+    time_ms,
+    usage_of,
+)
 
 AGENT, LABEL = "codex", "Codex"
 MAJORS = ("0",)
@@ -58,22 +67,7 @@ def read(text: str, path: str) -> Imported:
     for number, line in enumerate(lines, 1):
         kind, payload, at = line.get("type"), line.get("payload") or {}, time_ms(line.get("timestamp"))
         try:
-            match kind:
-                case "turn_context":
-                    reader.model = payload.get("model") or reader.model
-                case "response_item":
-                    reader.item(payload, at)
-                case "token_usage_record":
-                    reader.seen_usage_records = True
-                    reader.usage(payload.get("usage") or {})
-                case "event_msg" if payload.get("type") == "token_count" and not reader.seen_usage_records:
-                    reader.usage(((payload.get("info") or {}).get("last_token_usage")) or {})
-                case "compacted":
-                    reader.compacted(payload, at)
-                case _ if kind in BOOKKEEPING:
-                    pass
-                case _:
-                    reader.draft.note(f"a {kind!r} line (line {number}) this reader does not know was left out", at)
+            reader.line(kind, payload, at, number)
         except (KeyError, TypeError, AttributeError) as error:
             raise UnreadableSession(
                 f"{path}: line {number} ({kind}) does not fit the Codex rollout format: {error}"
@@ -92,6 +86,28 @@ class _Reader:
         self.model: str | None = None
         self.instructions = 0
         self.seen_usage_records = False
+        self.shells: set[str] = set()  # call ids of shell calls (an apply_patch heredoc too)
+        self.outcomes: dict[str, bool] = {}  # call id -> succeeded, as an item_completed event told
+
+    def line(self, kind: Any, payload: dict[str, Any], at: int | None, number: int) -> None:
+        match kind:
+            case "turn_context":
+                self.model = payload.get("model") or self.model
+            case "response_item":
+                self.item(payload, at)
+            case "token_usage_record":
+                self.seen_usage_records = True
+                self.usage(payload.get("usage") or {})
+            case "event_msg" if payload.get("type") == "item_completed":
+                self.completed(payload.get("item"))
+            case "event_msg" if payload.get("type") == "token_count" and not self.seen_usage_records:
+                self.usage(((payload.get("info") or {}).get("last_token_usage")) or {})
+            case "compacted":
+                self.compacted(payload, at)
+            case _ if kind in BOOKKEEPING:
+                pass
+            case _:
+                self.draft.note(f"a {kind!r} line (line {number}) this reader does not know was left out", at)
 
     def item(self, item: dict[str, Any], at: int | None) -> None:
         draft = self.draft
@@ -148,7 +164,8 @@ class _Reader:
         if name == "apply_patch" and isinstance(given.get("input"), str):
             draft.call(call_id, "apply_patch", {"patch": given["input"]}, model=model, at=at)
             return
-        if name in SHELLS or name == "shell":
+        if name in SHELLS:
+            self.shells.add(call_id)
             command = given.get("cmd") or given.get("command")
             if isinstance(command, list):
                 command = shlex.join(str(c) for c in command)
@@ -169,10 +186,13 @@ class _Reader:
     def _output(self, item: dict[str, Any], at: int | None) -> None:
         output = item.get("output")
         images: list[dict[str, Any]] = []
+        call_id = item["call_id"]
+        told = self.outcomes.pop(call_id, None)
         if isinstance(output, dict):  # older rollouts: {"content": ..., "success": ...}
-            ok, output = output.get("success") is not False, output.get("content")
-        else:
-            ok = True
+            told, output = output.get("success") is not False, output.get("content")
+        elif isinstance(output, str) and call_id in self.shells:
+            output, exited = codex_exits.shell_output(output)
+            told = exited if told is None else told
         if isinstance(output, list):
             texts = []
             for n, part in enumerate(output):
@@ -183,18 +203,25 @@ class _Reader:
                 else:
                     texts.append(part.get("text") or "")
             output = "\n".join(texts)
-        self.draft.result(item["call_id"], str(output or ""), ok=ok, images=images, at=at)
+        self.draft.result(call_id, str(output or ""), ok=told is not False, images=images, at=at)
+
+    def completed(self, item: Any) -> None:
+        """What Codex's UI event says of a finished call: its exit code or status (``codex_exits``)."""
+        found = codex_exits.settled(item)
+        if found is not None:
+            self.outcomes[found[0]] = found[1]
 
     def usage(self, usage: dict[str, Any]) -> None:
         if not usage:
             return
         self.draft.usage(
-            Usage(
-                input_tokens=usage.get("input_tokens") or 0,
-                output_tokens=usage.get("output_tokens") or 0,
-                reasoning_tokens=usage.get("reasoning_output_tokens") or 0,
-                cache_read_tokens=usage.get("cached_input_tokens") or 0,
-                cache_write_tokens=usage.get("cache_write_input_tokens") or 0,
+            usage_of(
+                usage,
+                input_tokens="input_tokens",
+                output_tokens="output_tokens",
+                reasoning_tokens="reasoning_output_tokens",
+                cache_read_tokens="cached_input_tokens",
+                cache_write_tokens="cache_write_input_tokens",
             )
         )
 

@@ -89,6 +89,11 @@ class Imported:
     events: list[tuple[ev.DurableEvent, int | None]]
     mapped: Counter[str]
     notes: list[str]
+    # a subagent's session the source kept beside this one: it becomes a child session of the
+    # import, spawned by the call ``spawned_by_call`` of its parent, running our agent ``subagent``
+    children: list[Imported] = field(default_factory=list)
+    spawned_by_call: str | None = None
+    subagent: str | None = None
 
 
 @dataclass
@@ -114,6 +119,7 @@ class Draft:
         self.first_at: int | None = None
         self.last_at: int | None = None
         self.title: str | None = None
+        self.children: list[Imported] = []
 
     def _at(self, at: int | None) -> int | None:
         if at is None:
@@ -315,4 +321,22 @@ class Draft:
             events=self.events,
             mapped=+self.mapped,
             notes=self.notes,
+            children=self.children,
         )
+
+
+def usage_of(counts: dict[str, Any], **keys: str) -> Usage:
+    """A step's usage from the source's token counts: ``keys`` names, for each of our fields, the
+    source's key (an absent or null count is 0)."""
+    return Usage(**{ours: int(counts.get(theirs) or 0) for ours, theirs in keys.items()})
+
+
+def add_subagent(draft: Draft, child: Imported, call_id: str, agent: str) -> None:
+    """Keep a subagent's own session (read into ``child``) as a child session of the draft's, spawned
+    by its call ``call_id``; its tally and notes count in the parent's report (the notes named by
+    the child's title)."""
+    child.spawned_by_call, child.subagent = call_id, agent
+    draft.children.append(child)
+    draft.mapped["subagent sessions"] += 1
+    draft.mapped.update(child.mapped)
+    draft.notes += [f"subagent {child.title or call_id!r}: {note}" for note in child.notes]

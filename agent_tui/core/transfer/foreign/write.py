@@ -47,25 +47,71 @@ def job(
     imported: Imported, location: Path, project_root: Path, *, again: bool
 ) -> tuple[str, Callable[[Transaction], str | None]]:
     """The new session's id and the write job; the job returns the id of an earlier import of the same
-    source instead of writing (unless ``again``)."""
+    source instead of writing (unless ``again``). The source's subagents' sessions are written after it
+    as its children, each spawned by its ``task`` call, whose result names the child as a live one does."""
     session_id = ids.session_id()
-    origin = ev.ImportedFrom(agent=imported.agent, id=imported.source_id, path=imported.path, version=imported.version)
-    created = ev.SessionCreated(
-        location=str(location),
-        project_root=str(project_root),
-        title=imported.title,
-        imported_from=origin,  # no model: the source's names its steps; a resumed turn uses this config's
-    )
-    first_at = next((at for _, at in imported.events if at is not None), None)
+    sessions = _sessions(imported, session_id, None, str(location), str(project_root))
 
     def run(tx: Transaction) -> str | None:
         if not again:
             row = tx.conn.execute(_FIND, (ev.SessionCreated.TYPE, imported.agent, imported.source_id)).fetchone()
             if row is not None:
                 return str(row[0])
-        tx.append(session_id, created, at_ms=first_at)
-        for event, at in imported.events:
-            tx.append(session_id, event, at_ms=at)
+        for written, events in sessions:
+            for event, at in events:
+                tx.append(written, event, at_ms=at)
         return None
 
     return session_id, run
+
+
+Timed = tuple[ev.DurableEvent, int | None]
+
+
+def _sessions(
+    imported: Imported, session_id: str, spawned_by: ev.SpawnedBy | None, location: str, project_root: str
+) -> list[tuple[str, list[Timed]]]:
+    """This session's events (``session.created`` first) and then its children's, depth first."""
+    origin = ev.ImportedFrom(agent=imported.agent, id=imported.source_id, path=imported.path, version=imported.version)
+    created = ev.SessionCreated(
+        location=location,
+        project_root=project_root,
+        title=imported.title,
+        imported_from=origin,  # no model: the source's names its steps; a resumed turn uses this config's
+        spawned_by=spawned_by,
+        **({"agent": imported.subagent} if imported.subagent else {}),
+    )
+    first_at = next((at for _, at in imported.events if at is not None), None)
+    events: list[Timed] = [(created, first_at)]
+    for event, at in imported.events:  # a subagent's steps are its agent's, as a live child's are
+        if imported.subagent and isinstance(event, ev.StepStarted):
+            event = event.model_copy(update={"agent": imported.subagent})
+        events.append((event, at))
+    found = [(session_id, events)]
+    for child in imported.children:
+        child_id = ids.session_id()
+        made = _link(events, child, child_id)
+        link = ev.SpawnedBy(session_id=session_id, assistant_message_id=made, call_id=child.spawned_by_call or "")
+        found += _sessions(child, child_id, link, location, project_root)
+    return found
+
+
+def _link(events: list[Timed], child: Imported, child_id: str) -> str:
+    """Make the result of the call that started ``child`` name its session (text, data and meta, as
+    the live ``task`` tool's does); returns the assistant message that made the call."""
+    meta = {"session_id": child_id, "agent": child.subagent}
+    ending = f"\n\nsession_id: {child_id}"
+    made = ""
+    for i, (event, at) in enumerate(events):
+        match event:
+            case ev.ToolCalled(call_id=call) if call == child.spawned_by_call:
+                made = event.assistant_message_id
+            case ev.ToolSucceeded(call_id=call) if call == child.spawned_by_call:
+                output = event.output.model_copy(
+                    update={"text": event.output.text + ending, "data": {**event.output.data, **meta}}
+                )
+                events[i] = (event.model_copy(update={"output": output, "result_meta": meta}), at)
+            case ev.ToolFailed(call_id=call) if call == child.spawned_by_call:
+                error = event.error.model_copy(update={"message": event.error.message + ending})
+                events[i] = (event.model_copy(update={"error": error, "result_meta": meta}), at)
+    return made

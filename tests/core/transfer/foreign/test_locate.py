@@ -95,3 +95,16 @@ def test_gemini_sessions_by_project_hash_whatever_the_folder_and_by_id(tmp_path:
         "FIXTURE-TASK: list the files, change main.py to print hello, world, and describe pic.png",
     )
     assert found.size == GEMINI.stat().st_size and found.modified_ms > 0
+
+
+def test_a_subagents_transcript_beside_its_session_is_not_a_session_of_its_own(tmp_path: Path) -> None:
+    home, here = tmp_path / "home", Path("/work/project-a")
+    slug = home / ".claude" / "projects" / locate.claude_slug(here)
+    shutil.copytree(DATA / "claude_code_subagent", slug)
+    transcript = next(slug.glob("*/subagents/agent-*.jsonl"))
+    session = next(slug.glob("*.jsonl"))
+    assert [p.name for p in locate.sessions("claude", here, home, {})] == [session.name]
+    assert [p.name for p in locate.sessions("claude", None, home, {})] == [session.name]
+    assert locate.by_id("claude", session.stem, home, {}) == session
+    with pytest.raises(UnreadableSession, match="no claude session"):
+        locate.by_id("claude", transcript.stem, home, {})
