@@ -4,9 +4,8 @@ SQLite is the existing ``Store`` (one file, WAL, synchronous NORMAL: a commit do
 projects every event). PostgreSQL is ``core/store/pg``'s ``PgEventLog`` on a throwaway local
 server over its Unix socket (``agent_tui/testing/postgres_server.py``), fsync on, measured with
 ``synchronous_commit`` on (each commit waits for its WAL flush) and off (the closest to SQLite's
-NORMAL: a server crash may lose the last few hundred ms, never consistency). The PostgreSQL side
-has no projections yet, so its commits do less work than SQLite's; the figures bound what the
-engine itself costs.
+NORMAL: a server crash may lose the last few hundred ms, never consistency). Both engines project
+every event in the append's transaction, with the same projectors.
 
 * **commits/s, 1 writer**: one event per transaction into one session, awaited one by one.
 * **commits/s, W writers**: W sessions appended at once (W connections on PostgreSQL; SQLite's

@@ -12,14 +12,13 @@ Nothing is shared afterwards: the fork's rows are its own.
 
 from __future__ import annotations
 
-import sqlite3
-
 from agent_tui.core.log.ids import derived_id
 from agent_tui.core.projections.message_rows import index_text
 from agent_tui.core.projections.rewind import refresh_last_message
+from agent_tui.core.projections.sql import Conn, dialect_of
 
 
-def fork_from(conn: sqlite3.Connection, sid: str, parent: str, parent_seq: int) -> None:
+def fork_from(conn: Conn, sid: str, parent: str, parent_seq: int) -> None:
     conn.execute("UPDATE session SET parent_id = ? WHERE id = ?", (parent, sid))
     messages = conn.execute(
         "SELECT id, seq, kind, data_json, created, updated FROM message WHERE session_id = ? AND seq <= ? ORDER BY seq",
@@ -33,11 +32,7 @@ def fork_from(conn: sqlite3.Connection, sid: str, parent: str, parent_seq: int) 
         ],
     )
     conn.execute("UPDATE session SET message_count = message_count + ? WHERE id = ?", (len(messages), sid))
-    texts = conn.execute(
-        "SELECT d.message_id, s.text FROM search_doc d JOIN search s ON s.rowid = d.id"
-        " WHERE d.session_id = ? AND d.message_id != ''",
-        (parent,),
-    ).fetchall()
+    texts = dialect_of(conn).message_texts(conn, parent)
     copied = {mid for mid, *_ in messages}
     for mid, text in texts:
         if mid in copied:

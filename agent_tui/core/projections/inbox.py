@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from typing import Any
 
 from agent_tui.core.errors import EventRejected, UnknownInput
@@ -24,6 +23,7 @@ from agent_tui.core.projections.message_rows import (
     save_message,
     set_last_message,
 )
+from agent_tui.core.projections.sql import Conn
 from agent_tui.vocab.titles import prompt_title
 
 
@@ -38,7 +38,7 @@ def title_from(prompt: list[Any]) -> str | None:
     return prompt_title(ev.prompt_text(prompt))
 
 
-def _input(conn: sqlite3.Connection, sid: str, input_id: str) -> tuple[Any, ...]:
+def _input(conn: Conn, sid: str, input_id: str) -> tuple[Any, ...]:
     row: tuple[Any, ...] | None = conn.execute(
         "SELECT kind, promoted_seq, withdrawn, prompt_json, delivery, settled_seq FROM session_input"
         " WHERE id = ? AND session_id = ?",
@@ -49,7 +49,7 @@ def _input(conn: sqlite3.Connection, sid: str, input_id: str) -> tuple[Any, ...]
     return row
 
 
-def prompt_admitted(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.PromptAdmitted) -> None:
+def prompt_admitted(conn: Conn, sid: str, seq: int, at: int, e: ev.PromptAdmitted) -> None:
     if conn.execute("SELECT 1 FROM session_input WHERE id = ?", (e.input_id,)).fetchone():
         raise EventRejected(f"input {e.input_id} was already admitted")
     prompt = [p.model_dump(mode="json") for p in e.prompt]
@@ -76,7 +76,7 @@ def prompt_admitted(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev
             index_text(conn, sid, "", title)
 
 
-def prompt_promoted(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.PromptPromoted) -> None:
+def prompt_promoted(conn: Conn, sid: str, seq: int, at: int, e: ev.PromptPromoted) -> None:
     kind, promoted, withdrawn, prompt_json, delivery, _ = _input(conn, sid, e.input_id)
     if kind != "prompt" or promoted is not None or withdrawn:
         state = "withdrawn" if withdrawn else "promoted" if promoted is not None else kind
@@ -97,7 +97,7 @@ def prompt_promoted(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev
     set_last_message(conn, sid, text)
 
 
-def prompt_withdrawn(conn: sqlite3.Connection, sid: str, seq: int, e: ev.PromptWithdrawn) -> None:
+def prompt_withdrawn(conn: Conn, sid: str, seq: int, e: ev.PromptWithdrawn) -> None:
     kind, promoted, withdrawn, *_ = _input(conn, sid, e.input_id)
     if promoted is not None or withdrawn:
         raise EventRejected(
@@ -108,7 +108,7 @@ def prompt_withdrawn(conn: sqlite3.Connection, sid: str, seq: int, e: ev.PromptW
         delete_message(conn, e.input_id, sid)
 
 
-def queue_reordered(conn: sqlite3.Connection, sid: str, e: ev.QueueReordered) -> None:
+def queue_reordered(conn: Conn, sid: str, e: ev.QueueReordered) -> None:
     """The queued inputs take the places (ranks) they held, in the new order."""
     rows = conn.execute(
         "SELECT id, coalesce(queue_rank, admitted_seq) FROM session_input WHERE session_id = ? AND kind = 'prompt'"
@@ -121,7 +121,7 @@ def queue_reordered(conn: sqlite3.Connection, sid: str, e: ev.QueueReordered) ->
     conn.executemany("UPDATE session_input SET queue_rank = ? WHERE id = ?", list(zip(places, e.order, strict=True)))
 
 
-def shell_admitted(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.ShellAdmitted) -> None:
+def shell_admitted(conn: Conn, sid: str, seq: int, at: int, e: ev.ShellAdmitted) -> None:
     if conn.execute("SELECT 1 FROM session_input WHERE id = ?", (e.input_id,)).fetchone():
         raise EventRejected(f"input {e.input_id} was already admitted")
     prompt = [{"type": "text", "text": e.command}]
@@ -132,7 +132,7 @@ def shell_admitted(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.
     )
 
 
-def shell_ended(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.ShellEnded) -> None:
+def shell_ended(conn: Conn, sid: str, seq: int, at: int, e: ev.ShellEnded) -> None:
     """Settles the row and writes the ``shell`` message the next request shows the model."""
     kind, promoted, withdrawn, *_ = _input(conn, sid, e.input_id)
     if kind != "shell" or promoted is not None or withdrawn:
@@ -147,17 +147,20 @@ def shell_ended(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.She
     index_text(conn, sid, e.input_id, f"!{e.command}")
 
 
-def compaction_admitted(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.CompactionAdmitted) -> None:
+def compaction_admitted(conn: Conn, sid: str, seq: int, at: int, e: ev.CompactionAdmitted) -> None:
     if conn.execute("SELECT 1 FROM session_input WHERE id = ?", (e.input_id,)).fetchone():
         raise EventRejected(f"input {e.input_id} was already admitted")
-    try:
-        conn.execute(
-            "INSERT INTO session_input (id, session_id, kind, fingerprint, admitted_seq, created)"
-            " VALUES (?, ?, 'compaction', ?, ?, ?)",
-            (e.input_id, sid, fingerprint(sid, "compaction", None, None), seq, at),
-        )
-    except sqlite3.IntegrityError:
-        raise EventRejected(f"session {sid} already has a pending compaction") from None
+    if conn.execute(  # looked up, not caught: a failed statement aborts a PostgreSQL transaction
+        "SELECT 1 FROM session_input WHERE session_id = ? AND kind = 'compaction' AND promoted_seq IS NULL"
+        " AND withdrawn = 0",
+        (sid,),
+    ).fetchone():
+        raise EventRejected(f"session {sid} already has a pending compaction")
+    conn.execute(
+        "INSERT INTO session_input (id, session_id, kind, fingerprint, admitted_seq, created)"
+        " VALUES (?, ?, 'compaction', ?, ?, ?)",
+        (e.input_id, sid, fingerprint(sid, "compaction", None, None), seq, at),
+    )
     insert_message(
         conn, id=e.input_id, session_id=sid, seq=seq, kind="compaction", data=_divider("manual", "queued"), created=at
     )
@@ -167,7 +170,7 @@ def _divider(reason: str, state: str) -> dict[str, Any]:
     return {"reason": reason, "state": state, "summary": None, "recent": None, "error": None}
 
 
-def compaction_progress(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.DurableEvent) -> None:
+def compaction_progress(conn: Conn, sid: str, seq: int, at: int, event: ev.DurableEvent) -> None:
     """started / ended / failed: move the divider along and settle a manual barrier."""
     fields: dict[str, Any]
     match event:

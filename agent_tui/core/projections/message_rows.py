@@ -8,10 +8,10 @@ change to a message's searchable text goes through :func:`index_text`.
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
 from agent_tui.core.errors import EventRejected
+from agent_tui.core.projections.sql import Conn, dialect_of
 
 PREVIEW_CHARS = 200
 
@@ -27,7 +27,7 @@ def preview(text: str) -> str:
 
 
 def insert_message(
-    conn: sqlite3.Connection,
+    conn: Conn,
     *,
     id: str,
     session_id: str,
@@ -45,9 +45,7 @@ def insert_message(
     conn.execute("UPDATE session SET message_count = message_count + 1 WHERE id = ?", (session_id,))
 
 
-def load_message(
-    conn: sqlite3.Connection, message_id: str, session_id: str, kind: str | None = None
-) -> dict[str, Any] | None:
+def load_message(conn: Conn, message_id: str, session_id: str, kind: str | None = None) -> dict[str, Any] | None:
     """The row's data, or None; a row of another kind than ``kind`` is refused."""
     row = conn.execute(
         "SELECT data_json, kind FROM message WHERE id = ? AND session_id = ?", (message_id, session_id)
@@ -60,39 +58,24 @@ def load_message(
     return data
 
 
-def save_message(conn: sqlite3.Connection, message_id: str, data: dict[str, Any], updated: int) -> None:
+def save_message(conn: Conn, message_id: str, data: dict[str, Any], updated: int) -> None:
     conn.execute(
         "UPDATE message SET data_json = ?, updated = ? WHERE id = ?",
         (dumps(data), updated, message_id),
     )
 
 
-def delete_message(conn: sqlite3.Connection, message_id: str, session_id: str) -> None:
+def delete_message(conn: Conn, message_id: str, session_id: str) -> None:
     if conn.execute("DELETE FROM message WHERE id = ? AND session_id = ?", (message_id, session_id)).rowcount:
         conn.execute("UPDATE session SET message_count = message_count - 1 WHERE id = ?", (session_id,))
         index_text(conn, session_id, message_id, "")
 
 
-def set_last_message(conn: sqlite3.Connection, session_id: str, text: str) -> None:
+def set_last_message(conn: Conn, session_id: str, text: str) -> None:
     if text.strip():
         conn.execute("UPDATE session SET last_message = ? WHERE id = ?", (preview(text), session_id))
 
 
-def index_text(conn: sqlite3.Connection, session_id: str, message_id: str, text: str) -> None:
-    """Make ``text`` the searchable text of a message ('' = the session title)."""
-    row = conn.execute(
-        "SELECT id FROM search_doc WHERE session_id = ? AND message_id = ?", (session_id, message_id)
-    ).fetchone()
-    if row is not None:
-        conn.execute("DELETE FROM search WHERE rowid = ?", (row[0],))
-        if not text:
-            conn.execute("DELETE FROM search_doc WHERE id = ?", (row[0],))
-            return
-        doc = row[0]
-    elif not text:
-        return
-    else:
-        doc = conn.execute(
-            "INSERT INTO search_doc (session_id, message_id) VALUES (?, ?)", (session_id, message_id)
-        ).lastrowid
-    conn.execute("INSERT INTO search (rowid, text) VALUES (?, ?)", (doc, text))
+def index_text(conn: Conn, session_id: str, message_id: str, text: str) -> None:
+    """Make ``text`` the searchable text of a message ('' = the session title); '' text removes it."""
+    dialect_of(conn).set_search_text(conn, session_id, message_id, text)

@@ -10,19 +10,19 @@ it was.
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
 from agent_tui.core.log import events as ev
 from agent_tui.core.projections.message_rows import dumps
+from agent_tui.core.projections.sql import Conn
 from agent_tui.vocab.plan import TODO_TOOL, PlanItem
 
 _ITEMS: TypeAdapter[list[PlanItem]] = TypeAdapter(list[PlanItem])
 
 
-def plan_settled(conn: sqlite3.Connection, sid: str, seq: int, e: ev.ToolSucceeded) -> None:
+def plan_settled(conn: Conn, sid: str, seq: int, e: ev.ToolSucceeded) -> None:
     """After ``steps.tool_settled``: a ``todo`` call's plan becomes the session's newest."""
     row = conn.execute(
         "SELECT name FROM tool_call WHERE session_id = ? AND assistant_message_id = ? AND call_id = ?",

@@ -9,7 +9,6 @@ the surrounding transaction then rolls back and nothing is written.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable
 
 from agent_tui.core.errors import EventRejected
@@ -17,10 +16,11 @@ from agent_tui.core.log import events as ev
 from agent_tui.core.projections import inbox, plan, rewind, steps
 from agent_tui.core.projections.fork import fork_from
 from agent_tui.core.projections.message_rows import dumps, index_text, insert_message
+from agent_tui.core.projections.sql import Conn
 from agent_tui.vocab.kinds import PermissionReply
 
 
-def project(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.DurableEvent) -> None:
+def project(conn: Conn, sid: str, seq: int, at: int, event: ev.DurableEvent) -> None:
     for projector in _PROJECTORS:  # in order: the first that knows the event applies it
         if projector(conn, sid, seq, at, event):
             break
@@ -29,7 +29,7 @@ def project(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Dur
     conn.execute("UPDATE session SET head_seq = ?, updated = ? WHERE id = ?", (seq, at, sid))
 
 
-def _session(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.DurableEvent) -> bool:
+def _session(conn: Conn, sid: str, seq: int, at: int, event: ev.DurableEvent) -> bool:
     """The session row itself: created, renamed, its agent, model and place, a fork."""
     match event:
         case ev.SessionCreated():
@@ -51,7 +51,7 @@ def _session(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Du
     return True
 
 
-def _input(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.DurableEvent) -> bool:
+def _input(conn: Conn, sid: str, seq: int, at: int, event: ev.DurableEvent) -> bool:
     """The inbox: prompts, the queue, ``!`` commands, compactions."""
     match event:
         case ev.PromptAdmitted():
@@ -63,7 +63,11 @@ def _input(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Dura
         case ev.QueueReordered():
             inbox.queue_reordered(conn, sid, event)
         case ev.QueuePaused(paused=paused):
-            conn.execute("INSERT OR REPLACE INTO queue_state (session_id, paused) VALUES (?, ?)", (sid, int(paused)))
+            conn.execute(
+                "INSERT INTO queue_state (session_id, paused) VALUES (?, ?)"
+                " ON CONFLICT (session_id) DO UPDATE SET paused = excluded.paused",
+                (sid, int(paused)),
+            )
         case ev.ShellAdmitted():
             inbox.shell_admitted(conn, sid, seq, at, event)
         case ev.ShellEnded():
@@ -78,7 +82,7 @@ def _input(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Dura
     return True
 
 
-def _context(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.DurableEvent) -> bool:
+def _context(conn: Conn, sid: str, seq: int, at: int, event: ev.DurableEvent) -> bool:
     """Context entries, instruction checkpoints and permission requests."""
     match event:
         case ev.ContextPut(key=key, value=value):
@@ -91,8 +95,9 @@ def _context(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Du
             conn.execute("DELETE FROM context_entry WHERE session_id = ? AND key = ?", (sid, key))
         case ev.InstructionsBaselined(baseline=baseline, applied=applied):
             conn.execute(
-                "INSERT OR REPLACE INTO instruction_checkpoint (session_id, baseline, baseline_seq,"
-                " applied_json) VALUES (?, ?, ?, ?)",
+                "INSERT INTO instruction_checkpoint (session_id, baseline, baseline_seq, applied_json)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET baseline = excluded.baseline,"
+                " baseline_seq = excluded.baseline_seq, applied_json = excluded.applied_json",
                 (sid, baseline, seq, dumps(applied)),
             )
         case ev.InstructionsReset():
@@ -119,7 +124,7 @@ def _context(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Du
     return True
 
 
-def _mcp_asks(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.DurableEvent) -> bool:
+def _mcp_asks(conn: Conn, sid: str, seq: int, at: int, event: ev.DurableEvent) -> bool:
     """MCP servers' questions and sampling requests: history only (each lives while its tool call
     does), but what an approved sampling request spent is booked like a step's."""
     match event:
@@ -132,7 +137,7 @@ def _mcp_asks(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.D
     return True
 
 
-def _steps(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.DurableEvent) -> bool:
+def _steps(conn: Conn, sid: str, seq: int, at: int, event: ev.DurableEvent) -> bool:
     """Steps and their parts, tool calls, the end of a run, rewinds; and the events that are history only."""
     match event:
         case ev.StepStarted():
@@ -164,7 +169,7 @@ def _steps(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.Dura
     return True
 
 
-_PROJECTORS: tuple[Callable[[sqlite3.Connection, str, int, int, ev.DurableEvent], bool], ...] = (
+_PROJECTORS: tuple[Callable[[Conn, str, int, int, ev.DurableEvent], bool], ...] = (
     _session,
     _input,
     _context,
@@ -173,7 +178,7 @@ _PROJECTORS: tuple[Callable[[sqlite3.Connection, str, int, int, ev.DurableEvent]
 )
 
 
-def _created(conn: sqlite3.Connection, sid: str, at: int, e: ev.SessionCreated) -> None:
+def _created(conn: Conn, sid: str, at: int, e: ev.SessionCreated) -> None:
     conn.execute(
         "INSERT INTO session (id, title, title_source, location, project_root, agent, model,"
         " parent_id, created, updated, spawned_by, spawned_message_id, spawned_call_id)"
@@ -200,20 +205,19 @@ def _created(conn: sqlite3.Connection, sid: str, at: int, e: ev.SessionCreated) 
         index_text(conn, sid, "", e.title)
 
 
-def _check_undo(conn: sqlite3.Connection, sid: str, seq: int, rewind_seq: int) -> None:
+def _check_undo(conn: Conn, sid: str, seq: int, rewind_seq: int) -> None:
     row = conn.execute("SELECT type FROM event WHERE session_id = ? AND seq = ?", (sid, rewind_seq)).fetchone()
     if row is None or row[0] != ev.SessionRewound.TYPE:
         raise EventRejected(f"event {rewind_seq} of session {sid} is not a rewind")
-    undone = conn.execute(
-        "SELECT 1 FROM event WHERE session_id = ? AND type = ? AND seq > ? AND seq < ?"
-        " AND json_extract(data_json, '$.rewind_seq') = ?",
-        (sid, ev.RewindUndone.TYPE, rewind_seq, seq, rewind_seq),
-    ).fetchone()
-    if undone:
+    undos = conn.execute(  # few rows: the undos between the rewind and now, read in Python on both engines
+        "SELECT data_json FROM event WHERE session_id = ? AND type = ? AND seq > ? AND seq < ?",
+        (sid, ev.RewindUndone.TYPE, rewind_seq, seq),
+    ).fetchall()
+    if any(json.loads(data).get("rewind_seq") == rewind_seq for (data,) in undos):
         raise EventRejected(f"the rewind at {sid}#{rewind_seq} was already undone")
 
 
-def _asked(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.PermissionAsked) -> None:
+def _asked(conn: Conn, sid: str, seq: int, at: int, e: ev.PermissionAsked) -> None:
     if conn.execute("SELECT 1 FROM permission_request WHERE request_id = ?", (e.request_id,)).fetchone():
         raise EventRejected(f"permission request {e.request_id} was already asked")
     conn.execute(
@@ -234,7 +238,7 @@ def _asked(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.Permissi
     )
 
 
-def _replied(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.PermissionReplied) -> None:
+def _replied(conn: Conn, sid: str, seq: int, at: int, e: ev.PermissionReplied) -> None:
     row = conn.execute(
         "SELECT action, save_json, reply FROM permission_request WHERE request_id = ? AND session_id = ?",
         (e.request_id, sid),
@@ -253,6 +257,7 @@ def _replied(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.Permis
         for pattern in json.loads(save_json):
             conn.execute(
                 "INSERT INTO permission_approval (project_root, action, pattern, created) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT DO UPDATE SET created = max(created, excluded.created)",  # newest "always" counts
+                " ON CONFLICT (project_root, action, pattern) DO UPDATE SET created = excluded.created"
+                " WHERE excluded.created > permission_approval.created",  # the newest "always" counts
                 (root, action, pattern, at),
             )

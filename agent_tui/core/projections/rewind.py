@@ -11,13 +11,13 @@ published, so ``rebuild`` and the live projections agree either way.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable
 
 from agent_tui.core.log import events as ev
 from agent_tui.core.projections.message_rows import delete_message, preview
+from agent_tui.core.projections.sql import Conn, dialect_of
 
-Project = Callable[[sqlite3.Connection, str, int, int, ev.DurableEvent], None]
+Project = Callable[[Conn, str, int, int, ev.DurableEvent], None]
 
 _SESSION_TABLES = (
     "step_usage",
@@ -31,7 +31,7 @@ _SESSION_TABLES = (
 )
 
 
-def hide_from(conn: sqlite3.Connection, sid: str, seq: int, boundary: int) -> None:
+def hide_from(conn: Conn, sid: str, seq: int, boundary: int) -> None:
     """Everything the model saw from ``boundary`` on leaves the projections (the plan falls back to the last before it)."""
     pending = conn.execute(
         "SELECT id, kind FROM session_input WHERE session_id = ? AND promoted_seq IS NULL AND withdrawn = 0",
@@ -54,13 +54,13 @@ def hide_from(conn: sqlite3.Connection, sid: str, seq: int, boundary: int) -> No
     refresh_last_message(conn, sid)
 
 
-def refresh_last_message(conn: sqlite3.Connection, sid: str) -> None:
+def refresh_last_message(conn: Conn, sid: str) -> None:
     """The picker's preview from the newest visible user or assistant text."""
     last = _last_text(conn, sid)
     conn.execute("UPDATE session SET last_message = ? WHERE id = ?", (preview(last) if last else None, sid))
 
 
-def _last_text(conn: sqlite3.Connection, sid: str) -> str | None:
+def _last_text(conn: Conn, sid: str) -> str | None:
     rows = conn.execute(
         "SELECT kind, data_json FROM message WHERE session_id = ? AND kind IN ('user', 'assistant')"
         " ORDER BY seq DESC LIMIT 50",
@@ -77,7 +77,7 @@ def _last_text(conn: sqlite3.Connection, sid: str) -> str | None:
     return None
 
 
-def replay_without(conn: sqlite3.Connection, sid: str, upto: int, undone: int, project: Project) -> None:
+def replay_without(conn: Conn, sid: str, upto: int, undone: int, project: Project) -> None:
     """Re-project ``sid`` from its events before ``upto``, skipping rewind ``undone`` and earlier undone ones."""
     rows = conn.execute(
         "SELECT seq, type, created_ms, data_json FROM event WHERE session_id = ? AND seq < ? ORDER BY seq",
@@ -93,10 +93,9 @@ def replay_without(conn: sqlite3.Connection, sid: str, upto: int, undone: int, p
             project(conn, sid, seq, at, event)
 
 
-def clear_session(conn: sqlite3.Connection, sid: str) -> None:
+def clear_session(conn: Conn, sid: str) -> None:
     """Delete every projection row of one session (saved approvals belong to the project, not to it)."""
-    conn.execute("DELETE FROM search WHERE rowid IN (SELECT id FROM search_doc WHERE session_id = ?)", (sid,))
-    conn.execute("DELETE FROM search_doc WHERE session_id = ?", (sid,))
+    dialect_of(conn).clear_search(conn, sid)
     for table in _SESSION_TABLES:
         conn.execute(f"DELETE FROM {table} WHERE session_id = ?", (sid,))
     conn.execute("DELETE FROM session WHERE id = ?", (sid,))

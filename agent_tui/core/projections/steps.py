@@ -12,7 +12,6 @@ retry event carrying its ``assistant_message_id``::
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
 from agent_tui.core.errors import EventRejected
@@ -25,10 +24,11 @@ from agent_tui.core.projections.message_rows import (
     save_message,
     set_last_message,
 )
+from agent_tui.core.projections.sql import Conn, dialect_of
 from agent_tui.vocab.usage import Usage
 
 
-def _assistant(conn: sqlite3.Connection, session_id: str, message_id: str) -> dict[str, Any]:
+def _assistant(conn: Conn, session_id: str, message_id: str) -> dict[str, Any]:
     data = load_message(conn, message_id, session_id, "assistant")
     if data is None:
         raise EventRejected(f"no step started for assistant message {message_id}")
@@ -47,7 +47,7 @@ def _assistant_text(data: dict[str, Any]) -> str:
     return "\n".join(p["text"] for p in data["parts"] if p["type"] == "text" and p["text"])
 
 
-def step_started(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.StepStarted) -> None:
+def step_started(conn: Conn, sid: str, seq: int, at: int, e: ev.StepStarted) -> None:
     data = load_message(conn, e.assistant_message_id, sid, "assistant")
     if data is None:
         data = {
@@ -70,7 +70,7 @@ def step_started(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.St
     save_message(conn, e.assistant_message_id, data, at)
 
 
-def fragment(conn: sqlite3.Connection, sid: str, at: int, event: ev.DurableEvent) -> None:
+def fragment(conn: Conn, sid: str, at: int, event: ev.DurableEvent) -> None:
     """text/reasoning started and ended: open a part, then fill its full value."""
     match event:
         case ev.TextStarted(assistant_message_id=mid, ordinal=n):
@@ -100,7 +100,7 @@ def fragment(conn: sqlite3.Connection, sid: str, at: int, event: ev.DurableEvent
         set_last_message(conn, sid, text)
 
 
-def tool_called(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.ToolCalled) -> None:
+def tool_called(conn: Conn, sid: str, seq: int, at: int, e: ev.ToolCalled) -> None:
     data = _assistant(conn, sid, e.assistant_message_id)
     if conn.execute(
         "SELECT 1 FROM tool_call WHERE assistant_message_id = ? AND call_id = ?",
@@ -116,7 +116,7 @@ def tool_called(conn: sqlite3.Connection, sid: str, seq: int, at: int, e: ev.Too
     save_message(conn, e.assistant_message_id, data, at)
 
 
-def tool_settled(conn: sqlite3.Connection, sid: str, at: int, event: ev.ToolSucceeded | ev.ToolFailed) -> None:
+def tool_settled(conn: Conn, sid: str, at: int, event: ev.ToolSucceeded | ev.ToolFailed) -> None:
     out: str | None
     err: str | None
     match event:
@@ -134,7 +134,7 @@ def tool_settled(conn: sqlite3.Connection, sid: str, at: int, event: ev.ToolSucc
     conn.execute("UPDATE message SET updated = ? WHERE id = ?", (at, event.assistant_message_id))
 
 
-def step_closed(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.DurableEvent) -> None:
+def step_closed(conn: Conn, sid: str, seq: int, at: int, event: ev.DurableEvent) -> None:
     """step.ended, step.failed and retry.scheduled: settle or annotate the row."""
     match event:
         case ev.StepEnded(assistant_message_id=mid, finish=finish, usage=usage, cost=cost):
@@ -162,7 +162,7 @@ SAMPLING_AGENT = "mcp-sampling"
 """The agent a sampling request's usage is booked to: what MCP servers spent, apart from the agents' steps."""
 
 
-def sampling_spent(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.SamplingAnswered) -> None:
+def sampling_spent(conn: Conn, sid: str, seq: int, at: int, event: ev.SamplingAnswered) -> None:
     """An approved MCP sampling request: what it spent counts for the session and in the usage ledger
     (a declined or cancelled one spent nothing)."""
     if event.usage is None:
@@ -171,11 +171,11 @@ def sampling_spent(conn: sqlite3.Connection, sid: str, seq: int, at: int, event:
     _spent(conn, sid, seq, at, (event.model or "", SAMPLING_AGENT), event.usage, event.cost, event.cost_source)
 
 
-def clear_retries(conn: sqlite3.Connection, sid: str, at: int) -> None:
+def clear_retries(conn: Conn, sid: str, at: int) -> None:
     """An interruption or failed execution ends any scheduled retry."""
     rows = conn.execute(
         "SELECT id, data_json FROM message WHERE session_id = ? AND kind = 'assistant'"
-        " AND json_extract(data_json, '$.retry') IS NOT NULL",
+        f" AND {dialect_of(conn).json_field('data_json', 'retry')} IS NOT NULL",
         (sid,),
     ).fetchall()
     for message_id, raw in rows:
@@ -189,7 +189,7 @@ COMPACTION_AGENT = "compaction"
 ``/usage`` and ``agent-tui usage --by agent`` show what compactions spent apart."""
 
 
-def compaction_spent(conn: sqlite3.Connection, sid: str, seq: int, at: int, event: ev.DurableEvent) -> None:
+def compaction_spent(conn: Conn, sid: str, seq: int, at: int, event: ev.DurableEvent) -> None:
     """A compaction's summary call that finished: its usage row, and the session's totals, as a step's."""
     match event:
         case ev.CompactionEnded(usage=Usage() as usage) | ev.CompactionFailed(usage=Usage() as usage):
@@ -200,7 +200,7 @@ def compaction_spent(conn: sqlite3.Connection, sid: str, seq: int, at: int, even
 
 
 def _spent(
-    conn: sqlite3.Connection,
+    conn: Conn,
     sid: str,
     seq: int,
     at: int,
@@ -212,9 +212,13 @@ def _spent(
     """One ``step_usage`` row: what this call spent, by ``spender``'s model and agent."""
     model, agent = spender
     conn.execute(
-        "INSERT OR REPLACE INTO step_usage (session_id, seq, at, model, agent, input_tokens, output_tokens,"
+        "INSERT INTO step_usage (session_id, seq, at, model, agent, input_tokens, output_tokens,"
         " reasoning_tokens, cache_read_tokens, cache_write_tokens, cost, cost_source)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, seq) DO UPDATE SET"
+        " at = excluded.at, model = excluded.model, agent = excluded.agent, input_tokens = excluded.input_tokens,"
+        " output_tokens = excluded.output_tokens, reasoning_tokens = excluded.reasoning_tokens,"
+        " cache_read_tokens = excluded.cache_read_tokens, cache_write_tokens = excluded.cache_write_tokens,"
+        " cost = excluded.cost, cost_source = excluded.cost_source",
         (
             sid,
             seq,
@@ -232,7 +236,7 @@ def _spent(
     )
 
 
-def _add_usage(conn: sqlite3.Connection, sid: str, usage: Usage, cost: float | None) -> None:
+def _add_usage(conn: Conn, sid: str, usage: Usage, cost: float | None) -> None:
     conn.execute(
         "UPDATE session SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,"
         " cost = cost + ? WHERE id = ?",

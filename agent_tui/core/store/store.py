@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from agent_tui.core.errors import EventRejected, StoreError
+from agent_tui.core.errors import StoreError
 from agent_tui.core.log import events as ev
 from agent_tui.core.log.records import (
     ApprovalRecord,
@@ -31,13 +31,13 @@ from agent_tui.core.log.records import (
     ToolCallRecord,
 )
 from agent_tui.core.log.usage_records import SessionUsage, UsageGrouping, UsageRow
-from agent_tui.core.projections.projectors import project
 from agent_tui.core.settings.config import StorageSettings
 from agent_tui.core.store import queries as q
 from agent_tui.core.store import usage_queries
 from agent_tui.core.store.bus import Bus
 from agent_tui.core.store.db import connect_raw, translate
 from agent_tui.core.store.reader import ReaderPool
+from agent_tui.core.store.replay import LOG_IN_ORDER, replay
 from agent_tui.core.store.schema import CURRENT_VERSION, PROJECTION_TABLES, check_version, migrate
 from agent_tui.core.store.watch import CommitWatcher
 from agent_tui.core.store.writer import Tx, Writer
@@ -281,13 +281,4 @@ def _rebuild(tx: Tx) -> int:
     conn = tx.conn
     for table in PROJECTION_TABLES:
         conn.execute(f"DELETE FROM {table}")
-    count = 0
-    rows = conn.cursor().execute("SELECT session_id, seq, type, created_ms, data_json FROM event ORDER BY rowid")
-    for session_id, seq, type_, created, data in rows:
-        stored = q.stored_event(session_id, seq, type_, created, data)
-        try:
-            project(conn, session_id, seq, created, stored.event)
-        except EventRejected as error:
-            raise EventRejected(f"rebuild stopped at {session_id}#{seq} ({type_}): {error}") from None
-        count += 1
-    return count
+    return replay(conn, conn.cursor().execute(LOG_IN_ORDER.format(order="rowid")))

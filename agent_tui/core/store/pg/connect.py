@@ -7,12 +7,13 @@ default never loads it and a missing extra is one clear sentence.
 from __future__ import annotations
 
 import re
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.errors import DatabaseUnavailable
 
 if TYPE_CHECKING:
-    from psycopg import AsyncConnection
+    from psycopg import AsyncConnection, Connection
 
 _PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@")
 
@@ -22,15 +23,39 @@ def redact(url: str) -> str:
     return _PASSWORD.sub(r"\1***@", url)
 
 
-async def connect(url: str) -> AsyncConnection[tuple[Any, ...]]:
-    """An autocommit connection (transactions are explicit ``conn.transaction()`` blocks)."""
+def _driver(url: str) -> ModuleType:
     try:
         import psycopg
     except ImportError:
         raise DatabaseUnavailable(
             redact(url), "the PostgreSQL driver is not installed (pip install 'agent-tui[postgres]')"
         ) from None
+    return psycopg
+
+
+def _refused(url: str, error: Exception) -> DatabaseUnavailable:
+    return DatabaseUnavailable(redact(url), str(error).strip().splitlines()[0])
+
+
+async def connect(url: str) -> AsyncConnection[tuple[Any, ...]]:
+    """An autocommit connection (transactions are explicit ``conn.transaction()`` blocks)."""
+    psycopg = _driver(url)
     try:
-        return await psycopg.AsyncConnection.connect(url, autocommit=True)
+        conn: AsyncConnection[tuple[Any, ...]] = await psycopg.AsyncConnection.connect(url, autocommit=True)
     except psycopg.Error as error:
-        raise DatabaseUnavailable(redact(url), str(error).strip().splitlines()[0]) from None
+        raise _refused(url, error) from None
+    return conn
+
+
+def connect_sync(url: str) -> Connection[tuple[Any, ...]]:
+    """A blocking autocommit connection: the one the projectors write through, on a worker thread.
+
+    The projectors are plain functions (the same ones SQLite's writer thread runs), so the
+    transaction that appends and projects runs on a thread with psycopg's sync API.
+    """
+    psycopg = _driver(url)
+    try:
+        conn: Connection[tuple[Any, ...]] = psycopg.Connection.connect(url, autocommit=True)
+    except psycopg.Error as error:
+        raise _refused(url, error) from None
+    return conn
