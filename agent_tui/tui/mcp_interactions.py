@@ -34,8 +34,8 @@ class McpInteractions:
         sessions = self.app.services.sessions
         if sessions is not None:
             self._unwatch = [
-                sessions.watch_elicitations(self._question_came),
-                sessions.watch_samplings(self._sampling_came),
+                sessions.asks.watch_elicitations(self._question_came),
+                sessions.asks.watch_samplings(self._sampling_came),
             ]
 
     def unwatch(self) -> None:
@@ -61,7 +61,7 @@ class McpInteractions:
                 return
             try:
                 if app.services.sessions is not None:
-                    app.services.sessions.answer_sampling(question.request_id, bool(approve))
+                    app.services.sessions.asks.answer_sampling(question.request_id, bool(approve))
             except Exception as error:  # noqa: BLE001 - the call ended meanwhile
                 app.notify(f"MCP server {server}: {error}", severity="warning")
                 return
@@ -83,7 +83,7 @@ class McpInteractions:
             action, content = answer or ("cancel", None)
             try:
                 if app.services.sessions is not None:
-                    app.services.sessions.answer_elicitation(question.request_id, action, content)
+                    app.services.sessions.asks.answer_elicitation(question.request_id, action, content)
             except Exception as error:  # noqa: BLE001 - the call ended meanwhile, or the answer does not fit
                 app.notify(f"MCP server {question.request.server}: {error}", severity="warning")
 

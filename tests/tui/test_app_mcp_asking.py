@@ -231,4 +231,4 @@ async def test_an_interrupted_call_closes_its_question_and_the_log_says_why(
         await idle(pilot, app)
         (_, answered) = await _exchange(runtime, app)
         assert (answered[1]["action"], answered[1]["reason"]) == ("cancel", "the tool call ended before an answer")
-        assert runtime.sessions.open_elicitations() == []
+        assert runtime.sessions.asks.open_elicitations() == []
