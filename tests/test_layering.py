@@ -131,12 +131,15 @@ def test_litellm_is_never_imported_at_module_level() -> None:
 
 MCP_SDK_HOMES = (
     PACKAGE / "tools" / "mcp" / "connection.py",
+    PACKAGE / "tools" / "mcp" / "client_callbacks.py",
+    PACKAGE / "tools" / "mcp" / "transport.py",
     PACKAGE / "tools" / "mcp" / "oauth.py",
     PACKAGE / "mcp_serve" / "server.py",
 )
 """The modules that import the ``mcp`` SDK (it costs ~0.6 s to import), and only inside functions: the
-client's connection, its OAuth (the SDK's ``OAuthClientProvider`` does the protocol; ``agent-tui mcp
-login`` runs it without a connection), and the server ``agent-tui mcp serve`` runs."""
+client's connection, its answers to the server (``client_callbacks``), its transports, its OAuth (the
+SDK's ``OAuthClientProvider`` does the protocol; ``agent-tui mcp login`` runs it without a connection),
+and the server ``agent-tui mcp serve`` runs."""
 
 
 def test_the_mcp_sdk_is_imported_only_inside_functions_of_the_mcp_connection() -> None:

@@ -55,11 +55,12 @@ _EXPORTS: dict[str, str] = {
     "SessionExists": "errors",
     "EventRejected": "errors",
     "DatabaseLocked": "errors",
-    "InvalidRequest": "sessions",
+    "InvalidRequest": "errors",
     "UnknownPermission": "sessions",
     "UnknownElicitation": "host.elicitations",
     "OpenQuestion": "host.elicitations",
     "UnknownSampling": "host.samplings",
+    "McpAsks": "host.mcp_asks",
     "AdmissionConflict": "inbox.admission",
     "SessionOwnedElsewhere": "run.lease",
     "UnknownMessage": "history.rewind",
@@ -152,6 +153,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X": a re-export)
     from agent_tui.core.errors import DatabaseLocked as DatabaseLocked
     from agent_tui.core.errors import EventRejected as EventRejected
+    from agent_tui.core.errors import InvalidRequest as InvalidRequest
     from agent_tui.core.errors import SessionBusy as SessionBusy
     from agent_tui.core.errors import SessionExists as SessionExists
     from agent_tui.core.errors import StoreError as StoreError
@@ -165,6 +167,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.history.rewind import UnknownMessage as UnknownMessage
     from agent_tui.core.host.elicitations import OpenQuestion as OpenQuestion
     from agent_tui.core.host.elicitations import UnknownElicitation as UnknownElicitation
+    from agent_tui.core.host.mcp_asks import McpAsks as McpAsks
     from agent_tui.core.host.mcp_auth import mcp_login as mcp_login
     from agent_tui.core.host.mcp_auth import mcp_logout as mcp_logout
     from agent_tui.core.host.mcp_auth import mcp_with_auth as mcp_with_auth
@@ -199,7 +202,6 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.runtime import start_telemetry as start_telemetry
     from agent_tui.core.sessions import HISTORY_MAX as HISTORY_MAX
     from agent_tui.core.sessions import History as History
-    from agent_tui.core.sessions import InvalidRequest as InvalidRequest
     from agent_tui.core.sessions import Sessions as Sessions
     from agent_tui.core.sessions import UnknownPermission as UnknownPermission
     from agent_tui.core.sessions import open_sessions as open_sessions

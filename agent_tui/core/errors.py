@@ -13,6 +13,15 @@ class StoreError(Exception):
     """Base of every store failure; ``str(error)`` is one line for the CLI."""
 
 
+class InvalidRequest(StoreError):
+    """A caller error the facade refuses before anything is written; ``problems``: each value that
+    does not fit, when the request was well-formed but its values are not (an answer's form)."""
+
+    def __init__(self, message: str, problems: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.problems = problems
+
+
 class DatabaseCorrupt(StoreError):
     def __init__(self, path: Path | str, detail: str) -> None:
         super().__init__(f"database {path} is corrupt or not an agent-tui database ({detail})")

@@ -265,9 +265,9 @@ class Runtime:
             gate.approval = partial(self._approval, session, host)
             host.before_change = SnapshotBeforeChange(self.sessions.snapshots, self.publisher(session.id), location)
             host.hooks = ToolHooks(self.publisher(session.id), location, root)
-            host.elicit = partial(self.sessions.elicitations.asker, self.publisher(session.id))
+            host.elicit = partial(self.sessions.asks.elicitations.asker, self.publisher(session.id))
             host.sample = partial(
-                self.sessions.samplings.asker, self.publisher(session.id), partial(self._sample, session.id)
+                self.sessions.asks.samplings.asker, self.publisher(session.id), partial(self._sample, session.id)
             )
             if self._policy is None:  # someone will be asked: the notification hooks say so
                 site = HookSite(session.id, location, root, self.publisher(session.id))

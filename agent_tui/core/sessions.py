@@ -19,12 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from agent_tui.core.errors import StoreError, UnknownSession
+from agent_tui.core.errors import InvalidRequest, StoreError, UnknownSession
 from agent_tui.core.history import fork as forks
 from agent_tui.core.history.lineage import lineage as walk_lineage
 from agent_tui.core.history.rewind import FilesPreview, Rewinder, RewindPoint, RewindResult, RewindState, points
-from agent_tui.core.host.elicitations import Elicitations, InvalidAnswer, OpenQuestion
-from agent_tui.core.host.samplings import Samplings
+from agent_tui.core.host.mcp_asks import McpAsks
 from agent_tui.core.inbox.admission import Receipt, admit_compaction, admit_prompt
 from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
@@ -49,7 +48,6 @@ from agent_tui.core.store.store import Store
 from agent_tui.core.store.writer import Tx
 from agent_tui.core.workspace.snapshots import WorkspaceSnapshots
 from agent_tui.tools.final_answer import InvalidSchema, OutputSchema, checked_schema
-from agent_tui.vocab.elicitation import ElicitationAnswer
 from agent_tui.vocab.kinds import ApprovalMode, Delivery, PermissionReply, RewindMode
 
 if TYPE_CHECKING:
@@ -61,15 +59,6 @@ HISTORY_DEFAULT = 50
 HISTORY_MAX = 100
 TITLE_MAX = 200
 _API_KEY = re.compile(r"^api/[A-Za-z0-9_.\-][A-Za-z0-9_.\-/]*$")
-
-
-class InvalidRequest(StoreError):
-    """A caller error the facade refuses before anything is written; ``problems``: each value that
-    does not fit, when the request was well-formed but its values are not (an answer's form)."""
-
-    def __init__(self, message: str, problems: tuple[str, ...] = ()) -> None:
-        super().__init__(message)
-        self.problems = problems
 
 
 class UnknownPermission(StoreError):
@@ -125,9 +114,9 @@ class Sessions:
         self.on_approval: Callable[[str], None] | None = None
         """Told the session whose mode :meth:`choose_approval` changed (the runtime settles the
         pending asks the new mode covers)."""
-        self.elicitations = Elicitations()
-        self.samplings = Samplings()
-        """MCP servers' open questions in this process (the runtime hands each tool call its asker)."""
+        self.asks = McpAsks()
+        """MCP servers' open questions and sampling requests in this process: the front ends watch and
+        answer them; the runtime hands each tool call its askers."""
 
     def set_executor(self, executor: Executor) -> None:
         """Install the runner's coordinator (it is built after the facade)."""
@@ -619,36 +608,6 @@ class Sessions:
                 if record is not None and record.reply is not None:
                     return record
                 await wakes.get()
-
-    # -- MCP servers' questions (elicitation) ---------------------------------------------
-    def watch_elicitations(self, watcher: Callable[[OpenQuestion[Any]], None]) -> Callable[[], None]:
-        """Show ``watcher`` each question an MCP server asks during a tool call, from now (and those
-        open now); while anyone watches, questions wait for :meth:`answer_elicitation`, else they are
-        declined at once. Returns the function that stops watching."""
-        return self.elicitations.watch(watcher)
-
-    def open_elicitations(self, session_id: str | None = None) -> builtins.list[OpenQuestion[Any]]:
-        return self.elicitations.open(session_id)
-
-    def answer_elicitation(
-        self, request_id: str, action: str, content: dict[str, Any] | None = None, reason: str | None = None
-    ) -> ElicitationAnswer:
-        """Answer a question: accept (a form's values, checked against its schema), decline or cancel;
-        returns what the server is sent. Raises ``UnknownElicitation`` for one not open,
-        ``InvalidRequest`` (with its ``problems``) for an answer that does not fit."""
-        try:
-            return self.elicitations.answer(request_id, action, content, reason)
-        except InvalidAnswer as error:
-            raise InvalidRequest(str(error), error.problems) from None
-
-    def watch_samplings(self, watcher: Callable[[OpenQuestion[Any]], None]) -> Callable[[], None]:
-        """Like :meth:`watch_elicitations`, for MCP servers' sampling requests (approved or declined by
-        :meth:`answer_sampling`; unwatched, declined at once)."""
-        return self.samplings.watch(watcher)
-
-    def answer_sampling(self, request_id: str, approve: bool) -> None:
-        """Approve (the session's model answers the server) or decline; ``UnknownSampling`` for one not open."""
-        self.samplings.answer(request_id, approve)
 
 
 def _unstored(location: str, project_root: str, agent: str, model: str | None) -> SessionRecord:

@@ -50,7 +50,7 @@ def _questions_wait(sessions: Sessions) -> Callable[[web.Application], AsyncIter
     """While the app serves, MCP servers' questions wait for an HTTP answer (else: declined at once)."""
 
     async def serving(_: web.Application) -> AsyncIterator[None]:
-        waits = QuestionWaits(sessions)
+        waits = QuestionWaits(sessions.asks)
         waits.start()
         yield
         await waits.stop()

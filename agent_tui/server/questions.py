@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 
-from agent_tui.core.api import OpenQuestion, Sessions, UnknownElicitation
+from agent_tui.core.api import McpAsks, OpenQuestion, UnknownElicitation
 from agent_tui.vocab.elicitation import ElicitationRequest
 
 DEFAULT_WITHIN_S = 120.0
@@ -26,15 +26,15 @@ def unanswered(limit_s: float) -> str:
 
 
 class QuestionWaits:
-    """Watches ``sessions`` for questions and declines each one left unanswered for too long."""
+    """Watches ``asks`` (the facade's) for questions and declines each one left unanswered for too long."""
 
-    def __init__(self, sessions: Sessions) -> None:
-        self.sessions = sessions
+    def __init__(self, asks: McpAsks) -> None:
+        self.asks = asks
         self._unwatch: Callable[[], None] | None = None
         self._timers: set[asyncio.Task[None]] = set()
 
     def start(self) -> None:
-        self._unwatch = self.sessions.watch_elicitations(self._asked)
+        self._unwatch = self.asks.watch_elicitations(self._asked)
 
     async def stop(self) -> None:
         if self._unwatch is not None:
@@ -55,4 +55,4 @@ class QuestionWaits:
             await asyncio.wait_for(question.ended.wait(), limit)
         except TimeoutError:
             with contextlib.suppress(UnknownElicitation):  # answered or ended at the last moment
-                self.sessions.answer_elicitation(question.request_id, "decline", reason=unanswered(limit))
+                self.asks.answer_elicitation(question.request_id, "decline", reason=unanswered(limit))

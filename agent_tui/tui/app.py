@@ -26,18 +26,16 @@ from textual.theme import Theme
 from textual.widget import MountError
 from textual.widgets import Footer, Static
 
-from agent_tui.tui.command_registry import BY_NAME, Command, palette, resolve
+from agent_tui.tui.command_files import CommandFiles
+from agent_tui.tui.command_registry import Command, palette, resolve
 from agent_tui.tui.ctrl_c import CtrlC
-from agent_tui.tui.custom_commands import command_dirs, load_commands, watch_commands
 from agent_tui.tui.file_index import mention
 from agent_tui.tui.gc_policy import tune_runtime
 from agent_tui.tui.mcp_interactions import McpInteractions
-from agent_tui.tui.mcp_view import McpServerState, error_notices, failure_notice, new_notices
 from agent_tui.tui.notice_hold import HeldNotice, NoticeHold
 from agent_tui.tui.pages import Pages
 from agent_tui.tui.pickers import Pickers
 from agent_tui.tui.screens.child_session import ChildSessionScreen
-from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.picker import SessionPicker
 from agent_tui.tui.services import CoreUnavailable, TuiServices
 from agent_tui.tui.session_actions import SessionActions
@@ -45,7 +43,6 @@ from agent_tui.tui.shared_css import SharedStylesheet
 from agent_tui.tui.startup import Startup
 from agent_tui.tui.theme_watch import watch_theme_files
 from agent_tui.tui.themes import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes, theme_dirs
-from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.widgets.plan import PlanPanel
 from agent_tui.tui.widgets.prompt import IMAGE_SUFFIXES, PromptInput
@@ -179,9 +176,6 @@ class AgentApp(App[None]):
         self.start = start
         self._theme_dirs = theme_dirs() if theme_dirs_ is None else theme_dirs_
         self._watch_themes = watch_themes
-        self._command_dirs = command_dirs_
-        self._command_errors: set[str] = set()  # told once each, until the file is fixed
-        self._mcp_told: set[tuple[str, str, str]] = set()  # (location, server, notice) shown once each
         self._notices = NoticeHold()
         self.connect = connect
         """Opens the core after the first frame (``Startup.connect``); None: it is open already."""
@@ -191,11 +185,12 @@ class AgentApp(App[None]):
         self.session_on_exit: str | None = None  # the session on screen when the app exited
         self._last_escape: int | None = None
         self._stop_watch = asyncio.Event()
+        self.command_files = CommandFiles(self, command_dirs_, self._stop_watch)  # prompt files as commands
         self.actions = SessionActions(self)  # rewind, fork, rename, export, pause, compact, model
         self.pages = Pages(self)  # /context, /usage, /mcp, /skills, /agents, /permissions, a subagent's transcript
         self.pickers = Pickers(self)  # /theme, /model, /agent without a name
         self.startup = Startup(self)
-        self.mcp_interactions = McpInteractions(self)  # servers' questions, their prompts as commands
+        self.mcp_interactions = McpInteractions(self)  # servers' states, questions, prompts as commands
         themes, self._theme_errors = load_themes(self._theme_dirs)
         for item in themes.values():
             self.register_theme(item)
@@ -228,8 +223,8 @@ class AgentApp(App[None]):
             self.notify(error, severity="warning")
         if self._watch_themes:
             self.run_worker(self._watch_theme_files(), group="themes")
-        self.run_worker(self._watch_mcp(), group="mcp")
-        self.run_worker(self._watch_commands(), group="commands")
+        self.run_worker(self.mcp_interactions.watch(), group="mcp")
+        self.run_worker(self.command_files.watch(), group="commands")
         if self.start.picker:  # at once: its rows arrive when the store is open
             self.action_resume()
         if self.connect is None:
@@ -252,24 +247,6 @@ class AgentApp(App[None]):
     async def _watch_theme_files(self) -> None:
         await self.services.runnable.wait()  # the least urgent start-up work: its import waits until the core is up
         await watch_theme_files(self._theme_dirs, self.theme_reloaded, self._theme_error, self._stop_watch)
-
-    async def _watch_mcp(self) -> None:
-        """Repaint the status bar's count when a server changes state; one notice when one fails."""
-        await self.services.runnable.wait()
-        self.mcp_interactions.watch()
-        if self.services.mcp is not None:
-            self._unwatch_mcp = self.services.mcp.watch_mcp(self._mcp_changed)
-            for server in self.services.mcp.mcp_status():  # failed before this app listened
-                self._mcp_changed(server)
-
-    def _mcp_changed(self, server: McpServerState) -> None:
-        if server.fresh_failure:  # a connection or its status
-            self.notify(failure_notice(server), severity="error", timeout=10)
-        for notice in new_notices(server, self._mcp_told):
-            self.notify(notice, severity="warning", timeout=10)
-        for notice in error_notices(server, self._mcp_told):  # what it logged at error level: once each
-            self.notify(notice, severity="error", timeout=10)
-        self.view.paint_chrome()
 
     def notify(
         self,
@@ -295,43 +272,8 @@ class AgentApp(App[None]):
                 lambda n: self.notify(n.message, title=n.title, severity=n.severity, timeout=n.timeout, markup=n.markup)
             )
 
-    # ------------------------------------------------------------------ custom commands
-
-    def _commands_dirs(self) -> list[Path]:
-        if self._command_dirs is None:
-            from agent_tui.core.api import paths
-
-            self._command_dirs = command_dirs(paths.config_dir(), paths.project_root(Path(self.services.location)))
-        return self._command_dirs
-
-    async def reload_commands(self) -> None:
-        """Read the prompt files again (in a thread); each bad file is one notice, once."""
-        dirs = await asyncio.to_thread(self._commands_dirs)
-        commands, errors = await asyncio.to_thread(load_commands, dirs, BY_NAME)
-        self.services.custom_commands = commands
-        for error in errors:
-            if error not in self._command_errors:
-                self.notify(error, severity="error", timeout=10)
-        self._command_errors = set(errors)
-
-    async def _watch_commands(self) -> None:
-        await self.reload_commands()
-        dirs = await asyncio.to_thread(self._commands_dirs)
-        await watch_commands(
-            dirs, lambda: self.run_worker(self.reload_commands(), group="commands-reload"), self._stop_watch
-        )
-
     async def action_run_custom(self, name: str, arguments: str = "") -> None:
-        """A prompt file's command: its body, expanded, sent as a prompt (its model and agent first)."""
-        command = self.services.custom_commands.get(name)
-        if command is None:
-            self.notify(f"/{name}: the command file is gone", severity="error")
-            return
-        if command.agent and command.agent != self.services.agent:
-            await self.actions.select_agent(command.agent)
-        if command.model and command.model != self.services.model:
-            await self.actions.select_model(command.model)
-        self.view.send(command.expand(arguments), Delivery.STEER)
+        await self.command_files.run(name, arguments)
 
     async def action_run_mcp_prompt(self, name: str, arguments: str = "") -> None:
         await self.mcp_interactions.run_prompt(name, arguments)
@@ -351,9 +293,6 @@ class AgentApp(App[None]):
     def on_unmount(self) -> None:
         self._stop_watch.set()
         self.mcp_interactions.unwatch()
-        unwatch = getattr(self, "_unwatch_mcp", None)
-        if unwatch is not None:
-            unwatch()
 
     async def on_event(self, event: events.Event) -> None:
         """The app sees every input event before the focused widget does."""
@@ -477,20 +416,7 @@ class AgentApp(App[None]):
         await self.pages.permissions()
 
     def action_help(self) -> None:
-        from agent_tui.tui.widgets.tool_block import ToolCallView  # loaded lazily (``lazy``), so here
-
-        self.push_screen(
-            HelpScreen(
-                [
-                    *PromptInput.BINDINGS,
-                    *PendingInputStrip.BINDINGS,
-                    *self.BINDINGS,
-                    *PermissionPanel.BINDINGS,
-                    *ToolCallView.BINDINGS,
-                ],
-                self.services.command_specs(),
-            )
-        )
+        self.pages.help()
 
     async def action_ctrl_c(self) -> None:
         await self.ctrl_c.press()

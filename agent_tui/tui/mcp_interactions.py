@@ -1,4 +1,5 @@
-"""What MCP servers ask of the person at the screen: a server's question during a tool call
+"""What MCP servers bring to the person at the screen: their states (the status bar's count, one
+notice when one fails, says why it skips a tool, or logs an error), a server's question during a tool call
 (elicitation: its dialog, the answer handed back to the waiting call), a server's request to use
 the model (sampling: its approval panel), and a server's prompt run as a slash command (missing
 arguments asked for, the expansion sent as a prompt).
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.tui.mcp_prompts import prompts_here
+from agent_tui.tui.mcp_view import McpServerState, error_notices, failure_notice, new_notices
 from agent_tui.vocab.kinds import Delivery
 
 if TYPE_CHECKING:
@@ -28,15 +30,35 @@ class McpInteractions:
     def __init__(self, app: AgentApp) -> None:
         self.app = app
         self._unwatch: list[Callable[[], None]] = []
+        self._told: set[tuple[str, str, str]] = set()  # (location, server, notice) shown once each
 
-    def watch(self) -> None:
-        """From now on MCP servers' questions wait for the user (without a watcher they are declined)."""
-        sessions = self.app.services.sessions
+    async def watch(self) -> None:
+        """Once the core is up: from now on MCP servers' questions wait for the user (without a watcher
+        they are declined), and each change of a server's state repaints the status bar."""
+        services = self.app.services
+        await services.runnable.wait()
+        sessions = services.sessions
         if sessions is not None:
             self._unwatch = [
-                sessions.watch_elicitations(self._question_came),
-                sessions.watch_samplings(self._sampling_came),
+                sessions.asks.watch_elicitations(self._question_came),
+                sessions.asks.watch_samplings(self._sampling_came),
             ]
+        if services.mcp is not None:
+            self._unwatch.append(services.mcp.watch_mcp(self.server_changed))
+            for server in services.mcp.mcp_status():  # failed before this app listened
+                self.server_changed(server)
+
+    def server_changed(self, server: McpServerState) -> None:
+        """Repaint the status bar's count; one notice when a server fails, and one for each new
+        skipped tool or error it logged."""
+        app = self.app
+        if server.fresh_failure:  # a connection or its status
+            app.notify(failure_notice(server), severity="error", timeout=10)
+        for notice in new_notices(server, self._told):
+            app.notify(notice, severity="warning", timeout=10)
+        for notice in error_notices(server, self._told):  # what it logged at error level: once each
+            app.notify(notice, severity="error", timeout=10)
+        app.view.paint_chrome()
 
     def unwatch(self) -> None:
         for unwatch in self._unwatch:
@@ -61,7 +83,7 @@ class McpInteractions:
                 return
             try:
                 if app.services.sessions is not None:
-                    app.services.sessions.answer_sampling(question.request_id, bool(approve))
+                    app.services.sessions.asks.answer_sampling(question.request_id, bool(approve))
             except Exception as error:  # noqa: BLE001 - the call ended meanwhile
                 app.notify(f"MCP server {server}: {error}", severity="warning")
                 return
@@ -83,7 +105,7 @@ class McpInteractions:
             action, content = answer or ("cancel", None)
             try:
                 if app.services.sessions is not None:
-                    app.services.sessions.answer_elicitation(question.request_id, action, content)
+                    app.services.sessions.asks.answer_elicitation(question.request_id, action, content)
             except Exception as error:  # noqa: BLE001 - the call ended meanwhile, or the answer does not fit
                 app.notify(f"MCP server {question.request.server}: {error}", severity="warning")
 

@@ -1,5 +1,5 @@
-"""The pages the app opens over the session on screen to show something: the next request's size
-(``/context``), what the session spent (``/usage``), MCP servers (``/mcp``), skills (``/skills``), agents (``/agents``),
+"""The pages the app opens over the session on screen to show something: the keys and commands
+(F1, ``/help``), the next request's size (``/context``), what the session spent (``/usage``), MCP servers (``/mcp``), skills (``/skills``), agents (``/agents``),
 saved approvals (``/permissions``), a subagent's transcript (Enter on a ``task`` block, or Alt+S to reach one from
 the keyboard), a tool call's whole output (``o`` on its block, Alt+O the newest) and the prompt-history search
 (Ctrl+S in the prompt).
@@ -18,6 +18,7 @@ from agent_tui.tui.mcp_view import listing, recent_logs
 from agent_tui.tui.screens.agents import AgentsScreen
 from agent_tui.tui.screens.child_session import ChildSessionScreen
 from agent_tui.tui.screens.context import ContextScreen
+from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.history_search import HistorySearch
 from agent_tui.tui.screens.mcp import McpScreen
 from agent_tui.tui.screens.output_view import OutputView
@@ -25,10 +26,12 @@ from agent_tui.tui.screens.permissions import PermissionsScreen
 from agent_tui.tui.screens.skills import SkillsScreen
 from agent_tui.tui.screens.usage import UsageScreen
 from agent_tui.tui.transcript_blocks import ToolBlock
+from agent_tui.tui.widgets.pending import PendingInputStrip
+from agent_tui.tui.widgets.permission import PermissionPanel
+from agent_tui.tui.widgets.prompt import PromptInput
 
 if TYPE_CHECKING:
     from agent_tui.tui.app import AgentApp
-    from agent_tui.tui.widgets.prompt import PromptInput
 
 
 class Pages:
@@ -36,6 +39,21 @@ class Pages:
 
     def __init__(self, app: AgentApp) -> None:
         self.app = app
+
+    def help(self) -> None:
+        """Every key (the prompt's, the pending strip's, the app's, the permission panel's, a tool
+        block's) and every command, custom ones included."""
+        from agent_tui.tui.widgets.tool_block import ToolCallView  # loaded lazily (``lazy``), so here
+
+        app = self.app
+        keys = [
+            *PromptInput.BINDINGS,
+            *PendingInputStrip.BINDINGS,
+            *app.BINDINGS,
+            *PermissionPanel.BINDINGS,
+            *ToolCallView.BINDINGS,
+        ]
+        app.push_screen(HelpScreen(keys, app.services.command_specs()))
 
     def _location(self) -> str:
         return self.app.view.transcript.facts.location or self.app.services.location

@@ -50,6 +50,19 @@ class Subscription(Protocol):
     def __exit__(self, *exc: object) -> None: ...
 
 
+class McpAsksPort(Protocol):
+    """MCP servers' questions and sampling requests (``Sessions.asks``): each shown to a watcher while
+    it watches (unwatched, declined at once) and answered by id."""
+
+    def watch_elicitations(self, watcher: Callable[[Any], None]) -> Callable[[], None]: ...
+
+    def answer_elicitation(self, request_id: str, action: str, content: dict[str, Any] | None = None) -> object: ...
+
+    def watch_samplings(self, watcher: Callable[[Any], None]) -> Callable[[], None]: ...
+
+    def answer_sampling(self, request_id: str, approve: bool) -> None: ...
+
+
 class SessionsPort(Protocol):
     # ``builtins.list``: the method ``list`` shadows the name in this class's scope
     async def create(
@@ -146,15 +159,8 @@ class SessionsPort(Protocol):
 
     async def reply_permission(self, request_id: str, reply: str, message: str | None = None) -> None: ...
 
-    # MCP servers' questions: shown to ``watcher`` while it watches (else declined); answered by id
-    def watch_elicitations(self, watcher: Callable[[Any], None]) -> Callable[[], None]: ...
-
-    def answer_elicitation(self, request_id: str, action: str, content: dict[str, Any] | None = None) -> object: ...
-
-    # MCP servers' sampling requests: shown to ``watcher`` while it watches (else declined); approved or not by id
-    def watch_samplings(self, watcher: Callable[[Any], None]) -> Callable[[], None]: ...
-
-    def answer_sampling(self, request_id: str, approve: bool) -> None: ...
+    @property
+    def asks(self) -> McpAsksPort: ...  # MCP servers' questions and sampling requests, watched and answered
 
     async def rewind_state(self, session_id: str) -> RewindState: ...  # hidden seq ranges, every rewind and undo
 

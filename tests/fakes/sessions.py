@@ -71,6 +71,25 @@ class FakeSubscription:
 
 
 @dataclass
+class FakeAsks:
+    """``Sessions.asks`` with no MCP servers: nothing ever asks; answers go to ``calls`` (the facade's)."""
+
+    calls: list[tuple]
+
+    def watch_elicitations(self, watcher: Any) -> Any:
+        return lambda: None
+
+    def answer_elicitation(self, request_id: str, action: str, content: dict[str, Any] | None = None) -> None:
+        self.calls.append(("answer_elicitation", request_id, action, content))
+
+    def watch_samplings(self, watcher: Any) -> Any:
+        return lambda: None
+
+    def answer_sampling(self, request_id: str, approve: bool) -> None:
+        self.calls.append(("answer_sampling", request_id, approve))
+
+
+@dataclass
 class FakeSessions:
     logs: dict[str, LogBuilder] = field(default_factory=dict)
     running: set[str] = field(default_factory=set)
@@ -82,6 +101,10 @@ class FakeSessions:
     _subscribers: dict[str, list[asyncio.Queue]] = field(default_factory=dict)
     _counter: int = 0
     context: ContextBreakdown | None = None  # what ``context_breakdown`` answers (a test sets it)
+    asks: FakeAsks = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.asks = FakeAsks(self.calls)
 
     # --------------------------------------------------------------- test side
 
@@ -474,18 +497,6 @@ class FakeSessions:
             )
             for ask in fold(self._events(session_id)).asks.values()
         ]
-
-    def watch_elicitations(self, watcher: Any) -> Any:
-        return lambda: None  # no MCP servers here: nothing ever asks
-
-    def answer_elicitation(self, request_id: str, action: str, content: dict[str, Any] | None = None) -> None:
-        self.calls.append(("answer_elicitation", request_id, action, content))
-
-    def watch_samplings(self, watcher: Any) -> Any:
-        return lambda: None  # no MCP servers here: nothing ever asks to sample
-
-    def answer_sampling(self, request_id: str, approve: bool) -> None:
-        self.calls.append(("answer_sampling", request_id, approve))
 
     async def reply_permission(self, request_id: str, reply: str, message: str | None = None) -> None:
         self.calls.append(("reply_permission", request_id, reply, message))

@@ -26,7 +26,7 @@ from .conftest import TOKEN, Api
 async def spied(runtime: Runtime) -> AsyncIterator[tuple[Api, FacadeSpy]]:
     spy = FacadeSpy(runtime.sessions)
     async with TestClient(TestServer(build_app(spy, TOKEN, settings_for=runtime.settings_for))) as client:  # type: ignore[arg-type]
-        assert spy.reached == ["watch_elicitations"]  # the app's own start: served questions wait for HTTP
+        assert spy.reached == ["asks"]  # the app's own start: served questions wait for HTTP
         spy.reached.clear()
         yield Api(client), spy
 

@@ -1,11 +1,16 @@
-"""Pilot fixtures: the app over FakeSessions with a manual clock and zero delays."""
+"""Pilot fixtures: the app over FakeSessions with a manual clock and zero delays; and, for the MCP
+tests, the app over a real runtime with one MCP server process (``runtime``: the module names the
+server with an ``mcp_server`` fixture)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widget import Widget
 
 from agent_tui.tui.app import AgentApp, StartMode
@@ -14,8 +19,25 @@ from agent_tui.tui.timings import Timings
 from agent_tui.vocab.clock import ManualClock
 from tests.fakes.sessions import FakeSessions
 
+if TYPE_CHECKING:
+    from agent_tui.core.api import Runtime
+    from agent_tui.testing.fake_provider import FakeProvider, ScriptToolCall, Turn
+
 LOCATION = "/tmp/project"
 FAST = Timings(permission_grace_s=0.5, quit_window_s=2.0, search_debounce_s=0.0, flush_interval_s=0.0)
+MODEL = "openai/fake-model"
+"""The model the tests over the real runtime and the fake provider use."""
+_Shown = TypeVar("_Shown", bound=Screen[Any])
+
+
+async def until(pilot: Pilot[Any], condition: Callable[[], object], timeout: float = 5.0) -> None:
+    """Wait for an observable condition (never for a fixed time)."""
+    loops = int(timeout / 0.01)
+    for _ in range(loops):
+        if condition():
+            return
+        await pilot.pause(0.01)
+    assert condition(), "condition not reached"
 
 
 async def steady_screen(pilot: Pilot, focused: type[Widget]) -> None:
@@ -50,3 +72,84 @@ def make_app(fake_sessions: FakeSessions, clock: ManualClock):
         return AgentApp(services, start=start, theme=theme, theme_dirs_=theme_dirs, watch_themes=theme_dirs is not None)
 
     return make
+
+
+# -- the app over a real runtime with one MCP server -------------------------------------
+
+
+@pytest.fixture
+async def provider() -> AsyncIterator[FakeProvider]:
+    from agent_tui.testing.fake_provider import FakeProvider
+
+    async with FakeProvider() as fake:
+        yield fake
+
+
+@pytest.fixture(params=[False, True], ids=["2026", "2025-handshake"])
+def legacy(request: pytest.FixtureRequest) -> bool:
+    """The MCP server speaks the 2026 protocol, or answers a 2025-era handshake."""
+    return bool(request.param)
+
+
+@pytest.fixture
+async def runtime(
+    provider: FakeProvider, workdir: Path, mcp_server: tuple[str, dict[str, Any]]
+) -> AsyncIterator[Runtime]:
+    """A real runtime on the fake provider with the module's one MCP server (``mcp_server``: its name
+    and config), its calls allowed, started as the TUI's bootstrap starts it."""
+    from agent_tui.core.api import Runtime, Settings, load_settings
+
+    name, server = mcp_server
+    cli = {
+        "model": MODEL,
+        "api_base": provider.openai_base,
+        "api_key": "test-key",
+        "mcp": {"servers": {name: server}},
+        "permission": [{"action": "mcp", "pattern": "*", "effect": "allow"}],
+    }
+
+    def loader(location: Path) -> Settings:
+        return load_settings(location, cli=cli)
+
+    async with await Runtime.open(loader, permission_policy=None) as opened:
+        await opened.warm_mcp(workdir)
+        yield opened
+
+
+@pytest.fixture
+def app(runtime: Runtime, workdir: Path, clock: ManualClock) -> AgentApp:
+    services = TuiServices(
+        sessions=runtime.sessions, location=str(workdir), model=MODEL, clock=clock, timings=FAST, mcp=runtime
+    )
+    return AgentApp(services, start=StartMode(), watch_themes=False)
+
+
+async def asked_in(
+    pilot: Pilot[Any], app: AgentApp, provider: FakeProvider, call: ScriptToolCall, shown: type[_Shown], *then: Turn
+) -> _Shown:
+    """The model makes ``call`` (then ``then``) once the server lists its tools; its request to the user
+    is ``shown`` (a screen), focused."""
+    from agent_tui.testing.fake_provider import Turn
+
+    provider.add(Turn(tool_calls=[call]), *then)
+    await until(pilot, lambda: any(s.tools for s in app.services.mcp.mcp_status()), timeout=60)
+    await pilot.press(*"go ahead", "enter")
+    await until(pilot, lambda: isinstance(app.screen, shown) and app.screen.focused is not None, timeout=60)
+    assert isinstance(app.screen, shown)
+    return app.screen
+
+
+def tool_result(provider: FakeProvider, index: int) -> str:
+    """The tool result the model's ``index``-th request carries."""
+    return str(next(m for m in provider.accepted[index].body["messages"] if m["role"] == "tool")["content"])
+
+
+async def logged(runtime: Runtime, app: AgentApp, prefix: str) -> list[tuple[str, dict[str, Any]]]:
+    """The shown session's events whose type starts with ``prefix``: (type, event as JSON)."""
+    from agent_tui.core.api import Synced
+
+    out = []
+    async for item in runtime.sessions.log(app.view.session_id):
+        if not isinstance(item, Synced) and item.type.startswith(prefix):
+            out.append((item.type, item.event.model_dump(mode="json")))
+    return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -25,19 +25,9 @@ from agent_tui.vocab.tool_output import ToolOutput
 from tests.fakes.logs import LogBuilder
 from tests.fakes.sessions import FakeSessions
 
-from .conftest import LOCATION
+from .conftest import LOCATION, until
 
 SID = "ses_a"
-
-
-async def until(pilot, condition: Callable[[], object], timeout: float = 5.0) -> None:
-    """Wait for an observable condition (never for a fixed time)."""
-    loops = int(timeout / 0.01)
-    for _ in range(loops):
-        if condition():
-            return
-        await pilot.pause(0.01)
-    assert condition(), "condition not reached"
 
 
 def stored(fake_sessions: FakeSessions, turns: int = 1) -> LogBuilder:

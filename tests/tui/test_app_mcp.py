@@ -128,7 +128,7 @@ async def test_notices_wait_while_the_permission_panel_is_open_and_show_when_it_
         await pilot.press(*"echo it", "enter")
         panel = app.query_one(PermissionPanel)
         await until(pilot, lambda: panel.display, timeout=60)
-        app._mcp_changed(dead)  # a server fails while the user reads the ask
+        app.mcp_interactions.server_changed(dead)  # a server fails while the user reads the ask
         await pilot.pause()
         assert len(app.screen.query(Toast)) == 0 and not list(app._notifications)
         clock.advance(1)
@@ -167,8 +167,8 @@ async def test_a_logged_error_is_one_notice_and_slash_mcp_shows_the_recent_log(a
     here = str(app.services.location)
     status = McpStatus("tracker", here, "stdio", McpState.READY, ("find",), None, logs=log.entries)
     async with app.run_test(notifications=True) as pilot:
-        app._mcp_changed(status)
-        app._mcp_changed(status)  # a later change of the same server: no second notice
+        app.mcp_interactions.server_changed(status)
+        app.mcp_interactions.server_changed(status)  # a later change of the same server: no second notice
         await pilot.pause()
         assert [n.message for n in app._notifications if "tracker" in n.message] == [
             "MCP server tracker logged error: token expired"

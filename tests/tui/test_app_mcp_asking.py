@@ -5,64 +5,32 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import Checkbox, Input, Select
 
-from agent_tui.core.api import Runtime, Settings, load_settings
+from agent_tui.core.api import Runtime
 from agent_tui.testing.fake_provider import FakeProvider, ScriptToolCall, Turn
-from agent_tui.tui.app import AgentApp, StartMode
+from agent_tui.tui.app import AgentApp
 from agent_tui.tui.screens.elicitation import ElicitationScreen
 from agent_tui.tui.screens.help import HelpScreen
 from agent_tui.tui.screens.mcp_prompt import McpPromptScreen
-from agent_tui.tui.services import TuiServices
 from agent_tui.tui.widgets.completion import CompletionList
 
-from .conftest import FAST
-from .test_app import until
-from .test_app_provider import MODEL, idle
+from .conftest import asked_in, logged, tool_result, until
+from .test_app_provider import idle
 
 ASKING = Path(__file__).resolve().parents[1] / "fakes" / "mcp_asking.py"
 
 
 @pytest.fixture
-async def provider() -> AsyncIterator[FakeProvider]:
-    async with FakeProvider() as fake:
-        yield fake
-
-
-@pytest.fixture(params=[False, True], ids=["2026", "2025-handshake"])
-def legacy(request: pytest.FixtureRequest) -> bool:
-    return bool(request.param)
-
-
-@pytest.fixture
-async def runtime(provider: FakeProvider, workdir: Path, legacy: bool) -> AsyncIterator[Runtime]:
-    asking = {"command": [sys.executable, str(ASKING), *(["legacy"] if legacy else [])], "startup_timeout_s": 60}
-    cli = {
-        "model": MODEL,
-        "api_base": provider.openai_base,
-        "api_key": "test-key",
-        "mcp": {"servers": {"asking": asking}},
-        "permission": [{"action": "mcp", "pattern": "*", "effect": "allow"}],
+def mcp_server(legacy: bool) -> tuple[str, dict[str, Any]]:
+    return "asking", {
+        "command": [sys.executable, str(ASKING), *(["legacy"] if legacy else [])],
+        "startup_timeout_s": 60,
     }
-
-    def loader(location: Path) -> Settings:
-        return load_settings(location, cli=cli)
-
-    async with await Runtime.open(loader, permission_policy=None) as opened:
-        await opened.warm_mcp(workdir)
-        yield opened
-
-
-@pytest.fixture
-def app(runtime: Runtime, workdir: Path, clock) -> AgentApp:
-    services = TuiServices(
-        sessions=runtime.sessions, location=str(workdir), model=MODEL, clock=clock, timings=FAST, mcp=runtime
-    )
-    return AgentApp(services, start=StartMode(), watch_themes=False)
 
 
 def _last_user_text(request) -> str:
@@ -129,30 +97,9 @@ async def test_the_ask_completes_an_argument_from_the_server(app: AgentApp, prov
         assert _last_user_text(provider.accepted[0]) == "Please review src/app.py, looking for bugs."
 
 
-def _tool_result(provider: FakeProvider, index: int = 1) -> str:
-    return next(m for m in provider.accepted[index].body["messages"] if m["role"] == "tool")["content"]
-
-
-async def _exchange(runtime: Runtime, app: AgentApp) -> list[tuple[str, dict]]:
-    from agent_tui.core.api import Synced
-
-    out = []
-    async for item in runtime.sessions.log(app.view.session_id):
-        if not isinstance(item, Synced) and item.type.startswith("session.elicitation."):
-            out.append((item.type, item.event.model_dump(mode="json")))
-    return out
-
-
 async def _asked(pilot, app: AgentApp, provider: FakeProvider, tool: str = "book") -> ElicitationScreen:
-    provider.add(
-        Turn(tool_calls=[ScriptToolCall(id="call_1", name=f"mcp__asking__{tool}", arguments={})]),
-        Turn(text="Done."),
-    )
-    await until(pilot, lambda: any(s.tools for s in app.services.mcp.mcp_status()), timeout=60)
-    await pilot.press(*"go ahead", "enter")
-    await until(pilot, lambda: isinstance(app.screen, ElicitationScreen) and app.screen.focused is not None, timeout=60)
-    assert isinstance(app.screen, ElicitationScreen)
-    return app.screen
+    call = ScriptToolCall(id="call_1", name=f"mcp__asking__{tool}", arguments={})
+    return await asked_in(pilot, app, provider, call, ElicitationScreen, Turn(text="Done."))
 
 
 async def test_a_form_question_is_a_dialog_whose_checked_values_reach_the_server(
@@ -178,8 +125,8 @@ async def test_a_form_question_is_a_dialog_whose_checked_values_reach_the_server
         screen.query_one("#field-seat", Select).value = "aisle"
         await pilot.press("ctrl+s")
         await idle(pilot, app)
-        assert _tool_result(provider) == "booked friday for 3, vegan=True, seat=aisle"
-        (asked, answered) = await _exchange(runtime, app)
+        assert tool_result(provider, 1) == "booked friday for 3, vegan=True, seat=aisle"
+        (asked, answered) = await logged(runtime, app, "session.elicitation.")
         assert asked[0] == "session.elicitation.asked.1" and asked[1]["call_id"] == "call_1"
         assert answered == (
             "session.elicitation.answered.1",
@@ -200,8 +147,8 @@ async def test_a_declined_or_cancelled_question_tells_the_server_so(
         await _asked(pilot, app, provider)
         await pilot.press(key)
         await idle(pilot, app)
-        assert _tool_result(provider) == said
-        (_, answered) = await _exchange(runtime, app)
+        assert tool_result(provider, 1) == said
+        (_, answered) = await logged(runtime, app, "session.elicitation.")
         assert answered[1]["action"] == ("decline" if key == "ctrl+d" else "cancel")
 
 
@@ -218,7 +165,7 @@ async def test_a_url_question_shows_the_link_and_o_opens_it(
         await pilot.press("o")
         await idle(pilot, app)
         assert opened == ["https://example.com/login"]
-        assert _tool_result(provider) == "visit accept"
+        assert tool_result(provider, 1) == "visit accept"
 
 
 async def test_an_interrupted_call_closes_its_question_and_the_log_says_why(
@@ -229,6 +176,6 @@ async def test_an_interrupted_call_closes_its_question_and_the_log_says_why(
         await runtime.sessions.interrupt(app.view.session_id)
         await until(pilot, lambda: not isinstance(app.screen, ElicitationScreen), timeout=30)
         await idle(pilot, app)
-        (_, answered) = await _exchange(runtime, app)
+        (_, answered) = await logged(runtime, app, "session.elicitation.")
         assert (answered[1]["action"], answered[1]["reason"]) == ("cancel", "the tool call ended before an answer")
-        assert runtime.sessions.open_elicitations() == []
+        assert runtime.sessions.asks.open_elicitations() == []

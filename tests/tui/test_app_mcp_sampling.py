@@ -5,22 +5,19 @@ panel shows the request with the server's words made inert; approving runs it on
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.widgets import Static
 
-from agent_tui.core.api import Runtime, Settings, Synced, load_settings
+from agent_tui.core.api import Runtime
 from agent_tui.testing.fake_provider import FakeProvider, ScriptToolCall, ScriptUsage, Turn
-from agent_tui.tui.app import AgentApp, StartMode
+from agent_tui.tui.app import AgentApp
 from agent_tui.tui.screens.sampling import SamplingScreen
-from agent_tui.tui.services import TuiServices
 
-from .conftest import FAST
-from .test_app import until
-from .test_app_provider import MODEL, idle
+from .conftest import MODEL, asked_in, logged, tool_result
+from .test_app_provider import idle
 
 SAMPLING = Path(__file__).resolve().parents[1] / "fakes" / "mcp_sampling.py"
 QUESTION = "Capital of \x1b[31mFrance\x1b[0m?\u202e"
@@ -28,67 +25,14 @@ QUESTION = "Capital of \x1b[31mFrance\x1b[0m?\u202e"
 
 
 @pytest.fixture
-async def provider() -> AsyncIterator[FakeProvider]:
-    async with FakeProvider() as fake:
-        yield fake
-
-
-@pytest.fixture(params=[False, True], ids=["2026", "2025-handshake"])
-def legacy(request: pytest.FixtureRequest) -> bool:
-    return bool(request.param)
-
-
-@pytest.fixture
-async def runtime(provider: FakeProvider, workdir: Path, legacy: bool) -> AsyncIterator[Runtime]:
-    server = {
-        "command": [sys.executable, str(SAMPLING), *(["legacy"] if legacy else [])],
-        "startup_timeout_s": 60,
-        "sampling": True,
-    }
-    cli = {
-        "model": MODEL,
-        "api_base": provider.openai_base,
-        "api_key": "test-key",
-        "mcp": {"servers": {"sampler": server}},
-        "permission": [{"action": "mcp", "pattern": "*", "effect": "allow"}],
-    }
-
-    def loader(location: Path) -> Settings:
-        return load_settings(location, cli=cli)
-
-    async with await Runtime.open(loader, permission_policy=None) as opened:
-        await opened.warm_mcp(workdir)
-        yield opened
-
-
-@pytest.fixture
-def app(runtime: Runtime, workdir: Path, clock) -> AgentApp:
-    services = TuiServices(
-        sessions=runtime.sessions, location=str(workdir), model=MODEL, clock=clock, timings=FAST, mcp=runtime
-    )
-    return AgentApp(services, start=StartMode(), watch_themes=False)
-
-
-def _tool_result(provider: FakeProvider, index: int) -> str:
-    return next(m for m in provider.accepted[index].body["messages"] if m["role"] == "tool")["content"]
-
-
-async def _exchange(runtime: Runtime, app: AgentApp) -> list[tuple[str, dict[str, Any]]]:
-    out = []
-    async for item in runtime.sessions.log(app.view.session_id):
-        if not isinstance(item, Synced) and item.type.startswith("session.sampling."):
-            out.append((item.type, item.event.model_dump(mode="json")))
-    return out
+def mcp_server(legacy: bool) -> tuple[str, dict[str, Any]]:
+    command = [sys.executable, str(SAMPLING), *(["legacy"] if legacy else [])]
+    return "sampler", {"command": command, "startup_timeout_s": 60, "sampling": True}
 
 
 async def _asked(pilot, app: AgentApp, provider: FakeProvider, *then: Turn) -> SamplingScreen:
     call = ScriptToolCall(id="call_1", name="mcp__sampler__ask_model", arguments={"question": QUESTION})
-    provider.add(Turn(tool_calls=[call]), *then)
-    await until(pilot, lambda: any(s.tools for s in app.services.mcp.mcp_status()), timeout=60)
-    await pilot.press(*"go ahead", "enter")
-    await until(pilot, lambda: isinstance(app.screen, SamplingScreen) and app.screen.focused is not None, timeout=60)
-    assert isinstance(app.screen, SamplingScreen)
-    return app.screen
+    return await asked_in(pilot, app, provider, call, SamplingScreen, *then)
 
 
 async def test_the_panel_shows_the_request_inert_and_y_runs_it_on_the_sessions_model(
@@ -112,8 +56,8 @@ async def test_the_panel_shows_the_request_inert_and_y_runs_it_on_the_sessions_m
         assert sampled["messages"][-1]["content"][-1]["text"] == QUESTION  # the model gets the server's own words
         assert (sampled["max_tokens"], sampled["temperature"], sampled["stop"]) == (64, 0.25, ["END"])
         assert "tools" not in sampled
-        assert _tool_result(provider, 2) == f"{MODEL} said 'Paris' (endTurn)"
-        (asked, answered) = await _exchange(runtime, app)
+        assert tool_result(provider, 2) == f"{MODEL} said 'Paris' (endTurn)"
+        (asked, answered) = await logged(runtime, app, "session.sampling.")
         assert asked[0] == "session.sampling.asked.1" and asked[1]["call_id"] == "call_1"
         assert asked[1]["model_preferences"] == {"hints": [{"name": "small-model"}], "speedPriority": 0.9}
         assert answered[1]["action"] == "approve" and answered[1]["text"] == "Paris"
@@ -132,9 +76,9 @@ async def test_a_declined_request_is_an_error_for_the_server_and_the_model_is_no
         await pilot.press(key)
         await idle(pilot, app)
         assert len(provider.accepted) == 2  # the tool call's step and the next: no sampling request
-        assert "agent-tui declined to sample: the user declined" in _tool_result(provider, 1)
+        assert "agent-tui declined to sample: the user declined" in tool_result(provider, 1)
         assert any("MCP server sampler asked to sample; declined" in n.message for n in app._notifications)
-        (_, answered) = await _exchange(runtime, app)
+        (_, answered) = await logged(runtime, app, "session.sampling.")
         assert (answered[1]["action"], answered[1]["reason"], answered[1]["usage"]) == (
             "decline",
             "the user declined",

@@ -21,10 +21,7 @@ from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.tool_block import ToolCallView
 
-from .conftest import FAST
-from .test_app import until
-
-MODEL = "openai/fake-model"
+from .conftest import FAST, MODEL, until
 
 
 @pytest.fixture

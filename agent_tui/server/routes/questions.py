@@ -39,7 +39,7 @@ async def open_questions(request: web.Request) -> web.Response:
     sid = request.match_info["id"]
     facade = sessions(request)
     await facade.get(sid)  # an unknown session is a 404, not an empty list
-    return reply(QuestionList(data=[_shown(question) for question in facade.open_elicitations(sid)]))
+    return reply(QuestionList(data=[_shown(question) for question in facade.asks.open_elicitations(sid)]))
 
 
 @routes.post(
@@ -55,7 +55,7 @@ async def answer_question(request: web.Request) -> web.Response:
     spec = await body(request, QuestionAnswerBody)
     facade = sessions(request)
     await facade.get(sid)
-    if not any(question.request_id == request_id for question in facade.open_elicitations(sid)):
+    if not any(question.request_id == request_id for question in facade.asks.open_elicitations(sid)):
         raise UnknownElicitation(request_id)
-    sent = facade.answer_elicitation(request_id, spec.action, spec.content)
+    sent = facade.asks.answer_elicitation(request_id, spec.action, spec.content)
     return reply(QuestionAnswer(request_id=request_id, action=sent.action, content=sent.content))

@@ -11,68 +11,48 @@ that misses one is failed with the reason and retried in the background
 after its backoff; only a first start (or the immediate restart after a
 crash) is waited for, never a server already known to fail.
 
-The client's side of the protocol: it declares roots (``roots``) and answers
-``roots/list`` with the folders it was given, keeps what the server logs
-(``server_log``) and passes a call's progress to the caller (``progress``).
+The client's side of the protocol (``client_callbacks``): it answers
+``roots/list`` with the folders it was given (``set_roots`` changes them),
+keeps what the server logs, and hands a server's question or sampling request
+during a call to that call's ``elicit`` or ``sample``. A call's progress goes
+to the caller (``progress``).
 Resources: the listing is kept (``resources``, listed again when the server says
 it changed), reads go through ``read_resource``, and a mentioned resource is
 watched for changes where the server offers it (``resource_watch``).
-It lists the server's prompts and expands one on request (``prompts``), and
-hands a question the server asks during a call (elicitation) to that call's
-``elicit``; with no call to ask for, the question is declined. Sampling is
-declared only to a server configured with ``sampling = true``; its requests go
-to the call's ``sample`` (the session asks the user, then runs its model) and
-are declined likewise.
+It lists the server's prompts and expands one on request (``prompts``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
-import tempfile
 from collections.abc import Awaitable, Callable, Iterable
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 from agent_tui import __version__
 from agent_tui.tools.errors import ToolError
-from agent_tui.tools.mcp.confined import SandboxUnavailable, server_argv
-from agent_tui.tools.mcp.end_watch import watched
+from agent_tui.tools.mcp.client_callbacks import CLIENT_NAME, ClientCallbacks, Elicit, Sample
+from agent_tui.tools.mcp.confined import SandboxUnavailable
+from agent_tui.tools.mcp.failure_reasons import innermost, is_closed, reason_of
 from agent_tui.tools.mcp.listing import McpToolInfo, list_all, offered
-from agent_tui.tools.mcp.oauth import AuthUnavailable, connection_auth
+from agent_tui.tools.mcp.oauth import AuthUnavailable
 from agent_tui.tools.mcp.progress import progress_callback
-from agent_tui.tools.mcp.prompts import McpPromptInfo, expansion, list_prompts, prompt_infos
+from agent_tui.tools.mcp.prompts import McpPromptInfo, expansion, offered_prompts
 from agent_tui.tools.mcp.resource_watch import ResourceWatch
-from agent_tui.tools.mcp.resources import McpResourceInfo
-from agent_tui.tools.mcp.resources import list_all as list_resources
-from agent_tui.tools.mcp.roots import announce_change, distinct, listed
-from agent_tui.tools.mcp.sampling import sampling_request
-from agent_tui.tools.mcp.sdk_log import route_sdk_logs
-from agent_tui.tools.mcp.server_env import server_environment
+from agent_tui.tools.mcp.resources import McpResourceInfo, listed_within, resource_capability
+from agent_tui.tools.mcp.roots import announce_change, distinct
 from agent_tui.tools.mcp.server_log import McpLogEntry, ServerLog
 from agent_tui.tools.mcp.token_store import TokenStore
+from agent_tui.tools.mcp.transport import ServerStderr, open_transport
 from agent_tui.tools.sandbox import SandboxPolicy
 from agent_tui.vocab.clock import Clock, SystemClock
-from agent_tui.vocab.elicitation import ElicitationAnswer, ElicitationRequest
 from agent_tui.vocab.kinds import McpState
 from agent_tui.vocab.mcp_server import McpServerConfig
-from agent_tui.vocab.sampling import DECLINED, SamplingAnswer, SamplingRequest
 
-Elicit = Callable[[ElicitationRequest], Awaitable[ElicitationAnswer]]
-"""Asks the user a server's question for one tool call (core records it and waits for the answer)."""
-Sample = Callable[[SamplingRequest], Awaitable[SamplingAnswer]]
-"""Runs a server's sampling request for one tool call once the user approves it (core records both)."""
-
-SAMPLING_REFUSED: Final = -1
-"""The error code a declined sampling request gets (the protocol's example of a user's refusal)."""
-_T = TypeVar("_T")
-
-STDERR_TAIL_CHARS = 1500
 BACKOFF_BASE_MS = 1_000
 BACKOFF_CAP_MS = 60_000
-CLIENT_NAME = "agent-tui"
 LOG_LEVEL: Final = "info"
 """The least a server is asked to log (a 2026-era server sends nothing without this opt-in)."""
 
@@ -84,25 +64,6 @@ def backoff_ms(failures: int, crashed: bool = False) -> int:
     if steps <= 0:
         return 0
     return min(BACKOFF_BASE_MS * (1 << (steps - 1)), BACKOFF_CAP_MS)
-
-
-async def load_sdk(log_file: Path | None = None) -> None:
-    """Import the SDK in a thread, so the event loop (the TUI) keeps running meanwhile; its log
-    records go to ``log_file`` (or nowhere), never to the terminal the TUI draws on."""
-    await asyncio.to_thread(route_sdk_logs, log_file)
-    await asyncio.to_thread(importlib.import_module, "mcp.client.stdio")
-    await asyncio.to_thread(importlib.import_module, "mcp.client.streamable_http")
-    await asyncio.to_thread(importlib.import_module, "mcp.client.sse")
-
-
-def _stderr_tail(path: Path | None) -> str:
-    if path is None:
-        return ""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
-    return text[-STDERR_TAIL_CHARS:].strip()
 
 
 class McpConnection:
@@ -136,8 +97,6 @@ class McpConnection:
         self.error: str | None = None
         self.last_error: str | None = None
         """The latest failure's reason, kept while a restart is under way (``error`` is then None)."""
-        self.roots = distinct(roots)
-        """The folders ``roots/list`` answers with (``set_roots`` changes them while it runs)."""
         self.log = ServerLog(name, clock)
         """What the server logged lately (``notifications/message``); also in ``mcp.log``."""
         self.offers_resources = False
@@ -148,10 +107,19 @@ class McpConnection:
         """The mentioned resources it reports changes of (``subscribe``), each change counted (``version``)."""
         self._resources_listing: asyncio.Task[None] | None = None
         self._announcing: asyncio.Task[None] | None = None
-        self._askers: list[_Asker] = []
-        """One per call in flight that can ask the user, latest last: who a server's question goes to."""
         self._clock = clock or SystemClock()
         self._on_change = on_change or (lambda _: None)
+        self.callbacks = ClientCallbacks(
+            name,
+            config,
+            self.log,
+            roots,
+            on_tools_changed=self.tools_changed,
+            on_resources_changed=self.resources_changed,
+            on_resource_updated=self.watch.updated,
+            on_error_logged=lambda: self._on_change(self),
+        )
+        """What the client answers the server: its roots, its log, its questions and sampling requests."""
         self._client: Any = None
         self._task: asyncio.Task[None] | None = None
         self._settled = asyncio.Event()
@@ -163,8 +131,8 @@ class McpConnection:
         self._retry: asyncio.Task[None] | None = None
         self._relisting: asyncio.Task[None] | None = None
         self._stale = False
-        self._stderr: Path | None = None
-        self._kept_tail: dict[Path | None, str] = {}  # the last ended attempt's stderr tail, by its file
+        self.stderr = ServerStderr(name)
+        """A stdio server's stderr, whose tail a failure notice quotes."""
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -234,16 +202,17 @@ class McpConnection:
                     await self._failed(f"did not start within {self.config.startup_timeout_s:g} s", stop)
                     return
                 except SandboxUnavailable as error:  # nothing ran: no earlier attempt's stderr belongs to it
-                    self._stderr = None
+                    self.stderr.forget()
                     await self._failed(f"failed to start: {error}", stop)
                     return
                 except Exception as error:  # noqa: BLE001 - any start failure is one notice
-                    if isinstance(_innermost(error), AuthUnavailable):  # its own words: they say what to do
-                        await self._failed(f"failed to start: {_innermost(error)}", stop)
+                    if isinstance(innermost(error), AuthUnavailable):  # its own words: they say what to do
+                        await self._failed(f"failed to start: {innermost(error)}", stop)
                         return
-                    exited = self.config.command is not None and _is_closed(error)
+                    exited = self.config.command is not None and is_closed(error)
                     await self._failed(
-                        "failed to start: " + ("the process exited before the handshake" if exited else _reason(error)),
+                        "failed to start: "
+                        + ("the process exited before the handshake" if exited else reason_of(error)),
                         stop,
                     )
                     return
@@ -252,10 +221,10 @@ class McpConnection:
                 self._client = client
                 self.instructions = (client.instructions or "").strip() or None
                 await self._list_resources(client)
-                self.watch.connected(client, _resource_capability(client, "subscribe"))
+                self.watch.connected(client, resource_capability(client, "subscribe"))
                 self._set(McpState.READY, None)
                 settled.set()
-                listening = asyncio.get_running_loop().create_task(self._listen(client))
+                listening = asyncio.get_running_loop().create_task(self.callbacks.listen(client))
                 try:
                     await _first_of(stop.wait(), ended.wait())
                 finally:
@@ -265,59 +234,30 @@ class McpConnection:
                     await self._failed("exited", stop, crashed=True)
         except Exception as error:  # noqa: BLE001 - a failure while closing the SDK's context
             if self.state is not McpState.FAILED and self._stop is stop:
-                await self._failed(f"stopped with an error: {_reason(error)}", stop)
+                await self._failed(f"stopped with an error: {reason_of(error)}", stop)
         finally:
             if self._client is client:
                 self._client = None
             settled.set()
 
-    async def _keep_stderr_tail(self, path: Path) -> None:
-        """What a dying server last said outlives its stderr file: the attempt's clean-up may
-        remove the file before the call that saw the death reads it (a race a loaded machine won)."""
-        self._kept_tail = {path: await asyncio.to_thread(_stderr_tail, path)}
-
     async def _connect(self, stack: AsyncExitStack, on_end: Callable[[], None]) -> Any:
         from mcp import Client
         from mcp.types import Implementation
 
-        if self.config.command is not None:
-            from mcp.client.stdio import StdioServerParameters, stdio_client
-
-            cwd = self.location / (Path(self.config.cwd).expanduser() if self.config.cwd else self.location)
-            command, *args = server_argv(self.config.command, cwd, self.sandbox)
-            errlog = await asyncio.to_thread(_open_stderr_file, self.name)
-            stack.callback(errlog.close)
-            self._stderr = Path(errlog.name)
-            stack.callback(_unlink, self._stderr)
-            stack.push_async_callback(self._keep_stderr_tail, self._stderr)  # before the unlink (LIFO)
-            params = StdioServerParameters(
-                command=command, args=args, cwd=str(cwd), env=server_environment(self.config)
-            )
-            transport = watched(stdio_client(params, errlog=errlog), on_end)
-        elif self.config.transport == "sse":
-            from mcp.client.sse import sse_client
-
-            auth = await asyncio.to_thread(connection_auth, self.name, self.config, self.tokens)
-            transport = sse_client(
-                self.config.url or "", headers=self.config.headers, timeout=self.config.timeout_s, auth=auth
-            )
-        else:
-            import httpx2
-            from mcp.client.streamable_http import streamable_http_client
-
-            auth = await asyncio.to_thread(connection_auth, self.name, self.config, self.tokens)
-            http = await stack.enter_async_context(
-                httpx2.AsyncClient(headers=self.config.headers, timeout=self.config.timeout_s, auth=auth)
-            )
-            transport = streamable_http_client(self.config.url or "", http_client=http)
+        transport = await open_transport(
+            stack,
+            self.name,
+            self.config,
+            self.location,
+            sandbox=self.sandbox,
+            tokens=self.tokens,
+            stderr=self.stderr,
+            on_end=on_end,
+        )
         client = Client(
             transport,
             client_info=Implementation(name=CLIENT_NAME, version=__version__),
-            message_handler=self._on_message,
-            list_roots_callback=self._list_roots,
-            logging_callback=self._on_log,
-            elicitation_callback=self._elicit,
-            sampling_callback=self._sample if self.config.sampling else None,  # None: not declared
+            **self.callbacks.sdk_callbacks(),
             log_level=LOG_LEVEL,
             cache=None,
         )
@@ -334,9 +274,9 @@ class McpConnection:
             await self._failed(f"did not list its tools within {self.config.list_timeout_s:g} s", stop)
             return False
         except Exception as error:  # noqa: BLE001 - the SDK raises MCPError or transport errors
-            exited = _is_closed(error)
+            exited = is_closed(error)
             await self._failed(
-                "exited while listing its tools" if exited else f"failed to list its tools: {_reason(error)}",
+                "exited while listing its tools" if exited else f"failed to list its tools: {reason_of(error)}",
                 stop,
                 crashed=exited,
             )
@@ -344,34 +284,8 @@ class McpConnection:
         if stop.is_set():
             return False
         self.tools, self.skipped = offered(self.name, listed)
-        self.prompts = await self._prompts(client)
+        self.prompts = await offered_prompts(client, self.name, self.config.list_timeout_s)
         return True
-
-    async def _prompts(self, client: Any) -> list[McpPromptInfo]:
-        """Its prompts, when it offers any; a failure to list them costs the prompts, not the server."""
-        if getattr(client.server_capabilities, "prompts", None) is None:
-            return []
-        try:
-            async with asyncio.timeout(self.config.list_timeout_s):
-                return prompt_infos(self.name, await list_prompts(client))
-        except Exception as error:  # noqa: BLE001 - its tools still work
-            logging.getLogger(__name__).warning("MCP server %s: prompts not listed: %s", self.name, _reason(error))
-            return []
-
-    async def _on_message(self, message: Any) -> None:
-        from mcp.types import (
-            PromptListChangedNotification,
-            ResourceListChangedNotification,
-            ResourceUpdatedNotification,
-            ToolListChangedNotification,
-        )
-
-        if isinstance(message, ToolListChangedNotification | PromptListChangedNotification):
-            self.tools_changed()  # the relisting lists the prompts too
-        elif isinstance(message, ResourceListChangedNotification):
-            self.resources_changed()
-        elif isinstance(message, ResourceUpdatedNotification):
-            self.watch.updated(str(message.params.uri))
 
     # -- resources -----------------------------------------------------------------
 
@@ -379,15 +293,9 @@ class McpConnection:
         """List the resources of a server that offers them (bounded by ``list_timeout_s``); a failed
         listing leaves none listed (reads by URI still work) and is logged, never a failure."""
         self.offers_resources = client.server_capabilities.resources is not None
-        if not self.offers_resources:
-            self.resources = []
-            return
-        try:
-            async with asyncio.timeout(self.config.list_timeout_s):
-                self.resources = await list_resources(client)
-        except Exception as error:  # noqa: BLE001 - MCPError, a timeout or a transport error
-            logging.getLogger("mcp.servers").info("MCP server %s: resources not listed: %s", self.name, _reason(error))
-            self.resources = []
+        self.resources = (
+            await listed_within(client, self.name, self.config.list_timeout_s) if self.offers_resources else []
+        )
 
     @property
     def has_resources(self) -> bool:
@@ -414,111 +322,21 @@ class McpConnection:
             client.read_resource(uri), f"reading {uri} did not answer within", f"cannot read {uri}"
         )
 
-    # -- the client's side: roots and log messages -----------------------------------
-
-    async def _list_roots(self, context: Any) -> Any:  # noqa: ARG002 - the SDK's ListRootsFnT signature
-        from mcp.types import ListRootsResult, Root
-
-        return ListRootsResult(roots=[Root(uri=uri, name=name) for uri, name in listed(self.roots)])  # type: ignore[arg-type]
-
     def set_roots(self, roots: Iterable[Path]) -> None:
         """New roots (the settings changed); a running server is told, and asks again when it cares."""
         fresh = distinct(roots)
-        if fresh == self.roots:
+        if fresh == self.callbacks.roots:
             return
-        self.roots = fresh
+        self.callbacks.roots = fresh
         client = self._client
         if self.state is McpState.READY and client is not None:
             self._announcing = asyncio.get_running_loop().create_task(
                 announce_change(client, self.name), name=f"mcp-roots:{self.name}"
             )
 
-    async def _on_log(self, params: Any) -> None:
-        entry = self.log.record(str(params.level), params.data, params.logger)
-        if entry.is_error:  # one notice: listeners find it in ``logs`` (each shown once)
-            self._on_change(self)
-
-    async def _elicit(self, context: Any, params: Any) -> Any:  # noqa: ARG002 - the SDK's ElicitationFnT
-        """A server's question: to the latest call in flight (its session asks the user), else declined."""
-        from mcp.types import ElicitResult
-
-        url = getattr(params, "url", None)
-        request = ElicitationRequest(
-            server=self.name,
-            message=str(params.message),
-            mode="url" if url is not None else "form",
-            schema=dict(getattr(params, "requested_schema", None) or {}),
-            url=url,
-            answer_within_s=self.config.timeout_s,
-        )
-        asker = next((a for a in reversed(self._askers) if a.elicit is not None), None)
-        if asker is None or asker.elicit is None:
-            return ElicitResult(action="decline")
-        answer = await self._while_asking(asker, asker.elicit(request))
-        if answer is None:
-            return ElicitResult(action="cancel")  # the call ended while the user was asked
-        content = answer.content if answer.action == "accept" and request.mode == "form" else None
-        return ElicitResult(action=answer.action, content=content)
-
-    async def _sample(self, context: Any, params: Any) -> Any:  # noqa: ARG002 - the SDK's SamplingFnT
-        """A server's request for the model: to the latest call in flight (its session asks the user and
-        runs the session's model), else declined; a declined request is an error the server sees."""
-        from mcp.types import CreateMessageResult, ErrorData, TextContent
-
-        asker = next((a for a in reversed(self._askers) if a.sample is not None), None)
-        if asker is None or asker.sample is None:
-            return ErrorData(
-                code=SAMPLING_REFUSED, message=f"{CLIENT_NAME} declined to sample: no tool call to ask for"
-            )
-        answer = await self._while_asking(asker, asker.sample(sampling_request(self.name, params)))
-        if answer is None or not answer.approved:
-            why = "the tool call ended" if answer is None else answer.reason or DECLINED
-            return ErrorData(code=SAMPLING_REFUSED, message=f"{CLIENT_NAME} declined to sample: {why}")
-        return CreateMessageResult(
-            role="assistant",
-            content=TextContent(type="text", text=answer.text),
-            model=answer.model,
-            stop_reason=answer.stop_reason,
-        )
-
-    async def _while_asking(self, asker: _Asker, asking: Awaitable[_T]) -> _T | None:
-        """``asking`` (the user, maybe a model) with the call's time limit paused; None when the call ended first."""
-        future = asyncio.ensure_future(asking)
-        asker.asking.add(future)
-        asker.deadline.reschedule(None)  # the user may take their time
-        try:
-            return await future
-        except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():  # this task itself is being cancelled (a 2026 call)
-                raise
-            return None
-        finally:
-            asker.asking.discard(future)
-            asker.deadline.reschedule(asyncio.get_running_loop().time() + self.config.timeout_s)
-
     @property
     def logs(self) -> tuple[McpLogEntry, ...]:
         return self.log.entries
-
-    async def _listen(self, client: Any) -> None:
-        """A 2026-era server announces a changed tool or resource list only on a ``subscriptions/listen``
-        stream (an older one sends the notification unasked); either reaches the same relisting."""
-        from mcp.shared.subscriptions import ResourcesListChanged
-
-        tools = getattr(getattr(client.server_capabilities, "tools", None), "list_changed", False)
-        resources = _resource_capability(client, "list_changed")
-        if not (tools or resources):
-            return
-        try:
-            async with client.listen(tools_list_changed=bool(tools), resources_list_changed=resources) as events:
-                async for event in events:
-                    if isinstance(event, ResourcesListChanged):
-                        self.resources_changed()
-                    else:
-                        self.tools_changed()
-        except Exception as error:  # noqa: BLE001 - an older protocol, or the server went away
-            logging.getLogger(__name__).debug("MCP server %s: no list-change stream: %s", self.name, _reason(error))
 
     def tools_changed(self) -> None:
         """The server says its tools changed: list them again now, so the next step offers them."""
@@ -547,7 +365,7 @@ class McpConnection:
         self._crashed = crashed
         delay_ms = backoff_ms(self.failures, crashed)
         self._retry_at_ms = self._clock.now_ms() + delay_ms
-        tail = await asyncio.to_thread(_stderr_tail, self._stderr) or self._kept_tail.get(self._stderr, "")
+        tail = await self.stderr.tail()
         self.tools, self.skipped, self._client = [], (), None
         self.offers_resources, self.resources = False, []
         self.watch.disconnected()
@@ -589,7 +407,7 @@ class McpConnection:
         except TimeoutError:
             raise ToolError(f"MCP server {self.name}: {late} {self.config.timeout_s:g} s.") from None
         except Exception as error:  # noqa: BLE001 - the SDK raises MCPError or transport errors
-            raise ToolError(f"MCP server {self.name}: {failed}: {_reason(error)}") from None
+            raise ToolError(f"MCP server {self.name}: {failed}: {reason_of(error)}") from None
 
     async def prompt(self, name: str, arguments: dict[str, str]) -> str:
         """The prompt's expansion (``prompts/get``) as text; raises ``ToolError`` with the server's reason."""
@@ -614,7 +432,7 @@ class McpConnection:
                     PromptReference(name=prompt), {"name": argument, "value": value}, context
                 )
         except Exception as error:  # noqa: BLE001 - completion is a convenience: no values
-            logging.getLogger(__name__).debug("MCP server %s: no completion: %s", self.name, _reason(error))
+            logging.getLogger(__name__).debug("MCP server %s: no completion: %s", self.name, reason_of(error))
             return []
         return [str(v) for v in result.completion.values]
 
@@ -634,49 +452,26 @@ class McpConnection:
         stop = self._stop
         limit = self.config.timeout_s
         deadline = asyncio.timeout(limit)
-        asker = _Asker(elicit, sample, deadline) if elicit is not None or sample is not None else None
-        if asker is not None:
-            self._askers.append(asker)
-        try:
-            async with deadline:
-                result = await client.call_tool(
-                    tool, arguments, progress_callback=progress_callback(on_progress) if on_progress else None
-                )
-        except TimeoutError:
-            await self._failed(f"did not answer {tool} within {limit:g} s", stop)
-            raise ToolError(
-                f"MCP server {self.name}: {tool} did not answer within {limit:g} s; the server is restarted."
-            ) from None
-        except Exception as error:  # noqa: BLE001 - the SDK raises MCPError or transport errors
-            if stop.is_set() or _is_closed(error):
-                await self._failed(f"exited during {tool}", stop, crashed=True)
+        with self.callbacks.asking(elicit, sample, deadline):  # its questions end with it
+            try:
+                async with deadline:
+                    result = await client.call_tool(
+                        tool, arguments, progress_callback=progress_callback(on_progress) if on_progress else None
+                    )
+            except TimeoutError:
+                await self._failed(f"did not answer {tool} within {limit:g} s", stop)
                 raise ToolError(
-                    f"MCP server {self.name} exited during {tool}: {self.last_error or 'stopped'}"
+                    f"MCP server {self.name}: {tool} did not answer within {limit:g} s; the server is restarted."
                 ) from None
-            raise ToolError(f"MCP server {self.name}: {tool} failed: {_reason(error)}") from None
-        finally:
-            if asker is not None:
-                self._askers.remove(asker)
-                for asking in asker.asking:  # its questions end with it
-                    asking.cancel()
+            except Exception as error:  # noqa: BLE001 - the SDK raises MCPError or transport errors
+                if stop.is_set() or is_closed(error):
+                    await self._failed(f"exited during {tool}", stop, crashed=True)
+                    raise ToolError(
+                        f"MCP server {self.name} exited during {tool}: {self.last_error or 'stopped'}"
+                    ) from None
+                raise ToolError(f"MCP server {self.name}: {tool} failed: {reason_of(error)}") from None
         self.failures = 0
         return result
-
-
-def _resource_capability(client: Any, flag: str) -> bool:
-    resources = getattr(client.server_capabilities, "resources", None)
-    return bool(getattr(resources, flag, False))
-
-
-class _Asker:
-    """A call that can ask the user: its ``elicit`` and ``sample``, its time limit (paused while asking),
-    its open questions."""
-
-    def __init__(self, elicit: Elicit | None, sample: Sample | None, deadline: asyncio.Timeout) -> None:
-        self.elicit = elicit
-        self.sample = sample
-        self.deadline = deadline
-        self.asking: set[asyncio.Future[Any]] = set()
 
 
 async def _first_of(*waits: Any) -> None:
@@ -686,33 +481,3 @@ async def _first_of(*waits: Any) -> None:
     finally:
         for task in tasks:
             task.cancel()
-
-
-def _open_stderr_file(name: str) -> Any:
-    return tempfile.NamedTemporaryFile("w+", prefix=f"agent-tui-mcp-{name}-", suffix=".log", delete=False)
-
-
-def _unlink(path: Path) -> None:
-    path.unlink(missing_ok=True)
-
-
-def _innermost(error: BaseException) -> BaseException:
-    """The SDK's anyio task groups wrap a failure in exception groups: the first leaf says what happened."""
-    while isinstance(error, BaseExceptionGroup) and error.exceptions:
-        error = error.exceptions[0]
-    return error
-
-
-def _is_closed(error: BaseException) -> bool:
-    inner = _innermost(error)
-    return "closed" in str(inner).lower() or type(inner).__name__ in {
-        "ClosedResourceError",
-        "BrokenResourceError",
-        "EndOfStream",
-    }
-
-
-def _reason(error: BaseException) -> str:
-    inner = _innermost(error)
-    text = str(inner).strip()
-    return f"{type(inner).__name__}: {text}" if text else type(inner).__name__

@@ -14,9 +14,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.tools.mcp.connection import McpConnection, load_sdk
+from agent_tui.tools.mcp.connection import McpConnection
 from agent_tui.tools.mcp.prompts import McpPromptInfo
 from agent_tui.tools.mcp.resources import McpResourceInfo
+from agent_tui.tools.mcp.sdk_log import load_sdk
 from agent_tui.tools.mcp.server_log import McpLogEntry
 from agent_tui.tools.mcp.token_store import TokenStore
 from agent_tui.tools.sandbox import SandboxPolicy

@@ -9,10 +9,13 @@ messages, as text, are the expansion: what gets admitted as the user's prompt.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from agent_tui.tools.mcp.failure_reasons import reason_of
 from agent_tui.tools.mcp.listing import every_page
 from agent_tui.vocab.mcp_names import tool_name
 
@@ -75,6 +78,19 @@ def prompt_infos(server: str, listed: list[Any]) -> list[McpPromptInfo]:
 
 async def list_prompts(client: Any) -> list[Any]:
     return await every_page(client.list_prompts, "prompts")
+
+
+async def offered_prompts(client: Any, server: str, timeout_s: float) -> list[McpPromptInfo]:
+    """Its prompts, when it offers any (listed within ``timeout_s``); a failure to list them costs the
+    prompts, not the server."""
+    if getattr(client.server_capabilities, "prompts", None) is None:
+        return []
+    try:
+        async with asyncio.timeout(timeout_s):
+            return prompt_infos(server, await list_prompts(client))
+    except Exception as error:  # noqa: BLE001 - its tools still work
+        logging.getLogger(__name__).warning("MCP server %s: prompts not listed: %s", server, reason_of(error))
+        return []
 
 
 def _text(content: Any) -> str:

@@ -10,12 +10,15 @@ No SDK import: the results are read by attribute, as ``lowering`` reads a tool's
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent_tui.tools.image_limits import ImageRefused, check_size, checked_mime
+from agent_tui.tools.mcp.failure_reasons import reason_of
 from agent_tui.tools.mcp.listing import every_page
 
 TEXT_CAP = 50 * 1024
@@ -43,6 +46,12 @@ class ResourceText:
     truncated: bool = False
 
 
+def resource_capability(client: Any, flag: str) -> bool:
+    """The server's ``resources`` capability declares ``flag`` (``subscribe``, ``list_changed``)."""
+    resources = getattr(client.server_capabilities, "resources", None)
+    return bool(getattr(resources, flag, False))
+
+
 async def list_all(client: Any) -> list[McpResourceInfo]:
     """Every listed resource, then every template (each listing paged to its end, within ``listing.LIST_PAGES``)."""
     resources = await every_page(client.list_resources, "resources")
@@ -54,6 +63,17 @@ async def list_all(client: Any) -> list[McpResourceInfo]:
             for t in templates
         ),
     ]
+
+
+async def listed_within(client: Any, server: str, timeout_s: float) -> list[McpResourceInfo]:
+    """``list_all`` within ``timeout_s``; a failed listing lists none (reads by URI still work) and is
+    logged, never a failure of the server."""
+    try:
+        async with asyncio.timeout(timeout_s):
+            return await list_all(client)
+    except Exception as error:  # noqa: BLE001 - MCPError, a timeout or a transport error
+        logging.getLogger("mcp.servers").info("MCP server %s: resources not listed: %s", server, reason_of(error))
+        return []
 
 
 def read_text(result: Any, *, vision: bool, cap: int | None = TEXT_CAP) -> ResourceText:

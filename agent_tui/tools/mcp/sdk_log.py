@@ -1,7 +1,9 @@
-"""The MCP SDK's own log records go to agent-tui's ``mcp.log``, never to the terminal the TUI draws on."""
+"""Loading the MCP SDK (``load_sdk``): its own log records go to agent-tui's ``mcp.log``, never to the terminal the TUI draws on."""
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 import logging
 from pathlib import Path
 
@@ -40,3 +42,12 @@ def route_sdk_logs(log_file: Path | None) -> None:
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     logger.propagate = False
+
+
+async def load_sdk(log_file: Path | None = None) -> None:
+    """Import the SDK in a thread, so the event loop (the TUI) keeps running meanwhile; its log
+    records go to ``log_file`` (or nowhere), never to the terminal the TUI draws on."""
+    await asyncio.to_thread(route_sdk_logs, log_file)
+    await asyncio.to_thread(importlib.import_module, "mcp.client.stdio")
+    await asyncio.to_thread(importlib.import_module, "mcp.client.streamable_http")
+    await asyncio.to_thread(importlib.import_module, "mcp.client.sse")

@@ -134,10 +134,10 @@ async def test_a_dead_servers_last_words_survive_its_stderr_file_being_cleaned_u
     reads it (it lost "disk on fire" once on a loaded machine): the tail is kept at clean-up."""
     connection = await _ready(notes, workdir, ManualClock())
     try:
-        stderr = connection._stderr
+        stderr = connection.stderr.path
         assert stderr is not None
         stderr.write_text("notes server: disk on fire\n")
-        await connection._keep_stderr_tail(stderr)  # the clean-up ran first ...
+        await connection.stderr.keep_tail(stderr)  # the clean-up ran first ...
         stderr.unlink()  # ... and removed the file
         assert await connection._failed("exited during die", connection._stop, crashed=True)
         assert "disk on fire" in (connection.last_error or "")

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.tools.mcp.connection import McpConnection, load_sdk
+from agent_tui.tools.mcp.connection import McpConnection
 from agent_tui.tools.mcp.oauth import _connect_once as connect_once
 from agent_tui.tools.mcp.oauth import connection_auth, login
+from agent_tui.tools.mcp.sdk_log import load_sdk
 from agent_tui.tools.mcp.token_store import FileTokenStore
 from agent_tui.vocab.kinds import McpState
 from agent_tui.vocab.mcp_server import McpServerConfig

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.tools.mcp.connection import McpConnection, load_sdk
+from agent_tui.tools.mcp.connection import McpConnection
+from agent_tui.tools.mcp.sdk_log import load_sdk
 from agent_tui.vocab.kinds import McpState
 from agent_tui.vocab.mcp_server import McpServerConfig
 

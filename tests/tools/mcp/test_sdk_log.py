@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.tools.mcp.connection import load_sdk
+from agent_tui.tools.mcp.sdk_log import load_sdk
 
 
 @pytest.fixture
