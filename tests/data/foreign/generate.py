@@ -3,10 +3,11 @@
 
     python3 tests/data/foreign/generate.py --agent claude --bin PATH/claude --out tests/data/foreign/claude_code
     python3 tests/data/foreign/generate.py --agent codex --bin PATH/codex --out tests/data/foreign/codex
+    python3 tests/data/foreign/generate.py --agent opencode --bin PATH/opencode --out tests/data/foreign/opencode
 
-Each agent runs headless (``claude -p``, ``codex exec``) under a private HOME
+Each agent runs headless (``claude -p``, ``codex exec``, ``opencode run``) under a private HOME
 (``/tmp/foreign-fixture-<agent>``, its project at ``HOME/proj``) against the fake
-below, which speaks the Anthropic Messages and OpenAI Responses wire formats,
+below, which speaks the Anthropic Messages, OpenAI Responses and Chat Completions wire formats,
 streamed, with tool calls: the script makes the agent answer with text and
 reasoning, run ``ls``, edit ``main.py``, look at ``pic.png``, then answers; a
 second run resumes the session and compacts it. The session files the agent
@@ -21,6 +22,7 @@ import base64
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -42,8 +44,10 @@ def flat(value: Any) -> str:
 
 def last_item_key(body: dict[str, Any]) -> str:
     """What the model is answering: the id of the last tool result, or the last user text."""
-    if "messages" in body:  # Anthropic
+    if "messages" in body:  # Anthropic, or Chat Completions (a ``tool`` message answers a call)
         last = body["messages"][-1]
+        if last.get("role") == "tool":
+            return "result:" + str(last.get("tool_call_id"))
         content = last.get("content")
         if isinstance(content, list):
             for block in reversed(content):
@@ -59,6 +63,10 @@ def last_item_key(body: dict[str, Any]) -> str:
     return ""
 
 
+def tool_name(tool: dict[str, Any]) -> str:
+    return str(tool.get("name") or (tool.get("function") or {}).get("name") or tool.get("type"))
+
+
 class Script:
     """Turns keyed by what they answer: ``after`` a tool result's call id or a substring of the user's text."""
 
@@ -69,10 +77,7 @@ class Script:
         key = last_item_key(body)
         with self.lock:
             with self.record.open("a", encoding="utf-8") as f:
-                f.write(
-                    flat({"key": key[:200], "tools": [t.get("name") or t.get("type") for t in body.get("tools") or []]})
-                    + "\n"
-                )
+                f.write(flat({"key": key[:200], "tools": [tool_name(t) for t in body.get("tools") or []]}) + "\n")
             for turn in self.turns:
                 after = turn["after"]
                 if turn.get("used"):
@@ -81,6 +86,11 @@ class Script:
                     turn["used"] = True
                     return turn
                 if turn.get("summary"):
+                    continue
+                if turn.get("title"):  # the title the agent asks its small model for, without tools
+                    if after in key and not body.get("tools"):
+                        turn["used"] = True
+                        return turn
                     continue
                 hit = key == "result:" + after if after.startswith("call") else after in key
                 if hit and body.get("tools"):
@@ -120,7 +130,7 @@ class Handler(BaseHTTPRequestHandler):
         if path.endswith("/count_tokens"):
             self._json({"input_tokens": 100})
             return
-        if not path.endswith(("/messages", "/responses")):
+        if not path.endswith(("/messages", "/responses", "/chat/completions")):
             self._json({})
             return
         turn = self.server.script.take(body)  # type: ignore[attr-defined]
@@ -128,7 +138,9 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        if path.endswith("/messages"):
+        if path.endswith("/chat/completions"):
+            self._chat(turn, body)
+        elif path.endswith("/messages"):
             self._anthropic(turn, body)
         else:
             self._responses(turn, body)
@@ -184,6 +196,36 @@ class Handler(BaseHTTPRequestHandler):
             "message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 40}}
         )
         self._event("message_stop", {})
+
+    def _chat(self, turn: dict[str, Any], body: dict[str, Any]) -> None:
+        """Chat Completions chunks: reasoning as ``reasoning_content``, then text, then one tool call."""
+        cid = "chatcmpl-" + uuid.uuid4().hex[:16]
+
+        def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> None:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            obj = {"id": cid, "object": "chat.completion.chunk", "created": 0, "model": body.get("model")}
+            self._chunk(f"data: {json.dumps({**obj, 'choices': [choice], **extra})}\n\n".encode())
+
+        chunk({"role": "assistant", "content": ""})
+        if turn.get("thinking"):
+            chunk({"reasoning_content": turn["thinking"]})
+        if turn.get("text"):
+            chunk({"content": turn["text"]})
+        tool = turn.get("tool")
+        if tool:
+            call = {"index": 0, "id": turn["id"], "type": "function"}
+            chunk(
+                {"tool_calls": [{**call, "function": {"name": tool["name"], "arguments": json.dumps(tool["input"])}}]}
+            )
+        usage = {
+            "prompt_tokens": turn.get("input_tokens", 1200),
+            "completion_tokens": 40,
+            "total_tokens": turn.get("input_tokens", 1200) + 40,
+            "prompt_tokens_details": {"cached_tokens": 300},
+            "completion_tokens_details": {"reasoning_tokens": 8},
+        }
+        chunk({}, "tool_calls" if tool else "stop", usage=usage)
+        self._chunk(b"data: [DONE]\n\n")
 
     def _responses(self, turn: dict[str, Any], body: dict[str, Any]) -> None:
         rid = "resp_" + uuid.uuid4().hex[:16]
@@ -347,6 +389,59 @@ def codex_turns(proj: Path) -> list[dict[str, Any]]:
     ]
 
 
+def opencode_turns(proj: Path) -> list[dict[str, Any]]:
+    return [
+        {"after": "FIXTURE-TASK", "title": True, "text": "Edit main.py to print hello, world"},
+        {
+            "after": "FIXTURE-TASK",
+            "id": "call_ls01",
+            "thinking": "Look at the files first.",
+            "text": "I'll list the files.",
+            "tool": {"name": "bash", "input": {"command": "ls", "description": "List files"}},
+        },
+        {
+            "after": "call_ls01",
+            "id": "call_read01",
+            "text": "Reading main.py before editing it.",
+            "tool": {"name": "read", "input": {"filePath": str(proj / "main.py")}},
+        },
+        {
+            "after": "call_read01",
+            "id": "call_edit01",
+            "tool": {
+                "name": "edit",
+                "input": {
+                    "filePath": str(proj / "main.py"),
+                    "oldString": "print('hello')",
+                    "newString": "print('hello, world')",
+                },
+            },
+        },
+        {
+            "after": "call_edit01",
+            "id": "call_write01",
+            "tool": {"name": "write", "input": {"filePath": str(proj / "NOTES.md"), "content": "# Notes\nhello\n"}},
+        },
+        {
+            "after": "call_write01",
+            "id": "call_glob01",
+            "tool": {"name": "glob", "input": {"pattern": "*.py"}},
+        },
+        {
+            "after": "call_glob01",
+            "id": "call_img01",
+            "tool": {"name": "read", "input": {"filePath": str(proj / "pic.png")}},
+        },
+        {  # Chat Completions has no image in a tool message: opencode sends it as the user's, after the result
+            "after": "Attached media from tool result",
+            "text": "Done: main.py now prints hello, world. The picture is a single pixel.",
+            "input_tokens": 9000,
+        },
+        {"after": "summary", "summary": True, "text": "Summary: edited main.py to print hello, world; wrote NOTES.md."},
+        {"after": "ANOTHER-TASK", "text": "Second answer after resuming."},
+    ]
+
+
 def make_home(agent: str, base: str) -> tuple[Path, Path, dict[str, str]]:
     home = Path(f"/tmp/foreign-fixture-{agent}")
     shutil.rmtree(home, ignore_errors=True)
@@ -378,6 +473,34 @@ def make_home(agent: str, base: str) -> tuple[Path, Path, dict[str, str]]:
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             "IS_SANDBOX": "1",
         }
+    elif agent == "opencode":
+        config = home / ".config" / "opencode"
+        config.mkdir(parents=True)
+        model = {
+            "name": "Fake",
+            "reasoning": True,
+            "tool_call": True,
+            "attachment": True,
+            "modalities": {"input": ["text", "image"], "output": ["text"]},
+            "limit": {"context": 10000, "output": 1000},
+        }
+        provider = {
+            "npm": "@ai-sdk/openai-compatible",
+            "name": "Fake",
+            "options": {"baseURL": f"{base}/v1", "apiKey": "{env:FAKE_API_KEY}"},
+            "models": {"fake-model": model},
+        }
+        settings = {"provider": {"fake": provider}, "model": "fake/fake-model", "small_model": "fake/fake-model"}
+        (config / "opencode.json").write_text(json.dumps({**settings, "autoupdate": False, "share": "disabled"}))
+        env |= {
+            "FAKE_API_KEY": FAKE_KEY,
+            "OPENCODE_DISABLE_MODELS_FETCH": "1",
+            "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+            "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+            "OPENCODE_DISABLE_SHARE": "1",
+            "OPENCODE_DISABLE_CLAUDE_CODE": "1",
+        }
     else:
         cx = home / ".codex"
         cx.mkdir()
@@ -396,9 +519,31 @@ def run(argv: list[str], env: dict[str, str], cwd: Path) -> None:
     print(f"$ {' '.join(argv)} -> {done.returncode}\n{done.stdout[-800:]}\n{done.stderr[-800:]}", file=sys.stderr)
 
 
+def opencode(binary: str, task: str, env: dict[str, str], home: Path, proj: Path) -> list[Path]:
+    """Two runs of one session (the second ``--continue``s it). What opencode keeps is its SQLite
+    database; captured are a copy of it (its WAL folded in, vacuumed) and ``opencode export`` of the
+    session (the JSON that ``import --from opencode FILE`` reads)."""
+    # the words one by one: ``opencode run`` quotes a message argument that holds a space
+    run([binary, "run", "--auto", *task.split()], env, proj)
+    run([binary, "run", "--auto", "--continue", *"ANOTHER-TASK: anything else?".split()], env, proj)
+    captured = home / "captured"
+    captured.mkdir()
+    database = home / ".local" / "share" / "opencode" / "opencode.db"
+    with sqlite3.connect(database) as source:
+        (session_id,) = source.execute("SELECT id FROM session").fetchone()
+        source.execute("VACUUM INTO ?", (str(captured / "opencode.db"),))
+    with sqlite3.connect(captured / "opencode.db") as copy:
+        copy.execute("PRAGMA journal_mode = DELETE")  # one self-contained file
+    exported = subprocess.run(
+        [binary, "export", session_id], env=env, cwd=proj, capture_output=True, text=True, timeout=60, check=True
+    )
+    (captured / f"{session_id}.json").write_text(exported.stdout, encoding="utf-8")
+    return sorted(captured.iterdir())
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--agent", choices=["claude", "codex"], required=True)
+    ap.add_argument("--agent", choices=["claude", "codex", "opencode"], required=True)
     ap.add_argument("--bin", required=True)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
@@ -407,7 +552,8 @@ def main() -> int:
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     base = f"http://127.0.0.1:{server.server_address[1]}"
     home, proj, env = make_home(a.agent, base)
-    server.script = Script((claude_turns if a.agent == "claude" else codex_turns)(proj), record)  # type: ignore[attr-defined]
+    turns = {"claude": claude_turns, "codex": codex_turns, "opencode": opencode_turns}[a.agent]
+    server.script = Script(turns(proj), record)  # type: ignore[attr-defined]
     threading.Thread(target=server.serve_forever, daemon=True).start()
     task = "FIXTURE-TASK: list the files, change main.py to print hello, world, and describe pic.png"
     if a.agent == "claude":
@@ -415,6 +561,8 @@ def main() -> int:
         run([a.bin, "-p", "--continue", "--dangerously-skip-permissions", "ANOTHER-TASK: anything else?"], env, proj)
         run([a.bin, "-p", "--continue", "/compact"], env, proj)
         found = sorted((home / ".claude" / "projects").rglob("*.jsonl"))
+    elif a.agent == "opencode":
+        found = opencode(a.bin, task, env, home, proj)
     else:
         run([a.bin, "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", task], env, proj)
         run(
