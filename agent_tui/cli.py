@@ -53,7 +53,7 @@ def _add_trust_flags(parser: argparse.ArgumentParser, default: object = None) ->
     )
 
 
-FOREIGN_AGENTS = ("claude", "codex")  # core.transfer.foreign.formats.READERS, without importing it
+FOREIGN_AGENTS = ("claude", "codex", "opencode")  # core.transfer.foreign.formats.READERS, without importing it
 APPROVAL_MODES = ("ask", "auto-edit", "auto", "full-auto")  # vocab.kinds.ApprovalMode, without importing it
 
 

@@ -1,6 +1,6 @@
 """The picker's "import from…": the other agents' sessions for this directory, Enter imports one and opens it.
 
-Claude Code's and Codex's sessions kept for the location (``agent-tui import
+Claude Code's, Codex's and opencode's sessions kept for the location (``agent-tui import
 --from`` finds the same ones) are listed newest first with their first prompt,
 date and size, read from each file's first lines only. Enter imports the
 highlighted one as ``agent-tui import --from`` does (a session imported before
@@ -83,7 +83,7 @@ class ImportScreen(ModalScreen[str | None]):
         listing = self.query_one(OptionList)
         listing.clear_options()
         listing.add_options(
-            options or [Option(Text("no Claude Code or Codex sessions for this directory", style="dim"), disabled=True)]
+            options or [Option(Text("no other agent's sessions for this directory", style="dim"), disabled=True)]
         )
         listing.highlighted = 0 if self.files else None
         self.loaded = True
@@ -95,7 +95,9 @@ class ImportScreen(ModalScreen[str | None]):
 
     async def _import(self, found: Any) -> None:
         try:
-            text = await asyncio.to_thread(found.path.read_text, encoding="utf-8")
+            from agent_tui.core.api import load_foreign_session
+
+            text = await asyncio.to_thread(load_foreign_session, found.agent, found.path)
             sessions = await self.services.ready()
             outcome = await sessions.import_foreign(found.agent, text, path=str(found.path))
         except Exception as error:  # unreadable, an unknown version, a bad line: the one line, nothing written

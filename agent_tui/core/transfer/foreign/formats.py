@@ -2,7 +2,7 @@
 
 A reader is ``read(text, path) -> Imported``: the whole file read and built,
 nothing written; a file it cannot read is one :class:`UnreadableSession`. A new
-format (opencode, Gemini CLI) is a module beside these and a row here, plus its
+format (Gemini CLI) is a module beside these and a row here, plus its
 default location in ``locate``.
 """
 
@@ -11,15 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agent_tui.core.transfer.foreign import claude_code, codex
+from agent_tui.core.transfer.foreign import claude_code, codex, opencode
 from agent_tui.core.transfer.foreign.draft import Imported, UnreadableSession
 
 Reader = Callable[[str, str], Imported]
 Peek = Callable[[dict[str, Any]], "str | None"]
 
-READERS: dict[str, Reader] = {"claude": claude_code.read, "codex": codex.read}
-LABELS: dict[str, str] = {"claude": claude_code.LABEL, "codex": codex.LABEL}
-FIRST_PROMPT: dict[str, Peek] = {"claude": claude_code.first_prompt, "codex": codex.first_prompt}
+READERS: dict[str, Reader] = {"claude": claude_code.read, "codex": codex.read, "opencode": opencode.read}
+LABELS: dict[str, str] = {"claude": claude_code.LABEL, "codex": codex.LABEL, "opencode": opencode.LABEL}
+FIRST_PROMPT: dict[str, Peek] = {
+    "claude": claude_code.first_prompt,
+    "codex": codex.first_prompt,
+    "opencode": opencode.first_prompt,
+}
 
 
 def reader(agent: str) -> Reader:

@@ -5,6 +5,8 @@ Claude Code: ``$CLAUDE_CONFIG_DIR`` or ``~/.claude``, then
 Codex: ``$CODEX_HOME`` or ``~/.codex``, then ``sessions/YYYY/MM/DD/rollout-<time>-<session id>.jsonl``;
 a rollout's directory is the ``cwd`` of its first line (``session_meta``), so
 finding a directory's rollouts reads each file's first line.
+opencode: no file a session; its database (``opencode_db``) names each by a path
+under its own, ``…/opencode.db/<session id>``, which :func:`load` reads out.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_tui.core.transfer.foreign import opencode_db
 from agent_tui.core.transfer.foreign.draft import UnreadableSession
 from agent_tui.core.transfer.foreign.formats import FIRST_PROMPT, LABELS
 
@@ -51,8 +54,10 @@ def sessions(agent: str, cwd: Path | None, home: Path, environ: Mapping[str, str
         case "codex":
             rollouts = (codex_root(home, environ) / "sessions").rglob("rollout-*.jsonl")
             found = (p for p in rollouts if cwd is None or _codex_cwd(p) == str(cwd))
+        case "opencode":  # each database's sessions, least recently updated first
+            return [p for db in opencode_db.databases(home, environ) for p in opencode_db.sessions(db, cwd)]
         case _:
-            raise UnreadableSession(f"cannot import from {agent!r}: this build reads claude, codex")
+            raise UnreadableSession(f"cannot import from {agent!r}: this build reads {', '.join(sorted(LABELS))}")
     return sorted(found, key=lambda p: (p.stat().st_mtime, p.name))
 
 
@@ -73,6 +78,8 @@ PEEK_LINES = 400  # a title is looked for this far into a file; the rest is not 
 
 def describe(agent: str, path: Path) -> ForeignFile:
     """The file's first prompt (its title), time and size, read from its first lines only."""
+    if agent == "opencode":
+        return _describe_opencode(path)
     title = ""
     try:
         with path.open(encoding="utf-8") as lines:
@@ -89,6 +96,28 @@ def describe(agent: str, path: Path) -> ForeignFile:
     except (OSError, UnicodeDecodeError):
         return ForeignFile(agent, LABELS[agent], path, "(unreadable)", 0, 0)
     return ForeignFile(agent, LABELS[agent], path, title or "(no prompt)", int(stat.st_mtime * 1000), stat.st_size)
+
+
+def _describe_opencode(path: Path) -> ForeignFile:
+    """A session in opencode's database by its row; an export file (one JSON document) read whole."""
+    label, kept = LABELS["opencode"], opencode_db.session_of(path)
+    try:
+        if kept is not None:
+            title, modified_ms, size = opencode_db.describe(*kept)
+        else:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            title = (FIRST_PROMPT["opencode"](doc) if isinstance(doc, dict) else None) or ""
+            stat = path.stat()
+            modified_ms, size = int(stat.st_mtime * 1000), stat.st_size
+    except (OSError, UnicodeDecodeError, ValueError, UnreadableSession):
+        return ForeignFile("opencode", label, path, "(unreadable)", 0, 0)
+    return ForeignFile("opencode", label, path, " ".join(title.split())[:120] or "(no prompt)", modified_ms, size)
+
+
+def load(agent: str, path: Path) -> str:
+    """The text a reader reads: the file's, or for a session in opencode's database, its export."""
+    kept = opencode_db.session_of(path) if agent == "opencode" else None
+    return opencode_db.export(*kept) if kept is not None else path.read_text(encoding="utf-8")
 
 
 def by_id(agent: str, session_id: str, home: Path, environ: Mapping[str, str] = os.environ) -> Path:
