@@ -191,10 +191,12 @@ class _Reader:
         ended = _ms(times.get("end")) or started
         match state.get("status"):
             case "completed":
+                read = given.get("filePath")  # a read file's image is named as the file
+                named = patches.shown_path(read, self.cwd) if isinstance(read, str) else None
                 images = [
                     found
                     for n, attached in enumerate(state.get("attachments") or [])
-                    if (found := _data_image(attached, n)) is not None
+                    if (found := _data_image(attached, n, named)) is not None
                 ]
                 self.draft.result(call_id, str(state.get("output") or ""), images=images, at=ended)
             case "error":
@@ -268,10 +270,10 @@ def _error_text(error: Any) -> str:
     return str(error)
 
 
-def _data_image(part: dict[str, Any], n: int) -> dict[str, Any] | None:
+def _data_image(part: dict[str, Any], n: int, name: str | None = None) -> dict[str, Any] | None:
     """A file part whose ``url`` is an inline image (``data:image/png;base64,…``) as a stored image."""
     url, mime = str(part.get("url") or ""), str(part.get("mime") or "")
     head, _, data = url.partition(",")
     if not mime.startswith("image/") or not head.startswith("data:") or not head.endswith(";base64"):
         return None
-    return image(mime, data, str(part.get("filename") or f"image-{n + 1}.{mime.split('/')[-1]}"))
+    return image(mime, data, str(part.get("filename") or name or f"image-{n + 1}.{mime.split('/')[-1]}"))

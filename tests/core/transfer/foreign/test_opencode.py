@@ -60,7 +60,8 @@ def test_the_session_maps_prompts_steps_tools_the_image_usage_and_the_compaction
     assert (calls["call_img01"].name, calls["call_img01"].input) == ("read", {"path": "pic.png"})
     done = {e.call_id: e for e in _of(imported, ev.ToolSucceeded)}
     assert done["call_ls01"].output.text == "main.py\npic.png\n"
-    assert done["call_img01"].output.images[0]["data"] == PNG and done["call_img01"].output.images[0]["size"] == 70
+    (picture,) = done["call_img01"].output.images
+    assert (picture["path"], picture["data"], picture["size"]) == ("pic.png", PNG, 70)
     failed = {e.call_id: e for e in _of(imported, ev.ToolFailed)}
     assert list(failed) == ["call_glob01"] and failed["call_glob01"].error.message == "ripgrep execution failed"
     assert [e.text for e in _of(imported, ev.ReasoningEnded)] == ["Look at the files first."]
