@@ -28,7 +28,7 @@ from typing import Any
 
 from agent_tui.core.log import events as ev
 from agent_tui.core.transfer.foreign import patches
-from agent_tui.core.transfer.foreign.draft import Draft, Imported, UnreadableSession, image
+from agent_tui.core.transfer.foreign.draft import Draft, Imported, UnreadableSession, image, refuse_unknown_version
 from agent_tui.vocab.usage import Usage
 
 AGENT, LABEL = "opencode", "opencode"
@@ -49,11 +49,7 @@ def read(text: str, path: str) -> Imported:
             f"{path}: no session info and messages; not an opencode session (as `opencode export` writes it)"
         )
     version = str(info.get("version") or "")
-    if version.split(".")[0] not in MAJORS:
-        raise UnreadableSession(
-            f"{path}: opencode {version or '(no version)'} wrote this session; this build reads the format of"
-            f" opencode {'.x, '.join(MAJORS)}.x"
-        )
+    refuse_unknown_version(path, LABEL, version, MAJORS)
     session_id, cwd = info.get("id"), info.get("directory")
     if not isinstance(session_id, str) or not isinstance(cwd, str):
         raise UnreadableSession(f"{path}: the session info names no id and directory; not an opencode session")
