@@ -1,4 +1,4 @@
-"""``agent-tui import --from claude|codex``: the agents' default locations under HOME, the report, the exit codes."""
+"""``agent-tui import --from claude|codex|opencode``: the agents' default locations under HOME, the report, the exit codes."""
 
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def test_an_unreadable_file_is_one_line_and_nothing_is_written(tmp_path: Path, w
 
 def test_the_jsonl_import_is_unchanged_and_takes_no_foreign_flags(workdir: Path) -> None:
     out = agent_tui("import", "x.jsonl", "--again", cwd=workdir)
-    assert out.returncode == 1 and "those go with --from claude|codex" in out.stderr
+    assert out.returncode == 1 and "those go with --from AGENT" in out.stderr
     out = agent_tui("import", "missing.jsonl", cwd=workdir)
     assert out.returncode == 1 and "cannot read missing.jsonl" in out.stderr
 

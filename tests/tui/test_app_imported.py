@@ -1,4 +1,4 @@
-"""Pilot over the real store: sessions imported from Claude Code and Codex in the picker and the transcript."""
+"""Pilot over the real store: sessions imported from Claude Code, Codex and opencode in the picker and the transcript."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Make the foreign session fixtures: run the real Claude Code and Codex against a scripted fake model.
+"""Make the foreign session fixtures: run the real Claude Code, Codex and opencode against a scripted fake model.
 
     python3 tests/data/foreign/generate.py --agent claude --bin PATH/claude --out tests/data/foreign/claude_code
     python3 tests/data/foreign/generate.py --agent codex --bin PATH/codex --out tests/data/foreign/codex
