@@ -289,7 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
     exporting.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     importing = sub.add_parser(
         "import",
-        help="a new session (in this directory) from a JSONL export, or from Claude Code's or Codex's sessions",
+        help="a new session (in this directory) from a JSONL export, or from another agent's sessions (--from)",
     )
     importing.add_argument(
         "file", nargs="?", metavar="FILE.jsonl|PATH|SESSION-ID", help="the export; with --from a session file or id"
