@@ -53,7 +53,8 @@ def _add_trust_flags(parser: argparse.ArgumentParser, default: object = None) ->
     )
 
 
-FOREIGN_AGENTS = ("claude", "codex", "gemini")  # core.transfer.foreign.formats.READERS, without importing it
+# core.transfer.foreign.formats.READERS, without importing it (tests/core/transfer/foreign/test_locate.py)
+FOREIGN_AGENTS = ("claude", "codex", "gemini", "opencode")
 APPROVAL_MODES = ("ask", "auto-edit", "auto", "full-auto")  # vocab.kinds.ApprovalMode, without importing it
 
 
@@ -290,7 +291,8 @@ def build_parser() -> argparse.ArgumentParser:
     exporting.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     importing = sub.add_parser(
         "import",
-        help="a new session (in this directory) from a JSONL export, or from Claude Code's, Codex's or Gemini CLI's sessions",
+        help="a new session (in this directory) from a JSONL export, or from another agent's sessions"
+        f" (--from {'|'.join(FOREIGN_AGENTS)})",
     )
     importing.add_argument(
         "file", nargs="?", metavar="FILE.jsonl|PATH|SESSION-ID", help="the export; with --from a session file or id"

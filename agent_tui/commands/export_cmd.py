@@ -35,7 +35,7 @@ def import_(args: argparse.Namespace) -> int:
 
         return import_foreign_cmd.main(args)
     if args.file is None or args.all or args.project or args.again:
-        return fail("import FILE.jsonl takes no --all, --project or --again; those go with --from claude|codex")
+        return fail("import FILE.jsonl takes no --all, --project or --again; those go with --from AGENT")
     try:
         text = Path(args.file).read_text(encoding="utf-8")
     except OSError as error:

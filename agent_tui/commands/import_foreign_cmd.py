@@ -1,4 +1,4 @@
-"""``agent-tui import --from claude|codex|gemini [PATH|SESSION-ID|--all] [--project DIR] [--again]``.
+"""``agent-tui import --from claude|codex|gemini|opencode [PATH|SESSION-ID|--all] [--project DIR] [--again]``.
 
 Without PATH or SESSION-ID: every session the agent kept for this directory
 (``--project DIR``: for DIR); ``--all``: for every directory, each into its own.
@@ -19,7 +19,14 @@ from pathlib import Path
 
 from agent_tui.commands.errors import fail
 from agent_tui.commands.store_access import run_with_sessions
-from agent_tui.core.api import FOREIGN_FORMATS, Sessions, UnreadableSession, foreign_session_by_id, foreign_sessions
+from agent_tui.core.api import (
+    FOREIGN_FORMATS,
+    Sessions,
+    UnreadableSession,
+    foreign_session_by_id,
+    foreign_sessions,
+    load_foreign_session,
+)
 from agent_tui.vocab.terminal_text import inert
 
 
@@ -54,7 +61,7 @@ def main(args: argparse.Namespace) -> int:
         notes = 0
         for path in files:
             try:
-                text = await asyncio.to_thread(path.read_text, encoding="utf-8")
+                text = await asyncio.to_thread(load_foreign_session, args.source, path)
                 outcome = await sessions.import_foreign(
                     args.source, text, path=str(path), location=project, again=args.again
                 )

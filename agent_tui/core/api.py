@@ -73,6 +73,7 @@ _EXPORTS: dict[str, str] = {
     "foreign_sessions": "transfer.foreign.locate:sessions",
     "foreign_session_by_id": "transfer.foreign.locate:by_id",
     "describe_foreign_session": "transfer.foreign.locate:describe",
+    "load_foreign_session": "transfer.foreign.locate:load",
     "ForeignFile": "transfer.foreign.locate",
     "FOREIGN_FORMATS": "transfer.foreign.formats:LABELS",
     "SessionBusy": "errors",

@@ -508,7 +508,7 @@ class Sessions:
     async def import_foreign(
         self, agent: str, text: str, *, path: str, location: str | Path | None = None, again: bool = False
     ) -> ImportOutcome:
-        """A new session from another agent's session file (``agent``: claude or codex), in the directory
+        """A new session from another agent's session file (``agent``: a ``--from`` name), in the directory
         the file names (or ``location``); a session imported before is found, not written twice, unless
         ``again``. A file this build cannot read changes nothing."""
         from agent_tui.core.transfer.foreign import formats, write

@@ -1,4 +1,4 @@
-"""``agent-tui import --from claude|codex``: the agents' default locations under HOME, the report, the exit codes."""
+"""``agent-tui import --from claude|codex|opencode``: the agents' default locations under HOME, the report, the exit codes."""
 
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def test_an_unreadable_file_is_one_line_and_nothing_is_written(tmp_path: Path, w
 
 def test_the_jsonl_import_is_unchanged_and_takes_no_foreign_flags(workdir: Path) -> None:
     out = agent_tui("import", "x.jsonl", "--again", cwd=workdir)
-    assert out.returncode == 1 and "those go with --from claude|codex" in out.stderr
+    assert out.returncode == 1 and "those go with --from AGENT" in out.stderr
     out = agent_tui("import", "missing.jsonl", cwd=workdir)
     assert out.returncode == 1 and "cannot read missing.jsonl" in out.stderr
 
@@ -116,3 +116,38 @@ async def test_a_session_with_a_subagent_is_one_import_and_its_transcript_alone_
     transcript = next(folder.glob("*/subagents/agent-*.jsonl"))
     alone = agent_tui("import", "--from", "claude", str(transcript), cwd=workdir, env=env)
     assert alone.returncode == 1 and "a subagent's transcript" in alone.stderr and alone.stdout == ""
+
+
+def test_opencode_sessions_come_from_its_database_once_by_directory_id_or_export_file(
+    tmp_path: Path, workdir: Path
+) -> None:
+    from tests.core.transfer.foreign.test_opencode_db import EXPORT, SESSION_ID, opencode_home
+
+    home = tmp_path / "home"
+    opencode_home(home, workdir)
+    env = {"HOME": str(home), "XDG_DATA_HOME": "", "OPENCODE_DB": ""}
+    out = agent_tui("import", "--from", "opencode", cwd=workdir, env=env)
+    assert out.returncode == 0, out.stderr
+    (made,) = out.stdout.split()
+    assert f"imported {SESSION_ID} as {made}" in out.stderr
+    assert "2 tool calls (apply_patch)" in out.stderr and "1 foreign tool calls" in out.stderr
+    assert "1 compactions" in out.stderr and "note: text opencode wrote into user messages itself" in out.stderr
+    assert "opencode: 1 imported, 0 skipped (imported before), 0 unreadable" in out.stderr
+
+    by_id = agent_tui("import", "--from", "opencode", SESSION_ID, cwd=workdir, env=env)
+    assert by_id.returncode == 0 and by_id.stdout.split() == [made]
+    assert f"skipped {SESSION_ID}: imported before as {made}" in by_id.stderr
+    by_file = agent_tui("import", "--from", "opencode", str(EXPORT), "--project", str(workdir), cwd=workdir, env=env)
+    assert by_file.returncode == 0 and by_file.stdout.split() == [made], "the export is the same source"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    none_there = agent_tui("import", "--from", "opencode", cwd=elsewhere, env=env)
+    assert none_there.returncode == 1 and f"no opencode sessions for {elsewhere.resolve()}" in none_there.stderr
+
+    newer = json.loads(EXPORT.read_text(encoding="utf-8"))
+    newer["info"]["version"] = "2.0.1"
+    unknown = tmp_path / "newer.json"
+    unknown.write_text(json.dumps(newer), encoding="utf-8")
+    refused = agent_tui("import", "--from", "opencode", str(unknown), cwd=workdir, env=env)
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert "opencode 2.0.1 wrote this session; this build reads the format of opencode 1.x" in refused.stderr

@@ -1,4 +1,4 @@
-"""Pilot over the real store: sessions imported from Claude Code and Codex in the picker and the transcript."""
+"""Pilot over the real store: sessions imported from Claude Code, Codex and opencode in the picker and the transcript."""
 
 from __future__ import annotations
 
@@ -55,6 +55,16 @@ async def test_the_picker_finds_imported_sessions_and_opens_their_transcript(rea
         assert (str(folded.title), folded.collapsed) == ("import note", False), "a note is in sight, not folded"
 
 
+async def _open_import_from(app, pilot) -> None:  # type: ignore[no-untyped-def]
+    """The picker, then its "import from…" (Ctrl+G), listed."""
+    from agent_tui.tui.screens.import_from import ImportScreen
+
+    await pilot.press("ctrl+r")
+    await until(pilot, lambda: isinstance(app.screen, SessionPicker) and app.screen.loaded_generation > 0)
+    await pilot.press("ctrl+g")
+    await until(pilot, lambda: isinstance(app.screen, ImportScreen) and app.screen.loaded)
+
+
 async def test_import_from_lists_this_directorys_foreign_sessions_and_opens_the_one_imported(  # noqa: F811
     real, workdir, clock, tmp_path, monkeypatch
 ) -> None:
@@ -68,10 +78,7 @@ async def test_import_from_lists_this_directorys_foreign_sessions_and_opens_the_
     monkeypatch.setenv("HOME", str(home))
     app = app_for(sessions, workdir, clock)
     async with app.run_test(size=(140, 50)) as pilot:
-        await pilot.press("ctrl+r")
-        await until(pilot, lambda: isinstance(app.screen, SessionPicker) and app.screen.loaded_generation > 0)
-        await pilot.press("ctrl+g")
-        await until(pilot, lambda: isinstance(app.screen, ImportScreen) and app.screen.loaded)
+        await _open_import_from(app, pilot)
         screen = app.screen
         assert sorted(f.label for f in screen.files) == ["Claude Code", "Codex"]
         assert all(f.title.startswith("FIXTURE-TASK: list the files") for f in screen.files)
@@ -116,3 +123,31 @@ async def test_an_imported_claude_subagent_opens_from_its_task_block(real, workd
         assert isinstance(screen, ChildSessionScreen) and screen.session_id == child.id
         await until(pilot, lambda: [w.block.name for w in screen.query(ToolCallView)] == ["bash"])
         assert "List project files" in screen.title_line
+
+
+async def test_import_from_lists_opencodes_sessions_from_its_database_and_opens_the_one_imported(  # noqa: F811
+    real, workdir, clock, tmp_path, monkeypatch
+) -> None:
+    from tests.core.transfer.foreign.test_opencode_db import opencode_home
+
+    sessions, _ = real
+    home = tmp_path / "home"
+    opencode_home(home, workdir)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.delenv("OPENCODE_DB", raising=False)
+    app = app_for(sessions, workdir, clock)
+    async with app.run_test(size=(140, 50)) as pilot:
+        await _open_import_from(app, pilot)
+        (found,) = app.screen.files
+        assert (found.label, found.title) == ("opencode", "Edit main.py to print hello, world")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.view.session_id is not None and not isinstance(app.screen, ModalScreen))
+        await until(pilot, lambda: len(app.query(UserMessage)) == 2)
+        tools = {view.block.call_id: view.block for view in app.query(ToolCallView)}
+        assert tools["call_write01"].name == "apply_patch" and tools["call_glob01"].name == "glob"
+        assert len(app.query(CompactionDivider)) == 1 and len(app.query(ReasoningView)) == 1
+        (note,) = app.query(InstructionNote)
+        assert note.block.text.startswith("[imported from opencode] text opencode wrote")
+        opened = app.view.session_id
+    assert (await sessions.get(opened)).location == str(workdir)

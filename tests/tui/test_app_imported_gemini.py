@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from textual.screen import ModalScreen
 
-from agent_tui.tui.screens.picker import SessionPicker
 from agent_tui.tui.widgets.block_widgets import CompactionDivider, InstructionNote, ReasoningView, UserMessage
 from agent_tui.tui.widgets.tool_block import ToolCallView
 
 from .test_app import until
+from .test_app_imported import _open_import_from
 from .test_app_store import app_for, real  # noqa: F401 - the fixture
 
 
 async def test_import_from_lists_the_gemini_session_and_opens_its_transcript(  # noqa: F811
     real, workdir, clock, tmp_path, monkeypatch
 ) -> None:
-    from agent_tui.tui.screens.import_from import ImportScreen
     from tests.commands.test_import_gemini_cmd import _gemini_home
 
     sessions, _ = real
@@ -24,10 +23,7 @@ async def test_import_from_lists_the_gemini_session_and_opens_its_transcript(  #
     monkeypatch.setenv("HOME", str(home))
     app = app_for(sessions, workdir, clock)
     async with app.run_test(size=(140, 60)) as pilot:
-        await pilot.press("ctrl+r")
-        await until(pilot, lambda: isinstance(app.screen, SessionPicker) and app.screen.loaded_generation > 0)
-        await pilot.press("ctrl+g")
-        await until(pilot, lambda: isinstance(app.screen, ImportScreen) and app.screen.loaded)
+        await _open_import_from(app, pilot)
         (found,) = app.screen.files
         assert (found.label, found.title) == (
             "Gemini CLI",

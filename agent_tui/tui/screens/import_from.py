@@ -1,6 +1,6 @@
 """The picker's "import from…": the other agents' sessions for this directory, Enter imports one and opens it.
 
-Claude Code's, Codex's and Gemini CLI's sessions kept for the location (``agent-tui import
+Claude Code's, Codex's, Gemini CLI's and opencode's sessions kept for the location (``agent-tui import
 --from`` finds the same ones) are listed newest first with their first prompt,
 date and size, read from each file's first lines only. Enter imports the
 highlighted one as ``agent-tui import --from`` does (a session imported before
@@ -29,6 +29,14 @@ from agent_tui.tui.widgets.status import short_path
 
 def _size(size: int) -> str:
     return f"{size / 1024:.0f} KB" if size >= 1024 else f"{size} B"
+
+
+def _agents() -> str:
+    """The agents whose sessions are listed, by name: "A, B or C" (the formats this build reads)."""
+    from agent_tui.core.api import FOREIGN_FORMATS
+
+    *rest, last = FOREIGN_FORMATS.values()
+    return f"{', '.join(rest)} or {last}" if rest else last
 
 
 def _found(location: str) -> list[Any]:
@@ -83,12 +91,7 @@ class ImportScreen(ModalScreen[str | None]):
         listing = self.query_one(OptionList)
         listing.clear_options()
         listing.add_options(
-            options
-            or [
-                Option(
-                    Text("no Claude Code, Codex or Gemini CLI sessions for this directory", style="dim"), disabled=True
-                )
-            ]
+            options or [Option(Text(f"no {_agents()} sessions for this directory", style="dim"), disabled=True)]
         )
         listing.highlighted = 0 if self.files else None
         self.loaded = True
@@ -100,7 +103,9 @@ class ImportScreen(ModalScreen[str | None]):
 
     async def _import(self, found: Any) -> None:
         try:
-            text = await asyncio.to_thread(found.path.read_text, encoding="utf-8")
+            from agent_tui.core.api import load_foreign_session
+
+            text = await asyncio.to_thread(load_foreign_session, found.agent, found.path)
             sessions = await self.services.ready()
             outcome = await sessions.import_foreign(found.agent, text, path=str(found.path))
         except Exception as error:  # unreadable, an unknown version, a bad line: the one line, nothing written

@@ -293,7 +293,7 @@ class SessionPicker(ModalScreen[str | None]):
         self.dismiss(NEW_SESSION)
 
     def action_import_from(self) -> None:
-        """Claude Code's, Codex's and Gemini CLI's sessions for this directory; the one imported opens."""
+        """Claude Code's, Codex's, Gemini CLI's and opencode's sessions for this directory; the one imported opens."""
         from agent_tui.tui.screens.import_from import ImportScreen
 
         def imported(session_id: str | None) -> None:

@@ -1,19 +1,20 @@
 #!/usr/bin/env python3
-"""Make the foreign session fixtures: run the real Claude Code and Codex against a scripted fake model.
+"""Make the foreign session fixtures: run the real Claude Code, Codex, Gemini CLI and opencode against a scripted fake model.
 
     python3 tests/data/foreign/generate.py --agent claude --bin PATH/claude --out tests/data/foreign/claude_code
     python3 tests/data/foreign/generate.py --agent codex --bin PATH/codex --out tests/data/foreign/codex
     python3 tests/data/foreign/generate.py --agent gemini --bin PATH/gemini --out tests/data/foreign/gemini
+    python3 tests/data/foreign/generate.py --agent opencode --bin PATH/opencode --out tests/data/foreign/opencode
 
-Each agent runs headless (``claude -p``, ``codex exec``, ``gemini -p``) under a private HOME
+Each agent runs headless (``claude -p``, ``codex exec``, ``gemini -p``, ``opencode run``) under a private HOME
 (``/tmp/foreign-fixture-<agent>``, its project at ``HOME/proj``) against the fake
-below, which speaks the Anthropic Messages and OpenAI Responses wire formats
+below, which speaks the Anthropic Messages, OpenAI Responses and Chat Completions wire formats
 (and the Gemini API's, in ``gemini_wire``), streamed, with tool calls: the script makes the agent answer with text and
 reasoning, run ``ls``, edit ``main.py``, look at ``pic.png``, then answers; a
 second run resumes the session and compacts it (``--scenario base``; the other
 scenarios and every turn of the fake model are in ``turns.py``). The session files
 the agent wrote are copied to ``--out``. Stdlib only; nothing of the agents is kept here.
-The fake key (``sk-fake-0000``) is the only credential either agent sees.
+The fake key (``sk-fake-0000``) is the only credential any agent sees.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import base64
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -49,8 +51,10 @@ def last_item_key(body: dict[str, Any]) -> str:
     """What the model is answering: the id of the last tool result, or the last user text."""
     if "contents" in body:  # Gemini
         return str(gemini_wire.last_key(body))
-    if "messages" in body:  # Anthropic
+    if "messages" in body:  # Anthropic, or Chat Completions (a ``tool`` message answers a call)
         last = body["messages"][-1]
+        if last.get("role") == "tool":
+            return "result:" + str(last.get("tool_call_id"))
         content = last.get("content")
         if isinstance(content, list):
             for block in reversed(content):
@@ -66,6 +70,13 @@ def last_item_key(body: dict[str, Any]) -> str:
     return ""
 
 
+def tool_name(tool: dict[str, Any]) -> str | None:
+    """A declared tool's name: Anthropic's and Responses' ``name`` (or a built-in's ``type``), Chat Completions'
+    ``function.name``; None for the Gemini API's groups (``gemini_wire.tool_names`` names theirs)."""
+    name = tool.get("name") or (tool.get("function") or {}).get("name") or tool.get("type")
+    return str(name) if name else None
+
+
 class Script:
     """Turns keyed by what they answer: ``after`` a tool result's call id or a substring of the user's text."""
 
@@ -76,16 +87,8 @@ class Script:
         key = last_item_key(body)
         with self.lock:
             with self.record.open("a", encoding="utf-8") as f:
-                f.write(
-                    flat(
-                        {
-                            "key": key[:200],
-                            "tools": [t.get("name") or t.get("type") for t in body.get("tools") or []]
-                            + gemini_wire.tool_names(body),
-                        }
-                    )
-                    + "\n"
-                )
+                tools = [tool_name(t) for t in body.get("tools") or []] + gemini_wire.tool_names(body)
+                f.write(flat({"key": key[:200], "tools": tools}) + "\n")
             for turn in self.turns:
                 after = turn["after"]
                 if turn.get("used"):
@@ -94,6 +97,11 @@ class Script:
                     turn["used"] = True
                     return turn
                 if turn.get("summary"):
+                    continue
+                if turn.get("title"):  # the title the agent asks its small model for, without tools
+                    if after in key and not body.get("tools"):
+                        turn["used"] = True
+                        return turn
                     continue
                 hit = key == "result:" + after if after.startswith("call") else after in key
                 if hit and body.get("tools"):
@@ -136,7 +144,7 @@ class Handler(BaseHTTPRequestHandler):
         if path.endswith("/count_tokens"):
             self._json({"input_tokens": 100})
             return
-        if not path.endswith(("/messages", "/responses")):
+        if not path.endswith(("/messages", "/responses", "/chat/completions")):
             self._json({})
             return
         turn = self.server.script.take(body)  # type: ignore[attr-defined]
@@ -144,7 +152,9 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        if path.endswith("/messages"):
+        if path.endswith("/chat/completions"):
+            self._chat(turn, body)
+        elif path.endswith("/messages"):
             self._anthropic(turn, body)
         else:
             self._responses(turn, body)
@@ -200,6 +210,36 @@ class Handler(BaseHTTPRequestHandler):
             "message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 40}}
         )
         self._event("message_stop", {})
+
+    def _chat(self, turn: dict[str, Any], body: dict[str, Any]) -> None:
+        """Chat Completions chunks: reasoning as ``reasoning_content``, then text, then one tool call."""
+        cid = "chatcmpl-" + uuid.uuid4().hex[:16]
+
+        def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> None:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            obj = {"id": cid, "object": "chat.completion.chunk", "created": 0, "model": body.get("model")}
+            self._chunk(f"data: {json.dumps({**obj, 'choices': [choice], **extra})}\n\n".encode())
+
+        chunk({"role": "assistant", "content": ""})
+        if turn.get("thinking"):
+            chunk({"reasoning_content": turn["thinking"]})
+        if turn.get("text"):
+            chunk({"content": turn["text"]})
+        tool = turn.get("tool")
+        if tool:
+            call = {"index": 0, "id": turn["id"], "type": "function"}
+            chunk(
+                {"tool_calls": [{**call, "function": {"name": tool["name"], "arguments": json.dumps(tool["input"])}}]}
+            )
+        usage = {
+            "prompt_tokens": turn.get("input_tokens", 1200),
+            "completion_tokens": 40,
+            "total_tokens": turn.get("input_tokens", 1200) + 40,
+            "prompt_tokens_details": {"cached_tokens": 300},
+            "completion_tokens_details": {"reasoning_tokens": 8},
+        }
+        chunk({}, "tool_calls" if tool else "stop", usage=usage)
+        self._chunk(b"data: [DONE]\n\n")
 
     def _responses(self, turn: dict[str, Any], body: dict[str, Any]) -> None:
         rid = "resp_" + uuid.uuid4().hex[:16]
@@ -324,6 +364,34 @@ def make_home(agent: str, base: str) -> tuple[Path, Path, dict[str, str]]:
             )
         )
         env |= {"GEMINI_API_KEY": FAKE_KEY, "GOOGLE_GEMINI_BASE_URL": base, "GEMINI_CLI_NO_RELAUNCH": "true"}
+    elif agent == "opencode":
+        config = home / ".config" / "opencode"
+        config.mkdir(parents=True)
+        model = {
+            "name": "Fake",
+            "reasoning": True,
+            "tool_call": True,
+            "attachment": True,
+            "modalities": {"input": ["text", "image"], "output": ["text"]},
+            "limit": {"context": 10000, "output": 1000},
+        }
+        provider = {
+            "npm": "@ai-sdk/openai-compatible",
+            "name": "Fake",
+            "options": {"baseURL": f"{base}/v1", "apiKey": "{env:FAKE_API_KEY}"},
+            "models": {"fake-model": model},
+        }
+        settings = {"provider": {"fake": provider}, "model": "fake/fake-model", "small_model": "fake/fake-model"}
+        (config / "opencode.json").write_text(json.dumps({**settings, "autoupdate": False, "share": "disabled"}))
+        env |= {
+            "FAKE_API_KEY": FAKE_KEY,
+            "OPENCODE_DISABLE_MODELS_FETCH": "1",
+            "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+            "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+            "OPENCODE_DISABLE_SHARE": "1",
+            "OPENCODE_DISABLE_CLAUDE_CODE": "1",
+        }
     else:
         cx = home / ".codex"
         cx.mkdir()
@@ -342,9 +410,27 @@ def run(argv: list[str], env: dict[str, str], cwd: Path) -> None:
     print(f"$ {' '.join(argv)} -> {done.returncode}\n{done.stdout[-800:]}\n{done.stderr[-800:]}", file=sys.stderr)
 
 
+def opencode_captured(binary: str, env: dict[str, str], home: Path, proj: Path) -> list[Path]:
+    """What opencode keeps is its SQLite database; captured are a copy of it (its WAL folded in,
+    vacuumed) and ``opencode export`` of the session (the JSON that ``import --from opencode FILE`` reads)."""
+    captured = home / "captured"
+    captured.mkdir()
+    database = home / ".local" / "share" / "opencode" / "opencode.db"
+    with sqlite3.connect(database) as source:
+        (session_id,) = source.execute("SELECT id FROM session").fetchone()
+        source.execute("VACUUM INTO ?", (str(captured / "opencode.db"),))
+    with sqlite3.connect(captured / "opencode.db") as copy:
+        copy.execute("PRAGMA journal_mode = DELETE")  # one self-contained file
+    exported = subprocess.run(
+        [binary, "export", session_id], env=env, cwd=proj, capture_output=True, text=True, timeout=60, check=True
+    )
+    (captured / f"{session_id}.json").write_text(exported.stdout, encoding="utf-8")
+    return sorted(captured.iterdir())
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--agent", choices=["claude", "codex", "gemini"], required=True)
+    ap.add_argument("--agent", choices=["claude", "codex", "gemini", "opencode"], required=True)
     ap.add_argument("--scenario", choices=sorted({s for _, s in SCENARIOS}), default="base")
     ap.add_argument("--bin", required=True)
     ap.add_argument("--out", required=True)
@@ -381,16 +467,23 @@ def main() -> int:
             model = ["-m", "gemini-2.5-pro", "--yolo", "-o", "text"]
             run([a.bin, *model, "-p", task], env, proj)
             run([a.bin, *model, "--resume", "latest", "-p", "ANOTHER-TASK: anything else?"], env, proj)
+        case "opencode", "base":  # two runs of one session, the second ``--continue``s it
+            # the words one by one: ``opencode run`` quotes a message argument that holds a space
+            run([a.bin, "run", "--auto", *task.split()], env, proj)
+            run([a.bin, "run", "--auto", "--continue", *"ANOTHER-TASK: anything else?".split()], env, proj)
         case "codex", "failing":
             bypass = ["--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"]
             run([a.bin, "exec", *bypass, "FAILING-TASK: list a missing file, then main.py"], env, proj)
     # Claude Code: projects/<slug>/<session>.jsonl, and a subagent's <session>/subagents/agent-<id>.jsonl
-    # with its .meta.json, kept with their paths under the slug; Codex: the rollouts, by name
+    # with its .meta.json, kept with their paths under the slug; Codex, Gemini CLI: the session files, by name;
+    # opencode: a copy of its database and the session's export
     if a.agent == "claude":
         projects = home / ".claude" / "projects"
         found = [(p, Path(*p.relative_to(projects).parts[1:])) for p in sorted(projects.rglob("*")) if p.is_file()]
     elif a.agent == "gemini":
         found = [(p, Path(p.name)) for p in sorted((home / ".gemini" / "tmp").rglob("session-*.json*"))]
+    elif a.agent == "opencode":
+        found = [(p, Path(p.name)) for p in opencode_captured(a.bin, env, home, proj)]
     else:
         found = [(p, Path(p.name)) for p in sorted((home / ".codex" / "sessions").rglob("*.jsonl"))]
     out = Path(a.out)

@@ -2,7 +2,8 @@
 
 A turn answers ``after`` a tool result (its call id) or a user text holding that
 substring; it may carry ``thinking``, ``text`` and one ``tool`` call (with its ``id``).
-The ``base`` scenarios made ``claude_code/`` and ``codex/``; ``subagent`` made
+The ``base`` scenarios made ``claude_code/``, ``codex/`` and ``opencode/`` (Gemini CLI's
+``gemini/`` is ``gemini_wire.turns``); ``subagent`` made
 ``claude_code_subagent/``, ``failing`` made ``codex_failing/``.
 """
 
@@ -141,9 +142,65 @@ def codex_failing_turns(proj: Path) -> list[dict[str, Any]]:
     ]
 
 
+def opencode_turns(proj: Path) -> list[dict[str, Any]]:
+    """opencode asks its small model for a title first (no tools); its Chat Completions carries a tool
+    result's image as a user message after the result."""
+    return [
+        {"after": "FIXTURE-TASK", "title": True, "text": "Edit main.py to print hello, world"},
+        {
+            "after": "FIXTURE-TASK",
+            "id": "call_ls01",
+            "thinking": "Look at the files first.",
+            "text": "I'll list the files.",
+            "tool": {"name": "bash", "input": {"command": "ls", "description": "List files"}},
+        },
+        {
+            "after": "call_ls01",
+            "id": "call_read01",
+            "text": "Reading main.py before editing it.",
+            "tool": {"name": "read", "input": {"filePath": str(proj / "main.py")}},
+        },
+        {
+            "after": "call_read01",
+            "id": "call_edit01",
+            "tool": {
+                "name": "edit",
+                "input": {
+                    "filePath": str(proj / "main.py"),
+                    "oldString": "print('hello')",
+                    "newString": "print('hello, world')",
+                },
+            },
+        },
+        {
+            "after": "call_edit01",
+            "id": "call_write01",
+            "tool": {"name": "write", "input": {"filePath": str(proj / "NOTES.md"), "content": "# Notes\nhello\n"}},
+        },
+        {
+            "after": "call_write01",
+            "id": "call_glob01",
+            "tool": {"name": "glob", "input": {"pattern": "*.py"}},
+        },
+        {
+            "after": "call_glob01",
+            "id": "call_img01",
+            "tool": {"name": "read", "input": {"filePath": str(proj / "pic.png")}},
+        },
+        {  # Chat Completions has no image in a tool message: opencode sends it as the user's, after the result
+            "after": "Attached media from tool result",
+            "text": "Done: main.py now prints hello, world. The picture is a single pixel.",
+            "input_tokens": 9000,
+        },
+        {"after": "summary", "summary": True, "text": "Summary: edited main.py to print hello, world; wrote NOTES.md."},
+        {"after": "ANOTHER-TASK", "text": "Second answer after resuming."},
+    ]
+
+
 SCENARIOS = {
     ("claude", "base"): claude_turns,
     ("claude", "subagent"): claude_subagent_turns,
     ("codex", "base"): codex_turns,
     ("codex", "failing"): codex_failing_turns,
+    ("opencode", "base"): opencode_turns,
 }

@@ -45,6 +45,7 @@ from agent_tui.core.transfer.foreign.draft import (
     add_subagent,
     image,
     json_lines,
+    refuse_unknown_version,
     time_ms,
     usage_of,
 )
@@ -118,11 +119,7 @@ def _origin(records: list[dict[str, Any]], path: str) -> tuple[str, str, str]:
     if first is None:
         raise UnreadableSession(f"{path}: no user or assistant record; not a Claude Code session")
     version = str(first.get("version") or "")
-    if version.split(".")[0] not in MAJORS:
-        raise UnreadableSession(
-            f"{path}: Claude Code {version or '(no version)'} wrote this session; this build reads the format of"
-            f" Claude Code {'.x, '.join(MAJORS)}.x"
-        )
+    refuse_unknown_version(path, LABEL, version, MAJORS)
     session_id, cwd = first.get("sessionId"), first.get("cwd")
     if not isinstance(session_id, str) or not isinstance(cwd, str):
         raise UnreadableSession(f"{path}: the first record names no sessionId and cwd; not a Claude Code session")

@@ -340,3 +340,13 @@ def add_subagent(draft: Draft, child: Imported, call_id: str, agent: str) -> Non
     draft.mapped["subagent sessions"] += 1
     draft.mapped.update(child.mapped)
     draft.notes += [f"subagent {child.title or call_id!r}: {note}" for note in child.notes]
+
+
+def refuse_unknown_version(path: str, label: str, version: str, majors: tuple[str, ...]) -> None:
+    """A session file written by a major version of the agent whose format this build does not know is
+    refused, naming both (a guess at a changed format would import it wrong without a word)."""
+    if version.split(".")[0] not in majors:
+        raise UnreadableSession(
+            f"{path}: {label} {version or '(no version)'} wrote this session; this build reads the format of"
+            f" {label} {'.x, '.join(majors)}.x"
+        )

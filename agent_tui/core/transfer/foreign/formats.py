@@ -2,7 +2,7 @@
 
 A reader is ``read(text, path) -> Imported``: the whole file read and built,
 nothing written; a file it cannot read is one :class:`UnreadableSession`. A new
-format (opencode, say) is a module beside these and a row here, plus its
+format is a module beside these and a row here, plus its
 default location in ``locate``.
 """
 
@@ -11,18 +11,29 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agent_tui.core.transfer.foreign import claude_code, codex, gemini
+from agent_tui.core.transfer.foreign import claude_code, codex, gemini, opencode
 from agent_tui.core.transfer.foreign.draft import Imported, UnreadableSession
 
 Reader = Callable[[str, str], Imported]
 Peek = Callable[[dict[str, Any]], "str | None"]
 
-READERS: dict[str, Reader] = {"claude": claude_code.read, "codex": codex.read, "gemini": gemini.read}
-LABELS: dict[str, str] = {"claude": claude_code.LABEL, "codex": codex.LABEL, "gemini": gemini.LABEL}
+READERS: dict[str, Reader] = {
+    "claude": claude_code.read,
+    "codex": codex.read,
+    "gemini": gemini.read,
+    "opencode": opencode.read,
+}
+LABELS: dict[str, str] = {
+    "claude": claude_code.LABEL,
+    "codex": codex.LABEL,
+    "gemini": gemini.LABEL,
+    "opencode": opencode.LABEL,
+}
 FIRST_PROMPT: dict[str, Peek] = {
     "claude": claude_code.first_prompt,
     "codex": codex.first_prompt,
     "gemini": gemini.first_prompt,
+    "opencode": opencode.first_prompt,
 }
 
 

@@ -9,6 +9,8 @@ Gemini CLI: ``$GEMINI_CLI_HOME`` or HOME, then ``.gemini/tmp/<project>/chats/ses
 (``<project>`` a short name from its ``projects.json``, or the sha256 of the directory in older
 versions); a session's directory is the ``projectHash`` (that sha256) of its first line, so it is
 found the same way, whatever the folder is called.
+opencode: no file a session; its database (``opencode_db``) names each by a path
+under its own, ``…/opencode.db/<session id>``, which :func:`load` reads out.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_tui.core.transfer.foreign import opencode_db
 from agent_tui.core.transfer.foreign.draft import UnreadableSession
 from agent_tui.core.transfer.foreign.formats import FIRST_PROMPT, LABELS, READERS
 
@@ -77,6 +80,8 @@ def sessions(agent: str, cwd: Path | None, home: Path, environ: Mapping[str, str
         case "gemini":
             chats = (gemini_root(home, environ) / "tmp").glob("*/chats/session-*.json*")
             found = (p for p in chats if p.suffix in (".json", ".jsonl") and (cwd is None or _gemini_of(p, cwd)))
+        case "opencode":  # each database's sessions, least recently updated first
+            return [p for db in opencode_db.databases(home, environ) for p in opencode_db.sessions(db, cwd)]
         case _:
             raise UnreadableSession(f"cannot import from {agent!r}: this build reads {', '.join(sorted(READERS))}")
     return sorted(found, key=lambda p: (p.stat().st_mtime, p.name))
@@ -99,6 +104,8 @@ PEEK_LINES = 400  # a title is looked for this far into a file; the rest is not 
 
 def describe(agent: str, path: Path) -> ForeignFile:
     """The file's first prompt (its title), time and size, read from its first lines only."""
+    if agent == "opencode":
+        return _describe_opencode(path)
     title = ""
     try:
         with path.open(encoding="utf-8") as lines:
@@ -115,6 +122,28 @@ def describe(agent: str, path: Path) -> ForeignFile:
     except (OSError, UnicodeDecodeError):
         return ForeignFile(agent, LABELS[agent], path, "(unreadable)", 0, 0)
     return ForeignFile(agent, LABELS[agent], path, title or "(no prompt)", int(stat.st_mtime * 1000), stat.st_size)
+
+
+def _describe_opencode(path: Path) -> ForeignFile:
+    """A session in opencode's database by its row; an export file (one JSON document) read whole."""
+    label, kept = LABELS["opencode"], opencode_db.session_of(path)
+    try:
+        if kept is not None:
+            title, modified_ms, size = opencode_db.describe(*kept)
+        else:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            title = (FIRST_PROMPT["opencode"](doc) if isinstance(doc, dict) else None) or ""
+            stat = path.stat()
+            modified_ms, size = int(stat.st_mtime * 1000), stat.st_size
+    except (OSError, UnicodeDecodeError, ValueError, UnreadableSession):
+        return ForeignFile("opencode", label, path, "(unreadable)", 0, 0)
+    return ForeignFile("opencode", label, path, " ".join(title.split())[:120] or "(no prompt)", modified_ms, size)
+
+
+def load(agent: str, path: Path) -> str:
+    """The text a reader reads: the file's, or for a session in opencode's database, its export."""
+    kept = opencode_db.session_of(path) if agent == "opencode" else None
+    return opencode_db.export(*kept) if kept is not None else path.read_text(encoding="utf-8")
 
 
 def by_id(agent: str, session_id: str, home: Path, environ: Mapping[str, str] = os.environ) -> Path:
