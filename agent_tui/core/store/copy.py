@@ -62,8 +62,6 @@ class CopyReport(BaseModel):
     sessions: list[SessionCopy]
     parents_added: list[str]
     """Sessions copied although not asked for: the parents of forks that were."""
-    projections_note: str | None
-    """Why the destination has no projections of what was copied, or None when it has them."""
 
     def count(self, *states: State) -> int:
         return sum(1 for s in self.sessions if s.state in states)
@@ -122,14 +120,12 @@ async def copy_log(
         try:
             order, added = _copy_order(await src.first_rows(), session_ids, src.location)
             done = [await _copy_session(src, dst, sid, batch, dry_run) for sid in order]
-            copied_any = any(s.copied for s in done)
             return CopyReport(
                 source=src.location,
                 destination=dst.location,
                 dry_run=dry_run,
                 sessions=done,
                 parents_added=added,
-                projections_note=dst.projections_note if copied_any else None,
             )
         finally:
             await dst.close()
@@ -264,8 +260,6 @@ async def _verify(src: LogEndpoint, dst: LogEndpoint, session_id: str, src_head:
 
 class _NoLog:
     """A SQLite destination that does not exist yet, as a dry run sees it: empty, never created."""
-
-    projections_note: str | None = None
 
     def __init__(self, location: str) -> None:
         self.location = location

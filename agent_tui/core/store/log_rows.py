@@ -44,8 +44,6 @@ class LogEndpoint(Protocol):
 
     location: str
     """Where it is, for messages (a PostgreSQL password is redacted)."""
-    projections_note: str | None
-    """Why the copied sessions' projections were not built here, or None when they were."""
 
     async def first_rows(self) -> list[FirstRow]:
         """Every session's first event."""

@@ -17,11 +17,13 @@ from agent_tui.core.log import events as ev
 from agent_tui.core.store.copy import copy_log
 from agent_tui.core.store.pg.event_log import PgEventLog
 from agent_tui.core.store.store import Store
+from tests.core.projections.engines import pg_snapshot, sqlite_snapshot
 from tests.core.store.pg.helpers import created, prompt, renamed
 
 Publish = Callable[[Store, str], Awaitable[dict[str, list[ev.DurableEvent]]]]
 Snapshot = Callable[[Path], dict[str, list[tuple[object, ...]]]]
 SCRIPT_SESSIONS = ["ses_main", "ses_child", "ses_spawned"]
+SEARCHES = ["parser", "PARS", "bug hunt", "zanz", "nothing-like-this"]
 
 
 def sqlite_rows(path: Path) -> list[tuple[object, ...]]:
@@ -43,7 +45,7 @@ async def seeded(path: Path, publish_every_event: Publish, location: Path) -> Pa
     return path
 
 
-async def test_round_trip_sqlite_postgres_sqlite_replays_to_the_same_projections(
+async def test_round_trip_sqlite_postgres_sqlite_projects_the_same_rows_on_every_side(
     publish_every_event: Publish, projection_snapshot: Snapshot, pg_url: str, tmp_path: Path
 ) -> None:
     source = await seeded(tmp_path / "src.db", publish_every_event, tmp_path)
@@ -51,18 +53,35 @@ async def test_round_trip_sqlite_postgres_sqlite_replays_to_the_same_projections
     assert [(s.session_id, s.state) for s in there.sessions] == [(sid, "copied") for sid in SCRIPT_SESSIONS]
     assert there.verified == 3 and there.problems == []
     assert there.events_copied == len(sqlite_rows(source)) == len(pg_rows(pg_url))
-    assert there.projections_note is not None and "no projections" in there.projections_note
     assert pg_rows(pg_url) == sqlite_rows(source)  # every row byte for byte, times included
+    on_postgres = pg_snapshot(pg_url)
+    assert all(on_postgres.values()), {table: len(rows) for table, rows in on_postgres.items()}
+    assert on_postgres == sqlite_snapshot(source)  # sessions, messages, tool calls, inbox, search ...
 
     back = tmp_path / "back.db"
     returned = await copy_log(pg_url, str(back))
-    assert [s.state for s in returned.sessions] == ["copied"] * 3 and returned.projections_note is None
+    assert [s.state for s in returned.sessions] == ["copied"] * 3
     assert [s.checksum for s in returned.sessions] == [s.checksum for s in there.sessions]
     assert sqlite_rows(back) == sqlite_rows(source)
     assert projection_snapshot(back) == projection_snapshot(source)  # messages, tool calls, inbox, search ...
     async with await Store.open(back) as store:
         rebuilt = await store.rebuild()
     assert rebuilt == len(sqlite_rows(source)) and projection_snapshot(back) == projection_snapshot(source)
+
+
+async def test_sessions_copied_into_postgres_are_found_by_its_search(
+    publish_every_event: Publish, pg_url: str, tmp_path: Path
+) -> None:
+    source = await seeded(tmp_path / "src.db", publish_every_event, tmp_path)
+    async with await Store.open(source) as store:
+        await store.publish("ses_spawned", renamed("zanzibar trip"))
+        expected = {text: sorted(s.id for s in await store.list_sessions(search=text)) for text in SEARCHES}
+    await copy_log(str(source), pg_url, batch=5)
+    async with await PgEventLog.open(pg_url) as log:
+        found = {text: sorted(await log.search(text)) for text in SEARCHES}
+    assert found == expected
+    assert found["parser"] == ["ses_child", "ses_main"] and found["zanz"] == ["ses_spawned"]
+    assert found["nothing-like-this"] == []
 
 
 async def test_a_second_run_copies_nothing_and_verifies_everything(
@@ -72,7 +91,7 @@ async def test_a_second_run_copies_nothing_and_verifies_everything(
     first = await copy_log(str(source), pg_url, batch=7)
     again = await copy_log(str(source), pg_url, batch=7)
     assert [s.state for s in again.sessions] == ["present"] * 3
-    assert again.events_copied == 0 and again.verified == 3 and again.projections_note is None
+    assert again.events_copied == 0 and again.verified == 3
     assert [s.checksum for s in again.sessions] == [s.checksum for s in first.sessions]
     back = tmp_path / "back.db"
     await copy_log(pg_url, str(back))
