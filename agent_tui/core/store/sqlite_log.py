@@ -9,12 +9,15 @@ the kill-after-commit test seam counts it as a commit).
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
 from agent_tui.core.errors import CopyConflict, DatabaseUnavailable
+from agent_tui.core.projections.sql import SQLITE
 from agent_tui.core.settings.config import StorageSettings
-from agent_tui.core.store.log_rows import FirstRow, LogRow
+from agent_tui.core.store.log_rows import FirstRow, LogRow, fork_points_sql
 from agent_tui.core.store.replay import replay
 from agent_tui.core.store.store import Store
 from agent_tui.core.store.writer import Tx
@@ -48,6 +51,17 @@ class SqliteLog:
 
     async def head(self, session_id: str) -> int:
         return await self._store.head_seq(session_id)
+
+    async def fork_points(self) -> dict[str, int]:
+        return await asyncio.to_thread(self._fork_points)
+
+    def _fork_points(self) -> dict[str, int]:
+        """One read on a connection of its own (read-only): the store's readers serve its own queries."""
+        conn = sqlite3.connect(f"{self._store.path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            return dict(conn.execute(fork_points_sql(SQLITE, "rowid")).fetchall())
+        finally:
+            conn.close()
 
     async def rows(self, session_id: str, after: int, limit: int) -> list[LogRow]:
         return [LogRow(*row) for row in await self._store.event_rows(session_id, after, limit)]

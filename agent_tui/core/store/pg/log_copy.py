@@ -21,8 +21,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.errors import CopyConflict, LeaseHeld, StaleFence
+from agent_tui.core.projections.sql import POSTGRES
 from agent_tui.core.store.crash_seam import kill_after_commit
-from agent_tui.core.store.log_rows import FirstRow, LogRow
+from agent_tui.core.store.log_rows import FirstRow, LogRow, fork_points_sql
 from agent_tui.core.store.pg import lease as leases
 from agent_tui.core.store.pg import write
 from agent_tui.core.store.pg.connect import connect, connect_sync, redact
@@ -115,6 +116,18 @@ class PgLog:
         )
         row = await cursor.fetchone()
         return int(row[0]) if row else 0
+
+    async def fork_points(self) -> dict[str, int]:
+        """Empty for a database of the log-only first step: it has no ``pos``, so no commit order."""
+        import psycopg
+
+        if self._empty:
+            return {}
+        try:
+            cursor = await self._conn.execute(fork_points_sql(POSTGRES, "pos").encode())
+        except psycopg.errors.UndefinedColumn:
+            return {}
+        return {sid: int(point) for sid, point in await cursor.fetchall()}
 
     async def rows(self, session_id: str, after: int, limit: int) -> list[LogRow]:
         if self._empty:
