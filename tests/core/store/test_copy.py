@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from agent_tui.core.log import events as ev
 from agent_tui.core.store.copy import copy_log
 from agent_tui.core.store.pg.event_log import PgEventLog
+from agent_tui.core.store.pg.schema import MIGRATIONS
 from agent_tui.core.store.store import Store
 from tests.core.projections.engines import pg_snapshot, sqlite_snapshot
 from tests.core.store.pg.helpers import created, prompt, renamed
@@ -82,6 +83,28 @@ async def test_sessions_copied_into_postgres_are_found_by_its_search(
     assert found == expected
     assert found["parser"] == ["ses_child", "ses_main"] and found["zanz"] == ["ses_spawned"]
     assert found["nothing-like-this"] == []
+
+
+async def test_a_copy_into_a_log_only_database_resumes_onto_projections_rebuilt_from_its_log(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """A PostgreSQL database of the log-only first step (schema version 1), half-filled by a copy then."""
+    source = tmp_path / "src.db"
+    async with await Store.open(source) as store:
+        await store.publish_many("ses_a", [created(), prompt("msg_1", "hello"), ev.PromptPromoted(input_id="msg_1")])
+        await store.publish_many("ses_a", [renamed("Greeting"), renamed("Greeting again")])
+    copied_then = sqlite_rows(source)[:3]
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE agent_tui_schema (version INTEGER NOT NULL)")
+        conn.execute(MIGRATIONS[0].encode())
+        conn.execute("INSERT INTO agent_tui_schema VALUES (1)")
+        conn.execute("INSERT INTO session_head VALUES ('ses_a', 3)")
+        conn.execute("INSERT INTO session_lease VALUES ('ses_a', 'agent-tui db copy', 1, now())")
+        with conn.cursor() as cursor:
+            cursor.executemany("INSERT INTO event VALUES (%s, %s, %s, %s, %s, 1)", copied_then)
+    report = await copy_log(str(source), pg_url)
+    assert [(s.state, s.copied) for s in report.sessions] == [("resumed", 2)]
+    assert pg_snapshot(pg_url) == sqlite_snapshot(source)
 
 
 async def test_a_second_run_copies_nothing_and_verifies_everything(
