@@ -76,6 +76,4 @@ def describe(report: CopyReport) -> str:
             f" ({report.events_copied} events); {report.count('present')} already there;"
             f" verified {report.verified} of {total} (event counts and checksums equal)"
         )
-    if report.projections_note:
-        lines.append(f"note: {report.projections_note}")
     return "\n".join(lines)

@@ -11,13 +11,17 @@ import sys
 from pathlib import Path
 
 import psycopg
+import pytest
 
 from agent_tui.core.api import copy_log
 from agent_tui.core.store.crash_seam import ENV as KILL_AFTER_COMMIT
+from agent_tui.core.store.pg.event_log import PgEventLog
 from agent_tui.core.store.store import Store
 from tests.commands.test_store_commands import agent_tui
+from tests.core.projections.engines import Snapshot, pg_snapshot, sqlite_snapshot
 from tests.core.store.pg.helpers import created, renamed
 from tests.core.store.test_copy import pg_rows, sqlite_rows
+from tests.core.store.test_copy_forks import parent_rewound_after_its_fork
 
 EVENTS = 10
 
@@ -32,18 +36,47 @@ def killed_after_two_batches(source: str, destination: str) -> subprocess.Comple
     return agent_tui("db", "copy", source, destination, "--batch", "3", env={KILL_AFTER_COMMIT: "2"})
 
 
-async def test_sqlite_to_postgres_killed_mid_copy_resumes_where_it_stopped(pg_url: str, tmp_path: Path) -> None:
+async def postgres_rebuilt(url: str) -> Snapshot:
+    """What the projections of ``url`` would be if replayed from its events alone."""
+    async with await PgEventLog.open(url) as log:
+        await log.rebuild()
+    return pg_snapshot(url)
+
+
+async def test_sqlite_to_postgres_killed_mid_copy_keeps_projections_with_their_events(
+    pg_url: str, tmp_path: Path
+) -> None:
     source = await ten_events(tmp_path / "src.db")
     killed = killed_after_two_batches(str(source), pg_url)
     assert killed.returncode == -signal.SIGKILL
     assert [row[1] for row in pg_rows(pg_url)] == [1, 2, 3, 4, 5, 6]  # two whole batches, nothing torn
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT head_seq, title FROM session").fetchone() == (6, "title 4")
+    interrupted = pg_snapshot(pg_url)
+    assert await postgres_rebuilt(pg_url) == interrupted  # the projections are exactly their events'
     resumed = agent_tui("db", "copy", str(source), pg_url, "--batch", "3")  # the lease left behind is taken back
     assert resumed.returncode == 0, resumed.stderr
     assert "ses_a  resumed 4 of 10 events" in resumed.stdout
-    assert "verified 1 of 1" in resumed.stdout and "note: PostgreSQL keeps no projections yet" in resumed.stdout
+    assert "verified 1 of 1" in resumed.stdout and "note:" not in resumed.stdout
     assert pg_rows(pg_url) == sqlite_rows(source)
+    assert pg_snapshot(pg_url) == sqlite_snapshot(source)
     again = agent_tui("db", "copy", str(source), pg_url)
     assert again.returncode == 0 and "(0 events); 1 already there; verified 1 of 1" in again.stdout
+
+
+@pytest.mark.parametrize("kill_after", [2, 5, 7])
+async def test_forks_killed_mid_copy_resume_in_commit_order(pg_url: str, tmp_path: Path, kill_after: int) -> None:
+    """Batches of 3: the parent to its fork point (commits 1-3), the fork to its own fork's (4-6), the
+    fork's fork (7), the rest. Killed anywhere, the projections are their events'; resumed, the source's."""
+    source = await parent_rewound_after_its_fork(tmp_path / "src.db")
+    killed = agent_tui("db", "copy", str(source), pg_url, "--batch", "3", env={KILL_AFTER_COMMIT: str(kill_after)})
+    assert killed.returncode == -signal.SIGKILL
+    interrupted = pg_snapshot(pg_url)
+    assert await postgres_rebuilt(pg_url) == interrupted
+    resumed = agent_tui("db", "copy", str(source), pg_url, "--batch", "3")
+    assert resumed.returncode == 0, resumed.stderr
+    assert pg_rows(pg_url) == sqlite_rows(source)
+    assert pg_snapshot(pg_url) == sqlite_snapshot(source)
 
 
 async def test_postgres_to_sqlite_killed_mid_copy_keeps_projections_with_their_events(

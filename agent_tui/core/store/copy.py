@@ -9,7 +9,9 @@ destination, is refused, never overwritten. After each session, its count and ch
 ``(seq, type, data_json)`` (``log_rows.Digest``) are compared on both sides.
 
 Sessions are copied oldest first, a fork after its parent: a fork's projections start as a copy
-of its parent's (``projections/fork.py``).
+of its parent's as it stood when the fork was taken (``projections/fork.py``), so the parent is
+copied up to that point (``LogEndpoint.fork_points``, from the source's commit order), then the
+fork, then the rest of the parent.
 """
 
 from __future__ import annotations
@@ -62,8 +64,6 @@ class CopyReport(BaseModel):
     sessions: list[SessionCopy]
     parents_added: list[str]
     """Sessions copied although not asked for: the parents of forks that were."""
-    projections_note: str | None
-    """Why the destination has no projections of what was copied, or None when it has them."""
 
     def count(self, *states: State) -> int:
         return sum(1 for s in self.sessions if s.state in states)
@@ -120,16 +120,16 @@ async def copy_log(
     try:
         dst = await _open(dst_at, storage, create=not dry_run, may_be_missing=dry_run)
         try:
-            order, added = _copy_order(await src.first_rows(), session_ids, src.location)
-            done = [await _copy_session(src, dst, sid, batch, dry_run) for sid in order]
-            copied_any = any(s.copied for s in done)
+            firsts = await src.first_rows()
+            order, added = _copy_order(firsts, session_ids, src.location)
+            run = _Copy(src, dst, batch, dry_run, _forks_by_parent(firsts, await src.fork_points(), order))
+            done = [await run.session(sid) for sid in order]
             return CopyReport(
                 source=src.location,
                 destination=dst.location,
                 dry_run=dry_run,
                 sessions=done,
                 parents_added=added,
-                projections_note=dst.projections_note if copied_any else None,
             )
         finally:
             await dst.close()
@@ -179,26 +179,81 @@ def _copy_order(firsts: list[FirstRow], wanted: Sequence[str], where: str) -> tu
     return ordered, added
 
 
-async def _copy_session(src: LogEndpoint, dst: LogEndpoint, session_id: str, batch: int, dry_run: bool) -> SessionCopy:
-    src_head = await src.head(session_id)
-    try:
-        present = await _check_present(src, dst, session_id, src_head, batch)
-        if dry_run:
-            events = (await digest(src, session_id, src_head, batch)).count
-            state: State = "would copy" if present < events else "present"
-            return SessionCopy(session_id=session_id, state=state, events=events, copied=events - present)
-        copied = await _append_missing(src, dst, session_id, src_head, batch)
-        verified = await _verify(src, dst, session_id, src_head, batch)
-    except _REFUSALS as error:
-        return await _refused(src, session_id, src_head, batch, "conflict", error)
-    except CopyMismatch as error:
-        return await _refused(src, session_id, src_head, batch, "mismatch", error)
-    finally:
-        await dst.done(session_id)
-    state = "present" if not copied else "resumed" if present else "copied"
-    return SessionCopy(
-        session_id=session_id, state=state, events=verified.count, copied=copied, checksum=verified.checksum
-    )
+def _forks_by_parent(
+    firsts: list[FirstRow], points: dict[str, int], order: list[str]
+) -> dict[str, list[tuple[int, str]]]:
+    """For each parent being copied, ``(its seq when the fork was taken, fork)`` of its forks being copied."""
+    parents = {first.session_id: first.parent_id for first in firsts}
+    copied = set(order)
+    forks: dict[str, list[tuple[int, str]]] = {}
+    for fork, point in points.items():
+        parent = parents.get(fork)
+        if fork in copied and parent in copied and parent is not None:
+            forks.setdefault(parent, []).append((point, fork))
+    return {parent: sorted(points_) for parent, points_ in forks.items()}
+
+
+class _Copy:
+    """One run's sessions, in the source's commit order where a fork needs it.
+
+    A fork's projections start as a copy of its parent's as they stood when it was taken
+    (``projections/fork.py``), so the parent is written up to that seq, then the fork (and, within
+    it, its own forks the same way), then the rest of the parent. A parent already further on at
+    the destination (an earlier copy) cannot be taken back: its forks follow it.
+    """
+
+    def __init__(
+        self, src: LogEndpoint, dst: LogEndpoint, batch: int, dry_run: bool, forks: dict[str, list[tuple[int, str]]]
+    ) -> None:
+        self._src, self._dst, self._batch, self._dry_run = src, dst, batch, dry_run
+        self._forks = forks
+        self._done: dict[str, SessionCopy] = {}
+
+    async def session(self, session_id: str) -> SessionCopy:
+        if session_id not in self._done:
+            self._done[session_id] = await self._copy_session(session_id)
+        return self._done[session_id]
+
+    async def _copy_session(self, session_id: str) -> SessionCopy:
+        src, dst, batch = self._src, self._dst, self._batch
+        src_head = await src.head(session_id)
+        try:
+            present = await _check_present(src, dst, session_id, src_head, batch)
+            if self._dry_run:
+                events = (await digest(src, session_id, src_head, batch)).count
+                state: State = "would copy" if present < events else "present"
+                return SessionCopy(session_id=session_id, state=state, events=events, copied=events - present)
+            copied = await self._append_missing(session_id, src_head)
+            verified = await _verify(src, dst, session_id, src_head, batch)
+        except _REFUSALS as error:
+            return await _refused(src, session_id, src_head, batch, "conflict", error)
+        except CopyMismatch as error:
+            return await _refused(src, session_id, src_head, batch, "mismatch", error)
+        finally:
+            await dst.done(session_id)
+        state = "present" if not copied else "resumed" if present else "copied"
+        return SessionCopy(
+            session_id=session_id, state=state, events=verified.count, copied=copied, checksum=verified.checksum
+        )
+
+    async def _append_missing(self, session_id: str, src_head: int) -> int:
+        """Copy the rows after the destination's head up to ``src_head``, one transaction per batch,
+        pausing at each fork point to copy the fork."""
+        after = await self._dst.head(session_id)
+        forks = [(point, fork) for point, fork in self._forks.get(session_id, []) if point >= after]
+        copied = 0
+        while True:
+            while forks and forks[0][0] <= after:  # the parent stands where the fork was taken
+                await self.session(forks.pop(0)[1])
+            if after >= src_head:
+                return copied
+            upto = min(src_head, forks[0][0]) if forks else src_head
+            rows = [row for row in await self._src.rows(session_id, after, self._batch) if row.seq <= upto]
+            if not rows:
+                return copied
+            await self._dst.write(session_id, after, rows)
+            copied += len(rows)
+            after = rows[-1].seq
 
 
 async def _refused(
@@ -235,20 +290,6 @@ def _same_row(mine: LogRow | None, their: LogRow | None) -> bool:
     return (mine.seq, mine.type, mine.data_json) == (their.seq, their.type, their.data_json)
 
 
-async def _append_missing(src: LogEndpoint, dst: LogEndpoint, session_id: str, src_head: int, batch: int) -> int:
-    """Copy the rows after the destination's head up to ``src_head``, one transaction per batch."""
-    after = await dst.head(session_id)
-    copied = 0
-    while after < src_head:
-        rows = [row for row in await src.rows(session_id, after, batch) if row.seq <= src_head]
-        if not rows:
-            break
-        await dst.write(session_id, after, rows)
-        copied += len(rows)
-        after = rows[-1].seq
-    return copied
-
-
 async def _verify(src: LogEndpoint, dst: LogEndpoint, session_id: str, src_head: int, page: int) -> Digest:
     """Both sides' count and checksum of the session; :class:`CopyMismatch` unless equal."""
     ours = await digest(src, session_id, src_head, page)
@@ -265,8 +306,6 @@ async def _verify(src: LogEndpoint, dst: LogEndpoint, session_id: str, src_head:
 class _NoLog:
     """A SQLite destination that does not exist yet, as a dry run sees it: empty, never created."""
 
-    projections_note: str | None = None
-
     def __init__(self, location: str) -> None:
         self.location = location
 
@@ -275,6 +314,9 @@ class _NoLog:
 
     async def head(self, session_id: str) -> int:
         return 0
+
+    async def fork_points(self) -> dict[str, int]:
+        return {}
 
     async def rows(self, session_id: str, after: int, limit: int) -> list[LogRow]:
         return []

@@ -12,6 +12,9 @@ import json
 from collections.abc import Sequence
 from typing import NamedTuple, Protocol
 
+from agent_tui.core.log.events import SessionForked
+from agent_tui.core.projections.sql import Dialect
+
 
 class LogRow(NamedTuple):
     """One stored event as both engines keep it."""
@@ -44,8 +47,6 @@ class LogEndpoint(Protocol):
 
     location: str
     """Where it is, for messages (a PostgreSQL password is redacted)."""
-    projections_note: str | None
-    """Why the copied sessions' projections were not built here, or None when they were."""
 
     async def first_rows(self) -> list[FirstRow]:
         """Every session's first event."""
@@ -53,6 +54,10 @@ class LogEndpoint(Protocol):
 
     async def head(self, session_id: str) -> int:
         """The session's highest seq, 0 if it has no events here."""
+        ...
+
+    async def fork_points(self) -> dict[str, int]:
+        """Each fork's parent's head when the fork was taken, in this log's commit order (see :func:`fork_points_sql`)."""
         ...
 
     async def rows(self, session_id: str, after: int, limit: int) -> list[LogRow]:
@@ -68,6 +73,20 @@ class LogEndpoint(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+def fork_points_sql(dialect: Dialect, order: str) -> str:
+    """``(fork id, parent's highest seq committed before its session.forked)`` of every fork.
+
+    ``order`` is the engine's global commit order (SQLite's ``rowid``, PostgreSQL's ``event.pos``).
+    A fork's projections copy its parent's as they stood then (``projections/fork.py``), so the copy
+    writes the parent up to there, then the fork, then the rest of the parent.
+    """
+    parent = dialect.json_field("f.data_json", "parent_id")
+    return (
+        f"SELECT f.session_id, (SELECT coalesce(max(p.seq), 0) FROM event p WHERE p.session_id = {parent}"
+        f" AND p.{order} < f.{order}) FROM event f WHERE f.type = '{SessionForked.TYPE}'"
+    )
 
 
 class Digest:

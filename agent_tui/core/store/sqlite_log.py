@@ -9,22 +9,22 @@ the kill-after-commit test seam counts it as a commit).
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent_tui.core.errors import CopyConflict, DatabaseUnavailable, EventRejected
-from agent_tui.core.projections.projectors import project
+from agent_tui.core.errors import CopyConflict, DatabaseUnavailable
+from agent_tui.core.projections.sql import SQLITE
 from agent_tui.core.settings.config import StorageSettings
-from agent_tui.core.store.log_rows import FirstRow, LogRow
-from agent_tui.core.store.queries import stored_event
+from agent_tui.core.store.log_rows import FirstRow, LogRow, fork_points_sql
+from agent_tui.core.store.replay import replay
 from agent_tui.core.store.store import Store
 from agent_tui.core.store.writer import Tx
 
 
 class SqliteLog:
     """The event log of one SQLite file, through its :class:`Store`."""
-
-    projections_note: str | None = None
 
     def __init__(self, store: Store) -> None:
         self._store = store
@@ -52,6 +52,17 @@ class SqliteLog:
     async def head(self, session_id: str) -> int:
         return await self._store.head_seq(session_id)
 
+    async def fork_points(self) -> dict[str, int]:
+        return await asyncio.to_thread(self._fork_points)
+
+    def _fork_points(self) -> dict[str, int]:
+        """One read on a connection of its own (read-only): the store's readers serve its own queries."""
+        conn = sqlite3.connect(f"{self._store.path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            return dict(conn.execute(fork_points_sql(SQLITE, "rowid")).fetchall())
+        finally:
+            conn.close()
+
     async def rows(self, session_id: str, after: int, limit: int) -> list[LogRow]:
         return [LogRow(*row) for row in await self._store.event_rows(session_id, after, limit)]
 
@@ -62,16 +73,11 @@ class SqliteLog:
                 raise CopyConflict(
                     session_id, f"{self.location} gained events during the copy (head {head}, not {after})"
                 )
-            for row in rows:
-                tx.conn.execute(
-                    "INSERT INTO event (session_id, seq, type, created_ms, data_json) VALUES (?, ?, ?, ?, ?)",
-                    (session_id, *row),
-                )
-                stored = stored_event(session_id, *row)
-                try:
-                    project(tx.conn, session_id, row.seq, row.created_ms, stored.event)
-                except EventRejected as error:
-                    raise EventRejected(f"copying {session_id}#{row.seq} ({row.type}): {error}") from None
+            tx.conn.executemany(
+                "INSERT INTO event (session_id, seq, type, created_ms, data_json) VALUES (?, ?, ?, ?, ?)",
+                [(session_id, *row) for row in rows],
+            )
+            replay(tx.conn, ((session_id, *row) for row in rows), doing="copy")
             tx.heads[session_id] = rows[-1].seq
 
         if rows:

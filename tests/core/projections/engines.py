@@ -55,6 +55,27 @@ def normalized(rows_by_table: Snapshot) -> Snapshot:
     return {table: sorted(rows, key=repr) for table, rows in rows_by_table.items()}
 
 
+def sqlite_snapshot(path: Path) -> Snapshot:
+    """Every projected row of a SQLite file, in the columns both engines hold."""
+    conn = sqlite3.connect(path)
+    try:
+        rows = {t: conn.execute(f"SELECT {', '.join(c)} FROM {t}").fetchall() for t, c in COMPARED.items()}
+        rows["search"] = conn.execute(SEARCH_SQLITE).fetchall()
+    finally:
+        conn.close()
+    return normalized(rows)
+
+
+def pg_snapshot(url: str) -> Snapshot:
+    """Every projected row of a PostgreSQL database, comparable with :func:`sqlite_snapshot`'s."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        rows = {t: conn.execute(f"SELECT {', '.join(c)} FROM {t}".encode()).fetchall() for t, c in COMPARED.items()}
+        rows["search"] = conn.execute(SEARCH_PG).fetchall()
+    return normalized(rows)
+
+
 @dataclass
 class SqliteEngine:
     store: Store
@@ -73,13 +94,7 @@ class SqliteEngine:
         return await self.store.head_seq(session_id)
 
     async def snapshot(self) -> Snapshot:
-        conn = sqlite3.connect(self.store.path)
-        try:
-            rows = {t: conn.execute(f"SELECT {', '.join(c)} FROM {t}").fetchall() for t, c in COMPARED.items()}
-            rows["search"] = conn.execute(SEARCH_SQLITE).fetchall()
-        finally:
-            conn.close()
-        return normalized(rows)
+        return sqlite_snapshot(self.store.path)
 
 
 @dataclass
@@ -104,12 +119,7 @@ class PostgresEngine:
         return await self.log.head_seq(session_id)
 
     async def snapshot(self) -> Snapshot:
-        import psycopg
-
-        with psycopg.connect(self.url) as conn:
-            rows = {t: conn.execute(f"SELECT {', '.join(c)} FROM {t}".encode()).fetchall() for t, c in COMPARED.items()}
-            rows["search"] = conn.execute(SEARCH_PG).fetchall()
-        return normalized(rows)
+        return pg_snapshot(self.url)
 
 
 Engine = SqliteEngine | PostgresEngine

@@ -8,16 +8,22 @@ blocking functions on a sync psycopg connection; ``PgEventLog`` runs them on a w
 The append itself is one statement: bump the session's head row (``UPDATE … RETURNING``: its row
 lock serializes appenders of one session, on any host) and insert the events after it. The lock is
 held to the commit, so the next appender of the session projects on top of this one's rows.
+
+``db copy`` writes rows that already have their seqs and times (:func:`append_copied`): the same
+transaction, except that the head is checked rather than claimed, and the rows are projected as
+``rebuild`` replays them.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.core.errors import AdmissionConflict, SessionExists, UnknownSession
+from agent_tui.core.errors import AdmissionConflict, CopyConflict, SessionExists, UnknownSession
 from agent_tui.core.log import events as ev
 from agent_tui.core.projections.projectors import project
+from agent_tui.core.store.log_rows import LogRow
 from agent_tui.core.store.pg.projection_conn import PgProjectionConn
 from agent_tui.core.store.pg.schema import PROJECTION_TABLES
 from agent_tui.core.store.queries import stored_event
@@ -42,6 +48,11 @@ _APPEND_NEW = _INSERT.format(
 )
 """A new session: its head row is created, or nothing is inserted (it exists)."""
 Admissible = ev.PromptAdmitted | ev.CompactionAdmitted
+_INSERT_COPIED = """INSERT INTO event (session_id, seq, type, created_ms, data_json, fence, input_id)
+SELECT %(sid)s::text, t.seq, t.type, t.created, t.data, %(fence)s::bigint, t.input
+FROM unnest(%(seqs)s::bigint[], %(types)s::text[], %(created)s::bigint[], %(datas)s::text[], %(inputs)s::text[])
+    AS t(seq, type, created, data, input)"""
+_ADMISSIONS = frozenset({ev.PromptAdmitted.TYPE, ev.CompactionAdmitted.TYPE})
 
 
 def append(
@@ -70,6 +81,29 @@ def admit(
         if row is not None:
             return _same_admission(stored_event(*row), session_id, event), False
         return _append_projected(conn, session_id, [event], None, event.input_id, clock.now_ms())[0], True
+
+
+def append_copied(
+    conn: Connection[tuple[Any, ...]], session_id: str, after: int, fence: int, rows: Sequence[LogRow], where: str
+) -> None:
+    """Insert copied ``rows`` (their seqs, times and admission keys) under token ``fence`` and project them.
+
+    Only while the session's head here is still ``after``, checked under the head row's lock
+    (:class:`CopyConflict` if a writer got in); the head then moves to the last row. ``where``
+    names this database in that message.
+    """
+    with conn.transaction():
+        row = conn.execute("SELECT head FROM session_head WHERE session_id = %s FOR UPDATE", (session_id,)).fetchone()
+        head = 0 if row is None else int(row[0])
+        if head != after:
+            raise CopyConflict(session_id, f"{where} gained events during the copy (head {head}, not {after})")
+        conn.execute(_INSERT_COPIED, _copied_batch(session_id, fence, rows))
+        conn.execute(
+            "INSERT INTO session_head (session_id, head) VALUES (%s, %s)"
+            " ON CONFLICT (session_id) DO UPDATE SET head = EXCLUDED.head",
+            (session_id, rows[-1].seq),
+        )
+        replay(PgProjectionConn(conn), ((session_id, *row) for row in rows), doing="copy")
 
 
 def rebuild(conn: Connection[tuple[Any, ...]]) -> int:
@@ -133,3 +167,23 @@ def _same_admission(existing: ev.StoredEvent, session_id: str, event: Admissible
     if ev.encode(existing.event) != ev.encode(event):
         raise AdmissionConflict(f"input id {event.input_id} was already admitted with a different prompt or delivery")
     return existing
+
+
+def _copied_batch(session_id: str, fence: int, rows: Sequence[LogRow]) -> dict[str, Any]:
+    return {
+        "sid": session_id,
+        "fence": fence,
+        "seqs": [row.seq for row in rows],
+        "types": [row.type for row in rows],
+        "created": [row.created_ms for row in rows],
+        "datas": [row.data_json for row in rows],
+        "inputs": [_input_id(row) for row in rows],
+    }
+
+
+def _input_id(row: LogRow) -> str | None:
+    """An admission's key, kept in its column so a retried admission on the destination finds it."""
+    if row.type not in _ADMISSIONS:
+        return None
+    value = json.loads(row.data_json).get("input_id")
+    return value if isinstance(value, str) else None
