@@ -429,7 +429,8 @@ async def test_one_long_answer_streaming_below_a_scrolled_up_view_hints_too(fake
         view = app.query_one(TranscriptView)
         fake_sessions.delta(ev.TextDelta(session_id=SID, assistant_message_id="m9", ordinal=0, delta="The answer "))
         await until(pilot, lambda: "The answer" in str(blocks(app)[-1].block.text))
-        await until(pilot, lambda: view.scroll_y == view.max_scroll_y > 0)
+        # the first paint mounts the newest blocks, then those above them a frame later: all of them first
+        await until(pilot, lambda: len(blocks(app)) >= 24 and view.scroll_y == view.max_scroll_y > 0)
         count = len(blocks(app))
         hint = app.query_one("#new-output")
         view.scroll_to(y=view.max_scroll_y - 10, animate=False, immediate=True)
