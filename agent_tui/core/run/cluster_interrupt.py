@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.core.errors import DatabaseUnavailable
 from agent_tui.core.run.cluster_lease import ClusterLeases
 from agent_tui.core.store.pg import lease as pg_lease
 from agent_tui.core.store.pg.connect import connect
@@ -38,6 +39,8 @@ CHANNEL = "agent_tui_interrupt"
 """The ``NOTIFY`` channel; the payload is JSON: ``session_id``, ``owner``, ``token``, ``reason``."""
 POLL_S = 0.05
 """How often a sender looks whether the interrupted tenure is over."""
+RECONNECT_S = 1.0
+"""How long a listener that cannot reach the server waits before trying again."""
 
 Interrupt = Callable[[str, InterruptReason], Coroutine[Any, Any, None]]
 
@@ -51,6 +54,8 @@ class ClusterInterrupts:
         self._listener: AsyncConnection[tuple[Any, ...]] | None = None
         self._serving: asyncio.Task[None] | None = None
         self._handling: set[asyncio.Task[None]] = set()
+        self.listens = 0
+        """How many times this host has started listening (more than once: the connection dropped)."""
 
     async def interrupt_elsewhere(self, session_id: str, reason: InterruptReason) -> None:
         """Ask the session's owner to interrupt it and wait until its tenure is over (at most
@@ -73,11 +78,16 @@ class ClusterInterrupts:
     async def serve(self, interrupt: Interrupt) -> None:
         """Listen for interrupts addressed to this host and run them with ``interrupt`` (the
         coordinator's); returns once listening, so a notification sent after it is not missed."""
+        listener = await self._listen()
+        self._serving = asyncio.get_running_loop().create_task(self._serve(listener, interrupt))
+
+    async def _listen(self) -> AsyncConnection[tuple[Any, ...]]:
         from psycopg import sql
 
         self._listener = await connect(self.leases.url)
         await self._listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(CHANNEL)))
-        self._serving = asyncio.get_running_loop().create_task(self._listen(self._listener, interrupt))
+        self.listens += 1
+        return self._listener
 
     async def active(self) -> dict[str, dict[str, Any]]:
         """Every session running anywhere in the cluster, by its live lease (the database's view)."""
@@ -103,18 +113,37 @@ class ClusterInterrupts:
             await self._listener.close()
             self._listener = None
 
-    async def _listen(self, listener: AsyncConnection[tuple[Any, ...]], interrupt: Interrupt) -> None:
-        async for notice in listener.notifies():
-            request = _request(notice.payload)
-            if request is None:
-                continue
-            session_id, owner, token, reason = request
-            tenure = self.leases.held.get(session_id)
-            if owner != self.leases.owner or tenure is None or tenure.lease.token != token:
-                continue  # another host's, or a tenure of ours that is already over
-            task = asyncio.get_running_loop().create_task(interrupt(session_id, reason))
-            self._handling.add(task)
-            task.add_done_callback(self._handling.discard)
+    async def _serve(self, listener: AsyncConnection[tuple[Any, ...]], interrupt: Interrupt) -> None:
+        """Hand each interrupt addressed to a tenure this host holds to ``interrupt``; a dropped
+        connection is opened again (what was sent meanwhile is lost: its sender gives up waiting)."""
+        import psycopg
+
+        while True:
+            try:
+                async for notice in listener.notifies():
+                    self._handle(notice.payload, interrupt)
+            except psycopg.OperationalError as error:
+                log.warning("interrupt listener lost its connection (listening again): %s", error)
+            await listener.close()
+            while True:
+                try:
+                    listener = await self._listen()
+                    break
+                except DatabaseUnavailable as error:
+                    log.warning("interrupt listener cannot connect (trying again): %s", error)
+                    await asyncio.sleep(RECONNECT_S)
+
+    def _handle(self, payload: str, interrupt: Interrupt) -> None:
+        request = _request(payload)
+        if request is None:
+            return
+        session_id, owner, token, reason = request
+        tenure = self.leases.held.get(session_id)
+        if owner != self.leases.owner or tenure is None or tenure.lease.token != token:
+            return  # another host's, or a tenure of ours that is already over
+        task = asyncio.get_running_loop().create_task(interrupt(session_id, reason))
+        self._handling.add(task)
+        task.add_done_callback(self._handling.discard)
 
 
 async def _notify(conn: AsyncConnection[tuple[Any, ...]], payload: str) -> None:

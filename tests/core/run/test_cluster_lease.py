@@ -73,13 +73,3 @@ async def test_a_paused_owner_is_fenced_out_by_its_first_write_and_stops(pg_url:
         calls = await b.drainer.reads.tool_calls("ses_1")
         assert [(c.call_id, c.state, (c.error or {}).get("type")) for c in calls] == [(CALL, "failed", "tool.stale")]
         await until_lease(b.log, "ses_1", held=False)
-
-
-async def test_an_interrupt_sent_to_the_other_host_stops_the_owners_drain(pg_url: str) -> None:
-    async with two_hosts(pg_url, LONG_MS, LONG_MS) as hosts:
-        await hosts.b.coordinator.interrupt("ses_1")  # returns once the owner's period is over
-        assert await hosts.b.log.lease("ses_1") is None
-        error = await hosts.running
-        assert error is not None and error.message == "interrupted (user)"
-        assert (await event_types(hosts.b.log, "ses_1"))[-1] == "execution.interrupted"
-        await hosts.b.coordinator.interrupt("ses_1")  # nobody runs it now: a no-op
