@@ -48,6 +48,7 @@ class Delivery(StrEnum):
 class InterruptReason(StrEnum):
     USER = "user"
     SHUTDOWN = "shutdown"
+    SUPERSEDED = "superseded"  # another host took the session's lease over (core/run/cluster_lease.py)
 
 
 class CompactionReason(StrEnum):

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agent_tui.core.api import Sessions
 from agent_tui.core.api import events as ev
+from agent_tui.core.store import fence
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import InterruptReason
 
@@ -67,10 +69,13 @@ class ScriptedDrainer:
         self.cancelled = 0
         self.cleanup: asyncio.Event | None = None
         self.cleaning = asyncio.Event()
+        self.during: Callable[[], Awaitable[object]] | None = None  # run inside each drain, before its wait
 
     async def drain(self, session_id: str, force: bool) -> ErrorInfo | None:
         self.calls.append((session_id, force))
         self.started.set()
+        if self.during is not None:
+            await self.during()
         try:
             await self.release.wait()
         except asyncio.CancelledError:
@@ -94,6 +99,7 @@ class PublishRecorder:
 
     def __init__(self) -> None:
         self.events: list[tuple[str, str]] = []
+        self.fences: list[int | None] = []  # the token each publish carried (``fence.token_for``)
         self._holds: dict[str, tuple[asyncio.Event, asyncio.Event]] = {}
 
     def hold(self, kind: str) -> tuple[asyncio.Event, asyncio.Event]:
@@ -103,6 +109,7 @@ class PublishRecorder:
 
     async def __call__(self, session_id: str, event: ev.DurableEvent) -> None:
         self.events.append((session_id, event.TYPE))
+        self.fences.append(fence.token_for(session_id))
         gate = self._holds.pop(event.TYPE.removeprefix("session.execution.").removesuffix(".1"), None)
         if gate is not None:
             gate[0].set()
@@ -110,3 +117,22 @@ class PublishRecorder:
 
     def types(self, session_id: str = "ses_a") -> list[str]:
         return [t.removeprefix("session.execution.").removesuffix(".1") for s, t in self.events if s == session_id]
+
+
+class ScriptedTenure:
+    """The coordinator's ``Tenure`` of a database lease, lost when the test says (``lose``)."""
+
+    def __init__(self, session_id: str, token: int) -> None:
+        self.fence = fence.Fence(session_id, token, refused=self.lose)
+        self.closed = False
+        self._lost: list[Callable[[], None]] = []
+
+    def on_lost(self, lost: Callable[[], None]) -> None:
+        self._lost.append(lost)
+
+    def lose(self) -> None:
+        for lost in self._lost:
+            lost()
+
+    async def close(self) -> None:
+        self.closed = True

@@ -7,6 +7,13 @@ while a drain runs coalesce into one follow-up; ``run`` joins an active busy
 period or starts a forced drain (a period being interrupted is waited out
 first, never joined). Liveness is only ever this process's
 in-memory registry (``active()``), never the durable log.
+
+A period runs under a lease (``AcquireLease``): the per-machine ``flock`` by default, a database
+lease across hosts (``cluster_lease.py``). A database lease's fencing token is set around the period
+(``store/fence.py``) so every write inside it carries the token; when the lease is lost (another
+host took over: a renewal or a write found the token stale) the drain is cancelled as
+``superseded`` and the period publishes nothing more, its terminal event included (the database
+would refuse it, and the session is the new owner's now).
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from typing import Any, Protocol
 
 from agent_tui.core.log import events as ev
 from agent_tui.core.run import lease as leases
+from agent_tui.core.store import fence as fences
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import ErrorType, InterruptReason
 
@@ -30,12 +38,33 @@ class Drainer(Protocol):
         """Run steps until idle. Returns an error for a failed execution."""
 
 
-AcquireLease = Callable[[str], Awaitable[leases.Lease]]
+class Tenure(Protocol):
+    """What a busy period holds while it runs: ``lease.Lease`` on one machine, a
+    ``cluster_lease.ClusterTenure`` on a shared database."""
+
+    @property
+    def fence(self) -> fences.Fence | None:
+        """The token the period's writes carry; None when the store does not check one."""
+
+    def on_lost(self, lost: Callable[[], None]) -> None:
+        """Call ``lost`` once if the lease goes to another owner while held."""
+
+    async def close(self) -> None:
+        """Give the lease up (the next acquire, here or elsewhere, succeeds at once)."""
+
+
+AcquireLease = Callable[[str], Awaitable[Tenure]]
 HasPending = Callable[[str], Awaitable[bool]]
+InterruptElsewhere = Callable[[str, InterruptReason], Awaitable[None]]
+"""Ask the host running a session that this process does not run to interrupt it."""
 
 
 async def _never_pending(session_id: str) -> bool:
     return False
+
+
+async def _nowhere_else(session_id: str, reason: InterruptReason) -> None:
+    return None  # one machine: a session not running here is not running (the spec's no-op)
 
 
 @dataclass
@@ -46,6 +75,7 @@ class _Busy:
     draining: bool = False  # only a drain is ever cancelled: lifecycle publishes run to the end
     leased: asyncio.Event = field(default_factory=asyncio.Event)
     refused: Exception | None = None  # why the lease was not taken
+    fence: fences.Fence | None = None  # the token of its lease, while held
     done: asyncio.Event = field(default_factory=asyncio.Event)
     result: ErrorInfo | None = None
 
@@ -57,11 +87,13 @@ class Coordinator:
         publish: Publish,
         acquire_lease: AcquireLease = leases.acquire,
         has_pending: HasPending = _never_pending,
+        interrupt_elsewhere: InterruptElsewhere = _nowhere_else,
     ) -> None:
         self._drainer = drainer
         self._publish = publish
         self._acquire_lease = acquire_lease
         self._has_pending = has_pending
+        self._interrupt_elsewhere = interrupt_elsewhere
         self._busy: dict[str, _Busy] = {}
         self._parents: dict[str, str] = {}  # a subagent's session -> the session whose task call runs it
         self._background: set[asyncio.Task[None]] = set()
@@ -80,6 +112,12 @@ class Coordinator:
 
     def is_active(self, session_id: str) -> bool:
         return session_id in self._busy
+
+    def fence(self, session_id: str) -> fences.Fence | None:
+        """The fence of the session's period here, for a write to it made outside the period's
+        tasks (an API call answering a permission ask of a session this host runs)."""
+        busy = self._busy.get(session_id)
+        return None if busy is None else busy.fence
 
     async def run(self, session_id: str, *, parent: str | None = None) -> ErrorInfo | None:
         """Explicit resume: join the active busy period or start a forced drain.
@@ -133,9 +171,12 @@ class Coordinator:
 
         Only a running drain is cancelled; a period already publishing its terminal event
         just finishes, so it keeps exactly one. Wakes after this call get their own period.
+        A session this process does not run is handed to ``interrupt_elsewhere`` (the host that
+        holds its lease, on a shared database).
         """
         busy = self._busy.get(session_id)
         if busy is None:
+            await self._interrupt_elsewhere(session_id, InterruptReason(reason))
             return
         busy.follow_up = False
         if busy.interrupt_reason is None:
@@ -166,24 +207,48 @@ class Coordinator:
             raise
         finally:
             busy.leased.set()
+        busy.fence = lease.fence
+        lease.on_lost(lambda: self._superseded(busy))
         terminal: ev.DurableEvent | None = None
-        try:
-            if busy.interrupt_reason is None:  # else interrupted before anything started
-                await self._publish(session_id, ev.ExecutionStarted())
-                terminal = await self._drains(session_id, busy, force)
-        except asyncio.CancelledError:
-            terminal = self._interrupted(busy)
-        except Exception as error:  # a bug in the drain: record it, never leave the period open
-            busy.result = ErrorInfo(type="internal", message=f"{type(error).__name__}: {error}")
-            terminal = ev.ExecutionFailed(error=busy.result)
-        finally:
+        with fences.fencing(lease.fence):
             try:
-                if terminal is not None:
-                    with contextlib.suppress(Exception):
-                        await self._publish_terminal(session_id, terminal)
+                if busy.interrupt_reason is None:  # else interrupted before anything started
+                    await self._publish(session_id, ev.ExecutionStarted())
+                    terminal = await self._drains(session_id, busy, force)
+            except asyncio.CancelledError:
+                terminal = self._interrupted(busy)
+            except Exception as error:  # a bug in the drain: record it, never leave the period open
+                busy.result = ErrorInfo(type="internal", message=f"{type(error).__name__}: {error}")
+                terminal = ev.ExecutionFailed(error=busy.result)
             finally:
-                lease.release()
-                self._finish(session_id, busy)
+                try:
+                    if busy.interrupt_reason is InterruptReason.SUPERSEDED:
+                        terminal = self._interrupted(busy)  # for ``run``'s answer; another owner writes on
+                    elif terminal is not None:
+                        with contextlib.suppress(Exception):
+                            await self._publish_terminal(session_id, terminal)
+                finally:
+                    busy.fence = None
+                    try:
+                        await asyncio.shield(lease.close())
+                    finally:
+                        self._finish(session_id, busy)
+
+    def _superseded(self, busy: _Busy) -> None:
+        """The lease went to another owner: stop the drain; nothing more is written, and no
+        follow-up or successor runs here (the new owner drains what is pending)."""
+        if busy.done.is_set():
+            return
+        busy.follow_up = False
+        busy.interrupt_reason = InterruptReason.SUPERSEDED
+        # told from inside the drain (its own write refused): cancel at its next await, not in the
+        # period's cleanup should the refusal end the drain first
+        asyncio.get_running_loop().call_soon(self._cancel_drain, busy)
+
+    @staticmethod
+    def _cancel_drain(busy: _Busy) -> None:
+        if busy.draining and busy.task is not None:
+            busy.task.cancel()
 
     async def _drains(self, session_id: str, busy: _Busy, force: bool) -> ev.DurableEvent:
         """Drain, then once per coalesced follow-up; returns the period's terminal event."""

@@ -13,18 +13,24 @@ import fcntl
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.core.settings import paths
+from agent_tui.core.store.fence import Fence
 
 
 class SessionOwnedElsewhere(Exception):
-    """Another live process is running this session."""
+    """Another live process is running this session: ``owner`` has its ``pid`` (this machine's
+    lock) or its ``owner`` name and lease ``expires_ms`` (a shared database's lease)."""
 
     def __init__(self, session_id: str, owner: dict[str, object]) -> None:
         self.session_id = session_id
         self.owner = owner
+        if "pid" not in owner and "owner" in owner:
+            super().__init__(f"session {session_id} is running on {owner['owner']}")
+            return
         pid = owner.get("pid", "?")
         super().__init__(f"session {session_id} is running in another process (pid {pid})")
 
@@ -41,6 +47,17 @@ def _process_start_time(pid: int) -> float | None:
 class Lease:
     session_id: str
     fd: int
+
+    @property
+    def fence(self) -> Fence | None:
+        """None: a local store checks no token (the lock itself keeps other processes out)."""
+        return None
+
+    def on_lost(self, lost: Callable[[], None]) -> None:
+        """Never called: the kernel holds a ``flock`` for as long as this process lives."""
+
+    async def close(self) -> None:
+        self.release()
 
     def release(self) -> None:
         if self.fd >= 0:

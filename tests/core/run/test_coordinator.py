@@ -7,11 +7,14 @@ from collections.abc import Callable
 
 import pytest
 
+from agent_tui.core.errors import StaleFence
 from agent_tui.core.log import events as ev
 from agent_tui.core.run import lease
 from agent_tui.core.run.coordinator import Coordinator
+from agent_tui.core.store import fence
 from agent_tui.vocab.error_info import ErrorInfo
-from tests.fakes.executors import PublishRecorder, ScriptedDrainer
+from agent_tui.vocab.kinds import InterruptReason
+from tests.fakes.executors import PublishRecorder, ScriptedDrainer, ScriptedTenure
 
 
 @pytest.fixture
@@ -368,3 +371,73 @@ async def test_a_run_during_interrupt_cleanup_starts_a_fresh_drain_after_it(part
     await until(lambda: len(drainer.calls) == 2 and not coordinator.active())
     assert drainer.calls == [("ses_a", False), ("ses_a", True)]
     assert recorder.types() == ["started", "interrupted", "started", "succeeded"]
+
+
+async def test_a_period_under_a_fenced_lease_carries_its_token_on_every_publish() -> None:
+    drainer, recorder = ScriptedDrainer(), PublishRecorder()
+    tenures: list[ScriptedTenure] = []
+
+    async def acquire(session_id: str) -> ScriptedTenure:
+        tenures.append(ScriptedTenure(session_id, 40 + len(tenures)))
+        return tenures[-1]
+
+    coordinator = Coordinator(drainer, recorder, acquire_lease=acquire)
+    drainer.release.set()
+    assert await coordinator.run("ses_a") is None
+    assert await coordinator.run("ses_a") is None
+    assert recorder.types() == ["started", "succeeded", "started", "succeeded"]
+    assert recorder.fences == [40, 40, 41, 41]
+    assert [t.closed for t in tenures] == [True, True] and fence.current() is None
+
+
+async def test_a_lost_lease_stops_the_drain_as_superseded_and_publishes_nothing_more() -> None:
+    drainer, recorder = ScriptedDrainer(), PublishRecorder()
+    tenure = ScriptedTenure("ses_a", 7)
+
+    async def acquire(session_id: str) -> ScriptedTenure:
+        return tenure
+
+    coordinator = Coordinator(drainer, recorder, acquire_lease=acquire, has_pending=lambda _sid: _true())
+    running = asyncio.create_task(coordinator.run("ses_a"))
+    await drainer.started.wait()
+    await coordinator.wake("ses_a")  # a follow-up: the new owner's to drain, not ours
+    tenure.lose()
+    error = await running
+    assert error is not None and error.message == "interrupted (superseded)"
+    assert drainer.cancelled == 1 and tenure.closed
+    assert recorder.types() == ["started"]  # no terminal event: another owner writes the session now
+    await asyncio.sleep(0)  # (a successor would be scheduled by now)
+    assert coordinator.active() == {} and drainer.calls == [("ses_a", True)]
+
+
+async def test_a_write_refused_inside_the_drain_stops_it_too() -> None:
+    drainer, recorder = ScriptedDrainer(), PublishRecorder()
+
+    async def acquire(session_id: str) -> ScriptedTenure:
+        return ScriptedTenure(session_id, 7)
+
+    async def refused_write(token: int | None) -> None:
+        raise StaleFence("ses_a", token or 0)  # what the database answers a token another host retired
+
+    drainer.during = lambda: fence.fenced("ses_a", refused_write)
+    coordinator = Coordinator(drainer, recorder, acquire_lease=acquire)
+    running = asyncio.create_task(coordinator.run("ses_a"))
+    error = await running
+    assert error is not None and error.message == "interrupted (superseded)"
+    assert recorder.types() == ["started"]
+
+
+async def test_an_interrupt_of_a_session_not_running_here_goes_to_its_owner(parts) -> None:
+    drainer, recorder, _ = parts
+    asked: list[tuple[str, str]] = []
+
+    async def elsewhere(session_id: str, reason: InterruptReason) -> None:
+        asked.append((session_id, reason))
+
+    coordinator = Coordinator(drainer, recorder, interrupt_elsewhere=elsewhere)
+    await coordinator.interrupt("ses_b", "shutdown")
+    assert asked == [("ses_b", InterruptReason.SHUTDOWN)] and recorder.events == []
+
+
+async def _true() -> bool:
+    return True

@@ -93,3 +93,21 @@ async def current(conn: AsyncConnection[tuple[Any, ...]], session_id: str) -> Le
         )
     ).fetchone()
     return None if row is None else Lease(session_id=session_id, owner=row[0], token=row[1], expires_ms=row[2])
+
+
+async def live(conn: AsyncConnection[tuple[Any, ...]]) -> list[Lease]:
+    """Every held, unexpired lease: which sessions run on which host, by the database's clock."""
+    return await _held(conn, "expires_at > clock_timestamp() ORDER BY session_id")
+
+
+async def abandoned(conn: AsyncConnection[tuple[Any, ...]]) -> list[Lease]:
+    """Leases that ran out without a release: their owner died or stalled mid-drain, so the session
+    may have work (pending input, a tool left running) for whichever host takes it over."""
+    return await _held(conn, "expires_at <= clock_timestamp() ORDER BY expires_at")
+
+
+async def _held(conn: AsyncConnection[tuple[Any, ...]], where: str) -> list[Lease]:
+    cursor = await conn.execute(
+        f"SELECT session_id, owner, token, {_EXPIRES_MS} FROM session_lease WHERE owner IS NOT NULL AND {where}"
+    )
+    return [Lease(session_id=row[0], owner=row[1], token=row[2], expires_ms=row[3]) for row in await cursor.fetchall()]
