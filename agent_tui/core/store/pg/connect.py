@@ -33,8 +33,14 @@ def _driver(url: str) -> ModuleType:
     return psycopg
 
 
+def first_line(error: Exception) -> str:
+    """The driver's message in one line (the server's own detail and hints follow on others)."""
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
+
+
 def _refused(url: str, error: Exception) -> DatabaseUnavailable:
-    return DatabaseUnavailable(redact(url), str(error).strip().splitlines()[0])
+    return DatabaseUnavailable(redact(url), first_line(error))
 
 
 async def connect(url: str) -> AsyncConnection[tuple[Any, ...]]:
