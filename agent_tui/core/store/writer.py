@@ -62,6 +62,12 @@ class Tx:
         seq: int | None = row[0]
         return seq
 
+    def forget_log(self, session_id: str) -> int:
+        """Delete the session's events (``history.delete``; the projections are the caller's); returns how many."""
+        count: int = self.conn.execute("DELETE FROM event WHERE session_id = ?", (session_id,)).rowcount
+        self.heads.pop(session_id, None)
+        return count
+
     def append(
         self, session_id: str, event: ev.DurableEvent, first_seq: int = 1, at_ms: int | None = None
     ) -> ev.StoredEvent:

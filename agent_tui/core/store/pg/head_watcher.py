@@ -24,6 +24,8 @@ from agent_tui.core.store.watch import WatcherTask
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
 
+PURPOSE = "agent-tui head watcher"
+"""The watcher's ``application_name`` (``pg_stat_activity`` shows whose connection it is)."""
 POLL_S = 1.0
 RECENT_SESSIONS = 50
 log = logging.getLogger(__name__)
@@ -62,7 +64,7 @@ class PgHeadWatcher(WatcherTask):
         from psycopg import sql
 
         if self._conn is None:
-            self._conn = await connect(self._url)
+            self._conn = await connect(self._url, PURPOSE)
             await self._conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(CHANNEL)))
         conn = self._conn
         while self._bus.watching.is_set():

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.core.errors import DatabaseUnavailable, StoreError
+from agent_tui.core.errors import DatabaseUnreachable, StoreError
 from agent_tui.core.log import events as ev
 from agent_tui.core.store.pg import write
 from agent_tui.core.store.pg.connect import first_line
@@ -43,6 +43,12 @@ class PgTx(Tx):
     def head(self, session_id: str) -> int | None:
         row = self.raw.execute("SELECT head FROM session_head WHERE session_id = %s", (session_id,)).fetchone()
         return None if row is None else int(row[0])
+
+    def forget_log(self, session_id: str) -> int:
+        """The events, and the head row (a session made again under this id starts at 1)."""
+        count = super().forget_log(session_id)
+        self.raw.execute("DELETE FROM session_head WHERE session_id = %s", (session_id,))
+        return count
 
     def append(
         self, session_id: str, event: ev.DurableEvent, first_seq: int = 1, at_ms: int | None = None
@@ -100,5 +106,5 @@ def translate(error: Exception, where: str) -> StoreError:
     if isinstance(error, psycopg.Error) and error.sqlstate == STALE_FENCE:
         return StoreError(f"database {where}: {text}: another host runs this session")
     if isinstance(error, psycopg.OperationalError | psycopg.InterfaceError):
-        return DatabaseUnavailable(where, text)
+        return DatabaseUnreachable(where, text)
     return StoreError(f"database {where}: {text}")
