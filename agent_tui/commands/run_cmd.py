@@ -19,7 +19,7 @@ from agent_tui.commands import trust_cmd
 from agent_tui.commands.errors import fail
 from agent_tui.commands.output_schema import REPAIR_PROMPT, SchemaFileError, answer_line, read_schema
 from agent_tui.commands.run_events import durable_line, live_line
-from agent_tui.commands.run_exit import RunExit, for_error
+from agent_tui.commands.run_exit import RunExit, for_error, for_store_error
 from agent_tui.vocab.terminal_text import inert
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ async def _main(args: argparse.Namespace) -> int:
     except CredentialsError as error:
         return fail(str(error), RunExit.USAGE)
     except StoreError as error:
-        return fail(str(error), RunExit.FAILED)
+        return fail(str(error), for_store_error(error))
 
 
 def _mcp_notice(server: Any, told: set[str] | None = None) -> None:

@@ -26,6 +26,9 @@ class RunExit(IntEnum):
     stop``), or a ``user_prompt`` hook that blocked the prompt."""
     BUSY = 5
     """Another live process runs the session: the prompt is admitted there and runs there."""
+    UNREACHABLE = 6
+    """Nothing ran: the configured database server (``storage.url``) cannot be reached, or the
+    PostgreSQL driver is not installed."""
     INTERRUPTED = 130
     """Interrupted: Ctrl+C (SIGINT), or from another client (the TUI, ``serve``). SIGTERM and
     SIGHUP exit ``128 + signal`` (143, 129)."""
@@ -44,9 +47,16 @@ def for_error(error: Any) -> RunExit:
             return RunExit.FAILED
 
 
+def for_store_error(error: Exception) -> RunExit:
+    """The code of a run the store stopped: the configured server out of reach, or another failure."""
+    from agent_tui.core.api import DatabaseUnreachable
+
+    return RunExit.UNREACHABLE if isinstance(error, DatabaseUnreachable) else RunExit.FAILED
+
+
 HELP = (
     "exit codes: 0 done; 1 the model or provider failed (error on stderr); 2 usage or config error, "
     "nothing ran; 3 no answer matching --output-schema; 4 refused: a permission ask (--permission stop) "
     "or a user_prompt hook stopped the run; 5 the session runs in another process (the prompt is "
-    "admitted there); 130 interrupted (Ctrl+C, or by another client); 143 SIGTERM; 129 SIGHUP"
+    "admitted there); 6 the configured database server cannot be reached (or its driver is missing); 130 interrupted (Ctrl+C, or by another client); 143 SIGTERM; 129 SIGHUP"
 )

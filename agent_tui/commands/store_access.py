@@ -2,7 +2,8 @@
 
 Shared by ``sessions``, ``log`` and ``db``: a bad config, a corrupt, locked
 or newer database, an unknown session — each becomes ``agent-tui: <reason>``
-on stderr and exit code 1; nothing is written on the way out.
+on stderr and exit code 1 (6 when the configured database server cannot be
+reached or its driver is missing); nothing is written on the way out.
 """
 
 from __future__ import annotations
@@ -12,7 +13,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from agent_tui.commands.errors import fail
-from agent_tui.core.api import ConfigError, Sessions, StoreError, load_settings, open_sessions
+from agent_tui.core.api import ConfigError, DatabaseUnreachable, Sessions, StoreError, load_settings, open_sessions
+
+UNREACHABLE = 6
+"""The exit code when the configured database server cannot be reached (as ``run``'s)."""
 
 
 def run_with_sessions(command: Callable[[Sessions], Awaitable[int]], location: Path | None = None) -> int:
@@ -26,6 +30,8 @@ def run_with_sessions(command: Callable[[Sessions], Awaitable[int]], location: P
 
     try:
         return asyncio.run(main())
+    except DatabaseUnreachable as error:
+        return fail(str(error), UNREACHABLE)
     except (StoreError, ConfigError) as error:
         return fail(str(error))
     except KeyboardInterrupt:

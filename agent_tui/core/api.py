@@ -50,6 +50,7 @@ _EXPORTS: dict[str, str] = {
     "Subscription": "store.bus",
     # Errors, each one line for the user.
     "StoreError": "errors",
+    "DatabaseUnreachable": "errors",
     "UnknownSession": "errors",
     "UnknownInput": "errors",
     "SessionExists": "errors",
@@ -153,6 +154,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X": a re-export)
     from agent_tui.core.errors import DatabaseLocked as DatabaseLocked
+    from agent_tui.core.errors import DatabaseUnreachable as DatabaseUnreachable
     from agent_tui.core.errors import EventRejected as EventRejected
     from agent_tui.core.errors import InvalidRequest as InvalidRequest
     from agent_tui.core.errors import SessionBusy as SessionBusy

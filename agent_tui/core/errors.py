@@ -45,6 +45,11 @@ class DatabaseUnavailable(StoreError):
         super().__init__(f"cannot open database {path}: {detail}")
 
 
+class DatabaseUnreachable(DatabaseUnavailable):
+    """The configured database server (``storage.url``) cannot be reached, refuses the connection,
+    or its driver (the ``postgres`` extra) is not installed: nothing was read or written."""
+
+
 class UnknownSession(StoreError):
     def __init__(self, session_id: str) -> None:
         super().__init__(f"unknown session: {session_id}")

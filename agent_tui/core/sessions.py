@@ -44,6 +44,7 @@ from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
 from agent_tui.core.store import tail
 from agent_tui.core.store.bus import Bus, Subscription
+from agent_tui.core.store.open import open_store
 from agent_tui.core.store.store import Store
 from agent_tui.core.store.writer import Tx
 from agent_tui.core.workspace.snapshots import WorkspaceSnapshots
@@ -127,9 +128,9 @@ class Sessions:
         return Rewinder(self._store, self._executor, self.snapshots)
 
     @property
-    def database(self) -> Path:
-        """The SQLite file behind this facade (for messages that name it)."""
-        return self._store.path
+    def database(self) -> str:
+        """The database behind this facade, for messages: the SQLite file or the server's URL (no password)."""
+        return self._store.where
 
     async def close(self) -> None:
         await self._store.close()
@@ -636,7 +637,7 @@ def _unstored(location: str, project_root: str, agent: str, model: str | None) -
 async def open_sessions(
     settings: Settings | None = None, executor: Executor | None = None, *, path: Path | None = None
 ) -> Sessions:
-    """Open the store at the configured path and wrap it in the facade."""
+    """Open the configured store (``storage.url``, else the SQLite file) and wrap it in the facade."""
     settings = settings or Settings()
-    store = await Store.open(path or paths.database_path(), settings.storage)
+    store = await open_store(settings.storage, path or paths.database_path())
     return Sessions(store, settings=settings, executor=executor)

@@ -130,13 +130,15 @@ def run(launch: Launch) -> int:
     except ConfigError as error:
         raise LaunchFailed(str(error)) from None
     os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+    storage = layers.merged().get("storage")
+    on_server = isinstance(storage, dict) and bool(storage.get("url"))  # the peek reads the SQLite file only
     try:
-        return asyncio.run(_run(launch, layers, location, peek))
+        return asyncio.run(_run(launch, layers, location, None if on_server else peek))
     except KeyboardInterrupt:
         return 130
 
 
-async def _run(launch: Launch, layers: Any, location: Path, peek: Callable[[str | None, int], list]) -> int:
+async def _run(launch: Launch, layers: Any, location: Path, peek: Callable[[str | None, int], list] | None) -> int:
     from agent_tui.core.api import DEFAULT_AGENT
     from agent_tui.tui.app import DEFAULT_THEME, AgentApp, StartMode
     from agent_tui.tui.services import TuiServices

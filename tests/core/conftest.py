@@ -28,12 +28,18 @@ def trusted_projects():
 
 
 @pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
+async def sqlite_store(tmp_path: Path) -> AsyncIterator[Store]:
+    """The facade on a SQLite file (``tests/core/store`` runs its ``store`` on both engines)."""
     opened = await Store.open(tmp_path / "store.db")
     try:
         yield opened
     finally:
         await opened.close()
+
+
+@pytest.fixture
+def store(sqlite_store: Store) -> Store:
+    return sqlite_store
 
 
 def every_event_script(location: str, root: str) -> dict[str, list[ev.DurableEvent]]:

@@ -38,15 +38,15 @@ async def delete(store: Store, executor: Executor, snapshots: WorkspaceSnapshots
             ]
             if forks:
                 raise SessionBusy(f"session {sid} has forks ({', '.join(forks)}); delete them first")
+            snapshot_id = tx.dialect.json_field("data_json", "snapshot_id")
             pre = [
                 row[0]
                 for row in tx.conn.execute(
-                    "SELECT json_extract(data_json, '$.snapshot_id') FROM event WHERE session_id = ? AND type = ?"
-                    " AND json_extract(data_json, '$.snapshot_id') LIKE 'pre:%'",
+                    f"SELECT {snapshot_id} FROM event WHERE session_id = ? AND type = ? AND {snapshot_id} LIKE 'pre:%'",
                     (sid, ev.WorkspaceSnapshotted.TYPE),
                 )
             ]
-            count = tx.conn.execute("DELETE FROM event WHERE session_id = ?", (sid,)).rowcount
+            count = tx.forget_log(sid)
             clear_session(tx.conn, sid)
             return count, pre
 

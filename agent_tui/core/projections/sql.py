@@ -42,9 +42,12 @@ class Dialect:
     """SQLite's: the ``search`` FTS5 table keyed by ``search_doc.id``, ``json_extract``."""
 
     name = "sqlite"
+    log_order = "rowid"
+    """The ``event`` column that orders the whole log as it was written."""
 
     def json_field(self, column: str, key: str) -> str:
-        """An SQL expression: the top-level ``key`` of a JSON text column, NULL if absent or JSON null."""
+        """An SQL expression: the field ``key`` (``a.b`` for a nested one) of a JSON text column, as text;
+        NULL if absent or JSON null."""
         return f"json_extract({column}, '$.{key}')"
 
     def set_search_text(self, conn: Conn, session_id: str, message_id: str, text: str) -> None:
@@ -87,9 +90,11 @@ class PostgresDialect(Dialect):
     """PostgreSQL's: ``search_doc`` holds the text, its ``tsv`` column is generated and GIN-indexed."""
 
     name = "postgresql"
+    log_order = "pos"
 
     def json_field(self, column: str, key: str) -> str:
-        return f"({column}::json ->> '{key}')"  # json, not jsonb: jsonb refuses \u0000 in strings
+        path = key.replace(".", ",")
+        return f"({column}::json #>> '{{{path}}}')"  # json, not jsonb: jsonb refuses \u0000 in strings
 
     def set_search_text(self, conn: Conn, session_id: str, message_id: str, text: str) -> None:
         if not text:

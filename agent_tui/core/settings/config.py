@@ -156,6 +156,18 @@ class Synchronous(StrEnum):
 class StorageSettings(_Section):
     synchronous: Synchronous = Synchronous.NORMAL
     busy_timeout_ms: int = Field(default=5_000, ge=0)
+    url: str | None = None
+    """A ``postgresql://`` URL: sessions live in that database (``pip install 'agent-tui[postgres]'``)
+    instead of the SQLite file; ``AGENT_TUI_DATABASE_URL`` sets it too (docs/scaling.md)."""
+
+    @field_validator("url")
+    @classmethod
+    def _postgres_url(cls, url: str | None) -> str | None:
+        if not url:
+            return None
+        if not url.startswith(("postgresql://", "postgres://")):
+            raise ValueError("must be a postgresql:// URL (postgresql://user@host:5432/dbname)")
+        return url
 
 
 class SnapshotSettings(_Section):

@@ -24,6 +24,8 @@ from agent_tui.core.settings.mcp_json import McpJsonError, UnsetVariable, expand
 ENV_PREFIX = "AGENT_TUI_"
 DEFAULT_AGENT = "build"
 ENV_RESERVED = frozenset({"HOME", "DISABLE_PROJECT_CONFIG", "TEST_TOOLS", "NO_WARM"})
+ENV_ALIASES = {"DATABASE_URL": "STORAGE__URL"}
+"""Environment names that stand for a nested setting: ``AGENT_TUI_DATABASE_URL`` is ``storage.url``."""
 
 
 class ConfigError(Exception):
@@ -54,6 +56,7 @@ def env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
         key = name[len(ENV_PREFIX) :] if name.startswith(ENV_PREFIX) else ""
         if not key or key in ENV_RESERVED:
             continue
+        key = ENV_ALIASES.get(key, key)
         parts = key.lower().split("__")
         target = layer
         for part in parts[:-1]:

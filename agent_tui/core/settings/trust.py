@@ -117,6 +117,11 @@ def split_powers(data: Mapping[str, Any], mcp_json: frozenset[str] = frozenset()
         wanted["telemetry"] = kept.pop("telemetry")
         endpoint = wanted["telemetry"].get("otlp_endpoint") if isinstance(wanted["telemetry"], Mapping) else None
         lines.append(f"send telemetry to {endpoint or 'a collector'}")
+    storage = kept.get("storage")
+    if isinstance(storage, Mapping) and storage.get("url"):  # where transcripts go: a project could aim them anywhere
+        wanted["storage.url"] = storage["url"]
+        kept["storage"] = {key: value for key, value in storage.items() if key != "url"}
+        lines.append("store sessions in a PostgreSQL database (storage.url)")
     shell = kept.get("shell")
     if isinstance(shell, Mapping) and "env" in shell:
         wanted["shell.env"] = shell["env"]

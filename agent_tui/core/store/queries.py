@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from aiosqlite import Connection
-
 from agent_tui.core.errors import CorruptEvent
 from agent_tui.core.log import events as ev
 from agent_tui.core.log.records import (
@@ -26,8 +24,12 @@ from agent_tui.core.log.records import (
     ToolCallRecord,
 )
 from agent_tui.core.log.session_row import SESSION_FIELDS
-from agent_tui.core.store.reader import consistent_read, fetch, fetch_one
+from agent_tui.core.store.reader import ReadConn as Connection
+from agent_tui.core.store.reader import consistent_read, dialect, fetch, fetch_one
 from agent_tui.core.store.session_list import SESSION_COLUMNS, children_sql, session_rows_sql
+
+ALL_ROWS = 2**62
+"""``LIMIT`` of a read that wants every row (SQLite reads a negative limit so, PostgreSQL refuses one)."""
 
 
 def _loads(raw: str | None) -> Any:
@@ -46,7 +48,7 @@ async def events(conn: Connection, session_id: str, after: int | None, limit: in
     return await fetch(
         conn,
         "SELECT seq, type, created_ms, data_json FROM event WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-        (session_id, after or 0, -1 if limit is None else limit),
+        (session_id, after or 0, ALL_ROWS if limit is None else limit),
         row=lambda _cursor, row: stored_event(session_id, *row),
     )
 
@@ -69,9 +71,18 @@ async def event_rows(conn: Connection, session_id: str, after: int, limit: int) 
 async def first_event_rows(conn: Connection) -> list[tuple[str, int, str, int, str]]:
     """Every session's first row as stored: ``(session_id, seq, type, created_ms, data_json)``.
 
-    SQLite takes the bare columns of an aggregate query from the row that has the ``min``.
+    SQLite takes the bare columns of an aggregate query from the row that has the ``min``;
+    PostgreSQL says ``DISTINCT ON``.
     """
-    return await fetch(conn, "SELECT session_id, min(seq), type, created_ms, data_json FROM event GROUP BY session_id")
+    if dialect(conn).name == "sqlite":
+        return await fetch(
+            conn, "SELECT session_id, min(seq), type, created_ms, data_json FROM event GROUP BY session_id"
+        )
+    return await fetch(
+        conn,
+        "SELECT DISTINCT ON (session_id) session_id, seq, type, created_ms, data_json FROM event"
+        " ORDER BY session_id, seq",
+    )
 
 
 async def heads(conn: Connection) -> dict[str, int]:
@@ -104,7 +115,7 @@ async def most_recent_session(conn: Connection, location: str) -> SessionRecord 
 async def list_sessions(
     conn: Connection, location: str | None, search: str | None, limit: int, offset: int, top_level: bool = False
 ) -> list[SessionSummary]:
-    sql, params = session_rows_sql(location, search, limit, offset, top_level)
+    sql, params = session_rows_sql(location, search, limit, offset, top_level, dialect(conn))
     return await fetch(conn, sql, params, _summary)
 
 
@@ -128,7 +139,7 @@ async def messages(
         return await fetch(  # the newest ``limit`` rows before ``before``, returned oldest first
             conn,
             "SELECT * FROM (SELECT id, session_id, seq, kind, data_json, created, updated FROM message"
-            " WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?) ORDER BY seq",
+            " WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?) AS newest ORDER BY seq",
             (session_id, before, limit),
             _message,
         )
@@ -136,7 +147,7 @@ async def messages(
         conn,
         "SELECT id, session_id, seq, kind, data_json, created, updated FROM message"
         " WHERE session_id = ? AND seq > ? AND seq < ? ORDER BY seq LIMIT ?",
-        (session_id, after or 0, before if before is not None else 2**62, -1 if limit is None else limit),
+        (session_id, after or 0, before if before is not None else 2**62, ALL_ROWS if limit is None else limit),
         _message,
     )
 
@@ -299,11 +310,12 @@ async def permission(conn: Connection, request_id: str) -> PermissionRecord | No
 
 async def running_compactions(conn: Connection, session_id: str) -> tuple[list[tuple[str, str]], str | None]:
     """Compaction rows still ``running`` and the started manual barrier, if any: one snapshot."""
+    field = dialect(conn).json_field
     async with consistent_read(conn):
         rows = await fetch(
             conn,
-            "SELECT id, json_extract(data_json, '$.reason') FROM message WHERE session_id = ? AND kind = 'compaction'"
-            " AND json_extract(data_json, '$.state') = 'running' ORDER BY seq",
+            f"SELECT id, {field('data_json', 'reason')} FROM message WHERE session_id = ? AND kind = 'compaction'"
+            f" AND {field('data_json', 'state')} = 'running' ORDER BY seq",
             (session_id,),
         )
         barrier = await fetch_one(
@@ -317,10 +329,11 @@ async def running_compactions(conn: Connection, session_id: str) -> tuple[list[t
 
 async def compaction_failed_before(conn: Connection, session_id: str, error_type: str, message: str) -> bool:
     """Whether the session already has a ``compaction.failed`` event with this error."""
+    field = dialect(conn).json_field
     row = await fetch_one(
         conn,
-        "SELECT 1 FROM event WHERE session_id = ? AND type = ? AND json_extract(data_json, '$.error.type') = ?"
-        " AND json_extract(data_json, '$.error.message') = ? LIMIT 1",
+        f"SELECT 1 FROM event WHERE session_id = ? AND type = ? AND {field('data_json', 'error.type')} = ?"
+        f" AND {field('data_json', 'error.message')} = ? LIMIT 1",
         (session_id, ev.CompactionFailed.TYPE, error_type, message),
     )
     return row is not None
@@ -346,6 +359,6 @@ async def events_of_type(
         conn,
         f"SELECT seq, type, created_ms, data_json FROM event WHERE session_id = ? AND seq > ?"
         f" AND type IN ({marks}) ORDER BY seq {order} LIMIT ?",
-        (session_id, after, *types, -1 if limit is None else limit),
+        (session_id, after, *types, ALL_ROWS if limit is None else limit),
         row=lambda _cursor, row: stored_event(session_id, *row),
     )

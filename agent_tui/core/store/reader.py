@@ -35,38 +35,64 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar, cast, overload
+from typing import Any, Generic, Protocol, TypeVar, cast, overload
 
 import aiosqlite
 
 from agent_tui.core.errors import StoreError
 from agent_tui.core.log import waits
+from agent_tui.core.projections.sql import SQLITE, Dialect
 from agent_tui.core.settings.config import StorageSettings
 from agent_tui.core.store.db import connect, translate
 
 T = TypeVar("T")
 R = TypeVar("R")
+C = TypeVar("C")
 READERS = 2
 RowFactory = Callable[[sqlite3.Cursor, tuple[Any, ...]], R]
 """Builds one row's value (a record) from the cursor and the row's values."""
 ReadJob = Callable[..., Awaitable[T]]
 
 
-@overload
-async def fetch(conn: aiosqlite.Connection, sql: str, params: Iterable[Any] = (), row: None = None) -> list[Any]: ...
-@overload
-async def fetch(conn: aiosqlite.Connection, sql: str, params: Iterable[Any], row: RowFactory[R]) -> list[R]: ...
-@overload
-async def fetch(conn: aiosqlite.Connection, sql: str, params: Iterable[Any] = (), *, row: RowFactory[R]) -> list[R]: ...
+class ServerReadConn(Protocol):
+    """A reader connection of a database server (PostgreSQL's, ``pg/store_readers.py``).
+
+    The queries are written once with ``?`` parameters; this connection translates them, builds
+    each row's value with ``row(None, values)``, and opens a snapshot for :func:`consistent_read`.
+    """
+
+    dialect: Dialect
+
+    async def fetch(self, sql: str, params: tuple[Any, ...], row: RowFactory[Any] | None) -> list[Any]: ...
+
+    def snapshot(self) -> contextlib.AbstractAsyncContextManager[None]: ...
 
 
-async def fetch(
-    conn: aiosqlite.Connection, sql: str, params: Iterable[Any] = (), row: RowFactory[Any] | None = None
-) -> list[Any]:
+ReadConn = aiosqlite.Connection | ServerReadConn
+"""What a read query runs on: an aiosqlite connection (the default engine, unwrapped) or a server's."""
+
+
+def dialect(conn: ReadConn) -> Dialect:
+    """The SQL dialect of a reader connection, for the few statements that differ."""
+    return SQLITE if isinstance(conn, aiosqlite.Connection) else conn.dialect
+
+
+@overload
+async def fetch(conn: ReadConn, sql: str, params: Iterable[Any] = (), row: None = None) -> list[Any]: ...
+@overload
+async def fetch(conn: ReadConn, sql: str, params: Iterable[Any], row: RowFactory[R]) -> list[R]: ...
+@overload
+async def fetch(conn: ReadConn, sql: str, params: Iterable[Any] = (), *, row: RowFactory[R]) -> list[R]: ...
+
+
+async def fetch(conn: ReadConn, sql: str, params: Iterable[Any] = (), row: RowFactory[Any] | None = None) -> list[Any]:
     """Every row of one statement, in one hop; ``row(cursor, values)`` builds each on the connection's thread.
 
-    Without ``row``, each row is sqlite3's tuple of values (typed ``Any``, as sqlite3's own rows are).
+    Without ``row``, each row is the driver's tuple of values (typed ``Any``, as sqlite3's own rows are).
+    A server's connection gets the statement as it is (``ServerReadConn.fetch``).
     """
+    if not isinstance(conn, aiosqlite.Connection):
+        return await conn.fetch(sql, tuple(params), row)
     # aiosqlite annotates row_factory as a class; sqlite3 takes any callable of (cursor, row).
     conn.row_factory = cast("type | None", row)  # the connection is lent to this job alone, so this statement gets it
     try:
@@ -76,26 +102,26 @@ async def fetch(
 
 
 @overload
-async def fetch_one(conn: aiosqlite.Connection, sql: str, params: Iterable[Any] = (), row: None = None) -> Any: ...
+async def fetch_one(conn: ReadConn, sql: str, params: Iterable[Any] = (), row: None = None) -> Any: ...
 @overload
-async def fetch_one(conn: aiosqlite.Connection, sql: str, params: Iterable[Any], row: RowFactory[R]) -> R | None: ...
+async def fetch_one(conn: ReadConn, sql: str, params: Iterable[Any], row: RowFactory[R]) -> R | None: ...
 @overload
-async def fetch_one(
-    conn: aiosqlite.Connection, sql: str, params: Iterable[Any] = (), *, row: RowFactory[R]
-) -> R | None: ...
+async def fetch_one(conn: ReadConn, sql: str, params: Iterable[Any] = (), *, row: RowFactory[R]) -> R | None: ...
 
 
-async def fetch_one(
-    conn: aiosqlite.Connection, sql: str, params: Iterable[Any] = (), row: RowFactory[Any] | None = None
-) -> Any:
+async def fetch_one(conn: ReadConn, sql: str, params: Iterable[Any] = (), row: RowFactory[Any] | None = None) -> Any:
     """The first row of one statement, or ``None``; the statement still runs to its end (no open snapshot)."""
     rows = await fetch(conn, sql, params, row)
     return rows[0] if rows else None
 
 
 @contextlib.asynccontextmanager
-async def consistent_read(conn: aiosqlite.Connection) -> AsyncIterator[None]:
+async def consistent_read(conn: ReadConn) -> AsyncIterator[None]:
     """Several statements that must see one snapshot: ``BEGIN`` (deferred) ... ``COMMIT``."""
+    if not isinstance(conn, aiosqlite.Connection):
+        async with conn.snapshot():
+            yield
+        return
     await conn.execute_fetchall("BEGIN")
     try:
         yield
@@ -131,21 +157,34 @@ async def _open(path: Path, settings: StorageSettings) -> aiosqlite.Connection:
     return await proxy  # starts the worker thread, which runs the connector (errors already translated)
 
 
-class ReaderPool:
-    """Up to ``size`` reader connections, opened on first need, each lent to one job at a time."""
+class ConnectionPool(Generic[C]):
+    """Up to ``size`` connections, opened on first need, each lent to one read job at a time.
 
-    def __init__(self, path: Path, settings: StorageSettings, size: int = READERS) -> None:
-        self._path = path
-        self._settings = settings
+    The engines differ in how a connection is opened and closed and which driver errors become
+    store errors (``_open_connection``, ``_close_connection``, ``_translate``); the lending is shared.
+    """
+
+    def __init__(self, where: str, size: int = READERS) -> None:
+        self._where = where
         self._slots = asyncio.Semaphore(size)  # one per connection, open or not yet opened
-        self._idle: list[aiosqlite.Connection] = []
+        self._idle: list[C] = []
         self._jobs: set[asyncio.Future[Any]] = set()
         self._closed = False
+
+    async def _open_connection(self) -> C:
+        raise NotImplementedError
+
+    async def _close_connection(self, conn: C) -> None:
+        raise NotImplementedError
+
+    def _translate(self, error: BaseException) -> Exception | None:
+        """The store error for a driver error (None: let it through as it is)."""
+        raise NotImplementedError
 
     async def read(self, job: ReadJob[T], *args: Any) -> T:
         """Run ``await job(conn, *args)`` on a borrowed reader connection."""
         if self._closed:
-            raise StoreError(f"database {self._path} is closed")
+            raise StoreError(f"database {self._where} is closed")
         gave_up = asyncio.Event()
         task = asyncio.ensure_future(self._lend(job, args, gave_up))
         self._jobs.add(task)
@@ -165,8 +204,9 @@ class ReaderPool:
             result = await job(conn, *args)
         except BaseException as error:
             await self._retire(conn)
-            if isinstance(error, sqlite3.Error):
-                raise translate(error, self._path, self._settings) from None
+            translated = self._translate(error)
+            if translated is not None:
+                raise translated from None
             raise
         self._release(conn)
         return result
@@ -176,7 +216,7 @@ class ReaderPool:
         if not task.cancelled():
             task.exception()  # retrieved: a caller that gave up never sees it
 
-    async def _acquire(self) -> aiosqlite.Connection:
+    async def _acquire(self) -> C:
         queued, ledger = time.perf_counter(), waits.current()
         await self._slots.acquire()
         if ledger is not None:
@@ -184,19 +224,19 @@ class ReaderPool:
         if self._idle:
             return self._idle.pop()
         try:
-            return await _open(self._path, self._settings)
+            return await self._open_connection()
         except BaseException:
             self._slots.release()
             raise
 
-    def _release(self, conn: aiosqlite.Connection) -> None:
+    def _release(self, conn: C) -> None:
         self._idle.append(conn)
         self._slots.release()
 
-    async def _retire(self, conn: aiosqlite.Connection) -> None:
+    async def _retire(self, conn: C) -> None:
         self._slots.release()  # a waiting job may open a fresh connection in this slot
         with contextlib.suppress(Exception):
-            await conn.close()
+            await self._close_connection(conn)
 
     async def close(self) -> None:
         """Refuse new reads, let lent jobs finish, then close every connection (and its thread)."""
@@ -206,4 +246,22 @@ class ReaderPool:
         idle, self._idle = self._idle, []
         for conn in idle:
             with contextlib.suppress(Exception):
-                await conn.close()
+                await self._close_connection(conn)
+
+
+class ReaderPool(ConnectionPool[aiosqlite.Connection]):
+    """SQLite's readers: aiosqlite connections with the store's PRAGMAs, ``query_only``."""
+
+    def __init__(self, path: Path, settings: StorageSettings, size: int = READERS) -> None:
+        super().__init__(str(path), size)
+        self._path = path
+        self._settings = settings
+
+    async def _open_connection(self) -> aiosqlite.Connection:
+        return await _open(self._path, self._settings)
+
+    async def _close_connection(self, conn: aiosqlite.Connection) -> None:
+        await conn.close()
+
+    def _translate(self, error: BaseException) -> Exception | None:
+        return translate(error, self._path, self._settings) if isinstance(error, sqlite3.Error) else None

@@ -28,7 +28,7 @@ class SqliteLog:
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self.location = str(store.path)
+        self.location = store.where
 
     @classmethod
     async def open(cls, path: Path, settings: StorageSettings | None = None, *, create: bool) -> SqliteLog:

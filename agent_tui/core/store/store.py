@@ -15,7 +15,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 from agent_tui.core.errors import StoreError
 from agent_tui.core.log import events as ev
@@ -36,11 +36,11 @@ from agent_tui.core.store import queries as q
 from agent_tui.core.store import usage_queries
 from agent_tui.core.store.bus import Bus
 from agent_tui.core.store.db import connect_raw, translate
-from agent_tui.core.store.reader import ReaderPool
+from agent_tui.core.store.reader import ReaderPool, ReadJob
 from agent_tui.core.store.replay import LOG_IN_ORDER, replay
 from agent_tui.core.store.schema import CURRENT_VERSION, PROJECTION_TABLES, check_version, migrate
 from agent_tui.core.store.watch import CommitWatcher
-from agent_tui.core.store.writer import Tx, Writer
+from agent_tui.core.store.writer import TransactionThread, Tx, Writer
 from agent_tui.vocab.clock import Clock, SystemClock
 
 T = TypeVar("T")
@@ -93,16 +93,52 @@ def _open_writer_once(path: Path, settings: StorageSettings) -> sqlite3.Connecti
     return conn
 
 
-class Store:
-    """Async facade over the writer thread and the reader pool."""
+class Readers(Protocol):
+    """Where reads run: SQLite's :class:`ReaderPool`, or PostgreSQL's (``pg/store_readers.py``)."""
 
-    def __init__(self, path: Path, settings: StorageSettings, writer: Writer, readers: ReaderPool, bus: Bus) -> None:
+    async def read(self, job: ReadJob[T], *args: Any) -> T: ...
+
+    async def close(self) -> None: ...
+
+
+class Watcher(Protocol):
+    """What tells the bus of other processes' commits: SQLite's :class:`CommitWatcher` polls
+    ``data_version``; PostgreSQL's listens for ``NOTIFY`` (``pg/head_watcher.py``)."""
+
+    def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+class Store:
+    """Async facade over the writer thread and the reader pool, on either engine.
+
+    SQLite (the default, :meth:`open`) or PostgreSQL (``open_store`` with a URL,
+    ``pg/store_engine.py``): the same writes, reads and bus; only the parts differ.
+    """
+
+    def __init__(
+        self,
+        where: str,
+        settings: StorageSettings,
+        writer: TransactionThread,
+        readers: Readers,
+        bus: Bus,
+        watcher: Callable[[Bus], Watcher],
+        path: Path | None = None,
+        rebuild: Callable[[Tx], int] | None = None,
+    ) -> None:
+        self.where = where
+        """The database for messages: the file, or the server's URL without its password."""
         self.path = path
+        """The SQLite file; None on a server."""
         self.settings = settings
         self.bus = bus
         self._writer = writer
         self._readers = readers
-        self._watcher = CommitWatcher(path, settings, bus)
+        self._watcher = watcher(bus)
+        self._rebuild_job = rebuild or _rebuild
+        """The engine's rebuild, run as one write transaction."""
         self._closed = False
 
     @classmethod
@@ -118,9 +154,16 @@ class Store:
         settings = storage_settings or StorageSettings()
         conn = await asyncio.to_thread(_open_writer, path, settings)
         writer = Writer(conn, clock or SystemClock(), lambda error: translate(error, path, settings))
-        store = cls(path, settings, writer, ReaderPool(path, settings), bus or Bus())
-        store._watcher.start()
+        readers = ReaderPool(path, settings)
+        store = cls(
+            str(path), settings, writer, readers, bus or Bus(), lambda b: CommitWatcher(path, settings, b), path
+        )
+        store.start()
         return store
+
+    def start(self) -> None:
+        """Start telling the bus of other processes' commits (the engine's watcher)."""
+        self._watcher.start()
 
     async def close(self) -> None:
         if self._closed:
@@ -148,7 +191,7 @@ class Store:
         announced on the bus after the commit.
         """
         if self._closed:
-            raise StoreError(f"database {self.path} is closed")
+            raise StoreError(f"database {self.where} is closed")
         return await self._writer.submit(job, self._notify)
 
     async def publish(self, session_id: str, event: ev.DurableEvent) -> ev.StoredEvent:
@@ -159,7 +202,7 @@ class Store:
 
     async def rebuild(self) -> int:
         """Recreate every projection from ``event`` alone; returns events replayed."""
-        count = await self.transact(_rebuild)
+        count = await self.transact(self._rebuild_job)
         self._notify(await self._readers.read(q.heads))
         return count
 
@@ -243,8 +286,8 @@ class Store:
 
         def job(tx: Tx) -> None:
             tx.conn.executemany(
-                "INSERT OR REPLACE INTO permission_revocation (project_root, action, pattern, revoked)"
-                " VALUES (?, ?, ?, ?)",
+                "INSERT INTO permission_revocation (project_root, action, pattern, revoked) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (project_root, action, pattern) DO UPDATE SET revoked = excluded.revoked",
                 rows,
             )
 
@@ -278,7 +321,7 @@ class Store:
 
 
 def _rebuild(tx: Tx) -> int:
-    conn = tx.conn
+    conn = cast(sqlite3.Connection, tx.conn)
     for table in PROJECTION_TABLES:
         conn.execute(f"DELETE FROM {table}")
     return replay(conn, conn.cursor().execute(LOG_IN_ORDER.format(order="rowid")))

@@ -9,16 +9,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from aiosqlite import Connection
-
 from agent_tui.core.log.usage_records import SessionUsage, UsageGrouping, UsageRow
-from agent_tui.core.store.reader import consistent_read, fetch
+from agent_tui.core.projections.sql import SQLITE, Dialect
+from agent_tui.core.store.reader import ReadConn as Connection
+from agent_tui.core.store.reader import consistent_read, dialect, fetch
 
 _LOCAL = "u.at / 1000, 'unixepoch', 'localtime'"
+_PG_LOCAL = "to_timestamp(u.at / 1000.0)"  # in the connection's TimeZone, set to this process's at connect
+_TIME_KEYS: dict[str, dict[str, str]] = {
+    "sqlite": {
+        "day": f"date({_LOCAL})",
+        "week": f"date({_LOCAL}, 'weekday 0', '-6 days')",
+        "month": f"strftime('%Y-%m', {_LOCAL})",
+    },
+    "postgresql": {
+        "day": f"to_char({_PG_LOCAL}, 'YYYY-MM-DD')",
+        "week": f"to_char(date_trunc('week', {_PG_LOCAL}), 'YYYY-MM-DD')",
+        "month": f"to_char({_PG_LOCAL}, 'YYYY-MM')",
+    },
+}
 _KEYS: dict[str, str] = {
-    "day": f"date({_LOCAL})",
-    "week": f"date({_LOCAL}, 'weekday 0', '-6 days')",
-    "month": f"strftime('%Y-%m', {_LOCAL})",
     "model": "u.model",
     "agent": "u.agent",
     "project": "s.project_root",
@@ -29,8 +39,13 @@ _TIMES = frozenset({"day", "week", "month"})
 _SUMS = (
     "COUNT(DISTINCT u.session_id), COUNT(*), SUM(u.input_tokens), SUM(u.output_tokens), SUM(u.reasoning_tokens),"
     " SUM(u.cache_read_tokens), SUM(u.cache_write_tokens), SUM(u.cost),"
-    " SUM(u.cost IS NULL AND u.input_tokens + u.output_tokens > 0)"
+    " SUM(CASE WHEN u.cost IS NULL AND u.input_tokens + u.output_tokens > 0 THEN 1 ELSE 0 END)"
 )
+
+
+def _key(by: str, dialect: Dialect) -> str:
+    """The grouping's SQL expression; a time is the local day, week (its Monday) or month."""
+    return _TIME_KEYS[dialect.name][by] if by in _TIMES else _KEYS[by]
 
 
 def _row(_cursor: Any, r: tuple[Any, ...]) -> UsageRow:
@@ -39,20 +54,22 @@ def _row(_cursor: Any, r: tuple[Any, ...]) -> UsageRow:
         label=r[1],
         sessions=r[2],
         steps=r[3],
-        input_tokens=r[4] or 0,
-        output_tokens=r[5] or 0,
-        reasoning_tokens=r[6] or 0,
-        cache_read_tokens=r[7] or 0,
-        cache_write_tokens=r[8] or 0,
+        input_tokens=int(r[4] or 0),  # PostgreSQL's SUM of a BIGINT is a NUMERIC (a Decimal)
+        output_tokens=int(r[5] or 0),
+        reasoning_tokens=int(r[6] or 0),
+        cache_read_tokens=int(r[7] or 0),
+        cache_write_tokens=int(r[8] or 0),
         cost=r[9],
-        unpriced_steps=r[10] or 0,
+        unpriced_steps=int(r[10] or 0),
     )
 
 
-def report_sql(by: UsageGrouping | str, since_ms: int | None, until_ms: int | None) -> tuple[str, tuple[Any, ...]]:
+def report_sql(
+    by: UsageGrouping | str, since_ms: int | None, until_ms: int | None, dialect: Dialect = SQLITE
+) -> tuple[str, tuple[Any, ...]]:
     """The report's statement: time groups in time order, the others by tokens spent, most first."""
-    key = _KEYS[by]
-    label = "s.title" if by == "session" else "NULL"
+    key = _key(by, dialect)
+    label = "max(s.title)" if by == "session" else "NULL"  # one title per session; PostgreSQL wants an aggregate
     where, params = [], []
     if since_ms is not None:
         where.append("u.at >= ?")
@@ -72,7 +89,7 @@ def report_sql(by: UsageGrouping | str, since_ms: int | None, until_ms: int | No
 async def usage_report(
     conn: Connection, by: UsageGrouping, since_ms: int | None, until_ms: int | None
 ) -> list[UsageRow]:
-    sql, params = report_sql(by, since_ms, until_ms)
+    sql, params = report_sql(by, since_ms, until_ms, dialect(conn))
     return await fetch(conn, sql, params, _row)
 
 
@@ -82,13 +99,13 @@ _TREE = (  # the session and every session spawned under it, at any depth
 )
 
 
-_ALONE = "WITH tree (id) AS (SELECT ?)"
+_ALONE = "WITH tree (id) AS (SELECT CAST(? AS TEXT))"
 
 
 def _tree_sql(by: str, subagents: bool = True) -> str:
     order = "SUM(u.input_tokens + u.output_tokens) DESC, key"
     return (
-        f"{_TREE if subagents else _ALONE} SELECT {_KEYS[by]} AS key, NULL, {_SUMS} FROM step_usage u"
+        f"{_TREE if subagents else _ALONE} SELECT {_key(by, SQLITE)} AS key, NULL, {_SUMS} FROM step_usage u"
         f" WHERE u.session_id IN (SELECT id FROM tree) GROUP BY key ORDER BY {order}"
     )
 

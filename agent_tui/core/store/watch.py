@@ -29,19 +29,16 @@ RECENT_SESSIONS = 50
 log = logging.getLogger(__name__)
 
 
-class CommitWatcher:
-    def __init__(self, path: Path, settings: StorageSettings, bus: Bus, interval: float = POLL_INTERVAL) -> None:
-        self._path = path
-        self._settings = settings
-        self._bus = bus
-        self._interval = interval
+class WatcherTask:
+    """A commit watcher's task: started with the store, cancelled (then ``_release``) when it closes."""
+
+    name = "agent-tui-commit-watcher"
+
+    def __init__(self) -> None:
         self._task: asyncio.Task[None] | None = None
-        self._conn: sqlite3.Connection | None = None
-        self._version: int | None = None
-        self._lock = threading.Lock()  # a cancelled poll may still be running in its thread
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="agent-tui-commit-watcher")
+        self._task = asyncio.get_running_loop().create_task(self._run(), name=self.name)
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -49,6 +46,27 @@ class CommitWatcher:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        await self._release()
+
+    async def _run(self) -> None:
+        raise NotImplementedError
+
+    async def _release(self) -> None:
+        """Close what the watcher holds open."""
+
+
+class CommitWatcher(WatcherTask):
+    def __init__(self, path: Path, settings: StorageSettings, bus: Bus, interval: float = POLL_INTERVAL) -> None:
+        super().__init__()
+        self._path = path
+        self._settings = settings
+        self._bus = bus
+        self._interval = interval
+        self._conn: sqlite3.Connection | None = None
+        self._version: int | None = None
+        self._lock = threading.Lock()  # a cancelled poll may still be running in its thread
+
+    async def _release(self) -> None:
         await asyncio.to_thread(self._close)
 
     def _close(self) -> None:

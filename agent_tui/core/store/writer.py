@@ -30,6 +30,7 @@ from agent_tui.core.errors import SessionExists, UnknownSession
 from agent_tui.core.log import events as ev
 from agent_tui.core.log import waits
 from agent_tui.core.projections.projectors import project
+from agent_tui.core.projections.sql import Conn, Dialect, dialect_of
 from agent_tui.core.store.crash_seam import kill_after_commit
 from agent_tui.vocab.clock import Clock
 
@@ -39,17 +40,33 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class Tx:
-    """What a write job sees: the connection plus the append primitive."""
+    """What a write job sees: the connection plus the append primitive, on either engine.
 
-    conn: sqlite3.Connection
+    ``conn`` speaks the projectors' portable SQL (``?`` parameters, ``ON CONFLICT`` upserts,
+    ``projections/sql.py``): a ``sqlite3.Connection`` as it is, or PostgreSQL's adapter, whose
+    ``Tx`` (``pg/store_writer.py``) appends through the head row instead. ``dialect`` says which,
+    for the few statements that must differ.
+    """
+
+    conn: Conn
     clock: Clock
     heads: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def dialect(self) -> Dialect:
+        return dialect_of(self.conn)
 
     def head(self, session_id: str) -> int | None:
         """The session's last seq, or ``None`` if no event exists for it."""
         row = self.conn.execute("SELECT max(seq) FROM event WHERE session_id = ?", (session_id,)).fetchone()
         seq: int | None = row[0]
         return seq
+
+    def forget_log(self, session_id: str) -> int:
+        """Delete the session's events (``history.delete``; the projections are the caller's); returns how many."""
+        count: int = self.conn.execute("DELETE FROM event WHERE session_id = ?", (session_id,)).rowcount
+        self.heads.pop(session_id, None)
+        return count
 
     def append(
         self, session_id: str, event: ev.DurableEvent, first_seq: int = 1, at_ms: int | None = None
@@ -94,16 +111,21 @@ class _Queued:
     at: float
 
 
-class Writer:
-    """Owns the write connection and the thread that uses it."""
+class TransactionThread:
+    """One connection on one thread; jobs queue and run one transaction each (``_transact``).
 
-    def __init__(self, conn: sqlite3.Connection, clock: Clock, translate: Callable[[sqlite3.Error], Exception]) -> None:
-        self._conn = conn
-        self._clock = clock
+    The engines differ in how a transaction is run (``Writer``: SQLite's ``BEGIN IMMEDIATE``;
+    ``pg/store_writer.py``: psycopg's); queueing, waits and delivery to the caller are shared.
+    """
+
+    driver_error: type[Exception] = sqlite3.Error
+    """The driver's exception base: these are handed to ``translate``, others pass as they are."""
+
+    def __init__(self, translate: Callable[[Any], Exception], name: str = "agent-tui-writer") -> None:
         self._translate = translate
         self._after_commit = kill_after_commit()  # a test seam; None unless the environment sets it
         self._jobs: queue.SimpleQueue[_Queued | None] = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._run, name="agent-tui-writer", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
     def submit(self, job: Callable[[Tx], T], on_commit: Done) -> asyncio.Future[T]:
@@ -112,35 +134,58 @@ class Writer:
         self._jobs.put(_Queued(job, loop, future, on_commit, waits.current(), time.perf_counter()))
         return future
 
+    def _transact(self, job: Job) -> tuple[Any, dict[str, int]]:
+        """Run ``job`` as one committed transaction; its result and the heads it moved."""
+        raise NotImplementedError
+
+    def _close_connection(self) -> None:
+        raise NotImplementedError
+
     def _run(self) -> None:
         while (item := self._jobs.get()) is not None:
-            job, loop, future, on_commit = item.job, item.loop, item.future, item.on_commit
+            loop, future = item.loop, item.future
             if item.waits is not None:
                 item.waits.add(waits.WRITER, time.perf_counter() - item.at)
-            tx = Tx(self._conn, self._clock)
             try:
-                self._conn.execute("BEGIN IMMEDIATE")
-                try:
-                    result = job(tx)
-                    self._conn.execute("COMMIT")
-                    if tx.heads and self._after_commit is not None:
-                        self._after_commit()
-                except BaseException:
-                    if self._conn.in_transaction:
-                        self._conn.execute("ROLLBACK")
-                    raise
-            except sqlite3.Error as error:
+                result, heads = self._transact(item.job)
+            except self.driver_error as error:
                 _deliver(loop, _fail, future, self._translate(error))
             except Exception as error:  # noqa: BLE001 - handed to the awaiting caller
                 _deliver(loop, _fail, future, error)
             else:
-                _deliver(loop, _succeed, future, result, on_commit, tx.heads)
-        self._conn.close()
+                _deliver(loop, _succeed, future, result, item.on_commit, heads)
+        self._close_connection()
 
     def close(self) -> None:
         """Finish queued jobs, close the connection, join the thread."""
         self._jobs.put(None)
         self._thread.join()
+
+
+class Writer(TransactionThread):
+    """SQLite's: owns the write connection and the thread that uses it."""
+
+    def __init__(self, conn: sqlite3.Connection, clock: Clock, translate: Callable[[sqlite3.Error], Exception]) -> None:
+        self._conn = conn
+        self._clock = clock
+        super().__init__(translate)
+
+    def _transact(self, job: Job) -> tuple[Any, dict[str, int]]:
+        tx = Tx(self._conn, self._clock)
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            result = job(tx)
+            self._conn.execute("COMMIT")
+            if tx.heads and self._after_commit is not None:
+                self._after_commit()
+        except BaseException:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            raise
+        return result, tx.heads
+
+    def _close_connection(self) -> None:
+        self._conn.close()
 
 
 def _deliver(loop: asyncio.AbstractEventLoop, callback: Callable[..., None], *args: Any) -> None:

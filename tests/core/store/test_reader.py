@@ -25,6 +25,12 @@ from agent_tui.core.store.store import Store
 
 
 @pytest.fixture
+def store(sqlite_store: Store) -> Store:
+    """SQLite's own parts (PostgreSQL's: tests/core/projections/test_both_engines.py, tests/core/store/pg/)."""
+    return sqlite_store
+
+
+@pytest.fixture
 async def pool(store: Store) -> AsyncIterator[ReaderPool]:
     await store.publish("ses_1", ev.SessionCreated(location="/w", project_root="/w"))
     readers = ReaderPool(store.path, StorageSettings(busy_timeout_ms=250))

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from agent_tui.core.log import events as ev
 from agent_tui.core.store.store import Store
+
+
+@pytest.fixture
+def store(sqlite_store: Store) -> Store:
+    """SQLite's own parts (PostgreSQL's: tests/core/projections/test_both_engines.py, tests/core/store/pg/)."""
+    return sqlite_store
 
 
 async def test_script_exercises_every_durable_event_type(publish_every_event, store: Store, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -33,10 +33,12 @@ async def test_children_are_listed_under_their_parent_not_at_the_top(store: Stor
     assert (await store.most_recent_session("/w")).id in {"ses_p", "ses_f"}  # type: ignore[union-attr]
 
 
-async def test_peek_lists_top_level_sessions_only(store: Store, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    await store.publish("ses_p", ev.SessionCreated(location="/w", project_root="/w"))
-    await store.publish("ses_c", ev.SessionCreated(location="/w", project_root="/w", spawned_by=_link("ses_p", "c")))
-    monkeypatch.setattr("agent_tui.core.settings.paths.database_path", lambda: store.path)
+async def test_peek_lists_top_level_sessions_only(sqlite_store: Store, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    await sqlite_store.publish("ses_p", ev.SessionCreated(location="/w", project_root="/w"))
+    await sqlite_store.publish(
+        "ses_c", ev.SessionCreated(location="/w", project_root="/w", spawned_by=_link("ses_p", "c"))
+    )
+    monkeypatch.setattr("agent_tui.core.settings.paths.database_path", lambda: sqlite_store.path)
     assert [row.id for row in peek_sessions("/w", 10)] == ["ses_p"]
 
 

@@ -231,9 +231,9 @@ async def test_list_sessions_newest_first_by_location_and_search(store: Store) -
     assert [s.id for s in await store.list_sessions(search="zebra")] == ["ses_a"]
 
 
-async def test_counters_equal_row_counts(store: Store, publish_every_event, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    await publish_every_event(store, str(tmp_path))
-    conn = sqlite3.connect(store.path)
+async def test_counters_equal_row_counts(sqlite_store: Store, publish_every_event, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    await publish_every_event(sqlite_store, str(tmp_path))
+    conn = sqlite3.connect(sqlite_store.path)
     rows = conn.execute(
         "SELECT s.id, s.message_count, (SELECT count(*) FROM message m WHERE m.session_id = s.id),"
         " s.head_seq, (SELECT max(seq) FROM event e WHERE e.session_id = s.id) FROM session s"
@@ -242,7 +242,7 @@ async def test_counters_equal_row_counts(store: Store, publish_every_event, tmp_
     assert len(rows) == 3
     for _sid, count, actual, head, max_seq in rows:
         assert (count, head) == (actual, max_seq)
-    main = await store.session("ses_main")
+    main = await sqlite_store.session("ses_main")
     assert main is not None and main.message_count == 8  # with the shell message and the hook context
     # two steps and an approved MCP sampling request, each 120 in and 30 out
     assert (main.input_tokens, main.output_tokens, main.cost) == (360, 90, 0.26)

@@ -6,8 +6,8 @@ token the write carried, and ``input_id``, the admission key of a prompt or comp
 
 Two rules live in the database, not in the client, so no writer can skip them:
 
-* ``event_fenced``: an event is inserted only with the fencing token of the session's current,
-  held lease. The trigger reads the lease row ``FOR SHARE``, so a takeover (an ``UPDATE`` of that
+* ``event_fenced``: while a session's lease is held, an event is inserted only with the fencing
+  token of that lease (unfenced writes are let in while nobody holds it, ``_V3``). The trigger reads the lease row ``FOR SHARE``, so a takeover (an ``UPDATE`` of that
   row) waits for a write in flight to commit, and every write after the takeover sees the new
   token. An admission (``input_id`` set) is the one unfenced write: any host may admit a prompt.
 * ``session_lease_token_grows``: a lease's token never goes back, so a token names one tenure.
@@ -36,6 +36,15 @@ STALE_FENCE = "AT409"
 """The SQLSTATE ``event_fenced`` raises: the write's token is not the current lease's."""
 
 MIGRATION_LOCK = 0x6167_7475  # "agtu": the advisory lock key of schema changes
+
+_REFUSE_STALE = """    IF NEW.fence IS NULL OR current_token IS DISTINCT FROM NEW.fence THEN
+        RAISE EXCEPTION 'session %: fencing token % is not the current lease''s (%)',
+            NEW.session_id, coalesce(NEW.fence::text, 'none'), coalesce(current_token::text, 'no lease')
+            USING ERRCODE = 'AT409';
+    END IF;
+    RETURN NEW;
+END $$;"""
+"""The end of ``event_fenced`` (v1 and v3): a write whose token is not the current lease's is refused."""
 
 _V1 = f"""
 CREATE TABLE event (
@@ -78,13 +87,7 @@ BEGIN
     END IF;
     SELECT token INTO current_token FROM session_lease
         WHERE session_id = NEW.session_id AND owner IS NOT NULL FOR SHARE;
-    IF NEW.fence IS NULL OR current_token IS DISTINCT FROM NEW.fence THEN
-        RAISE EXCEPTION 'session %: fencing token % is not the current lease''s (%)',
-            NEW.session_id, coalesce(NEW.fence::text, 'none'), coalesce(current_token::text, 'no lease')
-            USING ERRCODE = 'AT409';
-    END IF;
-    RETURN NEW;
-END $$;
+{_REFUSE_STALE}
 CREATE TRIGGER event_fenced BEFORE INSERT ON event
     FOR EACH ROW EXECUTE FUNCTION event_fenced();
 CREATE FUNCTION event_notify() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -253,7 +256,27 @@ generated ``tsvector`` under a GIN index where SQLite pairs ``search_doc`` with 
 ``unicode61``; unlike it, it keeps diacritics. ``event.pos`` is the log's global order (SQLite's
 ``rowid``), which ``rebuild`` replays: a fork copies its parent as it stood then."""
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+_V3 = f"""
+CREATE OR REPLACE FUNCTION event_fenced() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    current_token BIGINT;
+    expires TIMESTAMPTZ;
+BEGIN
+    IF NEW.fence IS NULL AND NEW.input_id IS NOT NULL THEN
+        RETURN NEW;
+    END IF;
+    SELECT token, expires_at INTO current_token, expires FROM session_lease
+        WHERE session_id = NEW.session_id AND owner IS NOT NULL FOR SHARE;
+    IF NEW.fence IS NULL AND (current_token IS NULL OR expires <= clock_timestamp()) THEN
+        RETURN NEW;
+    END IF;
+{_REFUSE_STALE}
+"""
+"""An unfenced write (``fence`` NULL) is let in while nobody holds the session's lease (none taken,
+released, or expired): the ``Store`` facade writes so until its runner holds the lease
+(docs/scaling.md, step 3). While a lease is held, every write must carry its token, as before."""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
 
 PROJECTION_TABLES: tuple[str, ...] = tuple(table for table in SQLITE_PROJECTION_TABLES if table != "search")
 """SQLite's projection tables (children before parents) but FTS5's ``search``: ``search_doc`` holds the text."""

@@ -8,25 +8,17 @@ digits only, so no user text can reach ``to_tsquery``'s operators.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
+
+from agent_tui.core.store.session_list import MATCHING_IDS, tsquery
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
 
-_WORD = re.compile(r"[^\W_]+")
-
 MATCHING_SESSIONS = (
-    "SELECT s.id FROM session s WHERE s.id IN"
-    " (SELECT d.session_id FROM search_doc d WHERE d.tsv @@ to_tsquery('simple', %s))"
+    f"SELECT s.id FROM session s WHERE s.id IN ({MATCHING_IDS.replace('?', '%s')})"
     " ORDER BY s.updated DESC, s.id DESC LIMIT %s"
 )
-
-
-def tsquery(text: str) -> str | None:
-    """User text -> a ``to_tsquery`` string: every word must match, as a prefix; None if no word."""
-    words = _WORD.findall(text.lower())
-    return " & ".join(f"{word}:*" for word in words) or None
 
 
 async def matching_sessions(conn: AsyncConnection[tuple[Any, ...]], text: str, limit: int = 50) -> list[str]:

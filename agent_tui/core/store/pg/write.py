@@ -43,10 +43,11 @@ _APPEND = _INSERT.format(
 )
 """Bump the head (its row lock serializes the session's appenders on every host), insert after it."""
 _APPEND_NEW = _INSERT.format(
-    head="INSERT INTO session_head (session_id, head) VALUES (%(sid)s, %(n)s) ON CONFLICT DO NOTHING"
-    " RETURNING 0::bigint AS base"
+    head="INSERT INTO session_head (session_id, head) VALUES (%(sid)s, %(base)s::bigint + %(n)s)"
+    " ON CONFLICT DO NOTHING RETURNING %(base)s::bigint AS base"
 )
-"""A new session: its head row is created, or nothing is inserted (it exists)."""
+"""A new session: its head row is created, or nothing is inserted (it exists). ``base`` is the seq
+before its first (0; a fork continues its parent's seqs)."""
 Admissible = ev.PromptAdmitted | ev.CompactionAdmitted
 _INSERT_COPIED = """INSERT INTO event (session_id, seq, type, created_ms, data_json, fence, input_id)
 SELECT %(sid)s::text, t.seq, t.type, t.created, t.data, %(fence)s::bigint, t.input
@@ -64,7 +65,7 @@ def append(
 ) -> list[ev.StoredEvent]:
     """Insert under token ``fence`` and project, in one transaction."""
     with conn.transaction():
-        return _append_projected(conn, session_id, events, fence, None, clock.now_ms())
+        return append_projected(conn, session_id, events, fence, None, clock.now_ms())
 
 
 def admit(
@@ -80,7 +81,7 @@ def admit(
         ).fetchone()
         if row is not None:
             return _same_admission(stored_event(*row), session_id, event), False
-        return _append_projected(conn, session_id, [event], None, event.input_id, clock.now_ms())[0], True
+        return append_projected(conn, session_id, [event], None, event.input_id, clock.now_ms())[0], True
 
 
 def append_copied(
@@ -120,15 +121,19 @@ def rebuild(conn: Connection[tuple[Any, ...]]) -> int:
             return replay(PgProjectionConn(conn), rows)
 
 
-def _append_projected(
+def append_projected(
     conn: Connection[tuple[Any, ...]],
     session_id: str,
     events: Sequence[ev.DurableEvent],
     fence: int | None,
     input_id: str | None,
     at: int,
+    first_seq: int = 1,
 ) -> list[ev.StoredEvent]:
-    """Claim the seqs under the head row's lock and insert (one statement), then project each event."""
+    """Claim the seqs under the head row's lock and insert (one statement), then project each event.
+
+    Runs inside the caller's transaction; ``first_seq`` numbers a new session's first event.
+    """
     if any(isinstance(event, ev.SessionCreated) for event in events[1:]):
         raise SessionExists(session_id)
     creating = isinstance(events[0], ev.SessionCreated)
@@ -138,6 +143,7 @@ def _append_projected(
         {
             "sid": session_id,
             "n": len(events),
+            "base": first_seq - 1,
             "at": at,
             "fence": fence,
             "input": input_id,

@@ -10,8 +10,7 @@ this room sits below the store, so it names the transaction by what it uses.
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -20,16 +19,27 @@ from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
 from agent_tui.core.transfer.foreign.draft import Imported
 
-_FIND = (
-    "SELECT session_id FROM event WHERE type = ? AND json_extract(data_json, '$.imported_from.agent') = ?"
-    " AND json_extract(data_json, '$.imported_from.id') = ? ORDER BY rowid LIMIT 1"
-)
+
+class _Dialect(Protocol):
+    """What of the engine's SQL dialect (``projections/sql.py``) the job uses."""
+
+    log_order: str
+
+    def json_field(self, column: str, key: str) -> str: ...
+
+
+class _Conn(Protocol):
+    def execute(self, sql: str, parameters: Sequence[Any] = ..., /) -> Any: ...
 
 
 class Transaction(Protocol):
     """What of the store's ``Tx`` the job uses."""
 
-    conn: sqlite3.Connection
+    @property
+    def conn(self) -> _Conn: ...
+
+    @property
+    def dialect(self) -> _Dialect: ...
 
     def append(self, session_id: str, event: ev.DurableEvent, first_seq: int = 1, at_ms: int | None = None) -> Any: ...
 
@@ -54,7 +64,9 @@ def job(
 
     def run(tx: Transaction) -> str | None:
         if not again:
-            row = tx.conn.execute(_FIND, (ev.SessionCreated.TYPE, imported.agent, imported.source_id)).fetchone()
+            row = tx.conn.execute(
+                _find(tx.dialect), (ev.SessionCreated.TYPE, imported.agent, imported.source_id)
+            ).fetchone()
             if row is not None:
                 return str(row[0])
         for written, events in sessions:
@@ -63,6 +75,15 @@ def job(
         return None
 
     return session_id, run
+
+
+def _find(dialect: _Dialect) -> str:
+    """The first session imported from this source, in the log's order."""
+    field = dialect.json_field
+    return (
+        f"SELECT session_id FROM event WHERE type = ? AND {field('data_json', 'imported_from.agent')} = ?"
+        f" AND {field('data_json', 'imported_from.id')} = ? ORDER BY {dialect.log_order} LIMIT 1"
+    )
 
 
 Timed = tuple[ev.DurableEvent, int | None]

@@ -1,0 +1,38 @@
+"""``storage.url``: where the sessions live, set in a config file or by ``AGENT_TUI_DATABASE_URL``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_tui.core.settings import paths
+from agent_tui.core.settings.config import load_settings
+from agent_tui.core.settings.config_layers import ConfigError
+from agent_tui.core.settings.trust import split_powers
+
+URL = "postgresql://agent@db.internal:5432/sessions"
+
+
+def test_sqlite_is_the_default(workdir: Path) -> None:
+    assert load_settings(workdir, environ={}).storage.url is None
+
+
+def test_the_config_file_or_the_environment_names_the_database(workdir: Path) -> None:
+    paths.user_config_file().parent.mkdir(parents=True, exist_ok=True)
+    paths.user_config_file().write_text(f'[storage]\nurl = "{URL}"\n')
+    assert load_settings(workdir, environ={}).storage.url == URL
+    other = "postgresql://ci@localhost/runs"
+    assert load_settings(workdir, environ={"AGENT_TUI_DATABASE_URL": other}).storage.url == other
+
+
+def test_anything_but_a_postgresql_url_is_refused_naming_the_setting(workdir: Path) -> None:
+    with pytest.raises(ConfigError, match=r"storage\.url.*must be a postgresql:// URL"):
+        load_settings(workdir, environ={"AGENT_TUI_DATABASE_URL": "mysql://x@y/z"})
+
+
+def test_a_project_config_choosing_the_database_needs_trust() -> None:
+    kept, powers = split_powers({"storage": {"url": URL, "busy_timeout_ms": 100}})
+    assert kept == {"storage": {"busy_timeout_ms": 100}}
+    assert powers.wanted == {"storage.url": URL}
+    assert powers.lines == ("store sessions in a PostgreSQL database (storage.url)",)
