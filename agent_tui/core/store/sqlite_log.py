@@ -27,7 +27,10 @@ class SqliteLog:
     """The event log of one SQLite file, through its :class:`Store`."""
 
     def __init__(self, store: Store) -> None:
+        if store.path is None:
+            raise ValueError("a SqliteLog needs a SQLite store")
         self._store = store
+        self._path = store.path
         self.location = store.where
 
     @classmethod
@@ -57,7 +60,7 @@ class SqliteLog:
 
     def _fork_points(self) -> dict[str, int]:
         """One read on a connection of its own (read-only): the store's readers serve its own queries."""
-        conn = sqlite3.connect(f"{self._store.path.resolve().as_uri()}?mode=ro", uri=True)
+        conn = sqlite3.connect(f"{self._path.resolve().as_uri()}?mode=ro", uri=True)
         try:
             return dict(conn.execute(fork_points_sql(SQLITE, "rowid")).fetchall())
         finally:
