@@ -225,7 +225,7 @@ async def bench_streaming(sessions, executor: Running, location: str, chunks: in
         await tick
         await typing
         await sessions._store.publish(sid, ev.TextEnded(assistant_message_id="msg_stream", ordinal=0, text=full))
-        await until(pilot, lambda: widget._stream is None)
+        await until(pilot, lambda: not widget.block.open and widget.painted == widget.block.version)
     lags.sort()
     idle_keys.sort()
     stream_keys.sort()

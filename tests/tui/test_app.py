@@ -9,11 +9,11 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
-from textual.widgets import Markdown
 
 from agent_tui.core.api import events as ev
 from agent_tui.tui.app import AgentApp, StartMode
 from agent_tui.tui.widgets.block_widgets import AssistantText, CompactionDivider, RetryNotice, StepError, UserMessage
+from agent_tui.tui.widgets.live_markdown import MarkdownPart
 from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.tui.widgets.status import StatusBar
@@ -65,9 +65,9 @@ async def test_resume_by_id_shows_the_stored_transcript(fake_sessions, make_app)
         await until(pilot, lambda: len(blocks(app)) == 4)
         kinds = [type(w).__name__ for w in blocks(app)]
         assert kinds == ["UserMessage", "AssistantText"] * 2
-        # the Markdown takes its text when it mounts, a moment after its block widget
-        await until(  # query, not query_one: until it mounts there is no Markdown to ask (NoMatches)
-            pilot, lambda: [m.source for m in app.query(AssistantText).last().query(Markdown)] == ["answer 1"]
+        # the Markdown mounts a moment after its block widget
+        await until(  # query, not query_one: until it mounts there is no part to ask (NoMatches)
+            pilot, lambda: [m.source for m in app.query(AssistantText).last().query(MarkdownPart)] == ["answer 1"]
         )
         assert "idle" in status(app) and "question 0" in status(app)
 
@@ -102,10 +102,9 @@ async def test_streaming_text_appears_incrementally_then_settles(fake_sessions, 
             await until(pilot, lambda: widget._written.endswith(chunk))
             seen.append(widget._written)
         assert seen == ["Hello", "Hello wor", "Hello world"]
-        assert widget._stream is not None and "running" in status(app)
+        assert widget.query_one(MarkdownPart).source == "Hello world" and "running" in status(app)
         fake_sessions.publish(SID, ev.TextEnded(assistant_message_id="m2", ordinal=0, text="Hello world!"))
-        await until(pilot, lambda: widget._stream is None)
-        await until(pilot, lambda: widget.query_one(Markdown).source == "Hello world!")
+        await until(pilot, lambda: widget.query_one(MarkdownPart).source == "Hello world!")
 
 
 async def test_tool_block_runs_with_live_output_then_settles(fake_sessions, make_app) -> None:
@@ -387,13 +386,11 @@ async def test_a_very_long_answer_streams_into_a_chain_of_markdown_widgets(
             fake_sessions.delta(ev.TextDelta(session_id=SID, assistant_message_id="m2", ordinal=0, delta=chunk))
             await until(pilot, lambda: widget._written == text[: start + len(chunk)])
         fake_sessions.publish(SID, ev.TextEnded(assistant_message_id="m2", ordinal=0, text=text))
-        await until(pilot, lambda: widget._stream is None)
-        from agent_tui.tui.widgets.markdown_parts import FrozenMarkdown
-
-        frozen = list(widget.query_children(FrozenMarkdown))
-        assert len(frozen) >= 3 and len(widget.query_children(Markdown)) == 1  # only the tail is live Markdown
+        await until(pilot, lambda: not widget.block.open and widget.painted == widget.block.version)
+        parts = list(widget.query_children(MarkdownPart))
+        assert len(parts) >= 4  # finished parts and the tail, which alone changed while streaming
         assert widget.source == text
-        assert all(part.source.count("```") % 2 == 0 for part in frozen)
+        assert all(part.source.count("```") % 2 == 0 for part in parts)
 
 
 async def test_scrolled_up_view_stays_put_and_hints_new_output(fake_sessions, make_app) -> None:
@@ -1019,4 +1016,4 @@ async def test_a_code_line_wider_than_the_window_wraps_instead_of_being_clipped(
             return html.unescape("".join(t if t.strip() else " " for t in texts))
 
         await until(pilot, lambda: "Done." in screen())
-        assert "# END-OF-LINE" in screen() and "arg39" in screen()  # the line's end is on screen
+        assert "END-OF-LINE" in screen() and "arg39" in screen()  # the line's end is on screen

@@ -11,8 +11,6 @@ folding new events or deltas, so a widget never reaches into the store.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.widget import Widget
@@ -30,13 +28,10 @@ from agent_tui.tui.transcript_blocks import (
     TextBlock,
     UserBlock,
 )
-from agent_tui.tui.widgets.live_markdown import AnswerMarkdown
-from agent_tui.tui.widgets.markdown_parts import PART_CHARS, FrozenMarkdown, StreamedParts, split_parts
+from agent_tui.tui.widgets.live_markdown import MarkdownPart
+from agent_tui.tui.widgets.markdown_parts import PART_CHARS, StreamedParts, blank_after, split_parts
 from agent_tui.vocab.clock import Clock
 from agent_tui.vocab.terminal_text import inert
-
-if TYPE_CHECKING:
-    from textual.widgets.markdown import MarkdownStream
 
 
 def error_label(error_type: str) -> str:
@@ -84,11 +79,11 @@ class UserMessage(BlockWidget):
 
 
 class AssistantText(BlockWidget):
-    """Markdown fed by ``Markdown.get_stream()``, stopped at the fragment's end.
+    """An answer as a chain of :class:`MarkdownPart`: finished parts, then the live tail.
 
-    A long answer becomes finished :class:`FrozenMarkdown` parts plus one live
-    ``Markdown`` for its tail (see ``markdown_parts``), so each frame costs the
-    same however long the answer grows.
+    A long answer is cut into parts as it grows (see ``markdown_parts``); only
+    the last part changes, and it re-renders only its last block, so each frame
+    costs the same however long the answer grows.
     """
 
     block: TextBlock
@@ -97,14 +92,21 @@ class AssistantText(BlockWidget):
     def __init__(self, block: TextBlock, clock: Clock) -> None:
         super().__init__(block, clock)
         self._written = "" if block.open else inert(block.text)
-        self._parts = StreamedParts(self.PART_CHARS)  # the parts frozen so far: where the live Markdown starts
-        self._stream: MarkdownStream | None = None
+        self._parts = StreamedParts(self.PART_CHARS)  # the parts frozen so far: where the live tail starts
 
     def compose(self) -> ComposeResult:
         parts = split_parts(self._written, self.PART_CHARS)
         self._parts = StreamedParts(self.PART_CHARS, start=len(self._written) - len(parts[-1]))
-        yield from (FrozenMarkdown(part) for part in parts[:-1])
-        yield AnswerMarkdown(parts[-1] or None)
+        yield from self._chain(parts, lead=False)
+
+    @staticmethod
+    def _chain(parts: list[str], lead: bool) -> list[MarkdownPart]:
+        """A widget per part; ``lead``: whether Rich would put a blank line above the first."""
+        widgets = []
+        for part in parts:
+            widgets.append(MarkdownPart(part, lead=lead))
+            lead = blank_after(part, lead)
+        return widgets
 
     async def on_mount(self) -> None:  # the block may have moved on between creation and mount
         await self.sync()
@@ -112,40 +114,24 @@ class AssistantText(BlockWidget):
     @property
     def source(self) -> str:
         """The text on screen, all parts together."""
-        return "".join(w.source for w in self.query_children() if isinstance(w, (AnswerMarkdown, FrozenMarkdown)))
+        return "".join(part.source for part in self.query_children(MarkdownPart))
 
     async def paint(self) -> None:
         text = inert(self.block.text)  # the whole text: a sequence split across deltas is still whole here
         if not text.startswith(self._written):  # the durable value differs from what streamed
-            await self._stop()
             await self.remove_children()
             self._written = text
             await self.mount_all(list(self.compose()))
         elif len(text) > len(self._written):
-            new = text[len(self._written) :]
             self._written = text
-            if parts := self._parts.freeze(text):  # finished parts; the rest continues in a fresh Markdown
-                await self._stop()
-                await self.query_children(AnswerMarkdown).last().remove()
-                live = text[self._parts.start :]
-                await self.mount_all([*(FrozenMarkdown(part) for part in parts), AnswerMarkdown(live or None)])
+            live = self.query_children(MarkdownPart).last()
+            if parts := self._parts.freeze(text):  # the live part ends as the first finished one (its blocks
+                rest = [*parts[1:], text[self._parts.start :]]  # rendered already); the rest go on in new parts
+                with self.app.batch_update():
+                    live.show(parts[0])
+                    await self.mount_all(self._chain(rest, blank_after(parts[0], live.lead)))
             else:
-                await self._write(new)
-        if not self.block.open:
-            await self._stop()
-
-    async def _write(self, text: str) -> None:
-        if self._stream is None:
-            self._stream = AnswerMarkdown.get_stream(self.query_children(AnswerMarkdown).last())
-        await self._stream.write(text)
-
-    async def _stop(self) -> None:
-        if self._stream is not None:
-            stream, self._stream = self._stream, None
-            await stream.stop()
-
-    async def on_unmount(self) -> None:
-        await self._stop()
+                live.show(text[self._parts.start :])
 
 
 class ReasoningView(BlockWidget):

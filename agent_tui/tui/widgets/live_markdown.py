@@ -1,103 +1,150 @@
-"""The live tail of an answer: Textual's ``Markdown``, appended to so it shows what a fresh render shows.
+"""An answer's Markdown on screen: one Static per part, each block rendered once by Rich.
 
-Textual's ``Markdown.append`` re-parses from the start of the last top-level
-block it saw and takes every block above as final. Two cases broke that
-(issue 32):
-
-- after ``update`` (a widget made with text, as the tail is after a cut) it
-  re-parsed from the text's last line only: a fence, list or table open there
-  lost its start, its code showed as paragraphs and its closing fence opened a
-  new block that swallowed what followed;
-- the last line may be half-streamed: ``2`` after a loose numbered list is a
-  paragraph that ends the list, ``2.`` continues it; Textual took the list as
-  final and showed two lists.
-
-:class:`LiveBlocks` keeps the line to re-parse from: the start of the last
-top-level block that starts on a complete line. Whether a complete line starts
-a top-level block depends on it and the lines above only, and every block
-above such a start is finished (a setext underline or a table's delimiter row
-changes the block they follow, which is then that last block itself).
+Textual's ``Markdown`` mounts a widget per block (a list item is ~4), and while
+an answer streams every frame changes its height: Textual then re-arranges
+and re-renders every one of them, which made the frames that delayed
+keystrokes (issue 32). A :class:`MarkdownPart` is one widget however many
+blocks it holds. It renders its text as *chunks*: the text between top-level
+block starts after a blank line (``markdown_parts.BlockStarts``), where a cut
+changes no block. Each chunk is rendered once per width, so a frame re-renders
+only the last, growing chunk. The chunks are joined as Rich joins blocks (a
+blank line, but after a rule), so the parts of an answer show exactly what one
+Rich render of the whole answer shows, and what the stream showed last is what
+reopening the session shows.
 """
 
 from __future__ import annotations
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
-from textual.await_complete import AwaitComplete
-from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownBlock
+from functools import cached_property
+from typing import ClassVar
 
-from agent_tui.tui.widgets.fences import StatedLanguageFence
+from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
+from rich.markdown import Heading
+from rich.markdown import Markdown as RichMarkdown
+from rich.segment import Segment
+from textual.widgets import Static
 
-PARSER = MarkdownIt("gfm-like")  # Textual's own default parser
-"""Parsing builds fresh state each time: one parser serves every widget."""
-
-
-class LiveBlocks:
-    """Which part of a growing Markdown text to parse again: the blocks above ``line`` are final."""
-
-    def __init__(self, parser: MarkdownIt = PARSER) -> None:
-        self.parser = parser
-        self.line = 0  # the first line of the last block that may still change
-        self.offset = 0  # where that line starts in the text
-
-    def parse(self, source: str) -> tuple[int, list[Token]]:
-        """``source`` (the whole text so far) parsed from ``line``: that line, and the tokens (maps from it)."""
-        tail = source[self.offset :]
-        tokens = self.parser.parse(tail)
-        first = self.line
-        complete = tail.count("\n")  # lines 0 .. complete - 1 of the tail are whole
-        last = max((t.map[0] for t in tokens if t.level == 0 and t.map and t.map[0] < complete), default=0)
-        if last:
-            at = 0
-            for _ in range(last):
-                at = tail.index("\n", at) + 1
-            self.line += last
-            self.offset += at
-        return first, tokens
+from agent_tui.tui.widgets.fences import StatedLanguageCodeBlock
+from agent_tui.tui.widgets.markdown_parts import BlockStarts
 
 
-class AnswerMarkdown(Markdown):
-    """Textual ``Markdown`` with stated-language fences (``fences``) and an ``append`` that stays right."""
+class _LeftHeading(Heading):
+    LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = {f"h{n}": "left" for n in range(1, 7)}
 
-    BLOCKS = {**Markdown.BLOCKS, "fence": StatedLanguageFence, "code_block": StatedLanguageFence}
 
-    def __init__(self, markdown: str | None = None) -> None:
-        super().__init__(markdown)
-        self._live = LiveBlocks()
+class _Markdown(RichMarkdown):
+    elements = {
+        **RichMarkdown.elements,
+        "heading_open": _LeftHeading,
+        "fence": StatedLanguageCodeBlock,
+        "code_block": StatedLanguageCodeBlock,
+    }
+    _NOT_ELEMENTS = frozenset({"text", "hardbreak", "softbreak", "link_open", "link_close", "html_inline"})
 
-    def update(self, markdown: str) -> AwaitComplete:
-        self._live = LiveBlocks()  # the next append parses it all again, once
-        return super().update(markdown)
+    @property
+    def separates_itself(self) -> bool:
+        """Whether Rich's blank line above the first block depends on that block alone, not on the one above.
 
-    def append(self, markdown: str) -> AwaitComplete:
-        self._markdown = self.source + markdown
+        Rich puts a blank line before a top-level block if the last element it
+        left had ``new_line``: the block above, unless elements inside this one
+        (a list's items, a quote's paragraphs, a table's cells) were left first.
+        The same walk over the tokens as ``Markdown.__rich_console__``.
+        """
+        for token in self._flatten_tokens(self.parsed):
+            styled = token.tag in self.inlines and token.type not in ("fence", "code_block")
+            if token.nesting <= 0 and not styled and token.type not in self._NOT_ELEMENTS:
+                return token.level > 0  # the first element left: inside the first block, or that block
+        return False
 
-        async def await_append() -> None:
-            async with self.lock:
-                start, tokens = self._live.parse(self._markdown)
-                new = list(self._parse_markdown(tokens))
-                headers = any(t.type == "heading_open" for t in tokens)
-                for block in new:
-                    block.source_range = (block.source_range[0] + start, block.source_range[1] + start)
-                old = [c for c in self.children if isinstance(c, MarkdownBlock) and c.source_range[0] >= start]
-                with self.app.batch_update():
-                    if len(old) > 1:
-                        await self.remove_children(old[1:])
-                    if old and new:  # the first one in place (a paragraph's text, a fence's code, a table's rows)
-                        old[0].source_range = new[0].source_range
-                        try:
-                            await old[0]._update_from_block(new[0])
-                        except IndexError:  # as Textual's own append: mount it instead
-                            await old[0].remove()
-                        else:
-                            new = new[1:]
-                    elif old:
-                        await old[0].remove()
-                    if new:
-                        await self.mount_all(new)
-                if headers:
-                    self._table_of_contents = None
-                    self.post_message(Markdown.TableOfContentsUpdated(self, self.table_of_contents).set_sender(self))
 
-        return AwaitComplete(await_append())
+class _Chunk:
+    """One chunk's Markdown, parsed once, and its last render (the width it was for, its segments)."""
+
+    def __init__(self, text: str, code_theme: str) -> None:
+        self.text = text
+        self.markdown = _Markdown(text, code_theme=code_theme)
+        self.rendered: tuple[int, list[Segment]] | None = None
+
+    @property
+    def blocks(self) -> bool:
+        """Whether it holds a block (a link definition alone is none): Rich separates blocks only."""
+        return bool(self.markdown.parsed)
+
+    @cached_property
+    def separates_itself(self) -> bool:
+        return self.markdown.separates_itself
+
+    @property
+    def ends_in_rule(self) -> bool:
+        """Rich puts no blank line after a rule (``HorizontalRule.new_line``), after any other block one."""
+        return self.markdown.parsed[-1].type == "hr"
+
+    def render(self, console: Console, options: ConsoleOptions) -> list[Segment]:
+        if self.rendered is None or self.rendered[0] != options.max_width:
+            self.rendered = (options.max_width, list(console.render(self.markdown, options)))
+        return self.rendered[1]
+
+
+class _Chunks:
+    """A Rich renderable: the chunks of a text in order, with the blank lines Rich puts between them.
+
+    Textual renders a Static twice when its text changes (once to measure its
+    height, once for its lines); both passes reuse each chunk's render.
+    """
+
+    def __init__(self, chunks: list[_Chunk], lead: bool) -> None:
+        self.chunks = chunks
+        self.lead = lead
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        blank = self.lead
+        for chunk in self.chunks:
+            if not chunk.blocks:
+                continue
+            if blank and not chunk.separates_itself:
+                yield Segment.line()
+            yield from chunk.render(console, options)
+            blank = not chunk.ends_in_rule
+
+
+class MarkdownChunks:
+    """A text's chunks as it changes, each parsed once and rendered once per width (and code theme)."""
+
+    def __init__(self) -> None:
+        self._starts = BlockStarts()
+        self._chunks: dict[str, _Chunk] = {}  # by text, for ``_code_theme``
+        self._code_theme = ""
+
+    def renderable(self, text: str, code_theme: str, lead: bool) -> _Chunks:
+        """``text`` to render; ``lead``: whether a blank line comes first (see :class:`MarkdownPart`)."""
+        if code_theme != self._code_theme:
+            self._code_theme, self._chunks = code_theme, {}
+        starts = self._starts.of(text)
+        texts = [text[start:end] for start, end in zip(starts, [*starts[1:], len(text)], strict=True)]
+        chunks = [self._chunks.get(chunk) or _Chunk(chunk, code_theme) for chunk in texts]
+        self._chunks = {chunk.text: chunk for chunk in chunks}  # those shown: a growing chunk's older texts go
+        return _Chunks(chunks, lead)
+
+
+class MarkdownPart(Static):
+    """A part of an answer (see ``markdown_parts``): finished, or the live tail that :meth:`show` grows.
+
+    ``lead``: whether a blank line comes first, as Rich puts one between the
+    last block of the part above and this part's first (``blank_after``).
+    """
+
+    def __init__(self, text: str, *, lead: bool = False) -> None:
+        super().__init__()
+        self.source = text
+        self.lead = lead
+        self._chunks = MarkdownChunks()
+
+    def show(self, text: str) -> None:
+        """Show ``text`` (the whole part) from the next frame on."""
+        if text != self.source:
+            self.source = text
+            self.refresh(layout=True)
+
+    def render(self) -> _Chunks:
+        code_theme = "monokai" if self.app.current_theme.dark else "default"
+        return self._chunks.renderable(self.source, code_theme, self.lead)

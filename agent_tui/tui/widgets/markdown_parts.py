@@ -1,74 +1,18 @@
-"""Long Markdown in parts: finished parts as one widget each, only the live tail as ``Markdown``.
+"""Long Markdown in parts, cut only between top-level blocks (see :func:`cut_point`).
 
-Textual's ``Markdown`` mounts one widget per block, and the compositor visits
-every widget on every frame, so a 100 KB answer (thousands of paragraphs) would
-make each frame slower as it grows. Finished parts are therefore rendered by a
-single :class:`FrozenMarkdown` (Rich's renderer, left-aligned headings); parts
-are cut only between top-level blocks (see :func:`cut_point`).
+Each part is one widget (``live_markdown.MarkdownPart``), and only the last,
+live one changes while an answer streams, so a frame's work does not grow with
+the answer. The same boundaries split a part into the chunks it renders one
+by one (:class:`BlockStarts`).
 """
 
 from __future__ import annotations
 
 import re
-from typing import ClassVar
 
 from markdown_it import MarkdownIt
-from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
-from rich.markdown import Heading
-from rich.markdown import Markdown as RichMarkdown
-from rich.segment import Segment
-from textual.widgets import Static
-
-from agent_tui.tui.widgets.fences import StatedLanguageCodeBlock
 
 PART_CHARS = 3_000
-
-
-class _LeftHeading(Heading):
-    LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = {f"h{n}": "left" for n in range(1, 7)}
-
-
-class _Markdown(RichMarkdown):
-    elements = {
-        **RichMarkdown.elements,
-        "heading_open": _LeftHeading,
-        "fence": StatedLanguageCodeBlock,
-        "code_block": StatedLanguageCodeBlock,
-    }
-
-
-class _RenderedOnce:
-    """A renderable that keeps its last render per width.
-
-    Textual renders a Static's Rich renderable twice when it appears: once to
-    measure its height, once for its lines. A part freezes in the middle of a
-    stream, where that second render of a few thousand characters of Markdown
-    made the slowest frames (issue 32); the segments are the same both times.
-    """
-
-    def __init__(self, renderable: _Markdown) -> None:
-        self._renderable = renderable
-        self._rendered: tuple[int, list[Segment]] | None = None
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        if self._rendered is None or self._rendered[0] != options.max_width:
-            self._rendered = (options.max_width, list(console.render(self._renderable, options)))
-        yield from self._rendered[1]
-
-
-class FrozenMarkdown(Static):
-    """A finished part of a long answer: one widget however many blocks it holds."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.source = text
-        self._parsed: tuple[str, _RenderedOnce] | None = None  # parsed once per code theme, not per frame
-
-    def render(self) -> _RenderedOnce:
-        code_theme = "monokai" if self.app.current_theme.dark else "default"
-        if self._parsed is None or self._parsed[0] != code_theme:
-            self._parsed = (code_theme, _RenderedOnce(_Markdown(self.source, code_theme=code_theme)))
-        return self._parsed[1]
 
 
 _BLOCKS = MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
@@ -160,3 +104,36 @@ class StreamedParts:
     def settled(self) -> bool:
         """Whether no look for a cut is put off: the parts so far are those of ``split_parts``."""
         return self._check_at == 0
+
+
+class BlockStarts:
+    """The offsets where :func:`_block_starts` finds blocks in a text that grows, parsed past the last one only.
+
+    A start found stays one however the text goes on, and a top-level block
+    start is a fresh start for the parser, so the starts of a grown text are
+    those known plus those of the text from the last one: the same as a parse
+    of the whole text, at the cost of the last block.
+    """
+
+    def __init__(self) -> None:
+        self._text = ""
+        self._starts = [0]
+
+    def of(self, text: str) -> list[int]:
+        """``0`` and every start in ``text``, in order."""
+        if not text.startswith(self._text):  # not grown (a live part cut back to a finished one): parse anew
+            self._starts = [0]
+        last = self._starts[-1]
+        self._starts += [last + start for start in _block_starts(text[last:]) if start]
+        self._text = text
+        return list(self._starts)
+
+
+def blank_after(text: str, before: bool) -> bool:
+    """Whether Rich puts a blank line after ``text``'s last block: after any but a rule.
+
+    ``before``: whether it would after the text above ``text``, which is the answer when ``text``
+    holds no block (a link definition alone).
+    """
+    tokens = _BLOCKS.parse(text)
+    return tokens[-1].type != "hr" if tokens else before

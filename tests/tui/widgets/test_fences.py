@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import pygments.lexers
 import pytest
-import textual.highlight
 from markdown_it import MarkdownIt
 from rich.console import Console
 from textual.app import App, ComposeResult
+from textual.strip import Strip
 
 from agent_tui.tui.widgets.fences import StatedLanguageCodeBlock, fence_language
-from agent_tui.tui.widgets.live_markdown import AnswerMarkdown
-from agent_tui.tui.widgets.markdown_parts import _Markdown
+from agent_tui.tui.widgets.live_markdown import MarkdownPart, _Markdown
 
 
 @pytest.mark.parametrize(
@@ -35,37 +35,42 @@ class _Host(App):
         self.source = source
 
     def compose(self) -> ComposeResult:
-        yield AnswerMarkdown(self.source)
+        yield MarkdownPart(self.source)
 
 
 @pytest.fixture
 def guesses(monkeypatch) -> list[str]:
     seen: list[str] = []
-    real = textual.highlight.guess_language
+    real = pygments.lexers.guess_lexer
 
-    def recording(code: str, path: str | None = None) -> str:
+    def recording(code: str, **options: object) -> object:
         seen.append(code)
-        return real(code, path)
+        return real(code, **options)
 
-    monkeypatch.setattr(textual.highlight, "guess_language", recording)
+    monkeypatch.setattr(pygments.lexers, "guess_lexer", recording)
     return seen
+
+
+def _code_lines(app: App) -> list[Strip]:
+    return app.query_one(MarkdownPart).render_lines(app.query_one(MarkdownPart).region.reset_offset)
 
 
 async def test_unlabelled_and_half_streamed_fences_are_not_guessed(guesses) -> None:
     source = "```\n$ ls -la\ntotal 0\n```\n\n```pyt\nx = 1\n```\n\n```python\ndef f():\n    return 1\n```\n"
     async with _Host(source).run_test() as pilot:
         await pilot.pause()
-        fences = list(pilot.app.query("StatedLanguageFence"))
-        assert len(fences) == 3
-        assert [fence.code.strip() for fence in fences] == ["$ ls -la\ntotal 0", "x = 1", "def f():\n    return 1"]
+        lines = [line.text.strip() for line in _code_lines(pilot.app)]
+        code = ["$ ls -la", "total 0", "x = 1", "def f():", "return 1"]
+        assert [line for line in lines if line in code] == code
     assert guesses == []
 
 
 async def test_a_stated_language_is_still_highlighted(guesses) -> None:
     async with _Host("```python\ndef f():\n    return 1\n```\n").run_test() as pilot:
         await pilot.pause()
-        fence = pilot.app.query_one("StatedLanguageFence")
-        assert len(fence._highlighted_code.spans) > 1  # keyword, name, number... not one plain span
+        line = next(line for line in _code_lines(pilot.app) if "def" in line.text)
+        colours = {segment.style.color for segment in line if segment.text.strip() and segment.style}
+        assert len(colours) > 1  # keyword, name... not one plain colour
     assert guesses == []
 
 

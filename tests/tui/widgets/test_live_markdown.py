@@ -3,21 +3,24 @@ grows, shows the same blocks as a fresh render of the whole text (issue 32)."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from rich.console import Console, ConsoleOptions, ConsoleRenderable, RenderResult
+from rich.segment import Segment
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
-from textual.widgets.markdown import MarkdownBlock
 
 from agent_tui.tui.block_keys import BlockKey, BlockKind
 from agent_tui.tui.transcript_blocks import TextBlock
 from agent_tui.tui.widgets.block_widgets import AssistantText
-from agent_tui.tui.widgets.live_markdown import LiveBlocks
-from agent_tui.tui.widgets.markdown_parts import FrozenMarkdown, StreamedParts, split_parts
+from agent_tui.tui.widgets.live_markdown import MarkdownChunks, MarkdownPart, _Markdown
+from agent_tui.tui.widgets.markdown_parts import StreamedParts, blank_after, split_parts
 from agent_tui.vocab.clock import ManualClock
 
 SIZE = 100  # a small part size, so a few hundred characters of answer cross it several times
@@ -137,51 +140,38 @@ def chunks(draw: st.DrawFn, text: str) -> list[str]:
 
 # --- what the screen shows --------------------------------------------------------------------
 
+WIDTH = 70
+CONSOLE = Console(width=WIDTH, file=io.StringIO(), color_system="truecolor")
 
-def stream(pieces: list[str], size: int = SIZE) -> tuple[list[str], list[list[tuple[object, ...]]], bool]:
-    """What ``AssistantText`` shows after streaming ``pieces``: its parts (frozen ones, then the live
-    tail), the live Markdown's blocks as its appends left them, and whether no cut was put off."""
-    parts = StreamedParts(size)
-    frozen: list[str] = []
+
+def lines(renderable: ConsoleRenderable) -> list[list[Segment]]:
+    return CONSOLE.render_lines(renderable, CONSOLE.options, pad=False)
+
+
+def stream(pieces: list[str], size: int = SIZE) -> tuple[list[str], list[list[Segment]], bool]:
+    """What ``AssistantText`` shows after streaming ``pieces``: its parts (finished ones, then the
+    live tail), their lines as each part's chunks render them, and whether no cut was put off.
+
+    As on screen, the live part is rendered after every piece (its chunks' renders are kept), it
+    becomes the first of the parts that finish, and the rest go on in new parts."""
+    cutter = StreamedParts(size)
+    parts = [""]
+    chunks = [MarkdownChunks()]
     text = ""
-    live: list[list[tuple[object, ...]]] = []  # the tokens of each block on screen
-    blocks = LiveBlocks()
     for piece in pieces:
         text += piece
-        if finished := parts.freeze(text):  # a fresh Markdown made with the rest (``update``), then appends
-            frozen += finished
-            blocks = LiveBlocks()
-            live = groups(text[parts.start :])
-            continue
-        start, tokens = blocks.parse(text[parts.start :])
-        live = [block for block in live if first_line(block) < start] + groups(tokens, start)
-    return [*frozen, text[parts.start :]], live, parts.settled
-
-
-def first_line(block: list[tuple[object, ...]]) -> int:
-    where = block[0][-1]
-    assert isinstance(where, tuple)
-    return where[0]
-
-
-def groups(source: str | list[Token], line: int = 0) -> list[list[tuple[object, ...]]]:
-    """Each top-level block's tokens, source lines counted from ``line``."""
-    blocks: list[list[Token]] = []
-    for t in PARSERS["textual"].parse(source) if isinstance(source, str) else source:
-        if t.level == 0 and t.nesting >= 0:
-            blocks.append([])
-        blocks[-1].append(t)
-    return [
-        [
-            (t.type, t.tag, t.info, t.markup, t.content, tuple(n + line for n in t.map) if t.map else None)
-            for t in _flat(b)
-        ]
-        for b in blocks
-    ]
-
-
-def _flat(tokens: list[Token]) -> list[Token]:
-    return [t for token in tokens for t in [token, *(_flat(token.children) if token.children else [])]]
+        if finished := cutter.freeze(text):
+            parts[-1:] = [*finished, text[cutter.start :]]
+            chunks += [MarkdownChunks() for _ in finished]
+        else:
+            parts[-1] = text[cutter.start :]
+        lines(chunks[-1].renderable(parts[-1], "monokai", lead=False))  # a frame while streaming
+    shown: list[list[Segment]] = []
+    lead = False
+    for part, chunker in zip(parts, chunks, strict=True):
+        shown += lines(chunker.renderable(part, "monokai", lead))
+        lead = blank_after(part, lead)
+    return parts, shown, cutter.settled
 
 
 def rendered(parts: list[str], parser: MarkdownIt) -> list[tuple[object, ...]]:
@@ -196,6 +186,10 @@ def rendered(parts: list[str], parser: MarkdownIt) -> list[tuple[object, ...]]:
     return out
 
 
+def _flat(tokens: list[Token]) -> list[Token]:
+    return [t for token in tokens for t in [token, *(_flat(token.children) if token.children else [])]]
+
+
 def assert_shows_as_whole(parts: list[str], text: str) -> None:
     assert "".join(parts) == text
     for parser in PARSERS.values():
@@ -206,11 +200,11 @@ def assert_shows_as_whole(parts: list[str], text: str) -> None:
 @given(st.data())
 def test_a_streamed_answer_shows_what_a_fresh_render_of_it_shows(data: st.DataObject) -> None:
     text = data.draw(answer())
-    parts, live, settled = stream(data.draw(chunks(text)))
+    parts, shown, settled = stream(data.draw(chunks(text)))
     if settled:  # (a cut put off in a long block is made when the text next grows, not at the end)
         assert parts == split_parts(text, SIZE)  # the last frame while streaming is what reopening shows
-    assert_shows_as_whole(parts, text)  # and the parts together show the answer as one render would
-    assert live == groups(parts[-1])  # the live tail, appended to, as a fresh render of it
+    assert_shows_as_whole(parts, text)  # and the parts together show the answer as one render would:
+    assert shown == lines(_Markdown(text, code_theme="monokai"))  # line for line, style for style
 
 
 # --- on screen: a streamed AssistantText against a reopened one ---------------------------------
@@ -245,19 +239,12 @@ def _text_block(text: str, *, open: bool) -> TextBlock:
     return block
 
 
-def shown(widget: AssistantText) -> list[tuple[str, ...]]:
-    """What the widget shows: each frozen part's text, each live Markdown block's kind, text and lines."""
-    out: list[tuple[str, ...]] = []
-    for child in widget.query_children():
-        if isinstance(child, FrozenMarkdown):
-            out.append(("frozen", child.source, str(child.region.height)))
-        else:
-            for block in child.query(MarkdownBlock):
-                content = getattr(block, "_content", None)
-                code = getattr(block, "code", None)
-                text = content.plain if content is not None else code if isinstance(code, str) else ""
-                out.append((type(block).__name__, text, str(block.region.height)))
-    return out
+def shown(widget: AssistantText) -> list[tuple[object, ...]]:
+    """What the widget shows: each part's text, height and rendered lines."""
+    return [
+        (part.source, part.region.height, [strip.text for strip in part.render_lines(part.region.reset_offset)])
+        for part in widget.query_children(MarkdownPart)
+    ]
 
 
 @pytest.mark.parametrize("step", [1, 7, 61, 301])
@@ -272,8 +259,7 @@ async def test_streamed_answer_on_screen_equals_the_reopened_one_and_does_not_ju
             streamed.block.append(LONG[start : start + step])
             streamed.block.touch()
             await streamed.sync()
-        await streamed._stop()  # the last live frame: every write applied
-        await pilot.pause()
+        await pilot.pause()  # the last live frame
         last_frame, height = shown(streamed), streamed.region.height
         streamed.block.open = False  # the answer ends
         streamed.block.touch()
@@ -282,3 +268,40 @@ async def test_streamed_answer_on_screen_equals_the_reopened_one_and_does_not_ju
         assert streamed.source == reopened.source == LONG
         assert shown(streamed) == last_frame and streamed.region.height == height  # no jump at the end
         assert shown(streamed) == shown(reopened)
+        assert len(shown(streamed)) > 3 and all(lines for _, _, lines in shown(streamed))
+
+
+async def test_a_part_renders_each_chunk_once_for_height_and_lines_and_growing_renders_the_last_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Textual measures a Static's height and then renders its lines: one render of each chunk serves
+    both, and a chunk above the last one is not rendered again while the part grows."""
+    chunks = ["A paragraph of words.\n\n", "```python\nx = 1\n```\n\n", "- a\n- b\n\n", "The last\n"]
+    text = "".join(chunks)
+    height = len(Console(width=60).render_lines(_Markdown(text), pad=False))
+    renders: list[tuple[str, int]] = []
+    real = _Markdown.__rich_console__
+
+    def counted(self: _Markdown, console: Console, options: ConsoleOptions) -> RenderResult:
+        renders.append((self.markup, options.max_width))
+        yield from real(self, console, options)
+
+    monkeypatch.setattr(_Markdown, "__rich_console__", counted)
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield MarkdownPart(text)
+
+    async with Host().run_test(size=(60, 40)) as pilot:
+        part = pilot.app.query_one(MarkdownPart)
+        await pilot.pause()
+        assert part.region.height == height  # measured and shown, as one render of the whole text
+        assert sorted(renders) == sorted((chunk, 60) for chunk in chunks)  # once each
+        renders.clear()
+        part.show(text + "paragraph grows.")
+        await pilot.pause()
+        assert renders == [("The last\nparagraph grows.", 60)]
+        renders.clear()
+        await pilot.resize_terminal(40, 40)  # a new width renders every chunk again, once
+        await pilot.pause()
+        assert sorted(renders) == sorted((chunk, 40) for chunk in [*chunks[:-1], "The last\nparagraph grows."])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from markdown_it import MarkdownIt
 
-from agent_tui.tui.widgets.markdown_parts import cut_point, split_parts
+from agent_tui.tui.widgets.markdown_parts import BlockStarts, cut_point, split_parts
 
 SIZE = 200
 PROSE = "Some words about the change, " * 3 + "and why.\n\n"  # ~100 characters, one paragraph
@@ -106,33 +106,14 @@ def test_short_text_is_not_cut() -> None:
     assert split_parts(PROSE, SIZE) == [PROSE]
 
 
-async def test_a_frozen_part_renders_its_markdown_once_for_height_and_lines() -> None:
-    """Textual measures a Static's height and then renders its lines: one Markdown render serves both."""
-    from textual.app import App, ComposeResult
-
-    from agent_tui.tui.widgets import markdown_parts
-    from agent_tui.tui.widgets.markdown_parts import FrozenMarkdown
-
-    renders: list[int] = []
-    real = markdown_parts._Markdown.__rich_console__
-
-    def counted(self, console, options):  # type: ignore[no-untyped-def]
-        renders.append(options.max_width)
-        yield from real(self, console, options)
-
-    class Host(App[None]):
-        def compose(self) -> ComposeResult:
-            yield FrozenMarkdown(PROSE * 6 + "```python\nx = 1\n```\n\n- a\n- b\n")
-
-    markdown_parts._Markdown.__rich_console__ = counted  # type: ignore[method-assign]
-    try:
-        async with Host().run_test(size=(60, 40)) as pilot:
-            part = pilot.app.query_one(FrozenMarkdown)
-            await pilot.pause()
-            assert part.region.height > 6  # measured and shown
-            assert len(renders) == 1, renders
-            await pilot.resize_terminal(40, 40)  # a new width renders again, once
-            await pilot.pause()
-            assert renders == [60, 40]
-    finally:
-        markdown_parts._Markdown.__rich_console__ = real  # type: ignore[method-assign]
+def test_block_starts_of_a_growing_text_are_those_of_a_fresh_parse() -> None:
+    text = PROSE * 2 + "```python\nx = 1\n\ny = 2\n```\n\n- a\n\n  b\n- c\n\n| a |\n|---|\n| 1 |\n\n---\n" + PROSE
+    grown = BlockStarts()
+    seen = set()
+    for end in range(1, len(text) + 1, 3):
+        starts = grown.of(text[:end])
+        assert starts == BlockStarts().of(text[:end])
+        seen.update(starts)
+    heads = [text[start : start + 3] for start in sorted(seen)]
+    assert heads == ["Som", "Som", "```", "- a", "| a", "---"]  # the last paragraph has no blank line above
+    assert grown.of(text[:50]) == BlockStarts().of(text[:50])  # cut back: parsed anew
