@@ -19,7 +19,7 @@ import psycopg
 import pytest
 from pydantic import BaseModel
 
-from agent_tui.core.api import Runtime
+from agent_tui.core.api import Runtime, SessionOwnedElsewhere
 from agent_tui.testing.fake_provider import FakeProvider
 from agent_tui.testing.test_tools import register as register_test_tools
 from agent_tui.tools.registry import ToolRegistry
@@ -147,3 +147,10 @@ async def test_an_interrupt_sent_on_the_other_host_stops_the_owners_run(hosts: H
     rows = log_rows(pg_url, sid)
     assert rows[-1][0] == "execution.interrupted" and '"user"' in rows[-1][2]
     assert sid not in hosts.a.sessions.active()
+
+
+async def test_a_session_running_on_the_other_host_cannot_be_deleted_here(hosts: Hosts, pg_url: str) -> None:
+    sid = hosts.session_id
+    with pytest.raises(SessionOwnedElsewhere, match="is running on"):
+        await hosts.b.sessions.delete(sid)
+    assert log_rows(pg_url, sid)[0][0] == "created"  # nothing deleted
