@@ -9,7 +9,8 @@ Two rules live in the database, not in the client, so no writer can skip them:
 * ``event_fenced``: while a session's lease is held, an event is inserted only with the fencing
   token of that lease (unfenced writes are let in while nobody holds it, ``_V3``). The trigger reads the lease row ``FOR SHARE``, so a takeover (an ``UPDATE`` of that
   row) waits for a write in flight to commit, and every write after the takeover sees the new
-  token. An admission (``input_id`` set) is the one unfenced write: any host may admit a prompt.
+  token. Unfenced writes go in while nobody holds the lease (v3); while another host holds it, only
+  an admission (``input_id`` set) and the steering events of :data:`STEERING_TYPES` (v4).
 * ``session_lease_token_grows``: a lease's token never goes back, so a token names one tenure.
 
 ``event_notify`` signals every statement's new heads on :data:`CHANNEL`; PostgreSQL delivers a
