@@ -61,6 +61,11 @@ class Running:
     async def interrupt(self, session_id: str, reason: str = "user") -> None: ...
     async def shutdown(self) -> None: ...
 
+    async def hold(self, session_id: str) -> Any:
+        from agent_tui.core.run import lease
+
+        return await lease.acquire(session_id)
+
     def active(self) -> dict[str, dict[str, Any]]:
         return {sid: {"type": "running"} for sid in self.running}
 

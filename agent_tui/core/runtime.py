@@ -26,6 +26,7 @@ from agent_tui.core.log import events as ev
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.log.records import SessionRecord
 from agent_tui.core.request.instructions import Instructions
+from agent_tui.core.run.cluster_host import ClusterHost
 from agent_tui.core.run.compaction import Compactor
 from agent_tui.core.run.context_view import ContextProbe
 from agent_tui.core.run.coordinator import Coordinator
@@ -99,7 +100,16 @@ class Runtime:
             compactor.model_info,
             self._mcp.guidance,
         )
-        self._coordinator = Coordinator(self._runner, self._store.publish, has_pending=self._has_pending)
+        self._cluster = ClusterHost.on(self._store)
+        self._coordinator = Coordinator(
+            self._runner,
+            self._store.publish,
+            has_pending=self._has_pending,
+            **(self._cluster.coordinator_hooks() if self._cluster is not None else {}),
+        )
+        self._store.running_fence = self._coordinator.fence
+        if self._cluster is not None:
+            sessions.cluster_view = self._cluster.active
         self._subagents = Subagents(self._store, self._coordinator, self.settings_for)
         sessions.set_executor(self._coordinator)
         sessions.on_approval = self._approval_chosen
@@ -129,12 +139,20 @@ class Runtime:
             raise
         observer = await telemetry
         runtime = cls(sessions, loader, permission_policy, stream, clock, registry_factory, observer)
+        if runtime._cluster is not None:
+            try:
+                await runtime._cluster.serve(runtime._coordinator.interrupt)
+            except BaseException:
+                await runtime.close()
+                raise
         runtime._mcp.warm(Path.cwd(), base)
         return runtime
 
     async def close(self) -> None:
         try:
             await self._coordinator.shutdown()
+            if self._cluster is not None:
+                await self._cluster.close()
             await stop_notices()
             await self._mcp.close()
             await self.sessions.close()

@@ -113,6 +113,8 @@ class Sessions:
         self._approvals: dict[str, ApprovalMode] = {}
         self._outputs: dict[str, OutputSchema] = {}
         self.on_approval: Callable[[str], None] | None = None
+        self.cluster_view: Callable[[dict[str, dict[str, Any]]], dict[str, dict[str, Any]]] | None = None
+        """What ``active`` adds the other hosts' running sessions with (the runtime's ``ClusterHost``)."""
         """Told the session whose mode :meth:`choose_approval` changed (the runtime settles the
         pending asks the new mode covers)."""
         self.asks = McpAsks()
@@ -299,7 +301,10 @@ class Sessions:
         await self._executor.wake(session_id)
 
     def active(self) -> dict[str, dict[str, Any]]:
-        return self._executor.active()
+        """Every session running here; on a shared database also those running on other hosts, as the
+        last read of their leases shows them (marked ``"view": "cluster"``, with ``owner`` and ``expires_ms``)."""
+        local = self._executor.active()
+        return local if self.cluster_view is None else self.cluster_view(local)
 
     def choose_approval(self, session_id: str, mode: ApprovalMode) -> None:
         """The session's approval mode in this process, from its next permission check; a pending

@@ -63,6 +63,16 @@ async def test_a_run_with_a_tool_call_is_stored_in_postgresql_and_read_back(
             "SELECT type FROM event WHERE session_id = %s ORDER BY seq DESC LIMIT 1", (session_id,)
         ).fetchone()
         assert last == "session.execution.succeeded.1"
+        fences = conn.execute(
+            "SELECT type, fence FROM event WHERE session_id = %s ORDER BY seq", (session_id,)
+        ).fetchall()
+        started = [type_ for type_, _ in fences].index("session.execution.started.1")
+        drained = {token for _, token in fences[started:]}
+        assert len(drained) == 1 and None not in drained, fences  # the run's events carry its lease's token
+        assert conn.execute("SELECT owner FROM session_lease WHERE session_id = %s", (session_id,)).fetchone() in (
+            None,
+            (None,),
+        )  # released when the run ended
 
     code, out, err = await agent_tui("sessions", "list", "--json", cwd=workdir, env=env)
     assert code == 0, err

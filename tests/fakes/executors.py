@@ -8,6 +8,7 @@ from typing import Any
 
 from agent_tui.core.api import Sessions
 from agent_tui.core.api import events as ev
+from agent_tui.core.run import lease
 from agent_tui.core.store import fence
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import InterruptReason
@@ -51,6 +52,11 @@ class RecordingExecutor:
     async def shutdown(self) -> None:
         for session_id in list(self.running):
             await self.interrupt(session_id, InterruptReason.SHUTDOWN)
+
+    async def hold(self, session_id: str) -> lease.Lease:
+        """This machine's real lease, as the coordinator's default hook takes it."""
+        self.calls.append(("hold", session_id))
+        return await lease.acquire(session_id)
 
 
 class ScriptedDrainer:

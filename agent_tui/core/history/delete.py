@@ -14,7 +14,6 @@ from agent_tui.core.errors import SessionBusy, UnknownSession
 from agent_tui.core.log import events as ev
 from agent_tui.core.log.records import SessionRecord
 from agent_tui.core.projections.rewind import clear_session
-from agent_tui.core.run import lease
 from agent_tui.core.run.executor import Executor
 from agent_tui.core.store.store import Store
 from agent_tui.core.store.writer import Tx
@@ -27,7 +26,7 @@ async def delete(store: Store, executor: Executor, snapshots: WorkspaceSnapshots
     sid = session.id
     if sid in executor.active():
         raise SessionBusy(f"session {sid} is running; interrupt it before deleting it")
-    held = await lease.acquire(sid)  # SessionOwnedElsewhere while another process runs it
+    held = await executor.hold(sid)  # SessionOwnedElsewhere while another process (or host) runs it
     try:
 
         def job(tx: Tx) -> tuple[int, list[str]]:
@@ -52,7 +51,7 @@ async def delete(store: Store, executor: Executor, snapshots: WorkspaceSnapshots
 
         count, pre = await store.transact(job)
     finally:
-        held.release()
+        await held.close()
     try:
         await snapshots.forget(Path(session.location), sid)
     except SnapshotError:

@@ -110,6 +110,11 @@ class Coordinator:
             for session_id in self._busy
         }
 
+    async def hold(self, session_id: str) -> Tenure:
+        """The session's lease without a drain (``history.delete`` holds it while it deletes), through
+        the same hook as a period: held elsewhere is ``SessionOwnedElsewhere``."""
+        return await self._acquire_lease(session_id)
+
     def is_active(self, session_id: str) -> bool:
         return session_id in self._busy
 

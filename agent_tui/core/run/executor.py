@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from agent_tui.core.run import lease
+
 
 class Executor(Protocol):
     async def run(self, session_id: str) -> Any:
@@ -30,6 +32,15 @@ class Executor(Protocol):
 
     async def shutdown(self) -> None:
         """Interrupt every drain with reason ``shutdown``; return after their terminal events."""
+
+    async def hold(self, session_id: str) -> Held:
+        """Take the session's lease without draining (``history.delete``): this machine's ``flock``, or
+        the shared database's lease; raises ``SessionOwnedElsewhere`` while another process runs it."""
+
+
+class Held(Protocol):
+    async def close(self) -> None:
+        """Give the lease up."""
 
 
 class IdleExecutor:
@@ -52,3 +63,6 @@ class IdleExecutor:
 
     async def shutdown(self) -> None:
         return None
+
+    async def hold(self, session_id: str) -> Held:
+        return await lease.acquire(session_id)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, cast
 
-from agent_tui.core.errors import StoreError
+from agent_tui.core.errors import StaleFence, StoreError
 from agent_tui.core.log import events as ev
 from agent_tui.core.log.records import (
     ApprovalRecord,
@@ -32,10 +32,12 @@ from agent_tui.core.log.records import (
 )
 from agent_tui.core.log.usage_records import SessionUsage, UsageGrouping, UsageRow
 from agent_tui.core.settings.config import StorageSettings
+from agent_tui.core.store import fence as fences
 from agent_tui.core.store import queries as q
 from agent_tui.core.store import usage_queries
 from agent_tui.core.store.bus import Bus
 from agent_tui.core.store.db import connect_raw, translate
+from agent_tui.core.store.fence import Fence
 from agent_tui.core.store.reader import ReaderPool, ReadJob
 from agent_tui.core.store.replay import LOG_IN_ORDER, replay
 from agent_tui.core.store.schema import CURRENT_VERSION, PROJECTION_TABLES, check_version, migrate
@@ -139,6 +141,9 @@ class Store:
         self._watcher = watcher(bus)
         self._rebuild_job = rebuild or _rebuild
         """The engine's rebuild, run as one write transaction."""
+        self.running_fence: Callable[[str], Fence | None] = _no_fence
+        """The fence of the period this host runs a session in (``Coordinator.fence``, set by the
+        runtime): what a write to a running session made outside the period's tasks carries."""
         self._closed = False
 
     @classmethod
@@ -192,7 +197,36 @@ class Store:
         """
         if self._closed:
             raise StoreError(f"database {self.where} is closed")
-        return await self._writer.submit(job, self._notify)
+        if self.path is not None:  # SQLite checks no token: the hot path pays nothing for fences
+            return await self._writer.submit(job, self._notify)
+        fence_for = self._fence_resolver()
+
+        def fenced_job(tx: Tx) -> T:
+            tx.fence_for = fence_for
+            return job(tx)
+
+        try:
+            return await self._writer.submit(fenced_job, self._notify)
+        except StaleFence as error:
+            refused = fence_for(error.session_id)
+            if refused is not None and refused.token == error.token:
+                refused.refused()  # the holder lost the session: its drain stops
+            raise
+
+    def _fence_resolver(self) -> Callable[[str], Fence | None]:
+        """Which fence a write of this context carries to a session: the period's own (``fence.fencing``:
+        the drain and the tasks it started, an old period's task keeping its retired token), else the
+        fence of the period this host runs the session in (a permission reply, a rename made here
+        while it runs), else none (nobody here runs it: the database decides, ``pg/schema.py``)."""
+        context = fences.current()
+        running = self.running_fence
+
+        def fence_for(session_id: str) -> Fence | None:
+            if context is not None and context.session_id == session_id:
+                return context
+            return running(session_id)
+
+        return fence_for
 
     async def publish(self, session_id: str, event: ev.DurableEvent) -> ev.StoredEvent:
         return await self.transact(lambda tx: tx.append(session_id, event))
@@ -318,6 +352,10 @@ class Store:
 
     async def compaction_failed_before(self, session_id: str, error_type: str, message: str) -> bool:
         return await self._readers.read(q.compaction_failed_before, session_id, error_type, message)
+
+
+def _no_fence(session_id: str) -> Fence | None:
+    return None
 
 
 def _rebuild(tx: Tx) -> int:

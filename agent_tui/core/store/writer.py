@@ -32,6 +32,7 @@ from agent_tui.core.log import waits
 from agent_tui.core.projections.projectors import project
 from agent_tui.core.projections.sql import Conn, Dialect, dialect_of
 from agent_tui.core.store.crash_seam import kill_after_commit
+from agent_tui.core.store.fence import Fence
 from agent_tui.vocab.clock import Clock
 
 T = TypeVar("T")
@@ -51,6 +52,9 @@ class Tx:
     conn: Conn
     clock: Clock
     heads: dict[str, int] = field(default_factory=dict)
+    fence_for: Callable[[str], Fence | None] = field(default=lambda session_id: None)
+    """The fence a write to a session carries (``Store.transact`` sets it from the caller's context).
+    PostgreSQL's appends send its token; SQLite checks none (the ``flock`` keeps other processes out)."""
 
     @property
     def dialect(self) -> Dialect:

@@ -1,31 +1,28 @@
 """Hosts sharing one PostgreSQL database, for the cluster lease tests (and their child process).
 
-Until the ``Store`` facade runs on PostgreSQL, a "host" here is a coordinator whose drains write
-through ``PgEventLog`` with the period's fence (``fence.fenced``: what the PG store's write path
-does) and read what the stale-tool sweep needs straight from the projections.
+A "host" is a coordinator under :class:`ClusterLeases` whose drains write through the ``Store``
+facade on PostgreSQL (each write carries the period's fence, read from the context) and run the
+real stale-tool sweep over its reads; ``PgEventLog`` is the tests' own view of the log and leases.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
-
-import psycopg
 
 from agent_tui.core.host.sweep import sweep_stale
 from agent_tui.core.log import events as ev
 from agent_tui.core.log.publisher import SessionPublisher
-from agent_tui.core.log.records import MessageRecord, PermissionRecord, ToolCallRecord
 from agent_tui.core.run.cluster_interrupt import ClusterInterrupts
 from agent_tui.core.run.cluster_lease import ClusterLeases
 from agent_tui.core.run.coordinator import Coordinator
 from agent_tui.core.run.lease import SessionOwnedElsewhere
-from agent_tui.core.store import fence, queries
 from agent_tui.core.store.pg.event_log import PgEventLog
+from agent_tui.core.store.pg.store_engine import open_pg_store
+from agent_tui.core.store.store import Store
 from agent_tui.vocab.error_info import ErrorInfo
 
 WAIT_S = 15.0
@@ -33,65 +30,20 @@ ASSISTANT = "msg_assistant_1"
 CALL = "call_1"
 
 
-class PgStaleReads:
-    """The sweep's reads (``host/sweep.StaleReads``) from PostgreSQL's projections, with the SQLite
-    store's row builders (the columns are the same on both engines)."""
-
-    def __init__(self, conn: psycopg.AsyncConnection[tuple[Any, ...]]) -> None:
-        self.conn = conn
-
-    async def pending_permissions(self, session_id: str) -> list[PermissionRecord]:
-        query = f"SELECT {queries._PERMISSION_COLUMNS} FROM permission_request WHERE session_id = %s AND reply IS NULL"
-        return [queries._permission(None, row) for row in await self._rows(query + " ORDER BY seq", (session_id,))]
-
-    async def tool_calls(
-        self, session_id: str, states: Sequence[str] | None = None, name: str | None = None
-    ) -> list[ToolCallRecord]:
-        rows = await self._rows(
-            "SELECT session_id, assistant_message_id, call_id, seq, name, input_json, state, output_json,"
-            " error_json, call_meta_json, result_meta_json, hosted FROM tool_call WHERE session_id = %s"
-            " AND (%s::text[] IS NULL OR state = ANY(%s)) AND (%s::text IS NULL OR name = %s) ORDER BY seq",
-            (session_id, states, states, name, name),
-        )
-        return [queries._tool_call(None, row) for row in rows]
-
-    async def messages(self, session_id: str) -> list[MessageRecord]:
-        query = "SELECT id, session_id, seq, kind, data_json, created, updated FROM message WHERE session_id = %s"
-        return [queries._message(None, row) for row in await self._rows(query + " ORDER BY seq", (session_id,))]
-
-    async def _rows(self, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        cursor = await self.conn.execute(query.encode(), params)
-        return await cursor.fetchall()
-
-
-def publisher(log: PgEventLog, session_id: str) -> SessionPublisher:
-    """Fenced publishes, as the PostgreSQL store's write path makes them: the period's token, and a
-    refusal reported to the holder."""
-
-    async def many(sid: str, events: Sequence[ev.DurableEvent]) -> list[ev.StoredEvent]:
-        return await fence.fenced(sid, lambda token: log.append(sid, events, token))
-
-    async def one(sid: str, event: ev.DurableEvent) -> ev.StoredEvent:
-        return (await many(sid, [event]))[0]
-
-    return SessionPublisher(session_id, one, many, lambda _event: None)
-
-
 @dataclass
 class ToolDrainer:
     """A drain as the runner's begins (the stale-tool sweep), then, if ``call_tool``, one step that
     records a tool call and waits on ``finish`` before settling it."""
 
-    log: PgEventLog
-    reads: PgStaleReads
+    store: Store
     call_tool: bool = False
     finish: asyncio.Event = field(default_factory=asyncio.Event)
     tool_running: asyncio.Event = field(default_factory=asyncio.Event)
     swept: list[int] = field(default_factory=list)
 
     async def drain(self, session_id: str, force: bool) -> ErrorInfo | None:
-        publish = publisher(self.log, session_id)
-        self.swept.append(await sweep_stale(self.reads, session_id, publish))
+        publish = SessionPublisher(session_id, self.store.publish, self.store.publish_many, self.store.bus.publish)
+        self.swept.append(await sweep_stale(self.store, session_id, publish))
         if not self.call_tool:
             return None
         await publish(ev.StepStarted(assistant_message_id=ASSISTANT, agent="build", model="fake/model"))
@@ -108,7 +60,7 @@ class Host:
     """One "machine": its own connections, owner name, coordinator and interrupt listener."""
 
     log: PgEventLog
-    reads_conn: psycopg.AsyncConnection[tuple[Any, ...]]
+    store: Store
     leases: ClusterLeases
     interrupts: ClusterInterrupts
     drainer: ToolDrainer
@@ -119,25 +71,22 @@ class Host:
         cls, url: str, owner: str, ttl_ms: int, renew_ms: int | None = None, call_tool: bool = False
     ) -> Host:
         log = await PgEventLog.open(url)
-        reads_conn = await psycopg.AsyncConnection.connect(url, autocommit=True)
+        store = await open_pg_store(url)
         leases = ClusterLeases(url, owner, ttl_ms=ttl_ms, renew_ms=renew_ms)
         interrupts = ClusterInterrupts(leases)
-        drainer = ToolDrainer(log, PgStaleReads(reads_conn), call_tool=call_tool)
-
-        async def publish(session_id: str, event: ev.DurableEvent) -> Any:
-            return await publisher(log, session_id)(event)
-
+        drainer = ToolDrainer(store, call_tool=call_tool)
         coordinator = Coordinator(
-            drainer, publish, acquire_lease=leases.acquire, interrupt_elsewhere=interrupts.interrupt_elsewhere
+            drainer, store.publish, acquire_lease=leases.acquire, interrupt_elsewhere=interrupts.interrupt_elsewhere
         )
+        store.running_fence = coordinator.fence
         await interrupts.serve(coordinator.interrupt)
-        return cls(log, reads_conn, leases, interrupts, drainer, coordinator)
+        return cls(log, store, leases, interrupts, drainer, coordinator)
 
     async def close(self) -> None:
         await self.coordinator.shutdown()
         await self.interrupts.close()
         await self.leases.close()
-        await self.reads_conn.close()
+        await self.store.close()
         await self.log.close()
 
     async def run_when_free(self, session_id: str) -> ErrorInfo | None:

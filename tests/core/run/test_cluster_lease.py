@@ -70,6 +70,6 @@ async def test_a_paused_owner_is_fenced_out_by_its_first_write_and_stops(pg_url:
             ("step.failed", 3),
             ("execution.succeeded", 3),
         ]  # fmt: skip  (no tool.success, no terminal event from host-a)
-        calls = await b.drainer.reads.tool_calls("ses_1")
+        calls = await b.store.tool_calls("ses_1")
         assert [(c.call_id, c.state, (c.error or {}).get("type")) for c in calls] == [(CALL, "failed", "tool.stale")]
         await until_lease(b.log, "ses_1", held=False)

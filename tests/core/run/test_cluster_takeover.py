@@ -66,7 +66,7 @@ async def test_kill_9_of_the_owner_mid_tool_then_takeover_fails_the_stale_tool_o
         ("tool.called", CHILD_TOKEN), ("execution.started", TAKEOVER_TOKEN), ("tool.failed", TAKEOVER_TOKEN),
         ("step.failed", TAKEOVER_TOKEN), ("execution.succeeded", TAKEOVER_TOKEN),
     ]  # fmt: skip
-    calls = await b.drainer.reads.tool_calls("ses_1")
+    calls = await b.store.tool_calls("ses_1")
     assert [(c.call_id, c.state, (c.error or {}).get("type")) for c in calls] == [(CALL, "failed", "tool.stale")]
     assert await b.coordinator.run("ses_1") is None  # a later drain has nothing left to sweep
     assert b.drainer.swept == [2, 0]

@@ -9,7 +9,8 @@ Two rules live in the database, not in the client, so no writer can skip them:
 * ``event_fenced``: while a session's lease is held, an event is inserted only with the fencing
   token of that lease (unfenced writes are let in while nobody holds it, ``_V3``). The trigger reads the lease row ``FOR SHARE``, so a takeover (an ``UPDATE`` of that
   row) waits for a write in flight to commit, and every write after the takeover sees the new
-  token. An admission (``input_id`` set) is the one unfenced write: any host may admit a prompt.
+  token. Unfenced writes go in while nobody holds the lease (v3); while another host holds it, only
+  an admission (``input_id`` set) and the steering events of :data:`STEERING_TYPES` (v4).
 * ``session_lease_token_grows``: a lease's token never goes back, so a token names one tenure.
 
 ``event_notify`` signals every statement's new heads on :data:`CHANNEL`; PostgreSQL delivers a
@@ -256,13 +257,14 @@ generated ``tsvector`` under a GIN index where SQLite pairs ``search_doc`` with 
 ``unicode61``; unlike it, it keeps diacritics. ``event.pos`` is the log's global order (SQLite's
 ``rowid``), which ``rebuild`` replays: a fork copies its parent as it stood then."""
 
-_V3 = f"""
+_FENCED_UNLESS_FREE = (
+    """
 CREATE OR REPLACE FUNCTION event_fenced() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     current_token BIGINT;
     expires TIMESTAMPTZ;
 BEGIN
-    IF NEW.fence IS NULL AND NEW.input_id IS NOT NULL THEN
+    IF NEW.fence IS NULL AND {unfenced} THEN
         RETURN NEW;
     END IF;
     SELECT token, expires_at INTO current_token, expires FROM session_lease
@@ -270,13 +272,48 @@ BEGIN
     IF NEW.fence IS NULL AND (current_token IS NULL OR expires <= clock_timestamp()) THEN
         RETURN NEW;
     END IF;
-{_REFUSE_STALE}
 """
+    + _REFUSE_STALE
+    + "\n"
+)
+"""``event_fenced`` of v3 on: ``unfenced`` names the writes let in without a token whoever holds the lease."""
+
+_V3 = _FENCED_UNLESS_FREE.format(unfenced="NEW.input_id IS NOT NULL")
 """An unfenced write (``fence`` NULL) is let in while nobody holds the session's lease (none taken,
 released, or expired): the ``Store`` facade writes so until its runner holds the lease
 (docs/scaling.md, step 3). While a lease is held, every write must carry its token, as before."""
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
+STEERING_TYPES: tuple[str, ...] = (
+    "session.renamed.1",
+    "session.agent.selected.1",
+    "session.model.selected.1",
+    "session.prompt.withdrawn.1",
+    "session.queue.reordered.1",
+    "session.queue.paused.1",
+    "session.shell.admitted.1",
+    "session.context.put.1",
+    "session.context.deleted.1",
+    "session.permission.replied.1",
+    "session.elicitation.answered.1",
+    "session.sampling.answered.1",
+)
+"""Events a person writes into a session from any host, even while another host runs it (``_V4``).
+
+Each is a request the runner reads at its next step or while it waits (a title, the next step's
+agent or model, the inbox's order, pause and withdrawals, a ``!command``, a context entry, the
+answer to an ask), the kind of write that on one machine also lands between the drain's own, from
+another task, serialized by the head row here as by SQLite's writer there. None is a runner's
+output: a stale runner is still refused, since its writes carry its (stale) token. Not listed, so
+refused while another host runs the session: everything the runner writes (steps, tools, text,
+execution, compaction, instructions, asks, snapshots, hooks) and what must not change under a
+running drain (a rewind or its undo, which rewrite the owner's files; a move)."""
+
+_V4 = _FENCED_UNLESS_FREE.format(
+    unfenced=f"(NEW.input_id IS NOT NULL OR NEW.type IN ({', '.join(repr(type_) for type_ in STEERING_TYPES)}))"
+)
+"""v3, and an unfenced steering event (:data:`STEERING_TYPES`) is let in while another host holds the lease."""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)
 
 PROJECTION_TABLES: tuple[str, ...] = tuple(table for table in SQLITE_PROJECTION_TABLES if table != "search")
 """SQLite's projection tables (children before parents) but FTS5's ``search``: ``search_doc`` holds the text."""

@@ -3,9 +3,11 @@
 A job (``Store.transact``) sees the same :class:`~agent_tui.core.store.writer.Tx` on both engines:
 ``tx.conn`` speaks the projectors' portable SQL (``PgProjectionConn``), ``tx.append`` claims the
 next seq under the session's head row (``write.append_projected``, the statement ``PgEventLog``
-appends with) and projects in the same transaction. The facade's writes are unfenced: the database
-lets them in while nobody holds the session's lease (``schema._V3``); a runner holding it is
-step 3 of docs/scaling.md.
+appends with) and projects in the same transaction. Each append carries the token of the fence
+``Store.transact`` resolved for its session (``tx.fence_for``: the drain's period, or this host's
+period of that session); a write nobody here runs goes unfenced, and the database lets it in while
+nobody holds the lease, or, while another host does, for the steering events ``schema._V4`` lists.
+A refused token is :class:`StaleFence`: the facade tells the holder, whose drain stops.
 
 One blocking psycopg connection on one thread, as SQLite's writer (the projectors are plain
 functions). Two hosts admitting one input id at once: the unique ``input_id`` index refuses the
@@ -17,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.core.errors import DatabaseUnreachable, StoreError
+from agent_tui.core.errors import DatabaseUnreachable, StaleFence, StoreError
 from agent_tui.core.log import events as ev
 from agent_tui.core.store.pg import write
 from agent_tui.core.store.pg.connect import first_line
@@ -39,6 +41,8 @@ class PgTx(Tx):
 
     raw: Any = None
     """The psycopg connection in the transaction (``rebuild`` streams through it)."""
+    fenced_with: tuple[str, int] | None = None
+    """The session and token of the last fenced append: what a refusal (``AT409``) names."""
 
     def head(self, session_id: str) -> int | None:
         row = self.raw.execute("SELECT head FROM session_head WHERE session_id = %s", (session_id,)).fetchone()
@@ -55,7 +59,10 @@ class PgTx(Tx):
     ) -> ev.StoredEvent:
         at = self.clock.now_ms() if at_ms is None else at_ms
         input_id = event.input_id if isinstance(event, ev.PromptAdmitted | ev.CompactionAdmitted) else None
-        stored = write.append_projected(self.raw, session_id, [event], None, input_id, at, first_seq)[0]
+        fence = self.fence_for(session_id)
+        token = None if fence is None else fence.token
+        self.fenced_with = None if token is None else (session_id, token)
+        stored = write.append_projected(self.raw, session_id, [event], token, input_id, at, first_seq)[0]
         self.heads[session_id] = stored.seq
         return stored
 
@@ -89,6 +96,10 @@ class PgWriter(TransactionThread):
                 if error.diag.constraint_name != _ADMISSION_INDEX or attempt == _ATTEMPTS:
                     raise
                 continue  # another host admitted this input id first: run again, and find it
+            except psycopg.Error as error:
+                if error.sqlstate == STALE_FENCE and tx.fenced_with is not None:
+                    raise StaleFence(*tx.fenced_with) from None  # another host took the session over
+                raise
             if tx.heads and self._after_commit is not None:
                 self._after_commit()
             return result, tx.heads

@@ -9,13 +9,16 @@ import asyncio
 import psycopg
 import pytest
 
-from agent_tui.core.errors import StoreError
+from agent_tui.core.errors import StaleFence, StoreError
 from agent_tui.core.inbox.admission import admit_prompt
 from agent_tui.core.log import events as ev
 from agent_tui.core.settings.config import StorageSettings
+from agent_tui.core.store import fence
+from agent_tui.core.store.fence import Fence
 from agent_tui.core.store.open import open_store
 from agent_tui.core.store.pg.event_log import PgEventLog
 from agent_tui.core.store.pg.head_watcher import PURPOSE
+from agent_tui.core.store.pg.schema import STEERING_TYPES
 from agent_tui.core.store.pg.store_engine import open_pg_store
 from agent_tui.core.store.store import Store
 from agent_tui.core.store.tail import log
@@ -75,15 +78,20 @@ async def test_two_hosts_admitting_one_input_id_admit_it_once(pg_url: str) -> No
         assert await a.head_seq("ses_1") == 2
 
 
-async def test_the_facade_cannot_write_into_a_session_a_runner_holds(pg_url: str) -> None:
+async def test_the_facade_cannot_write_a_runners_events_into_a_session_a_runner_holds(pg_url: str) -> None:
     async with await PgEventLog.open(pg_url) as runner, await open_pg_store(pg_url) as store:
         await store.publish("ses_1", created())
         held = await runner.acquire("ses_1", "host-a", 60_000)
         with pytest.raises(StoreError, match="another host runs this session"):
-            await store.publish("ses_1", renamed("unfenced"))
+            await store.publish("ses_1", ev.ExecutionStarted())
+        await store.publish("ses_1", renamed("a steering event goes in"))  # schema.STEERING_TYPES
         await runner.release(held)
-        await store.publish("ses_1", renamed("after the release"))
-        assert [s.seq for s in await store.events("ses_1")] == [1, 2]
+        await store.publish("ses_1", ev.ExecutionStarted())
+        assert [(s.seq, s.type) for s in await store.events("ses_1")] == [
+            (1, ev.SessionCreated.TYPE),
+            (2, ev.SessionRenamed.TYPE),
+            (3, ev.ExecutionStarted.TYPE),
+        ]
 
 
 async def test_a_url_selects_postgresql_and_no_url_the_sqlite_file(pg_url: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -95,3 +103,39 @@ async def test_a_url_selects_postgresql_and_no_url_the_sqlite_file(pg_url: str, 
     async with await open_store(StorageSettings(), path) as on_file:
         assert on_file.path == path and await on_file.session("ses_1") is None
     assert isinstance(on_file, Store)
+
+
+async def test_a_write_carries_its_periods_token_and_a_stale_one_raises_stale_fence(pg_url: str) -> None:
+    async with await PgEventLog.open(pg_url) as other, await open_pg_store(pg_url) as store:
+        await store.publish("ses_1", created())
+        first = await other.acquire("ses_1", "host-a", 60_000)
+        refusals: list[int] = []
+        old = Fence("ses_1", first.token, refused=lambda: refusals.append(first.token))
+        with fence.fencing(old):
+            await store.publish("ses_1", ev.ExecutionStarted())
+        await other.release(first)
+        second = await other.acquire("ses_1", "host-b", 60_000)  # a takeover: the token grows
+        with fence.fencing(old), pytest.raises(StaleFence) as refused:
+            await store.publish("ses_1", ev.ExecutionSucceeded())
+        assert (refused.value.session_id, refused.value.token, refusals) == ("ses_1", first.token, [first.token])
+        with fence.fencing(Fence("ses_1", second.token)):
+            await store.publish("ses_1", ev.ExecutionStarted())
+        cursor = await other._reader.execute(  # noqa: SLF001 - the column no read of the log returns
+            "SELECT seq, fence FROM event WHERE session_id = %s ORDER BY seq", ("ses_1",)
+        )
+        assert await cursor.fetchall() == [(1, None), (2, first.token), (3, second.token)]
+
+
+async def test_a_write_made_here_outside_the_period_carries_the_running_periods_token(pg_url: str) -> None:
+    async with await PgEventLog.open(pg_url) as other, await open_pg_store(pg_url) as store:
+        await store.publish("ses_1", created())
+        held = await other.acquire("ses_1", "host-a", 60_000)
+        store.running_fence = lambda sid: Fence(sid, held.token) if sid == "ses_1" else None
+        await store.publish("ses_1", ev.ExecutionStarted())  # not a steering event: refused unfenced
+        assert [s.type for s in await store.events("ses_1")][-1] == ev.ExecutionStarted.TYPE
+
+
+def test_every_steering_type_names_an_event_and_none_is_a_runners() -> None:
+    assert set(STEERING_TYPES) <= set(ev.EVENT_TYPES)
+    runners = {ev.ExecutionStarted, ev.StepStarted, ev.ToolCalled, ev.PermissionAsked, ev.SessionRewound}
+    assert not {cls.TYPE for cls in runners} & set(STEERING_TYPES)
