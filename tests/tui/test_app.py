@@ -617,7 +617,9 @@ async def test_page_keys_scroll_the_transcript_from_the_prompt(fake_sessions, ma
     app = make_app(StartMode(session_id=SID))
     async with app.run_test(size=(80, 20)) as pilot:
         view = app.query_one(TranscriptView)
-        await until(pilot, lambda: view.max_scroll_y > 0 and view.scroll_y == view.max_scroll_y)
+        # all 24 blocks first: the first paint mounts the newest, the fill-in above comes a frame later
+        await until(pilot, lambda: len(blocks(app)) == 24 and view.max_scroll_y > 0)
+        await until(pilot, lambda: view.scroll_y == view.max_scroll_y)
         await pilot.press("pageup")
         await until(pilot, lambda: view.scroll_y < view.max_scroll_y)  # the page moved, not the cursor
         assert app.focused is app.query_one(PromptInput)
