@@ -493,7 +493,10 @@ class SessionView(FeedHost, Vertical):
 
     def on_prompt_input_scroll_transcript(self, message: PromptInput.ScrollTranscript) -> None:
         view = self.query_one(TranscriptView)
-        view.scroll_page_up() if message.pages < 0 else view.scroll_page_down()
+        # At once, not animated: an animated page-up starts at the bottom, where a repaint in its first
+        # frames (the 1 s liveness poll) found the view still following and put it back.
+        page = view.scrollable_content_region.height
+        view.scroll_to(y=view.scroll_y + message.pages * page, animate=False, immediate=True)
 
     def on_permission_panel_typed(self, message: PermissionPanel.Typed) -> None:
         self.query_one(PromptInput).insert(message.character)
