@@ -141,7 +141,7 @@ class Runtime:
         runtime = cls(sessions, loader, permission_policy, stream, clock, registry_factory, observer)
         if runtime._cluster is not None:
             try:
-                await runtime._cluster.serve(runtime._coordinator.interrupt)
+                await runtime._cluster.serve(runtime._coordinator.interrupt, runtime._coordinator.wake)
             except BaseException:
                 await runtime.close()
                 raise

@@ -9,7 +9,6 @@ import re
 import signal
 import stat
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
@@ -74,12 +73,6 @@ async def _serve(
     match = next(m for line in lines if (m := re.match(r"agent-tui: serving (http://127\.0\.0\.1:(\d+)) ", line)))
     assert int(match.group(2)) > 0
     return Served(proc, match.group(1), lines)
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeProvider]:
-    async with FakeProvider() as provider:
-        yield provider
 
 
 async def test_serve_runs_prompts_and_shuts_down_cleanly(

@@ -10,12 +10,10 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
 import psycopg
-import pytest
 
 from agent_tui.testing.fake_provider import FakeProvider
 from tests.server.test_serve_cmd import Served, _serve
@@ -23,12 +21,6 @@ from tests.warmth import LaunchMode
 
 WAIT_S = 60.0
 PROMPTS = 6
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeProvider]:
-    async with FakeProvider() as provider:
-        yield provider
 
 
 async def stop(served: Served) -> None:

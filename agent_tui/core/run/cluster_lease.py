@@ -40,8 +40,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 
-TTL_MS = 15_000
-"""How long a lease lives unrenewed: the worst-case stall after an owner dies (docs/scaling.md)."""
 RENEW_FRACTION = 3
 """Renew every TTL / 3: two renewals may fail (a slow statement, a restarting server) before expiry."""
 
@@ -56,7 +54,9 @@ class ClusterLeases:
     """One host's leases on one database: its owner name, the TTL, and a connection for the lease
     statements (reconnected when the server dropped it)."""
 
-    def __init__(self, url: str, owner: str, ttl_ms: int = TTL_MS, renew_ms: int | None = None) -> None:
+    def __init__(self, url: str, owner: str, ttl_ms: int, renew_ms: int | None = None) -> None:
+        """``ttl_ms``: how long a lease lives unrenewed (``storage.lease_ttl_ms``), the worst-case
+        stall after an owner dies (docs/scaling.md)."""
         self.url = url
         self.owner = owner
         self.ttl_ms = ttl_ms

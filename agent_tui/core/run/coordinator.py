@@ -158,7 +158,10 @@ class Coordinator:
         return busy
 
     async def wake(self, session_id: str) -> bool:
-        """Report new durable inbox work. Returns False if another process owns it."""
+        """Report new durable inbox work. Returns False if another process owns it, or this one is
+        shutting down (the work stays pending for whoever runs the session next)."""
+        if self._closed:
+            return False
         busy = self._busy.get(session_id)
         if busy is not None:
             busy.follow_up = True

@@ -159,6 +159,9 @@ class StorageSettings(_Section):
     url: str | None = None
     """A ``postgresql://`` URL: sessions live in that database (``pip install 'agent-tui[postgres]'``)
     instead of the SQLite file; ``AGENT_TUI_DATABASE_URL`` sets it too (docs/scaling.md)."""
+    lease_ttl_ms: int = Field(default=15_000, ge=1_000)
+    """With ``url``: how long a running session's lease lives unrenewed (renewed every third of it),
+    so the worst-case stall before another host takes over a dead owner's session (docs/scaling.md)."""
 
     @field_validator("url")
     @classmethod

@@ -27,7 +27,7 @@ from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.tool import Tool, ToolResult
 from agent_tui.vocab.tool_output import ToolOutput
 
-WAIT_S = 20.0
+WAIT_S = 60.0  # a first model call (LiteLLM's import) on a loaded 2-core machine takes a while
 
 
 class GateInput(BaseModel):

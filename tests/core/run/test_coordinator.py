@@ -48,6 +48,13 @@ async def test_wake_while_idle_starts_an_unforced_drain(parts) -> None:
     assert drainer.calls == [("ses_a", False)] and recorder.types() == ["started", "succeeded"]
 
 
+async def test_a_wake_after_shutdown_starts_nothing(parts) -> None:
+    drainer, recorder, coordinator = parts
+    await coordinator.shutdown()
+    assert await coordinator.wake("ses_a") is False  # a cluster host adopting a lease while it closes
+    assert coordinator.active() == {} and drainer.calls == [] and recorder.types() == []
+
+
 async def test_wakes_coalesce_into_one_follow_up(parts) -> None:
     drainer, recorder, coordinator = parts
     await coordinator.wake("ses_a")
