@@ -7,7 +7,8 @@ adapter (``store/pg/projection_conn.py``) that turns ``?`` into psycopg's ``%s``
 
 What cannot be portable is a :class:`Dialect`, found from the connection by :func:`dialect_of`:
 the full-text index (FTS5's ``search`` beside ``search_doc`` on SQLite; one ``search_doc`` table
-with a generated ``tsvector`` column on PostgreSQL) and reading one field of a JSON column.
+with a generated ``tsvector`` column on PostgreSQL), reading one field of a JSON column, and the
+column types the shared tables are declared with (``store/shared_schema.py``).
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ class Dialect:
     name = "sqlite"
     log_order = "rowid"
     """The ``event`` column that orders the whole log as it was written."""
+    int64_type = "INTEGER"
+    """The column type of a seq, a time in ms, a count: SQLite's ``INTEGER`` is 64 bits already."""
+    float64_type = "REAL"
+    """The column type of a cost."""
 
     def json_field(self, column: str, key: str) -> str:
         """An SQL expression: the field ``key`` (``a.b`` for a nested one) of a JSON text column, as text;
@@ -91,6 +96,8 @@ class PostgresDialect(Dialect):
 
     name = "postgresql"
     log_order = "pos"
+    int64_type = "BIGINT"
+    float64_type = "DOUBLE PRECISION"
 
     def json_field(self, column: str, key: str) -> str:
         path = key.replace(".", ",")

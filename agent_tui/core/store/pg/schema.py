@@ -25,7 +25,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.errors import DatabaseTooNew
+from agent_tui.core.projections.sql import POSTGRES
+from agent_tui.core.store import shared_schema as shared
 from agent_tui.core.store.schema import PROJECTION_TABLES as SQLITE_PROJECTION_TABLES
+from agent_tui.core.store.shared_schema import ddl
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
@@ -100,146 +103,13 @@ CREATE TRIGGER event_notify AFTER INSERT ON event REFERENCING NEW TABLE AS inser
     FOR EACH STATEMENT EXECUTE FUNCTION event_notify();
 """
 
-_V2 = """
+_SQLITE_V1_TO_V6 = (shared.SESSIONS, shared.QUEUE, shared.PLAN, shared.SPAWNED, shared.STEP_USAGE, shared.REVOCATIONS)
+"""The shared tables as SQLite's v6 left them: v2 below is frozen, so a later shared script is a later migration."""
+
+_V2 = f"""
 ALTER TABLE event ADD COLUMN pos BIGINT GENERATED ALWAYS AS IDENTITY;
 CREATE UNIQUE INDEX event_pos ON event (pos);
-CREATE TABLE session (
-    id TEXT PRIMARY KEY,
-    title TEXT,
-    title_source TEXT,
-    location TEXT NOT NULL,
-    project_root TEXT NOT NULL,
-    agent TEXT NOT NULL,
-    model TEXT,
-    parent_id TEXT,
-    created BIGINT NOT NULL,
-    updated BIGINT NOT NULL,
-    message_count BIGINT NOT NULL DEFAULT 0,
-    last_message TEXT,
-    input_tokens BIGINT NOT NULL DEFAULT 0,
-    output_tokens BIGINT NOT NULL DEFAULT 0,
-    cost DOUBLE PRECISION NOT NULL DEFAULT 0,
-    head_seq BIGINT NOT NULL DEFAULT 0,
-    spawned_by TEXT,
-    spawned_message_id TEXT,
-    spawned_call_id TEXT
-);
-CREATE INDEX session_updated ON session (updated DESC, id);
-CREATE INDEX session_location_updated ON session (location, updated DESC, id);
-CREATE INDEX session_spawned_by ON session (spawned_by, created) WHERE spawned_by IS NOT NULL;
-CREATE TABLE message (
-    id TEXT PRIMARY KEY,
-    session_id TEXT NOT NULL REFERENCES session (id) ON DELETE CASCADE,
-    seq BIGINT NOT NULL,
-    kind TEXT NOT NULL,
-    data_json TEXT NOT NULL,
-    created BIGINT NOT NULL,
-    updated BIGINT NOT NULL
-);
-CREATE INDEX message_session_seq ON message (session_id, seq);
-CREATE TABLE tool_call (
-    session_id TEXT NOT NULL REFERENCES session (id) ON DELETE CASCADE,
-    assistant_message_id TEXT NOT NULL,
-    call_id TEXT NOT NULL,
-    seq BIGINT NOT NULL,
-    name TEXT NOT NULL,
-    input_json TEXT NOT NULL,
-    state TEXT NOT NULL,
-    output_json TEXT,
-    error_json TEXT,
-    call_meta_json TEXT NOT NULL,
-    result_meta_json TEXT,
-    hosted INTEGER NOT NULL,
-    PRIMARY KEY (assistant_message_id, call_id)
-);
-CREATE INDEX tool_call_session ON tool_call (session_id, seq);
-CREATE TABLE session_input (
-    id TEXT PRIMARY KEY,
-    session_id TEXT NOT NULL REFERENCES session (id) ON DELETE CASCADE,
-    kind TEXT NOT NULL,
-    delivery TEXT,
-    prompt_json TEXT,
-    fingerprint TEXT NOT NULL,
-    admitted_seq BIGINT NOT NULL,
-    promoted_seq BIGINT,
-    settled_seq BIGINT,
-    withdrawn INTEGER NOT NULL DEFAULT 0,
-    created BIGINT NOT NULL,
-    queue_rank BIGINT
-);
-CREATE INDEX session_input_pending ON session_input (session_id, admitted_seq)
-    WHERE promoted_seq IS NULL AND withdrawn = 0;
-CREATE UNIQUE INDEX session_input_one_pending_compaction ON session_input (session_id)
-    WHERE kind = 'compaction' AND promoted_seq IS NULL AND withdrawn = 0;
-CREATE TABLE queue_state (
-    session_id TEXT PRIMARY KEY REFERENCES session (id) ON DELETE CASCADE,
-    paused INTEGER NOT NULL
-);
-CREATE TABLE instruction_checkpoint (
-    session_id TEXT PRIMARY KEY REFERENCES session (id) ON DELETE CASCADE,
-    baseline TEXT NOT NULL,
-    baseline_seq BIGINT NOT NULL,
-    applied_json TEXT NOT NULL
-);
-CREATE TABLE context_entry (
-    session_id TEXT NOT NULL REFERENCES session (id) ON DELETE CASCADE,
-    key TEXT NOT NULL,
-    value_json TEXT NOT NULL,
-    PRIMARY KEY (session_id, key)
-);
-CREATE TABLE permission_request (
-    request_id TEXT PRIMARY KEY,
-    session_id TEXT NOT NULL REFERENCES session (id) ON DELETE CASCADE,
-    seq BIGINT NOT NULL,
-    assistant_message_id TEXT,
-    call_id TEXT,
-    action TEXT NOT NULL,
-    resources_json TEXT NOT NULL,
-    save_json TEXT NOT NULL,
-    detail_json TEXT NOT NULL,
-    reply TEXT,
-    message TEXT,
-    replied_seq BIGINT,
-    created BIGINT NOT NULL
-);
-CREATE INDEX permission_request_pending ON permission_request (session_id, seq) WHERE reply IS NULL;
-CREATE TABLE permission_approval (
-    project_root TEXT NOT NULL,
-    action TEXT NOT NULL,
-    pattern TEXT NOT NULL,
-    created BIGINT NOT NULL,
-    PRIMARY KEY (project_root, action, pattern)
-);
-CREATE TABLE permission_revocation (
-    project_root TEXT NOT NULL,
-    action TEXT NOT NULL,
-    pattern TEXT NOT NULL,
-    revoked BIGINT NOT NULL,
-    PRIMARY KEY (project_root, action, pattern)
-);
-CREATE TABLE plan_update (
-    session_id TEXT NOT NULL REFERENCES session (id) ON DELETE CASCADE,
-    seq BIGINT NOT NULL,
-    call_id TEXT NOT NULL,
-    items_json TEXT NOT NULL,
-    PRIMARY KEY (session_id, seq)
-);
-CREATE TABLE step_usage (
-    session_id TEXT NOT NULL REFERENCES session (id) ON DELETE CASCADE,
-    seq BIGINT NOT NULL,
-    at BIGINT NOT NULL,
-    model TEXT NOT NULL,
-    agent TEXT NOT NULL,
-    input_tokens BIGINT NOT NULL,
-    output_tokens BIGINT NOT NULL,
-    reasoning_tokens BIGINT NOT NULL,
-    cache_read_tokens BIGINT NOT NULL,
-    cache_write_tokens BIGINT NOT NULL,
-    cost DOUBLE PRECISION,
-    cost_source TEXT,
-    PRIMARY KEY (session_id, seq)
-);
-CREATE INDEX step_usage_at ON step_usage (at);
+{"".join(ddl(script, POSTGRES) for script in _SQLITE_V1_TO_V6)}
 CREATE TABLE search_doc (
     session_id TEXT NOT NULL,
     message_id TEXT NOT NULL,
@@ -249,8 +119,8 @@ CREATE TABLE search_doc (
 );
 CREATE INDEX search_doc_tsv ON search_doc USING GIN (tsv);
 """
-"""The projections (SQLite's tables at its ``CURRENT_VERSION``, column for column, with ``BIGINT`` for
-its integers and ``DOUBLE PRECISION`` for its reals), written by the same projectors in the
+"""The projections (SQLite's tables at its v6, column for column: ``shared_schema.py``'s scripts with
+PostgreSQL's types, ``BIGINT`` and ``DOUBLE PRECISION``), written by the same projectors in the
 append's transaction (``pg/write.py``). Search is one table: ``search_doc`` keeps the text and a
 generated ``tsvector`` under a GIN index where SQLite pairs ``search_doc`` with an FTS5 table. The
 ``simple`` configuration (lower case, no stemming, no stop words) is the nearest to FTS5's
