@@ -130,6 +130,16 @@ def test_any_malformed_line_is_one_error_naming_it(data: st.DataObject) -> None:
         gemini.read("\n".join(lines) + "\n", str(GEMINI))
 
 
+def test_a_record_or_message_of_another_shape_is_one_error_naming_it() -> None:
+    rows = _lines()
+    with pytest.raises(UnreadableSession, match=r"^s\.jsonl: line 2 does not fit the Gemini CLI session format"):
+        _read([rows[0], {"$set": {"messages": [5]}}, *rows[1:]])
+    last = max(i for i, row in enumerate(rows) if row.get("type") == "gemini")
+    rows[last]["toolCalls"] = [5]
+    with pytest.raises(UnreadableSession, match=r"^s\.jsonl: a message does not fit the Gemini CLI session format"):
+        _read(rows)
+
+
 def test_what_a_rewind_took_back_is_left_out_with_a_note() -> None:
     rows = _lines()
     end = next(i for i, r in enumerate(rows) if "single pixel" in str(r.get("content")))

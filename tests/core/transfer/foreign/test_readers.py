@@ -114,6 +114,21 @@ def test_an_unknown_version_is_refused_by_name() -> None:
         claude_code.read(_text(_lines(CODEX)), "r.jsonl")
 
 
+def test_a_record_of_another_shape_is_one_error_naming_the_file_and_line() -> None:
+    rows = _lines(CLAUDE)
+    at = next(i for i, row in enumerate(rows) if row.get("type") == "assistant")
+    rows[at]["message"] = 5
+    with pytest.raises(
+        UnreadableSession, match=rf"^s\.jsonl: line {at + 1} \(assistant\) does not fit the Claude Code"
+    ):
+        claude_code.read(_text(rows), "s.jsonl")
+    rows = _lines(CODEX)
+    at = next(i for i, row in enumerate(rows) if row.get("type") == "response_item")
+    rows[at]["payload"] = {"type": "message", "role": "user", "content": 7}
+    with pytest.raises(UnreadableSession, match=rf"^r\.jsonl: line {at + 1} \(response_item\) does not fit the Codex"):
+        codex.read(_text(rows), "r.jsonl")
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.sampled_from(["claude", "codex"]), st.data())
 def test_any_malformed_line_is_one_error_naming_it(agent: str, data: st.DataObject) -> None:
