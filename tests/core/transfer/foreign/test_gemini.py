@@ -13,10 +13,8 @@ from hypothesis import strategies as st
 from agent_tui.core.log import events as ev
 from agent_tui.core.transfer.foreign import gemini
 from agent_tui.core.transfer.foreign.draft import Imported, UnreadableSession
+from tests.fakes.foreign_homes import CODEX, GEMINI
 
-DATA = Path(__file__).parents[3] / "data" / "foreign"
-GEMINI = next((DATA / "gemini").glob("session-*.jsonl"))
-CODEX = next((DATA / "codex").glob("rollout-*.jsonl"))
 PROJ = "/tmp/foreign-fixture-gemini/proj"
 CALL_IDS = [  # as Gemini CLI records them: the tool's name before the id the model gave
     "run_shell_command__call_ls01",

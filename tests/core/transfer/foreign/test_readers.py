@@ -12,10 +12,7 @@ from hypothesis import strategies as st
 from agent_tui.core.log import events as ev
 from agent_tui.core.transfer.foreign import claude_code, codex
 from agent_tui.core.transfer.foreign.draft import Imported, UnreadableSession
-
-DATA = Path(__file__).parents[3] / "data" / "foreign"
-CLAUDE = next((DATA / "claude_code").glob("*.jsonl"))
-CODEX = next((DATA / "codex").glob("rollout-*.jsonl"))
+from tests.fakes.foreign_homes import CLAUDE, CODEX
 
 
 def _of(imported: Imported, kind: type[ev.DurableEvent]) -> list[ev.DurableEvent]:
