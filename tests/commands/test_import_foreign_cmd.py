@@ -1,44 +1,34 @@
-"""``agent-tui import --from claude|codex|opencode``: the agents' default locations under HOME, the report, the exit codes."""
+"""``agent-tui import --from claude|codex|gemini|opencode``: the agents' default locations under HOME, the report, the exit codes."""
 
 from __future__ import annotations
 
 import json
-import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from agent_tui.core.api import open_sessions
+from tests.fakes.foreign_homes import (
+    CLAUDE,
+    CLAUDE_SUBAGENT,
+    OPENCODE_EXPORT,
+    OPENCODE_SESSION_ID,
+    claude_folder,
+    claude_home,
+    codex_home,
+    gemini_home,
+    opencode_home,
+)
 
 from .test_store_commands import agent_tui
-
-DATA = Path(__file__).parents[1] / "data" / "foreign"
-CLAUDE = next((DATA / "claude_code").glob("*.jsonl"))
-CODEX = next((DATA / "codex").glob("rollout-*.jsonl"))
-
-
-def _claude_home(home: Path, cwd: Path) -> Path:
-    """HOME with the fixture as Claude Code keeps a session of ``cwd``."""
-    folder = home / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
-    folder.mkdir(parents=True)
-    return Path(shutil.copy(CLAUDE, folder))
-
-
-def _codex_home(home: Path, cwd: Path) -> Path:
-    """HOME with the fixture as Codex keeps it, its session_meta naming ``cwd`` (the rest as the agent wrote it)."""
-    folder = home / ".codex" / "sessions" / "2026" / "12" / "06"
-    folder.mkdir(parents=True)
-    lines = CODEX.read_text(encoding="utf-8").splitlines(keepends=True)
-    meta = json.loads(lines[0])
-    meta["payload"]["cwd"] = str(cwd)
-    target = folder / CODEX.name
-    target.write_text(json.dumps(meta) + "\n" + "".join(lines[1:]), encoding="utf-8")
-    return target
 
 
 async def test_this_directorys_sessions_are_found_imported_once_and_reported(tmp_path: Path, workdir: Path) -> None:
     home = tmp_path / "home"
-    _claude_home(home, workdir)
-    _codex_home(home, workdir)
+    claude_home(home, workdir)
+    codex_home(home, workdir)
     env = {"HOME": str(home)}
     out = agent_tui("import", "--from", "claude", "--project", str(workdir), cwd=workdir, env=env)
     assert out.returncode == 0, out.stderr
@@ -66,14 +56,29 @@ async def test_this_directorys_sessions_are_found_imported_once_and_reported(tmp
     assert len(listed) == 3
 
 
-def test_by_session_id_path_and_all(tmp_path: Path, workdir: Path) -> None:
+@pytest.mark.parametrize(
+    ("agent", "label", "keep"), [("codex", "Codex", codex_home), ("gemini", "Gemini CLI", gemini_home)]
+)
+def test_another_directorys_sessions_are_none_of_this_ones_and_all_imports_them(
+    agent: str, label: str, keep: Callable[[Path, Path], Path], tmp_path: Path, workdir: Path
+) -> None:
     home = tmp_path / "home"
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    _codex_home(home, elsewhere)
+    keep(home, elsewhere)
     env = {"HOME": str(home)}
-    none_here = agent_tui("import", "--from", "codex", cwd=workdir, env=env)
-    assert none_here.returncode == 1 and f"no Codex sessions for {workdir}" in none_here.stderr
+    none_here = agent_tui("import", "--from", agent, cwd=workdir, env=env)
+    assert none_here.returncode == 1 and f"no {label} sessions for {workdir}" in none_here.stderr
+    everything = agent_tui("import", "--from", agent, "--all", cwd=workdir, env=env)
+    assert everything.returncode == 0 and f"{label}: 1 imported" in everything.stderr
+
+
+def test_by_session_id_and_path(tmp_path: Path, workdir: Path) -> None:
+    home = tmp_path / "home"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    codex_home(home, elsewhere)
+    env = {"HOME": str(home)}
     by_id = agent_tui("import", "--from", "codex", "01a24aa4-7c34-7cb1-8e31-5a321a3aef71", cwd=workdir, env=env)
     assert by_id.returncode == 0 and "Codex: 1 imported" in by_id.stderr
     everything = agent_tui("import", "--from", "codex", "--all", cwd=workdir, env=env)
@@ -105,8 +110,8 @@ async def test_a_session_with_a_subagent_is_one_import_and_its_transcript_alone_
     tmp_path: Path, workdir: Path
 ) -> None:
     home = tmp_path / "home"
-    folder = home / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(workdir))
-    shutil.copytree(DATA / "claude_code_subagent", folder)
+    folder = claude_folder(home, workdir)
+    shutil.copytree(CLAUDE_SUBAGENT, folder)
     env = {"HOME": str(home)}
     out = agent_tui("import", "--from", "claude", "--project", str(workdir), cwd=workdir, env=env)
     assert out.returncode == 0, out.stderr
@@ -121,30 +126,30 @@ async def test_a_session_with_a_subagent_is_one_import_and_its_transcript_alone_
 def test_opencode_sessions_come_from_its_database_once_by_directory_id_or_export_file(
     tmp_path: Path, workdir: Path
 ) -> None:
-    from tests.core.transfer.foreign.test_opencode_db import EXPORT, SESSION_ID, opencode_home
-
     home = tmp_path / "home"
     opencode_home(home, workdir)
     env = {"HOME": str(home), "XDG_DATA_HOME": "", "OPENCODE_DB": ""}
     out = agent_tui("import", "--from", "opencode", cwd=workdir, env=env)
     assert out.returncode == 0, out.stderr
     (made,) = out.stdout.split()
-    assert f"imported {SESSION_ID} as {made}" in out.stderr
+    assert f"imported {OPENCODE_SESSION_ID} as {made}" in out.stderr
     assert "2 tool calls (apply_patch)" in out.stderr and "1 foreign tool calls" in out.stderr
     assert "1 compactions" in out.stderr and "note: text opencode wrote into user messages itself" in out.stderr
     assert "opencode: 1 imported, 0 skipped (imported before), 0 unreadable" in out.stderr
 
-    by_id = agent_tui("import", "--from", "opencode", SESSION_ID, cwd=workdir, env=env)
+    by_id = agent_tui("import", "--from", "opencode", OPENCODE_SESSION_ID, cwd=workdir, env=env)
     assert by_id.returncode == 0 and by_id.stdout.split() == [made]
-    assert f"skipped {SESSION_ID}: imported before as {made}" in by_id.stderr
-    by_file = agent_tui("import", "--from", "opencode", str(EXPORT), "--project", str(workdir), cwd=workdir, env=env)
+    assert f"skipped {OPENCODE_SESSION_ID}: imported before as {made}" in by_id.stderr
+    by_file = agent_tui(
+        "import", "--from", "opencode", str(OPENCODE_EXPORT), "--project", str(workdir), cwd=workdir, env=env
+    )
     assert by_file.returncode == 0 and by_file.stdout.split() == [made], "the export is the same source"
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     none_there = agent_tui("import", "--from", "opencode", cwd=elsewhere, env=env)
     assert none_there.returncode == 1 and f"no opencode sessions for {elsewhere.resolve()}" in none_there.stderr
 
-    newer = json.loads(EXPORT.read_text(encoding="utf-8"))
+    newer = json.loads(OPENCODE_EXPORT.read_text(encoding="utf-8"))
     newer["info"]["version"] = "2.0.1"
     unknown = tmp_path / "newer.json"
     unknown.write_text(json.dumps(newer), encoding="utf-8")

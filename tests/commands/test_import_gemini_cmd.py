@@ -1,34 +1,20 @@
-"""``agent-tui import --from gemini``: Gemini CLI's default location under HOME, the report, once, by id."""
+"""``agent-tui import --from gemini``: Gemini CLI's default location under HOME, the report, once, by id, the older layout."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
+from tests.fakes.foreign_homes import gemini_home
+
 from .test_store_commands import agent_tui
 
-GEMINI = next((Path(__file__).parents[1] / "data" / "foreign" / "gemini").glob("session-*.jsonl"))
 SOURCE_ID = "b8daf9e3-161c-4228-bf13-1c7e4ae7e480"
-
-
-def _gemini_home(home: Path, cwd: Path) -> Path:
-    """HOME with the fixture as Gemini CLI keeps a session of ``cwd``: in its project folder, with the
-    ``.project_root`` marker, the first line's projectHash the sha256 of ``cwd`` (the rest as the agent wrote it)."""
-    project = home / ".gemini" / "tmp" / cwd.name
-    (project / "chats").mkdir(parents=True)
-    (project / ".project_root").write_text(str(cwd))
-    lines = GEMINI.read_text(encoding="utf-8").splitlines(keepends=True)
-    meta = json.loads(lines[0])
-    meta["projectHash"] = hashlib.sha256(str(cwd).encode()).hexdigest()
-    target = project / "chats" / GEMINI.name
-    target.write_text(json.dumps(meta) + "\n" + "".join(lines[1:]), encoding="utf-8")
-    return target
 
 
 def test_this_directorys_sessions_are_found_imported_once_and_reported(tmp_path: Path, workdir: Path) -> None:
     home = tmp_path / "home"
-    _gemini_home(home, workdir)
+    gemini_home(home, workdir)
     env = {"HOME": str(home)}
     out = agent_tui("import", "--from", "gemini", cwd=workdir, env=env)
     assert out.returncode == 0, out.stderr
@@ -48,18 +34,9 @@ def test_this_directorys_sessions_are_found_imported_once_and_reported(tmp_path:
     assert forced.returncode == 0 and forced.stdout.split() != [session_id]
 
 
-def test_none_here_all_and_a_file_of_another_layout(tmp_path: Path, workdir: Path) -> None:
-    home = tmp_path / "home"
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    _gemini_home(home, elsewhere)
-    env = {"HOME": str(home)}
-    none_here = agent_tui("import", "--from", "gemini", cwd=workdir, env=env)
-    assert none_here.returncode == 1 and f"no Gemini CLI sessions for {workdir}" in none_here.stderr
-    everything = agent_tui("import", "--from", "gemini", "--all", cwd=workdir, env=env)
-    assert everything.returncode == 0 and "Gemini CLI: 1 imported" in everything.stderr
+def test_a_file_of_the_older_layout_is_refused_by_name(tmp_path: Path, workdir: Path) -> None:
     legacy = tmp_path / "session-old.json"
     legacy.write_text(json.dumps({"sessionId": "x", "projectHash": "y", "messages": []}, indent=2))
-    out = agent_tui("import", "--from", "gemini", str(legacy), cwd=workdir, env=env)
+    out = agent_tui("import", "--from", "gemini", str(legacy), cwd=workdir, env={"HOME": str(tmp_path / "home")})
     assert out.returncode == 1 and out.stdout == ""
     assert "an older Gemini CLI session (one JSON object)" in out.stderr and "1 unreadable" in out.stderr

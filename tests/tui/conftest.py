@@ -1,6 +1,7 @@
 """Pilot fixtures: the app over FakeSessions with a manual clock and zero delays; and, for the MCP
 tests, the app over a real runtime with one MCP server process (``runtime``: the module names the
-server with an ``mcp_server`` fixture)."""
+server with an ``mcp_server`` fixture); for the imports, the other agents' HOME and the picker's
+"import from…"."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 from textual.pilot import Pilot
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 
 from agent_tui.tui.app import AgentApp, StartMode
@@ -22,6 +23,7 @@ from tests.fakes.sessions import FakeSessions
 if TYPE_CHECKING:
     from agent_tui.core.api import Runtime
     from agent_tui.testing.fake_provider import FakeProvider, ScriptToolCall, Turn
+    from agent_tui.tui.transcript_blocks import ToolBlock
 
 LOCATION = "/tmp/project"
 FAST = Timings(permission_grace_s=0.5, quit_window_s=2.0, search_debounce_s=0.0, flush_interval_s=0.0)
@@ -153,3 +155,37 @@ async def logged(runtime: Runtime, app: AgentApp, prefix: str) -> list[tuple[str
         if not isinstance(item, Synced) and item.type.startswith(prefix):
             out.append((item.type, item.event.model_dump(mode="json")))
     return out
+
+
+@pytest.fixture
+def foreign_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """HOME, where the other agents' sessions are looked for (``tests.fakes.foreign_homes`` places them),
+    and none of their own places set."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.delenv("OPENCODE_DB", raising=False)
+    return home
+
+
+async def open_import_from(app: AgentApp, pilot: Pilot[Any]) -> None:
+    """The picker, then its "import from…" (Ctrl+G), listed."""
+    from agent_tui.tui.screens.import_from import ImportScreen
+    from agent_tui.tui.screens.picker import SessionPicker
+
+    await pilot.press("ctrl+r")
+    await until(pilot, lambda: isinstance(app.screen, SessionPicker) and app.screen.loaded_generation > 0)
+    await pilot.press("ctrl+g")
+    await until(pilot, lambda: isinstance(app.screen, ImportScreen) and app.screen.loaded)
+
+
+async def import_highlighted(app: AgentApp, pilot: Pilot[Any]) -> dict[str, ToolBlock]:
+    """Enter on "import from…": the highlighted session imported and opened, its transcript drawn (both
+    prompts of the fixtures); its tool calls by call id."""
+    from agent_tui.tui.widgets.block_widgets import UserMessage
+    from agent_tui.tui.widgets.tool_block import ToolCallView
+
+    await pilot.press("enter")
+    await until(pilot, lambda: app.view.session_id is not None and not isinstance(app.screen, ModalScreen))
+    await until(pilot, lambda: len(app.query(UserMessage)) == 2)
+    return {view.block.call_id: view.block for view in app.query(ToolCallView)}

@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from textual.screen import ModalScreen
 from textual.widgets import Collapsible
 
 from agent_tui.tui.screens.picker import SessionPicker
 from agent_tui.tui.widgets.block_widgets import CompactionDivider, InstructionNote, ReasoningView, UserMessage
 from agent_tui.tui.widgets.tool_block import ToolCallView
+from tests.fakes.foreign_homes import CLAUDE, CLAUDE_SUBAGENT, CODEX, claude_home, codex_home, opencode_home
 
-from .test_app import until
+from .conftest import import_highlighted, open_import_from, until
 from .test_app_store import app_for, real  # noqa: F401 - the fixture
-
-DATA = Path(__file__).parents[1] / "data" / "foreign"
 
 
 async def test_the_picker_finds_imported_sessions_and_opens_their_transcript(real, workdir, clock) -> None:  # noqa: F811
     sessions, _ = real
     made = {}
-    for agent, pattern in (("claude", "claude_code/*.jsonl"), ("codex", "codex/rollout-*.jsonl")):
-        path = next(DATA.glob(pattern))
+    for agent, path in (("claude", CLAUDE), ("codex", CODEX)):
         made[agent] = (
             await sessions.import_foreign(agent, path.read_text(encoding="utf-8"), path=str(path), location=workdir)
         ).session_id
@@ -55,39 +51,24 @@ async def test_the_picker_finds_imported_sessions_and_opens_their_transcript(rea
         assert (str(folded.title), folded.collapsed) == ("import note", False), "a note is in sight, not folded"
 
 
-async def _open_import_from(app, pilot) -> None:  # type: ignore[no-untyped-def]
-    """The picker, then its "import from…" (Ctrl+G), listed."""
-    from agent_tui.tui.screens.import_from import ImportScreen
-
-    await pilot.press("ctrl+r")
-    await until(pilot, lambda: isinstance(app.screen, SessionPicker) and app.screen.loaded_generation > 0)
-    await pilot.press("ctrl+g")
-    await until(pilot, lambda: isinstance(app.screen, ImportScreen) and app.screen.loaded)
-
-
 async def test_import_from_lists_this_directorys_foreign_sessions_and_opens_the_one_imported(  # noqa: F811
-    real, workdir, clock, tmp_path, monkeypatch
+    real, workdir, clock, foreign_home
 ) -> None:
     from agent_tui.tui.screens.import_from import ImportScreen
-    from tests.commands.test_import_foreign_cmd import _claude_home, _codex_home
 
     sessions, _ = real
-    home = tmp_path / "home"
-    _claude_home(home, workdir)
-    _codex_home(home, workdir)
-    monkeypatch.setenv("HOME", str(home))
+    claude_home(foreign_home, workdir)
+    codex_home(foreign_home, workdir)
     app = app_for(sessions, workdir, clock)
     async with app.run_test(size=(140, 50)) as pilot:
-        await _open_import_from(app, pilot)
+        await open_import_from(app, pilot)
         screen = app.screen
         assert sorted(f.label for f in screen.files) == ["Claude Code", "Codex"]
         assert all(f.title.startswith("FIXTURE-TASK: list the files") for f in screen.files)
         index = [f.agent for f in screen.files].index("claude")
         screen.query_one("OptionList").highlighted = index
-        await pilot.press("enter")
-        await until(pilot, lambda: app.view.session_id is not None and not isinstance(app.screen, ModalScreen))
+        await import_highlighted(app, pilot)
         opened = app.view.session_id
-        await until(pilot, lambda: len(app.query(UserMessage)) == 2)
         assert (await sessions.get(opened)).location == "/tmp/foreign-fixture-claude/proj"
         # the same session again: opened, not imported twice
         await pilot.press("ctrl+r")
@@ -106,7 +87,7 @@ async def test_an_imported_claude_subagent_opens_from_its_task_block(real, workd
     from agent_tui.tui.screens.child_session import ChildSessionScreen
 
     sessions, _ = real
-    path = next(DATA.glob("claude_code_subagent/*.jsonl"))
+    path = next(CLAUDE_SUBAGENT.glob("*.jsonl"))
     outcome = await sessions.import_foreign(
         "claude", path.read_text(encoding="utf-8"), path=str(path), location=workdir
     )
@@ -126,25 +107,16 @@ async def test_an_imported_claude_subagent_opens_from_its_task_block(real, workd
 
 
 async def test_import_from_lists_opencodes_sessions_from_its_database_and_opens_the_one_imported(  # noqa: F811
-    real, workdir, clock, tmp_path, monkeypatch
+    real, workdir, clock, foreign_home
 ) -> None:
-    from tests.core.transfer.foreign.test_opencode_db import opencode_home
-
     sessions, _ = real
-    home = tmp_path / "home"
-    opencode_home(home, workdir)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
-    monkeypatch.delenv("OPENCODE_DB", raising=False)
+    opencode_home(foreign_home, workdir)
     app = app_for(sessions, workdir, clock)
     async with app.run_test(size=(140, 50)) as pilot:
-        await _open_import_from(app, pilot)
+        await open_import_from(app, pilot)
         (found,) = app.screen.files
         assert (found.label, found.title) == ("opencode", "Edit main.py to print hello, world")
-        await pilot.press("enter")
-        await until(pilot, lambda: app.view.session_id is not None and not isinstance(app.screen, ModalScreen))
-        await until(pilot, lambda: len(app.query(UserMessage)) == 2)
-        tools = {view.block.call_id: view.block for view in app.query(ToolCallView)}
+        tools = await import_highlighted(app, pilot)
         assert tools["call_write01"].name == "apply_patch" and tools["call_glob01"].name == "glob"
         assert len(app.query(CompactionDivider)) == 1 and len(app.query(ReasoningView)) == 1
         (note,) = app.query(InstructionNote)

@@ -16,6 +16,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from turns import opening  # beside this script
+
 SNAPSHOT = (
     "<state_snapshot>\n<overall_goal>Edit main.py to print hello, world.</overall_goal>\n"
     "<key_knowledge>Summary: listed files, read and edited main.py, wrote notes.md.</key_knowledge>\n"
@@ -115,23 +117,10 @@ def answer(handler: Any, path: str, body: dict[str, Any]) -> None:
 def turns(proj: Path) -> list[dict[str, Any]]:
     main = str(proj / "main.py")
     return [
-        {
-            "after": "FIXTURE-TASK",
-            "id": "call_ls01",
-            "thinking": "Look at the files first.",
-            "text": "I'll list the files.",
-            "tool": {"name": "run_shell_command", "input": {"command": "ls", "description": "List files"}},
-        },
-        {
-            "after": "call_ls01",
-            "id": "call_read01",
-            "text": "Reading main.py before editing it.",
-            "tool": {"name": "read_file", "input": {"file_path": main}},
-        },
-        {
-            "after": "call_read01",
-            "id": "call_edit01",
-            "tool": {
+        *opening(
+            "run_shell_command",
+            read={"name": "read_file", "input": {"file_path": main}},
+            edit={
                 "name": "replace",
                 "input": {
                     "file_path": main,
@@ -140,7 +129,7 @@ def turns(proj: Path) -> list[dict[str, Any]]:
                     "new_string": "print('hello, world')",
                 },
             },
-        },
+        ),
         {
             "after": "call_edit01",
             "id": "call_write01",

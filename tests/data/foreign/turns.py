@@ -13,34 +13,38 @@ from pathlib import Path
 from typing import Any
 
 
-def claude_turns(proj: Path) -> list[dict[str, Any]]:
+def opening(shell: str, *, read: dict[str, Any], edit: dict[str, Any]) -> list[dict[str, Any]]:
+    """The turns each base scenario but Codex's opens with, in the agent's own tools: list the files (its
+    shell tool named ``shell``), read main.py (the call ``read``), change it (the call ``edit``)."""
     return [
         {
             "after": "FIXTURE-TASK",
             "id": "call_ls01",
             "thinking": "Look at the files first.",
             "text": "I'll list the files.",
-            "tool": {"name": "Bash", "input": {"command": "ls", "description": "List files"}},
+            "tool": {"name": shell, "input": {"command": "ls", "description": "List files"}},
         },
-        {
-            "after": "call_ls01",
-            "id": "call_read01",
-            "text": "Reading main.py before editing it.",
-            "tool": {"name": "Read", "input": {"file_path": str(proj / "main.py")}},
-        },
-        {
-            "after": "call_read01",
-            "id": "call_edit01",
-            "tool": {
+        {"after": "call_ls01", "id": "call_read01", "text": "Reading main.py before editing it.", "tool": read},
+        {"after": "call_read01", "id": "call_edit01", "tool": edit},
+    ]
+
+
+def claude_turns(proj: Path) -> list[dict[str, Any]]:
+    main = str(proj / "main.py")
+    return [
+        *opening(
+            "Bash",
+            read={"name": "Read", "input": {"file_path": main}},
+            edit={
                 "name": "Edit",
                 "input": {
-                    "file_path": str(proj / "main.py"),
+                    "file_path": main,
                     "old_string": "print('hello')",
                     "new_string": "print('hello, world')",
                     "replace_all": False,
                 },
             },
-        },
+        ),
         {
             "after": "call_edit01",
             "id": "call_img01",
@@ -145,33 +149,17 @@ def codex_failing_turns(proj: Path) -> list[dict[str, Any]]:
 def opencode_turns(proj: Path) -> list[dict[str, Any]]:
     """opencode asks its small model for a title first (no tools); its Chat Completions carries a tool
     result's image as a user message after the result."""
+    main = str(proj / "main.py")
     return [
         {"after": "FIXTURE-TASK", "title": True, "text": "Edit main.py to print hello, world"},
-        {
-            "after": "FIXTURE-TASK",
-            "id": "call_ls01",
-            "thinking": "Look at the files first.",
-            "text": "I'll list the files.",
-            "tool": {"name": "bash", "input": {"command": "ls", "description": "List files"}},
-        },
-        {
-            "after": "call_ls01",
-            "id": "call_read01",
-            "text": "Reading main.py before editing it.",
-            "tool": {"name": "read", "input": {"filePath": str(proj / "main.py")}},
-        },
-        {
-            "after": "call_read01",
-            "id": "call_edit01",
-            "tool": {
+        *opening(
+            "bash",
+            read={"name": "read", "input": {"filePath": main}},
+            edit={
                 "name": "edit",
-                "input": {
-                    "filePath": str(proj / "main.py"),
-                    "oldString": "print('hello')",
-                    "newString": "print('hello, world')",
-                },
+                "input": {"filePath": main, "oldString": "print('hello')", "newString": "print('hello, world')"},
             },
-        },
+        ),
         {
             "after": "call_edit01",
             "id": "call_write01",

@@ -45,6 +45,7 @@ from agent_tui.core.transfer.foreign.draft import (
     add_subagent,
     image,
     json_lines,
+    must_fit,
     refuse_unknown_version,
     time_ms,
     usage_of,
@@ -87,12 +88,8 @@ def _walk(records: list[dict[str, Any]], path: str, reader: _Reader) -> _Reader:
     for number, record in enumerate(records, 1):
         if isinstance(record.get("uuid"), str) and record["uuid"] not in branch:
             continue
-        try:
+        with must_fit(path, f"line {number} ({record.get('type')})", "the Claude Code format"):
             reader.record(record, number)
-        except (KeyError, TypeError, AttributeError) as error:
-            raise UnreadableSession(
-                f"{path}: line {number} ({record.get('type')}) does not fit the Claude Code format: {error}"
-            ) from None
     reader.flush_skipped()
     off = sum(1 for r in records if isinstance(r.get("uuid"), str) and r["uuid"] not in branch)
     if off:

@@ -36,6 +36,7 @@ from agent_tui.core.transfer.foreign.draft import (
     UnreadableSession,
     image,
     json_lines,
+    must_fit,
     time_ms,
     usage_of,
 )
@@ -66,12 +67,8 @@ def read(text: str, path: str) -> Imported:
     reader = _Reader(Draft(AGENT, LABEL), cwd)
     for number, line in enumerate(lines, 1):
         kind, payload, at = line.get("type"), line.get("payload") or {}, time_ms(line.get("timestamp"))
-        try:
+        with must_fit(path, f"line {number} ({kind})", "the Codex rollout format"):
             reader.line(kind, payload, at, number)
-        except (KeyError, TypeError, AttributeError) as error:
-            raise UnreadableSession(
-                f"{path}: line {number} ({kind}) does not fit the Codex rollout format: {error}"
-            ) from None
     if reader.instructions:
         reader.draft.note(
             f"Codex's own instructions and environment context ({reader.instructions} messages) were left out;"

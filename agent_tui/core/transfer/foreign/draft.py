@@ -20,6 +20,8 @@ import base64
 import binascii
 import json
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -52,6 +54,17 @@ def json_lines(text: str, path: str) -> list[dict[str, Any]]:
             raise UnreadableSession(f"{path}: line {number} is not a record (a JSON object); nothing was imported")
         records.append(record)
     return records
+
+
+@contextmanager
+def must_fit(path: str, where: str, form: str) -> Iterator[None]:
+    """Read one record of the file (``where``: ``line 3 (user)``, ``message 2``) in the reader's body:
+    a record of another shape than the format's (a key missing, a value of another type) makes the
+    whole file unreadable, naming the file and the record, rather than crash the import."""
+    try:
+        yield
+    except (KeyError, TypeError, AttributeError) as error:
+        raise UnreadableSession(f"{path}: {where} does not fit {form}: {error}") from None
 
 
 def time_ms(value: Any) -> int | None:

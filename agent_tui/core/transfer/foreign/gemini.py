@@ -25,11 +25,12 @@ from typing import Any
 
 from agent_tui.core.log import events as ev
 from agent_tui.core.transfer.foreign import patches
-from agent_tui.core.transfer.foreign.draft import Draft, Imported, UnreadableSession, image, time_ms
+from agent_tui.core.transfer.foreign.draft import Draft, Imported, image, must_fit, time_ms
 from agent_tui.core.transfer.foreign.gemini_log import CONTEXT_MARK, Compaction, SessionLog, records, texts
 from agent_tui.vocab.usage import Usage
 
 AGENT, LABEL = "gemini", "Gemini CLI"
+FORM = "the Gemini CLI session format"
 LAYOUT = "jsonl"  # the session layout this build reads (Imported.version: the file names no CLI version)
 
 
@@ -39,19 +40,13 @@ def read(text: str, path: str) -> Imported:
     session_id = meta["sessionId"]
     log = SessionLog(path)
     for number, record in enumerate(rows, 1):
-        try:
+        with must_fit(path, f"line {number}", FORM):
             log.record(record, number)
-        except (KeyError, TypeError, AttributeError) as error:
-            raise UnreadableSession(
-                f"{path}: line {number} does not fit the Gemini CLI session format: {error}"
-            ) from None
     draft = Draft(AGENT, LABEL)
     emit = _Emitter(draft, log.location(str(meta["projectHash"])), log.workspace())
     for entry in log.order:
-        try:
+        with must_fit(path, "a message", FORM):
             emit.entry(log.messages[entry] if isinstance(entry, str) else entry)
-        except (KeyError, TypeError, AttributeError) as error:
-            raise UnreadableSession(f"{path}: a message does not fit the Gemini CLI session format: {error}") from None
     for note in log.notes:
         draft.note(note)
     if log.contexts:

@@ -28,7 +28,14 @@ from typing import Any
 
 from agent_tui.core.log import events as ev
 from agent_tui.core.transfer.foreign import patches
-from agent_tui.core.transfer.foreign.draft import Draft, Imported, UnreadableSession, image, refuse_unknown_version
+from agent_tui.core.transfer.foreign.draft import (
+    Draft,
+    Imported,
+    UnreadableSession,
+    image,
+    must_fit,
+    refuse_unknown_version,
+)
 from agent_tui.vocab.usage import Usage
 
 AGENT, LABEL = "opencode", "opencode"
@@ -56,15 +63,11 @@ def read(text: str, path: str) -> Imported:
     reader = _Reader(Draft(AGENT, LABEL), cwd)
     reverted = (info.get("revert") or {}).get("messageID")
     for number, message in enumerate(messages, 1):
-        try:
+        with must_fit(path, f"message {number}", "the opencode session format"):
             if reverted is not None and message["info"]["id"] == reverted:
                 reader.draft.note(f"{len(messages) - number + 1} messages opencode had reverted were left out")
                 break
             reader.message(message["info"], message.get("parts") or [])
-        except (KeyError, TypeError, AttributeError) as error:
-            raise UnreadableSession(
-                f"{path}: message {number} does not fit the opencode session format: {error}"
-            ) from None
     reader.finish()
     title = info.get("title")
     title = title if isinstance(title, str) and title and not DEFAULT_TITLE.match(title) else None

@@ -15,14 +15,13 @@ from agent_tui.core.runtime import Runtime
 from agent_tui.core.transfer.foreign import claude_code
 from agent_tui.core.transfer.foreign.draft import Imported, UnreadableSession
 from agent_tui.testing.fake_provider import FakeProvider
+from tests.fakes.foreign_homes import CLAUDE, CLAUDE_SUBAGENT
 
 from ...history.test_rewind import _turn
 from ...run.runner.conftest import stored
 
-DATA = Path(__file__).parents[3] / "data" / "foreign"
-SESSION = next((DATA / "claude_code_subagent").glob("*.jsonl"))
-TRANSCRIPT = next((DATA / "claude_code_subagent").glob("*/subagents/agent-*.jsonl"))
-BASE = next((DATA / "claude_code").glob("*.jsonl"))
+SESSION = next(CLAUDE_SUBAGENT.glob("*.jsonl"))
+TRANSCRIPT = next(CLAUDE_SUBAGENT.glob("*/subagents/agent-*.jsonl"))
 PROMPT = "SUBAGENT-PROMPT: list the files in the project and report them."
 ANSWER = "SUBAGENT-RESULT: the project holds main.py and pic.png."
 
@@ -67,11 +66,11 @@ def test_a_subagents_transcript_given_alone_is_refused_naming_its_session() -> N
 
 
 def test_a_transcript_no_call_of_the_session_started_is_a_note(tmp_path: Path) -> None:
-    folder = tmp_path / BASE.stem / "subagents"
+    folder = tmp_path / CLAUDE.stem / "subagents"
     folder.mkdir(parents=True)
     shutil.copy(TRANSCRIPT, folder / TRANSCRIPT.name)
-    moved = tmp_path / BASE.name
-    shutil.copy(BASE, moved)
+    moved = tmp_path / CLAUDE.name
+    shutil.copy(CLAUDE, moved)
     imported = _read(moved)
     assert imported.children == []
     assert f"a subagent's transcript ({TRANSCRIPT.name}) no Agent call here started was left out" in imported.notes

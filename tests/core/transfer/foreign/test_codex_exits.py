@@ -11,10 +11,9 @@ from hypothesis import strategies as st
 from agent_tui.core.log import events as ev
 from agent_tui.core.transfer.foreign import codex, codex_exits
 from agent_tui.core.transfer.foreign.draft import Imported
+from tests.fakes.foreign_homes import CODEX, DATA
 
-DATA = Path(__file__).parents[3] / "data" / "foreign"
 FAILING = next((DATA / "codex_failing").glob("rollout-*.jsonl"))
-CODEX = next((DATA / "codex").glob("rollout-*.jsonl"))
 
 
 def _results(imported: Imported) -> dict[str, ev.DurableEvent]:

@@ -13,10 +13,8 @@ from hypothesis import strategies as st
 from agent_tui.core.log import events as ev
 from agent_tui.core.transfer.foreign import gemini
 from agent_tui.core.transfer.foreign.draft import Imported, UnreadableSession
+from tests.fakes.foreign_homes import CODEX, GEMINI
 
-DATA = Path(__file__).parents[3] / "data" / "foreign"
-GEMINI = next((DATA / "gemini").glob("session-*.jsonl"))
-CODEX = next((DATA / "codex").glob("rollout-*.jsonl"))
 PROJ = "/tmp/foreign-fixture-gemini/proj"
 CALL_IDS = [  # as Gemini CLI records them: the tool's name before the id the model gave
     "run_shell_command__call_ls01",
@@ -128,6 +126,16 @@ def test_any_malformed_line_is_one_error_naming_it(data: st.DataObject) -> None:
     lines[at] = data.draw(st.sampled_from(["{not json", "[1, 2]", '"text"', lines[at][: len(lines[at]) // 2]]))
     with pytest.raises(UnreadableSession, match=rf"line {at + 1} is not (JSON|a record)"):
         gemini.read("\n".join(lines) + "\n", str(GEMINI))
+
+
+def test_a_record_or_message_of_another_shape_is_one_error_naming_it() -> None:
+    rows = _lines()
+    with pytest.raises(UnreadableSession, match=r"^s\.jsonl: line 2 does not fit the Gemini CLI session format"):
+        _read([rows[0], {"$set": {"messages": [5]}}, *rows[1:]])
+    last = max(i for i, row in enumerate(rows) if row.get("type") == "gemini")
+    rows[last]["toolCalls"] = [5]
+    with pytest.raises(UnreadableSession, match=r"^s\.jsonl: a message does not fit the Gemini CLI session format"):
+        _read(rows)
 
 
 def test_what_a_rewind_took_back_is_left_out_with_a_note() -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -12,52 +11,29 @@ from agent_tui.core.log import events as ev
 from agent_tui.core.runtime import Runtime
 from agent_tui.core.transfer.foreign.draft import UnreadableSession
 from agent_tui.testing.fake_provider import FakeProvider
+from tests.fakes.foreign_homes import CLAUDE, CODEX
 
-from ...history.test_rewind import _turn
 from ...run.runner.conftest import stored
+from .conftest import assert_whole, called, import_file, lines_before, resumable, resumed
 
-DATA = Path(__file__).parents[3] / "data" / "foreign"
-CLAUDE = next((DATA / "claude_code").glob("*.jsonl"))
-CODEX = next((DATA / "codex").glob("rollout-*.jsonl"))
 FILES = {"claude": CLAUDE, "codex": CODEX}
-
-
-@pytest.fixture
-async def runtime(open_runtime: Any):  # type: ignore[no-untyped-def]
-    async with await open_runtime(policy="allow", tools="all") as opened:
-        yield opened
-
-
-def _before_compaction(path: Path) -> str:
-    """The file as the agent had written it before the compaction: a real prefix of it."""
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    cut = next(i for i, line in enumerate(lines) if "compact_boundary" in line or "CONTEXT CHECKPOINT" in line)
-    return "".join(lines[:cut])
 
 
 async def test_an_imported_claude_session_resumes_with_its_tool_history_in_the_request(
     runtime: Runtime, fake: FakeProvider, workdir: Path
 ) -> None:
-    outcome = await runtime.sessions.import_foreign(
-        "claude", _before_compaction(CLAUDE), path=str(CLAUDE), location=workdir
-    )
-    assert outcome.created
-    session = await runtime.sessions.get(outcome.session_id)
-    assert session.location == str(workdir) and session.model is None  # resumed on this config's model
-    steps = [m for m in await runtime.sessions.messages(outcome.session_id) if m.kind == "assistant"]
+    session_id, steps = await resumable(runtime, "claude", CLAUDE, lines_before(CLAUDE, "compact_boundary"), workdir)
     assert {m.data["model"] for m in steps} == {"claude-sonnet-4-5"}
-    fake.add({"text": "Carrying on."})
-    await _turn(runtime, outcome.session_id, "what did you change?")
-    sent = json.dumps(fake.accepted[-1].body["messages"])
+    body = await resumed(runtime, fake, session_id, "what did you change?", "Carrying on.")
+    sent = json.dumps(body)
     for seen in ("FIXTURE-TASK", "ANOTHER-TASK", "Second answer after resuming.", "what did you change?"):
         assert seen in sent
-    calls = [c for m in fake.accepted[-1].body["messages"] for c in m.get("tool_calls") or []]
-    assert [c["function"]["name"] for c in calls] == ["bash", "read", "apply_patch", "read", "todo"]
-    tool_texts = [m["content"] for m in fake.accepted[-1].body["messages"] if m["role"] == "tool"]
+    assert called(body) == ["bash", "read", "apply_patch", "read", "todo"]
+    tool_texts = [m["content"] for m in body if m["role"] == "tool"]
     assert "main.py\\npic.png" in json.dumps(tool_texts)
     # the fake model has no vision: the image the tool returned reaches the request as its placeholder
     assert "[image image/png omitted" in sent
-    messages = await runtime.sessions.messages(outcome.session_id)
+    messages = await runtime.sessions.messages(session_id)
     assert messages[-1].data["parts"][0]["text"] == "Carrying on."
 
 
@@ -65,20 +41,14 @@ async def test_after_a_compaction_the_resumed_request_starts_from_its_summary(
     runtime: Runtime, fake: FakeProvider, workdir: Path
 ) -> None:
     for agent, summary in (("claude", "Primary Request: edit main.py"), ("codex", "Summary: edited main.py")):
-        outcome = await runtime.sessions.import_foreign(
-            agent, FILES[agent].read_text(encoding="utf-8"), path=str(FILES[agent]), location=workdir
-        )
-        fake.add({"text": "ok"})
-        await _turn(runtime, outcome.session_id, "next")
-        sent = json.dumps(fake.accepted[-1].body["messages"])
+        outcome = await import_file(runtime, agent, FILES[agent], location=workdir)
+        sent = json.dumps(await resumed(runtime, fake, outcome.session_id, "next", "ok"))
         assert summary in sent and "next" in sent
         assert "call_ls01" not in sent, "what the compaction summarised is not sent again"
 
 
 async def test_export_after_import_and_back(runtime: Runtime, workdir: Path) -> None:
-    outcome = await runtime.sessions.import_foreign(
-        "codex", CODEX.read_text(encoding="utf-8"), path=str(CODEX), location=workdir
-    )
+    outcome = await import_file(runtime, "codex", CODEX, location=workdir)
     exported = await runtime.sessions.export(outcome.session_id)
     records = [json.loads(line) for line in exported.splitlines()]
     outputs = {r["tool_call_id"]: r for r in records if r["type"] == "tool.output"}
@@ -95,12 +65,11 @@ async def test_export_after_import_and_back(runtime: Runtime, workdir: Path) -> 
 
 
 async def test_importing_twice_finds_the_first_unless_again(runtime: Runtime, workdir: Path) -> None:
-    text = CLAUDE.read_text(encoding="utf-8")
-    first = await runtime.sessions.import_foreign("claude", text, path=str(CLAUDE), location=workdir)
-    second = await runtime.sessions.import_foreign("claude", text, path=str(CLAUDE), location=workdir)
+    first = await import_file(runtime, "claude", CLAUDE, location=workdir)
+    second = await import_file(runtime, "claude", CLAUDE, location=workdir)
     assert first.created and not second.created and second.session_id == first.session_id
     assert len(await runtime.sessions.list(workdir)) == 1
-    third = await runtime.sessions.import_foreign("claude", text, path=str(CLAUDE), location=workdir, again=True)
+    third = await import_file(runtime, "claude", CLAUDE, location=workdir, again=True)
     assert third.created and third.session_id != first.session_id
     assert len(await runtime.sessions.list(workdir)) == 2
     created = (await stored(runtime, third.session_id))[0].event
@@ -113,7 +82,7 @@ async def test_importing_twice_finds_the_first_unless_again(runtime: Runtime, wo
 
 
 async def test_the_session_keeps_the_source_times_and_its_directory(runtime: Runtime) -> None:
-    outcome = await runtime.sessions.import_foreign("claude", CLAUDE.read_text(encoding="utf-8"), path=str(CLAUDE))
+    outcome = await import_file(runtime, "claude", CLAUDE)
     session = await runtime.sessions.get(outcome.session_id)
     assert session.location == "/tmp/foreign-fixture-claude/proj"
     events = await stored(runtime, outcome.session_id)
@@ -132,19 +101,19 @@ async def test_a_file_it_cannot_read_writes_nothing(runtime: Runtime, workdir: P
 
 async def test_the_picker_search_finds_imported_content(runtime: Runtime, workdir: Path) -> None:
     for agent, path in FILES.items():
-        await runtime.sessions.import_foreign(agent, path.read_text(encoding="utf-8"), path=str(path), location=workdir)
+        await import_file(runtime, agent, path, location=workdir)
     found = await runtime.sessions.list(workdir, search="pixel")
     assert len(found) == 2
     assert await runtime.sessions.list(workdir, search="zebra") == []
 
 
 async def test_a_rebuild_from_the_log_gives_the_same_imported_session(runtime: Runtime, workdir: Path) -> None:
-    outcome = await runtime.sessions.import_foreign("claude", CLAUDE.read_text(encoding="utf-8"), path=str(CLAUDE))
+    outcome = await import_file(runtime, "claude", CLAUDE)
     before = (await runtime.sessions.get(outcome.session_id), await runtime.sessions.messages(outcome.session_id))
     await runtime.sessions.rebuild()
     after = (await runtime.sessions.get(outcome.session_id), await runtime.sessions.messages(outcome.session_id))
     assert after == before and before[0].created == 1796548552667
-    again = await runtime.sessions.import_foreign("claude", CLAUDE.read_text(encoding="utf-8"), path=str(CLAUDE))
+    again = await import_file(runtime, "claude", CLAUDE)
     assert not again.created, "the source id is read from the log, so a rebuild keeps the import idempotent"
 
 
@@ -155,22 +124,12 @@ async def test_every_prefix_of_each_file_imports_with_every_call_settled_and_eve
     for agent, path in FILES.items():
         lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
         for cut in range(1, len(lines) + 1):
-            text = "".join(lines[:cut])
             try:
-                outcome = await runtime.sessions.import_foreign(
-                    agent, text, path=str(path), location=workdir, again=True
-                )
+                outcome = await import_file(runtime, agent, path, "".join(lines[:cut]), location=workdir, again=True)
             except UnreadableSession as error:
                 assert "no user or assistant record" in str(error) or cut == 1, (agent, cut, error)
                 continue
-            events = [e.event for e in await stored(runtime, outcome.session_id)]
-            called = [e.call_id for e in events if isinstance(e, ev.ToolCalled)]
-            settled = [e.call_id for e in events if isinstance(e, (ev.ToolSucceeded, ev.ToolFailed))]
-            assert sorted(called) == sorted(settled), (agent, cut)
-            started = [e.assistant_message_id for e in events if isinstance(e, ev.StepStarted)]
-            ended = [e.assistant_message_id for e in events if isinstance(e, ev.StepEnded)]
-            assert started == ended, (agent, cut)
-            await runtime.sessions.export(outcome.session_id)  # every prefix exports too
+            await assert_whole(runtime, outcome.session_id, (agent, cut))  # every prefix exports too
 
 
 async def test_a_todowrite_that_succeeded_is_the_sessions_plan(runtime: Runtime, workdir: Path) -> None:

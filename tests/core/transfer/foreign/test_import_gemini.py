@@ -4,75 +4,47 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 from agent_tui.core.log import events as ev
 from agent_tui.core.runtime import Runtime
 from agent_tui.core.transfer.foreign.draft import UnreadableSession
 from agent_tui.testing.fake_provider import FakeProvider
+from tests.fakes.foreign_homes import GEMINI
 
-from ...history.test_rewind import _turn
 from ...run.runner.conftest import stored
+from .conftest import assert_whole, called, import_file, lines_before, resumable, resumed
 from .test_gemini import CALL_IDS
 
-GEMINI = next((Path(__file__).parents[3] / "data" / "foreign" / "gemini").glob("session-*.jsonl"))
 SOURCE_ID = "b8daf9e3-161c-4228-bf13-1c7e4ae7e480"
-
-
-@pytest.fixture
-async def runtime(open_runtime: Any):  # type: ignore[no-untyped-def]
-    async with await open_runtime(policy="allow", tools="all") as opened:
-        yield opened
-
-
-def _before_compaction() -> str:
-    """The file as Gemini CLI had written it before the compression: a real prefix of it."""
-    lines = GEMINI.read_text(encoding="utf-8").splitlines(keepends=True)
-    return "".join(lines[: next(i for i, line in enumerate(lines) if "<state_snapshot>" in line)])
 
 
 async def test_an_imported_session_resumes_with_its_tool_history_in_the_request(
     runtime: Runtime, fake: FakeProvider, workdir: Path
 ) -> None:
-    outcome = await runtime.sessions.import_foreign("gemini", _before_compaction(), path=str(GEMINI), location=workdir)
-    assert outcome.created
-    session = await runtime.sessions.get(outcome.session_id)
-    assert session.location == str(workdir) and session.model is None
-    steps = [m for m in await runtime.sessions.messages(outcome.session_id) if m.kind == "assistant"]
+    session_id, steps = await resumable(runtime, "gemini", GEMINI, lines_before(GEMINI, "<state_snapshot>"), workdir)
     assert {m.data["model"] for m in steps} == {"gemini-2.5-pro"}
-    fake.add({"text": "Carrying on."})
-    await _turn(runtime, outcome.session_id, "what did you change?")
-    body = fake.accepted[-1].body["messages"]
+    body = await resumed(runtime, fake, session_id, "what did you change?", "Carrying on.")
     sent = json.dumps(body)
     for seen in ("FIXTURE-TASK", "ANOTHER-TASK", "I'll list the files.", "what did you change?"):
         assert seen in sent
-    calls = [c["function"]["name"] for m in body for c in m.get("tool_calls") or []]
-    assert calls == ["bash", "read", "apply_patch", "apply_patch", "read", "bash"]
+    assert called(body) == ["bash", "read", "apply_patch", "apply_patch", "read", "bash"]
     assert "<session_context>" not in sent, "Gemini CLI's own context is not sent again"
     assert "[image pic.png (image/png) omitted" in sent  # the fake model has no vision: the image is its placeholder
-    messages = await runtime.sessions.messages(outcome.session_id)
+    messages = await runtime.sessions.messages(session_id)
     assert messages[-1].data["parts"][0]["text"] == "Carrying on."
 
 
 async def test_after_the_compression_the_resumed_request_starts_from_its_summary(
     runtime: Runtime, fake: FakeProvider, workdir: Path
 ) -> None:
-    outcome = await runtime.sessions.import_foreign(
-        "gemini", GEMINI.read_text(encoding="utf-8"), path=str(GEMINI), location=workdir
-    )
-    fake.add({"text": "ok"})
-    await _turn(runtime, outcome.session_id, "next")
-    sent = json.dumps(fake.accepted[-1].body["messages"])
+    outcome = await import_file(runtime, "gemini", GEMINI, location=workdir)
+    sent = json.dumps(await resumed(runtime, fake, outcome.session_id, "next", "ok"))
     assert "<state_snapshot>" in sent and "ANOTHER-TASK" in sent and "next" in sent
     assert "call_ls01" not in sent and "FIXTURE-TASK" not in sent, "what the compression summarised is not sent again"
 
 
 async def test_export_after_import_and_back(runtime: Runtime, workdir: Path) -> None:
-    outcome = await runtime.sessions.import_foreign(
-        "gemini", GEMINI.read_text(encoding="utf-8"), path=str(GEMINI), location=workdir
-    )
+    outcome = await import_file(runtime, "gemini", GEMINI, location=workdir)
     exported = await runtime.sessions.export(outcome.session_id)
     records = [json.loads(line) for line in exported.splitlines()]
     outputs = {r["tool_call_id"] for r in records if r["type"] == "tool.output"}
@@ -86,11 +58,10 @@ async def test_export_after_import_and_back(runtime: Runtime, workdir: Path) -> 
 
 
 async def test_importing_twice_finds_the_first_unless_again(runtime: Runtime, workdir: Path) -> None:
-    text = GEMINI.read_text(encoding="utf-8")
-    first = await runtime.sessions.import_foreign("gemini", text, path=str(GEMINI), location=workdir)
-    second = await runtime.sessions.import_foreign("gemini", text, path=str(GEMINI), location=workdir)
+    first = await import_file(runtime, "gemini", GEMINI, location=workdir)
+    second = await import_file(runtime, "gemini", GEMINI, location=workdir)
     assert first.created and not second.created and second.session_id == first.session_id
-    third = await runtime.sessions.import_foreign("gemini", text, path=str(GEMINI), location=workdir, again=True)
+    third = await import_file(runtime, "gemini", GEMINI, location=workdir, again=True)
     assert third.created and len(await runtime.sessions.list(workdir)) == 2
     created = (await stored(runtime, third.session_id))[0].event
     assert isinstance(created, ev.SessionCreated) and created.imported_from is not None
@@ -109,15 +80,7 @@ async def test_every_prefix_imports_with_every_call_settled_and_every_step_close
     lines = GEMINI.read_text(encoding="utf-8").splitlines(keepends=True)
     for cut in range(1, len(lines) + 1):
         try:
-            outcome = await runtime.sessions.import_foreign(
-                "gemini", "".join(lines[:cut]), path=str(GEMINI), location=workdir, again=True
-            )
+            outcome = await import_file(runtime, "gemini", GEMINI, "".join(lines[:cut]), location=workdir, again=True)
         except UnreadableSession as error:
             raise AssertionError((cut, error)) from None
-        events = [e.event for e in await stored(runtime, outcome.session_id)]
-        called = [e.call_id for e in events if isinstance(e, ev.ToolCalled)]
-        settled = [e.call_id for e in events if isinstance(e, (ev.ToolSucceeded, ev.ToolFailed))]
-        assert sorted(called) == sorted(settled), cut
-        started = [e.assistant_message_id for e in events if isinstance(e, ev.StepStarted)]
-        assert started == [e.assistant_message_id for e in events if isinstance(e, ev.StepEnded)], cut
-        await runtime.sessions.export(outcome.session_id)
+        await assert_whole(runtime, outcome.session_id, cut)

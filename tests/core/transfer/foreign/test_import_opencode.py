@@ -4,29 +4,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 from agent_tui.core.log import events as ev
 from agent_tui.core.runtime import Runtime
 from agent_tui.core.transfer.foreign import locate
 from agent_tui.testing.fake_provider import FakeProvider
+from tests.fakes.foreign_homes import OPENCODE_DATABASE, OPENCODE_EXPORT, OPENCODE_SESSION_ID
 
-from ...history.test_rewind import _turn
 from ...run.runner.conftest import stored
-from .test_opencode_db import DATABASE, EXPORT, SESSION_ID
-
-
-@pytest.fixture
-async def runtime(open_runtime: Any):  # type: ignore[no-untyped-def]
-    async with await open_runtime(policy="allow", tools="all") as opened:
-        yield opened
+from .conftest import called, import_file, resumable, resumed
 
 
 def _before_compaction() -> str:
     """The export as it was before opencode compacted: the real messages up to the one asking for it."""
-    doc = json.loads(EXPORT.read_text(encoding="utf-8"))
+    doc = json.loads(OPENCODE_EXPORT.read_text(encoding="utf-8"))
     cut = next(i for i, m in enumerate(doc["messages"]) if any(p["type"] == "compaction" for p in m["parts"]))
     return json.dumps({**doc, "messages": doc["messages"][:cut]})
 
@@ -34,44 +25,32 @@ def _before_compaction() -> str:
 async def test_an_imported_session_resumes_with_its_tool_history_in_the_request(
     runtime: Runtime, fake: FakeProvider, workdir: Path
 ) -> None:
-    outcome = await runtime.sessions.import_foreign(
-        "opencode", _before_compaction(), path=str(EXPORT), location=workdir
-    )
-    assert outcome.created
-    session = await runtime.sessions.get(outcome.session_id)
-    assert session.location == str(workdir) and session.model is None and session.title.startswith("Edit main.py")
-    steps = [m for m in await runtime.sessions.messages(outcome.session_id) if m.kind == "assistant"]
+    session_id, steps = await resumable(runtime, "opencode", OPENCODE_EXPORT, _before_compaction(), workdir)
+    assert (await runtime.sessions.get(session_id)).title.startswith("Edit main.py")
     assert {m.data["model"] for m in steps} == {"fake-model"} and len(steps) == 7
-    fake.add({"text": "Carrying on."})
-    await _turn(runtime, outcome.session_id, "what did you change?")
-    body = fake.accepted[-1].body["messages"]
+    body = await resumed(runtime, fake, session_id, "what did you change?", "Carrying on.")
     sent = json.dumps(body)
     for seen in ("FIXTURE-TASK", "I'll list the files.", "hello, world", "what did you change?"):
         assert seen in sent
-    calls = [c["function"]["name"] for m in body for c in m.get("tool_calls") or []]
-    assert calls == ["bash", "read", "apply_patch", "apply_patch", "glob", "read"]
+    assert called(body) == ["bash", "read", "apply_patch", "apply_patch", "glob", "read"]
     tool_texts = [m["content"] for m in body if m["role"] == "tool"]
     assert "main.py\\npic.png" in json.dumps(tool_texts) and "ripgrep execution failed" in json.dumps(tool_texts)
     assert "[image pic.png (image/png) omitted" in sent, "the fake model has no vision: the image is its placeholder"
-    messages = await runtime.sessions.messages(outcome.session_id)
+    messages = await runtime.sessions.messages(session_id)
     assert messages[-1].data["parts"][0]["text"] == "Carrying on."
 
 
 async def test_after_the_compaction_the_resumed_request_starts_from_its_summary(
     runtime: Runtime, fake: FakeProvider, workdir: Path
 ) -> None:
-    text = EXPORT.read_text(encoding="utf-8")
-    outcome = await runtime.sessions.import_foreign("opencode", text, path=str(EXPORT), location=workdir)
-    fake.add({"text": "ok"})
-    await _turn(runtime, outcome.session_id, "next")
-    sent = json.dumps(fake.accepted[-1].body["messages"])
+    outcome = await import_file(runtime, "opencode", OPENCODE_EXPORT, location=workdir)
+    sent = json.dumps(await resumed(runtime, fake, outcome.session_id, "next", "ok"))
     assert "Summary: edited main.py to print hello, world; wrote NOTES.md." in sent and "next" in sent
     assert "ANOTHER-TASK" in sent and "call_ls01" not in sent, "what the compaction summarised is not sent again"
 
 
 async def test_export_after_import_and_back(runtime: Runtime, workdir: Path) -> None:
-    text = EXPORT.read_text(encoding="utf-8")
-    outcome = await runtime.sessions.import_foreign("opencode", text, path=str(EXPORT), location=workdir)
+    outcome = await import_file(runtime, "opencode", OPENCODE_EXPORT, location=workdir)
     exported = await runtime.sessions.export(outcome.session_id)
     records = [json.loads(line) for line in exported.splitlines()]
     outputs = {r["tool_call_id"]: r for r in records if r["type"] == "tool.output"}
@@ -88,21 +67,20 @@ async def test_export_after_import_and_back(runtime: Runtime, workdir: Path) -> 
 async def test_the_database_and_the_export_are_one_source_imported_once_unless_again(
     runtime: Runtime, workdir: Path
 ) -> None:
-    first = await runtime.sessions.import_foreign(
-        "opencode", EXPORT.read_text(encoding="utf-8"), path=str(EXPORT), location=workdir
-    )
-    kept = DATABASE / SESSION_ID
-    second = await runtime.sessions.import_foreign(
-        "opencode", locate.load("opencode", kept), path=str(kept), location=workdir
-    )
+    first = await import_file(runtime, "opencode", OPENCODE_EXPORT, location=workdir)
+    kept = OPENCODE_DATABASE / OPENCODE_SESSION_ID
+    second = await import_file(runtime, "opencode", kept, locate.load("opencode", kept), location=workdir)
     assert first.created and not second.created and second.session_id == first.session_id
-    third = await runtime.sessions.import_foreign(
-        "opencode", locate.load("opencode", kept), path=str(kept), location=workdir, again=True
-    )
+    third = await import_file(runtime, "opencode", kept, locate.load("opencode", kept), location=workdir, again=True)
     assert third.created and len(await runtime.sessions.list(workdir)) == 2
     created = (await stored(runtime, third.session_id))[0].event
     assert isinstance(created, ev.SessionCreated) and created.imported_from is not None
     origin = created.imported_from
-    assert (origin.agent, origin.id, origin.version, origin.path) == ("opencode", SESSION_ID, "1.18.33", str(kept))
+    assert (origin.agent, origin.id, origin.version, origin.path) == (
+        "opencode",
+        OPENCODE_SESSION_ID,
+        "1.18.33",
+        str(kept),
+    )
     events = await stored(runtime, third.session_id)
     assert events[0].created == 1796579079274 and events[-1].created > events[0].created

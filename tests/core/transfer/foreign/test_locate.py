@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
 from pathlib import Path
 
@@ -12,10 +11,7 @@ import pytest
 from agent_tui import cli
 from agent_tui.core.transfer.foreign import formats, locate
 from agent_tui.core.transfer.foreign.draft import UnreadableSession
-
-DATA = Path(__file__).parents[3] / "data" / "foreign"
-CLAUDE = next((DATA / "claude_code").glob("*.jsonl"))
-CODEX = next((DATA / "codex").glob("rollout-*.jsonl"))
+from tests.fakes.foreign_homes import CLAUDE, CLAUDE_SUBAGENT, CODEX, GEMINI, codex_rollout, gemini_session
 
 
 def test_the_cli_offers_exactly_the_formats_core_reads() -> None:
@@ -39,12 +35,7 @@ def test_sessions_by_directory_all_and_id_under_home_or_the_agents_variables(tmp
     assert len(locate.sessions("claude", None, tmp_path / "empty", {"CLAUDE_CONFIG_DIR": str(moved)})) == 2
 
     codex_home = tmp_path / "codex"
-    day = codex_home / "sessions" / "2026" / "12" / "06"
-    day.mkdir(parents=True)
-    lines = CODEX.read_text(encoding="utf-8").splitlines(keepends=True)
-    meta = json.loads(lines[0])
-    meta["payload"]["cwd"] = str(here)
-    (day / CODEX.name).write_text(json.dumps(meta) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    codex_rollout(codex_home, here)
     environ = {"CODEX_HOME": str(codex_home)}
     assert [p.name for p in locate.sessions("codex", here, home, environ)] == [CODEX.name]
     assert locate.sessions("codex", there, home, environ) == []
@@ -58,31 +49,17 @@ def test_a_file_is_described_by_its_first_prompt_time_and_size() -> None:
         assert found.size == path.stat().st_size and found.modified_ms > 0
 
 
-GEMINI = next((DATA / "gemini").glob("session-*.jsonl"))
-
-
-def _gemini_session(root: Path, folder: str, cwd: Path) -> Path:
-    """The fixture kept as Gemini CLI keeps a session of ``cwd``: its first line's projectHash is the sha256 of it."""
-    chats = root / ".gemini" / "tmp" / folder / "chats"
-    chats.mkdir(parents=True)
-    lines = GEMINI.read_text(encoding="utf-8").splitlines(keepends=True)
-    meta = json.loads(lines[0])
-    meta["projectHash"] = hashlib.sha256(str(cwd).encode()).hexdigest()
-    (chats / GEMINI.name).write_text(json.dumps(meta) + "\n" + "".join(lines[1:]), encoding="utf-8")
-    return chats / GEMINI.name
-
-
 def test_gemini_sessions_by_project_hash_whatever_the_folder_and_by_id(tmp_path: Path) -> None:
     home, here, there = tmp_path / "home", Path("/work/project-a"), Path("/work/project-b")
-    _gemini_session(home, "project-a", here)  # the short-name layout
-    _gemini_session(home, hashlib.sha256(b"/elsewhere").hexdigest(), there)  # any folder: the hash decides
+    gemini_session(home, "project-a", here)  # the short-name layout
+    gemini_session(home, hashlib.sha256(b"/elsewhere").hexdigest(), there)  # any folder: the hash decides
     (home / ".gemini" / "tmp" / "project-a" / "chats" / "notes.txt").write_text("not a session")
     assert [p.parent.parent.name for p in locate.sessions("gemini", here, home, {})] == ["project-a"]
     assert len(locate.sessions("gemini", there, home, {})) == 1
     assert len(locate.sessions("gemini", None, home, {})) == 2
     assert locate.sessions("gemini", Path("/work/project-c"), home, {}) == []
     moved = tmp_path / "gemini-home"
-    _gemini_session(moved, "proj", here)
+    gemini_session(moved, "proj", here)
     assert len(locate.sessions("gemini", here, tmp_path / "empty", {"GEMINI_CLI_HOME": str(moved)})) == 1
     environ = {"GEMINI_CLI_HOME": str(moved)}
     for session_id in ("b8daf9e3-161c-4228-bf13-1c7e4ae7e480", "b8daf9e3"):  # the full id, or the file's short one
@@ -100,7 +77,7 @@ def test_gemini_sessions_by_project_hash_whatever_the_folder_and_by_id(tmp_path:
 def test_a_subagents_transcript_beside_its_session_is_not_a_session_of_its_own(tmp_path: Path) -> None:
     home, here = tmp_path / "home", Path("/work/project-a")
     slug = home / ".claude" / "projects" / locate.claude_slug(here)
-    shutil.copytree(DATA / "claude_code_subagent", slug)
+    shutil.copytree(CLAUDE_SUBAGENT, slug)
     transcript = next(slug.glob("*/subagents/agent-*.jsonl"))
     session = next(slug.glob("*.jsonl"))
     assert [p.name for p in locate.sessions("claude", here, home, {})] == [session.name]

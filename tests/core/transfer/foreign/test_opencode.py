@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,10 +13,8 @@ from agent_tui.core.log import events as ev
 from agent_tui.core.transfer.foreign import opencode
 from agent_tui.core.transfer.foreign.draft import Imported, UnreadableSession
 from agent_tui.vocab.kinds import CompactionReason, ErrorType
+from tests.fakes.foreign_homes import OPENCODE_EXPORT, OPENCODE_SESSION_ID
 
-DATA = Path(__file__).parents[3] / "data" / "foreign" / "opencode"
-EXPORT = next(DATA.glob("ses_*.json"))
-SESSION_ID = EXPORT.stem
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 
 
@@ -26,7 +23,7 @@ def _of(imported: Imported, kind: type[ev.DurableEvent]) -> list[Any]:
 
 
 def _doc() -> dict[str, Any]:
-    return json.loads(EXPORT.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+    return json.loads(OPENCODE_EXPORT.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
 
 
 def _read(doc: dict[str, Any]) -> Imported:
@@ -34,8 +31,8 @@ def _read(doc: dict[str, Any]) -> Imported:
 
 
 def test_the_session_maps_prompts_steps_tools_the_image_usage_and_the_compaction() -> None:
-    imported = opencode.read(EXPORT.read_text(encoding="utf-8"), str(EXPORT))
-    assert (imported.agent, imported.version, imported.source_id) == ("opencode", "1.18.33", SESSION_ID)
+    imported = opencode.read(OPENCODE_EXPORT.read_text(encoding="utf-8"), str(OPENCODE_EXPORT))
+    assert (imported.agent, imported.version, imported.source_id) == ("opencode", "1.18.33", OPENCODE_SESSION_ID)
     assert imported.location == "/tmp/foreign-fixture-opencode/proj"
     assert (imported.model, imported.title) == ("fake-model", "Edit main.py to print hello, world")
     prompts = [ev.prompt_text(e.prompt) for e in _of(imported, ev.PromptAdmitted)]
@@ -104,7 +101,7 @@ def test_an_unknown_version_or_another_shape_is_refused_by_name() -> None:
     with pytest.raises(UnreadableSession, match=r"opencode \(no version\) wrote this session"):
         _read(doc)
     with pytest.raises(UnreadableSession, match="not JSON; not an opencode session export"):
-        opencode.read(EXPORT.read_text(encoding="utf-8")[:-40], "s.json")
+        opencode.read(OPENCODE_EXPORT.read_text(encoding="utf-8")[:-40], "s.json")
     with pytest.raises(UnreadableSession, match="no session info and messages"):
         opencode.read('{"type": "session_meta"}', "r.jsonl")
 

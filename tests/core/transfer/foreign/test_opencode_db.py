@@ -12,28 +12,12 @@ import pytest
 
 from agent_tui.core.transfer.foreign import locate, opencode_db
 from agent_tui.core.transfer.foreign.draft import UnreadableSession
-
-DATA = Path(__file__).parents[3] / "data" / "foreign" / "opencode"
-DATABASE = DATA / "opencode.db"
-EXPORT = next(DATA.glob("ses_*.json"))
-SESSION_ID = EXPORT.stem
-
-
-def opencode_home(home: Path, cwd: Path | None, name: str = "opencode.db") -> Path:
-    """HOME with the fixture database where opencode keeps it, its session's directory ``cwd`` (the rest as
-    the agent wrote it)."""
-    folder = home / ".local" / "share" / "opencode"
-    folder.mkdir(parents=True, exist_ok=True)
-    target = Path(shutil.copy(DATABASE, folder / name))
-    if cwd is not None:
-        with closing(sqlite3.connect(target)) as conn, conn:
-            conn.execute("UPDATE session SET directory = ?", (str(cwd),))
-    return target
+from tests.fakes.foreign_homes import OPENCODE_DATABASE, OPENCODE_EXPORT, OPENCODE_SESSION_ID, opencode_home
 
 
 def test_a_session_read_out_of_the_database_is_what_opencode_export_wrote() -> None:
-    exported = json.loads(EXPORT.read_text(encoding="utf-8"))
-    ours = json.loads(opencode_db.export(DATABASE, SESSION_ID))
+    exported = json.loads(OPENCODE_EXPORT.read_text(encoding="utf-8"))
+    ours = json.loads(opencode_db.export(OPENCODE_DATABASE, OPENCODE_SESSION_ID))
     assert ours["messages"] == exported["messages"]
     assert ours["info"] == {key: exported["info"][key] for key in ours["info"]}
     assert set(ours["info"]) >= {"id", "directory", "title", "version", "time"}
@@ -43,10 +27,10 @@ def test_sessions_by_directory_all_and_id_under_home_xdg_or_opencode_db(tmp_path
     home, here = tmp_path / "home", Path("/work/project-a")
     database = opencode_home(home, here)
     (found,) = locate.sessions("opencode", here, home, {})
-    assert found == database / SESSION_ID and opencode_db.session_of(found) == (database, SESSION_ID)
+    assert found == database / OPENCODE_SESSION_ID and opencode_db.session_of(found) == (database, OPENCODE_SESSION_ID)
     assert locate.sessions("opencode", Path("/work/project-b"), home, {}) == []
     assert locate.sessions("opencode", None, home, {}) == [found]
-    assert locate.by_id("opencode", SESSION_ID, home, {}) == found
+    assert locate.by_id("opencode", OPENCODE_SESSION_ID, home, {}) == found
     with pytest.raises(UnreadableSession, match="no opencode session ses_nope under"):
         locate.by_id("opencode", "ses_nope", home, {})
     assert json.loads(locate.load("opencode", found))["info"]["directory"] == str(here)
@@ -59,7 +43,7 @@ def test_sessions_by_directory_all_and_id_under_home_xdg_or_opencode_db(tmp_path
         "opencode-beta.db"
     ]
     assert locate.sessions("opencode", here, home, {"OPENCODE_DB": str(data / "opencode" / "opencode-beta.db")}) == [
-        data / "opencode" / "opencode-beta.db" / SESSION_ID
+        data / "opencode" / "opencode-beta.db" / OPENCODE_SESSION_ID
     ]
     assert len(locate.sessions("opencode", here, home, {"OPENCODE_DB": "opencode.db"})) == 1  # in the data dir
     assert locate.sessions("opencode", here, home, {"OPENCODE_DB": str(tmp_path / "none.db")}) == []
@@ -73,15 +57,15 @@ def test_a_subagents_session_is_part_of_its_parent_and_not_listed(tmp_path: Path
             " time_updated) SELECT 'ses_child', project_id, id, slug, directory, 'child', version, time_created,"
             " time_updated + 1 FROM session"
         )
-    assert [p.name for p in opencode_db.sessions(database, None)] == [SESSION_ID]
+    assert [p.name for p in opencode_db.sessions(database, None)] == [OPENCODE_SESSION_ID]
 
 
 def test_a_session_is_described_by_its_title_update_time_and_size(tmp_path: Path) -> None:
-    found = locate.describe("opencode", DATABASE / SESSION_ID)
+    found = locate.describe("opencode", OPENCODE_DATABASE / OPENCODE_SESSION_ID)
     assert (found.label, found.title) == ("opencode", "Edit main.py to print hello, world")
-    assert found.modified_ms == 1796579103232 and 10_000 < found.size < DATABASE.stat().st_size
-    exported = locate.describe("opencode", EXPORT)  # an `opencode export` file: read whole
-    assert exported.title == found.title and exported.size == EXPORT.stat().st_size
+    assert found.modified_ms == 1796579103232 and 10_000 < found.size < OPENCODE_DATABASE.stat().st_size
+    exported = locate.describe("opencode", OPENCODE_EXPORT)  # an `opencode export` file: read whole
+    assert exported.title == found.title and exported.size == OPENCODE_EXPORT.stat().st_size
     broken = tmp_path / "broken.json"
     broken.write_text("{", encoding="utf-8")
     assert locate.describe("opencode", broken).title == "(unreadable)"
@@ -96,7 +80,7 @@ def test_a_database_opencode_did_not_write_or_a_bad_row_is_refused_by_name(tmp_p
     garbage = tmp_path / "garbage.db"
     garbage.write_bytes(b"not sqlite at all" * 100)
     with pytest.raises(UnreadableSession, match="cannot read opencode's database"):
-        opencode_db.export(garbage, SESSION_ID)
+        opencode_db.export(garbage, OPENCODE_SESSION_ID)
     copy = opencode_home(tmp_path / "home", None)
     with pytest.raises(UnreadableSession, match="no opencode session ses_nope in"):
         opencode_db.export(copy, "ses_nope")
@@ -104,4 +88,4 @@ def test_a_database_opencode_did_not_write_or_a_bad_row_is_refused_by_name(tmp_p
         (part,) = conn.execute("SELECT id FROM part ORDER BY id LIMIT 1").fetchone()
         conn.execute("UPDATE part SET data = '[1' WHERE id = ?", (part,))
     with pytest.raises(UnreadableSession, match=rf"part {part} is not a JSON object; nothing was imported"):
-        opencode_db.export(copy, SESSION_ID)
+        opencode_db.export(copy, OPENCODE_SESSION_ID)

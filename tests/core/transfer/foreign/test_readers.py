@@ -12,10 +12,7 @@ from hypothesis import strategies as st
 from agent_tui.core.log import events as ev
 from agent_tui.core.transfer.foreign import claude_code, codex
 from agent_tui.core.transfer.foreign.draft import Imported, UnreadableSession
-
-DATA = Path(__file__).parents[3] / "data" / "foreign"
-CLAUDE = next((DATA / "claude_code").glob("*.jsonl"))
-CODEX = next((DATA / "codex").glob("rollout-*.jsonl"))
+from tests.fakes.foreign_homes import CLAUDE, CODEX
 
 
 def _of(imported: Imported, kind: type[ev.DurableEvent]) -> list[ev.DurableEvent]:
@@ -112,6 +109,21 @@ def test_an_unknown_version_is_refused_by_name() -> None:
         codex.read(_text(rows[1:]), "r.jsonl")
     with pytest.raises(UnreadableSession, match="not a Claude Code session"):
         claude_code.read(_text(_lines(CODEX)), "r.jsonl")
+
+
+def test_a_record_of_another_shape_is_one_error_naming_the_file_and_line() -> None:
+    rows = _lines(CLAUDE)
+    at = next(i for i, row in enumerate(rows) if row.get("type") == "assistant")
+    rows[at]["message"] = 5
+    with pytest.raises(
+        UnreadableSession, match=rf"^s\.jsonl: line {at + 1} \(assistant\) does not fit the Claude Code"
+    ):
+        claude_code.read(_text(rows), "s.jsonl")
+    rows = _lines(CODEX)
+    at = next(i for i, row in enumerate(rows) if row.get("type") == "response_item")
+    rows[at]["payload"] = {"type": "message", "role": "user", "content": 7}
+    with pytest.raises(UnreadableSession, match=rf"^r\.jsonl: line {at + 1} \(response_item\) does not fit the Codex"):
+        codex.read(_text(rows), "r.jsonl")
 
 
 @settings(max_examples=40, deadline=None)
