@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 from agent_tui.testing.fake_provider import FakeProvider, Script, Turn
 from agent_tui.tui.quit_hint import read_quit_hint
+from tests.tui.tmux_pane import agent_tui_in_tmux, fake_flags
 from tests.warmth import LaunchMode
 
 from .test_app import SID, opened, until
-from .test_terminal_smoke import fake_flags, screen_shows, start_agent_tui, tmux
 
 
 async def test_the_hint_names_the_session_how_to_resume_it_and_its_tokens(fake_sessions, make_app) -> None:
@@ -42,27 +41,15 @@ async def test_ctrl_c_stops_a_stream_in_a_real_terminal_and_the_quit_prints_the_
     """The installed agent-tui in tmux: Ctrl+C during a slow answer stops it and the app stays;
     two more on the idle, empty prompt quit, and the shell shows the session's id and resume line."""
     script = Script(turns=[Turn(text="word " * 400, chunks=400, delay_ms=25)])
-    session = f"agent-tui-quit-hint-{os.getpid()}-{launch_mode.name}"
     async with FakeProvider(script) as fake:
-        await start_agent_tui(
-            session,
-            workdir,
-            agent_home,
-            *fake_flags(fake),
-            mode=launch_mode,
-        )
-        try:
-            await screen_shows(session, "Ask anything")
-            await tmux("send-keys", "-t", session, "talk a while", "Enter")
-            await screen_shows(session, "word word word")
-            await tmux("send-keys", "-t", session, "C-c")
-            screen = await screen_shows(session, "idle")
+        async with agent_tui_in_tmux("quit-hint", workdir, agent_home, *fake_flags(fake), mode=launch_mode) as pane:
+            await pane.shows("Ask anything")
+            await pane.keys("talk a while", "Enter")
+            await pane.shows("word word word")
+            await pane.keys("C-c")
+            screen = await pane.shows("idle")
             assert "AGENT_TUI_EXIT" not in screen
-            await tmux("send-keys", "-t", session, "C-c")
-            await tmux("send-keys", "-t", session, "C-c")
-            screen = await screen_shows(session, "AGENT_TUI_EXIT=0")
-        finally:
-            await tmux("kill-session", "-t", session)
+            screen = await pane.quit()
     found = re.search(r"resume it: agent-tui -r (\S+)", screen)
     assert found is not None, screen
     assert re.search(

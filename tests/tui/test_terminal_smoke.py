@@ -1,8 +1,5 @@
-"""Real-terminal smoke test: the installed ``agent-tui`` in tmux against the fake provider.
-
-Keys go in with ``send-keys``; the screen is read with ``capture-pane``. Waits are
-on what the screen shows, never fixed sleeps.
-"""
+"""Real-terminal smoke tests: the installed ``agent-tui`` in tmux against the fake provider
+(``tmux_pane`` drives the terminal)."""
 
 from __future__ import annotations
 
@@ -10,108 +7,24 @@ import asyncio
 import json
 import os
 import shlex
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
 from agent_tui.testing.fake_provider import FakeProvider, Script, Turn
+from tests.tui.tmux_pane import agent_tui_in_tmux, ask_and_quit, fake_flags, tmux, tmux_session
 from tests.warmth import LaunchMode
-
-BINARY = Path(sys.executable).with_name("agent-tui")
-
-
-@pytest.fixture(autouse=True)
-def _tmux_installed() -> None:
-    """CI installs tmux (``.ci/run``): without it this test fails, never skips silently."""
-    assert shutil.which("tmux") is not None, "tmux is not installed: the real-terminal smoke test cannot run"
-
-
-async def tmux(*args: str) -> str:
-    proc = await asyncio.create_subprocess_exec(
-        "tmux", *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
-    )
-    out, err = await proc.communicate()
-    assert proc.returncode == 0, err.decode()
-    return out.decode()
-
-
-async def screen_shows(session: str, text: str, timeout: float = 20.0) -> str:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        screen = await tmux("capture-pane", "-p", "-t", session)
-        if text in screen:
-            return screen
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"{text!r} never appeared; screen:\n{screen}")
-        await asyncio.sleep(0.05)
-
-
-def fake_flags(fake: FakeProvider) -> list[str]:
-    """The model flags that point agent-tui at ``fake``."""
-    return ["--model", "openai/fake", "--api-base", fake.openai_base, "--api-key", "sk-test"]
-
-
-_PANE_OWN = ("TERM", "TMUX", "TMUX_PANE", "COLUMNS", "LINES")
-
-
-async def start_agent_tui(
-    session: str, workdir: Path, agent_home: Path, *flags: str, mode: LaunchMode, width: int = 100
-) -> None:
-    """The installed agent-tui in a new tmux session; the pane then prints ``AGENT_TUI_EXIT=<code>``.
-
-    It gets exactly the test's environment in ``mode`` (not the tmux server's, which another
-    test started), with the pane's own terminal variables."""
-    env = {**mode.environ(), "AGENT_TUI_HOME": str(agent_home), "LITELLM_OFFLINE_MODE": "true"}
-    command = " ".join(
-        [
-            "env",
-            "-i",
-            'TERM="$TERM"',
-            'TMUX="$TMUX"',
-            'TMUX_PANE="$TMUX_PANE"',
-            *(f"{name}={shlex.quote(value)}" for name, value in env.items() if name not in _PANE_OWN),
-            shlex.quote(str(BINARY)),
-            *(shlex.quote(flag) for flag in flags),
-            "; echo AGENT_TUI_EXIT=$?; sleep 60",
-        ]
-    )
-    await tmux("new-session", "-d", "-s", session, "-x", str(width), "-y", "30", "-c", str(workdir), command)
-
-
-async def ask_and_quit(session: str, prompt: str, answer: str) -> str:
-    """Send ``prompt`` once the app is up, wait for ``answer`` and idle, quit (Ctrl+C twice); the
-    screen that showed the answer."""
-    await screen_shows(session, "Ask anything")
-    await tmux("send-keys", "-t", session, prompt, "Enter")
-    screen = await screen_shows(session, answer)
-    await screen_shows(session, "idle")
-    await tmux("send-keys", "-t", session, "C-c")
-    await tmux("send-keys", "-t", session, "C-c")
-    await screen_shows(session, "AGENT_TUI_EXIT=0")
-    return screen
 
 
 async def test_installed_agent_tui_streams_an_answer_and_quits(
     workdir: Path, agent_home: Path, launch_mode: LaunchMode
 ) -> None:
-    assert BINARY.exists(), f"{BINARY} is not installed"
     script = Script(turns=[Turn(text="The smoke test **passed**: hello from the fake model.", chunks=12, delay_ms=20)])
-    session = f"agent-tui-smoke-{os.getpid()}-{launch_mode.name}"
     async with FakeProvider(script) as fake:
-        await start_agent_tui(
-            session,
-            workdir,
-            agent_home,
-            *fake_flags(fake),
-            mode=launch_mode,
-        )
-        try:
-            screen = await ask_and_quit(session, "say hello", "hello from the fake model.")
+        async with agent_tui_in_tmux("smoke", workdir, agent_home, *fake_flags(fake), mode=launch_mode) as pane:
+            screen = await ask_and_quit(pane, "say hello", "hello from the fake model.")
             assert "say hello" in screen
-        finally:
-            await tmux("kill-session", "-t", session)
     assert len(fake.requests) == 1
 
 
@@ -120,14 +33,11 @@ async def test_a_prompt_on_the_command_line_is_answered_on_screen(
 ) -> None:
     """``agent-tui "PROMPT"`` as with the peers: the app opens and sends it."""
     script = Script(turns=[Turn(text="Launched with a prompt: answered.", chunks=4)])
-    session = f"agent-tui-argprompt-{os.getpid()}-{launch_mode.name}"
     async with FakeProvider(script) as fake:
-        await start_agent_tui(session, workdir, agent_home, *fake_flags(fake), "explain this repo", mode=launch_mode)
-        try:
-            screen = await screen_shows(session, "Launched with a prompt: answered.")
+        flags = [*fake_flags(fake), "explain this repo"]
+        async with agent_tui_in_tmux("argprompt", workdir, agent_home, *flags, mode=launch_mode) as pane:
+            screen = await pane.shows("Launched with a prompt: answered.")
             assert "explain this repo" in screen
-        finally:
-            await tmux("kill-session", "-t", session)
     assert len(fake.requests) == 1
     assert "explain this repo" in json.dumps(fake.requests[0].body)
 
@@ -137,21 +47,14 @@ async def test_alt_keys_run_their_bindings_in_a_real_terminal_and_type_nothing(
 ) -> None:
     """tmux sends Alt+S as ESC S, as terminals do: its binding answers (no task block yet: a
     notice says so) and no letter lands in the prompt."""
-    session = f"agent-tui-altkeys-{os.getpid()}-{launch_mode.name}"
-    await start_agent_tui(
-        session, workdir, agent_home, "--model", "openai/fake", "--api-key", "sk-test", mode=launch_mode
-    )
-    try:
-        await screen_shows(session, "Ask anything")
-        await tmux("send-keys", "-t", session, "M-s")  # one: Textual misreads ESC x ESC y sent at once
-        await screen_shows(session, "no subagent task here")
+    flags = ["--model", "openai/fake", "--api-key", "sk-test"]
+    async with agent_tui_in_tmux("altkeys", workdir, agent_home, *flags, mode=launch_mode) as pane:
+        await pane.shows("Ask anything")
+        await pane.keys("M-s")  # one: Textual misreads ESC x ESC y sent at once
+        await pane.shows("no subagent task here")
         # The notice covers the prompt for 3 s; then its placeholder shows again only if nothing was typed.
-        await screen_shows(session, "Ask anything · Enter send")
-        await tmux("send-keys", "-t", session, "C-c")
-        await tmux("send-keys", "-t", session, "C-c")
-        await screen_shows(session, "AGENT_TUI_EXIT=0")
-    finally:
-        await tmux("kill-session", "-t", session)
+        await pane.shows("Ask anything · Enter send")
+        await pane.quit()
 
 
 async def test_an_invalid_config_is_reported_after_the_app_closes(
@@ -160,14 +63,9 @@ async def test_an_invalid_config_is_reported_after_the_app_closes(
     """Settings are validated once the first frame is up; an invalid value still ends the app with
     the file and key named, and exit code 1."""
     (agent_home / "config.toml").write_text("[retry]\nmax_retries = -1\n")
-    session = f"agent-tui-badconfig-{os.getpid()}-{launch_mode.name}"
-    await start_agent_tui(
-        session, workdir, agent_home, "--model", "openai/fake", "--api-key", "sk-test", width=120, mode=launch_mode
-    )
-    try:
-        screen = await screen_shows(session, "AGENT_TUI_EXIT=1")
-    finally:
-        await tmux("kill-session", "-t", session)
+    flags = ["--model", "openai/fake", "--api-key", "sk-test"]
+    async with agent_tui_in_tmux("badconfig", workdir, agent_home, *flags, mode=launch_mode, width=120) as pane:
+        screen = await pane.shows("AGENT_TUI_EXIT=1")
     flat = "".join(screen.split())  # the line wraps wherever the path makes it
     assert "config.toml:retry.max_retries:" in flat and "greaterthanorequalto0" in flat
 
@@ -213,21 +111,14 @@ async def test_a_stopped_or_hung_up_app_stops_its_running_tool_first(
             Turn(text="never"),
         ]
     )
-    session = f"agent-tui-stop-{os.getpid()}-{how[:4]}-{launch_mode.name}"
     async with FakeProvider(script) as fake:
-        await start_agent_tui(
-            session,
-            workdir,
-            agent_home,
-            *fake_flags(fake),
-            mode=launch_mode,
-        )
-        try:
-            await screen_shows(session, "Ask anything")
-            shell = int((await tmux("list-panes", "-t", session, "-F", "#{pane_pid}")).split()[0])
+        stop = f"stop-{how[:4]}"
+        async with agent_tui_in_tmux(stop, workdir, agent_home, *fake_flags(fake), mode=launch_mode) as pane:
+            await pane.shows("Ask anything")
+            shell = int((await tmux("list-panes", "-t", pane.session, "-F", "#{pane_pid}")).split()[0])
             agent = _agent_pid(shell)
-            await tmux("send-keys", "-t", session, "run the tool", "Enter")
-            await screen_shows(session, "bash  echo")
+            await pane.keys("run the tool", "Enter")
+            await pane.shows("bash  echo")
             for _ in range(400):
                 if pid_file.exists() and pid_file.read_text().strip():
                     break
@@ -235,13 +126,10 @@ async def test_a_stopped_or_hung_up_app_stops_its_running_tool_first(
             group = int(pid_file.read_text())
             if how == "SIGTERM":
                 os.kill(agent, signal.SIGTERM)
-                await screen_shows(session, "AGENT_TUI_EXIT=143")
+                await pane.shows("AGENT_TUI_EXIT=143")
             else:
-                await tmux("kill-session", "-t", session)
+                await pane.close()
                 await _gone(agent)
-        finally:
-            if how == "SIGTERM":
-                await tmux("kill-session", "-t", session)
     with pytest.raises(ProcessLookupError):
         os.killpg(group, 0)
     sessions = await open_sessions()
@@ -260,26 +148,16 @@ async def test_typing_at_picks_a_file_and_sends_its_text(
     (workdir / "docs").mkdir()
     (workdir / "docs" / "smoke_notes.md").write_text("The secret word is marmalade.\n")
     script = Script(turns=[Turn(text="The word is marmalade.")])
-    session = f"agent-tui-mention-{os.getpid()}-{launch_mode.name}"
     async with FakeProvider(script) as fake:
-        await start_agent_tui(
-            session,
-            workdir,
-            agent_home,
-            *fake_flags(fake),
-            mode=launch_mode,
-        )
-        try:
-            await screen_shows(session, "Ask anything")
-            await tmux("send-keys", "-t", session, "-l", "what is in @smknot")
-            await screen_shows(session, "docs/smoke_notes.md")
-            await tmux("send-keys", "-t", session, "Tab")
-            await screen_shows(session, "what is in @docs/smoke_notes.md")
-            await tmux("send-keys", "-t", session, "Enter")
-            await screen_shows(session, "The word is marmalade.")
-            await screen_shows(session, "idle")
-        finally:
-            await tmux("kill-session", "-t", session)
+        async with agent_tui_in_tmux("mention", workdir, agent_home, *fake_flags(fake), mode=launch_mode) as pane:
+            await pane.shows("Ask anything")
+            await pane.keys("-l", "what is in @smknot")
+            await pane.shows("docs/smoke_notes.md")
+            await pane.keys("Tab")
+            await pane.shows("what is in @docs/smoke_notes.md")
+            await pane.keys("Enter")
+            await pane.shows("The word is marmalade.")
+            await pane.shows("idle")
     sent = [m for m in fake.requests[0].body["messages"] if m["role"] == "user"][-1]["content"]
     assert any("The secret word is marmalade." in part.get("text", "") for part in sent)
 
@@ -315,15 +193,11 @@ async def test_a_hang_up_after_the_app_ends_restarts_nothing(workdir: Path, agen
             "; sleep 60",
         ]
     )
-    session = f"agent-tui-sigcont-{os.getpid()}"
-    await tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "30", "-c", str(workdir), command)
-    try:
-        await screen_shows(session, "Ask anything")
-        await tmux("send-keys", "-t", session, "C-c")
-        await tmux("send-keys", "-t", session, "C-c")
-        screen = await screen_shows(session, "AFTER")
-    finally:
-        await tmux("kill-session", "-t", session)
+    async with tmux_session(f"agent-tui-sigcont-{os.getpid()}", workdir, command) as pane:
+        await pane.shows("Ask anything")
+        await pane.keys("C-c")
+        await pane.keys("C-c")
+        screen = await pane.shows("AFTER")
     assert "AFTER 0 [] True" in screen, screen
 
 
@@ -335,14 +209,10 @@ async def test_the_app_exports_its_telemetry_before_it_quits(
 
     collector = await OtlpReceiver().start()
     (agent_home / "config.toml").write_text(f'[telemetry]\notlp_endpoint = "{collector.endpoint}"\n')
-    session = f"agent-tui-otel-{os.getpid()}-{launch_mode.name}"
     try:
         async with FakeProvider(Script(turns=[Turn(text="traced answer")])) as fake:
-            await start_agent_tui(session, workdir, agent_home, *fake_flags(fake), mode=launch_mode)
-            try:
-                await ask_and_quit(session, "trace me", "traced answer")
-            finally:
-                await tmux("kill-session", "-t", session)
+            async with agent_tui_in_tmux("otel", workdir, agent_home, *fake_flags(fake), mode=launch_mode) as pane:
+                await ask_and_quit(pane, "trace me", "traced answer")
         assert sorted(span.name for span in collector.spans) == ["chat openai/fake", "invoke_agent build"]
     finally:
         await collector.stop()
@@ -357,16 +227,11 @@ async def test_a_collector_that_is_down_is_one_warning_on_the_screen_and_the_ses
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     (agent_home / "config.toml").write_text(f'[telemetry]\notlp_endpoint = "http://127.0.0.1:{port}"\n')
-    session = f"agent-tui-otel-down-{os.getpid()}-{launch_mode.name}"
     async with FakeProvider(Script(turns=[Turn(text="answered anyway")])) as fake:
-        await start_agent_tui(session, workdir, agent_home, *fake_flags(fake), mode=launch_mode, width=160)
-        try:
-            await screen_shows(session, "Ask anything")
-            await tmux("send-keys", "-t", session, "go", "Enter")
-            await screen_shows(session, "answered anyway")
-            await screen_shows(session, "telemetry export to", timeout=30)  # the first batch: ~5 s, then the failure
-            await tmux("send-keys", "-t", session, "C-c")
-            await tmux("send-keys", "-t", session, "C-c")
-            await screen_shows(session, "AGENT_TUI_EXIT=0")
-        finally:
-            await tmux("kill-session", "-t", session)
+        flags = fake_flags(fake)
+        async with agent_tui_in_tmux("otel-down", workdir, agent_home, *flags, mode=launch_mode, width=160) as pane:
+            await pane.shows("Ask anything")
+            await pane.keys("go", "Enter")
+            await pane.shows("answered anyway")
+            await pane.shows("telemetry export to", timeout=30)  # the first batch: ~5 s, then the failure
+            await pane.quit()

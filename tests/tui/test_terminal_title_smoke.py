@@ -3,13 +3,12 @@
 The installed ``agent-tui`` in tmux against the fake provider. tmux honours OSC 0/2 (the pane
 title) and, with ``set-clipboard on``, OSC 52 (a paste buffer) from what the app writes, so both
 are read back from tmux. The test has a tmux server of its own (``TMUX_TMPDIR``): the option
-changes no one else's.
+changes no one else's, and the server ends with its one session.
 """
 
 from __future__ import annotations
 
 import base64
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -17,9 +16,8 @@ from collections.abc import Iterator
 import pytest
 
 from agent_tui.testing.fake_provider import FakeProvider, Script, Turn
+from tests.tui.tmux_pane import agent_tui_in_tmux, fake_flags, tmux
 from tests.warmth import LaunchMode
-
-from .test_terminal_smoke import BINARY, _tmux_installed, fake_flags, screen_shows, start_agent_tui, tmux  # noqa: F401
 
 CLIPPED = "rm -rf ~ # from the model"
 ANSWER = (
@@ -44,32 +42,19 @@ async def buffers() -> str:
 async def test_a_model_cannot_retitle_the_pane_or_write_the_clipboard(
     workdir, agent_home, launch_mode: LaunchMode, own_tmux_server: None
 ) -> None:
-    assert BINARY.exists(), f"{BINARY} is not installed"
-    session = f"agent-tui-title-{os.getpid()}-{launch_mode.name}"
     async with FakeProvider(Script(turns=[Turn(text=ANSWER, chunks=7)])) as fake:
-        await start_agent_tui(
-            session,
-            workdir,
-            agent_home,
-            *fake_flags(fake),
-            mode=launch_mode,
-        )
-        try:
-            await screen_shows(session, "Ask anything")
+        async with agent_tui_in_tmux("title", workdir, agent_home, *fake_flags(fake), mode=launch_mode) as pane:
+            await pane.shows("Ask anything")
             await tmux("set-option", "-s", "set-clipboard", "on")
-            await tmux("select-pane", "-t", session, "-T", "title-before")
-            title = lambda: tmux("display", "-p", "-t", session, "#{pane_title}")  # noqa: E731
+            await tmux("select-pane", "-t", pane.session, "-T", "title-before")
+            title = lambda: tmux("display", "-p", "-t", pane.session, "#{pane_title}")  # noqa: E731
             assert (await title()).strip() == "title-before"
-            await tmux("send-keys", "-t", session, "say it", "Enter")
+            await pane.keys("say it", "Enter")
             # the answer has been drawn (the status line's usage may come a frame before it)
-            screen = await screen_shows(session, "all inert.")
-            await tmux("send-keys", "-t", session, "C-c")
-            await tmux("send-keys", "-t", session, "C-c")
-            await screen_shows(session, "AGENT_TUI_EXIT=0")  # everything the app wrote has been read by tmux
+            screen = await pane.shows("all inert.")
+            await pane.quit()  # everything the app wrote has been read by tmux
             assert (await title()).strip() == "title-before"
             assert CLIPPED not in await buffers()
             words = " ".join(screen.split())  # each neutralized sequence leaves the spaces around it: two in a row
             assert "Title and clipboard done: all inert." in words, screen
-        finally:
-            await tmux("kill-server")  # this test's own server
     assert len(fake.requests) == 1

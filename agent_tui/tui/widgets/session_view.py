@@ -1,17 +1,17 @@
 """One session on screen: transcript, plan, pending strip, permission panel, prompt, status.
 
-The view composes the widgets and turns input into facade calls; what the
-transcript holds and when it repaints is its :class:`SessionFeed`'s work, which
-it serves as the feed's :class:`FeedView`. A session with no id yet is created
-on its first prompt, so opening the app never leaves an empty session behind.
+The view composes the widgets, paints the chrome around the transcript and routes
+each widget's messages; what the transcript holds and when it repaints is its
+:class:`SessionFeed`'s work, which it serves as the feed's :class:`FeedView`. The
+input's paths have a module each: :class:`PromptSender` (a prompt or ``!command``
+to the session, which is created on its first prompt, so opening the app never
+leaves an empty session behind), :class:`PromptCompletion` (the ``@``/``/`` list)
+and :class:`QueueEdits` (the pending strip's edits).
 """
 
 from __future__ import annotations
 
-import asyncio
 from functools import partial
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import ComposeResult
@@ -19,13 +19,9 @@ from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.message import Message
 
-from agent_tui.tui.choices import Choice
-from agent_tui.tui.command_registry import Command, CommandError, parse_command, slash_choices
-from agent_tui.tui.file_index import mention
+from agent_tui.tui.command_registry import Command, CommandError, parse_command
 from agent_tui.tui.mcp_view import count_label, ready_count
-from agent_tui.tui.mention_index import MentionIndex
 from agent_tui.tui.prompt_history import PromptHistory
-from agent_tui.tui.resource_choices import resource_choices, server_choices
 from agent_tui.tui.rewind_choice import UNDO, RewindChoice
 from agent_tui.tui.services import TuiServices
 from agent_tui.tui.session_feed import POLL_S, SessionFeed
@@ -36,13 +32,12 @@ from agent_tui.tui.widgets.pending import PendingInputStrip
 from agent_tui.tui.widgets.permission import PermissionPanel
 from agent_tui.tui.widgets.plan import PlanPanel
 from agent_tui.tui.widgets.prompt import PromptInput
+from agent_tui.tui.widgets.prompt_completion import PromptCompletion
+from agent_tui.tui.widgets.prompt_sender import PromptSender
+from agent_tui.tui.widgets.queue_edits import QueueEdits
 from agent_tui.tui.widgets.status import StatusBar, StatusInputs
 from agent_tui.tui.widgets.transcript import FeedHost, NewOutputHint, TranscriptView
 from agent_tui.vocab.kinds import ApprovalMode, Delivery
-
-if TYPE_CHECKING:
-    from agent_tui.core.api import SessionRecord
-    from agent_tui.tui.port import SessionsPort
 
 
 def rewind_summary(result: object) -> str:
@@ -52,10 +47,6 @@ def rewind_summary(result: object) -> str:
     files = ", ".join(f"{c.path} ({c.change})" for c in changed[:5]) + (" …" if len(changed) > 5 else "")
     said = [f"{len(changed)} file(s) changed: {files}" if changed else "", getattr(result, "note", None) or ""]
     return f"{head}: " + ("; ".join(part for part in said if part) or "no file changed")
-
-
-def _session_id(created: SessionRecord | str) -> str:
-    return created if isinstance(created, str) else str(created.id)
 
 
 class SessionView(FeedHost, Vertical):
@@ -73,13 +64,12 @@ class SessionView(FeedHost, Vertical):
         self._opening = session_id  # followed once mounted
         self.interrupting = False
         self.notice: str | None = services.setup_hint
-        self._sending = asyncio.Lock()  # prompts leave in the order typed; the first one creates the session
         # Asks answered here whose reply is not in the log yet: the panel closes at once, while the
         # transcript keeps the ask until the durable reply (which also restarts the tool's clock).
         self._answered: set[str] = set()
-        self._files: MentionIndex | None = None  # the paths for @ completion, made on the first @
-        self._wanted: tuple[str, str] | None = None  # what the completion list answers
-        self._asked: tuple[str, str] | None = None  # (prompt, folder) whose external_directory ask was shown
+        self.sender = PromptSender(services, self)
+        self.completion = PromptCompletion(services)
+        self.queue_edits = QueueEdits(services, self)
 
     def compose(self) -> ComposeResult:
         clock = self.services.clock
@@ -248,17 +238,7 @@ class SessionView(FeedHost, Vertical):
 
     @work(group="send")
     async def run_shell(self, command: str, text: str) -> None:
-        """``!command``: the session's bash tool runs it (no model step); the model sees it next turn."""
-        if not command:
-            self._keep(text, "! needs a command: !ls -la", "error")
-            return
-        async with self._sending:
-            try:
-                sessions = await self.services.ready_to_run()
-                session_id = self.session_id or await self._new_session(sessions)
-                await sessions.shell(session_id, command)
-            except Exception as error:  # the facade's one-line reason
-                self._keep(text, f"not run: {error}", "error")
+        await self.sender.run_shell(command, text)
 
     def _activity_counters(self) -> tuple[int, int]:
         """What ends a turn and what it streamed, for the activity line."""
@@ -267,68 +247,7 @@ class SessionView(FeedHost, Vertical):
 
     @work(group="send")
     async def send(self, text: str, delivery: Delivery) -> None:
-        if not self.is_active and not self.transcript.facts.queue_paused:  # it will run: the clock starts
-            self.query_one(ActivityLine).begin()
-        async with self._sending:
-            await self._send(text, delivery)
-
-    async def _send(self, text: str, delivery: Delivery) -> None:
-        from agent_tui.core.api import NeedsApproval
-
-        try:
-            sessions = await self.services.ready_to_run()
-            parts = await self._parts(text)  # before the session exists: a bad mention sends nothing
-            if self.services.runner_error:
-                self.app.notify(self.services.runner_error, severity="error")
-            session_id = self.session_id or await self._new_session(sessions)
-            await sessions.prompt(session_id, parts, delivery=delivery.value)
-        except NeedsApproval as asked:  # the user's answer is sending the same prompt again
-            self._asked = (text, asked.directory)
-            self._keep(text, f"{asked} — press Enter again to attach it once", "warning")
-        except Exception as error:  # the facade's one-line reason, and the text stays recallable
-            self._keep(text, f"not sent: {error}", "error")
-
-    async def _new_session(self, sessions: SessionsPort) -> str:
-        """The session the first prompt (or ``!`` command) goes to, in the model, agent and
-        approval mode the status bar shows."""
-        created = await sessions.create(
-            location=self.services.location, model=self.services.model, agent=self.services.agent
-        )
-        session_id = _session_id(created)
-        sessions.choose_approval(session_id, ApprovalMode(self.services.approval))
-        self.feed.adopt(session_id)
-        return session_id
-
-    def _keep(self, text: str, why: str, severity: str) -> None:
-        self.app.notify(why, severity=severity)  # type: ignore[arg-type]
-        if not self.is_active:  # not sent: nothing runs
-            self.query_one(ActivityLine).cancel()
-        prompt = self.query_one(PromptInput)
-        if not prompt.text:
-            prompt.load_text(text)
-            prompt.move_cursor(prompt.document.end)
-
-    async def _parts(self, text: str) -> list:
-        """The durable prompt: the text, then every file, folder and image it mentions (a subagent's
-        mention: the guidance to hand it the work)."""
-        from agent_tui.core.api import events as ev  # once the core is open: the models' module imports pydantic
-
-        if "@" not in text:
-            return ev.text_prompt(text)
-        from agent_tui.core.api import attach_policy, build_prompt, vision_check
-
-        approved = [self._asked[1]] if self._asked and self._asked[0] == text else []
-        policy = attach_policy(
-            self.services.settings, self.services.agent, approved=approved, location=self.services.location
-        )
-        reader = getattr(self.services.mcp, "mcp_reader", None)  # the runtime, once it is up
-        return await build_prompt(
-            text,
-            self.services.location,
-            policy=policy,
-            vision=vision_check(self.services.settings, self.services.model),
-            resources=reader(self.services.location, self.services.agent) if reader is not None else None,
-        )
+        await self.sender.send(text, delivery)
 
     # ------------------------------------------------------------------ completion
 
@@ -339,122 +258,27 @@ class SessionView(FeedHost, Vertical):
         self._update_completion()
 
     def _update_completion(self) -> None:
-        prompt, completion = self.query_one(PromptInput), self.query_one(CompletionList)
-        wanted = prompt.completing()
-        if wanted is None:
-            self._wanted = None
-            completion.close()
-            return
-        if wanted == self._wanted:
-            return
-        self._wanted = wanted
-        kind, query = wanted
-        if kind == "/":
-            choices = slash_choices(query, self.services.command_specs())
-            completion.show_choices(choices, None if choices else f"no command /{query}")
-        else:
+        query = self.completion.follow(self.query_one(PromptInput).completing(), self.query_one(CompletionList))
+        if query is not None:
             self._complete_paths(query)
 
     @work(group="complete", exclusive=True)
     async def _complete_paths(self, query: str) -> None:
-        completion = self.query_one(CompletionList)
-        resources = await self._mcp_resources()
-        linked = resource_choices(query, resources)
-        if linked is not None:  # ``@server:…``: that server's resources, not files
-            if self._wanted == ("@", query):
-                completion.show_choices(linked, f"no resource of {query.partition(':')[0]} matches")
-            return
-        if self._files is None:
-            self._files = MentionIndex(self.services.location, self._reference_roots(), clock=self.services.clock)
-            completion.show_choices([], "listing the project's files…")
-        try:
-            paths = await self._files.search(query)
-        except Exception as error:  # an unreadable tree: say so in the list, the prompt still works
-            completion.show_choices([], f"cannot list files: {error}")
-            return
-        if self._wanted == ("@", query):
-            choices = [
-                *self._subagent_choices(query, paths),
-                *server_choices(query, resources),
-                *(Choice(mention(p), p) for p in paths),
-            ]
-            completion.show_choices(choices, f"no file matches {query!r}")
+        await self.completion.list_mentions(query, self.query_one(CompletionList))
 
-    async def _mcp_resources(self) -> dict[str, list]:
-        """What each ready MCP server the agent uses listed (the connections keep it, listed again when
-        a server says it changed); none before the runtime is up."""
-        mcp = self.services.mcp
-        if mcp is None or not hasattr(mcp, "mcp_resources"):
-            return {}
-        try:
-            found: dict[str, list] = await mcp.mcp_resources(self.services.location, self.services.agent)
-        except Exception:  # noqa: BLE001 - an invalid config: the files are still offered
-            return {}
-        return found
-
-    def _subagent_choices(self, query: str, paths: list[str]) -> list[Choice]:
-        """The subagents the selected agent may hand work to whose name starts with ``query``: a group
-        above the files (they are few), each but one a file or folder of that name would win on send."""
-        settings = self.services.settings
-        if settings is None:
-            return []
-        from agent_tui.core.api import callable_subagents
-
-        taken = {p.rstrip("/") for p in paths}
-        return [
-            Choice(mention(name), name, f"subagent · {settings.agent_settings(name).description}".rstrip(" ·"))
-            for name in callable_subagents(settings, self.services.agent)
-            if name.lower().startswith(query.lower()) and name not in taken
-        ]
-
-    def _reference_roots(self) -> dict[str, Path]:
-        """The configured reference folders (``[references.NAME]``), once the settings are known."""
-        settings = self.services.settings
-        if settings is None or not settings.references:
-            return {}
-        from agent_tui.core.api import paths
-
-        return settings.reference_roots(paths.project_root(Path(self.services.location)))
+    # ------------------------------------------------------------------ the queue, interrupts, rewinds, asks
 
     async def on_pending_input_strip_picked(self, message: PendingInputStrip.Picked) -> None:
-        """Edit (withdraw, into the prompt), withdraw, or re-send a queued item as a steer."""
-        item = message.item
-        if not await self._withdraw(item.input_id):
-            return
-        prompt = self.query_one(PromptInput)
-        match message.action:
-            case "edit":
-                prompt.load_text(item.text + (f"\n{prompt.text}" if prompt.text else ""))
-                prompt.move_cursor(prompt.document.end)
-                prompt.focus()
-            case "steer":
-                try:
-                    sessions = await self.services.ready()
-                    await sessions.prompt(self.shown_session_id, item.prompt, delivery=Delivery.STEER.value)
-                except Exception as error:  # withdrawn but not re-sent: the text goes back to the prompt
-                    self._keep(item.text, f"not sent: {error}", "error")
+        await self.queue_edits.picked(message)
 
     async def on_pending_input_strip_reordered(self, message: PendingInputStrip.Reordered) -> None:
-        try:
-            await (await self.services.ready()).reorder_queue(self.shown_session_id, message.order)
-        except Exception as error:  # the queue moved on meanwhile (an item was promoted)
-            self.app.notify(f"cannot reorder: {error}", severity="warning")
+        await self.queue_edits.reorder(message.order)
 
     def on_pending_input_strip_left(self) -> None:
         self.query_one(PromptInput).focus()
 
     async def withdraw_last(self) -> None:
-        pending = self.transcript.pending_inputs
-        if pending:
-            await self._withdraw(pending[-1].input_id)
-
-    async def _withdraw(self, input_id: str) -> bool:
-        try:
-            await (await self.services.ready()).withdraw(self.shown_session_id, input_id)
-        except Exception as error:  # promoted meanwhile: it is in the transcript now
-            self.app.notify(f"cannot withdraw: {error}", severity="warning")
-            return False
-        return True
+        await self.queue_edits.withdraw_last()
 
     async def interrupt(self, reason: str = "user") -> bool:
         """Esc: interrupt a running session (pending input stays pending)."""
