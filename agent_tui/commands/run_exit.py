@@ -28,7 +28,8 @@ class RunExit(IntEnum):
     """Another live process runs the session: the prompt is admitted there and runs there."""
     UNREACHABLE = 6
     """Nothing ran: the configured database server (``storage.url``) cannot be reached, or the
-    PostgreSQL driver is not installed."""
+    PostgreSQL driver is not installed (``DatabaseUnreachable.exit_code``, which every command
+    exits with; spelled out here so this module does not import the core)."""
     INTERRUPTED = 130
     """Interrupted: Ctrl+C (SIGINT), or from another client (the TUI, ``serve``). SIGTERM and
     SIGHUP exit ``128 + signal`` (143, 129)."""

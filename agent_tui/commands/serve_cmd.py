@@ -48,7 +48,7 @@ def _say(line: str) -> None:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    from agent_tui.core.api import ConfigError, Runtime, StoreError
+    from agent_tui.core.api import ConfigError, DatabaseUnreachable, Runtime, StoreError
 
     if not 0 <= args.port <= 65535:
         return fail(f"--port must be between 0 and 65535, not {args.port}")
@@ -60,6 +60,8 @@ async def _main(args: argparse.Namespace) -> int:
     trust_cmd.apply(args)
     try:
         runtime = await Runtime.open(cli=cli, permission_policy=None)
+    except DatabaseUnreachable as error:
+        return fail(str(error), error.exit_code)
     except (ConfigError, StoreError) as error:
         return fail(str(error))
     here = await runtime.settings_for(str(Path.cwd()))

@@ -15,9 +15,6 @@ from pathlib import Path
 from agent_tui.commands.errors import fail
 from agent_tui.core.api import ConfigError, DatabaseUnreachable, Sessions, StoreError, load_settings, open_sessions
 
-UNREACHABLE = 6
-"""The exit code when the configured database server cannot be reached (as ``run``'s)."""
-
 
 def run_with_sessions(command: Callable[[Sessions], Awaitable[int]], location: Path | None = None) -> int:
     async def main() -> int:
@@ -31,7 +28,7 @@ def run_with_sessions(command: Callable[[Sessions], Awaitable[int]], location: P
     try:
         return asyncio.run(main())
     except DatabaseUnreachable as error:
-        return fail(str(error), UNREACHABLE)
+        return fail(str(error), error.exit_code)
     except (StoreError, ConfigError) as error:
         return fail(str(error))
     except KeyboardInterrupt:

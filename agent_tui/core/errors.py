@@ -49,6 +49,10 @@ class DatabaseUnreachable(DatabaseUnavailable):
     """The configured database server (``storage.url``) cannot be reached, refuses the connection,
     or its driver (the ``postgres`` extra) is not installed: nothing was read or written."""
 
+    exit_code = 6
+    """What every command exits with for it (``run``, ``serve``, the window, the store commands),
+    so a script tells a down server from any other failure."""
+
 
 class UnknownSession(StoreError):
     def __init__(self, session_id: str) -> None:

@@ -289,7 +289,7 @@ class CoreOpener:
         self._task: asyncio.Task | None = None
 
     async def connect(self) -> None:
-        from agent_tui.core.api import ConfigError
+        from agent_tui.core.api import ConfigError, DatabaseUnreachable
         from agent_tui.tui.services import StartupFailed
 
         try:  # pydantic's import and the validation run off the loop
@@ -306,7 +306,10 @@ class CoreOpener:
         self.services.paste_chip_lines = self.settings.paste_chip_lines
         self.services.known_models = tuple(self.settings.models)
         open_sessions = await _from_core("open_sessions")
-        self.sessions = await open_sessions(self.settings)
+        try:
+            self.sessions = await open_sessions(self.settings)
+        except DatabaseUnreachable as error:  # nothing could work: exit, as every command does
+            raise StartupFailed(str(error), code=error.exit_code) from None
         self.services.connect_to(self.sessions, runnable=False)
         self._task = asyncio.create_task(self._start_runtime())
 

@@ -93,7 +93,7 @@ async def test_an_unreachable_server_is_one_line_and_exit_6_with_nothing_written
     nowhere = f"postgresql://nobody@/agent_tui?host={tmp_path}&port=1&connect_timeout=2"
     env = {"AGENT_TUI_DATABASE_URL": nowhere, "AGENT_TUI_API_KEY": "test-key"}
     model = ["--model", "openai/fake-model", "--api-base", fake.openai_base]
-    for args in (["run", *model, "hello"], ["sessions", "list"]):
+    for args in (["run", *model, "hello"], ["sessions", "list"], ["serve", "--port", "0"]):
         code, out, err = await agent_tui(*args, cwd=workdir, env=env)
         assert code == UNREACHABLE, (args, err)
         lines = err.strip().splitlines()
