@@ -98,20 +98,17 @@ def tool_mark(session_id: str, call_id: str) -> str:
     return f"{session_id}/{call_id}"
 
 
-def kill_marked(marks: set[str]) -> int:
-    """SIGKILL every process whose environment carries one of ``marks``; how many there were.
+def marked_processes() -> dict[str, list[int]]:
+    """Every process of this machine that carries a tool mark, by mark (``<session>/<call>``).
 
-    For crash recovery: the agent that started them is gone, so nothing else will stop them.
     Scans /proc (Linux); processes of other users are unreadable and skipped. Call it in a thread.
     """
-    if not marks:
-        return 0
-    wanted = {f"{TOOL_MARK_ENV}={mark}".encode() for mark in marks}
-    killed = 0
+    prefix = f"{TOOL_MARK_ENV}=".encode()
+    found: dict[str, list[int]] = {}
     try:
         names = os.listdir("/proc")
     except OSError:
-        return 0
+        return found
     me = os.getpid()
     for name in names:
         if not name.isdigit() or int(name) == me:
@@ -121,13 +118,31 @@ def kill_marked(marks: set[str]) -> int:
                 environ = handle.read()
         except OSError:
             continue
-        if wanted.isdisjoint(environ.split(b"\0")):
+        for entry in environ.split(b"\0"):
+            if entry.startswith(prefix):
+                found.setdefault(entry[len(prefix) :].decode(errors="replace"), []).append(int(name))
+                break
+    return found
+
+
+def kill_marked(marks: set[str]) -> int:
+    """SIGKILL every process whose environment carries one of ``marks``; how many there were.
+
+    For crash recovery: the agent that started them is gone, so nothing else will stop them.
+    Call it in a thread (it scans /proc: :func:`marked_processes`).
+    """
+    if not marks:
+        return 0
+    killed = 0
+    for mark, pids in marked_processes().items():
+        if mark not in marks:
             continue
-        try:
-            os.kill(int(name), signal.SIGKILL)
-            killed += 1
-        except (ProcessLookupError, PermissionError):
-            pass
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except (ProcessLookupError, PermissionError):
+                pass
     return killed
 
 

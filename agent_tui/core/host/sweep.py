@@ -17,7 +17,7 @@ from typing import Protocol
 from agent_tui.core.log import events as ev
 from agent_tui.core.log.publisher import SessionPublisher
 from agent_tui.core.log.records import MessageRecord, PermissionRecord, ToolCallRecord
-from agent_tui.tools.process_group import kill_marked, tool_mark
+from agent_tui.tools.process_group import kill_marked, marked_processes, tool_mark
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import TOOL_INTERRUPTED, ErrorType, PermissionReply
 
@@ -62,3 +62,27 @@ async def sweep_stale(store: StaleReads, session_id: str, publish: SessionPublis
         )
     await publish.many(events)
     return len(events)
+
+
+async def reap_stale_processes(store: StaleReads) -> int:
+    """Kill this machine's processes of tool calls already failed as stale; how many.
+
+    On a shared database the host that takes a dead owner's session over fails its running call
+    (:func:`sweep_stale`) and kills the call's processes, but only on its own machine: a command the
+    dead owner started on *its* machine keeps running there. Every host looks at its machine's
+    marked processes now and then; those whose call this database has failed as ``tool.stale`` are
+    killed. A mark of a call that is still running, succeeded, failed otherwise, or belongs to a
+    session this database does not hold (another agent-tui's) is left alone.
+    """
+    found = await asyncio.to_thread(marked_processes)
+    calls_by_session: dict[str, set[str]] = {}
+    for mark in found:
+        session_id, _, call_id = mark.partition("/")
+        calls_by_session.setdefault(session_id, set()).add(call_id)
+    stale = {
+        tool_mark(session_id, call.call_id)
+        for session_id, call_ids in calls_by_session.items()
+        for call in await store.tool_calls(session_id, states=["failed"])
+        if call.call_id in call_ids and (call.error or {}).get("type") == ErrorType.TOOL_STALE
+    }
+    return await asyncio.to_thread(kill_marked, stale) if stale else 0

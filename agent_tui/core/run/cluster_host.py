@@ -13,7 +13,9 @@ another host was left to that owner, a tool it ran was never closed). Every host
 session; one wins the lease, and its drain begins with the stale-tool sweep, so the dead owner's
 tool is failed, never re-run, and what was pending runs. The TTL (``storage.lease_ttl_ms``) is thus
 both the worst-case stall after an owner dies and how long an owner may pause before it loses the
-session.
+session. And every :data:`REAP_EVERY_S` it kills this machine's processes of tool calls that the
+database says were failed as stale (a dead owner's commands, on the dead owner's machine:
+``host/sweep.reap_stale_processes``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agent_tui.core.errors import DatabaseUnavailable
+from agent_tui.core.host.sweep import StaleReads, reap_stale_processes
 from agent_tui.core.run.cluster_interrupt import ClusterInterrupts, Interrupt
 from agent_tui.core.run.cluster_lease import ClusterLeases, host_owner
 from agent_tui.core.store.pg import lease as pg_lease
@@ -35,6 +38,9 @@ log = logging.getLogger(__name__)
 VIEW_REFRESH_S = 1.0
 """How often the cached cluster view is read again from ``session_lease``, and abandoned leases looked for."""
 
+REAP_EVERY_S = 5.0
+"""How often this machine's processes of stale tool calls are looked for (a scan of /proc)."""
+
 Wake = Callable[[str], Awaitable[bool]]
 """The coordinator's ``wake``: start a period for the session here, False when another host holds it."""
 
@@ -42,7 +48,8 @@ Wake = Callable[[str], Awaitable[bool]]
 class ClusterHost:
     """This process's leases and interrupt listener on one database, and its cached cluster view."""
 
-    def __init__(self, url: str, ttl_ms: int, owner: str | None = None) -> None:
+    def __init__(self, url: str, ttl_ms: int, reads: StaleReads, owner: str | None = None) -> None:
+        self.reads = reads
         self.leases = ClusterLeases(url, owner or host_owner(), ttl_ms)
         self.interrupts = ClusterInterrupts(self.leases)
         self.view: dict[str, dict[str, Any]] = {}
@@ -55,7 +62,7 @@ class ClusterHost:
     def on(cls, store: Store) -> ClusterHost | None:
         """A host for ``store`` when it is a PostgreSQL server; None for the SQLite file."""
         settings = store.settings
-        return cls(settings.url, settings.lease_ttl_ms) if store.path is None and settings.url else None
+        return cls(settings.url, settings.lease_ttl_ms, store) if store.path is None and settings.url else None
 
     def coordinator_hooks(self) -> dict[str, Any]:
         """The coordinator's ``acquire_lease`` and ``interrupt_elsewhere`` on this database."""
@@ -108,9 +115,15 @@ class ClusterHost:
         await self.leases.close()
 
     async def _refresh_forever(self) -> None:
+        loop = asyncio.get_running_loop()
+        next_reap = loop.time()
         while True:
             await asyncio.sleep(VIEW_REFRESH_S)
             try:
                 await self.refresh()
+                if loop.time() >= next_reap:
+                    next_reap = loop.time() + REAP_EVERY_S
+                    if killed := await reap_stale_processes(self.reads):
+                        log.warning("killed %d process(es) of tool calls another host failed as stale", killed)
             except DatabaseUnavailable as error:  # the last view stays until the server is back
                 log.warning("cluster view not refreshed: %s", error)
