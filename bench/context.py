@@ -78,7 +78,7 @@ def _shared_prefix_chars(before: list[str], after: list[str]) -> int:
 async def _session(steps: int, context: dict[str, Any], home: Path) -> list[dict[str, Any]]:
     from agent_tui.core.host.tool_host import build_registry
     from agent_tui.core.runtime import Runtime
-    from agent_tui.core.settings.config import load_settings
+    from agent_tui.core.settings.config_validation import load_settings
     from agent_tui.testing.fake_provider import FakeProvider
 
     workdir = _project(home, steps)

@@ -67,7 +67,7 @@ async def _adapter(base: str) -> float:
 
 async def _runner_turns(base: str, prompts: int, home: Path) -> float:
     from agent_tui.core.runtime import Runtime
-    from agent_tui.core.settings.config import load_settings
+    from agent_tui.core.settings.config_validation import load_settings
     from agent_tui.tools.registry import ToolRegistry
 
     workdir = home / "project"

@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from agent_tui.core.log import events as ev
-from agent_tui.core.settings.config import StorageSettings
+from agent_tui.core.settings.config_sections import StorageSettings
 from agent_tui.core.store.db import connect
 from agent_tui.core.store.schema import migrate
 from agent_tui.core.store.store import Store

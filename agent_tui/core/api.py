@@ -102,8 +102,8 @@ _EXPORTS: dict[str, str] = {
     "sandboxed_command": "host.sandbox_check",
     # Configuration.
     "Settings": "settings.config",
-    "load_settings": "settings.config",
-    "validate": "settings.config",
+    "load_settings": "settings.config_validation",
+    "validate": "settings.config_validation",
     "read_layers": "settings.config_layers",
     "DEFAULT_AGENT": "settings.config_layers",
     "PLAN_AGENT": "settings.agents",
@@ -213,13 +213,13 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.settings.agents import PLAN_AGENT as PLAN_AGENT
     from agent_tui.core.settings.agents import agent_listing as agent_listing
     from agent_tui.core.settings.config import Settings as Settings
-    from agent_tui.core.settings.config import load_settings as load_settings
-    from agent_tui.core.settings.config import validate as validate
     from agent_tui.core.settings.config_layers import DEFAULT_AGENT as DEFAULT_AGENT
     from agent_tui.core.settings.config_layers import ConfigError as ConfigError
     from agent_tui.core.settings.config_layers import UntrustedProject as UntrustedProject
     from agent_tui.core.settings.config_layers import find_project_config as find_project_config
     from agent_tui.core.settings.config_layers import read_layers as read_layers
+    from agent_tui.core.settings.config_validation import load_settings as load_settings
+    from agent_tui.core.settings.config_validation import validate as validate
     from agent_tui.core.settings.mcp_edit import ServerExists as ServerExists
     from agent_tui.core.settings.mcp_scopes import McpServerRow as McpServerRow
     from agent_tui.core.settings.mcp_scopes import ServerNotFound as ServerNotFound

@@ -36,8 +36,10 @@ from agent_tui.core.run.step import StreamFn
 from agent_tui.core.run.subagents import Subagents, spawns_subagents
 from agent_tui.core.sessions import Sessions, open_sessions
 from agent_tui.core.settings import paths
-from agent_tui.core.settings.config import Settings, TelemetrySettings, load_settings
+from agent_tui.core.settings.config import Settings
 from agent_tui.core.settings.config_layers import ConfigStamp, config_stamp
+from agent_tui.core.settings.config_sections import TelemetrySettings
+from agent_tui.core.settings.config_validation import load_settings
 from agent_tui.tools.errors import ToolError
 from agent_tui.tools.mcp.hub import McpStatus
 from agent_tui.tools.registry import ToolRegistry

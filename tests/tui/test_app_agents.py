@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.settings.config import load_settings
+from agent_tui.core.settings.config_validation import load_settings
 from agent_tui.tui.app import StartMode
 from agent_tui.tui.widgets.status import StatusBar
 from tests.fakes.sessions import FakeSessions

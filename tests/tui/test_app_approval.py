@@ -60,7 +60,7 @@ async def test_a_new_session_starts_in_the_mode_the_bar_shows(fake_sessions: Fak
 async def test_a_resumed_session_shows_the_configs_mode_until_one_is_chosen(
     fake_sessions: FakeSessions, make_app, workdir, agent_home
 ) -> None:
-    from agent_tui.core.settings.config import load_settings
+    from agent_tui.core.settings.config_validation import load_settings
 
     (agent_home / "config.toml").write_text('approval = "auto"\n')
     async with opened(fake_sessions, make_app) as (app, pilot):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.settings.config import load_settings
+from agent_tui.core.settings.config_validation import load_settings
 from agent_tui.tools import sandbox
 from tests.fakes.sessions import FakeSessions
 

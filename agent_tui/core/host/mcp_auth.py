@@ -14,8 +14,8 @@ from pathlib import Path
 
 from agent_tui.core.host.mcp_host import SDK_LOG
 from agent_tui.core.settings import paths
-from agent_tui.core.settings.config import load_settings
 from agent_tui.core.settings.config_layers import ConfigError
+from agent_tui.core.settings.config_validation import load_settings
 from agent_tui.core.settings.mcp_scopes import McpServerRow, mcp_listing
 from agent_tui.tools.mcp.oauth import LoginFailed, auth_state, login
 from agent_tui.tools.mcp.sdk_log import route_sdk_logs

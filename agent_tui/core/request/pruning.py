@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_tui.core.request.compaction_text import CHARS_PER_TOKEN, IMAGE_TOKENS
-from agent_tui.core.settings.config import ContextSettings
+from agent_tui.core.settings.config_sections import ContextSettings
 from agent_tui.llm import types as llm
 
 KEEP_TOOLS = frozenset({"apply_patch"})

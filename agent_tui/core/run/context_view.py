@@ -28,7 +28,8 @@ from agent_tui.core.request.assembly import assemble
 from agent_tui.core.request.breakdown import ContextBreakdown, measure
 from agent_tui.core.request.instructions import Instructions, McpGuidance
 from agent_tui.core.run.runner import NoCompaction, step_model
-from agent_tui.core.settings.config import Settings, load_settings
+from agent_tui.core.settings.config import Settings
+from agent_tui.core.settings.config_validation import load_settings
 
 if TYPE_CHECKING:
     from agent_tui.llm import types as llm

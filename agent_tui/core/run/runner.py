@@ -24,7 +24,8 @@ from agent_tui.core.request.builder import awaits_answer, needs_continuation, wa
 from agent_tui.core.request.structured import REPAIR_STEPS, answered, shape
 from agent_tui.core.run.session_hooks import SessionHooks
 from agent_tui.core.run.step import Step, StepPlan, StreamFn
-from agent_tui.core.settings.config import ConfigError, Settings
+from agent_tui.core.settings.config import Settings
+from agent_tui.core.settings.config_layers import ConfigError
 from agent_tui.llm import types as llm
 from agent_tui.tools.final_answer import FINAL_ANSWER_TOOL, OutputSchema
 from agent_tui.vocab.clock import Clock, SystemClock

@@ -2,7 +2,7 @@
 
 Reading the layers needs only ``tomllib``, so the TUI can take the handful of
 values its first frame shows (model, agent, theme) without importing pydantic
-(~60 ms); :func:`agent_tui.core.settings.config.validate` turns the same layers into
+(~60 ms); :func:`agent_tui.core.settings.config_validation.validate` turns the same layers into
 ``Settings`` once the first frame is up. Precedence (highest last in
 :attr:`Layers.sources`): user file < project file < environment < CLI.
 """

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent_tui.core.settings import paths, trust
-from agent_tui.core.settings.config import validate
 from agent_tui.core.settings.config_layers import (
     ConfigError,
     Layers,
@@ -27,6 +26,7 @@ from agent_tui.core.settings.config_layers import (
     find_project_config,
     read_layers,
 )
+from agent_tui.core.settings.config_validation import validate
 from agent_tui.core.settings.mcp_edit import add_server, remove_server, servers_in
 from agent_tui.core.settings.mcp_json import mcp_json_file
 

@@ -35,7 +35,7 @@ from agent_tui.core.errors import (
     UnknownSession,
 )
 from agent_tui.core.settings import paths
-from agent_tui.core.settings.config import StorageSettings
+from agent_tui.core.settings.config_sections import StorageSettings
 from agent_tui.core.store.log_rows import Digest, FirstRow, LogEndpoint, LogRow, digest
 
 DEFAULT_BATCH = 500

@@ -13,7 +13,7 @@ import sqlite3
 from pathlib import Path
 
 from agent_tui.core.errors import DatabaseCorrupt, DatabaseLocked, DatabaseUnavailable, StoreError
-from agent_tui.core.settings.config import StorageSettings, Synchronous
+from agent_tui.core.settings.config_sections import StorageSettings, Synchronous
 
 
 def translate(error: sqlite3.Error, path: Path | str, settings: StorageSettings) -> StoreError:

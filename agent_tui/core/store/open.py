@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_tui.core.settings.config import StorageSettings
+from agent_tui.core.settings.config_sections import StorageSettings
 from agent_tui.core.store.bus import Bus
 from agent_tui.core.store.store import Store
 from agent_tui.vocab.clock import Clock

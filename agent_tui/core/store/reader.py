@@ -42,7 +42,7 @@ import aiosqlite
 from agent_tui.core.errors import StoreError
 from agent_tui.core.log import waits
 from agent_tui.core.projections.sql import SQLITE, Dialect
-from agent_tui.core.settings.config import StorageSettings
+from agent_tui.core.settings.config_sections import StorageSettings
 from agent_tui.core.store.db import connect, translate
 
 T = TypeVar("T")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from agent_tui.core.errors import CopyConflict, DatabaseUnavailable
 from agent_tui.core.projections.sql import SQLITE
-from agent_tui.core.settings.config import StorageSettings
+from agent_tui.core.settings.config_sections import StorageSettings
 from agent_tui.core.store.log_rows import FirstRow, LogRow, fork_points_sql
 from agent_tui.core.store.replay import replay
 from agent_tui.core.store.store import Store

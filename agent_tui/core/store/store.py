@@ -31,7 +31,7 @@ from agent_tui.core.log.records import (
     ToolCallRecord,
 )
 from agent_tui.core.log.usage_records import SessionUsage, UsageGrouping, UsageRow
-from agent_tui.core.settings.config import StorageSettings
+from agent_tui.core.settings.config_sections import StorageSettings
 from agent_tui.core.store import fence as fences
 from agent_tui.core.store import queries as q
 from agent_tui.core.store import usage_queries

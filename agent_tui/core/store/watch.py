@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 
 from agent_tui.core.errors import StoreError
-from agent_tui.core.settings.config import StorageSettings
+from agent_tui.core.settings.config_sections import StorageSettings
 from agent_tui.core.store.bus import Bus
 from agent_tui.core.store.db import connect
 

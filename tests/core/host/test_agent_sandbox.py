@@ -8,7 +8,8 @@ import pytest
 
 from agent_tui.core.host.port import ToolInvocation
 from agent_tui.core.host.tool_host import RegistryToolHost
-from agent_tui.core.settings.config import Settings, load_settings
+from agent_tui.core.settings.config import Settings
+from agent_tui.core.settings.config_validation import load_settings
 from agent_tui.tools.bash import BASH
 from agent_tui.tools.permissions import AllowAll
 from agent_tui.tools.registry import ToolRegistry

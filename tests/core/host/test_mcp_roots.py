@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from agent_tui.core.host.mcp_host import McpHost, McpRegistrations
-from agent_tui.core.settings.config import load_settings
+from agent_tui.core.settings.config_validation import load_settings
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.vocab.kinds import McpState
 

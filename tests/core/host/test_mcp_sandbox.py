@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agent_tui.core.host.mcp_host import McpHost, McpRegistrations
-from agent_tui.core.settings.config import load_settings
+from agent_tui.core.settings.config_validation import load_settings
 from agent_tui.tools.registry import ToolRegistry
 from agent_tui.tools.sandbox import SandboxMode, bwrap_path, unavailable_reason
 from agent_tui.vocab.kinds import McpState

@@ -10,11 +10,11 @@ import pytest
 from agent_tui.core.inbox.agent_mentions import callable_subagents, guidance
 from agent_tui.core.inbox.attachments import AttachmentError, attach_policy, build_prompt
 from agent_tui.core.log import events as ev
-from agent_tui.core.settings import config
+from agent_tui.core.settings import config, config_validation
 
 
 def _settings(workdir: Path, **cli: Any) -> config.Settings:
-    return config.load_settings(workdir, cli=cli, environ={})
+    return config_validation.load_settings(workdir, cli=cli, environ={})
 
 
 def _deny(pattern: str) -> dict[str, str]:

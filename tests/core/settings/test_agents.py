@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.settings import config, trust
+from agent_tui.core.settings import config, config_validation, trust
 from agent_tui.tools.permissions import Guard, evaluate
 
 
@@ -32,7 +32,7 @@ def _verdict(settings: config.Settings, agent: str, action: str, resource: str) 
 
 
 def test_build_and_plan_are_built_in_primary_agents(workdir: Path) -> None:
-    settings = config.load_settings(workdir, environ={})
+    settings = config_validation.load_settings(workdir, environ={})
     assert settings.primary_agents() == ["build", "plan"]
     assert settings.agent_settings("plan").description and settings.agent_sources("plan") == ["built-in"]
     assert settings.problems == []
@@ -45,7 +45,7 @@ def test_config_agents_take_every_field(workdir: Path, agent_home: Path) -> None
         'temperature = 0.2\nprompt = "You review."\ntools = ["read", "mcp__docs__*"]\n'
         'disallowed_tools = ["bash"]\nsteps = 5\n',
     )
-    settings = config.load_settings(workdir, environ={})
+    settings = config_validation.load_settings(workdir, environ={})
     review = settings.agent_settings("review")
     assert (review.description, review.mode, review.model, review.temperature) == (
         "Reviews a diff",
@@ -93,7 +93,7 @@ You are a senior code reviewer.
 def test_markdown_agents_ours_and_claude_codes(workdir: Path) -> None:
     _write(workdir / ".agent-tui" / "agents" / "review.md", OURS)
     _write(workdir / ".claude" / "agents" / "code-reviewer.md", CLAUDE)
-    settings = config.load_settings(workdir, environ={})
+    settings = config_validation.load_settings(workdir, environ={})
     review = settings.agent_settings("review")
     assert (review.mode, review.model, review.temperature, review.tools, review.steps) == (
         "primary",
@@ -121,7 +121,7 @@ def test_config_over_project_files_over_user_files(workdir: Path, agent_home: Pa
     _write(workdir / ".claude" / "agents" / "review.md", "---\ndescription: claude's\n---\nClaude prompt.\n")
     _write(workdir / ".agent-tui" / "agents" / "review.md", "---\ndescription: project's\n---\n")
     _write(workdir / ".agent-tui" / "config.toml", '[agents.review]\ndescription = "config\'s"\n')
-    settings = config.load_settings(workdir, environ={})
+    settings = config_validation.load_settings(workdir, environ={})
     review = settings.agent_settings("review")
     assert (review.description, review.prompt, review.steps) == ("config's", "Claude prompt.", 3)
     assert settings.agent_sources("review") == [
@@ -140,7 +140,7 @@ def test_a_bad_file_is_one_line_naming_file_and_key_and_the_rest_load(workdir: P
     _write(agents / "broken.md", "---\ndescription: [unclosed\n---\nBroken.\n")
     _write(agents / "open.md", "---\ndescription: never closed\n")
     _write(agents / "good.md", "---\ndescription: fine\n---\nGood.\n")
-    settings = config.load_settings(workdir, environ={})
+    settings = config_validation.load_settings(workdir, environ={})
     assert "good" in settings.agents and not {"review", "hot", "typo", "broken", "open"} & set(settings.agents)
     problems = sorted(settings.problems)
     assert len(problems) == 5 and all("\n" not in line for line in problems)
@@ -158,7 +158,7 @@ def test_a_projects_agent_file_cannot_allow(workdir: Path, agent_home: Path) -> 
     )
     _write(workdir / ".agent-tui" / "agents" / "yolo.md", allowing)
     _write(agent_home / "agents" / "mine.md", allowing)  # the user's own file may
-    settings = config.load_settings(workdir, environ={})
+    settings = config_validation.load_settings(workdir, environ={})
     assert _verdict(settings, "yolo", "bash", "make") == "ask"
     assert _verdict(settings, "yolo", "bash", "rm -rf x") == "deny"  # its deny stays
     assert _verdict(settings, "mine", "bash", "make") == "allow"
@@ -194,7 +194,7 @@ async def test_plan_runs_only_commands_that_read(workdir: Path, agent_home: Path
     from agent_tui.vocab.kinds import PermissionReply
 
     _write(agent_home / "config.toml", '[[permission]]\naction = "*"\npattern = "*"\neffect = "allow"\n')
-    settings = config.load_settings(workdir, environ={})
+    settings = config_validation.load_settings(workdir, environ={})
     asked: list[str] = []
 
     class NoApprovals:
@@ -230,7 +230,7 @@ def test_plan_edits_are_denied_whatever_the_global_rules_and_only_its_own_rules_
         '[[permission]]\naction = "bash"\npattern = "*"\neffect = "allow"\n'
     )
     _write(agent_home / "config.toml", user)
-    settings = config.load_settings(workdir, environ={})
+    settings = config_validation.load_settings(workdir, environ={})
     assert _verdict(settings, "build", "edit", "a.py") == "allow"
     assert _verdict(settings, "plan", "edit", "a.py") == "deny"
     assert _verdict(settings, "plan", "bash", "make") == "deny"
@@ -238,7 +238,7 @@ def test_plan_edits_are_denied_whatever_the_global_rules_and_only_its_own_rules_
         agent_home / "config.toml",
         user + '[agents.plan]\npermission = [{ action = "bash", pattern = "make check*", effect = "allow" }]\n',
     )
-    settings = config.load_settings(workdir, environ={})
+    settings = config_validation.load_settings(workdir, environ={})
     assert _verdict(settings, "plan", "bash", "make check") == "allow"
     assert _verdict(settings, "plan", "bash", "make install") == "deny"
     assert _verdict(settings, "plan", "edit", "a.py") == "deny"
@@ -249,7 +249,7 @@ def test_a_project_cannot_widen_plan_untrusted(workdir: Path) -> None:
         workdir / ".agent-tui" / "config.toml",
         '[agents.plan]\npermission = [{ action = "edit", pattern = "*", effect = "allow" }]\n',
     )
-    settings = config.load_settings(workdir, environ={})
+    settings = config_validation.load_settings(workdir, environ={})
     assert settings.untrusted_project is not None
     assert _verdict(settings, "plan", "edit", "a.py") == "deny"
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.settings import config
+from agent_tui.core.settings import config_layers, config_validation
 from agent_tui.vocab.kinds import Effect
 
 
@@ -15,7 +15,7 @@ def _write(path: Path, text: str) -> Path:
 
 
 def test_defaults(workdir: Path) -> None:
-    settings = config.load_settings(workdir, environ={})
+    settings = config_validation.load_settings(workdir, environ={})
     assert settings.agent == "build"
     assert settings.agent_settings().steps == 50
     assert settings.retry.base_delay_ms == 2000
@@ -27,15 +27,15 @@ def test_defaults(workdir: Path) -> None:
 def test_layers_in_precedence_order(workdir: Path, agent_home: Path) -> None:
     _write(agent_home / "config.toml", 'model = "user/m"\ntheme = "light"\n[retry]\nbase_delay_ms = 10\n')
     _write(workdir / ".agent-tui" / "config.toml", 'model = "project/m"\n[agents.build]\nsteps = 7\n')
-    settings = config.load_settings(workdir, environ={})
+    settings = config_validation.load_settings(workdir, environ={})
     assert (settings.model, settings.theme, settings.retry.base_delay_ms) == ("project/m", "light", 10)
     assert settings.agent_settings().steps == 7
 
     env = {"AGENT_TUI_MODEL": "env/m", "AGENT_TUI_RETRY__BASE_DELAY_MS": "3"}
-    settings = config.load_settings(workdir, environ=env)
+    settings = config_validation.load_settings(workdir, environ=env)
     assert (settings.model, settings.retry.base_delay_ms) == ("env/m", 3)
 
-    settings = config.load_settings(workdir, cli={"model": "cli/m", "api_base": None}, environ=env)
+    settings = config_validation.load_settings(workdir, cli={"model": "cli/m", "api_base": None}, environ=env)
     assert settings.model == "cli/m"
 
 
@@ -43,7 +43,7 @@ def test_project_config_found_from_a_subdirectory(workdir: Path) -> None:
     _write(workdir / ".agent-tui" / "config.toml", 'small_model = "s"\n')
     sub = workdir / "a" / "b"
     sub.mkdir(parents=True)
-    assert config.load_settings(sub, environ={}).small_model == "s"
+    assert config_validation.load_settings(sub, environ={}).small_model == "s"
 
 
 def test_permission_rules_and_model_overrides(workdir: Path, agent_home: Path) -> None:
@@ -52,7 +52,7 @@ def test_permission_rules_and_model_overrides(workdir: Path, agent_home: Path) -
         '[[permission]]\naction = "bash"\npattern = "git status*"\neffect = "allow"\n'
         '[models."openai/fake"]\ncontext_window = 8000\nmax_output_tokens = 1000\n',
     )
-    settings = config.load_settings(workdir, environ={})
+    settings = config_validation.load_settings(workdir, environ={})
     assert settings.permission[0].effect is Effect.ALLOW
     assert settings.model_settings("openai/fake").context_window == 8000
 
@@ -81,15 +81,15 @@ def test_permission_rules_and_model_overrides(workdir: Path, agent_home: Path) -
 )
 def test_bad_file_names_file_and_key(workdir: Path, text: str, needle: str) -> None:
     bad = _write(workdir / ".agent-tui" / "config.toml", text)
-    with pytest.raises(config.ConfigError) as caught:
-        config.load_settings(workdir, environ={})
+    with pytest.raises(config_layers.ConfigError) as caught:
+        config_validation.load_settings(workdir, environ={})
     assert str(bad) in str(caught.value)
     assert needle in str(caught.value)
 
 
 def test_bad_environment_value_is_named(workdir: Path) -> None:
-    with pytest.raises(config.ConfigError, match="environment.*retry.base_delay_ms"):
-        config.load_settings(workdir, environ={"AGENT_TUI_RETRY__BASE_DELAY_MS": "soon"})
+    with pytest.raises(config_layers.ConfigError, match="environment.*retry.base_delay_ms"):
+        config_validation.load_settings(workdir, environ={"AGENT_TUI_RETRY__BASE_DELAY_MS": "soon"})
 
 
 def test_mcp_servers_and_the_agents_selection(workdir: Path, trusted_projects: None) -> None:
@@ -102,7 +102,7 @@ def test_mcp_servers_and_the_agents_selection(workdir: Path, trusted_projects: N
             '[agents.plan]\nmcp = ["docs"]\n'
         ),
     )
-    settings = config.load_settings(workdir, environ={})
+    settings = config_validation.load_settings(workdir, environ={})
     assert settings.mcp.servers["notes"].command == ["notes-server", "--stdio"]
     assert settings.mcp.servers["notes"].timeout_s == 5 and settings.mcp.servers["docs"].transport == "http"
     assert list(settings.mcp_servers("build")) == ["docs", "notes"]  # every enabled server by default
@@ -123,23 +123,23 @@ def test_reference_names_must_be_able_to_stand_before_a_colon(tmp_path: Path) ->
 
 def test_a_variable_for_a_table_only_config_files_set_is_named_not_silently_ignored(workdir: Path) -> None:
     env = {"AGENT_TUI_AGENTS__BUILD__STEPS": "3", "AGENT_TUI_RETRY__MAX_RETRIES": "2", "AGENT_TUI_MCP__X": "y"}
-    settings = config.load_settings(workdir, environ=env)
+    settings = config_validation.load_settings(workdir, environ=env)
     assert settings.retry.max_retries == 2 and settings.agent_settings("build").steps != 3
     assert settings.problems == [
         "environment (AGENT_TUI_*): AGENT_TUI_AGENTS__… is ignored: [agents] is set in config files only",
         "environment (AGENT_TUI_*): AGENT_TUI_MCP__… is ignored: [mcp] is set in config files only",
     ]
-    assert config.load_settings(workdir, environ={"AGENT_TUI_MODEL": "m"}).problems == []
+    assert config_validation.load_settings(workdir, environ={"AGENT_TUI_MODEL": "m"}).problems == []
 
 
 def test_telemetry_is_off_by_default_and_a_bad_endpoint_is_named(workdir: Path, agent_home: Path) -> None:
-    telemetry = config.load_settings(workdir, environ={}).telemetry
+    telemetry = config_validation.load_settings(workdir, environ={}).telemetry
     assert telemetry.otlp_endpoint is None and telemetry.log_prompts is False
     bad = _write(agent_home / "config.toml", '[telemetry]\notlp_endpoint = "collector:4318"\n')
     with pytest.raises(
-        config.ConfigError, match=r"telemetry.otlp_endpoint: Value error, 'collector:4318' is not an http"
+        config_layers.ConfigError, match=r"telemetry.otlp_endpoint: Value error, 'collector:4318' is not an http"
     ):
-        config.load_settings(workdir, environ={})
+        config_validation.load_settings(workdir, environ={})
     _write(bad, '[telemetry]\notlp_endpoint = "http://127.0.0.1:4318/"\nheaders = { x-key = "k" }\n')
-    telemetry = config.load_settings(workdir, environ={}).telemetry
+    telemetry = config_validation.load_settings(workdir, environ={}).telemetry
     assert telemetry.otlp_endpoint == "http://127.0.0.1:4318" and telemetry.headers == {"x-key": "k"}

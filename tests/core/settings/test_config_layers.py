@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.settings import config
+from agent_tui.core.settings import config_validation
 from agent_tui.core.settings.config_layers import COMMAND_LINE, ENVIRONMENT, ConfigError, env_layer, read_layers
 
 
@@ -25,7 +25,7 @@ def test_text_follows_the_same_precedence_as_settings(workdir: Path, agent_home:
     layers = read_layers(workdir, cli={"model": "cli/m", "api_key": None}, environ=environ)
     assert [source for source, _ in layers.sources][-2:] == [ENVIRONMENT, COMMAND_LINE]
     assert (layers.text("model"), layers.text("theme"), layers.text("agent")) == ("cli/m", "agent-light", "review")
-    settings = config.validate(layers)
+    settings = config_validation.validate(layers)
     assert (settings.model, settings.theme, settings.agent) == ("cli/m", "agent-light", "review")
 
 
@@ -34,7 +34,7 @@ def test_text_is_none_for_a_value_that_is_not_a_string(workdir: Path, agent_home
     layers = read_layers(workdir, environ={})
     assert layers.text("model") is None and layers.text("theme") is None
     with pytest.raises(ConfigError, match="config.toml: model"):  # validation still names the file
-        config.validate(layers)
+        config_validation.validate(layers)
 
 
 def test_an_unreadable_file_fails_while_reading(workdir: Path) -> None:
@@ -54,7 +54,7 @@ def test_environment_names_that_are_not_settings_are_ignored(workdir: Path) -> N
         "PATH": "/bin",
     }
     assert env_layer(environ) == {"test_marks": "/tmp/x", "models": "x", "retry": {"max_retries": "2"}}
-    assert config.validate(read_layers(workdir, environ=environ)).retry.max_retries == 2
+    assert config_validation.validate(read_layers(workdir, environ=environ)).retry.max_retries == 2
 
 
 def test_reading_layers_imports_no_pydantic(workdir: Path) -> None:

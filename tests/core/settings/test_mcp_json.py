@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from agent_tui.core.settings import trust
-from agent_tui.core.settings.config import load_settings
 from agent_tui.core.settings.config_layers import ConfigError, config_stamp, read_layers
+from agent_tui.core.settings.config_validation import load_settings
 
 
 @pytest.fixture(autouse=True)

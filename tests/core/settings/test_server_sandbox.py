@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from agent_tui.core.settings import config, trust
+from agent_tui.core.settings import config, config_layers, config_validation, trust
 from agent_tui.core.settings.trust import split_powers
 from agent_tui.tools.sandbox import SandboxMode
 from agent_tui.vocab.mcp_server import McpServerConfig
@@ -61,14 +61,14 @@ def test_a_url_server_has_no_sandbox_to_ask_for() -> None:
 def test_an_untrusted_project_may_confine_every_server_but_not_let_one_out(workdir: Path) -> None:
     user_config(USER_SERVER + "\n[sandbox]\nmcp_servers = true\n")
     project(workdir, "[sandbox]\nmcp_servers = false\n")
-    settings = config.load_settings(workdir, environ={})
+    settings = config_validation.load_settings(workdir, environ={})
     assert settings.untrusted_project is not None
     assert settings.server_sandbox(workdir, settings.mcp.servers["files"]) is not None
     assert "set the command sandbox's mcp_servers to false" in settings.untrusted_project.powers.lines
 
     user_config(USER_SERVER)
     project(workdir, "[sandbox]\nmcp_servers = true\n")
-    settings = config.load_settings(workdir, environ={})
+    settings = config_validation.load_settings(workdir, environ={})
     assert settings.untrusted_project is None  # narrowing asks nothing
     assert settings.server_sandbox(workdir, settings.mcp.servers["files"]) is not None
 
@@ -76,10 +76,10 @@ def test_an_untrusted_project_may_confine_every_server_but_not_let_one_out(workd
 def test_a_project_cannot_turn_a_users_server_sandbox_off(workdir: Path) -> None:
     user_config(USER_SERVER + "sandbox = true\n")
     project(workdir, "[mcp.servers.files]\nsandbox = false\n")
-    with pytest.raises(config.ConfigError, match="set exactly one of command"):
-        config.load_settings(workdir, environ={})  # not a partial override: the layer is named as wrong
+    with pytest.raises(config_layers.ConfigError, match="set exactly one of command"):
+        config_validation.load_settings(workdir, environ={})  # not a partial override: the layer is named as wrong
     project(workdir, USER_SERVER + "sandbox = false\n")
-    settings = config.load_settings(workdir, environ={})
+    settings = config_validation.load_settings(workdir, environ={})
     assert settings.untrusted_project is not None  # redefining the server is a power, asked first
     assert settings.server_sandbox(workdir, settings.mcp.servers["files"]) is not None
 

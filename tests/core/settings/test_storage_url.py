@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from agent_tui.core.settings import paths
-from agent_tui.core.settings.config import load_settings
 from agent_tui.core.settings.config_layers import ConfigError
+from agent_tui.core.settings.config_validation import load_settings
 from agent_tui.core.settings.trust import split_powers
 
 URL = "postgresql://agent@db.internal:5432/sessions"

@@ -18,7 +18,7 @@ from aiosqlite import Connection
 
 from agent_tui.core.errors import DatabaseLocked, StoreError
 from agent_tui.core.log import events as ev
-from agent_tui.core.settings.config import StorageSettings
+from agent_tui.core.settings.config_sections import StorageSettings
 from agent_tui.core.store import queries as q
 from agent_tui.core.store.reader import ReaderPool, consistent_read, fetch, fetch_one
 from agent_tui.core.store.store import Store

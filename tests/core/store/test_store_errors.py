@@ -14,7 +14,7 @@ import pytest
 
 from agent_tui.core.errors import CorruptEvent, DatabaseCorrupt, DatabaseLocked, DatabaseTooNew
 from agent_tui.core.log import events as ev
-from agent_tui.core.settings.config import StorageSettings
+from agent_tui.core.settings.config_sections import StorageSettings
 from agent_tui.core.store.schema import CURRENT_VERSION, check_version, migrate
 from agent_tui.core.store.store import Store
 

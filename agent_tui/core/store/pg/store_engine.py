@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agent_tui.core.settings.config import StorageSettings
+from agent_tui.core.settings.config_sections import StorageSettings
 from agent_tui.core.store.bus import Bus
 from agent_tui.core.store.pg.connect import connect, connect_sync, redact
 from agent_tui.core.store.pg.head_watcher import PgHeadWatcher

@@ -11,7 +11,8 @@ import pytest
 from agent_tui import llm
 from agent_tui.core.log import events as ev
 from agent_tui.core.runtime import Runtime
-from agent_tui.core.settings.config import Settings, load_settings
+from agent_tui.core.settings.config import Settings
+from agent_tui.core.settings.config_validation import load_settings
 from agent_tui.testing.fake_provider import FakeProvider
 from agent_tui.vocab.clock import ManualClock
 

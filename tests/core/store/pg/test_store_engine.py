@@ -12,7 +12,7 @@ import pytest
 from agent_tui.core.errors import StaleFence, StoreError
 from agent_tui.core.inbox.admission import admit_prompt
 from agent_tui.core.log import events as ev
-from agent_tui.core.settings.config import StorageSettings
+from agent_tui.core.settings.config_sections import StorageSettings
 from agent_tui.core.store import fence
 from agent_tui.core.store.fence import Fence
 from agent_tui.core.store.open import open_store

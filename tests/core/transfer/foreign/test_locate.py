@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui import cli
+from agent_tui.commands import import_args
 from agent_tui.core.transfer.foreign import formats, locate
 from agent_tui.core.transfer.foreign.draft import UnreadableSession
 from tests.fakes.foreign_homes import CLAUDE, CLAUDE_SUBAGENT, CODEX, GEMINI, codex_rollout, gemini_session
 
 
 def test_the_cli_offers_exactly_the_formats_core_reads() -> None:
-    assert set(cli.FOREIGN_AGENTS) == set(formats.READERS) == set(formats.LABELS) == set(formats.FIRST_PROMPT)
+    assert set(import_args.FOREIGN_AGENTS) == set(formats.READERS) == set(formats.LABELS) == set(formats.FIRST_PROMPT)
 
 
 def test_sessions_by_directory_all_and_id_under_home_or_the_agents_variables(tmp_path: Path) -> None:
