@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import threading
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
@@ -54,6 +55,12 @@ if TYPE_CHECKING:  # the block widgets load lazily (``lazy``): not on the first 
     from rich.console import RenderableType
 
     from agent_tui.tui.widgets.tool_block import ToolCallView
+
+
+def _compile_fence_lexers() -> None:
+    from agent_tui.tui.widgets.fences import warm_lexers  # Rich's Markdown: not on the first frame's path
+
+    warm_lexers()
 
 
 @dataclass(frozen=True)
@@ -218,6 +225,7 @@ class AgentApp(App[None]):
     async def on_mount(self) -> None:
         self.call_after_refresh(self._mount_footer, self.screen)
         self.call_after_refresh(tune_runtime)
+        self.call_after_refresh(lambda: self.run_worker(self._warm_lexers(), group="lexers"))
         self.set_interval(self.services.timings.gc_quiet_s, self.services.quiet_gc.tick, name="quiet-gc")
         for error in self._theme_errors:
             self.notify(error, severity="warning")
@@ -243,6 +251,12 @@ class AgentApp(App[None]):
             return
         await slot.remove()
         screen.refresh_bindings()  # it draws its keys when the bindings change
+
+    async def _warm_lexers(self) -> None:
+        """Compile the common fence languages' lexers in a thread once the start session is on screen,
+        not on the event loop when an answer's first fence streams (``widgets.fences``, issue 32)."""
+        await self.services.started.wait()
+        threading.Thread(target=_compile_fence_lexers, name="warm-lexers", daemon=True).start()
 
     async def _watch_theme_files(self) -> None:
         await self.services.runnable.wait()  # the least urgent start-up work: its import waits until the core is up

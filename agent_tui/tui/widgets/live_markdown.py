@@ -24,7 +24,7 @@ from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 from textual.widgets import Static
 
-from agent_tui.tui.widgets.fences import StatedLanguageCodeBlock
+from agent_tui.tui.widgets.fences import DARK_CODE_THEME, LIGHT_CODE_THEME, StatedLanguageCodeBlock
 from agent_tui.tui.widgets.markdown_parts import BlockStarts
 
 
@@ -146,5 +146,5 @@ class MarkdownPart(Static):
             self.refresh(layout=True)
 
     def render(self) -> _Chunks:
-        code_theme = "monokai" if self.app.current_theme.dark else "default"
+        code_theme = DARK_CODE_THEME if self.app.current_theme.dark else LIGHT_CODE_THEME
         return self._chunks.renderable(self.source, code_theme, self.lead)

@@ -1,16 +1,20 @@
-"""Fences are highlighted by their stated language; nothing asks Pygments to guess."""
+"""Fences are highlighted by their stated language; nothing asks Pygments to guess; the common
+languages' lexers are compiled off the event loop once the app is up."""
 
 from __future__ import annotations
 
 import pygments.lexers
 import pytest
 from markdown_it import MarkdownIt
+from pygments.lexer import RegexLexer
 from rich.console import Console
 from textual.app import App, ComposeResult
 from textual.strip import Strip
 
-from agent_tui.tui.widgets.fences import StatedLanguageCodeBlock, fence_language
+from agent_tui.tui.app import StartMode
+from agent_tui.tui.widgets.fences import COMMON_LANGUAGES, StatedLanguageCodeBlock, fence_language, warm_lexers
 from agent_tui.tui.widgets.live_markdown import MarkdownPart, _Markdown
+from tests.tui.conftest import until
 
 
 @pytest.mark.parametrize(
@@ -88,3 +92,33 @@ def test_frozen_part_with_unlabelled_fence_renders_its_code() -> None:
     console = Console(width=40, record=True, color_system=None)
     console.print(_Markdown("```\nplain output line\n```"))
     assert "plain output line" in console.export_text()
+
+
+def _common_regex_lexers() -> list[type[RegexLexer]]:
+    lexers = [pygments.lexers.find_lexer_class_by_name(language) for language in COMMON_LANGUAGES]
+    return [lexer for lexer in lexers if issubclass(lexer, RegexLexer)]
+
+
+def _compiled(lexer: type[RegexLexer]) -> bool:
+    return "_tokens" in lexer.__dict__  # ``RegexLexerMeta`` sets it on the class's first instance
+
+
+@pytest.fixture
+def uncompiled(monkeypatch) -> list[type[RegexLexer]]:
+    """The common languages' regex lexers as if none had been used yet in this process."""
+    lexers = _common_regex_lexers()
+    for lexer in lexers:
+        if _compiled(lexer):
+            monkeypatch.delattr(lexer, "_tokens")
+    assert len(lexers) > 10 and not any(_compiled(lexer) for lexer in lexers)
+    return lexers
+
+
+def test_warm_lexers_compiles_the_common_languages(uncompiled) -> None:
+    warm_lexers()
+    assert all(_compiled(lexer) for lexer in uncompiled)
+
+
+async def test_the_app_compiles_them_in_a_thread_once_it_is_up(uncompiled, make_app) -> None:
+    async with make_app(StartMode()).run_test() as pilot:
+        await until(pilot, lambda: all(_compiled(lexer) for lexer in uncompiled), timeout=10)
