@@ -35,7 +35,6 @@ from agent_tui.core.log.records import (
     PlanRecord,
     SessionRecord,
     SessionSummary,
-    ToolCallRecord,
 )
 from agent_tui.core.log.usage_records import SessionUsage, UsageGrouping, UsageRow
 from agent_tui.core.request.structured import FinalAnswer, final_answer, text_answer
@@ -47,6 +46,7 @@ from agent_tui.core.store.bus import Bus, Subscription
 from agent_tui.core.store.open import open_store
 from agent_tui.core.store.store import Store
 from agent_tui.core.store.writer import Tx
+from agent_tui.core.transfer.session_transfer import SessionTransfer
 from agent_tui.core.workspace.snapshots import WorkspaceSnapshots
 from agent_tui.tools.final_answer import InvalidSchema, OutputSchema, checked_schema
 from agent_tui.vocab.kinds import ApprovalMode, Delivery, PermissionReply, RewindMode
@@ -54,7 +54,6 @@ from agent_tui.vocab.kinds import ApprovalMode, Delivery, PermissionReply, Rewin
 if TYPE_CHECKING:
     from agent_tui.core.request.breakdown import ContextBreakdown
     from agent_tui.core.run.context_view import ContextProbe
-    from agent_tui.core.transfer.foreign.write import ImportOutcome
 
 HISTORY_DEFAULT = 50
 HISTORY_MAX = 100
@@ -120,6 +119,8 @@ class Sessions:
         self.asks = McpAsks()
         """MCP servers' open questions and sampling requests in this process: the front ends watch and
         answer them; the runtime hands each tool call its askers."""
+        self.transfer = SessionTransfer(store, self.get)
+        """Sessions in and out as files: ``export``, ``import_session``, ``import_foreign``."""
 
     def set_executor(self, executor: Executor) -> None:
         """Install the runner's coordinator (it is built after the facade)."""
@@ -458,73 +459,6 @@ class Sessions:
         the point they gave it): for views that fold the log."""
         await self.get(session_id)
         return await self._rewinder.state(session_id, await walk_lineage(self._store, session_id))
-
-    # -- export and import ---------------------------------------------------------------
-    async def export(self, session_id: str, format: str = "jsonl") -> str:
-        """The session as reference 002's JSONL records, or as a Markdown transcript; either way its
-        subagents' sessions (and theirs) follow its own."""
-        from agent_tui.core.transfer import export_jsonl, export_markdown
-
-        if format not in ("jsonl", "markdown"):
-            raise InvalidRequest(f"export format must be jsonl or markdown, not {format!r}")
-        session = await self.get(session_id)
-        messages = await self._store.messages(session_id)
-        calls = await self._store.tool_calls(session_id)
-        if format == "markdown":  # the subagents' transcripts follow, each after a rule
-            children = [await self.export(child.id, format) for child in await self.children(session_id)]
-            return "\n---\n\n".join([export_markdown.markdown(session, messages, calls), *children])
-
-        async def part(
-            of: SessionRecord, messages: builtins.list[MessageRecord], calls: builtins.list[ToolCallRecord]
-        ) -> export_jsonl.Transcript:
-            spent = await self._store.events_of_type(of.id, export_jsonl.SPEND_TYPES)
-            return export_jsonl.Transcript(of, messages, calls, export_jsonl.compaction_spend(spent))
-
-        subagents = [
-            await part(child, await self._store.messages(child.id), await self._store.tool_calls(child.id))
-            for child in await self._descendants(session_id)
-        ]
-        return "".join(export_jsonl.lines(await part(session, messages, calls), subagents))
-
-    async def _descendants(self, session_id: str) -> builtins.list[SessionRecord]:
-        """The subagents' sessions under this one, depth first (a child, its children, the next child)."""
-        found: builtins.list[SessionRecord] = []
-        for child in await self.children(session_id):
-            found += [child, *await self._descendants(child.id)]
-        return found
-
-    async def import_session(self, text: str, *, location: str | Path, source: str = "import") -> SessionRecord:
-        """A new session from a JSONL export, with its subagents' sessions as new children of it (one
-        transaction); returns the parent. A file that is not an export changes nothing."""
-        from agent_tui.core.transfer import import_jsonl, import_tree
-
-        rows = import_jsonl.parse(text, source)
-        where = await asyncio.to_thread(lambda: Path(location).resolve())
-        root = await asyncio.to_thread(paths.project_root, where)
-        sessions = import_tree.sessions_from(rows, str(where), str(root), source)
-
-        def job(tx: Tx) -> None:
-            for session_id, events in sessions:
-                for event in events:
-                    tx.append(session_id, event)
-
-        await self._store.transact(job)
-        return await self.get(sessions[0][0])
-
-    async def import_foreign(
-        self, agent: str, text: str, *, path: str, location: str | Path | None = None, again: bool = False
-    ) -> ImportOutcome:
-        """A new session from another agent's session file (``agent``: a ``--from`` name), in the directory
-        the file names (or ``location``); a session imported before is found, not written twice, unless
-        ``again``. A file this build cannot read changes nothing."""
-        from agent_tui.core.transfer.foreign import formats, write
-
-        imported = await asyncio.to_thread(formats.reader(agent), text, path)  # may read files beside it
-        where = await asyncio.to_thread(lambda: Path(location or imported.location).resolve())
-        root = await asyncio.to_thread(paths.project_root, where)
-        session_id, job = write.job(imported, where, root, again=again)
-        earlier = await self._store.transact(job)
-        return write.ImportOutcome(earlier or session_id, earlier is None, imported)
 
     # -- forks -------------------------------------------------------------------------
     async def fork(self, session_id: str, at: str | None = None) -> SessionRecord:

@@ -63,6 +63,16 @@ class McpAsksPort(Protocol):
     def answer_sampling(self, request_id: str, approve: bool) -> None: ...
 
 
+class TransferPort(Protocol):
+    """Sessions in and out as files (``Sessions.transfer``)."""
+
+    async def export(self, session_id: str, format: str = "jsonl") -> str: ...  # the text of the export
+
+    async def import_foreign(  # another agent's session file as a new session (or the one made before)
+        self, agent: str, text: str, *, path: str, location: str | Path | None = None, again: bool = False
+    ) -> ImportOutcome: ...
+
+
 class SessionsPort(Protocol):
     # ``builtins.list``: the method ``list`` shadows the name in this class's scope
     async def create(
@@ -178,11 +188,8 @@ class SessionsPort(Protocol):
 
     async def lineage(self, session_id: str) -> builtins.list[tuple[str, int]]: ...  # [(ancestor, last seq it gave)]
 
-    async def export(self, session_id: str, format: str = "jsonl") -> str: ...  # the text of the export
-
-    async def import_foreign(  # another agent's session file as a new session (or the one made before)
-        self, agent: str, text: str, *, path: str, location: str | Path | None = None, again: bool = False
-    ) -> ImportOutcome: ...
+    @property
+    def transfer(self) -> TransferPort: ...  # sessions in and out as files: export, another agent's import
 
     async def rename(self, session_id: str, title: str) -> SessionRecord: ...  # the session's row
 

@@ -9,7 +9,7 @@ while the test plays the runner by publishing events.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -90,6 +90,27 @@ class FakeAsks:
 
 
 @dataclass
+class FakeTransfer:
+    """``Sessions.transfer``: an export lists the session's event types; calls go to ``calls`` (the facade's)."""
+
+    calls: list[tuple]
+    events: Callable[[str], list[ev.StoredEvent]]
+
+    async def export(self, session_id: str, format: str = "jsonl") -> str:
+        self.calls.append(("export", session_id, format))
+        if format not in ("jsonl", "markdown"):
+            raise InvalidRequest(f"export format must be jsonl or markdown, not {format!r}")
+        return "".join(f"{stored.type}\n" for stored in self.events(session_id))
+
+    async def import_foreign(
+        self, agent: str, text: str, *, path: str, location: str | Path | None = None, again: bool = False
+    ) -> ImportOutcome:
+        """Not imitated: the Pilot tests of importing run on the real store (tests/tui/test_app_imported.py)."""
+        self.calls.append(("import_foreign", agent, path))
+        raise InvalidRequest("the fake does not import other agents' sessions")
+
+
+@dataclass
 class FakeSessions:
     logs: dict[str, LogBuilder] = field(default_factory=dict)
     running: set[str] = field(default_factory=set)
@@ -102,9 +123,11 @@ class FakeSessions:
     _counter: int = 0
     context: ContextBreakdown | None = None  # what ``context_breakdown`` answers (a test sets it)
     asks: FakeAsks = field(init=False)
+    transfer: FakeTransfer = field(init=False)
 
     def __post_init__(self) -> None:
         self.asks = FakeAsks(self.calls)
+        self.transfer = FakeTransfer(self.calls, self._events)
 
     # --------------------------------------------------------------- test side
 
@@ -447,19 +470,6 @@ class FakeSessions:
         self.calls.append(("fork", session_id, at))
         parent = await self.get(session_id)
         return await self.create(location=parent.location, model=parent.model)
-
-    async def export(self, session_id: str, format: str = "jsonl") -> str:
-        self.calls.append(("export", session_id, format))
-        if format not in ("jsonl", "markdown"):
-            raise InvalidRequest(f"export format must be jsonl or markdown, not {format!r}")
-        return "".join(f"{stored.type}\n" for stored in self._events(session_id))
-
-    async def import_foreign(
-        self, agent: str, text: str, *, path: str, location: str | Path | None = None, again: bool = False
-    ) -> ImportOutcome:
-        """Not imitated: the Pilot tests of importing run on the real store (tests/tui/test_app_imported.py)."""
-        self.calls.append(("import_foreign", agent, path))
-        raise InvalidRequest("the fake does not import other agents' sessions")
 
     async def rename(self, session_id: str, title: str) -> SessionRecord:
         self.calls.append(("rename", session_id, title))

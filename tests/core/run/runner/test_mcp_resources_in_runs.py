@@ -153,7 +153,9 @@ async def test_a_mentioned_resource_is_its_text_in_the_request_and_stays_as_sent
         server="notes", uri="notes://readme", mime="text/markdown", text=README
     )
     assert ev.prompt_text(admitted.prompt) == "when is the launch? @notes:notes://readme"
-    copy = await notes_runtime.sessions.import_session(await notes_runtime.sessions.export(sid), location=workdir)
+    copy = await notes_runtime.sessions.transfer.import_session(
+        await notes_runtime.sessions.transfer.export(sid), location=workdir
+    )
     assert of_type(await stored(notes_runtime, copy.id), ev.PromptAdmitted)[0].prompt == admitted.prompt
 
 

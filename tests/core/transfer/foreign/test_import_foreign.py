@@ -38,7 +38,7 @@ def _before_compaction(path: Path) -> str:
 async def test_an_imported_claude_session_resumes_with_its_tool_history_in_the_request(
     runtime: Runtime, fake: FakeProvider, workdir: Path
 ) -> None:
-    outcome = await runtime.sessions.import_foreign(
+    outcome = await runtime.sessions.transfer.import_foreign(
         "claude", _before_compaction(CLAUDE), path=str(CLAUDE), location=workdir
     )
     assert outcome.created
@@ -65,7 +65,7 @@ async def test_after_a_compaction_the_resumed_request_starts_from_its_summary(
     runtime: Runtime, fake: FakeProvider, workdir: Path
 ) -> None:
     for agent, summary in (("claude", "Primary Request: edit main.py"), ("codex", "Summary: edited main.py")):
-        outcome = await runtime.sessions.import_foreign(
+        outcome = await runtime.sessions.transfer.import_foreign(
             agent, FILES[agent].read_text(encoding="utf-8"), path=str(FILES[agent]), location=workdir
         )
         fake.add({"text": "ok"})
@@ -76,31 +76,33 @@ async def test_after_a_compaction_the_resumed_request_starts_from_its_summary(
 
 
 async def test_export_after_import_and_back(runtime: Runtime, workdir: Path) -> None:
-    outcome = await runtime.sessions.import_foreign(
+    outcome = await runtime.sessions.transfer.import_foreign(
         "codex", CODEX.read_text(encoding="utf-8"), path=str(CODEX), location=workdir
     )
-    exported = await runtime.sessions.export(outcome.session_id)
+    exported = await runtime.sessions.transfer.export(outcome.session_id)
     records = [json.loads(line) for line in exported.splitlines()]
     outputs = {r["tool_call_id"]: r for r in records if r["type"] == "tool.output"}
     assert set(outputs) == {"call_ls01", "call_edit01", "call_img01"}
     assert any(r["type"] == "agent.event" and r["event"]["type"] == "compaction_complete" for r in records)
-    copy = await runtime.sessions.import_session(exported, location=workdir)
-    assert (await runtime.sessions.export(copy.id)).count("call_edit01") == exported.count("call_edit01")
+    copy = await runtime.sessions.transfer.import_session(exported, location=workdir)
+    assert (await runtime.sessions.transfer.export(copy.id)).count("call_edit01") == exported.count("call_edit01")
     notes = [r["event"] for r in records if r["type"] == "agent.event" and r["event"]["type"] == "instructions_update"]
     assert [n.get("source") for n in notes] == ["import"], "the note stays a note through export and import"
     copied = [m for m in await runtime.sessions.messages(copy.id) if m.kind == "system"]
     assert [m.data.get("source") for m in copied] == ["import"]
-    markdown = await runtime.sessions.export(outcome.session_id, "markdown")
+    markdown = await runtime.sessions.transfer.export(outcome.session_id, "markdown")
     assert "*** Update File: main.py" in markdown and "<summary>import note</summary>" in markdown
 
 
 async def test_importing_twice_finds_the_first_unless_again(runtime: Runtime, workdir: Path) -> None:
     text = CLAUDE.read_text(encoding="utf-8")
-    first = await runtime.sessions.import_foreign("claude", text, path=str(CLAUDE), location=workdir)
-    second = await runtime.sessions.import_foreign("claude", text, path=str(CLAUDE), location=workdir)
+    first = await runtime.sessions.transfer.import_foreign("claude", text, path=str(CLAUDE), location=workdir)
+    second = await runtime.sessions.transfer.import_foreign("claude", text, path=str(CLAUDE), location=workdir)
     assert first.created and not second.created and second.session_id == first.session_id
     assert len(await runtime.sessions.list(workdir)) == 1
-    third = await runtime.sessions.import_foreign("claude", text, path=str(CLAUDE), location=workdir, again=True)
+    third = await runtime.sessions.transfer.import_foreign(
+        "claude", text, path=str(CLAUDE), location=workdir, again=True
+    )
     assert third.created and third.session_id != first.session_id
     assert len(await runtime.sessions.list(workdir)) == 2
     created = (await stored(runtime, third.session_id))[0].event
@@ -113,7 +115,9 @@ async def test_importing_twice_finds_the_first_unless_again(runtime: Runtime, wo
 
 
 async def test_the_session_keeps_the_source_times_and_its_directory(runtime: Runtime) -> None:
-    outcome = await runtime.sessions.import_foreign("claude", CLAUDE.read_text(encoding="utf-8"), path=str(CLAUDE))
+    outcome = await runtime.sessions.transfer.import_foreign(
+        "claude", CLAUDE.read_text(encoding="utf-8"), path=str(CLAUDE)
+    )
     session = await runtime.sessions.get(outcome.session_id)
     assert session.location == "/tmp/foreign-fixture-claude/proj"
     events = await stored(runtime, outcome.session_id)
@@ -124,27 +128,33 @@ async def test_a_file_it_cannot_read_writes_nothing(runtime: Runtime, workdir: P
     lines = CLAUDE.read_text(encoding="utf-8").splitlines()
     lines[20] = "{broken"
     with pytest.raises(UnreadableSession, match="line 21 is not JSON; nothing was imported"):
-        await runtime.sessions.import_foreign("claude", "\n".join(lines), path="s.jsonl", location=workdir)
+        await runtime.sessions.transfer.import_foreign("claude", "\n".join(lines), path="s.jsonl", location=workdir)
     with pytest.raises(UnreadableSession, match="cannot import from 'aider'"):
-        await runtime.sessions.import_foreign("aider", "{}", path="s.json", location=workdir)
+        await runtime.sessions.transfer.import_foreign("aider", "{}", path="s.json", location=workdir)
     assert await runtime.sessions.list(None) == []
 
 
 async def test_the_picker_search_finds_imported_content(runtime: Runtime, workdir: Path) -> None:
     for agent, path in FILES.items():
-        await runtime.sessions.import_foreign(agent, path.read_text(encoding="utf-8"), path=str(path), location=workdir)
+        await runtime.sessions.transfer.import_foreign(
+            agent, path.read_text(encoding="utf-8"), path=str(path), location=workdir
+        )
     found = await runtime.sessions.list(workdir, search="pixel")
     assert len(found) == 2
     assert await runtime.sessions.list(workdir, search="zebra") == []
 
 
 async def test_a_rebuild_from_the_log_gives_the_same_imported_session(runtime: Runtime, workdir: Path) -> None:
-    outcome = await runtime.sessions.import_foreign("claude", CLAUDE.read_text(encoding="utf-8"), path=str(CLAUDE))
+    outcome = await runtime.sessions.transfer.import_foreign(
+        "claude", CLAUDE.read_text(encoding="utf-8"), path=str(CLAUDE)
+    )
     before = (await runtime.sessions.get(outcome.session_id), await runtime.sessions.messages(outcome.session_id))
     await runtime.sessions.rebuild()
     after = (await runtime.sessions.get(outcome.session_id), await runtime.sessions.messages(outcome.session_id))
     assert after == before and before[0].created == 1796548552667
-    again = await runtime.sessions.import_foreign("claude", CLAUDE.read_text(encoding="utf-8"), path=str(CLAUDE))
+    again = await runtime.sessions.transfer.import_foreign(
+        "claude", CLAUDE.read_text(encoding="utf-8"), path=str(CLAUDE)
+    )
     assert not again.created, "the source id is read from the log, so a rebuild keeps the import idempotent"
 
 
@@ -157,7 +167,7 @@ async def test_every_prefix_of_each_file_imports_with_every_call_settled_and_eve
         for cut in range(1, len(lines) + 1):
             text = "".join(lines[:cut])
             try:
-                outcome = await runtime.sessions.import_foreign(
+                outcome = await runtime.sessions.transfer.import_foreign(
                     agent, text, path=str(path), location=workdir, again=True
                 )
             except UnreadableSession as error:
@@ -170,7 +180,7 @@ async def test_every_prefix_of_each_file_imports_with_every_call_settled_and_eve
             started = [e.assistant_message_id for e in events if isinstance(e, ev.StepStarted)]
             ended = [e.assistant_message_id for e in events if isinstance(e, ev.StepEnded)]
             assert started == ended, (agent, cut)
-            await runtime.sessions.export(outcome.session_id)  # every prefix exports too
+            await runtime.sessions.transfer.export(outcome.session_id)  # every prefix exports too
 
 
 async def test_a_todowrite_that_succeeded_is_the_sessions_plan(runtime: Runtime, workdir: Path) -> None:
@@ -180,6 +190,6 @@ async def test_a_todowrite_that_succeeded_is_the_sessions_plan(runtime: Runtime,
             if isinstance(block, dict) and block.get("tool_use_id") == "call_todo01":
                 block.update(content="Todos have been modified successfully.", is_error=False)
     text = "".join(json.dumps(row) + "\n" for row in lines)
-    outcome = await runtime.sessions.import_foreign("claude", text, path="s.jsonl", location=workdir)
+    outcome = await runtime.sessions.transfer.import_foreign("claude", text, path="s.jsonl", location=workdir)
     plan = await runtime.sessions.plan(outcome.session_id)
     assert [(item.content, item.status.value) for item in plan.items] == [("Say hello", "done")]

@@ -36,7 +36,9 @@ def _before_compaction() -> str:
 async def test_an_imported_session_resumes_with_its_tool_history_in_the_request(
     runtime: Runtime, fake: FakeProvider, workdir: Path
 ) -> None:
-    outcome = await runtime.sessions.import_foreign("gemini", _before_compaction(), path=str(GEMINI), location=workdir)
+    outcome = await runtime.sessions.transfer.import_foreign(
+        "gemini", _before_compaction(), path=str(GEMINI), location=workdir
+    )
     assert outcome.created
     session = await runtime.sessions.get(outcome.session_id)
     assert session.location == str(workdir) and session.model is None
@@ -59,7 +61,7 @@ async def test_an_imported_session_resumes_with_its_tool_history_in_the_request(
 async def test_after_the_compression_the_resumed_request_starts_from_its_summary(
     runtime: Runtime, fake: FakeProvider, workdir: Path
 ) -> None:
-    outcome = await runtime.sessions.import_foreign(
+    outcome = await runtime.sessions.transfer.import_foreign(
         "gemini", GEMINI.read_text(encoding="utf-8"), path=str(GEMINI), location=workdir
     )
     fake.add({"text": "ok"})
@@ -70,27 +72,29 @@ async def test_after_the_compression_the_resumed_request_starts_from_its_summary
 
 
 async def test_export_after_import_and_back(runtime: Runtime, workdir: Path) -> None:
-    outcome = await runtime.sessions.import_foreign(
+    outcome = await runtime.sessions.transfer.import_foreign(
         "gemini", GEMINI.read_text(encoding="utf-8"), path=str(GEMINI), location=workdir
     )
-    exported = await runtime.sessions.export(outcome.session_id)
+    exported = await runtime.sessions.transfer.export(outcome.session_id)
     records = [json.loads(line) for line in exported.splitlines()]
     outputs = {r["tool_call_id"] for r in records if r["type"] == "tool.output"}
     assert outputs == set(CALL_IDS)
     assert any(r["type"] == "agent.event" and r["event"]["type"] == "compaction_complete" for r in records)
-    copy = await runtime.sessions.import_session(exported, location=workdir)
-    assert (await runtime.sessions.export(copy.id)).count("call_status01") == exported.count("call_status01")
-    markdown = await runtime.sessions.export(outcome.session_id, "markdown")
+    copy = await runtime.sessions.transfer.import_session(exported, location=workdir)
+    assert (await runtime.sessions.transfer.export(copy.id)).count("call_status01") == exported.count("call_status01")
+    markdown = await runtime.sessions.transfer.export(outcome.session_id, "markdown")
     assert "Second answer after resuming." in markdown and "<summary>import note</summary>" in markdown
     assert "*** Update File: main.py" in markdown and "*** Add File: notes.md" in markdown
 
 
 async def test_importing_twice_finds_the_first_unless_again(runtime: Runtime, workdir: Path) -> None:
     text = GEMINI.read_text(encoding="utf-8")
-    first = await runtime.sessions.import_foreign("gemini", text, path=str(GEMINI), location=workdir)
-    second = await runtime.sessions.import_foreign("gemini", text, path=str(GEMINI), location=workdir)
+    first = await runtime.sessions.transfer.import_foreign("gemini", text, path=str(GEMINI), location=workdir)
+    second = await runtime.sessions.transfer.import_foreign("gemini", text, path=str(GEMINI), location=workdir)
     assert first.created and not second.created and second.session_id == first.session_id
-    third = await runtime.sessions.import_foreign("gemini", text, path=str(GEMINI), location=workdir, again=True)
+    third = await runtime.sessions.transfer.import_foreign(
+        "gemini", text, path=str(GEMINI), location=workdir, again=True
+    )
     assert third.created and len(await runtime.sessions.list(workdir)) == 2
     created = (await stored(runtime, third.session_id))[0].event
     assert isinstance(created, ev.SessionCreated) and created.imported_from is not None
@@ -109,7 +113,7 @@ async def test_every_prefix_imports_with_every_call_settled_and_every_step_close
     lines = GEMINI.read_text(encoding="utf-8").splitlines(keepends=True)
     for cut in range(1, len(lines) + 1):
         try:
-            outcome = await runtime.sessions.import_foreign(
+            outcome = await runtime.sessions.transfer.import_foreign(
                 "gemini", "".join(lines[:cut]), path=str(GEMINI), location=workdir, again=True
             )
         except UnreadableSession as error:
@@ -120,4 +124,4 @@ async def test_every_prefix_imports_with_every_call_settled_and_every_step_close
         assert sorted(called) == sorted(settled), cut
         started = [e.assistant_message_id for e in events if isinstance(e, ev.StepStarted)]
         assert started == [e.assistant_message_id for e in events if isinstance(e, ev.StepEnded)], cut
-        await runtime.sessions.export(outcome.session_id)
+        await runtime.sessions.transfer.export(outcome.session_id)

@@ -34,7 +34,7 @@ def _before_compaction() -> str:
 async def test_an_imported_session_resumes_with_its_tool_history_in_the_request(
     runtime: Runtime, fake: FakeProvider, workdir: Path
 ) -> None:
-    outcome = await runtime.sessions.import_foreign(
+    outcome = await runtime.sessions.transfer.import_foreign(
         "opencode", _before_compaction(), path=str(EXPORT), location=workdir
     )
     assert outcome.created
@@ -61,7 +61,7 @@ async def test_after_the_compaction_the_resumed_request_starts_from_its_summary(
     runtime: Runtime, fake: FakeProvider, workdir: Path
 ) -> None:
     text = EXPORT.read_text(encoding="utf-8")
-    outcome = await runtime.sessions.import_foreign("opencode", text, path=str(EXPORT), location=workdir)
+    outcome = await runtime.sessions.transfer.import_foreign("opencode", text, path=str(EXPORT), location=workdir)
     fake.add({"text": "ok"})
     await _turn(runtime, outcome.session_id, "next")
     sent = json.dumps(fake.accepted[-1].body["messages"])
@@ -71,32 +71,32 @@ async def test_after_the_compaction_the_resumed_request_starts_from_its_summary(
 
 async def test_export_after_import_and_back(runtime: Runtime, workdir: Path) -> None:
     text = EXPORT.read_text(encoding="utf-8")
-    outcome = await runtime.sessions.import_foreign("opencode", text, path=str(EXPORT), location=workdir)
-    exported = await runtime.sessions.export(outcome.session_id)
+    outcome = await runtime.sessions.transfer.import_foreign("opencode", text, path=str(EXPORT), location=workdir)
+    exported = await runtime.sessions.transfer.export(outcome.session_id)
     records = [json.loads(line) for line in exported.splitlines()]
     outputs = {r["tool_call_id"]: r for r in records if r["type"] == "tool.output"}
     assert set(outputs) == {"call_ls01", "call_read01", "call_edit01", "call_write01", "call_glob01", "call_img01"}
     assert any(r["type"] == "agent.event" and r["event"]["type"] == "compaction_complete" for r in records)
-    copy = await runtime.sessions.import_session(exported, location=workdir)
-    assert (await runtime.sessions.export(copy.id)).count("call_edit01") == exported.count("call_edit01")
+    copy = await runtime.sessions.transfer.import_session(exported, location=workdir)
+    assert (await runtime.sessions.transfer.export(copy.id)).count("call_edit01") == exported.count("call_edit01")
     copied = [m for m in await runtime.sessions.messages(copy.id) if m.kind == "system"]
     assert [m.data.get("source") for m in copied] == ["import"], "the note stays a note through export and import"
-    markdown = await runtime.sessions.export(outcome.session_id, "markdown")
+    markdown = await runtime.sessions.transfer.export(outcome.session_id, "markdown")
     assert "*** Update File: main.py" in markdown and "*** Add File: NOTES.md" in markdown
 
 
 async def test_the_database_and_the_export_are_one_source_imported_once_unless_again(
     runtime: Runtime, workdir: Path
 ) -> None:
-    first = await runtime.sessions.import_foreign(
+    first = await runtime.sessions.transfer.import_foreign(
         "opencode", EXPORT.read_text(encoding="utf-8"), path=str(EXPORT), location=workdir
     )
     kept = DATABASE / SESSION_ID
-    second = await runtime.sessions.import_foreign(
+    second = await runtime.sessions.transfer.import_foreign(
         "opencode", locate.load("opencode", kept), path=str(kept), location=workdir
     )
     assert first.created and not second.created and second.session_id == first.session_id
-    third = await runtime.sessions.import_foreign(
+    third = await runtime.sessions.transfer.import_foreign(
         "opencode", locate.load("opencode", kept), path=str(kept), location=workdir, again=True
     )
     assert third.created and len(await runtime.sessions.list(workdir)) == 2
