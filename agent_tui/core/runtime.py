@@ -296,7 +296,7 @@ class Runtime:
             host.use_settings(settings, agent)  # new rules, same gate (its asks and grants stay)
         await self._mcp.attach(self._mcp_tools[session.id], host.location, settings, agent)
         await host.refresh_skills()
-        host.output = self.sessions.required_output(session.id)
+        host.output = self.sessions.answers.required(session.id)
         return LocationServices(settings=settings, tools=host, output=host.output)
 
 

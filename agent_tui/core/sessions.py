@@ -17,14 +17,14 @@ from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from agent_tui.core.errors import InvalidRequest, StoreError, UnknownSession
 from agent_tui.core.history import fork as forks
 from agent_tui.core.history.lineage import lineage as walk_lineage
 from agent_tui.core.history.rewind import FilesPreview, Rewinder, RewindPoint, RewindResult, RewindState, points
 from agent_tui.core.host.mcp_asks import McpAsks
-from agent_tui.core.inbox.admission import Receipt, admit_compaction, admit_prompt
+from agent_tui.core.inbox.admission import Receipt, admit_compaction, admit_prompt, prompt_parts
 from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
 from agent_tui.core.log.records import (
@@ -37,7 +37,7 @@ from agent_tui.core.log.records import (
     SessionSummary,
 )
 from agent_tui.core.log.usage_records import SessionUsage, UsageGrouping, UsageRow
-from agent_tui.core.request.structured import FinalAnswer, final_answer, text_answer
+from agent_tui.core.request.answers import Answers
 from agent_tui.core.run.executor import Executor, IdleExecutor
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
@@ -48,7 +48,6 @@ from agent_tui.core.store.store import Store
 from agent_tui.core.store.writer import Tx
 from agent_tui.core.transfer.session_transfer import SessionTransfer
 from agent_tui.core.workspace.snapshots import WorkspaceSnapshots
-from agent_tui.tools.final_answer import InvalidSchema, OutputSchema, checked_schema
 from agent_tui.vocab.kinds import ApprovalMode, Delivery, PermissionReply, RewindMode
 
 if TYPE_CHECKING:
@@ -70,19 +69,6 @@ class History(BaseModel):
     model_config = ConfigDict(frozen=True)
     data: list[ev.StoredEvent]
     has_more: bool
-
-
-def _prompt_parts(prompt: str | Sequence[Any]) -> list[ev.PromptPart]:
-    raw = ev.text_prompt(prompt) if isinstance(prompt, str) else list(prompt)
-    try:
-        parts = ev.PromptAdmitted(input_id="msg_check", prompt=raw).prompt
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(p) for p in first["loc"][1:]) or "prompt"
-        raise InvalidRequest(f"invalid prompt part {where}: {first['msg']}") from None
-    if not parts or not ev.prompt_text(parts).strip():
-        raise InvalidRequest("the prompt is empty")
-    return parts
 
 
 def check_context_key(key: str) -> None:
@@ -110,7 +96,6 @@ class Sessions:
         self.context_probe: ContextProbe | None = None
         """The runtime's services for :meth:`context_breakdown` (None: read the config and tools directly)."""
         self._approvals: dict[str, ApprovalMode] = {}
-        self._outputs: dict[str, OutputSchema] = {}
         self.on_approval: Callable[[str], None] | None = None
         self.cluster_view: Callable[[dict[str, dict[str, Any]]], dict[str, dict[str, Any]]] | None = None
         """What ``active`` adds the other hosts' running sessions with (the runtime's ``ClusterHost``)."""
@@ -119,6 +104,8 @@ class Sessions:
         self.asks = McpAsks()
         """MCP servers' open questions and sampling requests in this process: the front ends watch and
         answer them; the runtime hands each tool call its askers."""
+        self.answers = Answers(store, self.get)
+        """What the session answered a headless caller, and the output schema it must answer to here."""
         self.transfer = SessionTransfer(store, self.get)
         """Sessions in and out as files: ``export``, ``import_session``, ``import_foreign``."""
 
@@ -235,7 +222,7 @@ class Sessions:
         resume: bool = True,
     ) -> Receipt:
         """Admit a prompt (idempotent by id), then wake the session unless ``resume`` is False."""
-        parts = _prompt_parts(prompt)
+        parts = prompt_parts(prompt)
         try:
             mode = Delivery(delivery)
         except ValueError:
@@ -319,59 +306,12 @@ class Sessions:
         """The mode :meth:`choose_approval` chose for the session here; None: the config's."""
         return self._approvals.get(session_id)
 
-    def require_output(self, session_id: str, schema: dict[str, Any] | None, *, forced: bool = False) -> None:
-        """From the session's next step its final answer must match the JSON Schema ``schema``: the
-        steps offer a ``final_answer`` tool whose accepted call ends the turn (:meth:`structured_answer`
-        reads it); ``forced``: every step must call it (the repair); None: no longer required.
-        Process state, like :meth:`choose_approval`: the schema is the caller's contract for its run,
-        while what it produced (the accepted call, and so the end of the turn) is in the log.
-        Raises InvalidRequest when ``schema`` is not a valid JSON Schema."""
-        if schema is None:
-            self._outputs.pop(session_id, None)
-            return
-        try:
-            self._outputs[session_id] = OutputSchema(checked_schema(schema), forced=forced)
-        except InvalidSchema as error:
-            raise InvalidRequest(f"invalid output schema: {error}") from None
-
-    def required_output(self, session_id: str) -> OutputSchema | None:
-        """What :meth:`require_output` asks of the session here; None: a free-form answer."""
-        return self._outputs.get(session_id)
-
-    async def structured_answer(self, session_id: str, after: int = 0) -> FinalAnswer | None:
-        """The newest accepted ``final_answer`` recorded after log position ``after``, or in JSON mode
-        (a model without function calling) the newest assistant text there if it is JSON matching the
-        schema :meth:`require_output` set; None if neither."""
-        await self.get(session_id)
-        called = final_answer(await self._store.tool_calls(session_id, ["success"]), after)
-        output = self._outputs.get(session_id)
-        written = None if output is None else text_answer(await self._store.messages(session_id), output, after)
-        answers = [answer for answer in (called, written) if answer is not None]
-        return max(answers, key=lambda answer: answer.seq, default=None)
-
     # -- reading ---------------------------------------------------------------------
     async def messages(
         self, session_id: str, after: int | None = None, before: int | None = None, limit: int | None = None
     ) -> builtins.list[MessageRecord]:
         await self.get(session_id)
         return await self._store.messages(session_id, after=after, before=before, limit=limit)
-
-    async def answer(self, session_id: str, input_id: str | None = None) -> str:
-        """The text of the newest assistant message after the prompt ``input_id`` (None: the last
-        prompt): what a headless caller (``run``, ``mcp serve``) hands back as the answer; "" if none."""
-        messages = await self.messages(session_id)
-        if input_id is None:
-            input_id = next((m.id for m in reversed(messages) if m.kind == "user"), None)
-        start = next((i for i, m in enumerate(messages) if m.id == input_id), None)
-        if start is None:
-            return ""
-        for message in reversed(messages[start + 1 :]):
-            if message.kind == "assistant":
-                parts = message.data.get("parts", [])
-                texts = [p["text"] for p in parts if p.get("type") == "text" and p.get("text")]
-                if texts:
-                    return "\n\n".join(texts)
-        return ""
 
     async def history(self, session_id: str, after: int | None = None, limit: int = HISTORY_DEFAULT) -> History:
         """A finite page of durable events after ``after`` (exclusive)."""
@@ -412,15 +352,12 @@ class Sessions:
         """What the session's next request would hold, part by part, in estimated tokens; nothing is
         written. Without ``session_id``: a first request at ``location`` (``model`` and ``agent``
         as a new session there would have them, else the location's settings decide)."""
-        from agent_tui.core.run.context_view import next_request, standalone_probe
+        from agent_tui.core.run.context_view import first_request, next_request, standalone_probe
 
-        if session_id is not None:
-            session = await self.get(session_id)
-        else:
-            where = await asyncio.to_thread(lambda: Path(location or Path.cwd()).resolve())
-            root = await asyncio.to_thread(paths.project_root, where)
-            session = _unstored(str(where), str(root), agent or "", model)
-        return await next_request(self._store, session, self.context_probe or standalone_probe())
+        probe = self.context_probe or standalone_probe()
+        if session_id is None:
+            return await first_request(self._store, location, model, agent, probe)
+        return await next_request(self._store, await self.get(session_id), probe)
 
     def log(
         self, session_id: str, after: int | None = None, follow: bool = False
@@ -548,29 +485,6 @@ class Sessions:
                 if record is not None and record.reply is not None:
                     return record
                 await wakes.get()
-
-
-def _unstored(location: str, project_root: str, agent: str, model: str | None) -> SessionRecord:
-    """A session not stored yet (``context_breakdown`` of a first request): no id, nothing said."""
-    return SessionRecord.model_validate(
-        {
-            "id": "",
-            "title": None,
-            "location": location,
-            "project_root": project_root,
-            "agent": agent,
-            "model": model,
-            "parent_id": None,
-            "created": 0,
-            "updated": 0,
-            "message_count": 0,
-            "last_message": None,
-            "input_tokens": 0,
-            "output_tokens": 0,
-            "cost": 0.0,
-            "head_seq": 0,
-        }
-    )
 
 
 async def open_sessions(
