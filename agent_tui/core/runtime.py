@@ -277,7 +277,7 @@ class Runtime:
                 location,
                 root,
                 self._policy,
-                self.sessions.wait_permission_reply,
+                self.sessions.permissions.wait_reply,
             )
             host = RegistryToolHost(settings, registry, location, root, gate, agent)
             gate.approval = partial(self._approval, session, host)

@@ -12,26 +12,24 @@ import asyncio
 import builtins
 import json
 import re
-import time
 from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agent_tui.core.errors import InvalidRequest, StoreError, UnknownSession
+from agent_tui.core.errors import InvalidRequest, UnknownSession
 from agent_tui.core.history import fork as forks
 from agent_tui.core.history.lineage import lineage as walk_lineage
 from agent_tui.core.history.rewind import FilesPreview, Rewinder, RewindPoint, RewindResult, RewindState, points
 from agent_tui.core.host.mcp_asks import McpAsks
+from agent_tui.core.host.permission_asks import PermissionAsks
 from agent_tui.core.inbox.admission import Receipt, admit_compaction, admit_prompt, prompt_parts
 from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
 from agent_tui.core.log.records import (
-    ApprovalRecord,
     InboxRecord,
     MessageRecord,
-    PermissionRecord,
     PlanRecord,
     SessionRecord,
     SessionSummary,
@@ -48,7 +46,7 @@ from agent_tui.core.store.store import Store
 from agent_tui.core.store.writer import Tx
 from agent_tui.core.transfer.session_transfer import SessionTransfer
 from agent_tui.core.workspace.snapshots import WorkspaceSnapshots
-from agent_tui.vocab.kinds import ApprovalMode, Delivery, PermissionReply, RewindMode
+from agent_tui.vocab.kinds import ApprovalMode, Delivery, RewindMode
 
 if TYPE_CHECKING:
     from agent_tui.core.request.breakdown import ContextBreakdown
@@ -58,11 +56,6 @@ HISTORY_DEFAULT = 50
 HISTORY_MAX = 100
 TITLE_MAX = 200
 _API_KEY = re.compile(r"^api/[A-Za-z0-9_.\-][A-Za-z0-9_.\-/]*$")
-
-
-class UnknownPermission(StoreError):
-    def __init__(self, request_id: str) -> None:
-        super().__init__(f"unknown permission request: {request_id}")
 
 
 class History(BaseModel):
@@ -97,13 +90,17 @@ class Sessions:
         """The runtime's services for :meth:`context_breakdown` (None: read the config and tools directly)."""
         self._approvals: dict[str, ApprovalMode] = {}
         self.on_approval: Callable[[str], None] | None = None
-        self.cluster_view: Callable[[dict[str, dict[str, Any]]], dict[str, dict[str, Any]]] | None = None
-        """What ``active`` adds the other hosts' running sessions with (the runtime's ``ClusterHost``)."""
         """Told the session whose mode :meth:`choose_approval` changed (the runtime settles the
         pending asks the new mode covers)."""
+        self.cluster_view: Callable[[dict[str, dict[str, Any]]], dict[str, dict[str, Any]]] | None = None
+        """What ``active`` adds the other hosts' running sessions with (the runtime's ``ClusterHost``)."""
         self.asks = McpAsks()
         """MCP servers' open questions and sampling requests in this process: the front ends watch and
         answer them; the runtime hands each tool call its askers."""
+        self.permissions = PermissionAsks(
+            store, self.get, lambda session_id: self._bus.subscribe(session_id, deltas=False)
+        )
+        """The permission gate's pending asks, answered by id, and the projects' saved "always" approvals."""
         self.answers = Answers(store, self.get)
         """What the session answered a headless caller, and the output schema it must answer to here."""
         self.transfer = SessionTransfer(store, self.get)
@@ -437,54 +434,6 @@ class Sessions:
     async def context(self, session_id: str) -> dict[str, Any]:
         await self.get(session_id)
         return await self._store.context_entries(session_id)
-
-    # -- permissions ------------------------------------------------------------------
-    async def permissions(self, session_id: str) -> builtins.list[PermissionRecord]:
-        await self.get(session_id)
-        return await self._store.pending_permissions(session_id)
-
-    async def approvals(self, location: str | Path) -> builtins.list[ApprovalRecord]:
-        """The "always" approvals saved for the project ``location`` lies in, oldest first."""
-        root = await asyncio.to_thread(lambda: paths.project_root(Path(location).resolve()))
-        return await self._store.approvals(root)
-
-    async def revoke_approvals(
-        self, location: str | Path, action: str | None = None, pattern: str | None = None
-    ) -> builtins.list[ApprovalRecord]:
-        """Revoke the project's saved approvals of ``action`` and ``pattern`` (each None: any); returns
-        those revoked. From the next permission check on, what they allowed is asked again."""
-        saved = await self.approvals(location)
-        chosen = [
-            a for a in saved if (action is None or a.action == action) and (pattern is None or a.pattern == pattern)
-        ]
-        if chosen:
-            at = max([int(time.time() * 1000), *(a.created for a in chosen)])
-            await self._store.revoke_approvals(chosen[0].project_root, chosen, at)
-        return chosen
-
-    async def reply_permission(self, request_id: str, reply: PermissionReply | str, message: str | None = None) -> None:
-        asked = await self._store.permission(request_id)
-        if asked is None:
-            raise UnknownPermission(request_id)
-        try:
-            answer = PermissionReply(reply)
-        except ValueError:
-            raise InvalidRequest(f"reply must be once, always or reject, not {reply!r}") from None
-        await self._store.publish(
-            asked.session_id, ev.PermissionReplied(request_id=request_id, reply=answer, message=message)
-        )
-
-    async def wait_permission_reply(self, request_id: str) -> PermissionRecord:
-        """Resolve once ``permission.replied`` for the request is durable (any process)."""
-        asked = await self._store.permission(request_id)
-        if asked is None:
-            raise UnknownPermission(request_id)
-        with self._bus.subscribe(asked.session_id, deltas=False) as wakes:
-            while True:
-                record = await self._store.permission(request_id)
-                if record is not None and record.reply is not None:
-                    return record
-                await wakes.get()
 
 
 async def open_sessions(

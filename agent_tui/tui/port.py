@@ -63,6 +63,20 @@ class McpAsksPort(Protocol):
     def answer_sampling(self, request_id: str, approve: bool) -> None: ...
 
 
+class PermissionsPort(Protocol):
+    """The permission gate's asks and the saved "always" approvals (``Sessions.permissions``)."""
+
+    async def pending(self, session_id: str) -> list[PermissionRecord]: ...  # the asks waiting for a reply
+
+    async def reply(self, request_id: str, reply: str, message: str | None = None) -> None: ...
+
+    async def approvals(self, location: str | Path) -> list[ApprovalRecord]: ...  # "always", saved here
+
+    async def revoke_approvals(
+        self, location: str | Path, action: str | None = None, pattern: str | None = None
+    ) -> list[ApprovalRecord]: ...
+
+
 class TransferPort(Protocol):
     """Sessions in and out as files (``Sessions.transfer``)."""
 
@@ -126,12 +140,6 @@ class SessionsPort(Protocol):
 
     def approval(self, session_id: str) -> ApprovalMode | None: ...  # chosen here; None: the config's
 
-    async def approvals(self, location: str | Path) -> builtins.list[ApprovalRecord]: ...  # "always", saved here
-
-    async def revoke_approvals(
-        self, location: str | Path, action: str | None = None, pattern: str | None = None
-    ) -> builtins.list[ApprovalRecord]: ...
-
     async def latest(self, location: str) -> SessionRecord | None: ...  # the newest session here (``--continue``)
 
     async def list(
@@ -151,8 +159,6 @@ class SessionsPort(Protocol):
 
     def subscribe(self, session_id: str) -> Subscription: ...
 
-    async def permissions(self, session_id: str) -> builtins.list[PermissionRecord]: ...
-
     async def usage(
         self, session_id: str, subagents: bool = True
     ) -> SessionUsage: ...  # tokens and cost, subagents' sessions included
@@ -167,7 +173,8 @@ class SessionsPort(Protocol):
         agent: str | None = None,
     ) -> ContextBreakdown: ...  # what the next request would hold (``/context``); None: a first request there
 
-    async def reply_permission(self, request_id: str, reply: str, message: str | None = None) -> None: ...
+    @property
+    def permissions(self) -> PermissionsPort: ...  # the permission asks, answered by id, and saved approvals
 
     @property
     def asks(self) -> McpAsksPort: ...  # MCP servers' questions and sampling requests, watched and answered

@@ -111,6 +111,59 @@ class FakeTransfer:
 
 
 @dataclass
+class FakePermissions:
+    """``Sessions.permissions`` over the fake's logs: the asks its logs hold, replies published into
+    them, and the facade's ``saved`` approvals; calls go to the facade's ``calls``."""
+
+    of: FakeSessions = field(repr=False, compare=False)
+
+    async def approvals(self, location: str | Path) -> list[ApprovalRecord]:
+        return [a for a in self.of.saved if a.project_root == str(location)]
+
+    async def revoke_approvals(
+        self, location: str | Path, action: str | None = None, pattern: str | None = None
+    ) -> list[ApprovalRecord]:
+        self.of.calls.append(("revoke_approvals", str(location), action, pattern))
+        gone = [
+            a
+            for a in await self.approvals(location)
+            if (action is None or a.action == action) and (pattern is None or a.pattern == pattern)
+        ]
+        self.of.saved = [a for a in self.of.saved if a not in gone]
+        return gone
+
+    async def pending(self, session_id: str) -> list[PermissionRecord]:
+        """The asks waiting for a reply."""
+        return [
+            PermissionRecord(
+                request_id=ask.request_id,
+                session_id=session_id,
+                seq=ask.seq,
+                assistant_message_id=ask.assistant_message_id,
+                call_id=ask.call_id,
+                action=ask.action,
+                resources=ask.resources,
+                save=[],
+                detail=ask.detail,
+                reply=None,
+                message=None,
+                replied_seq=None,
+                created=0,
+            )
+            for ask in fold(self.of._events(session_id)).asks.values()
+        ]
+
+    async def reply(self, request_id: str, reply: str, message: str | None = None) -> None:
+        self.of.calls.append(("reply_permission", request_id, reply, message))
+        for session_id, log in self.of.logs.items():
+            if request_id in fold(log.events).asks:
+                self.of.publish(
+                    session_id,
+                    ev.PermissionReplied(request_id=request_id, reply=PermissionReply(reply), message=message),
+                )
+
+
+@dataclass
 class FakeSessions:
     logs: dict[str, LogBuilder] = field(default_factory=dict)
     running: set[str] = field(default_factory=set)
@@ -124,9 +177,11 @@ class FakeSessions:
     context: ContextBreakdown | None = None  # what ``context_breakdown`` answers (a test sets it)
     asks: FakeAsks = field(init=False)
     transfer: FakeTransfer = field(init=False)
+    permissions: FakePermissions = field(init=False)
 
     def __post_init__(self) -> None:
         self.asks = FakeAsks(self.calls)
+        self.permissions = FakePermissions(self)
         self.transfer = FakeTransfer(self.calls, self._events)
 
     # --------------------------------------------------------------- test side
@@ -249,21 +304,6 @@ class FakeSessions:
 
     def approval(self, session_id: str) -> ApprovalMode | None:
         return self.modes.get(session_id)
-
-    async def approvals(self, location: str | Path) -> list[ApprovalRecord]:
-        return [a for a in self.saved if a.project_root == str(location)]
-
-    async def revoke_approvals(
-        self, location: str | Path, action: str | None = None, pattern: str | None = None
-    ) -> list[ApprovalRecord]:
-        self.calls.append(("revoke_approvals", str(location), action, pattern))
-        gone = [
-            a
-            for a in await self.approvals(location)
-            if (action is None or a.action == action) and (pattern is None or a.pattern == pattern)
-        ]
-        self.saved = [a for a in self.saved if a not in gone]
-        return gone
 
     async def list(
         self,
@@ -486,36 +526,6 @@ class FakeSessions:
             raise SessionBusy(f"session {session_id} is running")
         del self.logs[session_id]
         return count
-
-    async def permissions(self, session_id: str) -> list[PermissionRecord]:
-        """The asks waiting for a reply."""
-        return [
-            PermissionRecord(
-                request_id=ask.request_id,
-                session_id=session_id,
-                seq=ask.seq,
-                assistant_message_id=ask.assistant_message_id,
-                call_id=ask.call_id,
-                action=ask.action,
-                resources=ask.resources,
-                save=[],
-                detail=ask.detail,
-                reply=None,
-                message=None,
-                replied_seq=None,
-                created=0,
-            )
-            for ask in fold(self._events(session_id)).asks.values()
-        ]
-
-    async def reply_permission(self, request_id: str, reply: str, message: str | None = None) -> None:
-        self.calls.append(("reply_permission", request_id, reply, message))
-        for session_id, log in self.logs.items():
-            if request_id in fold(log.events).asks:
-                self.publish(
-                    session_id,
-                    ev.PermissionReplied(request_id=request_id, reply=PermissionReply(reply), message=message),
-                )
 
 
 def receipt(
