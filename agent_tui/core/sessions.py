@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-import json
-import re
 from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +34,7 @@ from agent_tui.core.log.records import (
 )
 from agent_tui.core.log.usage_records import SessionUsage, UsageGrouping, UsageRow
 from agent_tui.core.request.answers import Answers
+from agent_tui.core.request.context_entries import ContextEntries
 from agent_tui.core.run.executor import Executor, IdleExecutor
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
@@ -55,20 +54,12 @@ if TYPE_CHECKING:
 HISTORY_DEFAULT = 50
 HISTORY_MAX = 100
 TITLE_MAX = 200
-_API_KEY = re.compile(r"^api/[A-Za-z0-9_.\-][A-Za-z0-9_.\-/]*$")
 
 
 class History(BaseModel):
     model_config = ConfigDict(frozen=True)
     data: list[ev.StoredEvent]
     has_more: bool
-
-
-def check_context_key(key: str) -> None:
-    if key.startswith("core/"):
-        raise InvalidRequest(f"context key {key} is reserved for built-in sources; use api/<name>")
-    if not _API_KEY.match(key):
-        raise InvalidRequest(f"context key {key!r} must look like api/<name>")
 
 
 class Sessions:
@@ -101,6 +92,8 @@ class Sessions:
             store, self.get, lambda session_id: self._bus.subscribe(session_id, deltas=False)
         )
         """The permission gate's pending asks, answered by id, and the projects' saved "always" approvals."""
+        self.context_entries = ContextEntries(store, self.get)
+        """The API's ``api/<name>`` context entries: ``put``, ``delete``, ``read``."""
         self.answers = Answers(store, self.get)
         """What the session answered a headless caller, and the output schema it must answer to here."""
         self.transfer = SessionTransfer(store, self.get)
@@ -407,33 +400,6 @@ class Sessions:
 
     async def can_undo_rewind(self, session_id: str) -> bool:
         return await self._rewinder.last_undoable(await self.get(session_id)) is not None
-
-    # -- context entries ---------------------------------------------------------------
-    async def context_put(self, session_id: str, key: str, value: Any) -> None:
-        check_context_key(key)
-        try:
-            json.dumps(value, allow_nan=False)
-        except (TypeError, ValueError) as error:
-            raise InvalidRequest(f"context value for {key} is not JSON: {error}") from None
-        await self._store.publish(session_id, ev.ContextPut(key=key, value=value))
-
-    async def context_delete(self, session_id: str, key: str) -> None:
-        """Delete an entry; deleting an absent key writes nothing."""
-        check_context_key(key)
-
-        def job(tx: Tx) -> None:
-            if tx.conn.execute(
-                "SELECT 1 FROM context_entry WHERE session_id = ? AND key = ?", (session_id, key)
-            ).fetchone():
-                tx.append(session_id, ev.ContextDeleted(key=key))
-            elif tx.head(session_id) is None:
-                raise UnknownSession(session_id)
-
-        await self._store.transact(job)
-
-    async def context(self, session_id: str) -> dict[str, Any]:
-        await self.get(session_id)
-        return await self._store.context_entries(session_id)
 
 
 async def open_sessions(

@@ -162,15 +162,15 @@ async def test_compact_coalesces_one_pending_barrier(sessions: Sessions, workdir
 
 async def test_context_entries_are_events_and_core_keys_are_reserved(sessions: Sessions, workdir: Path) -> None:
     sid = (await sessions.create(location=workdir)).id
-    await sessions.context_put(sid, "api/ticket", {"id": 3})
-    assert await sessions.context(sid) == {"api/ticket": {"id": 3}}
+    await sessions.context_entries.put(sid, "api/ticket", {"id": 3})
+    assert await sessions.context_entries.read(sid) == {"api/ticket": {"id": 3}}
     for key, message in [("core/date", "reserved"), ("ticket", "api/<name>"), ("api/", "api/<name>")]:
         with pytest.raises(InvalidRequest, match=message):
-            await sessions.context_put(sid, key, 1)
+            await sessions.context_entries.put(sid, key, 1)
     with pytest.raises(InvalidRequest, match="not JSON"):
-        await sessions.context_put(sid, "api/x", object())
-    await sessions.context_delete(sid, "api/ticket")
-    await sessions.context_delete(sid, "api/ticket")  # absent: writes nothing
+        await sessions.context_entries.put(sid, "api/x", object())
+    await sessions.context_entries.delete(sid, "api/ticket")
+    await sessions.context_entries.delete(sid, "api/ticket")  # absent: writes nothing
     types = [e.type for e in (await sessions.history(sid)).data]
     assert types == ["session.created.1", "session.context.put.1", "session.context.deleted.1"]
 
