@@ -1,6 +1,9 @@
 """The Sessions facade: the only door into core (DESIGN.md §4).
 
-The TUI, the server and the CLI call these methods and nothing below them.
+The TUI, the server and the CLI call these methods and nothing below them,
+or the methods of the facade's helper objects: each holds one group of one idea
+in the room it belongs to (``asks`` and ``permissions`` in ``host/``,
+``context_entries`` and ``answers`` in ``request/``, ``transfer`` in ``transfer/``).
 Every state change is a durable event published through the store; reads
 come from projections; execution is delegated to an :class:`Executor`
 (the runner's coordinator, or the idle default).
