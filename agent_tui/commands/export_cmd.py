@@ -15,7 +15,7 @@ from agent_tui.vocab.terminal_text import inert, inert_json
 
 def export(args: argparse.Namespace) -> int:
     async def command(sessions: Sessions) -> int:
-        text = await sessions.export(args.session_id, args.format)
+        text = await sessions.transfer.export(args.session_id, args.format)
         if args.output in (None, "-"):
             sys.stdout.write(inert_json(text) if args.format == "jsonl" else inert(text))  # to a terminal
             return 0
@@ -44,7 +44,7 @@ def import_(args: argparse.Namespace) -> int:
         return fail(f"{args.file} is not UTF-8 text; not an agent-tui export")
 
     async def command(sessions: Sessions) -> int:
-        record = await sessions.import_session(text, location=Path.cwd(), source=args.file)
+        record = await sessions.transfer.import_session(text, location=Path.cwd(), source=args.file)
         print(record.id)
         return 0
 

@@ -62,7 +62,7 @@ def main(args: argparse.Namespace) -> int:
         for path in files:
             try:
                 text = await asyncio.to_thread(load_foreign_session, args.source, path)
-                outcome = await sessions.import_foreign(
+                outcome = await sessions.transfer.import_foreign(
                     args.source, text, path=str(path), location=project, again=args.again
                 )
             except (OSError, UnicodeDecodeError) as error:

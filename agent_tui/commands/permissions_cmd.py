@@ -43,7 +43,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 async def _list(sessions: Sessions, directory: Path, *, as_json: bool) -> int:
-    saved = await sessions.approvals(directory)
+    saved = await sessions.permissions.approvals(directory)
     if as_json:
         sys.stdout.writelines(
             json.dumps({"action": a.action, "pattern": a.pattern, "created_ms": a.created, "project": a.project_root})
@@ -60,7 +60,7 @@ async def _list(sessions: Sessions, directory: Path, *, as_json: bool) -> int:
 
 
 async def _revoke(sessions: Sessions, directory: Path, action: str | None, pattern: str | None) -> int:
-    revoked = await sessions.revoke_approvals(directory, action, pattern)
+    revoked = await sessions.permissions.revoke_approvals(directory, action, pattern)
     if not revoked:
         what = "saved approvals" if action is None else f"saved approval {action} {pattern!r}"
         return fail(inert(f"no {what} for {directory.resolve()} (see agent-tui permissions list)"))

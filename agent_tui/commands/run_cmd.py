@@ -194,12 +194,12 @@ async def _follow_run(
         answering = (await sessions.prompt(sid, parts, delivery=args.delivery, resume=False)).input_id
     stopped_by = _install_signals(sessions, sid)
     if schema is not None:
-        sessions.require_output(sid, schema)
+        sessions.answers.require(sid, schema)
     try:
         error = await sessions.run(sid)
-        if schema is not None and error is None and not stopped_by and not await sessions.structured_answer(sid, head):
+        if schema is not None and error is None and not stopped_by and not await sessions.answers.structured(sid, head):
             await sessions.prompt(sid, REPAIR_PROMPT, delivery="steer", resume=False)
-            sessions.require_output(sid, schema, forced=True)
+            sessions.answers.require(sid, schema, forced=True)
             error = await sessions.run(sid)
     except SessionOwnedElsewhere as owned:
         if prompt is None:
@@ -213,7 +213,7 @@ async def _follow_run(
     if schema is not None and not printer.prompt_blocked:  # a blocked prompt is refused, as without a schema
         return await _structured_end(args, sessions, sid, head, error)
     if args.format == "text":
-        text = await sessions.answer(sid, answering)
+        text = await sessions.answers.text(sid, answering)
         if text:
             _emit(inert(text))  # the model's words, never its control sequences
     if error is not None:
@@ -223,7 +223,7 @@ async def _follow_run(
 
 async def _structured_end(args: argparse.Namespace, sessions: Sessions, sid: str, head: int, error: Any) -> int:
     """The accepted answer alone on stdout (text format; the json events already carry it), else why not."""
-    found = await sessions.structured_answer(sid, head)
+    found = await sessions.answers.structured(sid, head)
     if found is not None:
         if args.format == "text":
             _emit(answer_line(found.value))

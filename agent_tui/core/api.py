@@ -57,7 +57,7 @@ _EXPORTS: dict[str, str] = {
     "EventRejected": "errors",
     "DatabaseLocked": "errors",
     "InvalidRequest": "errors",
-    "UnknownPermission": "sessions",
+    "UnknownPermission": "host.permission_asks",
     "UnknownElicitation": "host.elicitations",
     "OpenQuestion": "host.elicitations",
     "UnknownSampling": "host.samplings",
@@ -174,6 +174,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.host.mcp_auth import mcp_login as mcp_login
     from agent_tui.core.host.mcp_auth import mcp_logout as mcp_logout
     from agent_tui.core.host.mcp_auth import mcp_with_auth as mcp_with_auth
+    from agent_tui.core.host.permission_asks import UnknownPermission as UnknownPermission
     from agent_tui.core.host.samplings import UnknownSampling as UnknownSampling
     from agent_tui.core.inbox.admission import AdmissionConflict as AdmissionConflict
     from agent_tui.core.inbox.admission import Receipt as Receipt
@@ -206,7 +207,6 @@ if TYPE_CHECKING:  # what the names are, for type checkers and readers ("X as X"
     from agent_tui.core.sessions import HISTORY_MAX as HISTORY_MAX
     from agent_tui.core.sessions import History as History
     from agent_tui.core.sessions import Sessions as Sessions
-    from agent_tui.core.sessions import UnknownPermission as UnknownPermission
     from agent_tui.core.sessions import open_sessions as open_sessions
     from agent_tui.core.settings import paths as paths
     from agent_tui.core.settings import trust as trust

@@ -279,7 +279,7 @@ class Runtime:
                 location,
                 root,
                 self._policy,
-                self.sessions.wait_permission_reply,
+                self.sessions.permissions.wait_reply,
             )
             host = RegistryToolHost(settings, registry, location, root, gate, agent)
             gate.approval = partial(self._approval, session, host)
@@ -298,7 +298,7 @@ class Runtime:
             host.use_settings(settings, agent)  # new rules, same gate (its asks and grants stay)
         await self._mcp.attach(self._mcp_tools[session.id], host.location, settings, agent)
         await host.refresh_skills()
-        host.output = self.sessions.required_output(session.id)
+        host.output = self.sessions.answers.required(session.id)
         return LocationServices(settings=settings, tools=host, output=host.output)
 
 

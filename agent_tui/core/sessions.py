@@ -1,6 +1,9 @@
 """The Sessions facade: the only door into core (DESIGN.md §4).
 
-The TUI, the server and the CLI call these methods and nothing below them.
+The TUI, the server and the CLI call these methods and nothing below them,
+or the methods of the facade's helper objects: each holds one group of one idea
+in the room it belongs to (``asks`` and ``permissions`` in ``host/``,
+``context_entries`` and ``answers`` in ``request/``, ``transfer`` in ``transfer/``).
 Every state change is a durable event published through the store; reads
 come from projections; execution is delegated to an :class:`Executor`
 (the runner's coordinator, or the idle default).
@@ -10,35 +13,31 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-import json
-import re
-import time
 from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
-from agent_tui.core.errors import InvalidRequest, StoreError, UnknownSession
+from agent_tui.core.errors import InvalidRequest, UnknownSession
 from agent_tui.core.history import fork as forks
 from agent_tui.core.history.lineage import lineage as walk_lineage
 from agent_tui.core.history.rewind import FilesPreview, Rewinder, RewindPoint, RewindResult, RewindState, points
 from agent_tui.core.host.mcp_asks import McpAsks
-from agent_tui.core.inbox.admission import Receipt, admit_compaction, admit_prompt
+from agent_tui.core.host.permission_asks import PermissionAsks
+from agent_tui.core.inbox.admission import Receipt, admit_compaction, admit_prompt, prompt_parts
 from agent_tui.core.log import events as ev
 from agent_tui.core.log import ids
 from agent_tui.core.log.records import (
-    ApprovalRecord,
     InboxRecord,
     MessageRecord,
-    PermissionRecord,
     PlanRecord,
     SessionRecord,
     SessionSummary,
-    ToolCallRecord,
 )
 from agent_tui.core.log.usage_records import SessionUsage, UsageGrouping, UsageRow
-from agent_tui.core.request.structured import FinalAnswer, final_answer, text_answer
+from agent_tui.core.request.answers import Answers
+from agent_tui.core.request.context_entries import ContextEntries
 from agent_tui.core.run.executor import Executor, IdleExecutor
 from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
@@ -47,50 +46,23 @@ from agent_tui.core.store.bus import Bus, Subscription
 from agent_tui.core.store.open import open_store
 from agent_tui.core.store.store import Store
 from agent_tui.core.store.writer import Tx
+from agent_tui.core.transfer.session_transfer import SessionTransfer
 from agent_tui.core.workspace.snapshots import WorkspaceSnapshots
-from agent_tui.tools.final_answer import InvalidSchema, OutputSchema, checked_schema
-from agent_tui.vocab.kinds import ApprovalMode, Delivery, PermissionReply, RewindMode
+from agent_tui.vocab.kinds import ApprovalMode, Delivery, RewindMode
 
 if TYPE_CHECKING:
     from agent_tui.core.request.breakdown import ContextBreakdown
     from agent_tui.core.run.context_view import ContextProbe
-    from agent_tui.core.transfer.foreign.write import ImportOutcome
 
 HISTORY_DEFAULT = 50
 HISTORY_MAX = 100
 TITLE_MAX = 200
-_API_KEY = re.compile(r"^api/[A-Za-z0-9_.\-][A-Za-z0-9_.\-/]*$")
-
-
-class UnknownPermission(StoreError):
-    def __init__(self, request_id: str) -> None:
-        super().__init__(f"unknown permission request: {request_id}")
 
 
 class History(BaseModel):
     model_config = ConfigDict(frozen=True)
     data: list[ev.StoredEvent]
     has_more: bool
-
-
-def _prompt_parts(prompt: str | Sequence[Any]) -> list[ev.PromptPart]:
-    raw = ev.text_prompt(prompt) if isinstance(prompt, str) else list(prompt)
-    try:
-        parts = ev.PromptAdmitted(input_id="msg_check", prompt=raw).prompt
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(p) for p in first["loc"][1:]) or "prompt"
-        raise InvalidRequest(f"invalid prompt part {where}: {first['msg']}") from None
-    if not parts or not ev.prompt_text(parts).strip():
-        raise InvalidRequest("the prompt is empty")
-    return parts
-
-
-def check_context_key(key: str) -> None:
-    if key.startswith("core/"):
-        raise InvalidRequest(f"context key {key} is reserved for built-in sources; use api/<name>")
-    if not _API_KEY.match(key):
-        raise InvalidRequest(f"context key {key!r} must look like api/<name>")
 
 
 class Sessions:
@@ -111,15 +83,24 @@ class Sessions:
         self.context_probe: ContextProbe | None = None
         """The runtime's services for :meth:`context_breakdown` (None: read the config and tools directly)."""
         self._approvals: dict[str, ApprovalMode] = {}
-        self._outputs: dict[str, OutputSchema] = {}
         self.on_approval: Callable[[str], None] | None = None
-        self.cluster_view: Callable[[dict[str, dict[str, Any]]], dict[str, dict[str, Any]]] | None = None
-        """What ``active`` adds the other hosts' running sessions with (the runtime's ``ClusterHost``)."""
         """Told the session whose mode :meth:`choose_approval` changed (the runtime settles the
         pending asks the new mode covers)."""
+        self.cluster_view: Callable[[dict[str, dict[str, Any]]], dict[str, dict[str, Any]]] | None = None
+        """What ``active`` adds the other hosts' running sessions with (the runtime's ``ClusterHost``)."""
         self.asks = McpAsks()
         """MCP servers' open questions and sampling requests in this process: the front ends watch and
         answer them; the runtime hands each tool call its askers."""
+        self.permissions = PermissionAsks(
+            store, self.get, lambda session_id: self._bus.subscribe(session_id, deltas=False)
+        )
+        """The permission gate's pending asks, answered by id, and the projects' saved "always" approvals."""
+        self.context_entries = ContextEntries(store, self.get)
+        """The API's ``api/<name>`` context entries: ``put``, ``delete``, ``read``."""
+        self.answers = Answers(store, self.get)
+        """What the session answered a headless caller, and the output schema it must answer to here."""
+        self.transfer = SessionTransfer(store, self.get)
+        """Sessions in and out as files: ``export``, ``import_session``, ``import_foreign``."""
 
     def set_executor(self, executor: Executor) -> None:
         """Install the runner's coordinator (it is built after the facade)."""
@@ -234,7 +215,7 @@ class Sessions:
         resume: bool = True,
     ) -> Receipt:
         """Admit a prompt (idempotent by id), then wake the session unless ``resume`` is False."""
-        parts = _prompt_parts(prompt)
+        parts = prompt_parts(prompt)
         try:
             mode = Delivery(delivery)
         except ValueError:
@@ -318,59 +299,12 @@ class Sessions:
         """The mode :meth:`choose_approval` chose for the session here; None: the config's."""
         return self._approvals.get(session_id)
 
-    def require_output(self, session_id: str, schema: dict[str, Any] | None, *, forced: bool = False) -> None:
-        """From the session's next step its final answer must match the JSON Schema ``schema``: the
-        steps offer a ``final_answer`` tool whose accepted call ends the turn (:meth:`structured_answer`
-        reads it); ``forced``: every step must call it (the repair); None: no longer required.
-        Process state, like :meth:`choose_approval`: the schema is the caller's contract for its run,
-        while what it produced (the accepted call, and so the end of the turn) is in the log.
-        Raises InvalidRequest when ``schema`` is not a valid JSON Schema."""
-        if schema is None:
-            self._outputs.pop(session_id, None)
-            return
-        try:
-            self._outputs[session_id] = OutputSchema(checked_schema(schema), forced=forced)
-        except InvalidSchema as error:
-            raise InvalidRequest(f"invalid output schema: {error}") from None
-
-    def required_output(self, session_id: str) -> OutputSchema | None:
-        """What :meth:`require_output` asks of the session here; None: a free-form answer."""
-        return self._outputs.get(session_id)
-
-    async def structured_answer(self, session_id: str, after: int = 0) -> FinalAnswer | None:
-        """The newest accepted ``final_answer`` recorded after log position ``after``, or in JSON mode
-        (a model without function calling) the newest assistant text there if it is JSON matching the
-        schema :meth:`require_output` set; None if neither."""
-        await self.get(session_id)
-        called = final_answer(await self._store.tool_calls(session_id, ["success"]), after)
-        output = self._outputs.get(session_id)
-        written = None if output is None else text_answer(await self._store.messages(session_id), output, after)
-        answers = [answer for answer in (called, written) if answer is not None]
-        return max(answers, key=lambda answer: answer.seq, default=None)
-
     # -- reading ---------------------------------------------------------------------
     async def messages(
         self, session_id: str, after: int | None = None, before: int | None = None, limit: int | None = None
     ) -> builtins.list[MessageRecord]:
         await self.get(session_id)
         return await self._store.messages(session_id, after=after, before=before, limit=limit)
-
-    async def answer(self, session_id: str, input_id: str | None = None) -> str:
-        """The text of the newest assistant message after the prompt ``input_id`` (None: the last
-        prompt): what a headless caller (``run``, ``mcp serve``) hands back as the answer; "" if none."""
-        messages = await self.messages(session_id)
-        if input_id is None:
-            input_id = next((m.id for m in reversed(messages) if m.kind == "user"), None)
-        start = next((i for i, m in enumerate(messages) if m.id == input_id), None)
-        if start is None:
-            return ""
-        for message in reversed(messages[start + 1 :]):
-            if message.kind == "assistant":
-                parts = message.data.get("parts", [])
-                texts = [p["text"] for p in parts if p.get("type") == "text" and p.get("text")]
-                if texts:
-                    return "\n\n".join(texts)
-        return ""
 
     async def history(self, session_id: str, after: int | None = None, limit: int = HISTORY_DEFAULT) -> History:
         """A finite page of durable events after ``after`` (exclusive)."""
@@ -411,15 +345,12 @@ class Sessions:
         """What the session's next request would hold, part by part, in estimated tokens; nothing is
         written. Without ``session_id``: a first request at ``location`` (``model`` and ``agent``
         as a new session there would have them, else the location's settings decide)."""
-        from agent_tui.core.run.context_view import next_request, standalone_probe
+        from agent_tui.core.run.context_view import first_request, next_request, standalone_probe
 
-        if session_id is not None:
-            session = await self.get(session_id)
-        else:
-            where = await asyncio.to_thread(lambda: Path(location or Path.cwd()).resolve())
-            root = await asyncio.to_thread(paths.project_root, where)
-            session = _unstored(str(where), str(root), agent or "", model)
-        return await next_request(self._store, session, self.context_probe or standalone_probe())
+        probe = self.context_probe or standalone_probe()
+        if session_id is None:
+            return await first_request(self._store, location, model, agent, probe)
+        return await next_request(self._store, await self.get(session_id), probe)
 
     def log(
         self, session_id: str, after: int | None = None, follow: bool = False
@@ -459,73 +390,6 @@ class Sessions:
         await self.get(session_id)
         return await self._rewinder.state(session_id, await walk_lineage(self._store, session_id))
 
-    # -- export and import ---------------------------------------------------------------
-    async def export(self, session_id: str, format: str = "jsonl") -> str:
-        """The session as reference 002's JSONL records, or as a Markdown transcript; either way its
-        subagents' sessions (and theirs) follow its own."""
-        from agent_tui.core.transfer import export_jsonl, export_markdown
-
-        if format not in ("jsonl", "markdown"):
-            raise InvalidRequest(f"export format must be jsonl or markdown, not {format!r}")
-        session = await self.get(session_id)
-        messages = await self._store.messages(session_id)
-        calls = await self._store.tool_calls(session_id)
-        if format == "markdown":  # the subagents' transcripts follow, each after a rule
-            children = [await self.export(child.id, format) for child in await self.children(session_id)]
-            return "\n---\n\n".join([export_markdown.markdown(session, messages, calls), *children])
-
-        async def part(
-            of: SessionRecord, messages: builtins.list[MessageRecord], calls: builtins.list[ToolCallRecord]
-        ) -> export_jsonl.Transcript:
-            spent = await self._store.events_of_type(of.id, export_jsonl.SPEND_TYPES)
-            return export_jsonl.Transcript(of, messages, calls, export_jsonl.compaction_spend(spent))
-
-        subagents = [
-            await part(child, await self._store.messages(child.id), await self._store.tool_calls(child.id))
-            for child in await self._descendants(session_id)
-        ]
-        return "".join(export_jsonl.lines(await part(session, messages, calls), subagents))
-
-    async def _descendants(self, session_id: str) -> builtins.list[SessionRecord]:
-        """The subagents' sessions under this one, depth first (a child, its children, the next child)."""
-        found: builtins.list[SessionRecord] = []
-        for child in await self.children(session_id):
-            found += [child, *await self._descendants(child.id)]
-        return found
-
-    async def import_session(self, text: str, *, location: str | Path, source: str = "import") -> SessionRecord:
-        """A new session from a JSONL export, with its subagents' sessions as new children of it (one
-        transaction); returns the parent. A file that is not an export changes nothing."""
-        from agent_tui.core.transfer import import_jsonl, import_tree
-
-        rows = import_jsonl.parse(text, source)
-        where = await asyncio.to_thread(lambda: Path(location).resolve())
-        root = await asyncio.to_thread(paths.project_root, where)
-        sessions = import_tree.sessions_from(rows, str(where), str(root), source)
-
-        def job(tx: Tx) -> None:
-            for session_id, events in sessions:
-                for event in events:
-                    tx.append(session_id, event)
-
-        await self._store.transact(job)
-        return await self.get(sessions[0][0])
-
-    async def import_foreign(
-        self, agent: str, text: str, *, path: str, location: str | Path | None = None, again: bool = False
-    ) -> ImportOutcome:
-        """A new session from another agent's session file (``agent``: a ``--from`` name), in the directory
-        the file names (or ``location``); a session imported before is found, not written twice, unless
-        ``again``. A file this build cannot read changes nothing."""
-        from agent_tui.core.transfer.foreign import formats, write
-
-        imported = await asyncio.to_thread(formats.reader(agent), text, path)  # may read files beside it
-        where = await asyncio.to_thread(lambda: Path(location or imported.location).resolve())
-        root = await asyncio.to_thread(paths.project_root, where)
-        session_id, job = write.job(imported, where, root, again=again)
-        earlier = await self._store.transact(job)
-        return write.ImportOutcome(earlier or session_id, earlier is None, imported)
-
     # -- forks -------------------------------------------------------------------------
     async def fork(self, session_id: str, at: str | None = None) -> SessionRecord:
         """A new session with this one's history (up to just before the prompt ``at``, or all of it)."""
@@ -539,104 +403,6 @@ class Sessions:
 
     async def can_undo_rewind(self, session_id: str) -> bool:
         return await self._rewinder.last_undoable(await self.get(session_id)) is not None
-
-    # -- context entries ---------------------------------------------------------------
-    async def context_put(self, session_id: str, key: str, value: Any) -> None:
-        check_context_key(key)
-        try:
-            json.dumps(value, allow_nan=False)
-        except (TypeError, ValueError) as error:
-            raise InvalidRequest(f"context value for {key} is not JSON: {error}") from None
-        await self._store.publish(session_id, ev.ContextPut(key=key, value=value))
-
-    async def context_delete(self, session_id: str, key: str) -> None:
-        """Delete an entry; deleting an absent key writes nothing."""
-        check_context_key(key)
-
-        def job(tx: Tx) -> None:
-            if tx.conn.execute(
-                "SELECT 1 FROM context_entry WHERE session_id = ? AND key = ?", (session_id, key)
-            ).fetchone():
-                tx.append(session_id, ev.ContextDeleted(key=key))
-            elif tx.head(session_id) is None:
-                raise UnknownSession(session_id)
-
-        await self._store.transact(job)
-
-    async def context(self, session_id: str) -> dict[str, Any]:
-        await self.get(session_id)
-        return await self._store.context_entries(session_id)
-
-    # -- permissions ------------------------------------------------------------------
-    async def permissions(self, session_id: str) -> builtins.list[PermissionRecord]:
-        await self.get(session_id)
-        return await self._store.pending_permissions(session_id)
-
-    async def approvals(self, location: str | Path) -> builtins.list[ApprovalRecord]:
-        """The "always" approvals saved for the project ``location`` lies in, oldest first."""
-        root = await asyncio.to_thread(lambda: paths.project_root(Path(location).resolve()))
-        return await self._store.approvals(root)
-
-    async def revoke_approvals(
-        self, location: str | Path, action: str | None = None, pattern: str | None = None
-    ) -> builtins.list[ApprovalRecord]:
-        """Revoke the project's saved approvals of ``action`` and ``pattern`` (each None: any); returns
-        those revoked. From the next permission check on, what they allowed is asked again."""
-        saved = await self.approvals(location)
-        chosen = [
-            a for a in saved if (action is None or a.action == action) and (pattern is None or a.pattern == pattern)
-        ]
-        if chosen:
-            at = max([int(time.time() * 1000), *(a.created for a in chosen)])
-            await self._store.revoke_approvals(chosen[0].project_root, chosen, at)
-        return chosen
-
-    async def reply_permission(self, request_id: str, reply: PermissionReply | str, message: str | None = None) -> None:
-        asked = await self._store.permission(request_id)
-        if asked is None:
-            raise UnknownPermission(request_id)
-        try:
-            answer = PermissionReply(reply)
-        except ValueError:
-            raise InvalidRequest(f"reply must be once, always or reject, not {reply!r}") from None
-        await self._store.publish(
-            asked.session_id, ev.PermissionReplied(request_id=request_id, reply=answer, message=message)
-        )
-
-    async def wait_permission_reply(self, request_id: str) -> PermissionRecord:
-        """Resolve once ``permission.replied`` for the request is durable (any process)."""
-        asked = await self._store.permission(request_id)
-        if asked is None:
-            raise UnknownPermission(request_id)
-        with self._bus.subscribe(asked.session_id, deltas=False) as wakes:
-            while True:
-                record = await self._store.permission(request_id)
-                if record is not None and record.reply is not None:
-                    return record
-                await wakes.get()
-
-
-def _unstored(location: str, project_root: str, agent: str, model: str | None) -> SessionRecord:
-    """A session not stored yet (``context_breakdown`` of a first request): no id, nothing said."""
-    return SessionRecord.model_validate(
-        {
-            "id": "",
-            "title": None,
-            "location": location,
-            "project_root": project_root,
-            "agent": agent,
-            "model": model,
-            "parent_id": None,
-            "created": 0,
-            "updated": 0,
-            "message_count": 0,
-            "last_message": None,
-            "input_tokens": 0,
-            "output_tokens": 0,
-            "cost": 0.0,
-            "head_seq": 0,
-        }
-    )
 
 
 async def open_sessions(

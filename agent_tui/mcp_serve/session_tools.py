@@ -75,7 +75,7 @@ class SessionTools:
         while session_id in self.sessions.active() and loop.time() < deadline:
             await asyncio.sleep(WAIT_POLL_S)
         running = session_id in self.sessions.active()
-        answer = "" if running else await self.sessions.answer(session_id, input_id)
+        answer = "" if running else await self.sessions.answers.text(session_id, input_id)
         return {"session_id": session_id, "running": running, "answer": answer}
 
     async def read_log(self, session_id: str, after: int | None = None, limit: int = LOG_LIMIT) -> dict[str, Any]:

@@ -4,7 +4,7 @@ A subagent runs as a session of its own, so its asks are in its own log; while i
 runs, ``active()`` names its parent. Every poll the feed collects the asks of the
 running sessions that descend from the shown one, and the view offers the first in
 its permission panel, naming the child ("the explore subagent (find the config)").
-The reply goes to ``reply_permission`` like any other: it finds the ask by its id.
+The reply goes to ``permissions.reply`` like any other: it finds the ask by its id.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ async def child_asks(sessions: Any, children: list[str]) -> list[ChildAsk]:
     """The asks waiting in ``children``, oldest child first."""
     out: list[ChildAsk] = []
     for child in children:
-        waiting = await sessions.permissions(child) or []
+        waiting = await sessions.permissions.pending(child) or []
         if not waiting:
             continue
         record = await sessions.get(child)

@@ -100,13 +100,13 @@ class Pages:
         location = self._location()
         try:
             sessions = await app.services.ready()
-            saved = await sessions.approvals(location)
+            saved = await sessions.permissions.approvals(location)
         except Exception as error:  # noqa: BLE001 - an unreadable store: one line
             app.notify(f"/permissions: {error}", severity="error")
             return
 
         async def revoke(action: str, pattern: str) -> None:
-            await sessions.revoke_approvals(location, action, pattern)
+            await sessions.permissions.revoke_approvals(location, action, pattern)
 
         project = saved[0].project_root if saved else location
         app.push_screen(PermissionsScreen(saved, project, app.view.approval_mode(), revoke))

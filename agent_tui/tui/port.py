@@ -63,6 +63,30 @@ class McpAsksPort(Protocol):
     def answer_sampling(self, request_id: str, approve: bool) -> None: ...
 
 
+class PermissionsPort(Protocol):
+    """The permission gate's asks and the saved "always" approvals (``Sessions.permissions``)."""
+
+    async def pending(self, session_id: str) -> list[PermissionRecord]: ...  # the asks waiting for a reply
+
+    async def reply(self, request_id: str, reply: str, message: str | None = None) -> None: ...
+
+    async def approvals(self, location: str | Path) -> list[ApprovalRecord]: ...  # "always", saved here
+
+    async def revoke_approvals(
+        self, location: str | Path, action: str | None = None, pattern: str | None = None
+    ) -> list[ApprovalRecord]: ...
+
+
+class TransferPort(Protocol):
+    """Sessions in and out as files (``Sessions.transfer``)."""
+
+    async def export(self, session_id: str, format: str = "jsonl") -> str: ...  # the text of the export
+
+    async def import_foreign(  # another agent's session file as a new session (or the one made before)
+        self, agent: str, text: str, *, path: str, location: str | Path | None = None, again: bool = False
+    ) -> ImportOutcome: ...
+
+
 class SessionsPort(Protocol):
     # ``builtins.list``: the method ``list`` shadows the name in this class's scope
     async def create(
@@ -116,12 +140,6 @@ class SessionsPort(Protocol):
 
     def approval(self, session_id: str) -> ApprovalMode | None: ...  # chosen here; None: the config's
 
-    async def approvals(self, location: str | Path) -> builtins.list[ApprovalRecord]: ...  # "always", saved here
-
-    async def revoke_approvals(
-        self, location: str | Path, action: str | None = None, pattern: str | None = None
-    ) -> builtins.list[ApprovalRecord]: ...
-
     async def latest(self, location: str) -> SessionRecord | None: ...  # the newest session here (``--continue``)
 
     async def list(
@@ -141,8 +159,6 @@ class SessionsPort(Protocol):
 
     def subscribe(self, session_id: str) -> Subscription: ...
 
-    async def permissions(self, session_id: str) -> builtins.list[PermissionRecord]: ...
-
     async def usage(
         self, session_id: str, subagents: bool = True
     ) -> SessionUsage: ...  # tokens and cost, subagents' sessions included
@@ -157,7 +173,8 @@ class SessionsPort(Protocol):
         agent: str | None = None,
     ) -> ContextBreakdown: ...  # what the next request would hold (``/context``); None: a first request there
 
-    async def reply_permission(self, request_id: str, reply: str, message: str | None = None) -> None: ...
+    @property
+    def permissions(self) -> PermissionsPort: ...  # the permission asks, answered by id, and saved approvals
 
     @property
     def asks(self) -> McpAsksPort: ...  # MCP servers' questions and sampling requests, watched and answered
@@ -178,11 +195,8 @@ class SessionsPort(Protocol):
 
     async def lineage(self, session_id: str) -> builtins.list[tuple[str, int]]: ...  # [(ancestor, last seq it gave)]
 
-    async def export(self, session_id: str, format: str = "jsonl") -> str: ...  # the text of the export
-
-    async def import_foreign(  # another agent's session file as a new session (or the one made before)
-        self, agent: str, text: str, *, path: str, location: str | Path | None = None, again: bool = False
-    ) -> ImportOutcome: ...
+    @property
+    def transfer(self) -> TransferPort: ...  # sessions in and out as files: export, another agent's import
 
     async def rename(self, session_id: str, title: str) -> SessionRecord: ...  # the session's row
 

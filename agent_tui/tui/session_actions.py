@@ -143,7 +143,7 @@ class SessionActions:
         sessions = await self.services.ready()
         try:
             record = await sessions.get(sid)
-            text = await sessions.export(sid, "markdown")
+            text = await sessions.transfer.export(sid, "markdown")
             path = Path(record.location) / f"agent-tui-{sid}.md"
             await asyncio.to_thread(path.write_text, text, encoding="utf-8")
         except Exception as error:  # an unwritable directory, a store error: one line

@@ -227,7 +227,7 @@ class SessionFeed:
             await self.subagents.track(sessions, self.session_id, children)
             for other in active:
                 if other != self.session_id and other not in children:
-                    count += len(await sessions.permissions(other) or [])
+                    count += len(await sessions.permissions.pending(other) or [])
         self.background_asks = count
         if self.synced:
             await self.flush()

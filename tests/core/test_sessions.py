@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from agent_tui.core.errors import EventRejected, UnknownSession
+from agent_tui.core.host.permission_asks import UnknownPermission
 from agent_tui.core.inbox.admission import AdmissionConflict
 from agent_tui.core.log import events as ev
-from agent_tui.core.sessions import InvalidRequest, Sessions, UnknownPermission, open_sessions
+from agent_tui.core.sessions import InvalidRequest, Sessions, open_sessions
 from agent_tui.core.store.store import Store
 from agent_tui.vocab.kinds import CompactionReason
 from tests.fakes.executors import RecordingExecutor
@@ -161,15 +162,15 @@ async def test_compact_coalesces_one_pending_barrier(sessions: Sessions, workdir
 
 async def test_context_entries_are_events_and_core_keys_are_reserved(sessions: Sessions, workdir: Path) -> None:
     sid = (await sessions.create(location=workdir)).id
-    await sessions.context_put(sid, "api/ticket", {"id": 3})
-    assert await sessions.context(sid) == {"api/ticket": {"id": 3}}
+    await sessions.context_entries.put(sid, "api/ticket", {"id": 3})
+    assert await sessions.context_entries.read(sid) == {"api/ticket": {"id": 3}}
     for key, message in [("core/date", "reserved"), ("ticket", "api/<name>"), ("api/", "api/<name>")]:
         with pytest.raises(InvalidRequest, match=message):
-            await sessions.context_put(sid, key, 1)
+            await sessions.context_entries.put(sid, key, 1)
     with pytest.raises(InvalidRequest, match="not JSON"):
-        await sessions.context_put(sid, "api/x", object())
-    await sessions.context_delete(sid, "api/ticket")
-    await sessions.context_delete(sid, "api/ticket")  # absent: writes nothing
+        await sessions.context_entries.put(sid, "api/x", object())
+    await sessions.context_entries.delete(sid, "api/ticket")
+    await sessions.context_entries.delete(sid, "api/ticket")  # absent: writes nothing
     types = [e.type for e in (await sessions.history(sid)).data]
     assert types == ["session.created.1", "session.context.put.1", "session.context.deleted.1"]
 
@@ -192,15 +193,15 @@ async def test_history_pages_with_has_more(sessions: Sessions, workdir: Path) ->
 async def test_permission_reply_resolves_a_waiter(sessions: Sessions, workdir: Path) -> None:
     sid = (await sessions.create(location=workdir)).id
     await sessions._store.publish(sid, ev.PermissionAsked(request_id="perm_1", action="bash", save=["ls*"]))
-    waiter = asyncio.create_task(sessions.wait_permission_reply("perm_1"))
+    waiter = asyncio.create_task(sessions.permissions.wait_reply("perm_1"))
     await asyncio.sleep(0.01)
-    assert not waiter.done() and [p.request_id for p in await sessions.permissions(sid)] == ["perm_1"]
-    await sessions.reply_permission("perm_1", "reject", message="use git instead")
+    assert not waiter.done() and [p.request_id for p in await sessions.permissions.pending(sid)] == ["perm_1"]
+    await sessions.permissions.reply("perm_1", "reject", message="use git instead")
     answered = await asyncio.wait_for(waiter, 5)
     assert (answered.reply, answered.message) == ("reject", "use git instead")
-    assert await sessions.permissions(sid) == []
+    assert await sessions.permissions.pending(sid) == []
     with pytest.raises(UnknownPermission):
-        await sessions.reply_permission("perm_nope", "once")
+        await sessions.permissions.reply("perm_nope", "once")
 
 
 async def test_execution_delegates_and_idle_default_is_a_no_op(

@@ -9,7 +9,7 @@ while the test plays the runner by publishing events.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -90,6 +90,80 @@ class FakeAsks:
 
 
 @dataclass
+class FakeTransfer:
+    """``Sessions.transfer``: an export lists the session's event types; calls go to ``calls`` (the facade's)."""
+
+    calls: list[tuple]
+    events: Callable[[str], list[ev.StoredEvent]]
+
+    async def export(self, session_id: str, format: str = "jsonl") -> str:
+        self.calls.append(("export", session_id, format))
+        if format not in ("jsonl", "markdown"):
+            raise InvalidRequest(f"export format must be jsonl or markdown, not {format!r}")
+        return "".join(f"{stored.type}\n" for stored in self.events(session_id))
+
+    async def import_foreign(
+        self, agent: str, text: str, *, path: str, location: str | Path | None = None, again: bool = False
+    ) -> ImportOutcome:
+        """Not imitated: the Pilot tests of importing run on the real store (tests/tui/test_app_imported.py)."""
+        self.calls.append(("import_foreign", agent, path))
+        raise InvalidRequest("the fake does not import other agents' sessions")
+
+
+@dataclass
+class FakePermissions:
+    """``Sessions.permissions`` over the fake's logs: the asks its logs hold, replies published into
+    them, and the facade's ``saved`` approvals; calls go to the facade's ``calls``."""
+
+    of: FakeSessions = field(repr=False, compare=False)
+
+    async def approvals(self, location: str | Path) -> list[ApprovalRecord]:
+        return [a for a in self.of.saved if a.project_root == str(location)]
+
+    async def revoke_approvals(
+        self, location: str | Path, action: str | None = None, pattern: str | None = None
+    ) -> list[ApprovalRecord]:
+        self.of.calls.append(("revoke_approvals", str(location), action, pattern))
+        gone = [
+            a
+            for a in await self.approvals(location)
+            if (action is None or a.action == action) and (pattern is None or a.pattern == pattern)
+        ]
+        self.of.saved = [a for a in self.of.saved if a not in gone]
+        return gone
+
+    async def pending(self, session_id: str) -> list[PermissionRecord]:
+        """The asks waiting for a reply."""
+        return [
+            PermissionRecord(
+                request_id=ask.request_id,
+                session_id=session_id,
+                seq=ask.seq,
+                assistant_message_id=ask.assistant_message_id,
+                call_id=ask.call_id,
+                action=ask.action,
+                resources=ask.resources,
+                save=[],
+                detail=ask.detail,
+                reply=None,
+                message=None,
+                replied_seq=None,
+                created=0,
+            )
+            for ask in fold(self.of._events(session_id)).asks.values()
+        ]
+
+    async def reply(self, request_id: str, reply: str, message: str | None = None) -> None:
+        self.of.calls.append(("reply_permission", request_id, reply, message))
+        for session_id, log in self.of.logs.items():
+            if request_id in fold(log.events).asks:
+                self.of.publish(
+                    session_id,
+                    ev.PermissionReplied(request_id=request_id, reply=PermissionReply(reply), message=message),
+                )
+
+
+@dataclass
 class FakeSessions:
     logs: dict[str, LogBuilder] = field(default_factory=dict)
     running: set[str] = field(default_factory=set)
@@ -102,9 +176,13 @@ class FakeSessions:
     _counter: int = 0
     context: ContextBreakdown | None = None  # what ``context_breakdown`` answers (a test sets it)
     asks: FakeAsks = field(init=False)
+    transfer: FakeTransfer = field(init=False)
+    permissions: FakePermissions = field(init=False)
 
     def __post_init__(self) -> None:
         self.asks = FakeAsks(self.calls)
+        self.permissions = FakePermissions(self)
+        self.transfer = FakeTransfer(self.calls, self._events)
 
     # --------------------------------------------------------------- test side
 
@@ -226,21 +304,6 @@ class FakeSessions:
 
     def approval(self, session_id: str) -> ApprovalMode | None:
         return self.modes.get(session_id)
-
-    async def approvals(self, location: str | Path) -> list[ApprovalRecord]:
-        return [a for a in self.saved if a.project_root == str(location)]
-
-    async def revoke_approvals(
-        self, location: str | Path, action: str | None = None, pattern: str | None = None
-    ) -> list[ApprovalRecord]:
-        self.calls.append(("revoke_approvals", str(location), action, pattern))
-        gone = [
-            a
-            for a in await self.approvals(location)
-            if (action is None or a.action == action) and (pattern is None or a.pattern == pattern)
-        ]
-        self.saved = [a for a in self.saved if a not in gone]
-        return gone
 
     async def list(
         self,
@@ -448,19 +511,6 @@ class FakeSessions:
         parent = await self.get(session_id)
         return await self.create(location=parent.location, model=parent.model)
 
-    async def export(self, session_id: str, format: str = "jsonl") -> str:
-        self.calls.append(("export", session_id, format))
-        if format not in ("jsonl", "markdown"):
-            raise InvalidRequest(f"export format must be jsonl or markdown, not {format!r}")
-        return "".join(f"{stored.type}\n" for stored in self._events(session_id))
-
-    async def import_foreign(
-        self, agent: str, text: str, *, path: str, location: str | Path | None = None, again: bool = False
-    ) -> ImportOutcome:
-        """Not imitated: the Pilot tests of importing run on the real store (tests/tui/test_app_imported.py)."""
-        self.calls.append(("import_foreign", agent, path))
-        raise InvalidRequest("the fake does not import other agents' sessions")
-
     async def rename(self, session_id: str, title: str) -> SessionRecord:
         self.calls.append(("rename", session_id, title))
         clean = " ".join(title.split())
@@ -476,36 +526,6 @@ class FakeSessions:
             raise SessionBusy(f"session {session_id} is running")
         del self.logs[session_id]
         return count
-
-    async def permissions(self, session_id: str) -> list[PermissionRecord]:
-        """The asks waiting for a reply."""
-        return [
-            PermissionRecord(
-                request_id=ask.request_id,
-                session_id=session_id,
-                seq=ask.seq,
-                assistant_message_id=ask.assistant_message_id,
-                call_id=ask.call_id,
-                action=ask.action,
-                resources=ask.resources,
-                save=[],
-                detail=ask.detail,
-                reply=None,
-                message=None,
-                replied_seq=None,
-                created=0,
-            )
-            for ask in fold(self._events(session_id)).asks.values()
-        ]
-
-    async def reply_permission(self, request_id: str, reply: str, message: str | None = None) -> None:
-        self.calls.append(("reply_permission", request_id, reply, message))
-        for session_id, log in self.logs.items():
-            if request_id in fold(log.events).asks:
-                self.publish(
-                    session_id,
-                    ev.PermissionReplied(request_id=request_id, reply=PermissionReply(reply), message=message),
-                )
 
 
 def receipt(

@@ -108,9 +108,9 @@ async def script(d: Double, where: Path) -> list[Any]:
         ),
     )
     seen.append(inbox(await s.pending(SID), names))
-    seen.append([(p.request_id, p.action, p.resources) for p in await s.permissions(SID)])
-    await s.reply_permission("perm_1", "once")
-    seen.append(list(await s.permissions(SID)))  # answered: no longer waiting
+    seen.append([(p.request_id, p.action, p.resources) for p in await s.permissions.pending(SID)])
+    await s.permissions.reply("perm_1", "once")
+    seen.append(list(await s.permissions.pending(SID)))  # answered: no longer waiting
 
     seen.append(await replay(s))
     seen.append(await replay(s, after=6))
@@ -143,7 +143,7 @@ async def script(d: Double, where: Path) -> list[Any]:
         [
             await raises(s.get("ses_nope")),
             await raises(s.pending("ses_nope")),
-            await raises(s.permissions("ses_nope")),
+            await raises(s.permissions.pending("ses_nope")),
             await raises(s.plan("ses_nope")),
         ]
     )

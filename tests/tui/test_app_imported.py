@@ -19,7 +19,7 @@ async def test_the_picker_finds_imported_sessions_and_opens_their_transcript(rea
     made = {}
     for agent, path in (("claude", CLAUDE), ("codex", CODEX)):
         made[agent] = (
-            await sessions.import_foreign(agent, path.read_text(encoding="utf-8"), path=str(path), location=workdir)
+            await sessions.transfer.import_foreign(agent, path.read_text(encoding="utf-8"), path=str(path), location=workdir)
         ).session_id
     app = app_for(sessions, workdir, clock)
     async with app.run_test(size=(120, 60)) as pilot:
@@ -88,7 +88,7 @@ async def test_an_imported_claude_subagent_opens_from_its_task_block(real, workd
 
     sessions, _ = real
     path = next(CLAUDE_SUBAGENT.glob("*.jsonl"))
-    outcome = await sessions.import_foreign(
+    outcome = await sessions.transfer.import_foreign(
         "claude", path.read_text(encoding="utf-8"), path=str(path), location=workdir
     )
     (child,) = await sessions.children(outcome.session_id)

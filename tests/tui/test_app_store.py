@@ -262,7 +262,7 @@ async def test_permission_panel_keys_after_the_grace_period(real, workdir, clock
         assert "rm -rf build" in str(panel.query_one(".permission-body").render())
         assert "waiting for permission" in app.view.query_one("#status").line().plain
         await pilot.press(keys[0], "x")  # inside the grace period: typing meant for the prompt goes there
-        assert panel.display and (await sessions.permissions(sid))[0].reply is None
+        assert panel.display and (await sessions.permissions.pending(sid))[0].reply is None
         assert app.query_one(PromptInput).text == keys[0] + "x"
         clock.advance(1)
         await pilot.press(*keys)

@@ -78,10 +78,10 @@ async def test_the_always_key_names_what_it_saves_and_the_description_shows(real
         assert shown(panel, "why") == "Show changed files and run the tests"
         clock.advance(1)
         await pilot.press("e")  # not offered: does nothing
-        assert panel.display and (await sessions.permissions(sid))[0].reply is None
+        assert panel.display and (await sessions.permissions.pending(sid))[0].reply is None
         await pilot.press("a")
         await until(pilot, lambda: not panel.display)
-    assert [(a.action, a.pattern) for a in await sessions.approvals(workdir)] == [
+    assert [(a.action, a.pattern) for a in await sessions.permissions.approvals(workdir)] == [
         ("bash", "git status *"),
         ("bash", "make test *"),
     ]
@@ -105,7 +105,7 @@ async def test_e_allows_this_edit_and_every_edit_here_for_the_session(real, work
         await until(pilot, lambda: " · auto-edit" in app.view.query_one("#status").line().plain)
     record = await sessions._store.permission("perm_1")
     assert record is not None and record.reply == "once"  # nothing saved for the project
-    assert await sessions.approvals(workdir) == []
+    assert await sessions.permissions.approvals(workdir) == []
 
 
 async def test_the_keys_stay_on_screen_and_a_long_diff_scrolls_inside(real, workdir: Path, clock) -> None:  # noqa: F811

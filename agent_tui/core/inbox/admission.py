@@ -12,11 +12,13 @@ another process. Rules (spec, "sessions.prompt"):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agent_tui.core.errors import AdmissionConflict as AdmissionConflict  # its home; the door names it here
+from agent_tui.core.errors import InvalidRequest
 from agent_tui.core.log import events as ev
 from agent_tui.core.projections.inbox import fingerprint
 from agent_tui.core.store.writer import Tx
@@ -30,6 +32,21 @@ class Receipt(BaseModel):
     kind: Literal["prompt", "compaction"]
     delivery: str | None
     admitted_seq: int
+
+
+def prompt_parts(prompt: str | Sequence[Any]) -> list[ev.PromptPart]:
+    """The prompt as the log's parts (a string is one text part), checked as admission would take them:
+    a bad part or an empty prompt is ``InvalidRequest``, refused before anything is written."""
+    raw = ev.text_prompt(prompt) if isinstance(prompt, str) else list(prompt)
+    try:
+        parts = ev.PromptAdmitted(input_id="msg_check", prompt=raw).prompt
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"][1:]) or "prompt"
+        raise InvalidRequest(f"invalid prompt part {where}: {first['msg']}") from None
+    if not parts or not ev.prompt_text(parts).strip():
+        raise InvalidRequest("the prompt is empty")
+    return parts
 
 
 def _existing(tx: Tx, input_id: str) -> tuple[Any, ...] | None:

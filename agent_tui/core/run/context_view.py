@@ -28,6 +28,7 @@ from agent_tui.core.request.assembly import assemble
 from agent_tui.core.request.breakdown import ContextBreakdown, measure
 from agent_tui.core.request.instructions import Instructions, McpGuidance
 from agent_tui.core.run.runner import NoCompaction, step_model
+from agent_tui.core.settings import paths
 from agent_tui.core.settings.config import Settings
 from agent_tui.core.settings.config_validation import load_settings
 
@@ -100,6 +101,39 @@ async def next_request(store: ContextReads, session: SessionRecord, probe: Conte
         )
 
     return await asyncio.to_thread(measured)
+
+
+async def first_request(
+    store: ContextReads, location: str | Path | None, model: str | None, agent: str | None, probe: ContextProbe
+) -> ContextBreakdown:
+    """The breakdown of a first request at ``location`` (None: the working directory), ``model`` and
+    ``agent`` as a new session there would have them (None: the location's settings decide)."""
+    where = await asyncio.to_thread(lambda: Path(location or Path.cwd()).resolve())
+    root = await asyncio.to_thread(paths.project_root, where)
+    return await next_request(store, _unstored(str(where), str(root), agent or "", model), probe)
+
+
+def _unstored(location: str, project_root: str, agent: str, model: str | None) -> SessionRecord:
+    """A session not stored yet (:func:`first_request`): no id, nothing said."""
+    return SessionRecord.model_validate(
+        {
+            "id": "",
+            "title": None,
+            "location": location,
+            "project_root": project_root,
+            "agent": agent,
+            "model": model,
+            "parent_id": None,
+            "created": 0,
+            "updated": 0,
+            "message_count": 0,
+            "last_message": None,
+            "input_tokens": 0,
+            "output_tokens": 0,
+            "cost": 0.0,
+            "head_seq": 0,
+        }
+    )
 
 
 def standalone_probe(cli: dict[str, Any] | None = None) -> ContextProbe:

@@ -145,7 +145,7 @@ class LocationServices:
     settings: Settings
     tools: ToolHost
     output: OutputSchema | None = None
-    """The final answer the session must give (``Sessions.require_output``): its steps offer
+    """The final answer the session must give (``Sessions.answers.require``): its steps offer
     ``final_answer`` and a successful call ends the turn."""
 
 

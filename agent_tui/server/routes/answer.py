@@ -18,7 +18,7 @@ async def answer(request: web.Request) -> web.Response:
     """The newest answer accepted after log position ``after`` (default 0): ``{session_id, seq, call_id,
     value}``; none yet is ``seq`` 0. It is also the ``tool.success`` of ``final_answer`` in ``/log``."""
     sid = request.match_info["id"]
-    found = await sessions(request).structured_answer(sid, query(request, AnswerQuery).after)
+    found = await sessions(request).answers.structured(sid, query(request, AnswerQuery).after)
     if found is None:
         return reply(StructuredAnswer(session_id=sid, seq=0))
     return reply(StructuredAnswer(session_id=sid, seq=found.seq, call_id=found.call_id, value=found.value))

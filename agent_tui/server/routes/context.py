@@ -19,18 +19,18 @@ routes = RouteTable()
 
 @routes.get("/api/session/{id}/context", response=ContextEntries)
 async def entries(request: web.Request) -> web.Response:
-    return web.json_response(await sessions(request).context(request.match_info["id"]))
+    return web.json_response(await sessions(request).context_entries.read(request.match_info["id"]))
 
 
 @routes.put("/api/session/{id}/context/{key:.+}", body=ANY_JSON, response=ContextEntry)
 async def put(request: web.Request) -> web.Response:
     key = request.match_info["key"]
     value = await json_value(request)
-    await sessions(request).context_put(request.match_info["id"], key, value)
+    await sessions(request).context_entries.put(request.match_info["id"], key, value)
     return web.json_response({"key": key, "value": value})
 
 
 @routes.delete("/api/session/{id}/context/{key:.+}", status=204)
 async def delete(request: web.Request) -> web.Response:
-    await sessions(request).context_delete(request.match_info["id"], request.match_info["key"])
+    await sessions(request).context_entries.delete(request.match_info["id"], request.match_info["key"])
     return web.Response(status=204)

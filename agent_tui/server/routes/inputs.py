@@ -35,7 +35,7 @@ async def prompt(request: web.Request) -> web.Response:
             await sessions(request).select_agent(sid, spec.agent)
     if "output_schema" in spec.model_fields_set:  # an invalid schema is a 400 before anything is admitted
         await sessions(request).get(sid)
-        sessions(request).require_output(sid, spec.output_schema)
+        sessions(request).answers.require(sid, spec.output_schema)
     receipt = await sessions(request).prompt(sid, spec.prompt, id=spec.id, delivery=spec.delivery, resume=spec.resume)
     return reply(receipt, 202)
 

@@ -15,7 +15,7 @@ routes = RouteTable()
 
 @routes.get("/api/session/{id}/permissions", response=PermissionList)
 async def pending(request: web.Request) -> web.Response:
-    return reply(PermissionList(data=await sessions(request).permissions(request.match_info["id"])))
+    return reply(PermissionList(data=await sessions(request).permissions.pending(request.match_info["id"])))
 
 
 @routes.post("/api/permission/{request_id}/reply", body=PermissionReplyBody, response=PermissionRecord, conflicts=True)
@@ -23,5 +23,5 @@ async def answer(request: web.Request) -> web.Response:
     """Record the reply durably; the waiting tool resumes in whichever process runs it."""
     request_id = request.match_info["request_id"]
     spec = await body(request, PermissionReplyBody)
-    await sessions(request).reply_permission(request_id, spec.reply, spec.message)
-    return reply(await sessions(request).wait_permission_reply(request_id))
+    await sessions(request).permissions.reply(request_id, spec.reply, spec.message)
+    return reply(await sessions(request).permissions.wait_reply(request_id))

@@ -107,7 +107,7 @@ class ImportScreen(ModalScreen[str | None]):
 
             text = await asyncio.to_thread(load_foreign_session, found.agent, found.path)
             sessions = await self.services.ready()
-            outcome = await sessions.import_foreign(found.agent, text, path=str(found.path))
+            outcome = await sessions.transfer.import_foreign(found.agent, text, path=str(found.path))
         except Exception as error:  # unreadable, an unknown version, a bad line: the one line, nothing written
             self.app.notify(f"import failed: {error}", severity="error")
             return

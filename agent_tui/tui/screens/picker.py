@@ -213,7 +213,7 @@ class SessionPicker(ModalScreen[str | None]):
         if generation != self._generation:
             return
         active = sessions.active()
-        asking = {sid for sid in active if await sessions.permissions(sid)}
+        asking = {sid for sid in active if await sessions.permissions.pending(sid)}
         self._show(rows, offset, active, asking, children)
         self.loaded_generation = generation
 

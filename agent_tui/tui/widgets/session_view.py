@@ -328,7 +328,7 @@ class SessionView(FeedHost, Vertical):
     async def on_permission_panel_answered(self, message: PermissionPanel.Answered) -> None:
         panel = self.query_one(PermissionPanel)
         try:
-            await (await self.services.ready()).reply_permission(
+            await (await self.services.ready()).permissions.reply(
                 message.request_id, message.reply.value, message.message
             )
         except Exception as error:

@@ -33,7 +33,7 @@ async def test_a_fork_inherits_history_checkpoint_and_entries_and_shares_nothing
     (workdir / "AGENTS.md").write_text("Rule one.\n")
     fake.add({"text": "first answer"}, {"text": "fork answer"})
     sid = (await runtime.sessions.create(location=workdir)).id
-    await runtime.sessions.context_put(sid, "api/ticket", {"id": 7})
+    await runtime.sessions.context_entries.put(sid, "api/ticket", {"id": 7})
     await _turn(runtime, sid, "first question")
     parent_checkpoint = await runtime._store.checkpoint(sid)
     parent_messages = await runtime.sessions.messages(sid)
@@ -50,7 +50,7 @@ async def test_a_fork_inherits_history_checkpoint_and_entries_and_shares_nothing
         parent_checkpoint.baseline,
         parent_checkpoint.applied,
     )
-    assert await runtime.sessions.context(child.id) == {"api/ticket": {"id": 7}}
+    assert await runtime.sessions.context_entries.read(child.id) == {"api/ticket": {"id": 7}}
     assert await runtime.sessions.lineage(child.id) == [(sid, log[0].seq - 1)]
 
     (workdir / "AGENTS.md").write_text("Rule two.\n")
@@ -60,8 +60,8 @@ async def test_a_fork_inherits_history_checkpoint_and_entries_and_shares_nothing
     assert sent[-1] == ("user", "fork question") and "Rule two." in sent[-2][1]
     assert await runtime._store.checkpoint(sid) == parent_checkpoint, "the parent's checkpoint is its own"
     assert _shape(await runtime.sessions.messages(sid)) == _shape(parent_messages)
-    await runtime.sessions.context_put(child.id, "api/ticket", {"id": 8})
-    assert await runtime.sessions.context(sid) == {"api/ticket": {"id": 7}}
+    await runtime.sessions.context_entries.put(child.id, "api/ticket", {"id": 8})
+    assert await runtime.sessions.context_entries.read(sid) == {"api/ticket": {"id": 7}}
 
     live = projection_snapshot(runtime.sessions.database)
     await runtime.sessions.rebuild()

@@ -57,7 +57,7 @@ async def test_jsonl_export_follows_reference_002_and_round_trips(
     runtime: Runtime, fake: FakeProvider, workdir: Path
 ) -> None:
     sid = await _session(runtime, fake, workdir)
-    exported = await runtime.sessions.export(sid)
+    exported = await runtime.sessions.transfer.export(sid)
     records = [json.loads(line) for line in exported.splitlines()]
     assert records[0]["type"] == "header" and records[0]["schema_version"] == 1
     types = [r["type"] for r in records]
@@ -74,9 +74,9 @@ async def test_jsonl_export_follows_reference_002_and_round_trips(
     assert outputs["call_2"]["is_error"]
     assert records[-1]["outcome"] == "completed" and records[-1]["final"] == "Second answer."
 
-    copy = await runtime.sessions.import_session(exported, location=workdir)
+    copy = await runtime.sessions.transfer.import_session(exported, location=workdir)
     assert copy.id != sid
-    again = [json.loads(line) for line in (await runtime.sessions.export(copy.id)).splitlines()]
+    again = [json.loads(line) for line in (await runtime.sessions.transfer.export(copy.id)).splitlines()]
     assert _stable(again) == _stable(records)
 
 
@@ -92,13 +92,13 @@ async def test_import_refuses_what_is_not_an_export_and_writes_nothing(runtime: 
     ]
     for text, message in cases:
         with pytest.raises(NotAnExport, match=message):
-            await runtime.sessions.import_session(text, location=workdir, source="f.jsonl")
+            await runtime.sessions.transfer.import_session(text, location=workdir, source="f.jsonl")
     assert await runtime.sessions.list(limit=100) == before
     unknown = (
         header
         + '\n{"type": "x.other.thing", "z": 1}\n{"type": "run.start", "input": {"type": "text", "text": "hi"}, "new": 1}\n'
     )
-    imported = await runtime.sessions.import_session(unknown, location=workdir)
+    imported = await runtime.sessions.transfer.import_session(unknown, location=workdir)
     assert [m.kind for m in await runtime.sessions.messages(imported.id)] == ["user"], (
         "unknown records and fields are ignored"
     )
@@ -113,7 +113,7 @@ async def test_markdown_export_shows_every_block_kind(store: Store, tmp_path: Pa
         await store.publish("ses_main", event)
     await store.publish("ses_main", ev.PromptAdmitted(input_id="msg_u9", prompt=ev.text_prompt("last one")))
     await store.publish("ses_main", ev.PromptPromoted(input_id="msg_u9"))
-    text = await Sessions(store).export("ses_main", "markdown")
+    text = await Sessions(store).transfer.export("ses_main", "markdown")
     assert text.startswith("# Parser bug hunt\n")
     for piece in [
         "## User\n\nFix the parser bug\nin detail",

@@ -83,7 +83,7 @@ async def test_a_parent_with_subagents_exports_and_imports_as_a_family(
     parent = await _family(runtime, routes, workdir)
     tree = await _tree(runtime, parent)
     assert len(tree) == 4, "a parent, two children, a grandchild"
-    exported = await runtime.sessions.export(parent)
+    exported = await runtime.sessions.transfer.export(parent)
     records = [json.loads(line) for line in exported.splitlines()]
     assert [r["type"] for r in records].count("header") == 1, "reference 002: one header, first"
     opened = [r for r in records if r["type"] == SUBAGENT]
@@ -94,15 +94,15 @@ async def test_a_parent_with_subagents_exports_and_imports_as_a_family(
     steps = [r["seq"] for r in records if r["type"] == "llm.request"]
     assert steps == list(range(1, len(steps) + 1)), "seq counts across the file"
 
-    copy = await runtime.sessions.import_session(exported, location=workdir)
+    copy = await runtime.sessions.transfer.import_session(exported, location=workdir)
     copies = await _tree(runtime, copy.id)
     assert len(copies) == 4 and not set(copies) & set(tree)
     old_of = dict(zip(copies, tree, strict=True))
 
     # the same transcripts: the copy's export is the original's, once its ids are the old ones again
-    again = await runtime.sessions.export(copy.id)
+    again = await runtime.sessions.transfer.export(copy.id)
     assert _same([json.loads(line) for line in _swap(again, old_of).splitlines()]) == _same(records)
-    markdown = [await runtime.sessions.export(s, "markdown") for s in (copy.id, parent)]
+    markdown = [await runtime.sessions.transfer.export(s, "markdown") for s in (copy.id, parent)]
     assert _undated(_swap(markdown[0], old_of)) == _undated(markdown[1])
 
     # linked under the new parent (as the picker lists them), by the new message ids
@@ -172,7 +172,7 @@ OLDER_EXPORT = "\n".join(
 
 
 async def test_an_older_single_session_export_imports_as_before(runtime: Runtime, workdir: Path) -> None:
-    copy = await runtime.sessions.import_session(OLDER_EXPORT, location=workdir)
+    copy = await runtime.sessions.transfer.import_session(OLDER_EXPORT, location=workdir)
     assert copy.title == "t" and copy.spawned_by is None
     assert await runtime.sessions.children(copy.id) == []
     messages = await runtime.sessions.messages(copy.id)
@@ -187,10 +187,12 @@ async def test_a_subagent_without_its_parent_in_the_file_is_refused_and_nothing_
     before = await runtime.sessions.list(limit=100)
     stray = {"type": SUBAGENT, "ts": "x", "session_id": "ses_kid", "meta": {"spawned_by": {"session_id": "ses_gone"}}}
     with pytest.raises(NotAnExport, match=r"record 7 \(x.agent-tui.subagent\) names no parent session earlier"):
-        await runtime.sessions.import_session(OLDER_EXPORT + "\n" + json.dumps(stray), location=workdir, source="f")
+        await runtime.sessions.transfer.import_session(
+            OLDER_EXPORT + "\n" + json.dumps(stray), location=workdir, source="f"
+        )
     wrong_call = {**stray, "meta": {"spawned_by": {"session_id": "ses_old", "assistant_message_id": "msg_x"}}}
     with pytest.raises(NotAnExport, match="names a task call its parent session does not have"):
-        await runtime.sessions.import_session(OLDER_EXPORT + "\n" + json.dumps(wrong_call), location=workdir)
+        await runtime.sessions.transfer.import_session(OLDER_EXPORT + "\n" + json.dumps(wrong_call), location=workdir)
     assert await runtime.sessions.list(limit=100) == before
 
 
@@ -202,7 +204,9 @@ async def test_a_failed_childs_error_names_the_new_child(runtime: Runtime, route
     await settle(runtime, parent, timeout=60)
     (old,) = await runtime.sessions.children(parent)
 
-    copy = await runtime.sessions.import_session(await runtime.sessions.export(parent), location=workdir)
+    copy = await runtime.sessions.transfer.import_session(
+        await runtime.sessions.transfer.export(parent), location=workdir
+    )
     (child,) = await runtime.sessions.children(copy.id)
     (call,) = await runtime._store.tool_calls(copy.id)
     assert call.state == "failed" and call.error is not None and call.result_meta is not None

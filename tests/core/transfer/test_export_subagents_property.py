@@ -89,7 +89,7 @@ def test_any_tree_of_subagents_round_trips(shape: Shape, said: list[str]) -> Non
                 sessions = Sessions(store)
                 root = await _write(store, shape, list(said), folder)
                 before, _, old_ids = await _read(sessions, root)
-                copy = await sessions.import_session(await sessions.export(root), location=folder)
+                copy = await sessions.transfer.import_session(await sessions.transfer.export(root), location=folder)
                 after, _, new_ids = await _read(sessions, copy.id)
                 assert after == before
                 assert not old_ids & new_ids, "the copy shares no session or message id with the original"
@@ -106,5 +106,5 @@ async def test_line_separators_inside_a_record_stay_inside_it(store: Store, tmp_
     root = await _write(store, [[]], ["one\u2028two\x85three", "kid\u2029"], str(tmp_path))
     before, words, _ = await _read(sessions, root)
     assert words == ["do one\u2028two\x85three", "answer one\u2028two\x85three"]
-    copy = await sessions.import_session(await sessions.export(root), location=tmp_path)
+    copy = await sessions.transfer.import_session(await sessions.transfer.export(root), location=tmp_path)
     assert (await _read(sessions, copy.id))[0] == before

@@ -4,7 +4,7 @@ The source's session id is kept on ``session.created`` (``imported_from``);
 the transaction that would write a second session for the same source finds
 the first one there and writes nothing (``--again`` writes another). Events
 keep the source's times, so the picker dates the session when it happened.
-The job runs on the store's writer (``Sessions.import_foreign`` hands it over);
+The job runs on the store's writer (``Sessions.transfer.import_foreign`` hands it over);
 this room sits below the store, so it names the transaction by what it uses.
 """
 

@@ -113,7 +113,7 @@ async def test_an_export_carries_a_compactions_spend_and_its_import_counts_it_ag
     runtime: Runtime, fake: FakeProvider, workdir: Any, summary: dict[str, Any]
 ) -> None:
     sid = await _compacted(runtime, fake, workdir, summary)
-    exported = await runtime.sessions.export(sid)
+    exported = await runtime.sessions.transfer.export(sid)
     [done] = [
         r["event"]
         for r in map(json.loads, exported.splitlines())
@@ -122,13 +122,15 @@ async def test_an_export_carries_a_compactions_spend_and_its_import_counts_it_ag
     assert done["model"] == MODEL and done["usage"]["input_tokens"] == summary["usage"]["input"]
     assert done["cost"] is not None and done["cost_source"] in ("config", "provider")
 
-    copy = (await runtime.sessions.import_session(exported, location=workdir)).id
+    copy = (await runtime.sessions.transfer.import_session(exported, location=workdir)).id
     before, after = await runtime.sessions.usage(sid), await runtime.sessions.usage(copy)
     assert {row.key for row in before.by_agent} == {"build", "compaction"}
     assert after.model_dump(exclude={"session_id"}) == before.model_dump(exclude={"session_id"})  # /usage agrees
     report = {row.key: row for row in await runtime.sessions.usage_report("session")}  # agent-tui usage agrees
     assert report[copy].model_dump(exclude={"key", "label"}) == report[sid].model_dump(exclude={"key", "label"})
     again = [
-        r for r in map(json.loads, (await runtime.sessions.export(copy)).splitlines()) if r["type"] == "agent.event"
+        r
+        for r in map(json.loads, (await runtime.sessions.transfer.export(copy)).splitlines())
+        if r["type"] == "agent.event"
     ]
     assert done in [r["event"] for r in again]  # and a second round trip carries it on

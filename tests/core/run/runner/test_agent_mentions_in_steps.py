@@ -50,9 +50,9 @@ async def test_a_mentioned_subagent_is_guidance_the_model_sees_and_a_replay_keep
     admitted = of_type(await stored(runtime, sid), ev.PromptAdmitted)[0]
     assert admitted.prompt[1] == ev.AgentPart(name="explore", text=EXPLORE)
     assert ev.prompt_text(admitted.prompt) == "@explore where is the retry policy?"  # never the user's text
-    transcript = await runtime.sessions.export(sid, "markdown")
+    transcript = await runtime.sessions.transfer.export(sid, "markdown")
     assert "@explore where is the retry policy?" in transcript and "call the task tool" not in transcript
-    copy = await runtime.sessions.import_session(await runtime.sessions.export(sid), location=workdir)
+    copy = await runtime.sessions.transfer.import_session(await runtime.sessions.transfer.export(sid), location=workdir)
     imported = of_type(await stored(runtime, copy.id), ev.PromptAdmitted)[0]
     assert imported.prompt == admitted.prompt  # a JSONL round trip keeps the guidance as sent
 

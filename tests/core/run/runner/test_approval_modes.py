@@ -150,7 +150,7 @@ async def test_choosing_a_wider_mode_answers_the_pending_asks_it_covers(
         await runtime.sessions.prompt(sid, "go")
 
         async def asked() -> None:
-            while not await runtime.sessions.permissions(sid):
+            while not await runtime.sessions.permissions.pending(sid):
                 await asyncio.sleep(0.01)
 
         await asyncio.wait_for(asked(), 20)

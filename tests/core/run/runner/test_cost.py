@@ -77,7 +77,9 @@ async def test_an_export_and_import_keep_the_cost_and_its_source(
         await runtime.sessions.prompt(sid, "how much?", resume=False)
         fake.add({"text": "this much", "usage": {"input": 1000, "output": 500, "cost": 0.0123}})
         assert await runtime.sessions.run(sid) is None
-        copy = await runtime.sessions.import_session(await runtime.sessions.export(sid), location=workdir)
+        copy = await runtime.sessions.transfer.import_session(
+            await runtime.sessions.transfer.export(sid), location=workdir
+        )
         ended = of_type(await stored(runtime, copy.id), ev.StepEnded)[0]
         spent = await runtime.sessions.usage(copy.id)
     assert ended.cost == pytest.approx(0.0123) and ended.cost_source == "provider"

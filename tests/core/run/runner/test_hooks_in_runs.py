@@ -317,8 +317,8 @@ async def test_a_notification_hook_runs_when_a_permission_ask_is_raised(
         told = json.loads(seen.read_text())
         assert told["hook_event_name"] == "Notification" and "echo hi" in told["message"]
         assert told["notification_type"] == "permission_prompt"
-        [ask] = await runtime.sessions.permissions(sid)
-        await runtime.sessions.reply_permission(ask.request_id, "once")
+        [ask] = await runtime.sessions.permissions.pending(sid)
+        await runtime.sessions.permissions.reply(ask.request_id, "once")
         await settle(runtime, sid, timeout=30)
 
 
@@ -352,14 +352,14 @@ async def test_closing_the_runtime_stops_a_notification_hook_still_running(
         await runtime.sessions.prompt(sid, "say hi")
 
         async def asked_and_started() -> list[Any]:
-            while not (asks := await runtime.sessions.permissions(sid)) or not pid_file.exists():
+            while not (asks := await runtime.sessions.permissions.pending(sid)) or not pid_file.exists():
                 await asyncio.sleep(0.01)
             while not pid_file.read_text().strip():
                 await asyncio.sleep(0.01)
             return asks
 
         [ask] = await asyncio.wait_for(asked_and_started(), 30)
-        await runtime.sessions.reply_permission(ask.request_id, "once")
+        await runtime.sessions.permissions.reply(ask.request_id, "once")
         await settle(runtime, sid, timeout=30)  # the turn ends; the notification hook still runs
         assert _alive(int(pid_file.read_text()))
     finally:

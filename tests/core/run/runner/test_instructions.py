@@ -68,15 +68,15 @@ async def test_agents_md_is_in_the_baseline_and_changes_arrive_as_updates(
 async def test_context_entries_flow_through_the_checkpoint(runtime: Runtime, fake: FakeProvider, workdir: Path) -> None:
     fake.add({"text": "one"}, {"text": "two"}, {"text": "three"})
     sid = (await runtime.sessions.create(location=workdir)).id
-    await runtime.sessions.context_put(sid, "api/ticket", {"id": 7})
+    await runtime.sessions.context_entries.put(sid, "api/ticket", {"id": 7})
     await runtime.sessions.prompt(sid, "first")
     await settle(runtime, sid)
     assert '"id": 7' in _system(fake.accepted[0].body)
-    await runtime.sessions.context_put(sid, "api/ticket", {"id": 8})
+    await runtime.sessions.context_entries.put(sid, "api/ticket", {"id": 8})
     await runtime.sessions.prompt(sid, "second")
     await settle(runtime, sid)
     assert '"id": 8' in _user_texts(fake.accepted[1].body)[1]
-    await runtime.sessions.context_delete(sid, "api/ticket")
+    await runtime.sessions.context_entries.delete(sid, "api/ticket")
     await runtime.sessions.prompt(sid, "third")
     await settle(runtime, sid)
     assert "api/ticket was removed" in of_type(await stored(runtime, sid), ev.InstructionsUpdated)[-1].text

@@ -128,14 +128,14 @@ async def test_a_call_asks_permission_with_server_tool_and_arguments(
         await runtime.sessions.prompt(sid, "echo")
 
         async def asked() -> list:
-            while not (asks := await runtime.sessions.permissions(sid)):
+            while not (asks := await runtime.sessions.permissions.pending(sid)):
                 await asyncio.sleep(0.02)
             return asks
 
         (ask,) = await asyncio.wait_for(asked(), 60)
         assert ask.action == "mcp" and ask.resources == ["notes/echo"] and ask.save == ["notes/echo"]
         assert ask.detail == {"server": "notes", "tool": "echo", "arguments": {"text": "secret"}}
-        await runtime.sessions.reply_permission(ask.request_id, "once")
+        await runtime.sessions.permissions.reply(ask.request_id, "once")
         await settle(runtime, sid, timeout=60)
         assert of_type(await stored(runtime, sid), ev.ToolSucceeded)[0].output.text == "echo: secret"
 

@@ -99,7 +99,7 @@ async def test_reading_a_resource_asks_like_a_tool_call_for_server_and_uri(
         await runtime.sessions.prompt(sid, "read it")
 
         async def asked() -> list:
-            while not (asks := await runtime.sessions.permissions(sid)):
+            while not (asks := await runtime.sessions.permissions.pending(sid)):
                 await asyncio.sleep(0.02)
             return asks
 
@@ -108,7 +108,7 @@ async def test_reading_a_resource_asks_like_a_tool_call_for_server_and_uri(
             ask.action == "mcp" and ask.resources == ["notes/notes://readme"] and ask.save == ["notes/notes://readme"]
         )
         assert ask.detail == {"server": "notes", "tool": "read_mcp_resource", "arguments": {"uri": "notes://readme"}}
-        await runtime.sessions.reply_permission(ask.request_id, "once")
+        await runtime.sessions.permissions.reply(ask.request_id, "once")
         await settle(runtime, sid, timeout=60)
         assert of_type(await stored(runtime, sid), ev.ToolSucceeded)[0].output.text == README
 
@@ -153,7 +153,9 @@ async def test_a_mentioned_resource_is_its_text_in_the_request_and_stays_as_sent
         server="notes", uri="notes://readme", mime="text/markdown", text=README
     )
     assert ev.prompt_text(admitted.prompt) == "when is the launch? @notes:notes://readme"
-    copy = await notes_runtime.sessions.import_session(await notes_runtime.sessions.export(sid), location=workdir)
+    copy = await notes_runtime.sessions.transfer.import_session(
+        await notes_runtime.sessions.transfer.export(sid), location=workdir
+    )
     assert of_type(await stored(notes_runtime, copy.id), ev.PromptAdmitted)[0].prompt == admitted.prompt
 
 

@@ -28,7 +28,7 @@ async def asking_runtime(open_runtime: Any, clock: ManualClock) -> AsyncIterator
 
 async def _asked(runtime: Runtime, sid: str) -> list:
     async def first() -> list:
-        while not (asks := await runtime.sessions.permissions(sid)):
+        while not (asks := await runtime.sessions.permissions.pending(sid)):
             await asyncio.sleep(0.01)
         return asks
 
@@ -46,7 +46,7 @@ async def test_reject_fails_the_tool_and_stops_the_run(asking_runtime: Runtime, 
     await runtime.sessions.prompt(sid, "make a file")
     asks = await _asked(runtime, sid)
     assert asks[0].action == "bash" and asks[0].detail["command"] == "echo hi > created.txt"
-    await runtime.sessions.reply_permission(asks[0].request_id, "reject")
+    await runtime.sessions.permissions.reply(asks[0].request_id, "reject")
     await settle(runtime, sid)
     log = await stored(runtime, sid)
     assert of_type(log, ev.ToolFailed)[0].error.type == "permission.rejected"
@@ -64,7 +64,7 @@ async def test_reject_with_a_message_goes_back_to_the_model(
     sid = (await runtime.sessions.create(location=workdir)).id
     await runtime.sessions.prompt(sid, "clean up")
     asks = await _asked(runtime, sid)
-    await runtime.sessions.reply_permission(asks[0].request_id, "reject", "keep the build folder")
+    await runtime.sessions.permissions.reply(asks[0].request_id, "reject", "keep the build folder")
     await settle(runtime, sid)
     log = await stored(runtime, sid)
     assert kinds(log)[-1] == "execution.succeeded"
@@ -79,7 +79,7 @@ async def test_always_saves_an_approval_for_the_project(asking_runtime: Runtime,
     sid = (await runtime.sessions.create(location=workdir)).id
     await runtime.sessions.prompt(sid, "list twice")
     asks = await _asked(runtime, sid)
-    await runtime.sessions.reply_permission(asks[0].request_id, "always")
+    await runtime.sessions.permissions.reply(asks[0].request_id, "always")
     await settle(runtime, sid)
     log = await stored(runtime, sid)
     assert asks[0].save == ["ls *"]
@@ -121,7 +121,7 @@ async def test_an_interrupt_closes_an_unanswered_ask(asking_runtime: Runtime, fa
     await runtime.sessions.prompt(sid, "deploy")
     await _asked(runtime, sid)
     await runtime.sessions.interrupt(sid)
-    assert await runtime.sessions.permissions(sid) == []
+    assert await runtime.sessions.permissions.pending(sid) == []
     log = await stored(runtime, sid)
     replied = of_type(log, ev.PermissionReplied)
     assert replied[0].reply == "reject" and replied[0].message == TOOL_INTERRUPTED
@@ -149,7 +149,7 @@ async def test_the_sweep_closes_asks_left_by_a_dead_process(runtime: Runtime, fa
     assert order.index("permission.replied") < order.index("tool.failed") < order.index("step.failed")
     assert order.index("step.failed") < order.index("prompt.promoted")
     assert of_type(log, ev.ToolFailed)[0].error.type == "tool.stale"
-    assert await runtime.sessions.permissions(sid) == []
+    assert await runtime.sessions.permissions.pending(sid) == []
 
 
 async def test_an_interrupted_command_keeps_what_it_printed_for_the_screen_and_the_model(

@@ -78,7 +78,7 @@ async def test_a_child_session_answers_the_parents_task_call(
     assert {s.id for s in await runtime.sessions.list()} == {parent, child}
     assert (await runtime.sessions.latest(workdir)).id == parent  # --continue never lands in a child
 
-    transcript = await runtime.sessions.export(parent, "markdown")
+    transcript = await runtime.sessions.transfer.export(parent, "markdown")
     assert transcript.index("PARENT: ask a child") < transcript.index(f"`{child}`")  # the child's follows
     assert "# look something up" in transcript and "CHILD-A: find the answer" in transcript
 

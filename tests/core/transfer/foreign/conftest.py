@@ -27,7 +27,7 @@ async def import_file(
 ) -> ImportOutcome:
     """The agent's session file ``path`` imported (or ``text``, a cut or a change of it, named by ``path``)."""
     text = path.read_text(encoding="utf-8") if text is None else text
-    return await runtime.sessions.import_foreign(agent, text, path=str(path), **options)
+    return await runtime.sessions.transfer.import_foreign(agent, text, path=str(path), **options)
 
 
 async def resumable(
@@ -69,4 +69,4 @@ async def assert_whole(runtime: Runtime, session_id: str, where: object) -> None
     assert sorted(made) == sorted(settled), where
     started = [e.assistant_message_id for e in events if isinstance(e, ev.StepStarted)]
     assert started == [e.assistant_message_id for e in events if isinstance(e, ev.StepEnded)], where
-    await runtime.sessions.export(session_id)
+    await runtime.sessions.transfer.export(session_id)

@@ -112,7 +112,7 @@ async def test_the_import_writes_the_child_session_spawned_by_the_task_call(
     runtime: Runtime, fake: FakeProvider, workdir: Path
 ) -> None:
     text = SESSION.read_text(encoding="utf-8")
-    outcome = await runtime.sessions.import_foreign("claude", text, path=str(SESSION), location=workdir)
+    outcome = await runtime.sessions.transfer.import_foreign("claude", text, path=str(SESSION), location=workdir)
     (child,) = await runtime.sessions.children(outcome.session_id)
     assert (child.spawned_by, child.spawned_call_id, child.agent) == (outcome.session_id, "call_agent01", "general")
     assert child.title == "List project files" and child.location == str(workdir)
@@ -129,12 +129,12 @@ async def test_the_import_writes_the_child_session_spawned_by_the_task_call(
     answer = [m for m in await runtime.sessions.messages(child.id) if m.kind == "assistant"][-1]
     assert answer.data["parts"][-1]["text"] == ANSWER
 
-    again = await runtime.sessions.import_foreign("claude", text, path=str(SESSION), location=workdir)
+    again = await runtime.sessions.transfer.import_foreign("claude", text, path=str(SESSION), location=workdir)
     assert not again.created and len(await runtime.sessions.children(outcome.session_id)) == 1
 
-    exported = await runtime.sessions.export(outcome.session_id)
+    exported = await runtime.sessions.transfer.export(outcome.session_id)
     assert PROMPT in exported and "call_subls01" in exported, "the export carries the subagent's session"
-    copy = await runtime.sessions.import_session(exported, location=workdir)
+    copy = await runtime.sessions.transfer.import_session(exported, location=workdir)
     assert len(await runtime.sessions.children(copy.id)) == 1
 
     fake.add({"text": "Carrying on."})
@@ -153,7 +153,9 @@ async def test_every_prefix_of_the_session_imports_with_its_child_once_its_call_
     called_at = next(i for i, line in enumerate(lines) if '"id":"call_agent01","name":"Agent"' in line)
     for cut in range(3, len(lines) + 1):  # the first two lines are queue bookkeeping
         text = "".join(lines[:cut])
-        outcome = await runtime.sessions.import_foreign("claude", text, path=str(SESSION), location=workdir, again=True)
+        outcome = await runtime.sessions.transfer.import_foreign(
+            "claude", text, path=str(SESSION), location=workdir, again=True
+        )
         children = await runtime.sessions.children(outcome.session_id)
         assert len(children) == (1 if cut > called_at else 0), cut
         events = [e.event for e in await stored(runtime, outcome.session_id)]

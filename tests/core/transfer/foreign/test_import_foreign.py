@@ -49,18 +49,18 @@ async def test_after_a_compaction_the_resumed_request_starts_from_its_summary(
 
 async def test_export_after_import_and_back(runtime: Runtime, workdir: Path) -> None:
     outcome = await import_file(runtime, "codex", CODEX, location=workdir)
-    exported = await runtime.sessions.export(outcome.session_id)
+    exported = await runtime.sessions.transfer.export(outcome.session_id)
     records = [json.loads(line) for line in exported.splitlines()]
     outputs = {r["tool_call_id"]: r for r in records if r["type"] == "tool.output"}
     assert set(outputs) == {"call_ls01", "call_edit01", "call_img01"}
     assert any(r["type"] == "agent.event" and r["event"]["type"] == "compaction_complete" for r in records)
-    copy = await runtime.sessions.import_session(exported, location=workdir)
-    assert (await runtime.sessions.export(copy.id)).count("call_edit01") == exported.count("call_edit01")
+    copy = await runtime.sessions.transfer.import_session(exported, location=workdir)
+    assert (await runtime.sessions.transfer.export(copy.id)).count("call_edit01") == exported.count("call_edit01")
     notes = [r["event"] for r in records if r["type"] == "agent.event" and r["event"]["type"] == "instructions_update"]
     assert [n.get("source") for n in notes] == ["import"], "the note stays a note through export and import"
     copied = [m for m in await runtime.sessions.messages(copy.id) if m.kind == "system"]
     assert [m.data.get("source") for m in copied] == ["import"]
-    markdown = await runtime.sessions.export(outcome.session_id, "markdown")
+    markdown = await runtime.sessions.transfer.export(outcome.session_id, "markdown")
     assert "*** Update File: main.py" in markdown and "<summary>import note</summary>" in markdown
 
 
@@ -93,9 +93,9 @@ async def test_a_file_it_cannot_read_writes_nothing(runtime: Runtime, workdir: P
     lines = CLAUDE.read_text(encoding="utf-8").splitlines()
     lines[20] = "{broken"
     with pytest.raises(UnreadableSession, match="line 21 is not JSON; nothing was imported"):
-        await runtime.sessions.import_foreign("claude", "\n".join(lines), path="s.jsonl", location=workdir)
+        await runtime.sessions.transfer.import_foreign("claude", "\n".join(lines), path="s.jsonl", location=workdir)
     with pytest.raises(UnreadableSession, match="cannot import from 'aider'"):
-        await runtime.sessions.import_foreign("aider", "{}", path="s.json", location=workdir)
+        await runtime.sessions.transfer.import_foreign("aider", "{}", path="s.json", location=workdir)
     assert await runtime.sessions.list(None) == []
 
 
@@ -139,6 +139,6 @@ async def test_a_todowrite_that_succeeded_is_the_sessions_plan(runtime: Runtime,
             if isinstance(block, dict) and block.get("tool_use_id") == "call_todo01":
                 block.update(content="Todos have been modified successfully.", is_error=False)
     text = "".join(json.dumps(row) + "\n" for row in lines)
-    outcome = await runtime.sessions.import_foreign("claude", text, path="s.jsonl", location=workdir)
+    outcome = await runtime.sessions.transfer.import_foreign("claude", text, path="s.jsonl", location=workdir)
     plan = await runtime.sessions.plan(outcome.session_id)
     assert [(item.content, item.status.value) for item in plan.items] == [("Say hello", "done")]

@@ -45,14 +45,14 @@ async def test_after_the_compression_the_resumed_request_starts_from_its_summary
 
 async def test_export_after_import_and_back(runtime: Runtime, workdir: Path) -> None:
     outcome = await import_file(runtime, "gemini", GEMINI, location=workdir)
-    exported = await runtime.sessions.export(outcome.session_id)
+    exported = await runtime.sessions.transfer.export(outcome.session_id)
     records = [json.loads(line) for line in exported.splitlines()]
     outputs = {r["tool_call_id"] for r in records if r["type"] == "tool.output"}
     assert outputs == set(CALL_IDS)
     assert any(r["type"] == "agent.event" and r["event"]["type"] == "compaction_complete" for r in records)
-    copy = await runtime.sessions.import_session(exported, location=workdir)
-    assert (await runtime.sessions.export(copy.id)).count("call_status01") == exported.count("call_status01")
-    markdown = await runtime.sessions.export(outcome.session_id, "markdown")
+    copy = await runtime.sessions.transfer.import_session(exported, location=workdir)
+    assert (await runtime.sessions.transfer.export(copy.id)).count("call_status01") == exported.count("call_status01")
+    markdown = await runtime.sessions.transfer.export(outcome.session_id, "markdown")
     assert "Second answer after resuming." in markdown and "<summary>import note</summary>" in markdown
     assert "*** Update File: main.py" in markdown and "*** Add File: notes.md" in markdown
 

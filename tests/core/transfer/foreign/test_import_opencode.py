@@ -51,16 +51,16 @@ async def test_after_the_compaction_the_resumed_request_starts_from_its_summary(
 
 async def test_export_after_import_and_back(runtime: Runtime, workdir: Path) -> None:
     outcome = await import_file(runtime, "opencode", OPENCODE_EXPORT, location=workdir)
-    exported = await runtime.sessions.export(outcome.session_id)
+    exported = await runtime.sessions.transfer.export(outcome.session_id)
     records = [json.loads(line) for line in exported.splitlines()]
     outputs = {r["tool_call_id"]: r for r in records if r["type"] == "tool.output"}
     assert set(outputs) == {"call_ls01", "call_read01", "call_edit01", "call_write01", "call_glob01", "call_img01"}
     assert any(r["type"] == "agent.event" and r["event"]["type"] == "compaction_complete" for r in records)
-    copy = await runtime.sessions.import_session(exported, location=workdir)
-    assert (await runtime.sessions.export(copy.id)).count("call_edit01") == exported.count("call_edit01")
+    copy = await runtime.sessions.transfer.import_session(exported, location=workdir)
+    assert (await runtime.sessions.transfer.export(copy.id)).count("call_edit01") == exported.count("call_edit01")
     copied = [m for m in await runtime.sessions.messages(copy.id) if m.kind == "system"]
     assert [m.data.get("source") for m in copied] == ["import"], "the note stays a note through export and import"
-    markdown = await runtime.sessions.export(outcome.session_id, "markdown")
+    markdown = await runtime.sessions.transfer.export(outcome.session_id, "markdown")
     assert "*** Update File: main.py" in markdown and "*** Add File: NOTES.md" in markdown
 
 
