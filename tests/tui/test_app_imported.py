@@ -19,7 +19,9 @@ async def test_the_picker_finds_imported_sessions_and_opens_their_transcript(rea
     made = {}
     for agent, path in (("claude", CLAUDE), ("codex", CODEX)):
         made[agent] = (
-            await sessions.transfer.import_foreign(agent, path.read_text(encoding="utf-8"), path=str(path), location=workdir)
+            await sessions.transfer.import_foreign(
+                agent, path.read_text(encoding="utf-8"), path=str(path), location=workdir
+            )
         ).session_id
     app = app_for(sessions, workdir, clock)
     async with app.run_test(size=(120, 60)) as pilot:
