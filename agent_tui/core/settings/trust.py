@@ -6,7 +6,7 @@ rules that allow, MCP servers (processes started the moment agent-tui opens,
 or URLs that receive prompts), where model requests go and with which key, the
 keys passed to ``bash``, loosening the sandbox, an approval mode other than ``ask``,
 hooks (its ``[[hooks]]`` and its ``.claude/settings.json`` hooks: commands run
-at once) - apply only once the user has trusted that project; everything else in
+at once), where sessions are stored and how long their leases live there - apply only once the user has trusted that project; everything else in
 it (theme, retry, compaction, agent prompts, asks and denies, which narrow)
 applies at once.
 
@@ -117,17 +117,31 @@ def split_powers(data: Mapping[str, Any], mcp_json: frozenset[str] = frozenset()
         wanted["telemetry"] = kept.pop("telemetry")
         endpoint = wanted["telemetry"].get("otlp_endpoint") if isinstance(wanted["telemetry"], Mapping) else None
         lines.append(f"send telemetry to {endpoint or 'a collector'}")
-    storage = kept.get("storage")
-    if isinstance(storage, Mapping) and storage.get("url"):  # where transcripts go: a project could aim them anywhere
-        wanted["storage.url"] = storage["url"]
-        kept["storage"] = {key: value for key, value in storage.items() if key != "url"}
-        lines.append("store sessions in a PostgreSQL database (storage.url)")
+    _split_storage(kept, wanted, lines)
     shell = kept.get("shell")
     if isinstance(shell, Mapping) and "env" in shell:
         wanted["shell.env"] = shell["env"]
         lines.append(f"pass environment variables to bash: {json.dumps(shell['env'])}")
         kept["shell"] = {key: value for key, value in shell.items() if key != "env"}
     return kept, Powers(wanted, tuple(lines))
+
+
+def _split_storage(kept: dict[str, Any], wanted: dict[str, Any], lines: list[str]) -> None:
+    """Take out where transcripts go (``storage.url``: a project could aim them at any server) and
+    how long this host's leases on a shared database live (``storage.lease_ttl_ms``: a project could
+    shorten them until other hosts take over sessions that are still running)."""
+    storage = kept.get("storage")
+    if not isinstance(storage, Mapping):
+        return
+    taken = []
+    if storage.get("url"):
+        taken.append("url")
+        lines.append("store sessions in a PostgreSQL database (storage.url)")
+    if "lease_ttl_ms" in storage:
+        taken.append("lease_ttl_ms")
+        lines.append(f"set how long this host's leases on a shared database live: {storage['lease_ttl_ms']} ms")
+    wanted.update({f"storage.{key}": storage[key] for key in taken})
+    kept["storage"] = {key: value for key, value in storage.items() if key not in taken}
 
 
 def _reaches_out(entry: str) -> bool:

@@ -36,3 +36,18 @@ def test_a_project_config_choosing_the_database_needs_trust() -> None:
     assert kept == {"storage": {"busy_timeout_ms": 100}}
     assert powers.wanted == {"storage.url": URL}
     assert powers.lines == ("store sessions in a PostgreSQL database (storage.url)",)
+
+
+def test_a_project_config_timing_the_shared_databases_leases_needs_trust() -> None:
+    """A shorter lease makes other hosts take over sessions that still run: the user's choice."""
+    kept, powers = split_powers({"storage": {"lease_ttl_ms": 1_000, "synchronous": "full"}})
+    assert kept == {"storage": {"synchronous": "full"}}
+    assert powers.wanted == {"storage.lease_ttl_ms": 1_000}
+    assert powers.lines == ("set how long this host's leases on a shared database live: 1000 ms",)
+
+
+def test_an_untrusted_projects_lease_timing_is_not_applied(workdir: Path) -> None:
+    project = workdir / ".agent-tui"
+    project.mkdir(parents=True, exist_ok=True)
+    (project / "config.toml").write_text("[storage]\nlease_ttl_ms = 2000\n")
+    assert load_settings(workdir, environ={}).storage.lease_ttl_ms == 15_000
