@@ -6,9 +6,9 @@ rules that allow, MCP servers (processes started the moment agent-tui opens,
 or URLs that receive prompts), where model requests go and with which key, the
 keys passed to ``bash``, loosening the sandbox, an approval mode other than ``ask``,
 hooks (its ``[[hooks]]`` and its ``.claude/settings.json`` hooks: commands run
-at once), where sessions are stored and how long their leases live there - apply only once the user has trusted that project; everything else in
-it (theme, retry, compaction, agent prompts, asks and denies, which narrow)
-applies at once.
+at once), where sessions are stored and how long their leases live there - apply
+only once the user has trusted that project; everything else in it (theme,
+retry, compaction, agent prompts, asks and denies, which narrow) applies at once.
 
 Trust is personal state: it lives in the user's data dir (``trust.json``,
 0600), never in the project, and is pinned to a digest of the project's
