@@ -145,3 +145,14 @@ def test_run_help_lists_every_code() -> None:
     said = " ".join(shown.stdout.split())
     for code in [*RunExit, 143, 129]:
         assert f" {int(code)} " in said, code
+
+
+def test_run_and_every_other_command_exit_with_the_same_code_for_an_unreachable_database() -> None:
+    """``run_exit`` spells out 6 so it need not import the core; the two must never drift apart."""
+    from agent_tui.commands.run_exit import for_store_error
+    from agent_tui.core.api import DatabaseUnreachable
+
+    unreachable = DatabaseUnreachable("postgresql://db.invalid/x", "connection refused")
+    assert RunExit.UNREACHABLE == DatabaseUnreachable.exit_code
+    assert for_store_error(unreachable) == DatabaseUnreachable.exit_code
+    assert for_store_error(RuntimeError("disk full")) == RunExit.FAILED
