@@ -10,12 +10,10 @@ writing nothing more. The lease's TTL is the setting ``storage.lease_ttl_ms``, s
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import signal
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +25,7 @@ from agent_tui.testing.fake_provider import FakeProvider
 from agent_tui.testing.test_tools import MARK_ENV, marks_file
 from tests.server.test_serve_cmd import Served, _serve
 from tests.server.test_serve_on_postgres import stop
+from tests.waiting import until
 from tests.warmth import LaunchMode
 
 WAIT_S = 60.0
@@ -60,13 +59,6 @@ def lease_row(url: str, session_id: str) -> tuple[str | None, int]:
         row = conn.execute("SELECT owner, token FROM session_lease WHERE session_id = %s", (session_id,)).fetchone()
     assert row is not None, f"no lease for {session_id}"
     return row[0], row[1]
-
-
-async def until(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.05)
 
 
 @dataclass
@@ -105,7 +97,12 @@ async def mid_tool(
         fake.add({"tool_calls": [{"id": "call_1", "name": "block", "arguments": {"label": "owner"}}]})
         async with hosts[0].client.post(f"/api/session/{sid}/prompt", json={"prompt": "block"}) as resp:
             assert resp.status == 202, await resp.text()
-        await until(lambda: any(row.type == "session.tool.called.1" for row in log_rows(pg_url, sid)), "the tool call")
+        await until(
+            lambda: any(row.type == "session.tool.called.1" for row in log_rows(pg_url, sid)),
+            "the tool call",
+            timeout=WAIT_S,
+            every=0.05,
+        )
         owner_name, lease_token = lease_row(pg_url, sid)
         assert owner_name is not None
         owner = next(host for host in hosts if f":{host.served.proc.pid}:" in owner_name)
@@ -151,7 +148,7 @@ async def test_the_other_serve_takes_over_a_killed_owners_session_and_never_reru
     sid, owner, other, token = mid_tool.session_id, mid_tool.owner, mid_tool.other, mid_tool.token
     owner.served.proc.kill()
     assert await owner.served.proc.wait() == -signal.SIGKILL
-    await until(lambda: ended_elsewhere(pg_url, sid, token), "the other host's takeover")
+    await until(lambda: ended_elsewhere(pg_url, sid, token), "the other host's takeover", timeout=WAIT_S, every=0.05)
     async with other.client.get("/api/session/active") as resp:  # it still serves, and the run is over
         assert resp.status == 200 and sid not in await resp.json()
     assert_taken_over_once(pg_url, sid, token, marks_file(tmp_path), fake)
@@ -162,19 +159,17 @@ async def test_a_stopped_owner_taken_over_past_its_lease_writes_nothing_more_whe
 ) -> None:
     sid, owner, other, token = mid_tool.session_id, mid_tool.owner, mid_tool.other, mid_tool.token
     os.kill(owner.served.proc.pid, signal.SIGSTOP)  # no renewal, no progress
-    await until(lambda: ended_elsewhere(pg_url, sid, token), "the other host's takeover")
+    await until(lambda: ended_elsewhere(pg_url, sid, token), "the other host's takeover", timeout=WAIT_S, every=0.05)
     taken_over = log_rows(pg_url, sid)
     os.kill(owner.served.proc.pid, signal.SIGCONT)
 
-    async def owner_still_runs_it() -> bool:
+    async def owner_stopped_its_run() -> bool:
         async with owner.client.get("/api/session/active") as resp:
             assert resp.status == 200  # the old owner lives on and serves
-            return sid in await resp.json()
+            return sid not in await resp.json()
 
-    deadline = time.monotonic() + WAIT_S
-    while await owner_still_runs_it():  # its renewal finds the token stale: the drain stops
-        assert time.monotonic() < deadline, "the old owner never stopped its run"
-        await asyncio.sleep(0.05)
+    # its renewal finds the token stale: the drain stops
+    await until(owner_stopped_its_run, "the old owner to stop its run", timeout=WAIT_S, every=0.05)
     assert owner.served.proc.returncode is None and other.served.proc.returncode is None
     assert log_rows(pg_url, sid) == taken_over  # the old owner wrote nothing after it came back
     assert_taken_over_once(pg_url, sid, token, marks_file(tmp_path), fake)

@@ -18,6 +18,7 @@ from agent_tui.tui.app import AgentApp, StartMode
 from agent_tui.tui.services import TuiServices
 from agent_tui.tui.timings import Timings
 from agent_tui.vocab.clock import ManualClock
+from tests import waiting
 from tests.fakes.sessions import FakeSessions
 
 if TYPE_CHECKING:
@@ -33,13 +34,8 @@ _Shown = TypeVar("_Shown", bound=Screen[Any])
 
 
 async def until(pilot: Pilot[Any], condition: Callable[[], object], timeout: float = 5.0) -> None:
-    """Wait for an observable condition (never for a fixed time)."""
-    loops = int(timeout / 0.01)
-    for _ in range(loops):
-        if condition():
-            return
-        await pilot.pause(0.01)
-    assert condition(), "condition not reached"
+    """Wait for an observable condition (never for a fixed time), giving the app its turns."""
+    await waiting.until(condition, timeout=timeout, pause=pilot.pause)
 
 
 async def steady_screen(pilot: Pilot, focused: type[Widget]) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 
 import pytest
 
@@ -18,16 +17,9 @@ from agent_tui.vocab.clock import ManualClock
 from tests.fakes.logs import LogBuilder
 from tests.fakes.sessions import FakeSessions
 from tests.fakes.views import RecordingFeedView
+from tests.waiting import until
 
 SID = "ses_feed"
-
-
-async def until(condition: Callable[[], object], timeout: float = 5.0) -> None:
-    for _ in range(int(timeout / 0.01)):
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    assert condition(), "condition not reached"
 
 
 @pytest.fixture

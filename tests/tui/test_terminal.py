@@ -6,12 +6,12 @@ import asyncio
 import errno
 import io
 import signal
-from collections.abc import Callable
 from types import SimpleNamespace
 
 import pytest
 
 from agent_tui.tui.terminal import DroppingOutput, HangupSafeDriver
+from tests.waiting import until
 
 
 class HungUp(io.StringIO):
@@ -75,10 +75,3 @@ async def test_stop_and_continue_signals_leave_and_enter_the_terminal_on_the_loo
     finally:
         for signum, handler in saved.items():
             signal.signal(signum, handler)
-
-
-async def until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, "never happened"
-        await asyncio.sleep(0.01)

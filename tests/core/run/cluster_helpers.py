@@ -24,6 +24,7 @@ from agent_tui.core.store.pg.event_log import PgEventLog
 from agent_tui.core.store.pg.store_engine import open_pg_store
 from agent_tui.core.store.store import Store
 from agent_tui.vocab.error_info import ErrorInfo
+from tests.waiting import until
 
 WAIT_S = 15.0
 ASSISTANT = "msg_assistant_1"
@@ -123,10 +124,10 @@ async def fences(log: PgEventLog, session_id: str) -> list[tuple[str, int | None
 
 
 async def until_lease(log: PgEventLog, session_id: str, held: bool) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while (await log.lease(session_id) is not None) is not held:
-        assert time.monotonic() < deadline, f"lease of {session_id} never became {'held' if held else 'free'}"
-        await asyncio.sleep(0.01)
+    async def as_wanted() -> bool:
+        return (await log.lease(session_id) is not None) is held
+
+    await until(as_wanted, f"the lease of {session_id} to be {'held' if held else 'free'}", timeout=WAIT_S)
 
 
 @dataclass

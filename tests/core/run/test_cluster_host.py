@@ -9,7 +9,6 @@ the owner), shows the session in its ``active()`` as the cluster's view, and can
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ from agent_tui.tools.registry import ToolRegistry
 from agent_tui.tools.scope import ToolScope
 from agent_tui.tools.tool import Tool, ToolResult
 from agent_tui.vocab.tool_output import ToolOutput
+from tests.waiting import until
 
 WAIT_S = 60.0  # a first model call (LiteLLM's import) on a loaded 2-core machine takes a while
 
@@ -55,13 +55,6 @@ class Gate:
 
 def gate_call() -> dict[str, Any]:
     return {"tool_calls": [{"id": "call_gate", "name": "gate", "arguments": {"label": "x"}}]}
-
-
-async def until(condition: Any, what: str) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while not await condition():
-        assert time.monotonic() < deadline, f"never: {what}"
-        await asyncio.sleep(0.02)
 
 
 def log_rows(url: str, session_id: str) -> list[tuple[str, int | None, str]]:
@@ -122,7 +115,7 @@ async def test_a_prompt_admitted_on_the_other_host_is_drained_once_by_the_owner(
         entry = hosts.b.sessions.active().get(sid)
         return entry is not None and entry["view"] == "cluster"
 
-    await until(b_sees_a_running, "b's active() shows the session running on a")
+    await until(b_sees_a_running, "b's active() shows the session running on a", timeout=WAIT_S)
     assert sid in hosts.a.sessions.active() and "view" not in hosts.a.sessions.active()[sid]  # a's own entry
 
     hosts.gate.open.set()
@@ -130,7 +123,7 @@ async def test_a_prompt_admitted_on_the_other_host_is_drained_once_by_the_owner(
     async def finished() -> bool:
         return log_rows(pg_url, sid)[-1][0] == "execution.succeeded"
 
-    await until(finished, "a finished its drain")
+    await until(finished, "a finished its drain", timeout=WAIT_S)
     rows = log_rows(pg_url, sid)
     types = [type_ for type_, _, _ in rows]
     assert types.count("execution.started") == 1  # one period, a's: b never ran the session

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 
 import pytest
 
@@ -15,6 +14,7 @@ from agent_tui.core.store import fence
 from agent_tui.vocab.error_info import ErrorInfo
 from agent_tui.vocab.kinds import InterruptReason
 from tests.fakes.executors import PublishRecorder, ScriptedDrainer, ScriptedTenure
+from tests.waiting import until
 
 
 @pytest.fixture
@@ -144,16 +144,6 @@ async def test_input_left_by_another_process_while_finishing_is_picked_up() -> N
         await asyncio.sleep(0)
     assert drainer.calls == [("ses_a", True), ("ses_a", False)]
     assert recorder.types() == ["started", "succeeded", "started", "succeeded"]
-
-
-async def until(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
-    """Yield to the loop until ``predicate()`` holds (a condition, not a fixed sleep)."""
-
-    async def poll() -> None:
-        while not predicate():
-            await asyncio.sleep(0)
-
-    await asyncio.wait_for(poll(), timeout)
 
 
 @pytest.fixture

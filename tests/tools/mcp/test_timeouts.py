@@ -21,14 +21,9 @@ from agent_tui.tools.registry import ToolRegistry
 from agent_tui.vocab.clock import ManualClock
 from agent_tui.vocab.kinds import McpState
 from agent_tui.vocab.mcp_server import McpServerConfig
+from tests.waiting import until
 
 from .conftest import alive, unruly_config
-
-
-async def _until(condition, timeout: float = 30) -> None:
-    async with asyncio.timeout(timeout):
-        while not condition():
-            await asyncio.sleep(0.02)
 
 
 async def _ready(
@@ -87,7 +82,9 @@ async def test_a_call_that_hangs_fails_the_server_which_restarts_and_is_not_wait
         assert connection.state is McpState.FAILED and connection.error == "did not answer hang within 1 s"
         with pytest.raises(ToolError, match="not running: did not answer hang"):
             await asyncio.wait_for(connection.call("pid", {}), 0.5)
-        await _until(lambda: not alive(pid))  # the hung server's process is ended
+        await until(
+            lambda: not alive(pid), "the hung server's process ended", timeout=30
+        )  # the hung server's process is ended
         assert [fresh for state, fresh in seen if state is McpState.FAILED] == [True]
     finally:
         await connection.stop()
@@ -99,9 +96,11 @@ async def test_a_server_that_dies_while_idle_shows_failed_at_once_with_one_notic
     try:
         pid = int((await connection.call("pid", {})).content[0].text)
         os.kill(pid, signal.SIGKILL)
-        await _until(lambda: (McpState.FAILED, True) in seen)
+        await until(lambda: (McpState.FAILED, True) in seen, "a fresh failure", timeout=30)
         assert (connection.last_error or "").startswith("exited")
-        await _until(lambda: connection.state is McpState.READY)  # a crash restarts at once, in the background
+        await until(
+            lambda: connection.state is McpState.READY, "the restart", timeout=30
+        )  # a crash restarts at once, in the background
         assert [fresh for state, fresh in seen if state is McpState.FAILED] == [True]
         assert int((await connection.call("pid", {})).content[0].text) != pid
     finally:

@@ -4,7 +4,6 @@ MCP server it names starts only then (the real core, a real MCP server process).
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,18 +13,9 @@ from agent_tui.tui.app import AgentApp
 from agent_tui.tui.bootstrap import CoreOpener, Launch, ModelFacts
 from agent_tui.tui.screens.trust import TrustScreen
 from agent_tui.tui.services import TuiServices
+from tests.tui.conftest import until
 
 SERVER = Path(__file__).resolve().parents[2] / "fakes" / "mcp_server.py"
-
-
-async def until(pilot, condition: Callable[[], object], timeout: float = 60.0) -> None:
-    import asyncio
-
-    async def wait() -> None:
-        while not condition():
-            await pilot.pause(0.02)
-
-    await asyncio.wait_for(wait(), timeout)
 
 
 @pytest.fixture(autouse=True)
@@ -57,19 +47,19 @@ async def test_the_app_asks_to_trust_and_starts_the_server_only_when_trusted(wor
     app = AgentApp(services, connect=opener.connect, watch_themes=False)
     try:
         async with app.run_test() as pilot:
-            await until(pilot, lambda: isinstance(app.screen, TrustScreen))
+            await until(pilot, lambda: isinstance(app.screen, TrustScreen), timeout=60)
             shown = str(app.screen.query_one("#trust-question").render())
             assert "start MCP server notes" in shown and str(workdir / ".agent-tui" / "config.toml") in shown
-            await until(pilot, lambda: services.runnable.is_set())
+            await until(pilot, lambda: services.runnable.is_set(), timeout=60)
             assert servers(services) == {}  # nothing started before the answer
             await pilot.press(key)
             if key == "t":
-                await until(pilot, lambda: servers(services).get("notes") == "ready")
+                await until(pilot, lambda: servers(services).get("notes") == "ready", timeout=60)
                 assert [e.config for e in trust.trusted_projects()] == [
                     str((workdir / ".agent-tui" / "config.toml").resolve())
                 ]
             else:
-                await until(pilot, lambda: not isinstance(app.screen, TrustScreen))
+                await until(pilot, lambda: not isinstance(app.screen, TrustScreen), timeout=60)
                 assert servers(services) == {} and trust.trusted_projects() == []
     finally:
         await opener.close()
@@ -87,7 +77,7 @@ async def test_a_trusted_project_is_not_asked_again(workdir: Path) -> None:
     app = AgentApp(services, connect=opener.connect, watch_themes=False)
     try:
         async with app.run_test() as pilot:
-            await until(pilot, lambda: servers(services).get("notes") == "ready")
+            await until(pilot, lambda: servers(services).get("notes") == "ready", timeout=60)
             assert not isinstance(app.screen, TrustScreen) and services.trust_question is None
     finally:
         await opener.close()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -13,6 +11,7 @@ from agent_tui.core.runtime import Runtime
 from agent_tui.testing.fake_provider import FakeProvider
 from agent_tui.vocab.kinds import ApprovalMode
 from tests.routed_fake import Routes, first_prompt, task_call
+from tests.waiting import until
 
 from .conftest import kinds, of_type, settle, stored
 
@@ -20,17 +19,6 @@ from .conftest import kinds, of_type, settle, stored
 @pytest.fixture
 def fake(routed_fake: FakeProvider) -> FakeProvider:
     return routed_fake
-
-
-async def until(check: Callable[[], Awaitable[Any]], timeout: float = 15.0) -> Any:
-    """Poll ``check`` until it returns something truthy (a condition, not a fixed sleep)."""
-
-    async def poll() -> Any:
-        while not (found := await check()):
-            await asyncio.sleep(0.01)
-        return found
-
-    return await asyncio.wait_for(poll(), timeout)
 
 
 def tool_names(body: dict[str, Any]) -> list[str]:
@@ -127,7 +115,7 @@ async def test_interrupting_the_parent_interrupts_the_child(
                 return child.id
         return None
 
-    child = await until(child_blocking)
+    child = await until(child_blocking, "the child blocking in its tool", timeout=15)
     await runtime.sessions.interrupt(parent)
 
     child_log = await stored(runtime, child)
