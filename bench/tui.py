@@ -189,14 +189,25 @@ async def bench_streaming(sessions, executor: Running, location: str, chunks: in
         stream_keys: list[float] = []
 
         async def typist(into: list[float], count: int | None = None) -> None:
-            """Key -> the prompt shows it on a painted frame, every ~30 ms (a fast typist)."""
+            """Key -> the frame that shows it in the prompt is painted, every ~30 ms (a fast typist).
+
+            The app forwards the key to the prompt's queue; a callback queued behind it there
+            asks for the frame after the prompt has taken the key: that frame shows it. (Polling
+            the prompt's text and then waiting for a frame counted one frame too many whenever
+            the key's frame ran before the poll saw the text.)
+            """
             n = 0
             while (count is None and not stop.is_set()) or (count is not None and n < count):
                 before = len(prompt.text)
+                painted = asyncio.get_running_loop().create_future()
                 pressed = time.perf_counter()
                 key(app, "abcdefghij"[n % 10])
-                await until(pilot, lambda before=before: len(prompt.text) > before)
+                app.call_later(
+                    prompt.call_after_refresh, lambda painted=painted: painted.done() or painted.set_result(None)
+                )
+                await asyncio.wait_for(painted, 60)
                 into.append((time.perf_counter() - pressed) * 1000)
+                assert len(prompt.text) > before, "the frame came before the prompt took the key"
                 n += 1
                 await asyncio.sleep(0.03)
 
