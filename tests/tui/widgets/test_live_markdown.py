@@ -305,3 +305,35 @@ async def test_a_part_renders_each_chunk_once_for_height_and_lines_and_growing_r
         await pilot.resize_terminal(40, 40)  # a new width renders every chunk again, once
         await pilot.pause()
         assert sorted(renders) == sorted((chunk, 40) for chunk in [*chunks[:-1], "The last\nparagraph grows."])
+
+
+async def test_a_part_asks_for_a_layout_only_when_its_height_changes() -> None:
+    """A layout re-arranges the whole screen: text growing within the last line repaints the part
+    alone (and shows), a new line re-arranges (and the part grows by it)."""
+    layouts: list[bool] = []
+
+    class Counted(MarkdownPart):
+        def refresh(self, *regions: object, layout: bool = False, **kwargs: object) -> Counted:  # type: ignore[override]
+            layouts.append(layout)
+            return super().refresh(*regions, layout=layout, **kwargs)  # type: ignore[arg-type]
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Counted("First paragraph.\n\nThe last")
+
+    async with Host().run_test(size=(60, 20)) as pilot:
+        part = pilot.app.query_one(Counted)
+        await pilot.pause()
+        assert part.region.height == 3
+        layouts.clear()
+        part.show("First paragraph.\n\nThe last one grows")
+        await pilot.pause()
+        assert layouts == [False]
+        assert part.region.height == 3
+        assert "The last one grows" in part.render_lines(part.region.reset_offset)[2].text
+        layouts.clear()
+        part.show("First paragraph.\n\nThe last one grows\n\nA new paragraph")
+        await pilot.pause()
+        assert layouts[0] is True
+        assert part.region.height == 5
+        assert "A new paragraph" in part.render_lines(part.region.reset_offset)[4].text
