@@ -55,7 +55,7 @@ class ActivityLine(Static):
         text = self.activity.line(self.clock.now_ms(), self.counters()[1])
         self.display = text is not None and not self._held
         self.set_class(not self.activity.spinning, "-done")
-        self.update(text or "")
+        self.update(text or "", layout=False)  # one row always (app.tcss): nothing to re-arrange
         if self.activity.spinning and self._timer is None:
             self._timer = self.set_interval(FRAME_MS / 1000, self.paint, name="activity")
         elif not self.activity.spinning and self._timer is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from rich.text import Text
+from rich.text import Span, Text
 from textual.widgets import Static
 
 from agent_tui.tui.session_title import session_title
@@ -64,6 +64,7 @@ class StatusBar(Static):
         self.clock = clock
         self.transcript: Transcript | None = None
         self.inputs = StatusInputs(location=os.getcwd())
+        self._shown: tuple[str, str, list[Span]] | None = None
 
     def on_mount(self) -> None:
         self._tick()
@@ -81,7 +82,13 @@ class StatusBar(Static):
         self.refresh_status()
 
     def refresh_status(self) -> None:
-        self.update(self.line())
+        """Repaint when the line changed: called on every transcript repaint, and an update would
+        re-arrange the screen (the line may wrap to a second row) even when nothing changed."""
+        line = self.line()
+        shown = (line.plain, str(line.style), line.spans)  # Text's == leaves out its base style
+        if shown != self._shown:
+            self._shown = shown
+            self.update(line)
 
     def _agent_style(self, agent: str) -> str:
         """The plan agent in the theme's warning colour: edits are off while it is selected."""
