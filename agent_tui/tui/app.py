@@ -315,6 +315,8 @@ class AgentApp(App[None]):
         if isinstance(event, events.Key) and event.key != "escape":
             self._last_escape = None  # Esc Esc is two Esc keys in a row: any other key disarms the first
         await super().on_event(event)
+        if isinstance(event, events.Key):  # now queued for the focused widget: its frame goes first
+            self.services.keys_first.delivered(self.focused or self.screen)
 
     # ------------------------------------------------------------------ themes
 

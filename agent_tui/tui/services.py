@@ -9,6 +9,7 @@ from typing import Any
 
 from agent_tui.tui.command_registry import CommandSpec, custom_spec
 from agent_tui.tui.gc_policy import QuietCollector
+from agent_tui.tui.keys_first import KeysFirst
 from agent_tui.tui.mcp_prompts import prompt_specs
 from agent_tui.tui.port import SessionsPort
 from agent_tui.tui.timings import Timings
@@ -67,6 +68,7 @@ class TuiServices:
         self.runner_error: str | None = None
         self.core_error: str | None = None  # set when the store could not be opened
         self.quiet_gc = QuietCollector(self.clock, self.timings.gc_quiet_s)  # told of keys and repaints
+        self.keys_first = KeysFirst(self.clock)  # told of keys; transcript repaints wait for their frames
         if self.sessions is not None:
             self.connected.set()
             self.runnable.set()

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.tui.child_asks import ChildAsk, child_asks, descendants
 from agent_tui.tui.child_progress import ChildFollow, Subagents
+from agent_tui.tui.keys_first import RETRY_S
 from agent_tui.tui.port import SessionsPort
 from agent_tui.tui.services import CoreUnavailable, TuiServices
 from agent_tui.tui.transcript.model import Transcript
@@ -204,7 +205,14 @@ class SessionFeed:
     def schedule_flush(self) -> None:
         if not self._flush_pending:
             self._flush_pending = True
-            self._view.feed_later(self.services.timings.flush_interval_s, self.flush)
+            self._view.feed_later(self.services.timings.flush_interval_s, self._scheduled_flush)
+
+    async def _scheduled_flush(self) -> None:
+        """A key not on screen yet goes first (``keys_first``): this repaint looks again a frame later."""
+        if self.services.keys_first.waiting:
+            self._view.feed_later(RETRY_S, self._scheduled_flush)
+            return
+        await self.flush()
 
     async def flush(self) -> None:
         """Liveness from ``active()``, then one repaint of everything that changed since the last flush."""

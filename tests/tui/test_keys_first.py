@@ -1,0 +1,51 @@
+"""Keys before output: ``waiting`` from a key's delivery until the frame after it, never too long."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from agent_tui.tui.keys_first import MAX_WAIT_S, KeysFirst
+from agent_tui.vocab.clock import ManualClock
+
+
+class Pump:
+    def __init__(self, open: bool = True) -> None:
+        self.open = open
+        self.after_frame: list[Callable[[], None]] = []
+
+    def call_after_refresh(self, callback: Callable[[], None]) -> bool:
+        if self.open:
+            self.after_frame.append(callback)
+        return self.open
+
+    def paint(self) -> None:
+        while self.after_frame:
+            self.after_frame.pop(0)()
+
+
+def test_output_waits_until_every_delivered_key_is_painted() -> None:
+    keys, prompt = KeysFirst(ManualClock()), Pump()
+    assert not keys.waiting
+    keys.delivered(prompt)
+    keys.delivered(prompt)
+    assert keys.waiting
+    prompt.after_frame.pop(0)()
+    assert keys.waiting  # one of two on screen
+    prompt.paint()
+    assert not keys.waiting
+
+
+def test_a_key_whose_frame_never_comes_holds_output_back_no_longer_than_the_limit() -> None:
+    clock = ManualClock()
+    keys = KeysFirst(clock)
+    keys.delivered(Pump())
+    clock.advance(MAX_WAIT_S - 0.001)
+    assert keys.waiting
+    clock.advance(0.001)
+    assert not keys.waiting
+
+
+def test_a_key_for_a_closing_widget_holds_nothing_back() -> None:
+    keys = KeysFirst(ManualClock())
+    keys.delivered(Pump(open=False))
+    assert not keys.waiting
