@@ -52,6 +52,8 @@ async def test_a_model_cannot_retitle_the_pane_or_write_the_clipboard(
             await pane.keys("say it", "Enter")
             # the answer has been drawn (the status line's usage may come a frame before it)
             screen = await pane.shows("all inert.")
+            # the run has ended: a Ctrl+C while it still runs interrupts it instead of arming the quit
+            await pane.shows(" idle ")
             await pane.quit()  # everything the app wrote has been read by tmux
             assert (await title()).strip() == "title-before"
             assert CLIPPED not in await buffers()
