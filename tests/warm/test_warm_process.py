@@ -26,6 +26,10 @@ from agent_tui.warm import place, wire
 
 from .helpers import PYTHON, Warm, agent, alive, gone, launch_request, model_flags, poll, raw_launch, send_raw
 
+# A warm start may take up to helpers.START_TIMEOUT_S (150 s) on a loaded machine, and some tests
+# then wait as long again: pytest's default 120 s cut one short (three suites at once, load 5).
+pytestmark = pytest.mark.timeout(400)
+
 NOBODY = 65534
 
 

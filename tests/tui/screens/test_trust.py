@@ -47,7 +47,10 @@ async def test_the_app_asks_to_trust_and_starts_the_server_only_when_trusted(wor
     app = AgentApp(services, connect=opener.connect, watch_themes=False)
     try:
         async with app.run_test() as pilot:
-            await until(pilot, lambda: isinstance(app.screen, TrustScreen), timeout=60)
+            # the screen is pushed before its question is mounted
+            await until(
+                pilot, lambda: isinstance(app.screen, TrustScreen) and app.screen.query("#trust-question"), timeout=60
+            )
             shown = str(app.screen.query_one("#trust-question").render())
             assert "start MCP server notes" in shown and str(workdir / ".agent-tui" / "config.toml") in shown
             await until(pilot, lambda: services.runnable.is_set(), timeout=60)
