@@ -49,5 +49,11 @@ class KeysFirst:
 
     @property
     def waiting(self) -> bool:
-        """Whether output should wait: a key is not on screen yet, and has not waited too long."""
-        return self._unpainted > 0 and self.clock.now_ms() - self._since_ms < MAX_WAIT_S * 1000
+        """Whether output should wait: a key is not on screen yet, and has not waited too long.
+
+        Past the limit the count starts again from nothing: a key whose widget went away before
+        its frame (a closed dialog) never reports, and must not hold output back, nor keep later
+        keys from counting."""
+        if self._unpainted and self.clock.now_ms() - self._since_ms >= MAX_WAIT_S * 1000:
+            self._unpainted = 0
+        return self._unpainted > 0

@@ -43,6 +43,8 @@ def test_a_key_whose_frame_never_comes_holds_output_back_no_longer_than_the_limi
     assert keys.waiting
     clock.advance(0.001)
     assert not keys.waiting
+    keys.delivered(Pump())  # a later key counts again, from its own delivery
+    assert keys.waiting
 
 
 def test_a_key_for_a_closing_widget_holds_nothing_back() -> None:
