@@ -2,25 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from agent_tui.tui.keys_first import MAX_WAIT_S, KeysFirst
 from agent_tui.vocab.clock import ManualClock
-
-
-class Pump:
-    def __init__(self, open: bool = True) -> None:
-        self.open = open
-        self.after_frame: list[Callable[[], None]] = []
-
-    def call_after_refresh(self, callback: Callable[[], None]) -> bool:
-        if self.open:
-            self.after_frame.append(callback)
-        return self.open
-
-    def paint(self) -> None:
-        while self.after_frame:
-            self.after_frame.pop(0)()
+from tests.fakes.pumps import FramePump as Pump
 
 
 def test_output_waits_until_every_delivered_key_is_painted() -> None:

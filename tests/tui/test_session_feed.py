@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 
 import pytest
 
@@ -16,6 +15,7 @@ from agent_tui.tui.timings import Timings
 from agent_tui.tui.transcript_blocks import TextBlock, UserBlock
 from agent_tui.vocab.clock import ManualClock
 from tests.fakes.logs import LogBuilder
+from tests.fakes.pumps import FramePump
 from tests.fakes.sessions import FakeSessions
 from tests.fakes.views import RecordingFeedView
 from tests.waiting import until
@@ -135,29 +135,13 @@ async def test_a_new_session_is_followed_once_its_first_prompt_names_it(fake_ses
     await until(lambda: [p.text for p in feed.transcript.pending_inputs] == ["hello"])
 
 
-class _Pump:
-    """Stands in for the focused widget: its frame is painted when the test says so."""
-
-    def __init__(self) -> None:
-        self.after_frame: list[Callable[[], None]] = []
-
-    def call_after_refresh(self, callback: Callable[[], None]) -> bool:
-        self.after_frame.append(callback)
-        return True
-
-    def paint(self) -> None:
-        for callback in self.after_frame:
-            callback()
-        self.after_frame.clear()
-
-
 async def test_output_waits_for_the_frame_of_a_key_and_then_repaints(fake_sessions, opened) -> None:
     stored(fake_sessions)
     fake_sessions.running.add(SID)
     feed, view = opened(SID)
     await until(lambda: feed.synced)
     view.repaints.clear()
-    focused = _Pump()
+    focused = FramePump()
     feed.services.keys_first.delivered(focused)  # a key on its way to the prompt
     looks = len(view.tasks)
     fake_sessions.delta(ev.TextDelta(session_id=SID, assistant_message_id="m1", ordinal=0, delta="more"))
