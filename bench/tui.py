@@ -255,6 +255,8 @@ async def bench_streaming(sessions, executor: Running, location: str, chunks: in
         "keystroke_idle_p99_ms": p99(idle_keys),
         "keystroke_streaming_median_ms": round(statistics.median(stream_keys), 1),
         "keystroke_streaming_p99_ms": p99(stream_keys),
+        "keystroke_streaming_p95_ms": round(stream_keys[int(len(stream_keys) * 0.95)], 1),
+        "keystroke_streaming_max_ms": round(stream_keys[-1], 1),
         "keystroke_streaming_keys": len(stream_keys),
         "keystroke_streaming_vs_idle_p99": round(p99(stream_keys) / max(p99(idle_keys), 0.1), 2),
         "answer_kb": round(len(full) / 1024, 1),

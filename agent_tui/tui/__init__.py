@@ -1,9 +1,8 @@
 """The Textual app. Talks to core only through ``agent_tui.core.api``: the Sessions facade, its log and subscriptions.
 
-Frames at 120 per second, not Textual's 60 (``TEXTUAL_FPS``; the user's own value wins). Textual's
-screen timer pauses when nothing is dirty, and the first tick after a pause schedules the next one
-one to two periods ahead: a key pressed just after a streamed frame waited up to 33 ms for its
-frame at 60 (issue 32). A finer grid halves that wait; frames are still drawn only when something
+Frames at up to 120 per second, not Textual's 60 (``TEXTUAL_FPS``; the user's own value wins): a
+typed key's frame waits at most one period after the last frame (``frame_pacer``), and other frames
+two, so output still paints at most 60 times a second. Frames are drawn only when something
 changed. The variable is set only while ``textual.constants`` reads it, so no tool process sees it.
 """
 

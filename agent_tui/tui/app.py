@@ -31,6 +31,7 @@ from agent_tui.tui.command_files import CommandFiles
 from agent_tui.tui.command_registry import Command, palette, resolve
 from agent_tui.tui.ctrl_c import CtrlC
 from agent_tui.tui.file_index import mention
+from agent_tui.tui.frame_pacer import PacedScreen
 from agent_tui.tui.gc_policy import tune_runtime
 from agent_tui.tui.mcp_interactions import McpInteractions
 from agent_tui.tui.notice_hold import HeldNotice, NoticeHold
@@ -212,6 +213,10 @@ class AgentApp(App[None]):
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(APP_VARIABLE_DEFAULTS)
+
+    def get_default_screen(self) -> Screen:
+        keys = self.services.keys_first  # a typed key's frame comes as soon as it is due (frame_pacer)
+        return PacedScreen(id="_default", hurry=lambda: keys.waiting)
 
     def compose(self) -> ComposeResult:
         yield SessionView(self.services, None)

@@ -13,10 +13,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.css.query import NoMatches
-from textual.screen import Screen
 from textual.widgets import Static
 
 from agent_tui.tui.child_progress import figures, progress_of
+from agent_tui.tui.frame_pacer import PacedScreen
 from agent_tui.tui.services import TuiServices
 from agent_tui.tui.session_feed import POLL_S, SessionFeed
 from agent_tui.tui.widgets.transcript import FeedHost, TranscriptView
@@ -25,7 +25,7 @@ from agent_tui.vocab.terminal_text import inert
 BACK = "Esc: back to the parent"
 
 
-class ChildSessionScreen(FeedHost, Screen[None]):
+class ChildSessionScreen(FeedHost, PacedScreen[None]):
     BINDINGS = [Binding("escape", "back", "back", tooltip="back to the parent session")]
 
     DEFAULT_CSS = """
