@@ -24,9 +24,15 @@ EXITED = "AGENT_TUI_EXIT=0"
 """What the pane prints once ``agent-tui`` has ended with exit code 0 (see ``agent_tui_command``)."""
 
 
+SOCKET = f"agent-tui-tests-{os.getpid()}"
+"""This test process's own tmux server (``tmux -L``): not the user's, and not another test run's.
+On the shared default server, one run's last ``kill-session`` ended the server while a run beside
+it was starting a session there ("server exited unexpectedly")."""
+
+
 async def tmux(*args: str) -> str:
     proc = await asyncio.create_subprocess_exec(
-        "tmux", *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        "tmux", "-L", SOCKET, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
     )
     out, err = await proc.communicate()
     assert proc.returncode == 0, err.decode()
