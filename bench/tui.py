@@ -246,8 +246,11 @@ async def bench_streaming(sessions, executor: Running, location: str, chunks: in
     idle_keys.sort()
     stream_keys.sort()
 
+    def percentile(values: list[float], q: float) -> float:
+        return round(values[min(len(values) - 1, int(len(values) * q))], 1)
+
     def p99(values: list[float]) -> float:
-        return round(values[min(len(values) - 1, int(len(values) * 0.99))], 1)
+        return percentile(values, 0.99)
 
     return {
         "chunks": chunks,
@@ -255,7 +258,7 @@ async def bench_streaming(sessions, executor: Running, location: str, chunks: in
         "keystroke_idle_p99_ms": p99(idle_keys),
         "keystroke_streaming_median_ms": round(statistics.median(stream_keys), 1),
         "keystroke_streaming_p99_ms": p99(stream_keys),
-        "keystroke_streaming_p95_ms": round(stream_keys[int(len(stream_keys) * 0.95)], 1),
+        "keystroke_streaming_p95_ms": percentile(stream_keys, 0.95),
         "keystroke_streaming_max_ms": round(stream_keys[-1], 1),
         "keystroke_streaming_keys": len(stream_keys),
         "keystroke_streaming_vs_idle_p99": round(p99(stream_keys) / max(p99(idle_keys), 0.1), 2),

@@ -48,7 +48,7 @@ def never() -> bool:
 
 class FramePacer(Timer):
     """A repeating timer that ticks when active and at least one interval after its last tick
-    (unless ``hurry()``: ``calm`` intervals, and as long after a tick as the tick took).
+    (unless ``hurry()``: :data:`CALM` intervals, and as long after a tick as the tick took).
 
     ``clock`` and ``sleep`` are the class's so a test can run it on a manual clock.
     """
@@ -56,9 +56,9 @@ class FramePacer(Timer):
     clock: Callable[[], float] = staticmethod(time.monotonic)
     sleep: Callable[[float], Awaitable[None]] = staticmethod(asyncio.sleep)
 
-    def __init__(self, *args: Any, hurry: Callable[[], bool] = never, calm: float = CALM, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, hurry: Callable[[], bool] = never, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.hurry, self.calm = hurry, calm
+        self.hurry = hurry
 
     async def _run(self) -> None:
         last = ended = float("-inf")
@@ -68,7 +68,7 @@ class FramePacer(Timer):
             now = self.clock()
             hurried_at = last + self._interval  # the earliest a key's frame may come
             # output: two periods apart, and after a long frame as long again for everything else
-            calm_at = max(last + self._interval * self.calm, ended + spent)
+            calm_at = max(last + self._interval * CALM, ended + spent)
             early = (hurried_at if self.hurry() else calm_at) - now
             if early > 0:  # in short steps once a key could go, so one that arrives is not kept waiting
                 await self.sleep(min(early, hurried_at - now if hurried_at > now else self._interval / 4))
