@@ -6,7 +6,10 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
-from textual.app import App
+from textual.app import App, ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Static, TextArea
 
 from agent_tui.tui.frame_pacer import PACEABLE, FramePacer, PacedScreen
 from agent_tui.tui.widgets.prompt import PromptInput
@@ -105,3 +108,125 @@ async def test_the_app_paints_from_the_pacer(fake_sessions, make_app) -> None:
         prompt.focus()
         await pilot.press("x")
         await until_painted(pilot, lambda: prompt.text.endswith("x"))
+
+
+async def test_a_tick_that_painted_nothing_is_not_counted_and_looks_again_soon() -> None:
+    async with paced(hurry=True) as timer:
+        await timer.wanted()
+        ticks: list[float] = []
+
+        def not_yet() -> None:  # the screen's answer when a key has not reached its widget yet
+            ticks.append(round(timer.now, 6))
+            timer.pacer.deferred = True
+            timer.pacer._callback = timer.frame  # the next tick paints
+
+        timer.pacer._callback = not_yet
+        timer.slept.clear()
+        await timer.wanted(after=0.004)
+        # the tick at 100.01 painted nothing; 1/8 period later the next one is due at once, as the
+        # last frame is still the one at 100.0
+        assert ticks == [100.01]
+        assert timer.frames == [100.0, 100.01125]
+        assert timer.slept == [0.006, 0.00125]
+
+
+class Output(VerticalScroll):
+    """The transcript's stand-in: a box its content does not size."""
+
+    DEFAULT_CSS = "Output { height: 1fr; }"
+
+
+class Prompt(TextArea):
+    """A prompt of fixed height, as the app's is while its text fits (Textual's ``Input`` asks
+    for a layout on every key)."""
+
+    DEFAULT_CSS = "Prompt { height: 3; }"
+
+
+class Keyed(App[None]):
+    """A paced screen with output above a prompt; ``hurried``: a key waits to be shown."""
+
+    def __init__(self, chrome_height: str = "1") -> None:
+        super().__init__()
+        self.hurried = False
+        self.chrome_height = chrome_height
+
+    def get_default_screen(self) -> PacedScreen[None]:
+        return PacedScreen(id="_default", hurry=lambda: self.hurried)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="around"):
+            with Output():
+                yield Static("line", id="text")
+                yield Prompt(id="inner")
+            chrome = Static("status", id="chrome")
+            chrome.styles.height = self.chrome_height
+            yield chrome
+            yield Prompt(id="prompt")
+
+
+@contextlib.asynccontextmanager
+async def keyed(chrome_height: str = "1") -> AsyncIterator[tuple[Keyed, Static, Prompt]]:
+    app = Keyed(chrome_height)
+    async with app.run_test(size=(40, 20)) as pilot:
+        prompt = app.query_one("#prompt", Prompt)
+        prompt.focus()
+        await until_painted(pilot, lambda: app.focused is prompt)
+        yield app, app.query_one("#text", Static), prompt
+
+
+async def grow_while_a_key_waits(app: Keyed, text: Static, target: Prompt) -> dict[str, bool]:
+    """The output grows and, while its layout is pending, a key reaches ``target``; what each
+    side's after-refresh callback saw: whether the output had been re-arranged by then."""
+    seen: dict[str, bool] = {}
+    before = text.size.height
+    app.hurried = True
+    text.update("line\n" * 5)
+    await until(lambda: app.screen._layout_required, "the output's layout asked for")
+    target.insert("x")
+    target.call_after_refresh(lambda: seen.setdefault("key", text.size.height > before))
+    text.call_after_refresh(lambda: seen.setdefault("output", text.size.height > before))
+    await until(lambda: "key" in seen, "the key's frame")
+    app.hurried = False  # the key is on screen
+    await until(lambda: "output" in seen, "the output's frame")
+    return seen
+
+
+async def test_a_keys_frame_leaves_the_outputs_pending_layout_to_the_next_frame() -> None:
+    async with keyed() as (app, text, prompt):
+        seen = await grow_while_a_key_waits(app, text, prompt)
+        assert seen == {"key": False, "output": True}  # the key painted first; the output's callback after its layout
+
+
+async def test_a_key_inside_the_pending_output_waits_for_its_layout() -> None:
+    async with keyed() as (app, text, _):
+        inner = app.query_one("#inner", Prompt)
+        inner.focus()
+        seen = await grow_while_a_key_waits(app, text, inner)
+        assert seen == {"key": True, "output": True}
+
+
+async def test_chrome_sized_by_its_content_around_the_prompt_makes_the_keys_frame_whole() -> None:
+    async with keyed(chrome_height="auto") as (app, text, prompt):
+        app.query_one("#chrome", Static).update("status\nsecond line")  # may move the prompt
+        seen = await grow_while_a_key_waits(app, text, prompt)
+        assert seen == {"key": True, "output": True}
+
+
+async def test_a_container_around_the_pending_output_is_not_painted_in_the_keys_frame() -> None:
+    async with keyed() as (app, text, prompt):
+        painted: list[tuple[set[str], bool]] = []  # each frame's dirty widgets, and whether layout was pending
+        compositor = app.screen._compositor
+        update_widgets = compositor.update_widgets
+
+        def recorded(widgets: set[Widget]) -> None:
+            painted.append(({str(widget.id) for widget in widgets}, app.screen._layout_required))
+            update_widgets(widgets)
+
+        compositor.update_widgets = recorded  # type: ignore[method-assign]
+        app.query_one("#around").refresh()  # its region holds the output: painting it would paint that too
+        seen = await grow_while_a_key_waits(app, text, prompt)
+        assert seen == {"key": False, "output": True}
+        # the key's frame paints the prompt alone; the layout's frame (Textual's, which updates the
+        # dirty widgets before it re-arranges) the rest
+        assert [ids for ids, pending in painted if pending] == [{"prompt"}, {"around", "text"}]
