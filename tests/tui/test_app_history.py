@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
+import pytest
 from textual.widgets._footer import FooterKey
 
 from agent_tui.core.api import paths
@@ -11,6 +13,7 @@ from agent_tui.tui.app import AgentApp
 from agent_tui.tui.prompt_history import FILE_NAME, PromptHistory
 from agent_tui.tui.screens.history_search import HistorySearch
 from agent_tui.tui.services import TuiServices
+from agent_tui.tui.widgets import prompt as prompt_module
 from agent_tui.tui.widgets.prompt import PromptInput
 from agent_tui.vocab.clock import ManualClock
 from tests.fakes.sessions import FakeSessions
@@ -153,3 +156,58 @@ async def test_an_unusable_history_file_is_said_once_and_up_still_works_in_memor
         await until(pilot, lambda: prompt.text == "")
         assert prompt.prompts.entries == ["still here"]  # Up recalls it this launch (the pending strip aside)
         assert not any(n.message.startswith("prompt not saved") for n in app._notifications)  # said once
+
+
+def hold_the_read(monkeypatch) -> tuple[threading.Event, threading.Event]:
+    """The history file's read waits for ``gate``; ``reading`` is set once it started."""
+    gate, reading = threading.Event(), threading.Event()
+    load = PromptHistory.load
+
+    def held(history: PromptHistory) -> None:
+        reading.set()
+        assert gate.wait(10)
+        load(history)
+
+    monkeypatch.setattr(PromptHistory, "load", held)
+    return gate, reading
+
+
+@pytest.mark.parametrize("key", ["up", "ctrl+s"])
+async def test_a_key_pressed_before_the_file_is_read_waits_for_it(tmp_path: Path, monkeypatch, key: str) -> None:
+    """A launch paints its prompt before the file is read: an Up (or Ctrl+S) at once waits for it,
+    and keys typed after it come after it."""
+    seed(tmp_path, "earlier")
+    gate, reading = hold_the_read(monkeypatch)
+    app = app_in(tmp_path)
+    try:
+        async with app.run_test() as pilot:
+            prompt = app.query_one(PromptInput)
+            await until(pilot, reading.is_set)
+            threading.Timer(0.2, gate.set).start()  # read while the key waits
+            if key == "up":
+                await pilot.press("up", "!")
+                await until(pilot, lambda: prompt.text == "!earlier")
+            else:
+                await pilot.press("ctrl+s")
+                await until(pilot, lambda: isinstance(app.screen, HistorySearch) and app.screen.matches == ["earlier"])
+    finally:
+        gate.set()
+
+
+async def test_an_up_waits_for_a_locked_file_no_longer_than_its_limit(tmp_path: Path, monkeypatch) -> None:
+    seed(tmp_path, "earlier")
+    gate, _ = hold_the_read(monkeypatch)
+    monkeypatch.setattr(prompt_module, "HISTORY_WAIT_S", 0.05)
+    app = app_in(tmp_path)
+    try:
+        async with app.run_test() as pilot:
+            prompt = app.query_one(PromptInput)
+            await pilot.press("up", *"typed")
+            await until(pilot, lambda: prompt.text == "typed")  # the keys went on without the history
+            gate.set()
+            await until(pilot, lambda: prompt.prompts.loaded)
+            prompt.clear()
+            await pilot.press("up")
+            assert prompt.text == "earlier"
+    finally:
+        gate.set()

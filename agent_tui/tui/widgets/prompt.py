@@ -44,6 +44,9 @@ def pasted_image_path(text: str) -> str | None:
 
 IDLE_PLACEHOLDER = "Ask anything · Enter send · Shift+Enter new line · F1 keys"
 RUNNING_PLACEHOLDER = "Steer the agent · Enter steer · Tab queue · Esc interrupt"
+HISTORY_WAIT_S = 1.0
+"""How long Up or Ctrl+S, pressed before the history file is read, waits for it: the read takes
+milliseconds, so this is only reached with the file locked, and then the keys go on without it."""
 
 
 class PromptInput(TextArea):
@@ -112,6 +115,7 @@ class PromptInput(TextArea):
         )
         self._open_history = prompts  # blocking: read in a thread once mounted
         self.prompts = PromptHistory("", None)  # in memory until the project's is read
+        self._history_read = asyncio.Event()  # set once the file is read, or failed
         self._saving = asyncio.Lock()  # saved in the order sent (each save is a thread of its own)
         self.paste_lines = paste_lines  # a paste of more lines than this shows as one chip
         self._pastes: dict[str, str] = {}  # chip -> the text it stands for
@@ -123,17 +127,33 @@ class PromptInput(TextArea):
             self.run_worker(self._load_history(self._open_history), group="history", exit_on_error=False)
 
     async def _load_history(self, open_history: Callable[[], PromptHistory]) -> None:
-        history = await asyncio.to_thread(open_history)
         try:
-            await asyncio.to_thread(history.load)
-        except HistoryUnavailable as error:
-            self.notify(f"prompt history unavailable ({history.path}): {error}; kept in memory", severity="warning")
-            history.path, history.loaded = None, True
-        early = self.prompts.entries  # sent before the file was read: the newest, and saved now
-        history.entries = collapse([*history.entries, *early])[-CAP:]
-        self.prompts = history
+            history = await asyncio.to_thread(open_history)
+            try:
+                await asyncio.to_thread(history.load)
+            except HistoryUnavailable as error:
+                self.notify(f"prompt history unavailable ({history.path}): {error}; kept in memory", severity="warning")
+                history.path, history.loaded = None, True
+            early = self.prompts.entries  # sent before the file was read: the newest, and saved now
+            history.entries = collapse([*history.entries, *early])[-CAP:]
+            self.prompts = history
+        finally:
+            self._history_read.set()
         for text in early:
             await self._save_history(text)
+
+    async def history_read(self) -> None:
+        """Wait, at most :data:`HISTORY_WAIT_S`, for the project's history file to be read.
+
+        A launch paints its prompt before the file is read (in a thread), and a user (or tmux)
+        may press Up at once: that Up must recall the last launch's prompt, not do nothing.
+        Awaited in the prompt's own action, so keys typed after it wait their turn."""
+        if self._open_history is None or self._history_read.is_set():
+            return
+        try:
+            await asyncio.wait_for(self._history_read.wait(), HISTORY_WAIT_S)
+        except TimeoutError:
+            pass
 
     async def _save_history(self, text: str) -> None:
         history = self.prompts
@@ -287,11 +307,13 @@ class PromptInput(TextArea):
     def action_newline(self) -> None:
         self.insert("\n")
 
-    def action_history(self, direction: int) -> None:
+    async def action_history(self, direction: int) -> None:
         row, _ = self.cursor_location
         at_edge = row == 0 if direction < 0 else row == self.document.line_count - 1
         if at_edge and direction < 0 and self._recall is None and self.pending is not None and self.pending.enter():
             return
+        if at_edge and direction < 0:
+            await self.history_read()
         sent = self.prompts.entries
         if not at_edge or not sent:
             self.action_cursor_up() if direction < 0 else self.action_cursor_down()
@@ -330,7 +352,8 @@ class PromptInput(TextArea):
             super().__init__()
             self.prompt = prompt
 
-    def action_search_history(self) -> None:
+    async def action_search_history(self) -> None:
+        await self.history_read()
         self.post_message(self.SearchHistory(self))
 
     def take_from_history(self, text: str | None) -> None:
